@@ -1,0 +1,1 @@
+"""Fitting: situation statistics → lookup tables, and the table file format."""

@@ -1,0 +1,1 @@
+"""One module per log format: each reads and writes its files (so round trips are testable)."""

@@ -1,0 +1,120 @@
+"""What every headerless course log shares: lines, fields, column declarations.
+
+Each format declares its columns once (`Column`: name, warehouse type, the regular
+expression its text must match). The Python reader below checks rows against them, and the
+warehouse checks the same expressions in SQL, so a format rule lives in one place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from parsers.errors import LogFormatError
+
+UINT = r"0|[1-9][0-9]*"
+POSITIVE = r"[1-9][0-9]*"
+FLAG = r"[01]"
+
+
+class Column(NamedTuple):
+    name: str
+    sql_type: str  # type DuckDB reads the raw text as ("INTEGER" or "VARCHAR")
+    pattern: str  # the whole text of the field must match
+    what: str  # how an error message names the expected content
+
+
+class Format(NamedTuple):
+    """A headerless comma-separated file with a fixed list of columns."""
+
+    name: str
+    columns: tuple[Column, ...]
+
+    def check(self, path: str | Path, line: int, text: str) -> list[str]:
+        """Split one line into its fields, or raise naming the first field that is wrong."""
+        fields = text.split(",")
+        if len(fields) != len(self.columns):
+            raise LogFormatError(
+                path, line, f"expected {len(self.columns)} columns, found {len(fields)}"
+            )
+        for number, (field, column) in enumerate(zip(fields, self.columns, strict=True), 1):
+            if not _compiled(column.pattern).fullmatch(field):
+                raise LogFormatError(
+                    path, line, f"{column.name} {field!r} is not {column.what}", column=number
+                )
+        return fields
+
+
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    if pattern not in _PATTERNS:
+        _PATTERNS[pattern] = re.compile(pattern)
+    return _PATTERNS[pattern]
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+def file_problem(data: bytes) -> tuple[int | None, str] | None:
+    """What makes these bytes unreadable as a log as a whole, as (line, reason), or None.
+
+    These are the checks that do not depend on the format: the ingest runs them on every
+    file before DuckDB reads it, with byte-level searches rather than a loop over rows.
+    """
+    if not data:
+        return None, "empty file"
+    if data.startswith(BOM):
+        return 1, "file starts with a byte-order mark (BOM); the server writes plain ASCII"
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        return _line_of(data, nul), "binary content (NUL byte); not a CSV log"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return _line_of(data, error.start), f"not UTF-8 text ({error.reason})"
+    for blank in (b"\n\n", b"\n\r\n"):
+        at = data.find(blank)
+        if at >= 0:
+            return _line_of(data, at) + 1, "empty line"
+    if data.startswith((b"\n", b"\r\n")):
+        return 1, "empty line"
+    if not data.endswith(b"\n"):
+        return _line_of(data, len(data) - 1), "truncated last line (no line ending)"
+    return None
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def read_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """(line number, text without its LF or CRLF) for every line of a well-formed file."""
+    data = Path(path).read_bytes()
+    problem = file_problem(data)
+    if problem:
+        raise LogFormatError(path, *problem)
+    text = data.decode("utf-8")
+    for number, line in enumerate(text.split("\n")[:-1], 1):
+        yield number, line[:-1] if line.endswith("\r") else line
+
+
+def read_records(
+    path: str | Path, fmt: Format, build: Callable[[list[str]], Any]
+) -> Iterator[tuple[int, Any]]:
+    """(line number, record) for each line; `build` turns checked fields into a record."""
+    for number, line in read_lines(path):
+        fields = fmt.check(path, number, line)
+        try:
+            yield number, build(fields)
+        except ValueError as error:
+            raise LogFormatError(path, number, str(error)) from error
+
+
+def write_lines(path: str | Path, rows: Iterable[Sequence[object]]) -> None:
+    """Write rows the way the game server does: comma-separated, CRLF line endings."""
+    with open(path, "w", newline="", encoding="utf-8") as out:
+        out.writelines(",".join(map(str, row)) + "\r\n" for row in rows)

@@ -1,0 +1,117 @@
+"""TwentyOne logs: the turn file (8 columns) and the score file (running totals).
+
+Format: `../shared/spec/twentyone.md`. Hands are written newest card first; Bid rows have
+an empty hand; an action may carry a trailing amount (`DoubleDown 10`), kept as `amount`
+so that writing a parsed file gives back its bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from parsers.cards import COURSE_CARD_PATTERN as CARD
+from parsers.cards import Card, format_course, format_hand, parse_course, parse_hand
+from parsers.csvlog import FLAG, POSITIVE, UINT, Column, Format, read_records, write_lines
+
+GAME = "twentyone"
+ACTIONS = ("Bid", "Hit", "Stand", "DoubleDown", "Split", "Insurance")
+DEALER = "dealer"
+
+TURNS = Format(
+    "twentyone turns",
+    (
+        Column("round", "INTEGER", POSITIVE, "a round number (1, 2, …)"),
+        Column("hand", "VARCHAR", f"(?:{CARD}(?:;{CARD})*)?", "a hand of cards like SQ;H3;D10"),
+        Column("player", "VARCHAR", r"[^,;\s]+", "a player id"),
+        Column("mine", "VARCHAR", FLAG, "1 or 0"),
+        Column("hand_id", "INTEGER", UINT, "a hand id (0, 1, …)"),
+        Column("action", "VARCHAR", rf"(?:{'|'.join(ACTIONS)})(?: (?:{UINT}))?", "an action"),
+        Column("bid", "INTEGER", UINT, "a bid"),
+        Column("upcard", "VARCHAR", CARD, "a card like SQ, H3 or D10"),
+    ),
+)
+
+SCORES = Format(
+    "twentyone scores",
+    (
+        Column("round", "INTEGER", POSITIVE, "a round number (1, 2, …)"),
+        Column("points", "INTEGER", UINT, "a number of points"),
+        Column("others", "VARCHAR", rf"(?:(?:{UINT})(?:;(?:{UINT}))*)?", "points joined by ;"),
+    ),
+)
+
+
+class Turn(NamedTuple):
+    round: int
+    hand: tuple[Card, ...]  # newest card first
+    player: str
+    mine: bool
+    hand_id: int
+    action: str
+    bid: int
+    upcard: Card
+    amount: int | None = None  # the trailing amount some servers write (`DoubleDown 10`)
+
+
+class Score(NamedTuple):
+    round: int
+    points: int  # the perspective player's running total after the round
+    others: tuple[int, ...]  # the other players' totals, sorted by player id as text
+
+
+def _turn(fields: list[str]) -> Turn:
+    action, _, amount = fields[5].partition(" ")
+    return Turn(
+        round=int(fields[0]),
+        hand=parse_hand(fields[1]),
+        player=fields[2],
+        mine=fields[3] == "1",
+        hand_id=int(fields[4]),
+        action=action,
+        bid=int(fields[6]),
+        upcard=parse_course(fields[7]),
+        amount=int(amount) if amount else None,
+    )
+
+
+def _score(fields: list[str]) -> Score:
+    others = tuple(int(p) for p in fields[2].split(";")) if fields[2] else ()
+    return Score(int(fields[0]), int(fields[1]), others)
+
+
+def read_turns(path: str | Path) -> Iterator[Turn]:
+    for _, turn in read_records(path, TURNS, _turn):
+        yield turn
+
+
+def read_scores(path: str | Path) -> Iterator[Score]:
+    for _, score in read_records(path, SCORES, _score):
+        yield score
+
+
+def turn_fields(turn: Turn) -> tuple[object, ...]:
+    action = turn.action if turn.amount is None else f"{turn.action} {turn.amount}"
+    return (
+        turn.round,
+        format_hand(turn.hand),
+        turn.player,
+        int(turn.mine),
+        turn.hand_id,
+        action,
+        turn.bid,
+        format_course(turn.upcard),
+    )
+
+
+def score_fields(score: Score) -> tuple[object, ...]:
+    return score.round, score.points, ";".join(map(str, score.others))
+
+
+def write_turns(path: str | Path, turns: Iterable[Turn]) -> None:
+    write_lines(path, map(turn_fields, turns))
+
+
+def write_scores(path: str | Path, scores: Iterable[Score]) -> None:
+    write_lines(path, map(score_fields, scores))

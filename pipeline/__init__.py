@@ -1,0 +1,1 @@
+"""The command line, the stage runner and the polars transformations over the warehouse."""

@@ -1,0 +1,1 @@
+"""Reference engines, baseline bots, the code generator and the validation harness."""

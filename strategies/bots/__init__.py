@@ -1,0 +1,1 @@
+"""Baseline bots each game's generated players are measured against."""

@@ -1,0 +1,1 @@
+"""Reference engines: the rules of each game in one place, OpenSpiel-style."""

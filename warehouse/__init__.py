@@ -1,0 +1,1 @@
+"""The DuckDB warehouse: schema, ingest, query, connection settings."""
