@@ -1,0 +1,62 @@
+"""Where the warehouse lives and how to open it.
+
+DuckDB lets one process write a database file at a time (it takes a file lock), and
+readers cannot open it while a writer holds it. Rather than failing at once, `connect`
+waits for the lock up to a deadline and then says who holds it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import duckdb
+
+DEFAULT_DB = "mine.duckdb"
+ENV_DB = "MINE_DB"
+
+
+class WarehouseBusy(RuntimeError):
+    """Another process holds the database file's lock for longer than we wait."""
+
+
+class WarehouseMissing(FileNotFoundError):
+    """A read-only open of a database that has not been created yet."""
+
+
+def db_path(db: str | Path | None = None) -> Path:
+    """--db, else $MINE_DB, else ./mine.duckdb."""
+    return Path(db or os.environ.get(ENV_DB) or DEFAULT_DB)
+
+
+def connect(
+    db: str | Path | None = None,
+    *,
+    read_only: bool = False,
+    wait: float = 60.0,
+    memory_limit: str | None = None,
+) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse, waiting up to `wait` seconds for another process's lock."""
+    path = db_path(db)
+    if read_only and not path.exists():
+        raise WarehouseMissing(f"{path}: no warehouse here yet (run `mine ingest` first)")
+    config = {"memory_limit": memory_limit} if memory_limit else {}
+    deadline = time.monotonic() + wait
+    delay = 0.05
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only, config=config)
+        except duckdb.IOException as error:
+            if "lock" not in str(error).lower():
+                raise
+            if time.monotonic() >= deadline:
+                holder = re.search(r"\(PID (\d+)\)", str(error))
+                who = f"process {holder.group(1)}" if holder else "another process"
+                raise WarehouseBusy(
+                    f"{path} is in use by {who} (an ingest?); waited {wait:g} s. "
+                    "Try again when it has finished, or raise --wait."
+                ) from error
+            time.sleep(delay)
+            delay = min(delay * 2, 1.0)

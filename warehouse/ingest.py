@@ -1,0 +1,465 @@
+"""`mine ingest`: log files into the warehouse, whole pairs or nothing, once per content.
+
+How a batch goes in:
+1. every file is read once in Python for its hash, its line count and the checks that
+   concern the file as a whole (empty, BOM, binary, truncated) — byte searches, no row loop;
+2. DuckDB's CSV reader loads the batch's files into staging tables, typed by the format's
+   column declarations, rows in file order (so `rowid` gives the line);
+3. the format's patterns and the game's consistency checks run as SQL over the staging
+   tables; a file whose rows DuckDB could not read is re-read by the Python parser, which
+   names the line and column;
+4. one transaction inserts the pairs that passed and records every file in the manifest.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+import duckdb
+
+from parsers.csvlog import POSITIVE, Format, file_problem
+from parsers.errors import LogFormatError
+from warehouse import schema
+
+SCORE_SUFFIX = "-score"
+BATCH_BYTES = 48 * 1024 * 1024
+"""Bytes of logs staged at once: bounds memory whatever the corpus size."""
+MEMORY_LIMIT = "600MB"
+QUOTE = "''''"  # a SQL string literal holding one quote mark
+
+
+@dataclass
+class LogFile:
+    path: Path
+    role: str  # "turns" or "scores"
+    sha256: str = ""
+    bytes: int = 0
+    lines: int = 0
+    first_line: str = ""
+    problem: LogFormatError | None = None
+
+    def read(self) -> None:
+        data = self.path.read_bytes()
+        self.sha256 = hashlib.sha256(data).hexdigest()
+        self.bytes = len(data)
+        self.lines = data.count(b"\n")
+        found = file_problem(data)
+        if found:
+            self.problem = LogFormatError(self.path, *found)
+        else:
+            end = data.find(b"\n")
+            self.first_line = data[:end].rstrip(b"\r").decode("utf-8")
+
+
+@dataclass
+class Pair:
+    stem: str
+    turns: LogFile
+    scores: LogFile
+    game: str = ""
+    outcome: str = ""  # new, unchanged, replaced, rejected
+    error: LogFormatError | None = None
+    log_id: int | None = None
+    replaces: list[int] = field(default_factory=list)
+
+    @property
+    def files(self) -> tuple[LogFile, LogFile]:
+        return self.turns, self.scores
+
+    @property
+    def content_sha256(self) -> str:
+        return hashlib.sha256(f"{self.turns.sha256}:{self.scores.sha256}".encode()).hexdigest()
+
+    def reject(self, error: LogFormatError) -> None:
+        self.outcome, self.error = "rejected", error
+
+
+@dataclass
+class Summary:
+    pairs: list[Pair] = field(default_factory=list)
+    orphans: list[LogFormatError] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for pair in self.pairs if pair.outcome == outcome)
+
+    @property
+    def errors(self) -> list[LogFormatError]:
+        return self.orphans + [pair.error for pair in self.pairs if pair.error]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def as_json(self) -> dict:
+        return {
+            "ok": self.ok,
+            "seconds": round(self.seconds, 3),
+            "pairs": {o: self.count(o) for o in ("new", "unchanged", "replaced", "rejected")},
+            "rows": self.rows,
+            "errors": [str(error) for error in self.errors],
+            "files": [
+                {"stem": p.stem, "game": p.game, "outcome": p.outcome, "log_id": p.log_id,
+                 "turns": str(p.turns.path), "scores": str(p.scores.path),
+                 "error": str(p.error) if p.error else None}
+                for p in self.pairs
+            ],
+        }
+
+
+Progress = Callable[[int, int], None]
+"""Called after each batch with (files done, rows done)."""
+
+
+# --- finding and pairing files ---------------------------------------------------------------
+
+
+def find_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[LogFormatError]]:
+    """Files, folders (recursively) and globs → the CSV files they name, in a stable order."""
+    found: dict[Path, None] = {}
+    missing = []
+    for given in map(str, paths):
+        if any(ch in given for ch in "*?["):
+            matches = [Path(m) for m in glob.glob(given, recursive=True)]
+            matches = [m for m in matches if m.is_file()]
+        elif Path(given).is_dir():
+            matches = [p for p in Path(given).rglob("*.csv") if p.is_file()]
+        elif Path(given).is_file():
+            matches = [Path(given)]
+        else:
+            matches = []
+        if not matches:
+            missing.append(LogFormatError(given, None, "no such file, folder or matching file"))
+        for match in sorted(matches):
+            found[match.resolve()] = None
+    return list(found), missing
+
+
+def pair_files(files: Iterable[Path]) -> tuple[list[Pair], list[LogFormatError]]:
+    """`<stem>.csv` goes with `<stem>-score.csv` in the same folder."""
+    turns: dict[tuple[Path, str], Path] = {}
+    scores: dict[tuple[Path, str], Path] = {}
+    for path in files:
+        name = path.name[: -len(path.suffix)] if path.suffix else path.name
+        if name.endswith(SCORE_SUFFIX):
+            scores[(path.parent, name[: -len(SCORE_SUFFIX)])] = path
+        else:
+            turns[(path.parent, name)] = path
+    pairs, orphans = [], []
+    for key in sorted(turns.keys() | scores.keys(), key=lambda k: (str(k[0]), k[1])):
+        if key in turns and key in scores:
+            pairs.append(Pair(key[1], LogFile(turns[key], "turns"), LogFile(scores[key], "scores")))
+        elif key in turns:
+            orphans.append(LogFormatError(turns[key], None, f"unpaired: no {key[1]}-score.csv"))
+        else:
+            orphans.append(LogFormatError(scores[key], None, f"unpaired: no {key[1]}.csv"))
+    return pairs, orphans
+
+
+def detect_game(pair: Pair, formats: dict[str, ModuleType]) -> str | LogFormatError:
+    """The one game whose turn format the first line fits."""
+    fits, misfits = [], []
+    for game, module in formats.items():
+        try:
+            module.TURNS.check(pair.turns.path, 1, pair.turns.first_line)
+            fits.append(game)
+        except LogFormatError as error:
+            misfits.append(f"{game}: {error.reason}")
+    if len(fits) == 1:
+        return fits[0]
+    if fits:
+        return LogFormatError(
+            pair.turns.path, 1, f"ambiguous: fits {' and '.join(fits)}; choose with --game"
+        )
+    return LogFormatError(
+        pair.turns.path, 1, "matches no known log format (" + "; ".join(misfits) + ")"
+    )
+
+
+# --- staging -------------------------------------------------------------------------------
+
+
+def _csv_columns(fmt: Format) -> str:
+    return "{" + ", ".join(f"'{c.name}': '{c.sql_type}'" for c in fmt.columns) + "}"
+
+
+def _stage(con: duckdb.DuckDBPyConnection, role: str, fmt: Format, files: list[LogFile]) -> None:
+    """`stage_<role>`: the files' rows as DuckDB reads them, with log_id and line."""
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE stage_{role}_raw AS
+        SELECT * FROM read_csv(?, columns = {_csv_columns(fmt)}, header = false,
+                               delim = ',', quote = '', escape = '', filename = true,
+                               auto_detect = false, ignore_errors = true,
+                               null_padding = false, strict_mode = true)
+        """,
+        [[str(f.path) for f in files]],
+    )
+    names = ", ".join(c.name for c in fmt.columns)
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP VIEW stage_{role} AS
+        SELECT b.log_id, CAST(r.rowid - m.first_rowid + 1 AS INTEGER) AS line, {names}
+        FROM stage_{role}_raw r
+        JOIN (SELECT filename, min(rowid) AS first_rowid FROM stage_{role}_raw GROUP BY filename) m
+          USING (filename)
+        JOIN batch_files b ON b.path = r.filename
+        """
+    )
+
+
+def _pattern_checks(role: str, fmt: Format) -> str:
+    """SQL naming the first field of each row that breaks its column's declaration."""
+    cases = []
+    for number, column in enumerate(fmt.columns, 1):
+        if column.sql_type == "VARCHAR":
+            bad = f"NOT regexp_full_match({column.name}, '{column.pattern}')"
+            shown = column.name
+        else:
+            bad = f"{column.name} < {1 if column.pattern == POSITIVE else 0}"
+            shown = f"CAST({column.name} AS VARCHAR)"
+        what = column.what.replace("'", "''")
+        reason = f"format('{column.name} {{}} is not {what}', {QUOTE} || {shown} || {QUOTE})"
+        cases.append(f"WHEN {bad} THEN {{'reason': {reason}, 'column': {number}}}")
+    return f"""
+        SELECT log_id, '{role}' AS role, line, problem.reason, problem.column AS "column" FROM (
+            SELECT log_id, line, CASE {' '.join(cases)} END AS problem FROM stage_{role}
+        ) WHERE problem IS NOT NULL
+    """
+
+
+def _first_errors(
+    con: duckdb.DuckDBPyConnection, module: ModuleType, pairs: dict[int, Pair]
+) -> dict[int, LogFormatError]:
+    """The first problem of every staged pair that has one."""
+    errors: dict[int, LogFormatError] = {}
+    counts = con.execute(
+        """
+        SELECT b.log_id, b.role, b.lines, count(r.filename)
+        FROM batch_files b
+        LEFT JOIN (SELECT filename FROM stage_turns_raw UNION ALL
+                   SELECT filename FROM stage_scores_raw) r ON r.filename = b.path
+        GROUP BY ALL
+        """
+    ).fetchall()
+    for log_id, role, lines, rows in counts:
+        if rows != lines:  # DuckDB dropped rows it could not read: let the parser say why
+            errors[log_id] = _parse_error(module, getattr(pairs[log_id], role), role)
+    queries = [
+        _pattern_checks("turns", module.FORMAT.TURNS),
+        _pattern_checks("scores", module.FORMAT.SCORES),
+        f"SELECT log_id, role, line, reason, NULL AS \"column\" FROM ({module.CHECKS})",
+    ]
+    for query in queries:
+        problems = con.execute(
+            f"SELECT log_id, role, line, reason, \"column\" FROM ({query}) "
+            "ORDER BY log_id, role = 'scores', line"
+        ).fetchall()
+        for log_id, role, line, reason, column in problems:
+            if log_id not in errors:
+                path = getattr(pairs[log_id], role).path
+                errors[log_id] = LogFormatError(path, line, reason, column)
+    return errors
+
+
+def _parse_error(module: ModuleType, log: LogFile, role: str) -> LogFormatError:
+    read = module.FORMAT.read_turns if role == "turns" else module.FORMAT.read_scores
+    try:
+        for _ in read(log.path):
+            pass
+    except LogFormatError as error:
+        return error
+    return LogFormatError(log.path, None, "DuckDB could not read every line of this file")
+
+
+# --- the transaction --------------------------------------------------------------------------
+
+
+def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
+    """Mark pairs whose content is already in, and find what changed content replaces."""
+    keys = [p.content_sha256 for p in pairs]
+    existing = dict(
+        con.execute(
+            "SELECT content_sha256, log_id FROM logs WHERE content_sha256 IN (SELECT unnest(?))",
+            [keys],
+        ).fetchall()
+    )
+    paths = [str(f.path) for p in pairs for f in p.files]
+    previous = dict(
+        con.execute(
+            "SELECT path, log_id FROM manifest WHERE path IN (SELECT unnest(?)) "
+            "AND log_id IS NOT NULL",
+            [paths],
+        ).fetchall()
+    )
+    seen: dict[str, Pair] = {}
+    for pair in pairs:
+        if pair.content_sha256 in existing or pair.content_sha256 in seen:
+            pair.outcome = "unchanged"
+            pair.log_id = existing.get(pair.content_sha256) or seen[pair.content_sha256].log_id
+            continue
+        seen[pair.content_sha256] = pair
+        old = {previous[str(f.path)] for f in pair.files if str(f.path) in previous}
+        pair.replaces = sorted(old)
+        pair.outcome = "replaced" if old else "new"
+
+
+def _record(con: duckdb.DuckDBPyConnection, pair: Pair, game: str, rows: dict[str, int]) -> None:
+    for log in pair.files:
+        error = pair.error if pair.error and Path(pair.error.path) == log.path else None
+        con.execute(
+            """
+            INSERT INTO manifest VALUES (?, ?, ?, ?, ?, ?, ?, now(), ?, ?, ?)
+            ON CONFLICT (path) DO UPDATE SET
+                stem = excluded.stem, game = excluded.game, role = excluded.role,
+                sha256 = excluded.sha256, bytes = excluded.bytes, rows = excluded.rows,
+                ingested_at = excluded.ingested_at, outcome = excluded.outcome,
+                log_id = coalesce(excluded.log_id, manifest.log_id), error = excluded.error
+            """,
+            [
+                str(log.path), pair.stem, game or None, log.role, log.sha256 or None,
+                log.bytes, rows.get(log.role), pair.outcome,
+                None if pair.outcome == "rejected" else pair.log_id,
+                str(error or pair.error) if pair.error else None,
+            ],
+        )
+
+
+def _land(
+    con: duckdb.DuckDBPyConnection, module: ModuleType, batch: list[Pair], summary: Summary
+) -> None:
+    """Stage, check and insert one batch of pairs of one game."""
+    fresh = [p for p in batch if p.outcome in ("new", "replaced")]
+    if fresh:
+        first = con.execute(
+            f"SELECT nextval('log_ids') FROM range({len(fresh)})"
+        ).fetchall()
+        for pair, (log_id,) in zip(fresh, first, strict=True):
+            pair.log_id = log_id
+        con.execute("CREATE OR REPLACE TEMP TABLE batch_files "
+                    "(path VARCHAR, log_id INTEGER, role VARCHAR, lines BIGINT)")
+        con.executemany(
+            "INSERT INTO batch_files VALUES (?, ?, ?, ?)",
+            [[str(f.path), p.log_id, f.role, f.lines] for p in fresh for f in p.files],
+        )
+        try:
+            _stage(con, "turns", module.FORMAT.TURNS, [p.turns for p in fresh])
+            _stage(con, "scores", module.FORMAT.SCORES, [p.scores for p in fresh])
+        except duckdb.Error as error:
+            if len(fresh) == 1:  # one pair DuckDB cannot read at all
+                fresh[0].reject(LogFormatError(fresh[0].turns.path, None, str(error)))
+            else:  # find the culprit by landing pairs one by one
+                for pair in fresh:
+                    _land(con, module, [pair], summary)
+                return
+            fresh = []
+        by_id = {p.log_id: p for p in fresh}
+        for log_id, error in _first_errors(con, module, by_id).items():
+            by_id[log_id].reject(error)
+    good = [p for p in fresh if p.outcome != "rejected"]
+    con.execute("BEGIN TRANSACTION")
+    try:
+        stale = sorted({old for p in good for old in p.replaces})
+        if stale:
+            # A replaced version goes unless another file still holds that content.
+            keep = {
+                row[0]
+                for row in con.execute(
+                    "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
+                    "AND path NOT IN (SELECT unnest(?))",
+                    [stale, [str(f.path) for p in good for f in p.files]],
+                ).fetchall()
+            }
+            drop = [log_id for log_id in stale if log_id not in keep]
+            for table in (*module.TABLES, "logs"):
+                con.execute(f"DELETE FROM {table} WHERE log_id IN (SELECT unnest(?))", [drop])
+        if good:
+            con.execute("CREATE OR REPLACE TEMP TABLE batch_ok (log_id INTEGER)")
+            con.executemany("INSERT INTO batch_ok VALUES (?)", [[p.log_id] for p in good])
+            for table, statement in module.LOAD.items():
+                before = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                con.execute(statement)
+                after = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                summary.rows[table] = summary.rows.get(table, 0) + after - before
+            con.executemany(
+                "INSERT INTO logs VALUES (?, ?, ?, ?, ?, ?, now())",
+                [[p.log_id, module.GAME, p.stem, p.content_sha256, p.turns.lines,
+                  p.scores.lines] for p in good],
+            )
+        for pair in batch:
+            rows = {"turns": pair.turns.lines, "scores": pair.scores.lines}
+            _record(con, pair, module.GAME, rows if pair.outcome != "rejected" else {})
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def _batches(pairs: list[Pair]) -> Iterable[list[Pair]]:
+    batch: list[Pair] = []
+    size = 0
+    for pair in pairs:
+        batch.append(pair)
+        size += pair.turns.path.stat().st_size + pair.scores.path.stat().st_size
+        if size >= BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def ingest(
+    con: duckdb.DuckDBPyConnection,
+    paths: Iterable[str | Path],
+    game: str | None = None,
+    progress: Progress | None = None,
+) -> Summary:
+    """Ingest every log pair under `paths`; return what happened to each."""
+    started = time.perf_counter()
+    schema.ensure(con)
+    modules = schema.game_schemas()
+    if game is not None and game not in modules:
+        raise ValueError(f"unknown game {game!r} (known: {', '.join(modules)})")
+    files, missing = find_files(paths)
+    pairs, orphans = pair_files(files)
+    summary = Summary(pairs=pairs, orphans=missing + orphans)
+    formats = {name: module.FORMAT for name, module in modules.items()}
+    done_files = done_rows = 0
+    by_game: dict[str, list[Pair]] = {}
+    for batch in _batches(pairs):
+        for pair in batch:
+            for log in pair.files:
+                log.read()
+            problem = pair.turns.problem or pair.scores.problem
+            if problem:
+                pair.reject(problem)
+                continue
+            found = game or detect_game(pair, formats)
+            if isinstance(found, LogFormatError):
+                pair.reject(found)
+            else:
+                pair.game = found
+                by_game.setdefault(found, []).append(pair)
+        rejected = [p for p in batch if p.outcome == "rejected"]
+        if rejected:
+            con.execute("BEGIN TRANSACTION")
+            for pair in rejected:
+                _record(con, pair, pair.game, {})
+            con.execute("COMMIT")
+        for name, group in by_game.items():
+            _known_logs(con, group)
+            _land(con, modules[name], group, summary)
+        by_game.clear()
+        done_files += 2 * len(batch)
+        done_rows += sum(p.turns.lines + p.scores.lines for p in batch)
+        if progress:
+            progress(done_files, done_rows)
+    summary.seconds = time.perf_counter() - started
+    return summary

@@ -1,0 +1,59 @@
+"""The warehouse's own tables (what was ingested, from where) and each game's schema."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+import duckdb
+
+GAMES = ("twentyone", "ginrummy", "hog")
+
+CORE = """
+CREATE SEQUENCE IF NOT EXISTS log_ids START 1;
+
+CREATE TABLE IF NOT EXISTS logs (
+    log_id INTEGER PRIMARY KEY,
+    game VARCHAR NOT NULL,
+    stem VARCHAR NOT NULL,
+    content_sha256 VARCHAR NOT NULL UNIQUE,
+    turn_rows BIGINT NOT NULL,
+    score_rows BIGINT NOT NULL,
+    ingested_at TIMESTAMP NOT NULL
+);
+COMMENT ON TABLE logs IS 'One row per ingested game log (a turn file and its score file, by content)';
+
+CREATE TABLE IF NOT EXISTS manifest (
+    path VARCHAR PRIMARY KEY,
+    stem VARCHAR,
+    game VARCHAR,
+    role VARCHAR,
+    sha256 VARCHAR,
+    bytes BIGINT,
+    rows BIGINT,
+    ingested_at TIMESTAMP,
+    outcome VARCHAR,
+    log_id INTEGER,
+    error VARCHAR
+);
+COMMENT ON TABLE manifest IS 'Every file ingest has seen: its content hash, the log it holds, the last outcome (new, unchanged, replaced, rejected) and why';
+"""
+
+
+def game_schemas() -> dict[str, ModuleType]:
+    """The warehouse module of every game that has one."""
+    modules = {}
+    for game in GAMES:
+        try:
+            modules[game] = importlib.import_module(f"warehouse.{game}")
+        except ModuleNotFoundError as error:
+            if error.name != f"warehouse.{game}":
+                raise
+    return modules
+
+
+def ensure(con: duckdb.DuckDBPyConnection) -> None:
+    """Create whatever is missing; views are re-created so they follow the code."""
+    con.execute(CORE)
+    for module in game_schemas().values():
+        con.execute(module.SCHEMA)

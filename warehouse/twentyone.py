@@ -1,0 +1,156 @@
+"""TwentyOne in the warehouse: turns, long-form scores, and views of hands and dealers."""
+
+from __future__ import annotations
+
+from parsers import twentyone as log_format
+from parsers.cards import BLACKJACK_POINTS
+
+GAME = "twentyone"
+FORMAT = log_format
+
+_POINTS = " ".join(f"WHEN '{rank}' THEN {points}" for rank, points in BLACKJACK_POINTS.items())
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS twentyone_turns (
+    log_id INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    hand VARCHAR[] NOT NULL,
+    player VARCHAR NOT NULL,
+    mine BOOLEAN NOT NULL,
+    hand_id INTEGER NOT NULL,
+    action VARCHAR NOT NULL,
+    amount INTEGER,
+    bid INTEGER NOT NULL,
+    upcard VARCHAR NOT NULL
+);
+COMMENT ON TABLE twentyone_turns IS 'TwentyOne: one row per logged decision, as the turn file has it (hand after the action, newest card first)';
+
+CREATE TABLE IF NOT EXISTS twentyone_scores (
+    log_id INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    player VARCHAR NOT NULL,
+    mine BOOLEAN NOT NULL,
+    points INTEGER NOT NULL
+);
+COMMENT ON TABLE twentyone_scores IS 'TwentyOne: every player''s running points after each round (long form; opponents'' ids recovered from the turn file)';
+
+CREATE OR REPLACE MACRO blackjack_points(card) AS
+    CASE substr(card, 2) {_POINTS} END;
+CREATE OR REPLACE MACRO hand_hard_total(hand) AS
+    coalesce(list_sum(list_transform(hand, lambda c: CASE WHEN substr(c, 2) = 'A' THEN 1
+                                                 ELSE blackjack_points(c) END)), 0);
+CREATE OR REPLACE MACRO hand_soft(hand) AS
+    list_bool_or(list_transform(hand, lambda c: substr(c, 2) = 'A'))
+    AND hand_hard_total(hand) + 10 <= 21;
+CREATE OR REPLACE MACRO hand_total(hand) AS
+    hand_hard_total(hand) + CASE WHEN hand_soft(hand) THEN 10 ELSE 0 END;
+CREATE OR REPLACE MACRO hand_class(hand, charlie_cards := 5) AS
+    CASE WHEN len(hand) = 2 AND hand_total(hand) = 21 THEN 'Combo'
+         WHEN hand_total(hand) > 21 THEN 'Bust'
+         WHEN len(hand) >= charlie_cards THEN 'Charlie'
+         ELSE 'Value' END;
+
+CREATE OR REPLACE VIEW twentyone_turn_totals AS
+SELECT *, len(hand) AS n_cards, hand_total(hand) AS total, hand_soft(hand) AS soft,
+       hand_class(hand) AS hand_class
+FROM twentyone_turns WHERE action <> 'Bid';
+COMMENT ON VIEW twentyone_turn_totals IS 'TwentyOne: decisions with the hand''s card count, total, soft flag and class after the action';
+
+CREATE OR REPLACE VIEW twentyone_hands AS
+SELECT log_id, round, player, any_value(mine) AS mine, hand_id, any_value(upcard) AS upcard,
+       arg_max(hand, line) AS cards, len(arg_max(hand, line)) AS n_cards,
+       hand_total(arg_max(hand, line)) AS total, hand_soft(arg_max(hand, line)) AS soft,
+       hand_class(arg_max(hand, line)) AS hand_class, arg_max(bid, line) AS bid,
+       list(action ORDER BY line) AS actions
+FROM twentyone_turns
+WHERE player <> 'dealer' AND action <> 'Bid'
+GROUP BY log_id, round, player, hand_id;
+COMMENT ON VIEW twentyone_hands IS 'TwentyOne: one row per player hand: final cards, total, class (Charlie at 5 cards), final bid, actions';
+
+CREATE OR REPLACE VIEW twentyone_dealer_hands AS
+SELECT log_id, round, any_value(upcard) AS upcard, arg_max(hand, line) AS cards,
+       len(arg_max(hand, line)) AS n_cards, hand_total(arg_max(hand, line)) AS total,
+       hand_class(arg_max(hand, line)) AS hand_class, len(arg_max(hand, line)) > 1 AS played
+FROM twentyone_turns
+WHERE player = 'dealer'
+GROUP BY log_id, round;
+COMMENT ON VIEW twentyone_dealer_hands IS 'TwentyOne: the dealer''s final hand per round (played = false when every player hand was bust)';
+
+CREATE OR REPLACE VIEW twentyone_players AS
+SELECT log_id, player, bool_or(mine) AS mine, max(round) AS rounds,
+       arg_max(points, round) AS final_points
+FROM twentyone_scores GROUP BY log_id, player;
+COMMENT ON VIEW twentyone_players IS 'TwentyOne: each player of each game with its rounds and final points';
+"""
+
+TABLES = ("twentyone_turns", "twentyone_scores")
+
+CHECKS = """
+WITH ordered AS (
+    SELECT *, lag(round) OVER (PARTITION BY log_id ORDER BY line) AS previous_round,
+           first_value(upcard) OVER (PARTITION BY log_id, round ORDER BY line) AS round_upcard
+    FROM stage_turns
+),
+perspective AS (
+    SELECT log_id, list_sort(list(DISTINCT player) FILTER (WHERE mine = '1')) AS mine_ids,
+           count(DISTINCT player) FILTER (WHERE mine = '0' AND player <> 'dealer') AS others,
+           max(round) AS rounds, max(line) AS last_line
+    FROM stage_turns GROUP BY log_id
+),
+scores AS (
+    SELECT s.*, p.others, p.rounds,
+           CASE WHEN s.others = '' THEN 0 ELSE len(string_split(s.others, ';')) END AS n_others,
+           max(s.line) OVER (PARTITION BY s.log_id) AS last_line
+    FROM stage_scores s JOIN perspective p USING (log_id)
+)
+SELECT log_id, 'turns' AS role, line, reason FROM (
+    SELECT log_id, line, CASE
+        WHEN round < previous_round THEN format('round goes back from {} to {}', previous_round, round)
+        WHEN upcard <> round_upcard THEN format('up card {} differs from the round''s up card {}', upcard, round_upcard)
+        WHEN action LIKE 'Bid%' AND hand <> '' THEN 'a Bid row must have an empty hand'
+        WHEN action NOT LIKE 'Bid%' AND hand = '' THEN format('a {} row must show the hand', action)
+        WHEN player = 'dealer' AND mine = '1' THEN 'dealer rows cannot be marked as yours'
+        WHEN player = 'dealer' AND bid <> 0 THEN 'dealer rows must have bid 0'
+    END AS reason FROM ordered
+) WHERE reason IS NOT NULL
+UNION ALL
+SELECT log_id, 'turns', last_line, CASE len(mine_ids)
+    WHEN 0 THEN 'no row is marked as yours (column 4)'
+    ELSE format('rows marked as yours belong to several players: {}', array_to_string(mine_ids, ', '))
+  END
+FROM perspective WHERE len(mine_ids) <> 1
+UNION ALL
+SELECT log_id, 'scores', line, CASE
+    WHEN round <> line THEN format('expected round {}, found {}', line, round)
+    WHEN n_others <> others THEN format('{} other players'' points, but the turn file has {} other players', n_others, others)
+    WHEN line = last_line AND round <> rounds THEN format('the score file ends at round {}, the turn file at round {}', round, rounds)
+  END
+FROM scores
+WHERE round <> line OR n_others <> others OR (line = last_line AND round <> rounds)
+"""
+
+LOAD = {
+    "twentyone_turns": """
+    INSERT INTO twentyone_turns
+    SELECT log_id, line, round,
+           CASE WHEN hand = '' THEN []::VARCHAR[] ELSE string_split(hand, ';') END,
+           player, mine = '1', hand_id, split_part(action, ' ', 1),
+           TRY_CAST(nullif(split_part(action, ' ', 2), '') AS INTEGER), bid, upcard
+    FROM stage_turns WHERE log_id IN (SELECT log_id FROM batch_ok)
+    """,
+    "twentyone_scores": """
+    INSERT INTO twentyone_scores
+    WITH ids AS (
+        SELECT log_id, any_value(player) FILTER (WHERE mine = '1') AS me,
+               list_sort(list(DISTINCT player) FILTER (WHERE mine = '0' AND player <> 'dealer')) AS others
+        FROM stage_turns WHERE log_id IN (SELECT log_id FROM batch_ok) GROUP BY log_id
+    )
+    SELECT s.log_id, s.round, ids.me, true, s.points
+    FROM stage_scores s JOIN ids USING (log_id)
+    UNION ALL
+    SELECT s.log_id, s.round, unnest(ids.others), false,
+           CAST(unnest(string_split(s.others, ';')) AS INTEGER)
+    FROM stage_scores s JOIN ids USING (log_id) WHERE s.others <> ''
+    """,
+}
