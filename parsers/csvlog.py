@@ -66,7 +66,7 @@ def file_problem(data: bytes) -> tuple[int | None, str] | None:
     file before DuckDB reads it, with byte-level searches rather than a loop over rows.
     """
     if not data:
-        return None, "empty file"
+        return 1, "empty file"
     if data.startswith(BOM):
         return 1, "file starts with a byte-order mark (BOM); the server writes plain ASCII"
     nul = data.find(b"\x00")

@@ -28,7 +28,9 @@ TURNS = Format(
         Column("score", "INTEGER", UINT, "a score"),
         Column("opponent_score", "INTEGER", UINT, "a score"),
         Column("num_rolls", "INTEGER", UINT, "a number of dice"),
-        Column("outcomes", "VARCHAR", rf"(?:(?:{POSITIVE})(?:;(?:{POSITIVE}))*)?", "dice like 3;6;1"),
+        Column(
+            "outcomes", "VARCHAR", rf"(?:(?:{POSITIVE})(?:;(?:{POSITIVE}))*)?", "dice like 3;6;1"
+        ),
         Column("points", "INTEGER", UINT, "a number of points"),
         Column("new_score", "INTEGER", UINT, "a score"),
     ),
@@ -149,6 +151,37 @@ SCORE_COLUMNS = tuple(column.name for column in SCORES.columns)
 
 def _write_frame(path: str | Path, frame: pl.DataFrame, append: bool) -> None:
     with open(path, "ab" if append else "wb") as out:
-        frame.write_csv(
-            out, include_header=False, line_terminator="\r\n", quote_style="never"
-        )
+        frame.write_csv(out, include_header=False, line_terminator="\r\n", quote_style="never")
+
+
+def turn_frame(turns: Iterable[Turn]) -> pl.DataFrame:
+    """Turn records as a DataFrame with the warehouse's columns (outcomes a list)."""
+    return pl.DataFrame(
+        [tuple(turn) for turn in turns],
+        schema={
+            "game": pl.Int64,
+            "turn": pl.Int64,
+            "player": pl.String,
+            "score": pl.Int64,
+            "opponent_score": pl.Int64,
+            "num_rolls": pl.Int64,
+            "outcomes": pl.List(pl.Int64),
+            "points": pl.Int64,
+            "new_score": pl.Int64,
+        },
+        orient="row",
+    )
+
+
+def score_frame(scores: Iterable[Score]) -> pl.DataFrame:
+    return pl.DataFrame(
+        [tuple(score) for score in scores],
+        schema={
+            "game": pl.Int64,
+            "first_player": pl.String,
+            "final_score_first": pl.Int64,
+            "final_score_second": pl.Int64,
+            "winner": pl.String,
+        },
+        orient="row",
+    )

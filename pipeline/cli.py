@@ -24,8 +24,9 @@ errors = Console(stderr=True)
 
 Db = Annotated[
     Path | None,
-    typer.Option("--db", help="Warehouse file (default: $MINE_DB or ./mine.duckdb).",
-                 show_default=False),
+    typer.Option(
+        "--db", help="Warehouse file (default: $MINE_DB or ./mine.duckdb).", show_default=False
+    ),
 ]
 Wait = Annotated[float, typer.Option(help="Seconds to wait for another process's lock.")]
 
@@ -46,8 +47,12 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 def open_warehouse(db: Path | None, *, read_only: bool, wait: float = 60.0):
     try:
-        return connect(db, read_only=read_only, wait=wait,
-                       memory_limit=None if read_only else ingesting.MEMORY_LIMIT)
+        return connect(
+            db,
+            read_only=read_only,
+            wait=wait,
+            memory_limit=None if read_only else ingesting.MEMORY_LIMIT,
+        )
     except (WarehouseBusy, WarehouseMissing) as error:
         raise fail(str(error)) from None
 
@@ -55,17 +60,23 @@ def open_warehouse(db: Path | None, *, read_only: bool, wait: float = 60.0):
 @app.command()
 def ingest(
     paths: Annotated[list[str], typer.Argument(help="Files, folders (recursive) or globs.")],
-    game: Annotated[str | None, typer.Option(help="Skip detection: every pair is this game.")] = None,
+    game: Annotated[
+        str | None, typer.Option(help="Skip detection: every pair is this game.")
+    ] = None,
     db: Db = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     wait: Wait = 60.0,
 ) -> None:
     """Ingest turn/score log pairs; each pair lands whole or not at all, once per content."""
     con = open_warehouse(db, read_only=False, wait=wait)
-    columns = (TextColumn("{task.description}"), BarColumn(),
-               TextColumn("{task.completed}/{task.total} files"),
-               TextColumn("{task.fields[rows]:,} rows"), TextColumn("{task.fields[rate]:,.0f} rows/s"),
-               TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} files"),
+        TextColumn("{task.fields[rows]:,} rows"),
+        TextColumn("{task.fields[rate]:,.0f} rows/s"),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=errors, disable=as_json, transient=True) as bar:
         files, _ = ingesting.find_files(paths)
         task = bar.add_task("ingest", total=len(files), rows=0, rate=0.0)
@@ -109,9 +120,13 @@ def _print_summary(summary: ingesting.Summary) -> None:
 @app.command()
 def query(
     sql: Annotated[str | None, typer.Argument(help="The SQL to run.")] = None,
-    file: Annotated[Path | None, typer.Option("--file", "-f", help="Read the SQL from a file.")] = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", "-f", help="Read the SQL from a file.")
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="table, csv, json or parquet.")] = "table",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file.")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file.")
+    ] = None,
     db: Db = None,
     wait: Wait = 60.0,
 ) -> None:

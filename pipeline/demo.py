@@ -49,5 +49,5 @@ def run(db: str | Path | None, console: Console) -> int:
             table.add_row(*map(str, row))
         console.print(table)
     con.close()
-    console.print(f"Try: mine tables --db {path}   ·   mine query \"SELECT ...\" --db {path}")
+    console.print(f'Try: mine tables --db {path}   ·   mine query "SELECT ..." --db {path}')
     return 0 if summary.ok else 1

@@ -31,6 +31,7 @@ SCORE_SUFFIX = "-score"
 BATCH_BYTES = 48 * 1024 * 1024
 """Bytes of logs staged at once: bounds memory whatever the corpus size."""
 MEMORY_LIMIT = "600MB"
+NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
 QUOTE = "''''"  # a SQL string literal holding one quote mark
 
 
@@ -106,9 +107,15 @@ class Summary:
             "rows": self.rows,
             "errors": [str(error) for error in self.errors],
             "files": [
-                {"stem": p.stem, "game": p.game, "outcome": p.outcome, "log_id": p.log_id,
-                 "turns": str(p.turns.path), "scores": str(p.scores.path),
-                 "error": str(p.error) if p.error else None}
+                {
+                    "stem": p.stem,
+                    "game": p.game,
+                    "outcome": p.outcome,
+                    "log_id": p.log_id,
+                    "turns": str(p.turns.path),
+                    "scores": str(p.scores.path),
+                    "error": str(p.error) if p.error else None,
+                }
                 for p in self.pairs
             ],
         }
@@ -198,7 +205,8 @@ def _stage(con: duckdb.DuckDBPyConnection, role: str, fmt: Format, files: list[L
         SELECT * FROM read_csv(?, columns = {_csv_columns(fmt)}, header = false,
                                delim = ',', quote = '', escape = '', filename = true,
                                auto_detect = false, ignore_errors = true,
-                               null_padding = false, strict_mode = true)
+                               null_padding = false, strict_mode = true,
+                               nullstr = '{NO_NULLS}')
         """,
         [[str(f.path) for f in files]],
     )
@@ -230,7 +238,7 @@ def _pattern_checks(role: str, fmt: Format) -> str:
         cases.append(f"WHEN {bad} THEN {{'reason': {reason}, 'column': {number}}}")
     return f"""
         SELECT log_id, '{role}' AS role, line, problem.reason, problem.column AS "column" FROM (
-            SELECT log_id, line, CASE {' '.join(cases)} END AS problem FROM stage_{role}
+            SELECT log_id, line, CASE {" ".join(cases)} END AS problem FROM stage_{role}
         ) WHERE problem IS NOT NULL
     """
 
@@ -255,11 +263,11 @@ def _first_errors(
     queries = [
         _pattern_checks("turns", module.FORMAT.TURNS),
         _pattern_checks("scores", module.FORMAT.SCORES),
-        f"SELECT log_id, role, line, reason, NULL AS \"column\" FROM ({module.CHECKS})",
+        f'SELECT log_id, role, line, reason, NULL AS "column" FROM ({module.CHECKS})',
     ]
     for query in queries:
         problems = con.execute(
-            f"SELECT log_id, role, line, reason, \"column\" FROM ({query}) "
+            f'SELECT log_id, role, line, reason, "column" FROM ({query}) '
             "ORDER BY log_id, role = 'scores', line"
         ).fetchall()
         for log_id, role, line, reason, column in problems:
@@ -324,8 +332,14 @@ def _record(con: duckdb.DuckDBPyConnection, pair: Pair, game: str, rows: dict[st
                 log_id = coalesce(excluded.log_id, manifest.log_id), error = excluded.error
             """,
             [
-                str(log.path), pair.stem, game or None, log.role, log.sha256 or None,
-                log.bytes, rows.get(log.role), pair.outcome,
+                str(log.path),
+                pair.stem,
+                game or None,
+                log.role,
+                log.sha256 or None,
+                log.bytes,
+                rows.get(log.role),
+                pair.outcome,
                 None if pair.outcome == "rejected" else pair.log_id,
                 str(error or pair.error) if pair.error else None,
             ],
@@ -338,13 +352,13 @@ def _land(
     """Stage, check and insert one batch of pairs of one game."""
     fresh = [p for p in batch if p.outcome in ("new", "replaced")]
     if fresh:
-        first = con.execute(
-            f"SELECT nextval('log_ids') FROM range({len(fresh)})"
-        ).fetchall()
+        first = con.execute(f"SELECT nextval('log_ids') FROM range({len(fresh)})").fetchall()
         for pair, (log_id,) in zip(fresh, first, strict=True):
             pair.log_id = log_id
-        con.execute("CREATE OR REPLACE TEMP TABLE batch_files "
-                    "(path VARCHAR, log_id INTEGER, role VARCHAR, lines BIGINT)")
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE batch_files "
+            "(path VARCHAR, log_id INTEGER, role VARCHAR, lines BIGINT)"
+        )
         con.executemany(
             "INSERT INTO batch_files VALUES (?, ?, ?, ?)",
             [[str(f.path), p.log_id, f.role, f.lines] for p in fresh for f in p.files],
@@ -390,8 +404,10 @@ def _land(
                 summary.rows[table] = summary.rows.get(table, 0) + after - before
             con.executemany(
                 "INSERT INTO logs VALUES (?, ?, ?, ?, ?, ?, now())",
-                [[p.log_id, module.GAME, p.stem, p.content_sha256, p.turns.lines,
-                  p.scores.lines] for p in good],
+                [
+                    [p.log_id, module.GAME, p.stem, p.content_sha256, p.turns.lines, p.scores.lines]
+                    for p in good
+                ],
             )
         for pair in batch:
             rows = {"turns": pair.turns.lines, "scores": pair.scores.lines}

@@ -6,8 +6,11 @@ from pathlib import Path
 
 import duckdb
 
-EXPORT_FORMATS = {"csv": "(FORMAT csv, HEADER true)", "json": "(FORMAT json, ARRAY true)",
-                  "parquet": "(FORMAT parquet)"}
+EXPORT_FORMATS = {
+    "csv": "(FORMAT csv, HEADER true)",
+    "json": "(FORMAT json, ARRAY true)",
+    "parquet": "(FORMAT parquet)",
+}
 
 
 def run(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple]]:

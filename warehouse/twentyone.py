@@ -94,12 +94,12 @@ WITH ordered AS (
 ),
 perspective AS (
     SELECT log_id, list_sort(list(DISTINCT player) FILTER (WHERE mine = '1')) AS mine_ids,
-           count(DISTINCT player) FILTER (WHERE mine = '0' AND player <> 'dealer') AS others,
+           count(DISTINCT player) FILTER (WHERE mine = '0' AND player <> 'dealer') AS opponents,
            max(round) AS rounds, max(line) AS last_line
     FROM stage_turns GROUP BY log_id
 ),
 scores AS (
-    SELECT s.*, p.others, p.rounds,
+    SELECT s.*, p.opponents, p.rounds,
            CASE WHEN s.others = '' THEN 0 ELSE len(string_split(s.others, ';')) END AS n_others,
            max(s.line) OVER (PARTITION BY s.log_id) AS last_line
     FROM stage_scores s JOIN perspective p USING (log_id)
@@ -123,11 +123,11 @@ FROM perspective WHERE len(mine_ids) <> 1
 UNION ALL
 SELECT log_id, 'scores', line, CASE
     WHEN round <> line THEN format('expected round {}, found {}', line, round)
-    WHEN n_others <> others THEN format('{} other players'' points, but the turn file has {} other players', n_others, others)
+    WHEN n_others <> opponents THEN format('{} other players'' points, but the turn file has {} other players', n_others, opponents)
     WHEN line = last_line AND round <> rounds THEN format('the score file ends at round {}, the turn file at round {}', round, rounds)
   END
 FROM scores
-WHERE round <> line OR n_others <> others OR (line = last_line AND round <> rounds)
+WHERE round <> line OR n_others <> opponents OR (line = last_line AND round <> rounds)
 """
 
 LOAD = {

@@ -1,0 +1,108 @@
+"""The CLI: ingest's summary and exit code, query's outputs, tables, errors without tracebacks."""
+
+import json
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.cli import app
+from tests.conftest import REAL_GINRUMMY
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "w.duckdb"
+    result = runner.invoke(app, ["ingest", str(REAL_GINRUMMY), "--db", str(path)])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_ingest_json_summary(tmp_path):
+    path = tmp_path / "w.duckdb"
+    result = runner.invoke(
+        app, ["ingest", str(REAL_GINRUMMY / "*.csv"), "--db", str(path), "--json"]
+    )
+    summary = json.loads(result.stdout)
+    assert result.exit_code == 0 and summary["ok"]
+    assert summary["pairs"] == {"new": 12, "unchanged": 0, "replaced": 0, "rejected": 0}
+    assert summary["rows"] == {"ginrummy_turns": 3450, "ginrummy_rounds": 112}
+    again = json.loads(
+        runner.invoke(app, ["ingest", str(REAL_GINRUMMY), "--db", str(path), "--json"]).stdout
+    )
+    assert again["pairs"]["unchanged"] == 12 and again["rows"] == {}
+
+
+def test_ingest_exit_code_is_one_when_anything_is_rejected(tmp_path, good_logs):
+    (good_logs / "twentyone" / "t0-score.csv").write_bytes(b"1,2\r\n")
+    result = runner.invoke(app, ["ingest", str(good_logs), "--db", str(tmp_path / "w.duckdb")])
+    assert result.exit_code == 1
+    assert "t0-score.csv:1" in result.output and "rejected" in result.output
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    assert con.execute("SELECT count(*) FROM logs").fetchone() == (3,)
+
+
+def test_ingest_of_nothing_named_fails(tmp_path):
+    result = runner.invoke(
+        app, ["ingest", str(tmp_path / "nope"), "--db", str(tmp_path / "w.duckdb")]
+    )
+    assert result.exit_code == 1 and "no such file" in result.output
+
+
+def test_query_table_csv_json_parquet(db, tmp_path):
+    sql = "SELECT ending, count(*) AS n FROM ginrummy_rounds GROUP BY 1 ORDER BY 1"
+    table = runner.invoke(app, ["query", sql, "--db", str(db)])
+    assert table.exit_code == 0 and "Knock" in table.stdout and "51" in table.stdout
+    csv = runner.invoke(app, ["query", sql, "--db", str(db), "--format", "csv"])
+    assert csv.stdout.splitlines() == ["ending,n", "Drop,52", "Gin,9", "Knock,51"]
+    as_json = runner.invoke(app, ["query", sql, "--db", str(db), "--format", "json"])
+    assert json.loads(as_json.stdout)[1] == {"ending": "Gin", "n": 9}
+    out = tmp_path / "r.parquet"
+    parquet = runner.invoke(
+        app, ["query", sql, "--db", str(db), "--format", "parquet", "-o", str(out)]
+    )
+    assert parquet.exit_code == 0
+    assert duckdb.sql(f"SELECT sum(n) FROM '{out}'").fetchall() == [(112,)]
+
+
+def test_query_from_file(db, tmp_path):
+    sql = tmp_path / "q.sql"
+    sql.write_text("SELECT count(*) AS turns FROM ginrummy_turns;\n")
+    result = runner.invoke(app, ["query", "--file", str(sql), "--db", str(db), "--format", "csv"])
+    assert result.stdout.splitlines() == ["turns", "3450"]
+
+
+def test_sql_errors_are_shown_as_duckdb_reports_them(db):
+    result = runner.invoke(app, ["query", "SELECT nope FROM ginrummy_turns", "--db", str(db)])
+    assert result.exit_code == 1
+    assert "Binder Error" in result.output and "nope" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_queries_are_read_only(db):
+    result = runner.invoke(app, ["query", "DELETE FROM ginrummy_turns", "--db", str(db)])
+    assert result.exit_code == 1 and "read-only" in result.output.lower()
+
+
+def test_tables_lists_counts_and_descriptions(db):
+    result = runner.invoke(app, ["tables", "--db", str(db)])
+    assert result.exit_code == 0
+    for name in (
+        "ginrummy_turns",
+        "ginrummy_rounds",
+        "ginrummy_games",
+        "manifest",
+        "logs",
+        "twentyone_turns",
+        "twentyone_hands",
+        "twentyone_dealer_hands",
+    ):
+        assert name in result.stdout
+    assert "3,450" in result.stdout
+
+
+def test_query_on_a_missing_warehouse_says_so(tmp_path):
+    result = runner.invoke(app, ["query", "SELECT 1", "--db", str(tmp_path / "none.duckdb")])
+    assert result.exit_code == 1 and "mine ingest" in result.output
