@@ -47,7 +47,9 @@ def connect(
     delay = 0.05
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only, config=config)
+            con = duckdb.connect(str(path), read_only=read_only, config=config)
+            con.execute("SET enable_progress_bar = false")  # it would write into --json output
+            return con
         except duckdb.IOException as error:
             if "lock" not in str(error).lower():
                 raise

@@ -60,10 +60,19 @@ COMMENT ON VIEW ginrummy_games IS 'Gin Rummy: one row per game: rounds, total po
 
 TABLES = ("ginrummy_turns", "ginrummy_rounds")
 
+ROW_CHECKS = {
+    "turns": (
+        ("len(list_distinct(string_split(hand, ';'))) <> 10", "'the hand holds a card twice'"),
+        ("split_part(hand, ';', 1) <> picked",
+         "format('the picked card {} does not lead the hand', picked)"),
+        ("list_contains(string_split(hand, ';'), discarded)",
+         "format('the discarded card {} is still in the hand', discarded)"),
+    ),
+}
+
 CHECKS = """
 WITH ordered AS (
-    SELECT *, string_split(hand, ';') AS cards,
-           lag(round) OVER w AS previous_round,
+    SELECT *, lag(round) OVER w AS previous_round,
            lag(discarded) OVER w AS previous_discard
     FROM stage_turns
     WINDOW w AS (PARTITION BY log_id ORDER BY line)
@@ -76,9 +85,6 @@ scores AS (
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT log_id, line, CASE
         WHEN round < previous_round THEN format('round goes back from {} to {}', previous_round, round)
-        WHEN len(list_distinct(cards)) <> len(cards) THEN 'the hand holds a card twice'
-        WHEN cards[1] <> picked THEN format('the picked card {} does not lead the hand', picked)
-        WHEN list_contains(cards, discarded) THEN format('the discarded card {} is still in the hand', discarded)
         WHEN round = previous_round AND discard_top <> previous_discard
             THEN format('discard top {} is not the previous row''s discard {}', discard_top, previous_discard)
     END AS reason FROM ordered

@@ -17,11 +17,13 @@ import glob
 import hashlib
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
 import duckdb
+import pyarrow as pa
 
 from parsers.csvlog import POSITIVE, Format, file_problem
 from parsers.errors import LogFormatError
@@ -33,6 +35,13 @@ BATCH_BYTES = 48 * 1024 * 1024
 MEMORY_LIMIT = "600MB"
 NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
 QUOTE = "''''"  # a SQL string literal holding one quote mark
+
+
+MANIFEST_ROW = pa.schema([
+    ("path", pa.string()), ("stem", pa.string()), ("game", pa.string()), ("role", pa.string()),
+    ("sha256", pa.string()), ("bytes", pa.int64()), ("rows", pa.int64()),
+    ("outcome", pa.string()), ("log_id", pa.int32()), ("error", pa.string()),
+])
 
 
 @dataclass
@@ -201,7 +210,7 @@ def _stage(con: duckdb.DuckDBPyConnection, role: str, fmt: Format, files: list[L
     """`stage_<role>`: the files' rows as DuckDB reads them, with log_id and line."""
     con.execute(
         f"""
-        CREATE OR REPLACE TEMP TABLE stage_{role}_raw AS
+        CREATE OR REPLACE TEMP TABLE stage_raw AS
         SELECT * FROM read_csv(?, columns = {_csv_columns(fmt)}, header = false,
                                delim = ',', quote = '', escape = '', filename = true,
                                auto_detect = false, ignore_errors = true,
@@ -210,22 +219,24 @@ def _stage(con: duckdb.DuckDBPyConnection, role: str, fmt: Format, files: list[L
         """,
         [[str(f.path) for f in files]],
     )
+    # Rows keep the files' order, so a row's line is its distance from its file's first row.
     names = ", ".join(c.name for c in fmt.columns)
     con.execute(
         f"""
-        CREATE OR REPLACE TEMP VIEW stage_{role} AS
-        SELECT b.log_id, CAST(r.rowid - m.first_rowid + 1 AS INTEGER) AS line, {names}
-        FROM stage_{role}_raw r
-        JOIN (SELECT filename, min(rowid) AS first_rowid FROM stage_{role}_raw GROUP BY filename) m
+        CREATE OR REPLACE TEMP TABLE stage_{role} AS
+        SELECT m.log_id, CAST(r.rowid - m.first_rowid + 1 AS INTEGER) AS line, {names}
+        FROM stage_raw r
+        JOIN (SELECT filename, min(stage_raw.rowid) AS first_rowid, any_value(b.log_id) AS log_id
+              FROM stage_raw JOIN batch_files b ON b.path = filename GROUP BY filename) m
           USING (filename)
-        JOIN batch_files b ON b.path = r.filename
         """
     )
+    con.execute("DROP TABLE stage_raw")
 
 
-def _pattern_checks(role: str, fmt: Format) -> str:
-    """SQL naming the first field of each row that breaks its column's declaration."""
-    cases = []
+def _row_checks(role: str, fmt: Format, checks: tuple[tuple[str, str], ...]) -> str:
+    """SQL giving each log's first row that breaks its format or one of the game's row rules."""
+    fields, sound = [], []
     for number, column in enumerate(fmt.columns, 1):
         if column.sql_type == "VARCHAR":
             bad = f"NOT regexp_full_match({column.name}, '{column.pattern}')"
@@ -233,13 +244,26 @@ def _pattern_checks(role: str, fmt: Format) -> str:
         else:
             bad = f"{column.name} < {1 if column.pattern == POSITIVE else 0}"
             shown = f"CAST({column.name} AS VARCHAR)"
+            sound.append(f"NOT ({bad})")
         what = column.what.replace("'", "''")
         reason = f"format('{column.name} {{}} is not {what}', {QUOTE} || {shown} || {QUOTE})"
-        cases.append(f"WHEN {bad} THEN {{'reason': {reason}, 'column': {number}}}")
+        fields.append(f"WHEN {bad} THEN {{'reason': {reason}, 'column': {number}}}")
+    # One regular expression over all text fields costs less than one per field; only a
+    # row that fails it is taken apart field by field.
+    text = [c for c in fmt.columns if c.sql_type == "VARCHAR"]
+    joined = "concat_ws(',', " + ", ".join(c.name for c in text) + ")"
+    whole = ",".join(f"(?:{c.pattern})" for c in text)
+    sound.append(f"regexp_full_match({joined}, '{whole}')")
+    rules = [f"WHEN {condition} THEN {{'reason': {reason}, 'column': NULL::INTEGER}}"
+             for condition, reason in checks]
+    valid_row = f"CASE {' '.join(rules)} END" if rules else "NULL"
+    problem = f"CASE WHEN {' AND '.join(sound)} THEN {valid_row} ELSE CASE {' '.join(fields)} END END"
     return f"""
-        SELECT log_id, '{role}' AS role, line, problem.reason, problem.column AS "column" FROM (
-            SELECT log_id, line, CASE {" ".join(cases)} END AS problem FROM stage_{role}
-        ) WHERE problem IS NOT NULL
+        SELECT log_id, '{role}' AS role, min(line) AS line,
+               arg_min(problem.reason, line) AS reason, arg_min(problem.column, line) AS "column"
+        FROM (SELECT log_id, line, {problem} AS problem FROM stage_{role})
+        WHERE problem IS NOT NULL
+        GROUP BY log_id
     """
 
 
@@ -250,30 +274,31 @@ def _first_errors(
     errors: dict[int, LogFormatError] = {}
     counts = con.execute(
         """
-        SELECT b.log_id, b.role, b.lines, count(r.filename)
-        FROM batch_files b
-        LEFT JOIN (SELECT filename FROM stage_turns_raw UNION ALL
-                   SELECT filename FROM stage_scores_raw) r ON r.filename = b.path
-        GROUP BY ALL
+        SELECT b.log_id, b.role, b.lines, coalesce(s.rows, 0)
+        FROM batch_files b LEFT JOIN (
+            SELECT log_id, 'turns' AS role, count(*) AS rows FROM stage_turns GROUP BY log_id
+            UNION ALL
+            SELECT log_id, 'scores', count(*) FROM stage_scores GROUP BY log_id
+        ) s USING (log_id, role)
         """
     ).fetchall()
     for log_id, role, lines, rows in counts:
         if rows != lines:  # DuckDB dropped rows it could not read: let the parser say why
             errors[log_id] = _parse_error(module, getattr(pairs[log_id], role), role)
+    row_checks = getattr(module, "ROW_CHECKS", {})
     queries = [
-        _pattern_checks("turns", module.FORMAT.TURNS),
-        _pattern_checks("scores", module.FORMAT.SCORES),
+        _row_checks("turns", module.FORMAT.TURNS, row_checks.get("turns", ())),
+        _row_checks("scores", module.FORMAT.SCORES, row_checks.get("scores", ())),
         f'SELECT log_id, role, line, reason, NULL AS "column" FROM ({module.CHECKS})',
     ]
-    for query in queries:
-        problems = con.execute(
-            f'SELECT log_id, role, line, reason, "column" FROM ({query}) '
-            "ORDER BY log_id, role = 'scores', line"
-        ).fetchall()
-        for log_id, role, line, reason, column in problems:
-            if log_id not in errors:
-                path = getattr(pairs[log_id], role).path
-                errors[log_id] = LogFormatError(path, line, reason, column)
+    problems = con.execute(
+        " UNION ALL ".join(f'SELECT log_id, role, line, reason, "column" FROM ({q})' for q in queries)
+        + " ORDER BY log_id, role = 'scores', line"
+    ).fetchall()
+    for log_id, role, line, reason, column in problems:
+        if log_id not in errors:
+            path = getattr(pairs[log_id], role).path
+            errors[log_id] = LogFormatError(path, line, reason, column)
     return errors
 
 
@@ -319,31 +344,33 @@ def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
         pair.outcome = "replaced" if old else "new"
 
 
-def _record(con: duckdb.DuckDBPyConnection, pair: Pair, game: str, rows: dict[str, int]) -> None:
-    for log in pair.files:
-        error = pair.error if pair.error and Path(pair.error.path) == log.path else None
-        con.execute(
-            """
-            INSERT INTO manifest VALUES (?, ?, ?, ?, ?, ?, ?, now(), ?, ?, ?)
-            ON CONFLICT (path) DO UPDATE SET
-                stem = excluded.stem, game = excluded.game, role = excluded.role,
-                sha256 = excluded.sha256, bytes = excluded.bytes, rows = excluded.rows,
-                ingested_at = excluded.ingested_at, outcome = excluded.outcome,
-                log_id = coalesce(excluded.log_id, manifest.log_id), error = excluded.error
-            """,
-            [
-                str(log.path),
-                pair.stem,
-                game or None,
-                log.role,
-                log.sha256 or None,
-                log.bytes,
-                rows.get(log.role),
-                pair.outcome,
-                None if pair.outcome == "rejected" else pair.log_id,
-                str(error or pair.error) if pair.error else None,
-            ],
-        )
+def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
+    """Upsert every file of these pairs into the manifest, in one statement."""
+    rows = []
+    for pair in pairs:
+        landed = pair.outcome != "rejected"
+        for log in pair.files:
+            rows.append({
+                "path": str(log.path), "stem": pair.stem, "game": pair.game or None,
+                "role": log.role, "sha256": log.sha256 or None, "bytes": log.bytes,
+                "rows": log.lines if landed else None, "outcome": pair.outcome,
+                "log_id": pair.log_id if landed else None,
+                "error": str(pair.error) if pair.error else None,
+            })
+    con.register("manifest_batch", pa.Table.from_pylist(rows, schema=MANIFEST_ROW))
+    con.execute(
+        """
+        INSERT INTO manifest
+        SELECT path, stem, game, role, sha256, bytes, rows, now(), outcome, log_id, error
+        FROM manifest_batch
+        ON CONFLICT (path) DO UPDATE SET
+            stem = excluded.stem, game = excluded.game, role = excluded.role,
+            sha256 = excluded.sha256, bytes = excluded.bytes, rows = excluded.rows,
+            ingested_at = excluded.ingested_at, outcome = excluded.outcome,
+            log_id = coalesce(excluded.log_id, manifest.log_id), error = excluded.error
+        """
+    )
+    con.unregister("manifest_batch")
 
 
 def _land(
@@ -409,13 +436,17 @@ def _land(
                     for p in good
                 ],
             )
-        for pair in batch:
-            rows = {"turns": pair.turns.lines, "scores": pair.scores.lines}
-            _record(con, pair, module.GAME, rows if pair.outcome != "rejected" else {})
+        _record(con, batch)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+def _read(batch: list[Pair]) -> None:
+    for pair in batch:
+        for log in pair.files:
+            log.read()
 
 
 def _batches(pairs: list[Pair]) -> Iterable[list[Pair]]:
@@ -448,34 +479,34 @@ def ingest(
     summary = Summary(pairs=pairs, orphans=missing + orphans)
     formats = {name: module.FORMAT for name, module in modules.items()}
     done_files = done_rows = 0
-    by_game: dict[str, list[Pair]] = {}
-    for batch in _batches(pairs):
-        for pair in batch:
-            for log in pair.files:
-                log.read()
-            problem = pair.turns.problem or pair.scores.problem
-            if problem:
-                pair.reject(problem)
-                continue
-            found = game or detect_game(pair, formats)
-            if isinstance(found, LogFormatError):
-                pair.reject(found)
-            else:
-                pair.game = found
-                by_game.setdefault(found, []).append(pair)
-        rejected = [p for p in batch if p.outcome == "rejected"]
-        if rejected:
-            con.execute("BEGIN TRANSACTION")
-            for pair in rejected:
-                _record(con, pair, pair.game, {})
-            con.execute("COMMIT")
-        for name, group in by_game.items():
-            _known_logs(con, group)
-            _land(con, modules[name], group, summary)
-        by_game.clear()
-        done_files += 2 * len(batch)
-        done_rows += sum(p.turns.lines + p.scores.lines for p in batch)
-        if progress:
-            progress(done_files, done_rows)
+    batches = list(_batches(pairs))
+    # Reading and hashing the next batch overlaps with DuckDB landing this one.
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        ahead = reader.submit(_read, batches[0]) if batches else None
+        for number, batch in enumerate(batches):
+            ahead.result()
+            if number + 1 < len(batches):
+                ahead = reader.submit(_read, batches[number + 1])
+            by_game: dict[str, list[Pair]] = {}
+            for pair in batch:
+                problem = pair.turns.problem or pair.scores.problem
+                found = problem or game or detect_game(pair, formats)
+                if isinstance(found, LogFormatError):
+                    pair.reject(found)
+                else:
+                    pair.game = found
+                    by_game.setdefault(found, []).append(pair)
+            rejected = [p for p in batch if p.outcome == "rejected"]
+            if rejected:
+                con.execute("BEGIN TRANSACTION")
+                _record(con, rejected)
+                con.execute("COMMIT")
+            for name, group in by_game.items():
+                _known_logs(con, group)
+                _land(con, modules[name], group, summary)
+            done_files += 2 * len(batch)
+            done_rows += sum(p.turns.lines + p.scores.lines for p in batch)
+            if progress:
+                progress(done_files, done_rows)
     summary.seconds = time.perf_counter() - started
     return summary

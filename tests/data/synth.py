@@ -24,7 +24,7 @@ def twentyone_game(
     points = {pid: 10000 for pid in ids}
     turns, scores = [], []
     for r in range(1, rounds + 1):
-        shoe = rng.sample(DECK, 40)
+        shoe = rng.sample(DECK, 52)
         upcard = shoe.pop()
         bids = {pid: rng.randrange(10, 101) for pid in ids}
         turns += [twentyone.Turn(r, (), pid, pid == me, 0, "Bid", bids[pid], upcard) for pid in ids]

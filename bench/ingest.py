@@ -1,0 +1,127 @@
+"""Ingest speed: `mine ingest` against DuckDB's bare `read_csv` of the same files.
+
+Writes (once, then reuses) a synthetic TwentyOne corpus with the project's writers — at
+least 1 GB in at least 1,000 file pairs — then, in this run, times (a) DuckDB reading the
+same files into bare tables and (b) `mine ingest` into a fresh warehouse, each in its own
+process so that each one's peak memory can be read. Prints rows/s, the ratio b/a and the
+peak memory, and writes them to bench/results/ingest.json.
+
+    .venv/bin/python bench/ingest.py [--gigabytes 1.0] [--pairs 1300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from parsers import twentyone  # noqa: E402
+from tests.data import synth  # noqa: E402
+
+CORPUS = ROOT / "bench" / "corpus" / "twentyone"
+RESULTS = ROOT / "bench" / "results" / "ingest.json"
+
+
+def _write_game(args: tuple[int, int]) -> int:
+    index, rounds = args
+    turns, scores = synth.twentyone_game(random.Random(index), rounds=rounds, players=10)
+    turn_path, score_path = synth.write_pair(CORPUS, f"{1600000000 + index}", twentyone, turns, scores)
+    return turn_path.stat().st_size + score_path.stat().st_size
+
+
+def corpus(gigabytes: float, pairs: int) -> tuple[list[Path], int]:
+    """The corpus's files and bytes, written now if what is on disk is smaller."""
+    files = sorted(CORPUS.glob("*.csv")) if CORPUS.exists() else []
+    size = sum(f.stat().st_size for f in files)
+    if size >= gigabytes * 1e9 and len(files) >= 2 * pairs:
+        return files, size
+    rounds = max(1, int(gigabytes * 1e9 / pairs / 780))  # ~780 bytes per 10-player round
+    started = time.perf_counter()
+    with Pool(2) as pool:
+        size = sum(pool.imap_unordered(_write_game, [(i, rounds) for i in range(pairs)], 8))
+    print(f"wrote corpus: {pairs} pairs, {size / 1e9:.2f} GB in {time.perf_counter() - started:.0f} s")
+    return sorted(CORPUS.glob("*.csv")), size
+
+
+BARE = """
+import duckdb, glob, resource, sys, time
+from parsers import twentyone
+def columns(fmt):
+    return '{' + ', '.join(f"'{c.name}': '{c.sql_type}'" for c in fmt.columns) + '}'
+folder, db = sys.argv[1], sys.argv[2]
+turns = sorted(f for f in glob.glob(folder + '/*.csv') if not f.endswith('-score.csv'))
+scores = sorted(glob.glob(folder + '/*-score.csv'))
+con = duckdb.connect(db)
+con.execute('SET enable_progress_bar = false')
+started = time.perf_counter()
+for name, files, fmt in (('turns', turns, twentyone.TURNS), ('scores', scores, twentyone.SCORES)):
+    con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_csv(?, header = false, columns = {columns(fmt)})", [files])
+seconds = time.perf_counter() - started
+rows = con.execute('SELECT (SELECT count(*) FROM turns) + (SELECT count(*) FROM scores)').fetchone()[0]
+print(seconds, rows, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+MINE = """
+import json, resource, sys, time
+from pipeline.cli import app
+started = time.perf_counter()
+try:
+    app(['ingest', sys.argv[1], '--db', sys.argv[2], '--json'], standalone_mode=False)
+except SystemExit:
+    pass
+seconds = time.perf_counter() - started
+print(seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+"""
+
+
+def run(code: str, *args: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True,
+                          text=True, check=True)
+    return done.stdout + "\n" + done.stderr
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gigabytes", type=float, default=1.0)
+    parser.add_argument("--pairs", type=int, default=1300)
+    options = parser.parse_args()
+    files, size = corpus(options.gigabytes, options.pairs)
+    scratch = ROOT / "bench" / "corpus"
+    for db in ("bare.duckdb", "mine.duckdb"):
+        for leftover in scratch.glob(db + "*"):
+            leftover.unlink()
+
+    bare_seconds, rows, bare_kb = map(float, run(BARE, str(CORPUS), str(scratch / "bare.duckdb")).split()[:3])
+    out = run(MINE, str(CORPUS), str(scratch / "mine.duckdb"))
+    summary = json.loads(out[: out.rindex("}") + 1])
+    mine_seconds, mine_kb = map(float, out.strip().splitlines()[-1].split())
+    mine_rows = sum(summary["rows"].values())
+    assert summary["ok"] and summary["pairs"]["new"] == len(files) // 2, summary["errors"][:3]
+
+    result = {
+        "corpus": {"pairs": len(files) // 2, "bytes": size, "rows": int(rows)},
+        "read_csv": {"seconds": round(bare_seconds, 2), "rows_per_s": round(rows / bare_seconds),
+                     "peak_mb": round(bare_kb / 1024)},
+        "mine_ingest": {"seconds": round(mine_seconds, 2), "rows_per_s": round(rows / mine_seconds),
+                        "peak_mb": round(mine_kb / 1024), "table_rows": mine_rows},
+        "ratio": round(bare_seconds / mine_seconds, 3),
+        "goal": {"ratio_at_least": 0.5, "peak_mb_below": 1024},
+    }
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"corpus: {len(files) // 2} pairs, {size / 1e9:.2f} GB, {int(rows):,} rows")
+    print(f"(a) DuckDB read_csv: {bare_seconds:.1f} s, {rows / bare_seconds:,.0f} rows/s, peak {bare_kb / 1024:.0f} MB")
+    print(f"(b) mine ingest:     {mine_seconds:.1f} s, {rows / mine_seconds:,.0f} rows/s, peak {mine_kb / 1024:.0f} MB")
+    print(f"ratio b/a: {result['ratio']:.0%} of read_csv's rows/s (goal ≥ 50 %)")
+
+
+if __name__ == "__main__":
+    main()

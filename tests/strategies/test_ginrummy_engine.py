@@ -1,0 +1,386 @@
+"""The Gin Rummy reference engine: rule enforcement, scoring, and the real logs replayed."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from parsers.cards import Card, parse_course
+from parsers.ginrummy import read_scores, read_turns
+from strategies.engines.ginrummy import (
+    Deal,
+    FunctionPlayer,
+    GinRummyRules,
+    GinRummyState,
+    Play,
+    play_game,
+    round_points,
+    scores_for,
+    turns_for,
+    write_game,
+)
+from strategies.melds import MeldSolver
+from tests.strategies.ginrummy_replay import (
+    Scripted,
+    deal_of,
+    declarations,
+    explain,
+    real_pairs,
+    rounds_of,
+)
+
+REAL = Path(__file__).resolve().parents[2] / "examples" / "logs" / "ginrummy"
+RULES = GinRummyRules()
+SOLVER = MeldSolver()
+
+
+def cards(text: str) -> tuple[Card, ...]:
+    return tuple(parse_course(part) for part in text.split())
+
+
+# Seat 0 holds three melds and a 4 (deadwood 4 + whatever it draws); seat 1 holds junk.
+MELDED = cards("SA S2 S3 H5 H6 H7 C9 D9 S9 D4")
+JUNK = cards("CK DQ HJ C2 D6 H10 SQ C8 HK DJ")
+UPCARD = parse_course("C4")
+STOCK = cards("HA C3 D2 H3 S5 C5 S6 D7 CA DA")
+
+
+def dealt(stock: tuple[Card, ...] = STOCK, first: int = 0) -> list[Deal]:
+    return [Deal(first, (MELDED, JUNK), UPCARD, stock)]
+
+
+def scripted_state(rules: GinRummyRules = RULES, stock: tuple[Card, ...] = STOCK) -> GinRummyState:
+    return GinRummyState(rules, np.random.default_rng(0), SOLVER, deals=dealt(stock))
+
+
+def drop_round(state: GinRummyState) -> None:
+    """Both players take the stock and drop their oldest card, once each."""
+    for _ in range(2):
+        state.apply_action("stock")
+        state.apply_action(Play("drop", state.hands[state.player][-1]))
+
+
+# --- rule enforcement --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("plays", "reason"),
+    [
+        (
+            lambda s: [("stock", Play("drop", parse_course("HA")))],
+            "Cannot play the last drawn card",
+        ),
+        (lambda s: [("discard", Play("drop", UPCARD))], "Cannot play the last drawn card"),
+        (
+            lambda s: [("stock", Play("drop", parse_course("CQ")))],
+            "Card played wasn't in player's hand",
+        ),
+        (lambda s: [("stock", Play("knock", parse_course("D4")))], "Called on first turn"),
+        (
+            lambda s: [
+                ("stock", Play("drop", parse_course("D4"))),
+                ("stock", Play("knock", parse_course("CK"))),
+            ],
+            "Called on first turn",
+        ),
+        (lambda s: [("stock", ("fold", parse_course("D4")))], "act must be gin, knock or drop"),
+        (lambda s: [("heap", None)], "draw must be 'stock' or 'discard'"),
+    ],
+)
+def test_invalid_plays_end_the_game_with_their_reason(plays, reason):
+    state = scripted_state()
+    for draw, play in plays(state):
+        state.apply_action(draw)
+        if not state.is_terminal():
+            state.apply_action(play)
+    assert state.is_terminal()
+    assert state.invalid is not None and state.invalid.reason.startswith(reason)
+    assert state.returns()[state.invalid.seat] == -1.0
+
+
+def test_knock_over_the_limit_and_gin_with_deadwood_are_rejected():
+    over = scripted_state()
+    drop_round(over)
+    over.apply_action("stock")  # seat 0 draws D2 into SA S2 S3 H5 H6 H7 C9 D9 S9 HA
+    assert SOLVER.deadwood_of([*over.hands[0], over.picked]) > 0
+    over.apply_action(Play("gin", over.hands[0][-1]))
+    assert over.invalid is not None and over.invalid.reason == "Called gin with remaining deadwood"
+    junk = scripted_state()
+    drop_round(junk)
+    junk.apply_action("stock")
+    junk.apply_action(Play("drop", junk.hands[0][-1]))
+    junk.apply_action("stock")
+    junk.apply_action(Play("knock", junk.hands[1][-1]))
+    assert junk.invalid is not None and junk.invalid.seat == 1
+    assert junk.invalid.reason.startswith("Knocked with more than 10 points")
+
+
+def test_legal_actions_only_offer_allowed_calls():
+    state = scripted_state()
+    state.apply_action("stock")
+    assert all(play.act == "drop" for play in state.legal_actions())  # first turn
+    assert all(play.card != state.picked for play in state.legal_actions())
+    state.apply_action(Play("drop", parse_course("D4")))
+    state.apply_action("stock")
+    state.apply_action(Play("drop", state.hands[1][-1]))
+    state.apply_action("stock")  # seat 0: SA S2 S3 H5 H6 H7 C9 D9 S9 HA + D2 → may knock
+    calls = {play for play in state.legal_actions() if play.act != "drop"}
+    assert calls, "a 3-deadwood hand may knock"
+    for play in calls:
+        left = [card for card in (*state.hands[0], state.picked) if card != play.card]
+        assert SOLVER.deadwood_of(left) <= 10
+        assert play.act != "gin" or SOLVER.deadwood_of(left) == 0
+
+
+@pytest.mark.parametrize(
+    ("declared", "reason"),
+    [
+        ([cards("SA S2 S3"), cards("H5 H6 H7"), cards("C9 D9 S9")], "did not declare"),
+        ([cards("SA S2 S3 H5"), cards("H6 H7 C9"), cards("D9 S9"), cards("H3")], "SA S2 S3 H5"),
+        ([cards("SA S2 S3"), cards("S3 S2 SA")], "used twice"),
+        ([cards("SA S2 CK")], "not in the hand"),
+    ],
+)
+def test_bad_declarations_are_rejected(declared, reason):
+    state = scripted_state()
+    state.apply_action("stock")  # HA
+    state.apply_action(Play("drop", parse_course("D4")))
+    state.apply_action("stock")  # C3, seat 1
+    state.apply_action(Play("drop", parse_course("CK")))
+    state.apply_action("stock")  # D2: SA S2 S3 H5 H6 H7 C9 D9 S9 D2 knocks with 2
+    state.apply_action(Play("knock", parse_course("HA")))
+    assert not state.is_terminal() and state.caller == 0
+    state.apply_action(declared)
+    assert state.invalid is not None and reason in state.invalid.reason
+
+
+def test_a_declaration_over_the_knock_limit_is_rejected_at_the_melds():
+    state = scripted_state()
+    state.apply_action("stock")  # HA
+    state.apply_action(Play("drop", parse_course("D4")))
+    state.apply_action("stock")  # C3
+    state.apply_action(Play("drop", parse_course("CK")))
+    state.apply_action("stock")  # D2
+    state.apply_action(Play("knock", parse_course("HA")))
+    hand = state.hands[0]
+    state.apply_action([(card,) for card in hand])  # everything as deadwood
+    assert state.invalid is not None and state.invalid.reason.startswith(
+        "Knocked with more than 10"
+    )
+
+
+def _bot(pick=None, play=None):
+    def default_pick(top, scores, memory, opponent_draw, hand):
+        return "stock", "m"
+
+    def default_play(picked, scores, memory, hand):
+        return ("drop", hand[0]), "m"
+
+    return FunctionPlayer(
+        pick or default_pick, play or default_play, lambda s, m, hand: SOLVER.melds_of(hand)
+    )
+
+
+def test_memory_over_the_limit_and_slow_calls_forfeit():
+    big = _bot(pick=lambda top, scores, memory, draw, hand: ("stock", "x" * 10_001))
+    record = play_game(RULES, [_bot(), big], np.random.default_rng(1), SOLVER)
+    assert record.invalid is not None and record.invalid.seat == 1
+    assert record.invalid.reason.startswith("Memory is too large")
+    exact = _bot(pick=lambda top, scores, memory, draw, hand: ("stock", "x" * 10_000))
+    assert play_game(RULES, [exact, _bot()], np.random.default_rng(1), SOLVER).invalid is None
+
+    def slow(picked, scores, memory, hand):
+        time.sleep(0.02)
+        return ("drop", hand[0]), "m"
+
+    quick = GinRummyRules(time_limit=0.005)
+    record = play_game(quick, [_bot(play=slow), _bot(play=slow)], np.random.default_rng(1), SOLVER)
+    assert record.invalid is not None and record.invalid.reason == "Took too long to play"
+
+
+def test_player_interface_sees_scores_memory_and_opponent_draws():
+    seen = []
+
+    def pick(top, scores, memory, opponent_draw, hand):
+        seen.append((scores, memory, opponent_draw, len(hand)))
+        return "discard", f"{len(seen)}"
+
+    def play(picked, scores, memory, hand):
+        assert picked not in hand and memory == f"{len(seen)}"
+        return ("drop", hand[0]), memory
+
+    record = play_game(
+        RULES,
+        [FunctionPlayer(pick, play, lambda s, m, h: SOLVER.melds_of(h)), _bot()],
+        np.random.default_rng(5),
+        SOLVER,
+    )
+    assert record.invalid is None
+    assert seen[0][1] is None and seen[0][3] == 10
+    assert {draw for _, _, draw, _ in seen[1:]} <= {"stock", None}
+    totals = [0, 0]
+    starts = {(0, 0)}
+    for game_round in record.rounds:
+        totals = [totals[0] + game_round.points[0], totals[1] + game_round.points[1]]
+        starts.add((totals[0], totals[1]))
+    assert {scores for scores, *_ in seen} <= starts
+
+
+# --- scoring -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("act", "caller", "opponent", "points"),
+    [
+        ("gin", 0, 17, (42, 0)),
+        ("knock", 4, 19, (15, 0)),
+        ("knock", 8, 5, (0, 13)),  # undercut
+        ("knock", 6, 6, (0, 10)),  # a tie is an undercut
+        ("drop", 40, 12, (0, 38)),  # stock-out: the last player counts as having knocked
+        ("drop", 3, 30, (27, 0)),
+    ],
+)
+def test_round_points(act, caller, opponent, points):
+    assert round_points(RULES, act, caller, opponent) == points
+
+
+def test_stock_out_makes_the_last_player_the_caller():
+    state = scripted_state(stock=cards("HA C3 D2"))
+    for _ in range(3):
+        state.apply_action("stock")
+        state.apply_action(Play("drop", state.hands[state.player][-1]))
+    # seat 0 drew HA and D2, seat 1 C3; the stock is empty after seat 0's second play.
+    assert state.caller == 0 and state.phase.value == "melds"
+    for _ in range(2):
+        state.apply_action(state.legal_actions()[0])
+    (game_round,) = state.rounds
+    zero = SOLVER.deadwood_of(state.hands[0])
+    one = SOLVER.deadwood_of(state.hands[1])
+    assert game_round.ending == "Drop" and game_round.caller == 0
+    assert game_round.points == round_points(RULES, "drop", zero, one)
+
+
+def test_play_cap_ends_the_round_as_a_drop():
+    state = GinRummyState(
+        GinRummyRules(play_cap=4), np.random.default_rng(0), SOLVER, deals=dealt()
+    )
+    for _ in range(4):
+        state.apply_action("discard")
+        hand = state.hands[state.player]
+        state.apply_action(Play("drop", next(card for card in hand if card != state.picked)))
+    assert state.phase.value == "melds" and state.caller == 1 and len(state.stock) == len(STOCK)
+
+
+def test_games_run_to_the_target_with_differing_totals_and_alternate_dealers():
+    from strategies.bots.ginrummy import make_bot
+
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        record = play_game(
+            RULES,
+            [make_bot("simple", rng, RULES, SOLVER), make_bot("random", rng, RULES, SOLVER)],
+            rng,
+            SOLVER,
+        )
+        assert record.invalid is None
+        assert max(record.totals) >= 100 and record.totals[0] != record.totals[1]
+        before = [sum(r.points[s] for r in record.rounds[:-1]) for s in (0, 1)]
+        assert max(before) < 100 or before[0] == before[1]
+        firsts = [game_round.turns[0].seat for game_round in record.rounds]
+        assert all(a != b for a, b in zip(firsts, firsts[1:], strict=False))
+
+
+def test_rules_from_settings():
+    rules = GinRummyRules.from_settings(
+        ["knock_limit=5", "first_player=random", "declare_every_card=false"]
+    )
+    assert (rules.knock_limit, rules.first_player, rules.declare_every_card) == (5, "random", False)
+    for bad in (["knock_limit=x"], ["nope=1"], ["first_player=dealer"], ["knock_limit"]):
+        with pytest.raises(ValueError):
+            GinRummyRules.from_settings(bad)
+
+
+# --- the real logs -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("turn_path", "score_path"), real_pairs(REAL), ids=lambda p: p.stem)
+def test_real_logs_hold_the_invariants(turn_path, score_path):
+    turns, scores = list(read_turns(turn_path)), list(read_scores(score_path))
+    rounds = rounds_of(turns)
+    assert sorted(rounds) == [score.round for score in scores]
+    for score in scores:
+        rows = rounds[score.round]
+        for row in rows:
+            assert row.hand[0] == row.picked and row.discarded not in row.hand
+        for before, after in zip(rows, rows[1:], strict=False):
+            assert after.discard_top == before.discarded and after.mine != before.mine
+        for mine in (True, False):
+            own = [row for row in rows if row.mine == mine]
+            for before, after in zip(own, own[1:], strict=False):
+                # the server kept the hand's order: the picked card, then the rest as it was
+                assert after.hand == (
+                    after.picked,
+                    *(c for c in before.hand if c != after.discarded),
+                )
+        assert score.last_mine == rows[-1].mine
+        stock_draws = sum(not row.from_discard for row in rows)
+        if score.ending == "Drop":
+            assert stock_draws == 31 and not rows[-1].from_discard
+        else:
+            assert stock_draws < 31 and len(rows) > RULES.call_ban_plays
+            limit = 0 if score.ending == "Gin" else RULES.knock_limit
+            assert SOLVER.deadwood_of(rows[-1].hand) <= limit
+
+
+def test_real_scores_follow_the_scoring_rules():
+    optimal = explained = total = 0
+    for turn_path, score_path in real_pairs(REAL):
+        rounds = rounds_of(list(read_turns(turn_path)))
+        for score in read_scores(score_path):
+            rows = rounds[score.round]
+            total += 1
+            fit = explain(rows, score)
+            if fit is None:
+                continue
+            explained += 1
+            mine = next(row for row in reversed(rows) if row.mine).hand
+            theirs = next(row for row in reversed(rows) if not row.mine).hand
+            optimal += fit == (SOLVER.deadwood_of(mine), SOLVER.deadwood_of(theirs))
+    assert total == 112
+    assert explained == total  # every score row is what some valid pair of declarations gives
+    assert optimal == 86  # and 86 of them are what the least-deadwood declarations give
+
+
+@pytest.mark.parametrize(("turn_path", "score_path"), real_pairs(REAL), ids=lambda p: p.stem)
+def test_engine_replays_real_logs_byte_for_byte(turn_path, score_path, tmp_path):
+    turns, scores = list(read_turns(turn_path)), list(read_scores(score_path))
+    rounds = rounds_of(turns)
+    deals, declared, endings = [], ([], []), {}
+    for score in scores:
+        rows = rounds[score.round]
+        deals.append(deal_of(rows))
+        endings[score.round] = (score.ending, rows[-1])
+        fit = explain(rows, score)
+        assert fit is not None
+        for seat, mine, deadwood in ((0, True, fit[0]), (1, False, fit[1])):
+            hand = next(row for row in reversed(rows) if row.mine == mine).hand
+            declared[seat].append(declarations(hand)[deadwood])
+    players = [
+        Scripted([row for row in turns if row.mine], declared[0], endings),
+        Scripted([row for row in turns if not row.mine], declared[1], endings),
+    ]
+    record = play_game(RULES, players, np.random.default_rng(0), SOLVER, deals=deals)
+    assert record.invalid is None
+    assert turns_for(record, 0) == turns and scores_for(record, 0) == scores
+    assert len(record.rounds) == len(scores)  # the game ended where the server's did
+    written = write_game(record, 0, tmp_path, "replay")
+    assert written[0].read_bytes() == turn_path.read_bytes()
+    assert written[1].read_bytes() == score_path.read_bytes()
+    flipped = write_game(record, 1, tmp_path, "other")
+    assert [t.mine for t in read_turns(flipped[0])] == [not t.mine for t in turns]
+    assert [(s.points, s.opponent_points) for s in read_scores(flipped[1])] == [
+        (s.opponent_points, s.points) for s in scores
+    ]

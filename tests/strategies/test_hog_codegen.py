@@ -1,0 +1,74 @@
+"""Generated Hog players: one standard-library file, the table as literals, provenance."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+import pytest
+
+from strategies.bots.hog import BASELINES
+from strategies.codegen.hog import module_source, write_module
+from strategies.engines.hog import HogRules
+from strategies.hog_exact import TurnModel, optimal, report_card
+
+RULES = HogRules(goal=40)
+TABLE = optimal(TurnModel.from_rules(RULES)).table[0]
+METADATA = {
+    "game": "hog",
+    "fingerprint": "ab" * 32,
+    "rows": 1234,
+    "games": 56,
+    "method": "best-response",
+    "settings": {"against": "always_roll:6"},
+    "learned": {
+        "goal": 40,
+        "dice_sides": 6,
+        "fair_die": True,
+        "sow_sad": True,
+        "square_swine": True,
+    },
+}
+
+
+def _load(source: str) -> dict:
+    namespace: dict = {}
+    exec(compile(source, "player.py", "exec"), namespace)
+    return namespace
+
+
+def test_module_embeds_the_table_and_plays_it(tmp_path):
+    card = report_card(TABLE, RULES, BASELINES)
+    source = write_module(tmp_path / "p.py", TABLE, METADATA, card)
+    assert (tmp_path / "p.py").read_text() == source
+    tree = ast.parse(source)
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+    player = _load(source)
+    assert player["STRATEGY_TABLE"] == tuple(tuple(int(k) for k in row) for row in TABLE)
+    assert all(player["final_strategy"](s, o) == TABLE[s, o] for s in range(40) for o in range(40))
+    assert player["final_strategy"](250, -3) == TABLE[39, 0]
+
+
+def test_docstring_states_provenance_and_validation():
+    card = report_card(TABLE, RULES, ["always_roll:6"])
+    doc = ast.get_docstring(ast.parse(module_source(TABLE, METADATA, card)))
+    assert "games: 56" in doc and "rows: 1234" in doc and "ab" * 32 in doc
+    assert "best-response" in doc and "against: always_roll:6" in doc
+    figure = f"{card['against']['always_roll:6']['average']:.6f}"
+    assert "vs always_roll:6: " in doc and figure in doc
+    assert "optimal guaranteed" in doc
+
+
+@pytest.mark.parametrize("player_id", ['x"""; import os', "a\\nb", "<script>"])
+def test_log_text_never_reaches_the_code(player_id):
+    metadata = {**METADATA, "settings": {"against": player_id}}
+    source = module_source(TABLE, metadata, None)
+    assert player_id not in source
+    assert "against: (not shown)" in source
+    assert _load(source)["final_strategy"](0, 0) == TABLE[0, 0]
+
+
+def test_the_table_must_be_whole_numbers():
+    bad = np.full((3, 3), 2)
+    source = module_source(bad, METADATA, None)
+    assert _load(source)["STRATEGY_TABLE"] == ((2, 2, 2),) * 3

@@ -1,0 +1,397 @@
+"""TwentyOne engine: hand values and classes, settlement, legality, the round's flow."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parsers.cards import DECK, hand_value, parse_course
+from strategies.bots.twentyone import BOTS, make_bot
+from strategies.engines.twentyone import (
+    BUST,
+    CHARLIE,
+    CODE,
+    COMBO,
+    DOUBLE,
+    HIT,
+    INSURANCE,
+    SPLIT,
+    STAND,
+    Bid,
+    DoubleDown,
+    Hit,
+    IllegalAction,
+    Insurance,
+    Split,
+    Stand,
+    State,
+    TwentyOneRules,
+    classify,
+    hand_total,
+    play_game,
+    settle,
+)
+
+RULES = TwentyOneRules()
+cards_st = st.lists(st.integers(0, 51), min_size=1, max_size=8)
+
+
+def codes(text: str) -> list[int]:
+    return [CODE[parse_course(c)] for c in text.split()]
+
+
+def stacked(rules: TwentyOneRules, ids: list[str], deal: str, seed: int = 0) -> State:
+    """A state whose shoe deals `deal` first (seat order is whatever the seed makes it)."""
+    state = State(rules, ids, np.random.default_rng(seed))
+    state.shoe.stack(codes(deal))
+    return state
+
+
+def bid_all(state: State, amount: int = 10) -> None:
+    while state.is_bidding():
+        state.apply_action(Bid(amount))
+
+
+# --- values, classes, settlement ------------------------------------------------------------
+
+
+@given(cards_st)
+def test_hand_total_matches_the_card_module(hand: list[int]) -> None:
+    total, soft = hand_total(hand)
+    assert (total, bool(soft)) == hand_value([DECK[c] for c in hand])
+
+
+@given(st.integers(2, 8), st.integers(2, 31), st.booleans(), st.booleans())
+def test_classes_follow_the_spec(n: int, total: int, bust_first: bool, split: bool) -> None:
+    rules = RULES.replace(charlie_bust_first=bust_first)
+    cls = classify(n, total, rules, split=split)
+    if n == 2 and total == 21:
+        assert cls == COMBO
+    elif n >= 5 and (total <= 21 or not bust_first):
+        assert cls == CHARLIE
+    elif total > 21:
+        assert cls == BUST
+    else:
+        assert cls == total
+    assert BUST < 0 <= 21 < CHARLIE < COMBO
+    no_charlie = classify(n, total, RULES.replace(charlie=False))
+    assert no_charlie in (COMBO, BUST) or no_charlie == total
+
+
+def test_split_combo_setting() -> None:
+    casino = RULES.replace(combo_after_split=False)
+    assert classify(2, 21, casino, split=True) == 21
+    assert classify(2, 21, casino, split=False) == COMBO
+
+
+classes = st.sampled_from([BUST, *range(4, 22), CHARLIE, COMBO])
+
+
+@given(st.integers(1, 1000), classes, classes)
+def test_settlement(bid: int, player: int, dealer: int) -> None:
+    paid = settle(bid, player, dealer, RULES)
+    if player == BUST:
+        assert paid == 0
+    elif player == COMBO:
+        assert paid == (bid if dealer == COMBO else round(2.5 * bid))
+    elif player > dealer:
+        assert paid == 2 * bid
+    elif player == dealer:
+        assert paid == bid
+    else:
+        assert paid == 0
+
+
+def test_combo_rounds_like_haskell() -> None:
+    assert settle(11, COMBO, 20, RULES) == 28  # 27.5 → 28 (to even)
+    assert settle(13, COMBO, 20, RULES) == 32  # 32.5 → 32 (to even)
+
+
+# --- legality ----------------------------------------------------------------------------------
+
+
+def test_invalid_bids_are_rejected_with_a_reason() -> None:
+    state = State(RULES, ["a", "b"], np.random.default_rng(0))
+    with pytest.raises(IllegalAction, match="outside 10..100"):
+        state.apply_action(Bid(101))
+    with pytest.raises(IllegalAction, match="outside 10..100"):
+        state.apply_action(Bid(9))
+    with pytest.raises(IllegalAction, match="first action of a round is Bid"):
+        state.apply_action(Hit())
+    with pytest.raises(IllegalAction, match="not an action"):
+        state.apply_action("Hit")
+
+
+def test_poor_player_bids_all_it_has() -> None:
+    assert RULES.bid_range(7) == (7, 7)
+    assert RULES.bid_range(50) == (10, 50)
+    assert RULES.bid_range(5000) == (10, 100)
+
+
+def test_each_invalid_play_has_its_reason() -> None:
+    # player: S7 H7 (a pair), dealer up C5; then cards for the play
+    state = stacked(RULES, ["a"], "S7 H7 C5 D9 S2 S3 S4 S5 S6 S8")
+    bid_all(state)
+    with pytest.raises(IllegalAction, match="up card is not an ace"):
+        state.apply_action(Insurance(5))
+    with pytest.raises(IllegalAction, match="costs exactly 10"):
+        state.apply_action(DoubleDown(20))
+    with pytest.raises(IllegalAction, match="costs exactly 10"):
+        state.apply_action(Split(5))
+    with pytest.raises(IllegalAction, match="Bid after the bidding"):
+        state.apply_action(Bid(10))
+    state.apply_action(Hit())
+    with pytest.raises(IllegalAction, match="DoubleDown on a 3-card hand"):
+        state.apply_action(DoubleDown(10))
+    with pytest.raises(IllegalAction, match="Split without two cards of the same rank"):
+        state.apply_action(Split(10))
+
+
+def test_split_needs_the_same_rank_not_value() -> None:
+    state = stacked(RULES, ["a"], "SJ HK C5 D9")
+    bid_all(state)
+    assert state.why_illegal(SPLIT, 10) == "Split without two cards of the same rank"
+    assert state.why_illegal(STAND, 0) is None
+
+
+def test_doubledown_then_exactly_one_hit_and_a_stand() -> None:
+    state = stacked(RULES, ["a"], "S5 H6 C5 D9 S2 S10")
+    bid_all(state)
+    state.apply_action(DoubleDown(10))
+    assert state.points[0] == 10000 - 20
+    assert state.why_illegal(STAND, 0) == "Stand after DoubleDown: must Hit"
+    state.apply_action(Hit())
+    assert state.why_illegal(HIT, 0) == "Hit after DoubleDown: must Stand"
+    state.apply_action(Stand())
+    assert state.is_terminal() or state.round == 2
+
+
+def test_doubledown_on_a_combo_ends_at_once_and_pays_as_combo() -> None:
+    state = stacked(RULES.replace(rounds=1), ["a"], "SA HK C5 D9 S3")
+    bid_all(state)
+    assert state.why_illegal(HIT, 0).startswith("Hit on a Combo")
+    state.apply_action(DoubleDown(10))
+    assert state.is_terminal()
+    assert state.points[0] == 10000 - 20 + 50  # Combo on the doubled bid: 2.5 × 20
+
+
+def test_insurance_only_first_and_costs_half_the_bid() -> None:
+    rules = RULES.replace(rounds=1)
+    state = stacked(rules, ["a"], "S10 H9 CA DK")  # dealer: A (up) + K = Combo
+    bid_all(state, 21)
+    state.apply_action(Insurance(10))
+    assert state.points[0] == 10000 - 21 - 10
+    assert state.why_illegal(INSURANCE, 10) == "Insurance after the first action of the hand"
+    state.apply_action(Stand())
+    assert state.points[0] == 10000 - 21 - 10 + 42  # loses 19 v Combo, insurance 2 × bid
+    side = stacked(rules.replace(insurance_on_side_bet=True), ["a"], "S10 H9 CA DK")
+    bid_all(side, 21)
+    side.apply_action(Insurance(10))
+    side.apply_action(Stand())
+    assert side.points[0] == 10000 - 21 - 10 + 20  # the handout's reading: 2 × side bet
+
+
+def test_insurance_is_lost_when_the_dealer_does_not_play() -> None:
+    state = stacked(RULES.replace(rounds=1), ["a"], "S10 H6 CA DK SK")
+    bid_all(state, 20)
+    state.apply_action(Insurance(10))
+    state.apply_action(Hit())  # 26: bust, every hand bust, the dealer does not play
+    assert state.is_terminal()
+    assert state.points[0] == 10000 - 30
+    rows = state.records[0].rows
+    assert rows[-1] == ((codes("CA")[0],), -1, 0, STAND, 0)  # only the up card
+
+
+def test_split_resplit_and_hand_ids() -> None:
+    # S8 H8 split; hand 0 gets D8 (re-split), hand 1 gets C2 ...
+    deal = "S8 H8 C7 D10 D8 C2 S3 H4 S10 S9"
+    state = stacked(RULES.replace(rounds=1), ["a"], deal)
+    bid_all(state)
+    state.apply_action(Split(10))
+    assert [h.cards for h in state._hands[state._seat]] == [codes("S8 D8"), codes("H8 C2")]
+    state.apply_action(Split(10))  # re-split S8 D8: hand 0 = S8 S3, hand 2 = D8 H4
+    hands = state._hands[state._seat]
+    assert [h.hand_id for h in hands] == [0, 1, 2]
+    assert hands[2].cards == codes("D8 H4")
+    assert state.points[0] == 10000 - 30
+    state.apply_action(Stand())  # hand 0: S8 S3
+    state.apply_action(Hit())  # hand 1: H8 C2 + S10 = 20
+    state.apply_action(Stand())
+    state.apply_action(Stand())  # hand 2
+    ids = [(row[2], row[3]) for row in state.records[0].rows if row[1] >= 0]
+    assert ids[1:] == [(0, SPLIT), (0, SPLIT), (0, STAND), (1, HIT), (1, STAND), (2, STAND)]
+
+
+def test_hit_puts_the_card_in_front_and_no_row_after_a_bust() -> None:
+    state = stacked(RULES.replace(rounds=1), ["a"], "S10 H6 C7 D10 SK")
+    bid_all(state)
+    state.apply_action(Hit())
+    rows = state.records[0].rows
+    assert rows[1] == (tuple(codes("SK S10 H6")), 0, 0, HIT, 10)
+    assert rows[2] == ((codes("C7")[0],), -1, 0, STAND, 0)
+    assert len(rows) == 3
+
+
+def test_charlie_ends_the_hand_and_beats_the_dealer() -> None:
+    state = stacked(RULES.replace(rounds=1), ["a"], "S2 H3 C10 DQ S2 H2 D4")
+    bid_all(state)
+    for _ in range(3):
+        state.apply_action(Hit())
+    assert state.is_terminal()  # 5 cards, 13: Charlie, no Stand row
+    assert state.points[0] == 10000 + 10  # Charlie beats the dealer's 20
+
+
+def test_dealer_hits_soft_17_only_when_told() -> None:
+    deal = "S10 H9 CA D6 S2"  # dealer A + 6 = soft 17
+    stands = stacked(RULES.replace(rounds=1), ["a"], deal)
+    bid_all(stands)
+    stands.apply_action(Stand())
+    hits = stacked(RULES.replace(rounds=1, dealer_hits_soft_17=True), ["a"], deal)
+    bid_all(hits)
+    hits.apply_action(Stand())
+    assert len(stands.records[0].rows[-1][0]) == 2
+    assert len(hits.records[0].rows[-1][0]) == 3
+
+
+def test_the_shoe_reshuffles_mid_round() -> None:
+    state = State(RULES.replace(decks=1, rounds=40), ["a", "b"], np.random.default_rng(1))
+    seen = 0
+    while not state.is_terminal():
+        if state.is_bidding():
+            state.apply_action(Bid(10))
+        else:
+            state.apply_action(Stand())
+        seen += 1
+    assert state.shoe.shuffles >= 2
+    dealt = [c for r in state.records for row in r.rows for c in row[0] if row[1] == -1]
+    assert dealt
+
+
+# --- players, disqualification, standings ------------------------------------------------------
+
+
+def _game(rules: TwentyOneRules, players: dict, seed: int = 0) -> State:
+    return play_game(rules, players, np.random.default_rng(seed))
+
+
+def always(action):
+    def play(upcard, points, infos, player_id, memory, hand):
+        if upcard is None:
+            return Bid(10), ""
+        return action, ""
+
+    return play
+
+
+@pytest.mark.parametrize(
+    ("action", "reason"),
+    [
+        (Insurance(5), "Insurance"),
+        (Split(10), "Split"),
+        (DoubleDown(99), "DoubleDown"),
+        ("Stand", "not an action"),
+    ],
+)
+def test_invalid_actions_disqualify_with_a_reason(action, reason) -> None:
+    state = _game(RULES.replace(rounds=30), {"bad": always(action), "ok": always(Stand())})
+    seat = state.ids.index("bad")
+    assert reason in state.disqualified[seat]
+    assert state.disqualified[state.ids.index("ok")] is None
+    assert state.standings()[-1] == "bad"
+
+
+def test_slow_crashing_and_wordy_players_are_disqualified() -> None:
+    def slow(upcard, points, infos, player_id, memory, hand):
+        time.sleep(0.02)
+        return Bid(10), ""
+
+    def crash(*args):
+        raise RuntimeError("boom")
+
+    def wordy(upcard, points, infos, player_id, memory, hand):
+        return (Bid(10) if upcard is None else Stand()), "x" * 10001
+
+    rules = RULES.replace(rounds=3, decision_seconds=0.01)
+    state = _game(rules, {"slow": slow, "crash": crash, "wordy": wordy, "ok": always(Stand())})
+    why = dict(zip(state.ids, state.disqualified, strict=True))
+    assert "limit 0.01 s" in why["slow"]
+    assert why["crash"] == "raised RuntimeError: boom"
+    assert "memory of 10001 characters" in why["wordy"]
+    assert why["ok"] is None
+
+
+def test_player_sees_what_the_spec_promises() -> None:
+    seen = []
+
+    def spy(upcard, points, infos, player_id, memory, hand):
+        seen.append((upcard, points, infos, player_id, memory, hand))
+        return (Bid(10), "m") if upcard is None else (Stand(), "m")
+
+    _game(RULES.replace(rounds=2), {"me": spy, "other": always(Stand())})
+    upcard, points, infos, player_id, memory, hand = seen[0]
+    assert upcard is None and hand == () and memory is None and player_id == "me"
+    assert {p.player_id for p in points} == {"me", "other"}
+    upcard, _, _, _, memory, hand = seen[1]
+    assert upcard is not None and len(hand) == 2 and memory == "m"
+    last_infos = seen[-1][2]
+    assert last_infos and last_infos[-1].player_id == "dealer"
+
+
+def test_standings_rank_bankrupt_players_by_when() -> None:
+    state = State(RULES, ["a", "b", "c", "d"], np.random.default_rng(0))
+    points = {"a": 0, "b": 50, "c": 0, "d": 10}
+    bankrupt = {"a": 5, "c": 9}
+    state.points = [points[i] for i in state.ids]
+    state.bankrupt_round = [bankrupt.get(i) for i in state.ids]
+    assert state.standings() == ["b", "d", "c", "a"]
+
+
+def as_plain_function(bot):
+    """The bot through the spec's interface only (not a TablePolicy)."""
+
+    def play(upcard, points, infos, player_id, memory, hand):
+        return bot(upcard, points, infos, player_id, memory, hand)
+
+    return play
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 10_000))
+def test_fast_and_spec_paths_play_the_same_game(seed: int) -> None:
+    rules = RULES.replace(rounds=40)
+    names = list(BOTS)
+    ids = [str(i) for i in range(len(names))]
+
+    def bots():
+        rngs = np.random.default_rng(seed).spawn(len(names))
+        return {i: make_bot(n, r, rules) for i, n, r in zip(ids, names, rngs, strict=True)}
+
+    fast = play_game(rules, bots(), np.random.default_rng(seed + 1))
+    spec = play_game(
+        rules,
+        {i: as_plain_function(b) for i, b in bots().items()},
+        np.random.default_rng(seed + 1),
+    )
+    assert fast.records == spec.records
+    assert fast.disqualified == spec.disqualified == [None] * len(names)
+
+
+def test_points_are_conserved_by_the_rules() -> None:
+    """Whatever random players do, points never go negative and bankrupt players stop."""
+    rules = RULES.replace(rounds=300, starting_points=3000)
+    rngs = np.random.default_rng(3).spawn(4)
+    state = play_game(
+        rules,
+        {str(i): make_bot("random", r, rules) for i, r in enumerate(rngs)},
+        np.random.default_rng(4),
+    )
+    assert all(p >= 0 for p in state.points)
+    for record in state.records:
+        assert all(p >= 0 for p in record.points)
+    assert all(d is None for d in state.disqualified)
+    kinds = {row[3] for r in state.records for row in r.rows}
+    assert {HIT, STAND, DOUBLE, SPLIT, INSURANCE} <= kinds
