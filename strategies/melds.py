@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import combinations
 
 from parsers.cards import DECK, SUITS, Card, deadwood_points
@@ -27,7 +28,9 @@ Meld = tuple[Card, ...]
 SUIT_BITS = 13
 BLOCK = (1 << SUIT_BITS) - 1
 SUIT_INDEX = {suit: index for index, suit in enumerate(SUITS)}
-CARD_BITS: dict[Card, int] = {card: 1 << (SUIT_INDEX[card.suit] * 13 + card.rank - 1) for card in DECK}
+CARD_BITS: dict[Card, int] = {
+    card: 1 << (SUIT_INDEX[card.suit] * 13 + card.rank - 1) for card in DECK
+}
 BIT_CARDS: dict[int, Card] = {bit: card for card, bit in CARD_BITS.items()}
 VALUES: tuple[int, ...] = tuple(deadwood_points(BIT_CARDS[1 << index]) for index in range(52))
 SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39  # copies a 13-bit rank mask into all four suits
@@ -89,6 +92,7 @@ def meld_kind(cards: Sequence[Card], sizes: MeldSizes = DEFAULT_SIZES) -> str | 
     return None
 
 
+@cache
 def all_meld_masks(sizes: MeldSizes = DEFAULT_SIZES) -> tuple[int, ...]:
     melds = []
     for rank in range(1, 14):
@@ -113,6 +117,21 @@ class Discards:
     cards: tuple[Card, ...]
 
 
+@cache
+def _block_values() -> tuple[int, ...]:
+    """Deadwood value of every 13-bit suit block (immutable, built once)."""
+    return tuple(mask_value(block) for block in range(1 << SUIT_BITS))
+
+
+@cache
+def _melds_by_lowest(sizes: MeldSizes) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """For each card, the (meld, value) pairs whose lowest card it is (immutable)."""
+    by_lowest: list[list[tuple[int, int]]] = [[] for _ in range(52)]
+    for meld in all_meld_masks(sizes):
+        by_lowest[(meld & -meld).bit_length() - 1].append((meld, mask_value(meld)))
+    return tuple(tuple(group) for group in by_lowest)
+
+
 @dataclass
 class MeldSolver:
     """Exact least-deadwood arrangements. Holds its memo (bounded), so keep one per user.
@@ -127,17 +146,18 @@ class MeldSolver:
 
     def __post_init__(self) -> None:
         self.melds = all_meld_masks(self.sizes)
-        self.meld_values = {meld: mask_value(meld) for meld in self.melds}
-        by_lowest: list[list[tuple[int, int]]] = [[] for _ in range(52)]
-        for meld in self.melds:
-            by_lowest[(meld & -meld).bit_length() - 1].append((meld, self.meld_values[meld]))
-        self._by_lowest = tuple(tuple(group) for group in by_lowest)
-        self._block_value = tuple(mask_value(block) for block in range(1 << SUIT_BITS))
+        self._by_lowest = _melds_by_lowest(self.sizes)
+        self._block_value = _block_values()
         self.deadwood = self._make_deadwood()
 
     # The hot path is a closure so that every name it touches is a local.
     def _make_deadwood(self) -> Callable[[int], int]:
-        memo, limit, by_lowest, block_value = self._memo, self.memo_limit, self._by_lowest, self._block_value
+        memo, limit, by_lowest, block_value = (
+            self._memo,
+            self.memo_limit,
+            self._by_lowest,
+            self._block_value,
+        )
         sizes, melds = self.sizes, self.melds
         fast = sizes.min_set == 3 and sizes.min_straight == 3
         start3 = 0
@@ -194,6 +214,10 @@ class MeldSolver:
             return total - best(cover) if cover else total
 
         return deadwood
+
+    def meldable(self, hand: int) -> int:
+        """The cards of `hand` (a mask) that belong to at least one meld inside it."""
+        return self._meldable(hand)
 
     def arrangement(self, hand: int) -> tuple[int, ...]:
         """The melds (as masks) of one least-deadwood arrangement; deterministic."""
@@ -269,7 +293,9 @@ def naive_deadwood(cards: Sequence[Card], sizes: MeldSizes = DEFAULT_SIZES) -> i
         for index in range(start, len(candidates)):
             meld = candidates[index]
             if not meld & used:
-                best = max(best, sum(map(deadwood_points, meld)) + most_melded(index + 1, used | meld))
+                best = max(
+                    best, sum(map(deadwood_points, meld)) + most_melded(index + 1, used | meld)
+                )
         return best
 
     return sum(map(deadwood_points, hand)) - most_melded(0, frozenset())

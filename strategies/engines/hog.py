@@ -70,6 +70,7 @@ class HogRules:
         return replace(self, **changes)
 
 
+DEFAULT_RULES = HogRules()
 RULE_FIELDS = ("goal", "dice_sides", "max_rolls", "sow_sad", "pig_tail", "square_swine")
 
 
@@ -100,7 +101,9 @@ def square_swine(score: int, rules: HogRules) -> int:
     return score
 
 
-def turn_points(num_rolls: int, outcomes: Sequence[int], opponent_score: int, rules: HogRules) -> int:
+def turn_points(
+    num_rolls: int, outcomes: Sequence[int], opponent_score: int, rules: HogRules
+) -> int:
     if num_rolls == 0:
         return tail_points(opponent_score)
     return roll_points(outcomes, rules)
@@ -159,7 +162,7 @@ def play_game(
     strategies: tuple[Strategy, Strategy],
     players: tuple[str, str],
     rng: np.random.Generator,
-    rules: HogRules = HogRules(),
+    rules: HogRules = DEFAULT_RULES,
     game: int = 1,
 ) -> tuple[list[Turn], Score]:
     """One game; `strategies[0]` (player `players[0]`) moves first."""
@@ -172,8 +175,17 @@ def play_game(
         outcomes = roll(num_rolls, rules, rng) if num_rolls > 0 else ()
         state, points = state.apply_action(num_rolls, outcomes)
         turns.append(
-            Turn(game, state.turn - 1, players[me], score, opponent, num_rolls, outcomes, points,
-                 state.scores[me])
+            Turn(
+                game,
+                state.turn - 1,
+                players[me],
+                score,
+                opponent,
+                num_rolls,
+                outcomes,
+                points,
+                state.scores[me],
+            )
         )
     first, second = state.scores
     return turns, Score(game, players[0], first, second, players[state.winner() or 0])
@@ -184,7 +196,7 @@ def play_match(
     players: tuple[str, str],
     games: int,
     rng: np.random.Generator,
-    rules: HogRules = HogRules(),
+    rules: HogRules = DEFAULT_RULES,
 ) -> tuple[list[Turn], list[Score]]:
     """`games` games; the first player alternates, `players[0]` moving first in game 1."""
     turns: list[Turn] = []
@@ -206,7 +218,7 @@ def play_match(
 # --- tables and the vectorised simulator ----------------------------------------------
 
 
-def as_table(strategy: Strategy | np.ndarray, rules: HogRules = HogRules()) -> np.ndarray:
+def as_table(strategy: Strategy | np.ndarray, rules: HogRules = DEFAULT_RULES) -> np.ndarray:
     """A strategy as its goal × goal table (row = my score, column = opponent's score)."""
     if isinstance(strategy, np.ndarray):
         table = strategy.astype(np.int64)
@@ -216,8 +228,10 @@ def as_table(strategy: Strategy | np.ndarray, rules: HogRules = HogRules()) -> n
             [[strategy(s, o) for o in range(goal)] for s in range(goal)], dtype=np.int64
         )
     if table.shape != (rules.goal, rules.goal):
-        raise ValueError(f"a table for goal {rules.goal} is {rules.goal}×{rules.goal}, "
-                         f"not {'×'.join(map(str, table.shape))}")
+        raise ValueError(
+            f"a table for goal {rules.goal} is {rules.goal}×{rules.goal}, "
+            f"not {'×'.join(map(str, table.shape))}"
+        )
     if table.min() < rules.min_rolls or table.max() > rules.max_rolls:
         raise ValueError(f"a table holds {rules.min_rolls}..{rules.max_rolls} dice")
     return table
@@ -255,17 +269,16 @@ def simulate_tables(
     tables: tuple[np.ndarray, np.ndarray],
     games: int,
     rng: np.random.Generator,
-    rules: HogRules = HogRules(),
+    rules: HogRules = DEFAULT_RULES,
     first: np.ndarray | None = None,
     record: bool = False,
 ) -> SimulationResult:
     """Play `games` games between table strategies A and B at once, one turn per step.
 
     `first[g]` is who moves first in game g (0 = A, 1 = B); by default A in even-indexed
-    games, so that game numbers 1, 3, … start with A. Each turn draws one integer
-    uniform below sides**max_rolls and reads its base-`sides` digits as the dice: the low
-    k digits of a uniform number are k uniform dice, so the turn costs one random draw.
-    With `record`, the turns come back as a DataFrame with the columns of `Turn`.
+    games, so that game numbers 1, 3, … start with A. Games that end drop out; the rest
+    take their next turn together. Each turn costs one random draw (see `_Dice`). With
+    `record`, the turns come back as a DataFrame with the columns of `Turn`.
     """
     goal = rules.goal
     flat = np.stack([as_table(t, rules) for t in tables]).reshape(-1)
@@ -290,8 +303,9 @@ def simulate_tables(
         points = np.where(k == 0, tail[opponent], dice.points(k, drawn))
         new = swine[score + points]
         if record:
-            steps.append((ids, np.full(ids.size, turn), mover, score, opponent, k, drawn,
-                          points, new))
+            steps.append(
+                (ids, np.full(ids.size, turn), mover, score, opponent, k, drawn, points, new)
+            )
         done = new >= goal
         if done.any():
             d = ids[done]
@@ -305,7 +319,7 @@ def simulate_tables(
     return SimulationResult(first, final[0], final[1], winner, turns)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Dice:
     """All of a turn's dice from one random integer, and its points by table look-up.
 

@@ -1,0 +1,92 @@
+"""Hog benchmark: exact evaluation of one pair, and simulation games/s against the
+pure-Python game loop measured in the same run.
+
+    .venv/bin/python bench/hog.py  →  bench/results/hog.json
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from strategies.bots.hog import parse_bot  # noqa: E402
+from strategies.engines.hog import HogRules, as_table, play_match, simulate_tables  # noqa: E402
+from strategies.hog_exact import TurnModel, optimal, win_rates  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results" / "hog.json"
+PAIR = ("square_strategy", "always_roll:6")
+
+
+def best_of(repeats: int, run) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    rules = HogRules()
+    model = TurnModel.from_rules(rules)
+    strategies = tuple(parse_bot(spec, rules) for spec in PAIR)
+    tables = tuple(as_table(s, rules) for s in strategies)
+
+    exact_pair = best_of(5, lambda: win_rates(model, *tables))
+    exact_optimal = best_of(3, lambda: optimal(model))
+    rate = win_rates(model, *tables).average
+
+    python_games = 3_000
+    python_s = best_of(
+        1, lambda: play_match(strategies, ("a", "b"), python_games, np.random.default_rng(0), rules)
+    )
+    games = 1_000_000
+    vector_s = best_of(2, lambda: simulate_tables(tables, games, np.random.default_rng(0), rules))
+    recorded_games = 100_000
+    recorded_s = best_of(
+        1,
+        lambda: simulate_tables(
+            tables, recorded_games, np.random.default_rng(0), rules, record=True
+        ),
+    )
+    simulated = simulate_tables(tables, games, np.random.default_rng(1), rules).win_rate_a()
+
+    python_rate = python_games / python_s
+    vector_rate = games / vector_s
+    result = {
+        "pair": list(PAIR),
+        "exact_pair_seconds": round(exact_pair, 4),
+        "exact_optimal_seconds": round(exact_optimal, 4),
+        "exact_win_rate": round(rate, 6),
+        "simulated_win_rate_1M": round(simulated, 6),
+        "baseline_python_games_per_s": round(python_rate),
+        "vectorised_games_per_s": round(vector_rate),
+        "vectorised_speedup": round(vector_rate / python_rate, 1),
+        "vectorised_recorded_games_per_s": round(recorded_games / recorded_s),
+        "million_games_seconds": round(vector_s, 3),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    print(
+        f"exact evaluation of {PAIR[0]} vs {PAIR[1]}: {exact_pair * 1000:.1f} ms "
+        f"(win rate {rate:.6f}); optimal strategy: {exact_optimal * 1000:.1f} ms"
+    )
+    print(
+        f"simulation: {vector_rate:,.0f} games/s vectorised vs {python_rate:,.0f} games/s "
+        f"pure Python = {vector_rate / python_rate:.0f}× (1M games in {vector_s:.2f} s; "
+        f"{recorded_games / recorded_s:,.0f} games/s with turn records)"
+    )
+    print(f"wrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""TwentyOne benchmark: full games with logs written, and the flat-bet evaluator.
+
+1. Full games between table-driven bots (textbook, dealer, cautious, chart, textbook),
+   1000 rounds each, turn and score files written: player-hands/s on the engine's fast path
+   (table policies, precomputed card texts), against the same games through the spec's
+   `play(...)` interface written through `parsers.twentyone`'s records (the baseline).
+2. The vectorised evaluator (`strategies.twentyone_exact.evaluate`), hands/s for an
+   infinite deck and for fresh 3-deck shoes, against the engine playing the same chart hand
+   by hand (one seat, no logs) — the scalar way to the same number.
+Also the exact optimum's value and the time it takes, infinite deck and 3 decks.
+
+    .venv/bin/python bench/twentyone.py  →  bench/results/twentyone.json
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from strategies.bots.twentyone import ChartBot, make_bot  # noqa: E402
+from strategies.engines.twentyone import (  # noqa: E402
+    BID,
+    TwentyOneRules,
+    play_game,
+    write_logs,
+    write_logs_via_records,
+)
+from strategies.twentyone_exact import evaluate, solve  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results" / "twentyone.json"
+SEATS = ("textbook", "dealer", "cautious", "chart", "textbook")
+
+
+def hands_of(state) -> int:
+    return sum(1 for r in state.records for row in r.rows if row[3] == BID)
+
+
+def spec_only(bot):
+    def play(upcard, points, infos, player_id, memory, hand):
+        return bot(upcard, points, infos, player_id, memory, hand)
+
+    return play
+
+
+def full_games(rules, chart, games: int, fast: bool, folder: Path) -> tuple[float, int]:
+    hands = 0
+    start = time.perf_counter()
+    for game in range(games):
+        bots = {}
+        for i, name in enumerate(SEATS):
+            bot = ChartBot(chart, rules) if name == "chart" else make_bot(name, None, rules)
+            bots[str(i + 1)] = bot if fast else spec_only(bot)
+        state = play_game(rules, bots, np.random.default_rng(game))
+        (write_logs if fast else write_logs_via_records)(state, "1", folder, f"g{game}")
+        hands += hands_of(state)
+    return time.perf_counter() - start, hands
+
+
+def engine_hands(rules, chart, games: int) -> tuple[float, int]:
+    hands = 0
+    start = time.perf_counter()
+    for game in range(games):
+        state = play_game(rules, {"me": ChartBot(chart, rules)}, np.random.default_rng(game))
+        hands += hands_of(state)
+    return time.perf_counter() - start, hands
+
+
+def timed(run):
+    start = time.perf_counter()
+    result = run()
+    return time.perf_counter() - start, result
+
+
+def main() -> None:
+    rules = TwentyOneRules()
+    solve_inf_s, infinite = timed(lambda: solve(rules))
+    solve_3_s, three = timed(lambda: solve(rules, decks=3))
+    chart = infinite.chart
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fast_s, fast_hands = full_games(rules, chart, 6, True, Path(tmp))
+        base_s, base_hands = full_games(rules, chart, 2, False, Path(tmp))
+    fast_rate, base_rate = fast_hands / fast_s, base_hands / base_s
+
+    scalar_s, scalar_hands = engine_hands(rules.replace(starting_points=10**6), chart, 20)
+    scalar_rate = scalar_hands / scalar_s
+    evaluator = {}
+    for label, decks, hands in (("infinite", None, 4_000_000), ("3 decks", 3, 2_000_000)):
+        evaluate(rules, chart, 250_000, np.random.default_rng(0), decks)  # warm up
+        seconds, estimate = timed(
+            lambda d=decks, n=hands: evaluate(rules, chart, n, np.random.default_rng(1), d)
+        )
+        evaluator[label] = {
+            "hands": hands,
+            "seconds": round(seconds, 3),
+            "hands_per_s": round(hands / seconds),
+            "ratio_vs_engine": round(hands / seconds / scalar_rate, 1),
+            "mean": round(estimate.mean, 5),
+            "ci95": [round(estimate.low, 5), round(estimate.high, 5)],
+        }
+
+    result = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "full_games": {
+            "seats": list(SEATS),
+            "rounds": rules.rounds,
+            "player_hands": fast_hands,
+            "seconds": round(fast_s, 3),
+            "player_hands_per_s": round(fast_rate),
+            "baseline": "same games via the spec's play() interface, logs via parsers records",
+            "baseline_player_hands_per_s": round(base_rate),
+            "ratio": round(fast_rate / base_rate, 2),
+            "target_player_hands_per_s": 30_000,
+        },
+        "evaluator": evaluator,
+        "evaluator_baseline": {
+            "what": "the engine playing the same chart, one seat, no logs",
+            "hands_per_s": round(scalar_rate),
+        },
+        "exact": {
+            "infinite_deck_ev": round(infinite.ev, 6),
+            "infinite_deck_seconds": round(solve_inf_s, 2),
+            "three_deck_ev": round(three.ev, 6),
+            "three_deck_seconds": round(solve_3_s, 2),
+        },
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    games = result["full_games"]
+    print(
+        f"full games + logs: {games['player_hands_per_s']:,} player-hands/s "
+        f"(x{games['ratio']} vs spec interface + record writer, "
+        f"{games['baseline_player_hands_per_s']:,}/s; target 30,000)"
+    )
+    for label, row in evaluator.items():
+        print(
+            f"evaluator, {label}: {row['hands_per_s']:,} hands/s "
+            f"(x{row['ratio_vs_engine']} vs the engine's {round(scalar_rate):,}/s), "
+            f"mean {row['mean']:+.4f} CI {row['ci95']}"
+        )
+    print(
+        f"exact optimum: infinite deck {infinite.ev:+.5f} ({solve_inf_s:.2f} s), "
+        f"3 decks {three.ev:+.5f} ({solve_3_s:.1f} s)"
+    )
+    print(f"→ {RESULTS.relative_to(Path.cwd()) if RESULTS.is_relative_to(Path.cwd()) else RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Code generators: fitted tables → single-file, standard-library-only player modules."""

@@ -1,0 +1,520 @@
+"""Gin Rummy (course variant): the reference engine.
+
+Rules: `../shared/spec/ginrummy.md`, checked against the course's Haskell engine and the
+real server logs. A `GinRummyState` is one game (rounds until a player has ≥ `game_target`
+points and the totals differ), OpenSpiel-style: `current_player`, `legal_actions`,
+`apply_action`, `is_terminal`, `returns`. Its decisions, in order, each round:
+
+- `PICK`: `"stock"` or `"discard"`;
+- `PLAY`: `Play(act, card)` — discard `card` (never the card just drawn) and announce
+  `"gin"`, `"knock"` or `"drop"`;
+- `MELDS`: when the round is over, the caller (the last player to play) declares its melds,
+  then the opponent (`legal_actions` offers the least-deadwood declaration; any valid
+  declaration is accepted).
+
+A round ends on a call, when the stock is empty after a play (the last player to draw is
+then the caller, scored as a knock: the `Drop` rows of the real logs match exactly that),
+or after `play_cap` plays. An invalid action ends the game: `invalid` says who and why.
+
+`play_game` runs a game between two players exposing the spec's `pick`, `play` and `melds`
+functions, enforcing the memory and time limits, and returns a `GameRecord` that
+`write_game` turns into the spec's turn and score files from either seat's point of view.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
+
+import numpy as np
+
+from parsers.cards import DECK, Card
+from parsers.ginrummy import Score, Turn, write_scores, write_turns
+from strategies.melds import CARD_BITS, MeldError, MeldSizes, MeldSolver, check_melds, hand_mask
+
+DRAWS = ("stock", "discard")
+ACTS = ("gin", "knock", "drop")
+ENDINGS = {"gin": "Gin", "knock": "Knock", "drop": "Drop"}
+
+
+@dataclass(frozen=True)
+class GinRummyRules:
+    """Every number of the spec is a setting; the defaults are the course's."""
+
+    hand_size: int = 10
+    knock_limit: int = 10  # the engine allows deadwood ≤ 10 (the handout says < 10)
+    gin_bonus: int = 25
+    undercut_bonus: int = 10
+    game_target: int = 100
+    play_cap: int = 200  # plays per round (the spec; the Haskell source allows one more)
+    call_ban_plays: int = 2  # no Gin/Knock in the first two plays (each player's first turn)
+    memory_limit: int = 10_000
+    time_limit: float = 1.0  # seconds per player call; ≤ 0 switches the check off
+    min_set: int = 3
+    max_set: int = 4
+    min_straight: int = 3
+    max_straight: int = 5
+    first_player: str = "alternate"  # "alternate" (the spec) or "random" (the real logs)
+    declare_every_card: bool = True  # the engine's OmitError: deadwood is declared too
+
+    @property
+    def meld_sizes(self) -> MeldSizes:
+        return MeldSizes(self.min_set, self.max_set, self.min_straight, self.max_straight)
+
+    def __post_init__(self) -> None:
+        if self.first_player not in ("alternate", "random"):
+            raise ValueError("first_player must be 'alternate' or 'random'")
+        if not 1 <= self.hand_size <= 25:
+            raise ValueError("hand_size must be between 1 and 25")
+
+    @classmethod
+    def from_settings(cls, settings: Sequence[str]) -> GinRummyRules:
+        """Rules from `KEY=VALUE` strings (the CLI's `--rules`)."""
+        types = {f.name: f.type for f in dataclasses.fields(cls)}
+        values: dict[str, Any] = {}
+        for setting in settings:
+            key, sep, text = setting.partition("=")
+            key = key.strip().replace("-", "_")
+            if not sep or key not in types:
+                raise ValueError(f"unknown rule {setting!r} (known: {', '.join(types)})")
+            kind = types[key]
+            try:
+                if kind == "bool":
+                    if text.lower() not in ("true", "false", "1", "0"):
+                        raise ValueError(text)
+                    values[key] = text.lower() in ("true", "1")
+                elif kind == "int":
+                    values[key] = int(text)
+                elif kind == "float":
+                    values[key] = float(text)
+                else:
+                    values[key] = text
+            except ValueError:
+                raise ValueError(f"rule {key} wants a {kind}, not {text!r}") from None
+        return cls(**values)
+
+
+class Play(NamedTuple):
+    act: str  # gin | knock | drop
+    card: Card  # the discard
+
+
+class Phase(Enum):
+    PICK = "pick"
+    PLAY = "play"
+    MELDS = "melds"
+    OVER = "over"
+
+
+class Invalid(NamedTuple):
+    seat: int
+    reason: str
+
+
+class Deal(NamedTuple):
+    """A round's cards, for replaying known rounds instead of shuffling."""
+
+    first: int  # the seat that plays first
+    hands: tuple[tuple[Card, ...], tuple[Card, ...]]  # per seat, in dealt order
+    upcard: Card
+    stock: tuple[Card, ...]  # in drawing order
+
+
+class TurnRecord(NamedTuple):
+    seat: int
+    hand: tuple[Card, ...]  # after the discard, the picked card first
+    discard_top: Card
+    picked: Card
+    draw: str
+    act: str
+    discarded: Card
+
+
+class RoundRecord(NamedTuple):
+    number: int
+    turns: tuple[TurnRecord, ...]
+    ending: str  # Gin | Knock | Drop
+    caller: int  # the seat of the round's last play
+    points: tuple[int, int]  # per seat, this round
+    deadwood: tuple[int, int]  # per seat, from the declared melds
+
+
+@dataclass
+class GinRummyState:
+    """One game. `rng` shuffles every round's deck (and picks the first dealer)."""
+
+    rules: GinRummyRules
+    rng: np.random.Generator
+    solver: MeldSolver | None = None
+    totals: list[int] = field(default_factory=lambda: [0, 0])
+    rounds: list[RoundRecord] = field(default_factory=list)
+    invalid: Invalid | None = None
+    deals: Sequence[Deal] | None = None  # replay these rounds (the game ends after them)
+
+    def __post_init__(self) -> None:
+        if self.solver is None:
+            self.solver = MeldSolver(self.rules.meld_sizes)
+        self._first = int(self.rng.integers(2))
+        self._start_round()
+
+    # --- the round ---
+
+    def _start_round(self) -> None:
+        rules = self.rules
+        if self.deals is not None:
+            return self._start_dealt_round()
+        if self.rounds:
+            if rules.first_player == "alternate":
+                self._first = 1 - self._first
+            else:
+                self._first = int(self.rng.integers(2))
+        deck = [DECK[index] for index in self.rng.permutation(52)]
+        n = rules.hand_size
+        self.hands: list[list[Card]] = [deck[:n], deck[n : 2 * n]]
+        if self._first == 1:
+            self.hands.reverse()
+        self.discard: list[Card] = [deck[2 * n]]
+        self.stock: list[Card] = deck[: 2 * n : -1]  # top of the stock is the end of the list
+        self._reset_round()
+
+    def _start_dealt_round(self) -> None:
+        assert self.deals is not None
+        if len(self.rounds) >= len(self.deals):
+            self.phase = Phase.OVER
+            return
+        deal = self.deals[len(self.rounds)]
+        self._first = deal.first
+        self.hands = [list(deal.hands[0]), list(deal.hands[1])]
+        self.discard = [deal.upcard]
+        self.stock = list(reversed(deal.stock))
+        self._reset_round()
+
+    def _reset_round(self) -> None:
+        self.round_scores = (self.totals[0], self.totals[1])
+        self.turns: list[TurnRecord] = []
+        self.phase = Phase.PICK
+        self.player = self._first
+        self.picked: Card | None = None
+        self.draw: str | None = None
+        self.caller: int | None = None
+        self.declared: dict[int, int] = {}
+
+    @property
+    def round_number(self) -> int:
+        return len(self.rounds) + 1
+
+    def current_player(self) -> int:
+        return self.player
+
+    def may_call(self) -> bool:
+        return len(self.turns) >= self.rules.call_ban_plays
+
+    def opponent_draw(self) -> str | None:
+        return self.turns[-1].draw if self.turns else None
+
+    def is_terminal(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def returns(self) -> tuple[float, float]:
+        """+1 to the winner, -1 to the loser (the player of an invalid action loses)."""
+        if not self.is_terminal():
+            return 0.0, 0.0
+        if self.invalid is not None:
+            return (-1.0, 1.0) if self.invalid.seat == 0 else (1.0, -1.0)
+        return (1.0, -1.0) if self.totals[0] > self.totals[1] else (-1.0, 1.0)
+
+    def legal_actions(self) -> list[Any]:
+        if self.phase is Phase.PICK:
+            return list(DRAWS)
+        if self.phase is Phase.PLAY:
+            assert self.picked is not None
+            return legal_plays(
+                self.rules, self.solver, self.hands[self.player], self.picked, self.may_call()
+            )
+        if self.phase is Phase.MELDS:
+            return [tuple(self.solver.melds_of(self.hands[self.player]))]
+        return []
+
+    def apply_action(self, action: Any) -> None:
+        if self.phase is Phase.PICK:
+            self._pick(action)
+        elif self.phase is Phase.PLAY:
+            self._play(action)
+        elif self.phase is Phase.MELDS:
+            self._melds(action)
+        else:
+            raise ValueError("the game is over")
+
+    def forfeit(self, reason: str) -> None:
+        """The current player broke a rule the state cannot see (memory, time)."""
+        self.invalid = Invalid(self.player, reason)
+        self.phase = Phase.OVER
+
+    def _pick(self, draw: Any) -> None:
+        if draw == "stock":
+            self.picked = self.stock.pop()
+        elif draw == "discard":
+            self.picked = self.discard.pop()
+        else:
+            return self.forfeit(f"draw must be 'stock' or 'discard', not {draw!r}")
+        self.draw = draw
+        self.phase = Phase.PLAY
+
+    def _play(self, action: Any) -> None:
+        rules, hand, picked = self.rules, self.hands[self.player], self.picked
+        assert picked is not None and self.draw is not None
+        try:
+            act, card = action
+        except (TypeError, ValueError):
+            return self.forfeit(f"a play is (act, card), not {action!r}")
+        if act not in ACTS:
+            return self.forfeit(f"act must be gin, knock or drop, not {act!r}")
+        if card == picked:
+            return self.forfeit("Cannot play the last drawn card")
+        if card not in hand:
+            return self.forfeit("Card played wasn't in player's hand")
+        if act != "drop":
+            if not self.may_call():
+                return self.forfeit("Called on first turn")
+            left = self.solver.deadwood((hand_mask(hand) | CARD_BITS[picked]) ^ CARD_BITS[card])
+            if act == "gin" and left:
+                return self.forfeit("Called gin with remaining deadwood")
+            if act == "knock" and left > rules.knock_limit:
+                return self.forfeit(
+                    f"Knocked with more than {rules.knock_limit} points in deadwood"
+                )
+        top = self.discard[-1] if self.draw == "stock" else picked
+        after = [picked, *(held for held in hand if held != card)]
+        self.hands[self.player] = after
+        self.discard.append(card)
+        self.turns.append(TurnRecord(self.player, tuple(after), top, picked, self.draw, act, card))
+        self.picked = self.draw = None
+        if act != "drop" or not self.stock or len(self.turns) >= rules.play_cap:
+            self.caller = self.player
+            self.phase = Phase.MELDS
+        else:
+            self.player = 1 - self.player
+            self.phase = Phase.PICK
+
+    def _melds(self, melds: Any) -> None:
+        rules, seat = self.rules, self.player
+        try:
+            deadwood = check_melds(
+                self.hands[seat],
+                list(melds),
+                complete=rules.declare_every_card,
+                sizes=rules.meld_sizes,
+            )
+        except MeldError as error:
+            return self.forfeit(f"bad melds: {error}")
+        except TypeError:
+            return self.forfeit(f"melds must be a list of card tuples, not {melds!r}")
+        act = self.turns[-1].act
+        if seat == self.caller:
+            if act == "gin" and deadwood:
+                return self.forfeit("Called gin with remaining deadwood")
+            if act == "knock" and deadwood > rules.knock_limit:
+                return self.forfeit(
+                    f"Knocked with more than {rules.knock_limit} points in deadwood"
+                )
+        self.declared[seat] = deadwood
+        if len(self.declared) < 2:
+            self.player = 1 - seat
+            return None
+        self._score()
+
+    def _score(self) -> None:
+        caller = self.caller
+        assert caller is not None
+        points = round_points(
+            self.rules, self.turns[-1].act, self.declared[caller], self.declared[1 - caller]
+        )
+        per_seat = (points[0], points[1]) if caller == 0 else (points[1], points[0])
+        self.totals = [self.totals[0] + per_seat[0], self.totals[1] + per_seat[1]]
+        self.rounds.append(
+            RoundRecord(
+                self.round_number,
+                tuple(self.turns),
+                ENDINGS[self.turns[-1].act],
+                caller,
+                per_seat,
+                (self.declared[0], self.declared[1]),
+            )
+        )
+        if game_over(self.rules, self.totals):
+            self.phase = Phase.OVER
+        else:
+            self._start_round()
+
+
+def round_points(rules: GinRummyRules, act: str, caller: int, opponent: int) -> tuple[int, int]:
+    """(caller's, opponent's) points for a round, from each side's declared deadwood.
+
+    Gin: 25 + the opponent's deadwood. Knock, and a Drop (stock out or play cap, the last
+    player treated as having knocked): the caller scores the difference if strictly lower,
+    else the opponent scores 10 + the difference (ties are undercuts).
+    """
+    if act == "gin":
+        return rules.gin_bonus + opponent, 0
+    if caller < opponent:
+        return opponent - caller, 0
+    return 0, rules.undercut_bonus + caller - opponent
+
+
+def game_over(rules: GinRummyRules, totals: Sequence[int]) -> bool:
+    return max(totals) >= rules.game_target and totals[0] != totals[1]
+
+
+def legal_plays(
+    rules: GinRummyRules, solver: MeldSolver, hand: Sequence[Card], picked: Card, may_call: bool
+) -> list[Play]:
+    """Every legal `Play` after drawing `picked` into `hand` (hand without it)."""
+    plays = [Play("drop", card) for card in hand if card != picked]
+    if may_call:
+        full = hand_mask(hand) | CARD_BITS[picked]
+        for card in hand:
+            if card == picked:
+                continue
+            left = solver.deadwood(full ^ CARD_BITS[card])
+            if left <= rules.knock_limit:
+                plays.append(Play("knock", card))
+            if left == 0:
+                plays.append(Play("gin", card))
+    return plays
+
+
+# --- players ------------------------------------------------------------------------------
+
+
+class Player(Protocol):
+    """The spec's three functions (Python translation of the handout's)."""
+
+    def pick(
+        self,
+        discard_top: Card,
+        scores: tuple[int, int],
+        memory: str | None,
+        opponent_draw: str | None,
+        hand: tuple[Card, ...],
+    ) -> tuple[str, str]: ...
+
+    def play(
+        self, picked: Card, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]
+    ) -> tuple[tuple[str, Card], str]: ...
+
+    def melds(
+        self, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]
+    ) -> list[tuple[Card, ...]]: ...
+
+
+@dataclass(frozen=True)
+class FunctionPlayer:
+    """A player made of three plain functions."""
+
+    pick: Any
+    play: Any
+    melds: Any
+
+
+class GameRecord(NamedTuple):
+    rounds: tuple[RoundRecord, ...]
+    totals: tuple[int, int]
+    invalid: Invalid | None
+
+
+def play_game(
+    rules: GinRummyRules,
+    players: Sequence[Player],
+    rng: np.random.Generator,
+    solver: MeldSolver | None = None,
+    deals: Sequence[Deal] | None = None,
+) -> GameRecord:
+    """Play one game between seats 0 and 1, checking every call (rules, memory, time)."""
+    state = GinRummyState(rules, rng, solver, deals=deals)
+    memories: list[str | None] = [None, None]
+    limit = rules.time_limit if rules.time_limit > 0 else float("inf")
+    clock = time.perf_counter
+
+    def remember(memory: Any) -> bool:
+        if not isinstance(memory, str):
+            state.forfeit(f"memory must be a string, not {type(memory).__name__}")
+            return False
+        if len(memory) > rules.memory_limit:
+            state.forfeit(f"Memory is too large ({len(memory)} > {rules.memory_limit} characters)")
+            return False
+        memories[state.player] = memory
+        return True
+
+    while not state.is_terminal():
+        seat = state.player
+        player = players[seat]
+        scores = (state.round_scores[seat], state.round_scores[1 - seat])
+        hand = tuple(state.hands[seat])
+        started = clock()
+        try:
+            if state.phase is Phase.PICK:
+                draw, memory = player.pick(
+                    state.discard[-1], scores, memories[seat], state.opponent_draw(), hand
+                )
+                action: Any = draw
+            elif state.phase is Phase.PLAY:
+                action, memory = player.play(state.picked, scores, memories[seat], hand)
+            else:
+                action, memory = player.melds(scores, memories[seat], hand), memories[seat]
+        except Exception as error:  # a player's crash is its invalid play, not ours
+            state.forfeit(f"player raised {type(error).__name__}: {error}")
+            break
+        if clock() - started > limit:
+            state.forfeit("Took too long to play")
+            break
+        if state.phase is not Phase.MELDS and not remember(memory):
+            break
+        state.apply_action(action)
+    return GameRecord(tuple(state.rounds), (state.totals[0], state.totals[1]), state.invalid)
+
+
+# --- logs ---------------------------------------------------------------------------------
+
+
+def turns_for(record: GameRecord, seat: int) -> list[Turn]:
+    return [
+        Turn(
+            game_round.number,
+            turn.hand,
+            turn.seat == seat,
+            turn.discard_top,
+            turn.picked,
+            turn.discarded,
+        )
+        for game_round in record.rounds
+        for turn in game_round.turns
+    ]
+
+
+def scores_for(record: GameRecord, seat: int) -> list[Score]:
+    return [
+        Score(
+            game_round.number,
+            game_round.points[seat],
+            game_round.points[1 - seat],
+            game_round.ending,
+            game_round.caller == seat,
+        )
+        for game_round in record.rounds
+    ]
+
+
+def write_game(
+    record: GameRecord, seat: int, directory: str | Path, stem: str
+) -> tuple[Path, Path]:
+    """`<stem>.csv` and `<stem>-score.csv` from `seat`'s point of view (completed rounds)."""
+    directory = Path(directory)
+    turns, scores = directory / f"{stem}.csv", directory / f"{stem}-score.csv"
+    write_turns(turns, turns_for(record, seat))
+    write_scores(scores, scores_for(record, seat))
+    return turns, scores

@@ -1,0 +1,940 @@
+"""TwentyOne, the reference engine: every rule of `../shared/spec/twentyone.md` in one place.
+
+A game is one `State` (OpenSpiel style): `current_player`, `legal_actions`, `apply_action`,
+`is_terminal`, `returns`. Chance (the shoe) lives inside the state and is drawn from a
+seeded `numpy.random.Generator`, so a seed fixes the game.
+
+State of a round: the bids, every seat's hands (a seat has several after a `Split`), the
+dealer's hand, and whose decision it is. Actions: `Bid(n)`, `Hit`, `Stand`,
+`DoubleDown(n)`, `Split(n)`, `Insurance(n)` (the amounts are what the action costs, so
+`DoubleDown` and `Split` name the hand's bid and `Insurance` names `bid // 2`). Payoff: what
+settlement pays back per hand (the bid left the player's points when it was placed).
+
+Cards are ints 0..51 (`DECK[code]` is the `Card`) so that a hand is a list of small ints
+and its value is kept incrementally: no per-card objects while playing. Players come in two
+kinds: any callable with the spec's interface (checked for legality, time and memory), and
+`TablePolicy` objects — plain functions of the situation — that the loop calls directly.
+
+Readings of the spec where it is silent (each a choice, here in one place):
+- a two-card 21 is still asked for a decision (so that DoubleDown on a Combo is possible):
+  Stand, DoubleDown or Insurance are legal, Hit is not; a split hand of two cards worth 21
+  is a Combo too (the spec's definition: exactly two cards worth 21);
+- the amounts of DoubleDown, Split and Insurance must be exactly what they cost;
+- a player with fewer than `min_bid` points must bid all of them;
+- the dealer also stops at `charlie_cards` cards (its hand is then a Charlie), writes a
+  final Stand row even after busting, and its first two cards keep deal order in the log
+  (up card first), as players' first two cards do; hits go in front;
+- at a Split both new cards are dealt at once (hand 0's first), hand 0 keeps the first
+  card of the pair, and the new hand takes the next hand id; hands are played in id order;
+- insurance pays on the bid insured (the main bid when it was bought), even if the hand
+  later doubles; it is lost when the dealer does not play;
+- a disqualified player's hands of the round are forfeited, its points frozen; it ranks
+  after bankrupt players; ties in the standings go by player id.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+import numpy as np
+
+from parsers.cards import DECK, Card
+from parsers.twentyone import DEALER, Score, Turn, write_scores, write_turns
+
+# --- rules --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TwentyOneRules:
+    """Every number of the game; the defaults are the spec's (the 2021 course engine)."""
+
+    decks: int = 3
+    starting_points: int = 10000
+    min_bid: int = 10
+    max_bid: int = 100
+    rounds: int = 1000
+    charlie: bool = True  # a hand of `charlie_cards` cards ≤ 21 beats every value
+    charlie_cards: int = 5
+    charlie_bust_first: bool = True  # False: any 5-card hand is Charlie (earlier engine)
+    dealer_hits_soft_17: bool = False
+    dealer_stands_on: int = 17  # the dealer hits while its total is below this
+    combo_payout: float = 2.5  # paid back per unit of bid, rounded like Haskell's `round`
+    win_payout: int = 2
+    insurance_payout: float = 2.0
+    insurance_on_side_bet: bool = False  # False: 2 × main bid (engine); True: 2 × side bet
+    # Not in the spec; casino-like variants for comparisons (defaults: the spec's behaviour)
+    double_on_combo: bool = True  # a DoubleDown on a two-card 21 is legal (paid as a Combo)
+    combo_after_split: bool = True  # a split hand of two cards worth 21 is a Combo
+    max_players: int = 10
+    decision_seconds: float = 1.0
+    memory_chars: int = 10000
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.decks < 1:
+            problems.append("decks must be at least 1")
+        if not 1 <= self.min_bid <= self.max_bid:
+            problems.append("need 1 ≤ min_bid ≤ max_bid")
+        if self.starting_points < 1:
+            problems.append("starting_points must be positive")
+        if self.rounds < 1:
+            problems.append("rounds must be positive")
+        if self.charlie_cards < 3:
+            problems.append("charlie_cards must be at least 3")
+        if self.max_players < 1:
+            problems.append("max_players must be positive")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    def replace(self, **changes: Any) -> TwentyOneRules:
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_settings(cls, settings: Iterable[str], base: TwentyOneRules | None = None):
+        """`KEY=VALUE` strings (as `--rules` takes them) applied over `base`."""
+        base = base or cls()
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        changes: dict[str, Any] = {}
+        for setting in settings:
+            key, sep, text = setting.partition("=")
+            key = key.strip().replace("-", "_")
+            if not sep or key not in fields:
+                known = ", ".join(fields)
+                raise ValueError(f"bad rule {setting!r}: expected KEY=VALUE with KEY in {known}")
+            kind = type(getattr(base, key))
+            try:
+                if kind is bool:
+                    if text.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+                        raise ValueError(text)
+                    changes[key] = text.lower() in ("true", "1", "yes", "on")
+                else:
+                    changes[key] = kind(text)
+            except ValueError:
+                raise ValueError(f"bad rule {setting!r}: {key} takes a {kind.__name__}") from None
+        return dataclasses.replace(base, **changes)
+
+    def bid_range(self, points: int) -> tuple[int, int]:
+        """Legal bids for a player with `points` (> 0): below `min_bid` it may bid it all."""
+        return min(self.min_bid, points), min(self.max_bid, points)
+
+    def combo_return(self, bid: int) -> int:
+        return round(self.combo_payout * bid)  # banker's rounding, as Haskell's `round`
+
+    def insurance_return(self, bid: int) -> int:
+        base = bid // 2 if self.insurance_on_side_bet else bid
+        return round(self.insurance_payout * base)
+
+
+# --- hand classes (Combo > Charlie > Value(n) > Bust), the one place they are decided ------
+
+BUST = -1  # Value(n) is n itself (0..21)
+CHARLIE = 30
+COMBO = 40
+CLASS_NAMES = {BUST: "Bust", CHARLIE: "Charlie", COMBO: "Combo"}
+
+
+def classify(n_cards: int, total: int, rules: TwentyOneRules, split: bool = False) -> int:
+    """The class of a finished hand as an int whose order is the spec's order of classes.
+    `split`: the hand came from a Split (a Combo only if `rules.combo_after_split`)."""
+    if n_cards == 2 and total == 21 and (rules.combo_after_split or not split):
+        return COMBO
+    if (
+        rules.charlie
+        and n_cards >= rules.charlie_cards
+        and (total <= 21 or not rules.charlie_bust_first)
+    ):
+        return CHARLIE
+    return BUST if total > 21 else total
+
+
+def return_multiple(player: int, dealer: int, rules: TwentyOneRules) -> float:
+    """What a hand of `player` class gets back against the dealer's class, per unit of bid."""
+    if player == BUST:
+        return 0
+    if player == COMBO:
+        return 1 if dealer == COMBO else rules.combo_payout
+    if player > dealer:
+        return rules.win_payout
+    return 1 if player == dealer else 0
+
+
+def settle(bid: int, player: int, dealer: int, rules: TwentyOneRules) -> int:
+    """What a hand gets back, in points: `round` is banker's rounding, as Haskell's."""
+    return round(return_multiple(player, dealer, rules) * bid)
+
+
+# --- cards and hand values ----------------------------------------------------------------
+# Cards are codes 0..51 (`DECK[code]`). A hand's value is one small int, `vs = 2 × total +
+# soft` (soft: an ace still counts 11), stepped by table: adding a card is one lookup.
+
+POINTS = tuple(11 if c.rank == 1 else min(c.rank, 10) for c in DECK)  # the ace counted high
+VALUE = tuple(min(c.rank, 10) for c in DECK)  # 1..10, ace 1: the index of strategy tables
+RANK = tuple(c.rank for c in DECK)
+CODE = {card: code for code, card in enumerate(DECK)}
+CARD_TEXT = tuple(str(card) for card in DECK)
+
+
+def add_points(total: int, soft: int, points: int) -> tuple[int, int]:
+    """(total, soft) after a card of `points`: aces count 11 while the total stays ≤ 21."""
+    total += points
+    soft += points == 11
+    while total > 21 and soft:
+        total -= 10
+        soft -= 1
+    return total, soft
+
+
+def _step(vs: int, points: int) -> int:
+    total, soft = add_points(vs >> 1, vs & 1, points)
+    return 2 * total + soft
+
+
+VS_LIMIT = 2 * 32  # totals reach at most 21 + 10 before a hand stops
+ADD: tuple[tuple[int, ...], ...] = tuple(
+    tuple(_step(vs, POINTS[code]) if (vs >> 1) <= 21 else vs for code in range(52))
+    for vs in range(VS_LIMIT)
+)
+"""ADD[vs][code]: the value state after adding a card to a hand of value state vs."""
+
+
+def hand_value(codes: Iterable[int]) -> int:
+    vs = 0
+    for code in codes:
+        vs = ADD[vs][code]
+    return vs
+
+
+def hand_total(codes: Iterable[int]) -> tuple[int, int]:
+    """(total, soft) of any hand of card codes (`hand_value` is for hands still in play)."""
+    total = soft = 0
+    for code in codes:
+        total, soft = add_points(total, soft, POINTS[code])
+    return total, soft
+
+
+# --- actions ------------------------------------------------------------------------------
+
+BID, HIT, STAND, DOUBLE, SPLIT, INSURANCE = range(6)
+ACTION_NAMES = ("Bid", "Hit", "Stand", "DoubleDown", "Split", "Insurance")
+# Bits of a legal-action mask, as handed to table policies.
+CAN_HIT, CAN_STAND, CAN_DOUBLE, CAN_SPLIT, CAN_INSURE = (
+    1 << k for k in (HIT, STAND, DOUBLE, SPLIT, INSURANCE)
+)
+
+
+@dataclass(frozen=True)
+class Bid:
+    amount: int
+
+
+@dataclass(frozen=True)
+class Hit:
+    pass
+
+
+@dataclass(frozen=True)
+class Stand:
+    pass
+
+
+@dataclass(frozen=True)
+class DoubleDown:
+    amount: int
+
+
+@dataclass(frozen=True)
+class Split:
+    amount: int
+
+
+@dataclass(frozen=True)
+class Insurance:
+    amount: int
+
+
+Action = Bid | Hit | Stand | DoubleDown | Split | Insurance
+_KIND = {Bid: BID, Hit: HIT, Stand: STAND, DoubleDown: DOUBLE, Split: SPLIT, Insurance: INSURANCE}
+
+
+def action_kind(action: object) -> tuple[int, int] | None:
+    """(kind, amount) of an action object, or None if it is not one."""
+    kind = _KIND.get(type(action))
+    if kind is None:
+        return None
+    amount = getattr(action, "amount", 0)
+    if not isinstance(amount, int) or isinstance(amount, bool):
+        return None
+    return kind, amount
+
+
+def make_action(kind: int, amount: int = 0) -> Action:
+    if kind in (HIT, STAND):
+        return Hit() if kind == HIT else Stand()
+    return (Bid, Hit, Stand, DoubleDown, Split, Insurance)[kind](amount)  # type: ignore[call-arg]
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow in this situation; the message says why."""
+
+
+# --- players ------------------------------------------------------------------------------
+
+
+class PlayerPoints(NamedTuple):
+    player_id: str
+    points: int
+
+
+class PlayerInfo(NamedTuple):
+    player_id: str
+    cards: tuple[Card, ...]  # newest card first, every hand of the player's latest turn
+
+
+PlayFunc = Callable[..., tuple[object, str | None]]
+"""play(upcard, points, infos, player_id, memory, hand) -> (action, memory)"""
+
+
+@runtime_checkable
+class TablePolicy(Protocol):
+    """A player that is a plain function of the situation (no memory): the fast path.
+
+    `bid(points, low, high)` returns the bid; `act(up, total, soft, n_cards, pair, legal)`
+    returns an action kind (`HIT` … `INSURANCE`; amounts are implied). `up` is the up card's
+    value 1..10 (ace 1), `soft` whether an ace counts 11, `pair` the rank shared by a
+    two-card hand (0 if none), `legal` a mask of `CAN_*` bits. A policy with a true
+    `deterministic` attribute is memoised by situation; the loop does not time table
+    policies (they are table look-ups) but checks every action they return.
+    """
+
+    def bid(self, points: int, low: int, high: int) -> int: ...
+
+    def act(self, up: int, total: int, soft: bool, n_cards: int, pair: int, legal: int) -> int: ...
+
+
+# --- the state ----------------------------------------------------------------------------
+
+
+class Shoe:
+    """`decks` decks dealt continuously; a fresh shuffled shoe follows the last card."""
+
+    __slots__ = ("_rng", "_decks", "_cards", "shuffles")
+
+    def __init__(self, decks: int, rng: np.random.Generator):
+        self._rng = rng
+        self._decks = decks
+        self._cards: list[int] = []
+        self.shuffles = 0
+
+    def draw(self) -> int:
+        try:
+            return self._cards.pop()
+        except IndexError:  # the shoe is empty: a fresh one, even in the middle of a round
+            self._cards = self._rng.permutation(np.tile(np.arange(52), self._decks)).tolist()
+            self.shuffles += 1
+            return self._cards.pop()
+
+    def stack(self, codes: Sequence[int]) -> None:
+        """Put these cards on top, `codes[0]` dealt first (for tests and replays)."""
+        self._cards.extend(reversed(codes))
+
+    def __len__(self) -> int:
+        return len(self._cards)
+
+
+class Hand:
+    """One hand of a round. `cards` are in log order: a hit goes in front, the first two keep
+    their deal order, and a split hand is `[original card, new card]`."""
+
+    __slots__ = ("cards", "vs", "bid", "hand_id", "pending", "insured", "split")
+
+    def __init__(self, cards: list[int], bid: int, hand_id: int):  # a hand starts with two cards
+        self.cards = cards
+        self.vs = ADD[ADD[0][cards[0]]][cards[1]]
+        self.bid = bid
+        self.hand_id = hand_id
+        self.pending = 0  # after DoubleDown: HIT, then STAND, is the only legal action
+        self.insured = 0  # the bid insured (main hand only); the side bet is bid // 2
+        self.split = hand_id > 0  # hand 0 becomes a split hand when it splits
+
+    @property
+    def total(self) -> int:
+        return self.vs >> 1
+
+    @property
+    def soft(self) -> bool:
+        return bool(self.vs & 1)
+
+
+Row = tuple[tuple[int, ...], int, int, int, int]
+"""One logged decision: (card codes in log order, seat or DEALER_SEAT, hand id, action kind,
+bid after the action). Plain tuples: the engine makes several per hand."""
+
+
+class RoundRecord(NamedTuple):
+    round: int
+    upcard: int | None  # None only when no bid was valid (nothing dealt)
+    rows: tuple[Row, ...]
+    points: tuple[int, ...]  # every seat's points after the round, seat order
+
+
+TERMINAL = -1
+DEALER_SEAT = -1
+
+
+class State:
+    """A whole game: rounds of bids, decisions, the dealer's play and settlement."""
+
+    def __init__(self, rules: TwentyOneRules, player_ids: Sequence[str], rng: np.random.Generator):
+        if not 1 <= len(player_ids) <= rules.max_players:
+            raise ValueError(f"a table seats 1 to {rules.max_players} players")
+        if len(set(player_ids)) != len(player_ids) or DEALER in player_ids:
+            raise ValueError("player ids must be distinct and not 'dealer'")
+        self.rules = rules
+        order = rng.permutation(len(player_ids)).tolist()  # seat order, shuffled once
+        self.ids: tuple[str, ...] = tuple(player_ids[i] for i in order)
+        self.shoe = Shoe(rules.decks, rng)
+        self.points = [rules.starting_points] * len(self.ids)
+        self.bankrupt_round: list[int | None] = [None] * len(self.ids)
+        self.disqualified: list[str | None] = [None] * len(self.ids)
+        self.records: list[RoundRecord] = []
+        self.infos: dict[int, list[Hand] | list[int]] = {}  # seat → latest hands; dealer → cards
+        self.round = 0
+        # hand class by (number of cards, value state): `classify` decided once per rules
+        self._stop = rules.charlie_cards if rules.charlie else 1 << 30
+        self._class = [[classify(n, vs >> 1, rules) for vs in range(VS_LIMIT)] for n in range(32)]
+        self._split_class = [
+            [classify(n, vs >> 1, rules, split=True) for vs in range(VS_LIMIT)] for n in range(32)
+        ]
+        self._terminal = False
+        self._start_round()
+
+    # -- whose turn, what they may do --
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    def current_player(self) -> int:
+        """The seat to decide, or TERMINAL."""
+        return TERMINAL if self._terminal else self._seat
+
+    def is_bidding(self) -> bool:
+        return self._bidding
+
+    def current_hand(self) -> Hand:
+        return self._hands[self._seat][self._hand]
+
+    def upcard(self) -> int | None:
+        return None if self._bidding or self._terminal else self._dealer[0]
+
+    def legal_mask(self) -> int:
+        """CAN_* bits of the current decision (not bidding)."""
+        hand = self._hands[self._seat][self._hand]
+        if hand.pending:
+            return 1 << hand.pending
+        cards = hand.cards
+        if len(cards) != 2:
+            return CAN_HIT | CAN_STAND
+        points, bid = self.points[self._seat], hand.bid
+        if points < bid:
+            mask = CAN_STAND
+        elif RANK[cards[0]] == RANK[cards[1]]:
+            mask = CAN_STAND | CAN_DOUBLE | CAN_SPLIT
+        else:
+            mask = CAN_STAND | CAN_DOUBLE
+        if not self._is_combo(hand):
+            mask |= CAN_HIT
+        elif not self.rules.double_on_combo:
+            mask &= ~CAN_DOUBLE
+        if self._first and VALUE[self._dealer[0]] == 1 and points >= bid // 2:
+            mask |= CAN_INSURE
+        return mask
+
+    def _is_combo(self, hand: Hand) -> bool:
+        """Two cards worth 21 (the caller knows there are two): a Combo, asked only to
+        Stand or DoubleDown."""
+        return hand.vs >> 1 == 21 and (self.rules.combo_after_split or not hand.split)
+
+    def legal_actions(self) -> list[Action]:
+        if self._terminal:
+            return []
+        if self._bidding:
+            low, high = self.rules.bid_range(self.points[self._seat])
+            return [Bid(n) for n in range(low, high + 1)]
+        mask, bid = self.legal_mask(), self.current_hand().bid
+        costs = {DOUBLE: bid, SPLIT: bid, INSURANCE: bid // 2}
+        return [make_action(k, costs.get(k, 0)) for k in range(1, 6) if mask >> k & 1]
+
+    def why_illegal(self, kind: int, amount: int) -> str | None:
+        """None if (kind, amount) is legal now, else the reason."""
+        name = ACTION_NAMES[kind] if 0 <= kind < 6 else f"action {kind}"
+        if self._terminal:
+            return "the game is over"
+        points = self.points[self._seat]
+        if self._bidding:
+            if kind != BID:
+                return f"{name} while bidding: the first action of a round is Bid"
+            low, high = self.rules.bid_range(points)
+            if not low <= amount <= high:
+                return f"Bid {amount} outside {low}..{high} (points {points})"
+            return None
+        if kind == BID:
+            return "Bid after the bidding"
+        if self.legal_mask() >> kind & 1:
+            bid = self.current_hand().bid
+            cost = {DOUBLE: bid, SPLIT: bid, INSURANCE: bid // 2}.get(kind)
+            if cost is not None and amount != cost:
+                return f"{name} {amount}: it costs exactly {cost}"
+            return None
+        return self._reason(kind)
+
+    def _reason(self, kind: int) -> str:
+        hand = self.current_hand()
+        name, cards, points = ACTION_NAMES[kind], hand.cards, self.points[self._seat]
+        if hand.pending:
+            return f"{name} after DoubleDown: must {ACTION_NAMES[hand.pending]}"
+        if kind == HIT:
+            return "Hit on a Combo (two cards worth 21): only Stand or DoubleDown"
+        if kind == DOUBLE and len(cards) == 2 and self._is_combo(hand) and points >= hand.bid:
+            return "DoubleDown on a Combo is off in these rules (double_on_combo=false)"
+        if kind == DOUBLE:
+            if len(cards) != 2:
+                return f"DoubleDown on a {len(cards)}-card hand: only on two cards"
+            return f"DoubleDown costs {hand.bid}, only {points} points left"
+        if kind == SPLIT:
+            if len(cards) != 2 or RANK[cards[0]] != RANK[cards[1]]:
+                return "Split without two cards of the same rank"
+            return f"Split costs {hand.bid}, only {points} points left"
+        if kind == INSURANCE:
+            if VALUE[self._dealer[0]] != 1:
+                return "Insurance when the up card is not an ace"
+            if not self._first:
+                return "Insurance after the first action of the hand"
+            return f"Insurance costs {hand.bid // 2}, only {points} points left"
+        return f"{name} is not legal here"
+
+    # -- applying actions --
+
+    def apply_action(self, action: object) -> None:
+        """Apply a legal action of the current player; IllegalAction says why not."""
+        parsed = action_kind(action)
+        if parsed is None:
+            raise IllegalAction(f"not an action: {action!r}")
+        self.apply(*parsed)
+
+    def apply(self, kind: int, amount: int = 0) -> None:
+        reason = self.why_illegal(kind, amount)
+        if reason is not None:
+            raise IllegalAction(reason)
+        if self._bidding:
+            self.bid_trusted(amount)
+        else:
+            self.apply_trusted(kind)
+
+    def bid_trusted(self, amount: int) -> None:
+        """The fast path: `amount` was checked against `rules.bid_range` by the caller."""
+        seat = self._seat
+        self.points[seat] -= amount
+        self._bids[seat] = amount
+        self._rows.append(((), seat, 0, BID, amount))
+        self._next_bidder()
+
+    def apply_trusted(self, kind: int) -> None:
+        """The fast path: `kind` was checked against `legal_mask()` by the caller."""
+        seat = self._seat
+        hand = self._hands[seat][self._hand]
+        self._first = False
+        if kind == HIT:
+            code = self.shoe.draw()
+            cards = hand.cards
+            cards.insert(0, code)
+            hand.vs = vs = ADD[hand.vs][code]
+            if hand.pending:
+                hand.pending = STAND
+            self._rows.append((tuple(cards), seat, hand.hand_id, HIT, hand.bid))
+            if vs >= 44 or len(cards) >= self._stop:
+                self._next_hand()  # no row follows a bust or a Charlie-length hand
+        elif kind == STAND:
+            self._rows.append((tuple(hand.cards), seat, hand.hand_id, STAND, hand.bid))
+            self._next_hand()
+        elif kind == DOUBLE:
+            self.points[seat] -= hand.bid
+            hand.bid *= 2
+            self._rows.append((tuple(hand.cards), seat, hand.hand_id, DOUBLE, hand.bid))
+            if self._is_combo(hand):  # a Combo doubled: ends at once, paid as a Combo
+                self._next_hand()
+            else:
+                hand.pending = HIT
+        elif kind == SPLIT:
+            self.points[seat] -= hand.bid
+            self._rows.append((tuple(hand.cards), seat, hand.hand_id, SPLIT, hand.bid))
+            hands = self._hands[seat]
+            kept, moved = hand.cards
+            draw = self.shoe.draw
+            hand.cards = [kept, draw()]  # each split hand is [original card, new card]
+            hand.vs = hand_value(hand.cards)
+            hand.split = True
+            hands.append(Hand([moved, draw()], hand.bid, len(hands)))
+        elif kind == INSURANCE:
+            self.points[seat] -= hand.bid // 2
+            hand.insured = hand.bid
+            self._rows.append((tuple(hand.cards), seat, hand.hand_id, INSURANCE, hand.bid))
+
+    # -- turn order --
+
+    def _start_round(self) -> None:
+        active = [s for s in range(len(self.ids)) if self._active(s)]
+        if not active or self.round >= self.rules.rounds:
+            self._terminal = True
+            return
+        self.round += 1
+        self._rows: list[Row] = []
+        self._bids: dict[int, int] = {}
+        self._queue = active
+        self._bidding = True
+        self._qi = 0
+        self._seat = active[0]
+
+    def _active(self, seat: int) -> bool:
+        return self.points[seat] > 0 and self.disqualified[seat] is None
+
+    def _next_bidder(self) -> None:
+        self._qi += 1
+        queue = self._queue
+        while self._qi < len(queue) and self.disqualified[queue[self._qi]] is not None:
+            self._qi += 1
+        if self._qi < len(queue):
+            self._seat = queue[self._qi]
+        else:
+            self._deal()
+
+    def _deal(self) -> None:
+        self._bidding = False
+        seats = [s for s in self._queue if s in self._bids and self.disqualified[s] is None]
+        self._playing = seats
+        if not seats:
+            self._end_round(None)
+            return
+        draw = self.shoe.draw
+        bids = self._bids
+        self._hands: dict[int, list[Hand]] = {
+            s: [Hand([draw(), draw()], bids[s], 0)] for s in seats
+        }
+        self._dealer = [draw(), draw()]  # the first card is the up card
+        self._pi = 0
+        self._seat = seats[0]
+        self._hand = 0
+        self._first = True
+
+    def _next_hand(self) -> None:
+        self._hand += 1
+        if self._hand >= len(self._hands[self._seat]):
+            self._end_turn()
+
+    def _end_turn(self) -> None:
+        self.infos[self._seat] = self._hands[self._seat]
+        self._pi += 1
+        playing = self._playing
+        while self._pi < len(playing) and self.disqualified[playing[self._pi]] is not None:
+            self._pi += 1
+        if self._pi < len(playing):
+            self._seat = playing[self._pi]
+            self._hand = 0
+            self._first = True
+        else:
+            self._dealer_plays()
+
+    def disqualify(self, seat: int, reason: str) -> None:
+        """End a player's game: its hands this round are forfeited, its points frozen."""
+        self.disqualified[seat] = reason
+        if self._terminal or seat != self._seat:
+            return
+        if self._bidding:
+            self._next_bidder()
+        else:
+            self._hands[seat] = []
+            self._end_turn()
+
+    # -- dealer and settlement --
+
+    def _dealer_plays(self) -> None:
+        rules, table, split_table = self.rules, self._class, self._split_class
+        live = [s for s in self._playing if self.disqualified[s] is None]
+        dealer = self._dealer
+        upcard = dealer[0]
+        rows = self._rows
+        if any(table[len(h.cards)][h.vs] != BUST for s in live for h in self._hands[s]):
+            vs = hand_value(dealer)
+            while self._dealer_hits(len(dealer), vs):
+                code = self.shoe.draw()
+                dealer.insert(0, code)
+                vs = ADD[vs][code]
+                rows.append((tuple(dealer), DEALER_SEAT, 0, HIT, 0))
+            rows.append((tuple(dealer), DEALER_SEAT, 0, STAND, 0))
+            self.infos[DEALER_SEAT] = dealer
+            dealer_class = table[len(dealer)][vs]
+            insurance_won = dealer_class == COMBO
+        else:  # every hand bust: the dealer does not play, its hole card stays hidden
+            rows.append(((upcard,), DEALER_SEAT, 0, STAND, 0))
+            self.infos[DEALER_SEAT] = [upcard]
+            dealer_class, insurance_won = BUST, False  # insurance is lost, Combo or not
+        points, hands = self.points, self._hands
+        for seat in live:
+            won = 0
+            for hand in hands[seat]:
+                final = (split_table if hand.split else table)[len(hand.cards)][hand.vs]
+                if final == BUST:
+                    continue
+                won += settle(hand.bid, final, dealer_class, rules)
+                if hand.insured and insurance_won:
+                    won += rules.insurance_return(hand.insured)
+            points[seat] += won
+        self._end_round(upcard)
+
+    def _dealer_hits(self, n: int, vs: int) -> bool:
+        """The dealer hits while its total is 16 or less (and on soft 17 if the rules say)."""
+        if n >= self._stop:
+            return False
+        total = vs >> 1
+        rules = self.rules
+        return total < rules.dealer_stands_on or (
+            rules.dealer_hits_soft_17 and total == rules.dealer_stands_on and vs & 1 == 1
+        )
+
+    def _end_round(self, upcard: int | None) -> None:
+        for seat, pts in enumerate(self.points):
+            if pts == 0 and self.bankrupt_round[seat] is None and self.disqualified[seat] is None:
+                self.bankrupt_round[seat] = self.round
+        self.records.append(RoundRecord(self.round, upcard, tuple(self._rows), tuple(self.points)))
+        self._start_round()
+
+    # -- results --
+
+    def returns(self) -> list[int]:
+        """Points won or lost by each seat (seat order)."""
+        return [p - self.rules.starting_points for p in self.points]
+
+    def standings(self) -> list[str]:
+        """Player ids, best first: players with points by points; then bankrupt players,
+        later bankruptcy first; then disqualified players."""
+
+        def key(seat: int) -> tuple[int, int, str]:
+            if self.disqualified[seat] is not None:
+                return (2, 0, self.ids[seat])
+            if self.points[seat] > 0:
+                return (0, -self.points[seat], self.ids[seat])
+            return (1, -(self.bankrupt_round[seat] or 0), self.ids[seat])
+
+        return [self.ids[s] for s in sorted(range(len(self.ids)), key=key)]
+
+    # -- what a player sees --
+
+    def observation(
+        self, seat: int
+    ) -> tuple[Card | None, tuple[PlayerPoints, ...], tuple[PlayerInfo, ...], tuple[Card, ...]]:
+        """(upcard, points, infos, hand) as the spec's `play` receives them. Infos are in
+        seat order, the dealer last, each the cards of that player's latest turn."""
+        up = None if self._bidding else DECK[self._dealer[0]]
+        points = tuple(PlayerPoints(i, p) for i, p in zip(self.ids, self.points, strict=True))
+        infos = []
+        for s in range(len(self.ids)):
+            if s in self.infos:
+                cards = tuple(DECK[c] for h in self.infos[s] for c in h.cards)  # type: ignore[union-attr]
+                infos.append(PlayerInfo(self.ids[s], cards))
+        if DEALER_SEAT in self.infos:
+            cards = tuple(DECK[c] for c in self.infos[DEALER_SEAT])  # type: ignore[union-attr]
+            infos.append(PlayerInfo(DEALER, cards))
+        hand = () if self._bidding else tuple(DECK[c] for c in self.current_hand().cards)
+        return up, points, tuple(infos), hand
+
+
+# --- the game loop ------------------------------------------------------------------------
+
+Player = PlayFunc | TablePolicy
+
+
+def play_game(
+    rules: TwentyOneRules,
+    players: dict[str, Player],
+    rng: np.random.Generator,
+    clock: Callable[[], float] = time.perf_counter,
+) -> State:
+    """Play one game to the end; `players` maps ids to players. Returns the final state
+    (points, standings, `disqualified` reasons and the round records for the logs)."""
+    state = State(rules, list(players), rng)
+    seats = [players[i] for i in state.ids]
+    deciders = [_table_decider(p) if isinstance(p, TablePolicy) else None for p in seats]
+    memories: list[str | None] = [None] * len(seats)
+    min_bid, max_bid = rules.min_bid, rules.max_bid
+    while not state._terminal:
+        seat = state._seat
+        decide = deciders[seat]
+        if decide is None:
+            _spec_decision(state, seat, seats[seat], memories, clock)  # type: ignore[arg-type]
+        elif state._bidding:
+            points = state.points[seat]
+            low, high = min(min_bid, points), min(max_bid, points)  # rules.bid_range
+            amount = seats[seat].bid(points, low, high)  # type: ignore[union-attr]
+            if type(amount) is int and low <= amount <= high:
+                state.bid_trusted(amount)
+            else:
+                state.disqualify(seat, f"Bid {amount!r} outside {low}..{high} (points {points})")
+        else:
+            hand = state._hands[seat][state._hand]
+            cards = hand.cards
+            mask = state.legal_mask()
+            pair = RANK[cards[0]] if len(cards) == 2 and RANK[cards[0]] == RANK[cards[1]] else 0
+            kind = decide(VALUE[state._dealer[0]], hand.vs, len(cards), pair, mask)
+            if type(kind) is int and 0 < kind < 6 and mask >> kind & 1:
+                state.apply_trusted(kind)
+            else:
+                state.disqualify(seat, _why(state, kind) or f"illegal action {kind!r}")
+    return state
+
+
+def _table_decider(policy: TablePolicy) -> Callable[[int, int, int, int, int], int]:
+    """decide(up, value state, n_cards, pair, legal): the policy, memoised when it declares
+    itself `deterministic` (a plain function of the situation)."""
+    act = policy.act
+
+    def decide(up: int, vs: int, n: int, pair: int, legal: int) -> int:
+        return act(up, vs >> 1, bool(vs & 1), n, pair, legal)
+
+    if not getattr(policy, "deterministic", False):
+        return decide
+    memo: dict[int, int] = {}
+
+    def remembered(up: int, vs: int, n: int, pair: int, legal: int) -> int:
+        key = (((up * 64 + vs) * 32 + n) * 16 + pair) * 64 + legal
+        kind = memo.get(key)
+        if kind is None:
+            kind = memo[key] = decide(up, vs, n, pair, legal)
+        return kind
+
+    return remembered
+
+
+def _why(state: State, kind: object) -> str | None:
+    if type(kind) is not int or not 0 <= kind < 6:
+        return None
+    return state.why_illegal(kind, 0 if kind in (HIT, STAND) else _cost(state, kind))
+
+
+def _cost(state: State, kind: int) -> int:
+    bid = state.current_hand().bid
+    return bid // 2 if kind == INSURANCE else bid
+
+
+def _spec_decision(
+    state: State,
+    seat: int,
+    play: PlayFunc,
+    memories: list[str | None],
+    clock: Callable[[], float],
+) -> None:
+    rules = state.rules
+    upcard, points, infos, hand = state.observation(seat)
+    started = clock()
+    try:
+        result = play(upcard, points, infos, state.ids[seat], memories[seat], hand)
+    except Exception as error:  # a player's crash ends its own game, not the table's
+        state.disqualify(seat, f"raised {type(error).__name__}: {error}")
+        return
+    elapsed = clock() - started
+    if elapsed >= rules.decision_seconds:
+        state.disqualify(seat, f"took {elapsed:.3f} s (limit {rules.decision_seconds:g} s)")
+        return
+    if not (isinstance(result, tuple) and len(result) == 2):
+        state.disqualify(seat, f"returned {result!r}, not (action, memory)")
+        return
+    action, memory = result
+    if not isinstance(memory, str):
+        state.disqualify(seat, f"memory is {type(memory).__name__}, not a string")
+        return
+    if len(memory) > rules.memory_chars:
+        state.disqualify(seat, f"memory of {len(memory)} characters (limit {rules.memory_chars})")
+        return
+    parsed = action_kind(action)
+    if parsed is None:
+        state.disqualify(seat, f"not an action: {action!r}")
+        return
+    reason = state.why_illegal(*parsed)
+    if reason is not None:
+        state.disqualify(seat, reason)
+        return
+    memories[seat] = memory
+    state.apply(*parsed)
+
+
+# --- logs ---------------------------------------------------------------------------------
+
+
+def turns(state: State, perspective: str) -> Iterable[Turn]:
+    """The turn file's rows from `perspective`'s point of view, in play order."""
+    ids, cards = state.ids, DECK
+    for record in state.records:
+        if record.upcard is None:
+            continue
+        upcard = cards[record.upcard]
+        for cards_, seat, hand_id, kind, bid in record.rows:
+            if seat == DEALER_SEAT:
+                player, mine = DEALER, False
+            else:
+                player = ids[seat]
+                mine = player == perspective
+            hand = tuple([cards[c] for c in cards_])
+            yield Turn(record.round, hand, player, mine, hand_id, ACTION_NAMES[kind], bid, upcard)
+
+
+def scores(state: State, perspective: str) -> Iterable[Score]:
+    """The score file's rows: your points, then the others' sorted by id as text."""
+    seat = state.ids.index(perspective)
+    others = sorted((s for s in range(len(state.ids)) if s != seat), key=state.ids.__getitem__)
+    for record in state.records:
+        points = record.points
+        yield Score(record.round, points[seat], tuple(points[s] for s in others))
+
+
+def turn_lines(state: State, perspective: str) -> Iterable[str]:
+    """The turn file's lines (CRLF), the bytes `parsers.twentyone.write_turns(turns(…))`
+    writes (the tests hold them equal), formatted from precomputed card texts: writing
+    through `Turn` records costs more than playing the game."""
+    ids, text = state.ids, CARD_TEXT
+    names = [f",{pid},{int(pid == perspective)},{{}},{{}},{{}},{{}}\r\n" for pid in ids]
+    names.append(f",{DEALER},0,{{}},{{}},{{}},{{}}\r\n")  # seat -1: the dealer
+    actions = ACTION_NAMES
+    for record in state.records:
+        if record.upcard is None:
+            continue
+        head, upcard = f"{record.round},", text[record.upcard]
+        for cards, seat, hand_id, kind, bid in record.rows:
+            hand = ";".join([text[c] for c in cards])
+            yield head + hand + names[seat].format(hand_id, actions[kind], bid, upcard)
+
+
+def write_logs(
+    state: State, perspective: str, directory: str | Path, stem: str
+) -> tuple[Path, Path]:
+    """Write `<stem>.csv` (turns) and `<stem>-score.csv` (scores) from `perspective`'s point
+    of view; returns their paths."""
+    directory = Path(directory)
+    turn_path, score_path = directory / f"{stem}.csv", directory / f"{stem}-score.csv"
+    with open(turn_path, "w", newline="", encoding="utf-8") as out:
+        out.write("".join(turn_lines(state, perspective)))
+    write_scores(score_path, scores(state, perspective))
+    return turn_path, score_path
+
+
+def write_logs_via_records(
+    state: State, perspective: str, directory: str | Path, stem: str
+) -> tuple[Path, Path]:
+    """The same files through `parsers.twentyone`'s record writers (the reference)."""
+    directory = Path(directory)
+    turn_path, score_path = directory / f"{stem}.csv", directory / f"{stem}-score.csv"
+    write_turns(turn_path, turns(state, perspective))
+    write_scores(score_path, scores(state, perspective))
+    return turn_path, score_path

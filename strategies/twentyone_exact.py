@@ -1,0 +1,727 @@
+"""TwentyOne by exact computation: the optimal flat-bet return and its chart, for any rules.
+
+`solve(rules, decks)` computes, without sampling, the expected net return per hand per unit
+of bid of the best strategy for one player alone at the table (the dealer plays whenever
+the player's hand is not bust), for an infinite deck (`decks=None`) or for a hand dealt from
+a full shoe of `decks` decks, where the strategy may depend on the exact cards in hand
+(composition-dependent) and the dealer's chances are computed from the cards left.
+
+How. The dealer's final class given its up card is a sum over the multisets of cards it can
+draw: each multiset is counted once with the number of orders in which the dealer's rule
+draws it, so that for any shoe its probability is that count times a product of falling
+factorials (`DealerTable`). The player's side is a recursion over hand compositions with
+memoisation (`_Solver`): stand / hit / DoubleDown (also on a Combo, paid as a Combo on the
+doubled bid) / Split / Insurance, Charlie and Combo included. By exchangeability the
+dealer's hole card and draws can be taken from the shoe left after the player's cards.
+
+Approximations, stated: a Split makes two hands and no more (re-splits capped at one: the
+engine allows more); each split hand is valued from the shoe without the pair and the up
+card, ignoring the cards the other split hand draws (the usual composition-dependent
+approximation; exact for the infinite deck); after Insurance, split hands are played as
+without it and the insurance is valued with the product of their bust chances. Amounts are
+per unit of bid without rounding (`bid // 2` insurance = 0.5, Combo = `combo_payout`).
+
+`evaluate(rules, chart, hands, rng, decks)` is the numpy counterpart: it plays a `Chart`
+(an action per situation) for millions of hands, each from a fresh shoe, and returns the
+mean return and a 95% confidence interval; `chart_value` gives the exact value of a chart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from math import comb
+
+import numpy as np
+
+from strategies.engines.twentyone import (
+    BUST,
+    CHARLIE,
+    COMBO,
+    DOUBLE,
+    HIT,
+    STAND,
+    TwentyOneRules,
+    add_points,
+    classify,
+    return_multiple,
+)
+
+VALUES = tuple(range(1, 11))  # card values, ace 1, ten-valued cards 10
+RANKS_PER_VALUE = np.array([1, 1, 1, 1, 1, 1, 1, 1, 1, 4])  # ten, jack, queen, king
+N_CLASSES = 25  # class index: Bust 0, Value(n) n + 1, Charlie 23, Combo 24
+MAIN, INSURED, SPLIT_HAND = range(3)  # the contexts a hand is played in
+CONTEXT_NAMES = ("main", "insured", "split")
+
+
+def class_index(cls: int) -> int:
+    return {BUST: 0, CHARLIE: 23, COMBO: 24}.get(cls, cls + 1)
+
+
+def points(value: int) -> int:
+    return 11 if value == 1 else value
+
+
+def n_index(n_cards: int) -> int:
+    """Chart index of a hand size: 2, 3, 4, then 5 or more."""
+    return min(n_cards, 5) - 2
+
+
+# --- the chart --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Chart:
+    """An action for every situation, the form the solver's answer and the evaluator share.
+
+    - `hand[context, up, total, soft, n]`: STAND, HIT or DOUBLE (engine codes), context
+      main / insured / split hand, up card value 1..10, n index 0..3 for 2, 3, 4, 5+ cards;
+      DOUBLE where it is not allowed means HIT, HIT on a Combo means STAND;
+    - `split[context, up, value]`: split a pair of this value (main or insured hand);
+    - `insure[total, soft, pair]`: take insurance with this first hand (up card an ace).
+    """
+
+    hand: np.ndarray = field(repr=False)
+    split: np.ndarray = field(repr=False)
+    insure: np.ndarray = field(repr=False)
+
+    @classmethod
+    def empty(cls) -> Chart:
+        hand = np.full((3, 11, 32, 2, 4), STAND, dtype=np.int8)
+        hand[:, :, :12] = HIT  # below 12 nothing busts: a sane default for unreached cells
+        return cls(hand, np.zeros((2, 11, 11), bool), np.zeros((32, 2, 2), bool))
+
+    def rows(self, context: int = MAIN, n_cards: int = 2) -> dict[str, str]:
+        """A printable chart: `"hard 16": "HHHHHSSSSS"`-like strings, up cards 2..10, A."""
+        letters = {STAND: "S", HIT: "H", DOUBLE: "D"}
+        ups = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
+        table = {}
+        for soft in (0, 1):
+            for total in range(4 if not soft else 12, 22):
+                row = self.hand[context, ups, total, soft, n_index(n_cards)]
+                table[f"{'soft' if soft else 'hard'} {total}"] = "".join(letters[a] for a in row)
+        for value in VALUES:
+            row = self.split[min(context, 1), ups, value]
+            table[f"pair {value}"] = "".join("P" if p else "-" for p in row)
+        return table
+
+
+# --- the dealer -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DealerTable:
+    """Every multiset of cards the dealer can draw after its up card, as arrays."""
+
+    counts: np.ndarray  # (E, 10) cards of each value drawn
+    orders: np.ndarray  # (E,) how many drawing orders the dealer's rule allows
+    sizes: np.ndarray  # (E,) cards drawn
+    classes: np.ndarray  # (E,) class index of the final hand
+
+    @classmethod
+    def build(cls, up: int, rules: TwentyOneRules) -> DealerTable:
+        stop = rules.charlie_cards if rules.charlie else 64
+        start_total, start_soft = add_points(0, 0, points(up))
+        layer = {(0,) * 10: (1, start_total, start_soft)}  # multiset → (orders, total, soft)
+        rows: list[tuple[tuple[int, ...], int, int, int]] = []
+        n = 1
+        while layer:
+            following: dict[tuple[int, ...], tuple[int, int, int]] = {}
+            for drawn, (ways, total, soft) in layer.items():
+                hits = (
+                    n < 2
+                    or n < stop
+                    and (
+                        total < rules.dealer_stands_on
+                        or (rules.dealer_hits_soft_17 and total == rules.dealer_stands_on and soft)
+                    )
+                )
+                if not hits:
+                    rows.append((drawn, ways, n - 1, class_index(classify(n, total, rules))))
+                    continue
+                for value in VALUES:
+                    grown = list(drawn)
+                    grown[value - 1] += 1
+                    key = tuple(grown)
+                    t, s = add_points(total, soft, points(value))
+                    old = following.get(key)
+                    following[key] = (ways + (old[0] if old else 0), t, s)
+            layer, n = following, n + 1
+        counts = np.array([r[0] for r in rows], dtype=np.int64)
+        return cls(
+            counts,
+            np.array([r[1] for r in rows], dtype=np.float64),
+            np.array([r[2] for r in rows], dtype=np.int64),
+            np.array([r[3] for r in rows], dtype=np.int64),
+        )
+
+    def distribution(self, shoe: np.ndarray | None, probs: np.ndarray | None = None) -> np.ndarray:
+        """Class probabilities (N_CLASSES) for a finite shoe (counts by value) or, with
+        `probs`, for an infinite deck."""
+        if shoe is None:
+            weight = self.orders * np.prod(probs[None, :] ** self.counts, axis=1)
+        else:
+            top = self.counts.max() + 1
+            falling = _falling_table(int(shoe.max()), int(top))
+            weight = self.orders * np.prod(falling[shoe[None, :], self.counts], axis=1)
+            total = int(shoe.sum())
+            weight /= _falling_table(total, int(self.sizes.max()) + 1)[total, self.sizes]
+        return np.bincount(self.classes, weights=weight, minlength=N_CLASSES)
+
+
+@lru_cache(maxsize=64)
+def _falling_table(top: int, width: int) -> np.ndarray:
+    """falling[s, d] = s (s - 1) … (s - d + 1), 0 when d > s."""
+    table = np.zeros((top + 1, width))
+    for s in range(top + 1):
+        value = 1.0
+        for d in range(width):
+            table[s, d] = value
+            value *= s - d
+            if value <= 0:
+                value = 0.0
+    return table
+
+
+# --- the solver -------------------------------------------------------------------------
+
+
+def full_shoe(decks: int) -> np.ndarray:
+    return 4 * decks * RANKS_PER_VALUE
+
+
+INFINITE = RANKS_PER_VALUE / 13.0
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The answer of `solve` / `chart_value`: value per hand and per up card."""
+
+    rules: TwentyOneRules
+    decks: int | None
+    ev: float  # expected net return per hand per unit of bid
+    by_up: dict[int, float]  # same, given the up card (value 1..10)
+    chart: Chart
+    insurance_share: float  # probability that the strategy takes insurance
+    split_cap: int = 1  # splits per hand the computation allows
+
+
+class _Solver:
+    """The recursion for one up card. A hand is (cards by value, total, soft, n)."""
+
+    def __init__(
+        self, rules: TwentyOneRules, decks: int | None, up: int, chart: Chart | None
+    ) -> None:
+        self.rules, self.decks, self.up, self.chart = rules, decks, up, chart
+        self.table = DealerTable.build(up, rules)
+        if decks is None:
+            self.shoe0 = None
+        else:
+            shoe = full_shoe(decks).copy()
+            shoe[up - 1] -= 1
+            self.shoe0 = shoe
+        self.stop = rules.charlie_cards if rules.charlie else 64
+        self.insurance_back = rules.insurance_payout * (0.5 if rules.insurance_on_side_bet else 1)
+        returns = np.zeros((N_CLASSES, N_CLASSES))
+        classes = [BUST, *range(22), CHARLIE, COMBO]
+        for p in classes:
+            for d in classes:
+                returns[class_index(p), class_index(d)] = return_multiple(p, d, rules)
+        self.returns = returns
+        self._dealer: dict[tuple[int, ...], np.ndarray] = {}
+        self._memo: dict[tuple, tuple[float, int]] = {}
+        self._bust: dict[tuple, float] = {}
+        self.q: dict[tuple[int, int, int, int, int], np.ndarray] = {}  # chart votes
+
+    # -- chances --
+
+    def key(self, cards: tuple[int, ...], total: int, soft: int, n: int) -> tuple:
+        return (total, soft, n) if self.shoe0 is None else (cards, total, soft)
+
+    def next_card(self, removed: tuple[int, ...]) -> np.ndarray:
+        if self.shoe0 is None:
+            return INFINITE
+        left = self.shoe0 - np.array(removed)
+        return left / left.sum()
+
+    def dealer(self, removed: tuple[int, ...]) -> np.ndarray:
+        key = removed if self.shoe0 is not None else ()
+        dist = self._dealer.get(key)
+        if dist is None:
+            if self.shoe0 is None:
+                dist = self.table.distribution(None, INFINITE)
+            else:
+                dist = self.table.distribution(self.shoe0 - np.array(removed))
+            self._dealer[key] = dist
+        return dist
+
+    # -- values (net, per unit of the hand's first bid) --
+
+    def settle(self, removed: tuple[int, ...], cls: int, stake: float, context: int) -> float:
+        if cls == BUST:
+            return -stake  # the dealer does not play: insurance is lost too
+        dist = self.dealer(removed)
+        value = stake * float(self.returns[class_index(cls)] @ dist) - stake
+        if context == INSURED:
+            value += self.insurance_back * dist[24]
+        return value
+
+    def classify(self, n: int, total: int, context: int) -> int:
+        return classify(n, total, self.rules, split=context == SPLIT_HAND)
+
+    def after_card(
+        self, cards, removed, total, soft, n, value, context
+    ) -> tuple[tuple, tuple, int, int, int]:
+        grown = _plus(cards, value)
+        t, s = add_points(total, soft, points(value))
+        return grown, _plus(removed, value), t, s, n + 1
+
+    def best(
+        self,
+        cards: tuple[int, ...],
+        removed: tuple[int, ...],
+        total: int,
+        soft: int,
+        n: int,
+        context: int,
+    ) -> tuple[float, int]:
+        """(value, action) of a live hand: STAND, HIT or DOUBLE (no Split here)."""
+        memo_key = (self.key(removed, total, soft, n), n, context)
+        found = self._memo.get(memo_key)
+        if found is not None:
+            return found
+        rules = self.rules
+        combo = n == 2 and self.classify(2, total, context) == COMBO
+        options = {STAND: self.settle(removed, self.classify(n, total, context), 1.0, context)}
+        if not combo:
+            options[HIT] = self.hit(cards, removed, total, soft, n, context)
+        if n == 2 and (not combo or rules.double_on_combo):
+            options[DOUBLE] = self.double(cards, removed, total, soft, context, combo)
+        if self.chart is None:
+            action = max(options, key=options.__getitem__)
+        else:
+            action = int(self.chart.hand[context, self.up, total, soft, n_index(n)])
+            if action not in options:  # the chart's fallbacks: DOUBLE → HIT, HIT → STAND
+                action = HIT if action == DOUBLE and HIT in options else STAND
+        if self.chart is None:
+            self._vote(removed, total, soft, n, context, options)
+        found = self._memo[memo_key] = (options[action], action)
+        return found
+
+    def hit(self, cards, removed, total, soft, n, context) -> float:
+        probs = self.next_card(removed)
+        value = 0.0
+        for v in VALUES:
+            p = probs[v - 1]
+            if p == 0:
+                continue
+            c2, r2, t, s, m = self.after_card(cards, removed, total, soft, n, v, context)
+            if m >= self.stop or t > 21:
+                value += p * self.settle(r2, self.classify(m, t, context), 1.0, context)
+            else:
+                value += p * self.best(c2, r2, t, s, m, context)[0]
+        return value
+
+    def double(self, cards, removed, total, soft, context, combo: bool) -> float:
+        if combo:  # ends at once, paid as a Combo on the doubled bid
+            return self.settle(removed, COMBO, 2.0, context)
+        probs = self.next_card(removed)
+        value = 0.0
+        for v in VALUES:
+            p = probs[v - 1]
+            if p:
+                _, r2, t, _, m = self.after_card(cards, removed, total, soft, 2, v, context)
+                value += p * self.settle(r2, self.classify(m, t, context), 2.0, context)
+        return value
+
+    def bust_chance(self, cards, removed, total, soft, n, context) -> float:
+        """Chance that a live hand busts when played by `best`."""
+        key = (self.key(removed, total, soft, n), n, context)
+        if key in self._bust:
+            return self._bust[key]
+        _, action = self.best(cards, removed, total, soft, n, context)
+        chance = 0.0
+        combo = n == 2 and self.classify(2, total, context) == COMBO
+        if action != STAND and not (action == DOUBLE and combo):
+            probs = self.next_card(removed)
+            for v in VALUES:
+                p = probs[v - 1]
+                if not p:
+                    continue
+                c2, r2, t, s, m = self.after_card(cards, removed, total, soft, n, v, context)
+                if action == DOUBLE or m >= self.stop or t > 21:
+                    chance += p * (self.classify(m, t, context) == BUST)
+                else:
+                    chance += p * self.bust_chance(c2, r2, t, s, m, context)
+        self._bust[key] = chance
+        return chance
+
+    def split(self, value: int, context: int) -> float:
+        """Both hands of a split pair of `value` (one split, no re-split)."""
+        pair = _plus(_plus((0,) * 10, value), value)
+        probs = self.next_card(pair)
+        hand_value = bust = 0.0
+        one = _plus((0,) * 10, value)
+        for v in VALUES:
+            p = probs[v - 1]
+            if not p:
+                continue
+            cards = _plus(one, v)
+            removed = _plus(pair, v)
+            t, s = add_points(*add_points(0, 0, points(value)), points(v))
+            hand_value += p * self.best(cards, removed, t, s, 2, SPLIT_HAND)[0]
+            if context == INSURED:
+                bust += p * self.bust_chance(cards, removed, t, s, 2, SPLIT_HAND)
+        total = 2 * hand_value
+        if context == INSURED:  # the dealer plays unless both hands bust
+            total += self.insurance_back * self.dealer(pair)[24] * (1 - bust * bust)
+        return total
+
+    def first(self, v1: int, v2: int, splittable: bool, context: int) -> tuple[float, str]:
+        """(value, action) of the first decision on a dealt hand in `context`."""
+        cards = _plus(_plus((0,) * 10, v1), v2)
+        total, soft = add_points(*add_points(0, 0, points(v1)), points(v2))
+        value, action = self.best(cards, cards, total, soft, 2, context)
+        name = {STAND: "S", HIT: "H", DOUBLE: "D"}[action]
+        if splittable:
+            split_value = self.split(v1, context)
+            if self.chart is None:
+                take = split_value > value
+            else:
+                take = bool(self.chart.split[context, self.up, v1])
+            self._split_votes[(context, v1)] = split_value - value
+            if take:
+                value, name = split_value, "P"
+        return value, name
+
+    def _vote(self, removed, total, soft, n, context, options: dict[int, float]) -> None:
+        """Weigh each action's value by the chance of holding these cards (finite shoe),
+        so that the chart gives one action per situation."""
+        key = (context, total, soft, n_index(n), 0)
+        votes = self.q.setdefault(key, np.zeros(4))
+        weight = 1.0 if self.shoe0 is None else _composition_chance(self.shoe0, removed)
+        best = max(options.values())
+        for action in (STAND, HIT, DOUBLE):
+            votes[action] += weight * (options.get(action, best - 10.0) - best)
+
+    _split_votes: dict
+
+
+def _plus(counts: tuple[int, ...], value: int) -> tuple[int, ...]:
+    grown = list(counts)
+    grown[value - 1] += 1
+    return tuple(grown)
+
+
+def _composition_chance(shoe: np.ndarray, cards: tuple[int, ...]) -> float:
+    """Chance that sum(cards) cards drawn from `shoe` are exactly `cards` (any order)."""
+    n = sum(cards)
+    chance = 1.0
+    for have, take in zip(shoe.tolist(), cards, strict=True):
+        chance *= comb(int(have), take)
+    return chance / comb(int(shoe.sum()), n)
+
+
+def _deals(shoe: np.ndarray | None, up: int) -> list[tuple[int, int, bool, float]]:
+    """(v1, v2, splittable, chance) of every first hand given the up card; a pair of
+    ten-valued cards is splittable only when both have the same rank."""
+    if shoe is None:
+        probs = INFINITE
+        left = None
+    else:
+        left = shoe.astype(float).copy()
+        left[up - 1] -= 1
+        probs = left / left.sum()
+    deals = []
+    for v1 in VALUES:
+        for v2 in VALUES:
+            if v2 < v1:
+                continue
+            if left is None:
+                chance = probs[v1 - 1] * probs[v2 - 1] * (1 if v1 == v2 else 2)
+            else:
+                n = left.sum()
+                first = left[v1 - 1] / n
+                left[v1 - 1] -= 1
+                chance = first * left[v2 - 1] / (n - 1) * (1 if v1 == v2 else 2)
+                left[v1 - 1] += 1
+            if v1 == v2 == 10:
+                same = _same_rank_tens(shoe, up)
+                deals.append((10, 10, True, chance * same))
+                deals.append((10, 10, False, chance * (1 - same)))
+            else:
+                deals.append((v1, v2, v1 == v2, chance))
+    return deals
+
+
+def _same_rank_tens(shoe: np.ndarray | None, up: int) -> float:
+    """Chance that two ten-valued cards share a rank (ten, jack, queen, king)."""
+    if shoe is None:
+        return 0.25
+    per_rank = np.full(4, shoe[9] / 4)
+    if up == 10:
+        per_rank[0] -= 1  # the up card's rank has one card fewer (by symmetry, any one)
+    tens = per_rank.sum()
+    return float((per_rank * (per_rank - 1)).sum() / (tens * (tens - 1)))
+
+
+def solve(
+    rules: TwentyOneRules | None = None,
+    decks: int | None = None,
+    chart: Chart | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Solution:
+    """The optimal strategy's value and chart (or, given `chart`, that chart's value)."""
+    rules = rules or TwentyOneRules()
+    shoe = None if decks is None else full_shoe(decks)
+    up_chance = INFINITE if shoe is None else shoe / shoe.sum()
+    result = Chart.empty() if chart is None else chart
+    by_up: dict[int, float] = {}
+    insured_share = 0.0
+    for up in VALUES:
+        solver = _Solver(rules, decks, up, chart)
+        solver._split_votes = {}
+        value = 0.0
+        for v1, v2, splittable, chance in _deals(shoe, up):
+            plain, _ = solver.first(v1, v2, splittable, MAIN)
+            best = plain
+            total, soft = add_points(*add_points(0, 0, points(v1)), points(v2))
+            if up == 1:
+                insured, _ = solver.first(v1, v2, splittable, INSURED)
+                insured -= 0.5  # the side bet, bid // 2
+                if chart is None:
+                    take = insured > plain
+                    result.insure[total, soft, int(splittable)] = take
+                else:
+                    take = bool(chart.insure[total, soft, int(splittable)])
+                if take:
+                    best = insured
+                    insured_share += up_chance[0] * chance
+            value += chance * best
+        by_up[up] = value
+        if chart is None:
+            _fill_chart(result, solver, up)
+        if progress:
+            progress(up)
+    ev = float(sum(up_chance[u - 1] * by_up[u] for u in VALUES))
+    return Solution(rules, decks, ev, by_up, result, float(insured_share))
+
+
+def _fill_chart(chart: Chart, solver: _Solver, up: int) -> None:
+    for (context, total, soft, n, _), votes in solver.q.items():
+        chart.hand[context, up, total, soft, n] = max((STAND, HIT, DOUBLE), key=votes.__getitem__)
+    for (context, value), gain in solver._split_votes.items():
+        chart.split[context, up, value] = gain > 0
+
+
+def chart_value(rules: TwentyOneRules, chart: Chart, decks: int | None = None) -> float:
+    """The exact value of playing `chart` (same model as `solve`)."""
+    return solve(rules, decks, chart).ev
+
+
+# --- the vectorised evaluator -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Mean net return per hand per unit of bid, with a 95% confidence interval."""
+
+    mean: float
+    low: float
+    high: float
+    hands: int
+    stdev: float
+
+    def __contains__(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+
+def evaluate(
+    rules: TwentyOneRules,
+    chart: Chart,
+    hands: int,
+    rng: np.random.Generator,
+    decks: int | None = None,
+    chunk: int = 100_000,
+) -> Estimate:
+    """Play `chart` for `hands` hands, each dealt from a fresh shoe (`decks` decks, or an
+    infinite deck), one player at the table; the same model as `solve`."""
+    total = squares = 0.0
+    done = 0
+    while done < hands:
+        n = min(chunk, hands - done)
+        net = _play_chunk(rules, chart, n, rng, decks)
+        total += float(net.sum())
+        squares += float(np.square(net).sum())
+        done += n
+    mean = total / hands
+    stdev = float(np.sqrt(max(squares / hands - mean * mean, 0.0) * hands / max(hands - 1, 1)))
+    half = 1.959964 * stdev / np.sqrt(hands)
+    return Estimate(mean, float(mean - half), float(mean + half), hands, stdev)
+
+
+_POINTS = np.array([0, 11, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)  # by rank
+_VALUE = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)
+
+
+def _add(total: np.ndarray, soft: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised `add_points`; `soft` is 0 or 1 (two aces never both count 11)."""
+    total = total + pts
+    soft = soft + (pts == 11)
+    for _ in range(2):  # at most two aces fall back from 11 to 1 on one card
+        fall = (total > 21) & (soft > 0)
+        total = total - 10 * fall
+        soft = soft - fall
+    return total, soft
+
+
+def _classes(
+    total: np.ndarray, n: np.ndarray, rules: TwentyOneRules, split: np.ndarray | bool
+) -> np.ndarray:
+    """Class index of finished hands, vectorised `classify`."""
+    cls = np.where(total > 21, 0, total + 1)
+    if rules.charlie:
+        charlie = n >= rules.charlie_cards
+        if rules.charlie_bust_first:
+            charlie &= total <= 21
+        cls = np.where(charlie, 23, cls)
+    combo = (n == 2) & (total == 21)
+    if not rules.combo_after_split:
+        combo &= ~np.asarray(split)
+    return np.where(combo, 24, cls)
+
+
+class _Table:
+    """One chunk of hands being played, each from its own fresh shoe. A finite shoe is a
+    bit set of the cards already dealt per row; a card is drawn uniformly from the shoe and
+    drawn again if it was dealt (at most ~20 of 52 × decks cards are: few retries)."""
+
+    def __init__(self, n: int, rng: np.random.Generator, decks: int | None):
+        self.rng = rng
+        self.size = 0 if decks is None else 52 * decks
+        if decks is not None:
+            self.dealt = np.zeros((n, (self.size + 63) // 64), np.uint64)
+
+    def draw(self, rows: np.ndarray) -> np.ndarray:
+        """The next card's rank (1..13) for each of `rows` (distinct row numbers)."""
+        if not self.size:
+            return self.rng.integers(1, 14, size=len(rows))
+        codes = np.empty(len(rows), np.int64)
+        pending = np.arange(len(rows))
+        while pending.size:
+            at = rows[pending]
+            code = self.rng.integers(0, self.size, size=len(pending))
+            word, bit = code >> 6, (code & 63).astype(np.uint64)
+            free = (self.dealt[at, word] >> bit) & np.uint64(1) == 0
+            codes[pending[free]] = code[free]
+            self.dealt[at[free], word[free]] |= np.uint64(1) << bit[free]
+            pending = pending[~free]
+        return codes % 13 + 1
+
+
+def _start(ranks_a: np.ndarray, ranks_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    zero = np.zeros(len(ranks_a), np.int64)
+    return _add(*_add(zero, zero, _POINTS[ranks_a]), _POINTS[ranks_b])
+
+
+def _play_chunk(
+    rules: TwentyOneRules, chart: Chart, n: int, rng: np.random.Generator, decks: int | None
+) -> np.ndarray:
+    stop = rules.charlie_cards if rules.charlie else 64
+    table = _Table(n, rng, decks)
+    everyone = np.arange(n)
+    up_rank, r1, r2, hole = (table.draw(everyone) for _ in range(4))
+    up = _VALUE[up_rank]
+    total, soft = _start(r1, r2)
+    pair = r1 == r2
+    insured = (up == 1) & chart.insure[total, soft, pair.astype(np.int64)]
+    context = insured.astype(np.int64)
+    split = pair & chart.split[context, up, _VALUE[r1]]
+
+    # hand A: the dealt hand, or the first split hand; hand B: the second split hand
+    splits = np.flatnonzero(split)
+    r_a = r2.copy()
+    r_a[splits] = table.draw(splits)
+    r_b = r2.copy()
+    r_b[splits] = table.draw(splits)
+    a_total, a_soft = _start(r1, r_a)
+    b_total, b_soft = _start(r2, r_b)
+    a_context = np.where(split, SPLIT_HAND, context)
+    flat = chart.hand.reshape(-1).astype(np.int64)
+    a = _play_hands(rules, flat, up, a_total, a_soft, a_context, split, np.arange(n), table, stop)
+    b_context = np.full(n, SPLIT_HAND)
+    b = _play_hands(rules, flat, up, b_total, b_soft, b_context, split, splits, table, stop)
+
+    a_class = _classes(a[0], a[1], rules, split)
+    b_class = np.where(split, _classes(b[0], b[1], rules, True), 0)
+    plays = (a_class > 0) | (b_class > 0)  # the dealer plays unless every hand is bust
+    d_total, d_soft = _start(up_rank, hole)
+    d_n = np.full(n, 2)
+    rows = np.flatnonzero(plays)
+    while rows.size:
+        t, s, m = d_total[rows], d_soft[rows], d_n[rows]
+        hits = (m < stop) & (
+            (t < rules.dealer_stands_on)
+            | (rules.dealer_hits_soft_17 & (t == rules.dealer_stands_on) & (s > 0))
+        )
+        rows = rows[hits]
+        d_total[rows], d_soft[rows] = _add(t[hits], s[hits], _POINTS[table.draw(rows)])
+        d_n[rows] += 1
+    d_class = _classes(d_total, d_n, rules, False)
+
+    returns = _return_table(rules)
+    net = returns[a_class, d_class] * a[2] - a[2]
+    net += np.where(split, returns[b_class, d_class] * b[2] - b[2], 0.0)
+    back = rules.insurance_payout * (0.5 if rules.insurance_on_side_bet else 1.0)
+    net += np.where(insured, -0.5 + back * (plays & (d_class == 24)), 0.0)
+    return net
+
+
+def _return_table(rules: TwentyOneRules) -> np.ndarray:
+    classes = [BUST, *range(22), CHARLIE, COMBO]
+    table = np.zeros((N_CLASSES, N_CLASSES))
+    for p in classes:
+        for d in classes:
+            table[class_index(p), class_index(d)] = return_multiple(p, d, rules)
+    return table
+
+
+def _play_hands(
+    rules: TwentyOneRules,
+    flat: np.ndarray,
+    up: np.ndarray,
+    total: np.ndarray,
+    soft: np.ndarray,
+    context: np.ndarray,
+    split: np.ndarray,
+    rows: np.ndarray,
+    table: _Table,
+    stop: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Play the hand of each of `rows` by the chart (flattened `Chart.hand`); returns
+    (total, cards, stake) for every row."""
+    total, soft = total.copy(), soft.copy()
+    n_cards = np.full(len(total), 2)
+    stake = np.ones(len(total))
+    while rows.size:
+        t, s, m = total[rows], soft[rows], n_cards[rows]
+        cell = (((context[rows] * 11 + up[rows]) * 32 + np.minimum(t, 31)) * 2 + s) * 4
+        action = flat[cell + np.minimum(m, 5) - 2]
+        combo = (m == 2) & (t == 21)
+        if not rules.combo_after_split:
+            combo &= ~split[rows]
+        action[(action == DOUBLE) & (m != 2)] = HIT
+        if not rules.double_on_combo:
+            action[(action == DOUBLE) & combo] = STAND
+        action[(action == HIT) & combo] = STAND
+        doubles = action == DOUBLE
+        stake[rows[doubles]] = 2.0
+        takes = (action == HIT) | (doubles & ~combo)
+        drawn = rows[takes]
+        t2, s2 = _add(t[takes], s[takes], _POINTS[table.draw(drawn)])
+        total[drawn], soft[drawn] = t2, s2
+        n_cards[drawn] += 1
+        again = (action[takes] == HIT) & (t2 <= 21) & (m[takes] + 1 < stop)
+        rows = drawn[again]
+    return total, n_cards, stake
