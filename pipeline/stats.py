@@ -1,0 +1,40 @@
+"""Reading warehouse tables into polars and storing derived statistics back.
+
+Statistics live in the warehouse as tables named `stats_<game>_<name>`, replaced whole on
+each run, each with a comment, so SQL reaches them like any other table. Following
+PokerTracker, a rate is never stored alone: its count and its number of opportunities
+are stored with it, so that any filter re-aggregates correctly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import duckdb
+import polars as pl
+
+
+def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pl.DataFrame:
+    """A query's result as a polars DataFrame (through Arrow)."""
+    return con.execute(sql, params or []).pl()
+
+
+def store(con: duckdb.DuckDBPyConnection, game: str, name: str, table: pl.DataFrame,
+          description: str) -> str:
+    """Replace `stats_<game>_<name>` with this frame; returns the table's name."""
+    target = f"stats_{game}_{name}"
+    con.register("stats_frame", table.to_arrow())
+    try:
+        con.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM stats_frame")
+    finally:
+        con.unregister("stats_frame")
+    con.execute(f"COMMENT ON TABLE {target} IS '{description.replace(chr(39), chr(39) * 2)}'")
+    return target
+
+
+def data_fingerprint(con: duckdb.DuckDBPyConnection, game: str) -> tuple[str, int]:
+    """SHA-256 over the content hashes of every log of `game`, and how many logs there are."""
+    hashes = [row[0] for row in con.execute(
+        "SELECT content_sha256 FROM logs WHERE game = ? ORDER BY content_sha256", [game]
+    ).fetchall()]
+    return hashlib.sha256("\n".join(hashes).encode()).hexdigest(), len(hashes)
