@@ -1,46 +1,52 @@
-"""`mine demo`: the main job end to end on the embedded default warehouse."""
+"""`mine demo`: the main job end to end on the embedded default warehouse.
+
+First the real Gin Rummy server logs shipped in `examples/logs/` go in and a few queries
+show what SQL over game history looks like; then each game with a demo runs its whole
+loop (simulate → ingest → stats → fit → generate → validate) on the same warehouse.
+"""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
+from pipeline.commands import game_commands
 from warehouse import ingest, query
 from warehouse.connection import connect, db_path
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "logs"
 
 QUERIES = {
-    "Gin Rummy rounds by how they ended": """
+    "Real Gin Rummy rounds by how they ended": """
         SELECT ending, count(*) AS rounds, round(avg(points + opponent_points), 1) AS mean_points
-        FROM ginrummy_rounds GROUP BY ending ORDER BY rounds DESC""",
+        FROM ginrummy_rounds JOIN logs USING (log_id) WHERE logs.stem LIKE '16047%'
+        GROUP BY ending ORDER BY rounds DESC""",
     "Mean points per round, by side": """
         SELECT round(avg(points), 2) AS mine, round(avg(opponent_points), 2) AS opponent,
                count(*) AS rounds
-        FROM ginrummy_rounds""",
+        FROM ginrummy_rounds JOIN logs USING (log_id) WHERE logs.stem LIKE '16047%'""",
     "Draws from the discard pile": """
         SELECT CASE WHEN mine THEN 'me' ELSE 'opponent' END AS player,
                count(*) FILTER (WHERE drawn_from = 'discard') AS from_discard,
                count(*) AS draws,
                round(100.0 * count(*) FILTER (WHERE drawn_from = 'discard') / count(*), 1) AS pct
-        FROM ginrummy_turns GROUP BY ALL ORDER BY player""",
-    "Games": """
-        SELECT log_id, rounds, points, opponent_points, winner, gins, knocks, drops
-        FROM ginrummy_games ORDER BY log_id""",
+        FROM ginrummy_turns JOIN logs USING (log_id) WHERE logs.stem LIKE '16047%'
+        GROUP BY ALL ORDER BY player""",
 }
 
 
 def run(db: str | Path | None, console: Console) -> int:
+    started = time.perf_counter()
     path = db_path(db)
     console.rule(f"mine demo → {path}")
     con = connect(path, memory_limit=ingest.MEMORY_LIMIT)
     summary = ingest.ingest(con, [EXAMPLES / "ginrummy"])
     console.print(
-        f"ingested {EXAMPLES / 'ginrummy'}: {summary.count('new')} new, "
-        f"{summary.count('unchanged')} unchanged, {summary.count('rejected')} rejected "
-        f"({summary.seconds:.2f} s)"
+        f"ingested the real logs in {EXAMPLES / 'ginrummy'}: {summary.count('new')} new, "
+        f"{summary.count('unchanged')} unchanged, {summary.count('rejected')} rejected"
     )
     for title, sql in QUERIES.items():
         columns, rows = query.run(con, sql)
@@ -49,5 +55,14 @@ def run(db: str | Path | None, console: Console) -> int:
             table.add_row(*map(str, row))
         console.print(table)
     con.close()
-    console.print(f'Try: mine tables --db {path}   ·   mine query "SELECT ..." --db {path}')
+
+    figures = {}
+    workdir = path.parent / "demo-out"
+    for game, module in game_commands().items():
+        if hasattr(module, "demo"):
+            console.rule(f"{game}: simulate → ingest → stats → fit → generate → validate")
+            figures[game] = module.demo(path, workdir / game, console)
+
+    console.rule(f"done in {time.perf_counter() - started:.0f} s")
+    console.print(f"Try: mine tables --db {path}   ·   mine query \"SELECT ...\" --db {path}")
     return 0 if summary.ok else 1

@@ -280,10 +280,12 @@ def _first_errors(
             UNION ALL
             SELECT log_id, 'scores', count(*) FROM stage_scores GROUP BY log_id
         ) s USING (log_id, role)
+        ORDER BY log_id, role = 'scores'
         """
     ).fetchall()
     for log_id, role, lines, rows in counts:
-        if rows != lines:  # DuckDB dropped rows it could not read: let the parser say why
+        if rows != lines and log_id not in errors:
+            # DuckDB dropped rows it could not read: the parser says which and why.
             errors[log_id] = _parse_error(module, getattr(pairs[log_id], role), role)
     row_checks = getattr(module, "ROW_CHECKS", {})
     queries = [

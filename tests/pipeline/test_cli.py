@@ -106,3 +106,12 @@ def test_tables_lists_counts_and_descriptions(db):
 def test_query_on_a_missing_warehouse_says_so(tmp_path):
     result = runner.invoke(app, ["query", "SELECT 1", "--db", str(tmp_path / "none.duckdb")])
     assert result.exit_code == 1 and "mine ingest" in result.output
+
+
+def test_game_override_skips_detection(tmp_path, good_logs):
+    db = str(tmp_path / "w.duckdb")
+    result = runner.invoke(app, ["ingest", str(good_logs / "twentyone"), "--db", db, "--game", "ginrummy"])
+    assert result.exit_code == 1
+    assert "expected 6 columns, found 8" in result.output
+    unknown = runner.invoke(app, ["ingest", str(good_logs), "--db", db, "--game", "poker"])
+    assert unknown.exit_code == 1 and "unknown game 'poker'" in unknown.output

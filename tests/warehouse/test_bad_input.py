@@ -196,7 +196,33 @@ def not_utf8(root):
     return path, 1, "not UTF-8"
 
 
+def upcard_changes_mid_round(root):
+    path = root / "twentyone" / "t1.csv"
+    rows = lines(path)
+    line = next(i for i, row in enumerate(rows, 1) if row.startswith(b"1,") and b",Stand," in row)
+    upcard = rows[line - 1].split(b",")[7]
+    set_field(path, line, 8, b"SK" if upcard != b"SK" else b"SQ")
+    return path, line, "differs from the round's up card"
+
+
+def score_file_ends_early(root):
+    path = root / "twentyone" / "t1-score.csv"
+    rows = lines(path)
+    write(path, rows[:-1])
+    return path, len(rows) - 1, "the score file ends at round"
+
+
+def two_perspective_players(root):
+    path = root / "twentyone" / "t0.csv"
+    rows = lines(path)
+    line = next(i for i, row in enumerate(rows, 1) if row.split(b",")[3] == b"0"
+                and row.split(b",")[2] != b"dealer")
+    set_field(path, line, 4, b"1")
+    return path, len(rows), "rows marked as yours belong to several players"
+
+
 CASES = [
+    upcard_changes_mid_round, score_file_ends_early, two_perspective_players,
     wrong_column_count,
     extra_column,
     bad_card_x9,
