@@ -33,7 +33,9 @@ RESULTS = ROOT / "bench" / "results" / "ingest.json"
 def _write_game(args: tuple[int, int]) -> int:
     index, rounds = args
     turns, scores = synth.twentyone_game(random.Random(index), rounds=rounds, players=10)
-    turn_path, score_path = synth.write_pair(CORPUS, f"{1600000000 + index}", twentyone, turns, scores)
+    turn_path, score_path = synth.write_pair(
+        CORPUS, f"{1600000000 + index}", twentyone, turns, scores
+    )
     return turn_path.stat().st_size + score_path.stat().st_size
 
 
@@ -47,7 +49,9 @@ def corpus(gigabytes: float, pairs: int) -> tuple[list[Path], int]:
     started = time.perf_counter()
     with Pool(2) as pool:
         size = sum(pool.imap_unordered(_write_game, [(i, rounds) for i in range(pairs)], 8))
-    print(f"wrote corpus: {pairs} pairs, {size / 1e9:.2f} GB in {time.perf_counter() - started:.0f} s")
+    print(
+        f"wrote corpus: {pairs} pairs, {size / 1e9:.2f} GB in {time.perf_counter() - started:.0f} s"
+    )
     return sorted(CORPUS.glob("*.csv")), size
 
 
@@ -83,8 +87,9 @@ print(seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stde
 
 
 def run(code: str, *args: str) -> str:
-    done = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     return done.stdout + "\n" + done.stderr
 
 
@@ -99,7 +104,9 @@ def main() -> None:
         for leftover in scratch.glob(db + "*"):
             leftover.unlink()
 
-    bare_seconds, rows, bare_kb = map(float, run(BARE, str(CORPUS), str(scratch / "bare.duckdb")).split()[:3])
+    bare_seconds, rows, bare_kb = map(
+        float, run(BARE, str(CORPUS), str(scratch / "bare.duckdb")).split()[:3]
+    )
     out = run(MINE, str(CORPUS), str(scratch / "mine.duckdb"))
     summary = json.loads(out[: out.rindex("}") + 1])
     mine_seconds, mine_kb = map(float, out.strip().splitlines()[-1].split())
@@ -108,18 +115,29 @@ def main() -> None:
 
     result = {
         "corpus": {"pairs": len(files) // 2, "bytes": size, "rows": int(rows)},
-        "read_csv": {"seconds": round(bare_seconds, 2), "rows_per_s": round(rows / bare_seconds),
-                     "peak_mb": round(bare_kb / 1024)},
-        "mine_ingest": {"seconds": round(mine_seconds, 2), "rows_per_s": round(rows / mine_seconds),
-                        "peak_mb": round(mine_kb / 1024), "table_rows": mine_rows},
+        "read_csv": {
+            "seconds": round(bare_seconds, 2),
+            "rows_per_s": round(rows / bare_seconds),
+            "peak_mb": round(bare_kb / 1024),
+        },
+        "mine_ingest": {
+            "seconds": round(mine_seconds, 2),
+            "rows_per_s": round(rows / mine_seconds),
+            "peak_mb": round(mine_kb / 1024),
+            "table_rows": mine_rows,
+        },
         "ratio": round(bare_seconds / mine_seconds, 3),
         "goal": {"ratio_at_least": 0.5, "peak_mb_below": 1024},
     }
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
     print(f"corpus: {len(files) // 2} pairs, {size / 1e9:.2f} GB, {int(rows):,} rows")
-    print(f"(a) DuckDB read_csv: {bare_seconds:.1f} s, {rows / bare_seconds:,.0f} rows/s, peak {bare_kb / 1024:.0f} MB")
-    print(f"(b) mine ingest:     {mine_seconds:.1f} s, {rows / mine_seconds:,.0f} rows/s, peak {mine_kb / 1024:.0f} MB")
+    print(
+        f"(a) DuckDB read_csv: {bare_seconds:.1f} s, {rows / bare_seconds:,.0f} rows/s, peak {bare_kb / 1024:.0f} MB"
+    )
+    print(
+        f"(b) mine ingest:     {mine_seconds:.1f} s, {rows / mine_seconds:,.0f} rows/s, peak {mine_kb / 1024:.0f} MB"
+    )
     print(f"ratio b/a: {result['ratio']:.0%} of read_csv's rows/s (goal ≥ 50 %)")
 
 

@@ -210,7 +210,7 @@ def _stage(con: duckdb.DuckDBPyConnection, role: str, fmt: Format, files: list[L
     """`stage_<role>`: the files' rows as DuckDB reads them, with log_id and line."""
     con.execute(
         f"""
-        CREATE OR REPLACE TEMP TABLE stage_raw AS
+        CREATE OR REPLACE TEMP TABLE stage_{role}_raw AS
         SELECT * FROM read_csv(?, columns = {_csv_columns(fmt)}, header = false,
                                delim = ',', quote = '', escape = '', filename = true,
                                auto_detect = false, ignore_errors = true,
@@ -220,18 +220,22 @@ def _stage(con: duckdb.DuckDBPyConnection, role: str, fmt: Format, files: list[L
         [[str(f.path) for f in files]],
     )
     # Rows keep the files' order, so a row's line is its distance from its file's first row.
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE stage_{role}_files AS
+        SELECT filename, min(stage_{role}_raw.rowid) AS first_rowid, any_value(b.log_id) AS log_id
+        FROM stage_{role}_raw JOIN batch_files b ON b.path = filename GROUP BY filename
+        """
+    )
     names = ", ".join(c.name for c in fmt.columns)
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE stage_{role} AS
         SELECT m.log_id, CAST(r.rowid - m.first_rowid + 1 AS INTEGER) AS line, {names}
-        FROM stage_raw r
-        JOIN (SELECT filename, min(stage_raw.rowid) AS first_rowid, any_value(b.log_id) AS log_id
-              FROM stage_raw JOIN batch_files b ON b.path = filename GROUP BY filename) m
-          USING (filename)
+        FROM stage_{role}_raw r JOIN stage_{role}_files m USING (filename)
         """
     )
-    con.execute("DROP TABLE stage_raw")
+    con.execute(f"DROP TABLE stage_{role}_raw")
 
 
 def _row_checks(role: str, fmt: Format, checks: tuple[tuple[str, str], ...]) -> str:
