@@ -96,3 +96,24 @@ def test_hands_and_dealer_views(tmp_path):
     assert dealer == {
         k[0]: ";".join(map(format_course, t.hand)) for k, t in last.items() if k[1] == "dealer"
     }
+
+
+def test_many_files_read_in_parallel_keep_their_line_order(tmp_path):
+    """DuckDB reads a batch's files on several threads; every row must keep its line."""
+    expected = {}
+    for i in range(24):
+        turns, scores = synth.twentyone_game(random.Random(100 + i), rounds=60, players=8)
+        turn_path, _ = synth.write_pair(tmp_path, f"g{i:02d}", twentyone, turns, scores)
+        expected[str(turn_path)] = [(t.round, t.player, t.action, t.bid) for t in turns]
+    con = duckdb.connect()
+    con.execute("SET threads = 4")
+    assert ingest(con, [tmp_path]).ok
+    for path, rows in expected.items():
+        got = con.execute(
+            """SELECT round, player, action, bid FROM twentyone_turns
+               WHERE log_id = (SELECT log_id FROM manifest WHERE path = ?) ORDER BY line""",
+            [path],
+        ).fetchall()
+        assert got == rows
+        assert con.execute("SELECT max(line) FROM twentyone_turns WHERE log_id = "
+                           "(SELECT log_id FROM manifest WHERE path = ?)", [path]).fetchone() == (len(rows),)
