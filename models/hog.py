@@ -29,14 +29,14 @@ except its shape (the mover picks k dice; what k dice and 0 dice score is learne
   nearby scores does not: with a 10 × 10 block back-off the best response to
   square_strategy lost 0.04 of win rate, with the tree it loses nothing).
 
-Tables are Parquet files (score, opponent_score, num_rolls) with a JSON sidecar holding
-the metadata (game, data fingerprint, rows, games, method, settings, learned model).
+Tables are written in the shared format of `models/tables.py` (kind "strategy"): Parquet
+rows (score, opponent_score, num_rolls) with a JSON sidecar holding the metadata (game,
+kind, data fingerprint, rows, games, method, settings, learned model).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,10 +44,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from models import tables
 from strategies.engines.hog import HogRules, square_swine, tail_points
 from strategies.hog_exact import Solution, TurnModel, roll_distribution, solve
 
 GAME = "hog"
+KIND = "strategy"  # a table of dice per (score, opponent score), in `models/tables.py`
 METHODS = ("best-response", "minimax")
 MAX_ROLLS = 10  # the spec's limit; more if the logs show more
 FAIR_ALPHA = 0.001  # significance of the chi-square test that rejects a fair die
@@ -354,9 +356,13 @@ def fit(
     method: str = "best-response",
     against: str | None = None,
     max_rolls: int = MAX_ROLLS,
+    data_fingerprint: str | None = None,
 ) -> Fit:
     """The table `method` asks for: the best response to the logged population (or to
-    player `against`), or the minimax-optimal table under the learned rules."""
+    player `against`), or the minimax-optimal table under the learned rules.
+
+    `data_fingerprint` names the data in the metadata (the warehouse's fingerprint of the
+    logs read); without it the content of the frames is hashed."""
     if method not in METHODS:
         raise FitError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
     if games is not None:
@@ -378,7 +384,8 @@ def fit(
     assert table is not None
     metadata = {
         "game": GAME,
-        "fingerprint": fingerprint(turns, games),
+        "kind": KIND,
+        "fingerprint": data_fingerprint or fingerprint(turns, games),
         "rows": turns.height,
         "games": count_games(turns),
         "method": method,
@@ -436,39 +443,37 @@ def _check_columns(frame: pl.DataFrame, columns: tuple[str, ...], what: str) -> 
 # --- the table file --------------------------------------------------------------------
 
 
-def metadata_path(path: str | Path) -> Path:
-    return Path(path).with_suffix(".json")
-
-
-def write_table(path: str | Path, table: np.ndarray, metadata: dict[str, object]) -> None:
+def table_frame(table: np.ndarray) -> pl.DataFrame:
+    """A goal × goal table as rows (score, opponent_score, num_rolls)."""
     goal = table.shape[0]
     s, o = np.divmod(np.arange(goal * goal), goal)
-    pl.DataFrame(
+    return pl.DataFrame(
         {"score": s, "opponent_score": o, "num_rolls": table.reshape(-1)},
         schema={"score": pl.Int32, "opponent_score": pl.Int32, "num_rolls": pl.Int8},
-    ).write_parquet(path)
-    metadata_path(path).write_text(json.dumps(metadata, indent=2) + "\n")
+    )
+
+
+def write_table(path: str | Path, table: np.ndarray, metadata: dict[str, object]) -> Path:
+    """The table in the shared format (Parquet rows + JSON metadata); returns its path."""
+    return tables.write(path, table_frame(table), {**metadata, "kind": KIND})
 
 
 def read_table(path: str | Path) -> tuple[np.ndarray, dict[str, object]]:
-    """The table and its metadata; ValueError for a file that is not a Hog table."""
-    path = Path(path)
-    try:
-        frame = pl.read_parquet(path)
-        metadata = json.loads(metadata_path(path).read_text())
-    except (OSError, pl.exceptions.PolarsError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path}: not a readable Hog table ({error})") from None
-    if metadata.get("game") != GAME:
-        raise ValueError(f"{path}: a table of {metadata.get('game')!r}, not of Hog")
+    """The table and its metadata; `tables.TableError` (a ValueError) for a file that is
+    not a Hog strategy table. Tables written before the shared format had no `kind`."""
+    frame, metadata = tables.read(path, GAME)
+    if metadata.setdefault("kind", KIND) != KIND:
+        raise tables.TableError(f"{path}: a {metadata['kind']!r} table, not a {KIND!r} table")
     goal = math.isqrt(frame.height)
-    if goal * goal != frame.height or set(frame.columns) != {
-        "score",
-        "opponent_score",
-        "num_rolls",
-    }:
-        raise ValueError(f"{path}: not a square table of (score, opponent_score, num_rolls)")
-    table = np.zeros((goal, goal), dtype=np.int64)
-    table[frame["score"].to_numpy(), frame["opponent_score"].to_numpy()] = frame[
-        "num_rolls"
-    ].to_numpy()
+    if goal * goal != frame.height or not {"score", "opponent_score", "num_rolls"} <= set(
+        frame.columns
+    ):
+        raise tables.TableError(f"{path}: not a square table of (score, opponent_score, num_rolls)")
+    table = np.full((goal, goal), -1, dtype=np.int64)
+    score, opponent = frame["score"].to_numpy(), frame["opponent_score"].to_numpy()
+    if score.min() < 0 or opponent.min() < 0 or max(score.max(), opponent.max()) >= goal:
+        raise tables.TableError(f"{path}: scores outside 0..{goal - 1}")
+    table[score, opponent] = frame["num_rolls"].to_numpy()
+    if (table < 0).any():
+        raise tables.TableError(f"{path}: a state without a number of dice")
     return table, metadata

@@ -16,7 +16,7 @@ import polars as pl
 
 def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pl.DataFrame:
     """A query's result as a polars DataFrame (through Arrow)."""
-    return con.execute(sql, params or []).pl()
+    return con.sql(sql, params=params or None).pl()
 
 
 def store(con: duckdb.DuckDBPyConnection, game: str, name: str, table: pl.DataFrame,
@@ -32,9 +32,13 @@ def store(con: duckdb.DuckDBPyConnection, game: str, name: str, table: pl.DataFr
     return target
 
 
-def data_fingerprint(con: duckdb.DuckDBPyConnection, game: str) -> tuple[str, int]:
-    """SHA-256 over the content hashes of every log of `game`, and how many logs there are."""
+def data_fingerprint(
+    con: duckdb.DuckDBPyConnection, game: str, log_ids: list[int] | None = None
+) -> tuple[str, int]:
+    """SHA-256 over the content hashes of the logs of `game` (all, or these), and their count."""
     hashes = [row[0] for row in con.execute(
-        "SELECT content_sha256 FROM logs WHERE game = ? ORDER BY content_sha256", [game]
+        "SELECT content_sha256 FROM logs WHERE game = ? "
+        "AND (? IS NULL OR list_contains(?, log_id)) ORDER BY content_sha256",
+        [game, log_ids, log_ids],
     ).fetchall()]
     return hashlib.sha256("\n".join(hashes).encode()).hexdigest(), len(hashes)

@@ -71,14 +71,40 @@ def _rates(rates: dict[str, float]) -> str:
     return " / ".join(_text(float(rates[k])) for k in ("first", "second", "average"))
 
 
-def module_source(table: np.ndarray, metadata: dict[str, Any], card: dict | None) -> str:
+def _rules_literal(rules: dict[str, Any] | None, goal: int) -> dict[str, int | bool]:
+    """The rules the table was solved in, as a literal of whole numbers and booleans only
+    (`mine validate` reads them back); just the goal when they are not known."""
+    if not rules:
+        return {"goal": goal}
+    out: dict[str, int | bool] = {}
+    for key, value in rules.items():
+        if not isinstance(key, str) or not key.isidentifier():
+            raise ValueError(f"not a rule name: {key!r}")
+        if not isinstance(value, bool | int):
+            raise ValueError(f"rule {key} is not a whole number or on/off: {value!r}")
+        out[key] = value if isinstance(value, bool) else int(value)
+    if out.get("goal", goal) != goal:
+        raise ValueError(f"a {goal} × {goal} table cannot play to {out['goal']}")
+    return out
+
+
+def module_source(
+    table: np.ndarray,
+    metadata: dict[str, Any],
+    card: dict | None,
+    rules: dict[str, Any] | None = None,
+) -> str:
     goal = table.shape[0]
     literal = tuple(tuple(int(k) for k in row) for row in table)
+    rules_literal = _rules_literal(rules, goal)
     rows = "\n".join(f"    {row!r}," for row in literal)
     doc = docstring(metadata, card)
     source = f'''"""{doc}"""
 
 GOAL = {goal}
+
+# The rules the table was solved and validated in.
+RULES = {rules_literal!r}
 
 # STRATEGY_TABLE[my_score][opponent_score]: how many dice to roll.
 STRATEGY_TABLE = (
@@ -92,26 +118,33 @@ def final_strategy(score, opponent_score):
     theirs = min(max(int(opponent_score), 0), GOAL - 1)
     return STRATEGY_TABLE[mine][theirs]
 '''
-    _check(source, doc, literal)
+    _check(source, doc, {"STRATEGY_TABLE": literal, "RULES": rules_literal})
     return source
 
 
-def _check(source: str, doc: str, literal: tuple[tuple[int, ...], ...]) -> None:
-    """The source parses, and says exactly what was meant: the docstring and the table."""
+def _check(source: str, doc: str, literals: dict[str, object]) -> None:
+    """The source parses, and says exactly what was meant: the docstring and the literals."""
     tree = ast.parse(source)
     if ast.get_docstring(tree, clean=False) != doc:
         raise ValueError("generated docstring does not read back as written")
-    tables = [
-        node.value
-        for node in tree.body
-        if isinstance(node, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "STRATEGY_TABLE" for t in node.targets)
-    ]
-    if len(tables) != 1 or ast.literal_eval(tables[0]) != literal:
-        raise ValueError("generated STRATEGY_TABLE does not read back as the table")
+    for name, literal in literals.items():
+        values = [
+            node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+        ]
+        if len(values) != 1 or ast.literal_eval(values[0]) != literal:
+            raise ValueError(f"generated {name} does not read back as meant")
 
 
-def write_module(path: str | Path, table: np.ndarray, metadata: dict, card: dict | None) -> str:
-    source = module_source(table, metadata, card)
+def write_module(
+    path: str | Path,
+    table: np.ndarray,
+    metadata: dict,
+    card: dict | None,
+    rules: dict[str, Any] | None = None,
+) -> str:
+    source = module_source(table, metadata, card, rules)
     Path(path).write_text(source, encoding="utf-8")
     return source

@@ -7,6 +7,7 @@ import polars as pl
 import pytest
 
 from models import hog as model
+from models import tables
 from parsers import hog as log
 from strategies.bots.hog import parse_bot
 from strategies.engines.hog import HogRules, as_table, match_frames, simulate_tables
@@ -142,10 +143,23 @@ def test_table_file_round_trip(tmp_path):
     path = tmp_path / "t.parquet"
     model.write_table(path, fitted.table, fitted.metadata)
     table, metadata = model.read_table(path)
-    assert (table == fitted.table).all() and metadata == fitted.metadata
+    assert (table == fitted.table).all()
+    assert metadata == {**fitted.metadata, "columns": COLUMNS, "n": 2500}
+    assert metadata["kind"] == "strategy"
+    frame, shared = tables.read(path, "hog", "strategy")  # the format every game shares
+    assert frame.columns == COLUMNS and shared == metadata
     (tmp_path / "bad.parquet").write_text("no")
-    with pytest.raises(ValueError):
+    with pytest.raises(tables.TableError):
         model.read_table(tmp_path / "bad.parquet")
+    tables.write(tmp_path / "other.parquet", frame, {**metadata, "kind": "policy"})
+    with pytest.raises(tables.TableError, match="policy"):
+        model.read_table(tmp_path / "other.parquet")
+    tables.write(tmp_path / "holed.parquet", frame.head(2499), metadata)
+    with pytest.raises(tables.TableError):
+        model.read_table(tmp_path / "holed.parquet")
+
+
+COLUMNS = ["score", "opponent_score", "num_rolls"]
 
 
 def test_a_game_cut_short_is_left_out():

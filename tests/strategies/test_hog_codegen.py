@@ -72,3 +72,19 @@ def test_the_table_must_be_whole_numbers():
     bad = np.full((3, 3), 2)
     source = module_source(bad, METADATA, None)
     assert _load(source)["STRATEGY_TABLE"] == ((2, 2, 2),) * 3
+
+
+def test_module_states_its_rules_for_validation():
+    rules = {"goal": 40, "dice_sides": 8, "sow_sad": True}
+    player = _load(module_source(TABLE, METADATA, None, rules=rules))
+    assert player["RULES"] == rules and player["GOAL"] == 40
+    assert _load(module_source(TABLE, METADATA, None))["RULES"] == {"goal": 40}
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [{"goal": 50}, {"dice_sides": "8; import os"}, {"x y": 1}, {"goal": 40.5}],
+)
+def test_rules_are_checked_literals(rules):
+    with pytest.raises(ValueError):
+        module_source(TABLE, METADATA, None, rules=rules)

@@ -1,16 +1,22 @@
-"""`mine simulate|fit|generate|validate|report hog` end to end, through the real CLI."""
+"""`mine simulate|fit|report hog` through the real CLI (the whole loop: tests/pipeline)."""
 
 from __future__ import annotations
 
+import base64
 import json
+import re
+import struct
+import zlib
 
 import duckdb
-import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from models.hog import read_table
 from parsers import hog as log
 from pipeline.cli import app
+from pipeline.commands.hog import CELL, PALETTE
+from pipeline.stats import data_fingerprint
 
 runner = CliRunner()
 
@@ -78,31 +84,15 @@ def test_simulate_errors_are_one_line(tmp_path, args):
     assert "error:" in result.output and "Traceback" not in result.output
 
 
-def _warehouse(path, logs):
-    """The two Hog tables as the warehouse holds them, loaded from parsed logs."""
-    stem = logs / "always_roll_6-vs-square_strategy"
-    turns = log.turn_frame(log.read_turns(f"{stem}.csv")).with_row_index("line", 1)
-    games = log.score_frame(log.read_scores(f"{stem}-score.csv")).with_row_index("line", 1)
-    turns = turns.with_columns(
-        pl.lit(1).alias("log_id"), pl.col("outcomes").cast(pl.List(pl.Int32))
-    )
-    games = games.with_columns(pl.lit(1).alias("log_id"))
-    con = duckdb.connect(str(path))
-    con.execute(
-        "CREATE TABLE hog_turns AS SELECT log_id, line, game, turn, player, score, "
-        "opponent_score, num_rolls, outcomes, points, new_score FROM turns"
-    )
-    con.execute(
-        "CREATE TABLE hog_games AS SELECT log_id, line, game, first_player, "
-        "final_score_first, final_score_second, winner FROM games"
-    )
-    con.close()
+def _ingest(db, logs):
+    result = runner.invoke(app, ["ingest", str(logs), "--db", str(db), "--json"])
+    assert result.exit_code == 0, result.output
 
 
-def test_fit_generate_validate_report(tmp_path):
+def test_fit_and_report(tmp_path):
     _simulate(tmp_path / "logs", "--seed", "2")
     db = tmp_path / "w.duckdb"
-    _warehouse(db, tmp_path / "logs")
+    _ingest(db, tmp_path / "logs")
     table = tmp_path / "t.parquet"
     result = runner.invoke(
         app,
@@ -119,22 +109,51 @@ def test_fit_generate_validate_report(tmp_path):
         ],
     )
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["learned"]["goal"] == 100
-    player = tmp_path / "player.py"
-    result = runner.invoke(app, ["generate", "hog", "--table", str(table), "--out", str(player)])
-    assert result.exit_code == 0, result.output
-    result = runner.invoke(app, ["validate", "hog", str(player), "--json"])
-    assert result.exit_code == 0, result.output
-    card = json.loads(result.stdout)
-    best = card["best_possible_vs_always_roll_6"]["average"]
-    assert card["against"]["square_strategy"]["average"] > 0.7
-    assert 0.73 < best < 0.74 and card["optimal_guaranteed"]["average"] == pytest.approx(0.5)
+    fitted = json.loads(result.stdout)
+    assert fitted["learned"]["goal"] == 100
+    assert fitted["kind"] == "strategy" and fitted["logs"] == 1
+    con = duckdb.connect(str(db), read_only=True)
+    assert fitted["fingerprint"] == data_fingerprint(con, "hog")[0]
+    con.close()
+    # generate and validate: tests/pipeline/test_hog_end_to_end.py
     report = tmp_path / "r.html"
     result = runner.invoke(app, ["report", "hog", "--table", str(table), "--out", str(report)])
     assert result.exit_code == 0, result.output
     text = report.read_text()
-    assert "<svg" in text and text.count("<rect") == 100 * 100
+    strategy, _ = read_table(table)
+    assert _heat_map(text) == [[PALETTE[k] for k in row] for row in strategy.tolist()]
+    assert len(text) < 60_000 and "square_strategy" in text  # provenance: against whom
+    assert re.search(r"<td>always_roll:6</td><td>0\.\d{6}</td>", text)
     assert "http" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")
+
+
+def _heat_map(text: str) -> list[list[str]]:
+    """The colour of every cell of the report's inline PNG, decoded with zlib alone."""
+    data = base64.b64decode(re.search(r'href="data:image/png;base64,([^"]+)"', text).group(1))
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks, at = {}, 8
+    while at < len(data):
+        (length,) = struct.unpack(">I", data[at : at + 4])
+        kind, body = data[at + 4 : at + 8], data[at + 8 : at + 8 + length]
+        assert struct.unpack(">I", data[at + 8 + length : at + 12 + length])[0] == zlib.crc32(
+            kind + body
+        )
+        chunks[kind] = chunks.get(kind, b"") + body
+        at += 12 + length
+    width, height, depth, colour_type = struct.unpack(">IIBB", chunks[b"IHDR"][:10])
+    assert (depth, colour_type) == (8, 3)
+    palette = ["#" + chunks[b"PLTE"][i : i + 3].hex() for i in range(0, len(chunks[b"PLTE"]), 3)]
+    raw = zlib.decompress(chunks[b"IDAT"])
+    rows = [raw[r * (width + 1) : (r + 1) * (width + 1)] for r in range(height)]
+    assert all(row[0] == 0 for row in rows)  # no PNG filter: indices as they are
+    cell = CELL
+    return [
+        [
+            palette[rows[s * cell + cell // 2][1 + o * cell + cell // 2]]
+            for o in range(width // cell)
+        ]
+        for s in range(height // cell)
+    ]
 
 
 def test_fit_without_a_warehouse_or_tables(tmp_path):

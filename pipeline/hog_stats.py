@@ -1,0 +1,170 @@
+"""Hog's per-situation statistics, derived from the warehouse and stored back into it.
+
+Four tables, each a count next to its opportunities (PokerTracker style), so that any
+filter re-aggregates correctly:
+
+- `stats_hog_points`: the points of a turn by number of dice — with k ≥ 1 the mass at 1 is
+  Sow Sad; with k = 0 it is Pig Tail.
+- `stats_hog_pig_tail`: the points of rolling 0 by the tens and ones digits of the
+  opponent's score.
+- `stats_hog_square_swine`: where a turn's total landed (score + points), the score it
+  became, and so how often Square Swine fired and by how much.
+- `stats_hog_win_rates`: per player, score bucket, opponent score bucket and number of
+  dice chosen: the games the mover went on to win, out of the turns taken there.
+
+Nothing here knows the rules: it counts what the logs show. DuckDB does the grouping of
+millions of turns (its input is the warehouse); polars derives the shares and rates.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import duckdb
+import polars as pl
+
+from pipeline import stats as shared
+from pipeline.stats import store
+
+GAME = "hog"
+BUCKET = 10  # score bucket width for the win-rate table
+
+
+class HogStats(NamedTuple):
+    points: pl.DataFrame
+    pig_tail: pl.DataFrame
+    square_swine: pl.DataFrame
+    win_rates: pl.DataFrame
+
+
+def frame(con: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
+    """`pipeline.stats.frame`. Its `con.execute(...).pl()` fails on DuckDB 2.0, whose
+    connection has no `.pl()` any more: until it is mended, the result the failed call left
+    pending on the connection is fetched through Arrow instead (statistics are small)."""
+    try:
+        return shared.frame(con, sql)
+    except AttributeError:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "extra copy": harmless here
+            return pl.from_arrow(con.to_arrow_table())
+
+
+def logs_filter(log_ids: list[int] | None) -> str:
+    """A WHERE clause restricting turns to some logs (ids are ints, checked here)."""
+    if log_ids is None:
+        return "TRUE"
+    return f"log_id IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
+
+
+def points_by_dice(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFrame:
+    counts = frame(
+        con,
+        f"SELECT num_rolls, points, count(*) AS turns FROM hog_turns WHERE {where} "
+        "GROUP BY ALL ORDER BY ALL",
+    )
+    return counts.with_columns(
+        pl.col("turns").sum().over("num_rolls").alias("opportunities")
+    ).with_columns((pl.col("turns") / pl.col("opportunities")).alias("share"))
+
+
+def pig_tail(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFrame:
+    counts = frame(
+        con,
+        "SELECT opponent_score % 100 // 10 AS tens, opponent_score % 10 AS ones, points, "
+        f"count(*) AS turns FROM hog_turns WHERE num_rolls = 0 AND {where} "
+        "GROUP BY ALL ORDER BY ALL",
+    )
+    return counts.with_columns(
+        pl.col("turns").sum().over("tens", "ones").alias("opportunities")
+    ).with_columns((pl.col("turns") / pl.col("opportunities")).alias("share"))
+
+
+def square_swine(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFrame:
+    counts = frame(
+        con,
+        "SELECT score + points AS total, new_score, swine_bonus AS bonus, count(*) AS turns "
+        f"FROM hog_turn_outcomes WHERE {where} GROUP BY ALL ORDER BY ALL",
+    )
+    return counts.with_columns(
+        pl.col("turns").sum().over("total").alias("opportunities"),
+        (pl.col("bonus") != 0).alias("fired"),
+    ).with_columns((pl.col("turns") / pl.col("opportunities")).alias("share"))
+
+
+def win_rates(
+    con: duckdb.DuckDBPyConnection, bucket: int = BUCKET, where: str = "TRUE"
+) -> pl.DataFrame:
+    counts = frame(
+        con,
+        f"""
+        SELECT t.player, t.score // {bucket} * {bucket} AS score_bucket,
+               t.opponent_score // {bucket} * {bucket} AS opponent_bucket, t.num_rolls,
+               count(*) FILTER (WHERE g.winner = t.player) AS wins, count(*) AS opportunities
+        FROM (SELECT * FROM hog_turns WHERE {where}) t JOIN hog_games g USING (log_id, game)
+        GROUP BY ALL ORDER BY ALL
+        """,
+    )
+    return counts.with_columns((pl.col("wins") / pl.col("opportunities")).alias("win_rate"))
+
+
+def derive(
+    con: duckdb.DuckDBPyConnection, bucket: int = BUCKET, log_ids: list[int] | None = None
+) -> HogStats:
+    """Every Hog statistic, from the turns of `log_ids` (every Hog log by default)."""
+    if bucket < 1:
+        raise ValueError(f"the score bucket must be at least 1, not {bucket}")
+    where = logs_filter(log_ids)
+    return HogStats(
+        points_by_dice(con, where),
+        pig_tail(con, where),
+        square_swine(con, where),
+        win_rates(con, bucket, where),
+    )
+
+
+DESCRIPTIONS = {
+    "points": "Hog: turns by number of dice and points scored (k >= 1: the mass at 1 is Sow "
+    "Sad; k = 0: Pig Tail); turns of (k, points) out of opportunities = turns with k dice",
+    "pig_tail": "Hog: rolling 0 (Pig Tail), points by the tens and ones digits of the "
+    "opponent's score; turns out of opportunities = zero-dice turns at those digits",
+    "square_swine": "Hog: where turns landed (total = score + points) and the score they "
+    "became; bonus = new_score - total (fired when not 0); turns out of opportunities = turns "
+    "landing on that total",
+    "win_rates": "Hog: per player, score bucket, opponent score bucket and dice chosen: games "
+    "the mover went on to win (wins) out of turns taken there (opportunities)",
+}
+
+
+def store_all(con: duckdb.DuckDBPyConnection, stats: HogStats) -> dict[str, str]:
+    """Write the four tables; returns {name: table name}."""
+    return {
+        name: store(con, GAME, name, table, DESCRIPTIONS[name])
+        for name, table in stats._asdict().items()
+    }
+
+
+def headline(stats: HogStats) -> dict[str, object]:
+    """The numbers worth printing: turns, Sow Sad by k, Pig Tail and Square Swine counts."""
+    points = stats.points
+    rolled = points.filter(pl.col("num_rolls") > 0)
+    sow_sad = (
+        rolled.group_by("num_rolls")
+        .agg(
+            pl.col("turns").filter(pl.col("points") == 1).sum().alias("at_1"),
+            pl.col("turns").sum().alias("turns"),
+        )
+        .sort("num_rolls")
+    )
+    swine = stats.square_swine
+    return {
+        "turns": int(points["turns"].sum()),
+        "points_at_1_by_dice": {
+            int(k): {"turns": int(t), "at_1": int(a), "share": a / t}
+            for k, a, t in sow_sad.iter_rows()
+        },
+        "pig_tail_turns": int(stats.pig_tail["turns"].sum()),
+        "square_swine_fired": int(swine.filter("fired")["turns"].sum()),
+        "square_swine_bonus_points": int((swine["bonus"] * swine["turns"]).sum()),
+        "win_rate_opportunities": int(stats.win_rates["opportunities"].sum()),
+    }
