@@ -32,7 +32,7 @@ from warehouse import schema
 SCORE_SUFFIX = "-score"
 BATCH_BYTES = 48 * 1024 * 1024
 """Bytes of logs staged at once: bounds memory whatever the corpus size."""
-MEMORY_LIMIT = "600MB"
+MEMORY_LIMIT = "500MB"
 NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
 QUOTE = "''''"  # a SQL string literal holding one quote mark
 

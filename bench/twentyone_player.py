@@ -1,0 +1,130 @@
+"""TwentyOne benchmark, what `bench/twentyone.py` does not cover: the generated player and
+the same-shoes evaluator of `mine validate twentyone`.
+
+1. The generated player's `play` (a module written by `strategies.codegen.twentyone`, its
+   memory parsed and written on every call, the shoe counted at every bid), called by the
+   engine through the spec's interface in full 10-seat games: CPU µs per call (p50, p99),
+   against the `textbook` bot's own spec-interface `play` in the same games (the baseline).
+2. The same-shoes evaluator (`strategies.twentyone_validate.flat_returns`): hands/s per
+   policy with cards dealt in advance from fresh 3-deck shoes, against
+   `strategies.twentyone_exact.evaluate` (cards drawn as needed) on the same chart.
+
+    .venv/bin/python bench/twentyone_player.py  →  bench/results/twentyone_player.json
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from strategies.bots.twentyone import make_bot  # noqa: E402
+from strategies.codegen.twentyone import write_module  # noqa: E402
+from strategies.engines.twentyone import TwentyOneRules, play_game  # noqa: E402
+from strategies.twentyone_exact import evaluate, solve  # noqa: E402
+from strategies.twentyone_validate import (  # noqa: E402
+    ChartPolicy,
+    baseline_policies,
+    engine_player,
+    flat_returns,
+    load_player,
+)
+
+RESULTS = Path(__file__).resolve().parent / "results" / "twentyone_player.json"
+METADATA = {
+    "logs": 0,
+    "rows": 0,
+    "hands": 0,
+    "fingerprint": "0" * 64,
+    "method": "bench",
+    "learned": {
+        "decks": 3,
+        "min_bid": 10,
+        "max_bid": 100,
+        "actions": {"insurance": True, "double_on_21": True, "double_after_split": True},
+    },
+}
+
+
+def timed_calls(play, times):
+    def player(*args):
+        started = time.thread_time()
+        result = play(*args)
+        times.append(time.thread_time() - started)
+        return result
+
+    return player
+
+
+def main() -> None:
+    rules = TwentyOneRules()
+    chart = solve(rules).chart
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "player.py"
+        write_module(path, chart, [(-10, 0, 10), (1, 10, 100)], METADATA)
+        module = load_player(path)
+    generated: list[float] = []
+    textbook: list[float] = []
+    for game in range(4):
+        rng = np.random.default_rng(game)
+        players = {
+            "generated": engine_player(timed_calls(module.play, generated)),
+            "textbook-spec": timed_calls(make_bot("textbook", rng, rules), textbook),
+        }
+        for i, name in enumerate(("dealer", "cautious", "random", "explorer") * 2):
+            players[f"{name}{i}"] = make_bot(name, rng, rules)
+        play_game(rules, players, rng)
+    gen_p50, gen_p99 = (float(np.percentile(generated, q)) * 1e6 for q in (50, 99))
+    base_p50, base_p99 = (float(np.percentile(textbook, q)) * 1e6 for q in (50, 99))
+
+    hands = 400_000
+    policies = {"player": ChartPolicy(chart), **baseline_policies(rules)}
+    started = time.perf_counter()
+    flat_returns(policies, rules, hands, 1, 3, "player")
+    same_shoes = hands * len(policies) / (time.perf_counter() - started)
+    started = time.perf_counter()
+    evaluate(rules, chart, hands, np.random.default_rng(1), 3)
+    drawn = hands / (time.perf_counter() - started)
+
+    result = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "generated_player": {
+            "calls": len(generated),
+            "cpu_us_p50": round(gen_p50, 1),
+            "cpu_us_p99": round(gen_p99, 1),
+            "baseline": "the textbook bot's spec-interface play in the same games",
+            "baseline_cpu_us_p50": round(base_p50, 1),
+            "baseline_cpu_us_p99": round(base_p99, 1),
+            "ratio_p50": round(gen_p50 / base_p50, 2),
+        },
+        "same_shoes_evaluator": {
+            "policies": list(policies),
+            "hands": hands,
+            "policy_hands_per_s": round(same_shoes),
+            "baseline": "strategies.twentyone_exact.evaluate, one chart, cards drawn as needed",
+            "baseline_hands_per_s": round(drawn),
+            "ratio": round(same_shoes / drawn, 2),
+        },
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    print(
+        f"generated player: {gen_p50:.0f} µs CPU per call at p50, {gen_p99:.0f} µs at p99 "
+        f"(x{gen_p50 / base_p50:.2f} the textbook bot's spec play, {base_p50:.0f} µs)"
+    )
+    print(
+        f"same-shoes evaluator: {same_shoes:,.0f} policy-hands/s over {len(policies)} policies "
+        f"(x{same_shoes / drawn:.2f} vs evaluate's {drawn:,.0f} hands/s)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,828 @@
+"""TwentyOne: learn the game from logs, then solve for an action table and a bid table.
+
+Nothing about the rules is given (no `TwentyOneRules` here): only the shape of the game (a
+hand is cards with a total, aces count 11 while they can; the dealer draws to a final
+hand; a hand is settled against the dealer's). What the logs show is learned:
+
+- the cards: value frequencies of every card seen, and the number of decks
+  (`pipeline.twentyone.infer_decks`: no card turns up more often between reshuffles than
+  the shoe holds it);
+- the dealer's rule: hit or stand by (total, soft, number of cards), from every dealer row
+  (the hand before each Hit, the final hand at Stand). Counts decide the cells the logs
+  show; a decision tree (scikit-learn) over (total, soft, cards) fills the cells they do
+  not (a dealer that reaches 5 cards only under a 6-card Charlie, say). This captures
+  hitting or standing on soft 17 and the dealer's card limit without being told;
+- the payoffs: what a hand gets back per unit of its bid against each dealer hand, from
+  the score files' point changes (a player-round with one hand and no insurance shows it
+  exactly). Seen (player hand, dealer hand) cells keep their mean; unseen cells come from
+  a decision tree over what tells hands apart (totals, card counts, two-card 21s, the
+  difference of totals). This captures Charlie's card count, a 5-card bust, Combo's
+  payout. Split hands settle like unsplit ones (the logs show the leftover of split
+  rounds is zero) except a two-card 21, learned from split rounds whose other hand bust;
+- insurance: its net per unit of bid, dealer two-card 21 or not, hand bust or not;
+- where a hand stops: the card count at which hands end after a Hit without a Stand;
+- which actions exist where: DoubleDown on a two-card 21, after a Split; Insurance.
+
+The decision problem is then solved by expectimax over hand states with those learned
+distributions (infinite deck with the learned card frequencies; the dealer's final hand
+per up card follows from its learned rule): Stand / Hit / DoubleDown / Split (one split) /
+Insurance in three contexts (main hand, insured main hand, split hand), by number of cards.
+The bid table prices the action table under the mean shoe of each true count seen in the
+logs and bids the maximum where that is positive, the minimum elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+GAME = "twentyone"
+KIND = "strategy"
+METHOD = "learned-model expectimax"
+VALUES = tuple(range(1, 11))
+MAX_CARDS = 10  # hands longer than this are treated as this long (they are very rare)
+TOTALS = 32  # totals 0..31 (a hand stops at 22 or more)
+STAND, HIT, DOUBLE, SPLIT, INSURANCE = 2, 1, 3, 4, 5  # the engine's action codes
+MAIN, INSURED, SPLIT_HAND = range(3)
+
+
+class FitError(ValueError):
+    """Logs that cannot be fitted (empty, or without what the model needs)."""
+
+
+def points(value: int) -> int:
+    return 11 if value == 1 else value
+
+
+def add(total: int, soft: int, value: int) -> tuple[int, int]:
+    """(total, soft) after a card: aces count 11 while the total stays ≤ 21."""
+    total += points(value)
+    soft += value == 1
+    while total > 21 and soft:
+        total -= 10
+        soft -= 1
+    return total, soft
+
+
+def n_span(n: int) -> int:
+    return min(n, MAX_CARDS) - 2
+
+
+N_SPAN = MAX_CARDS - 1  # card counts 2..MAX_CARDS
+
+
+def p_index(total: int, n: int, split: int) -> int:
+    return (split * TOTALS + min(total, TOTALS - 1)) * N_SPAN + n_span(n)
+
+
+def d_index(total: int, n: int) -> int:
+    return min(total, TOTALS - 1) * N_SPAN + n_span(n)
+
+
+P_CELLS = 2 * TOTALS * N_SPAN
+D_CELLS = TOTALS * N_SPAN
+
+
+# --- what the logs teach ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class GameModel:
+    """The game as learned from the logs."""
+
+    probs: np.ndarray  # (10,) chance of each card value 1..10
+    decks: int
+    dealer_hits: np.ndarray  # (TOTALS, 2, MAX_CARDS + 1) bool
+    payoff: np.ndarray  # (P_CELLS, D_CELLS) paid back per unit of bid
+    stop: int  # a player's hand ends at this many cards (MAX_CARDS: no limit seen)
+    insurance: dict[str, float]  # net per unit of bid: win / lose, hand alive or bust
+    actions: dict[str, bool]  # which actions the logs show where
+    min_bid: int
+    max_bid: int
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def combo_cell(self) -> int:
+        return d_index(21, 2)
+
+
+def learn_dealer(decisions: pl.DataFrame) -> tuple[np.ndarray, dict]:
+    """Hit or stand by (total, soft, cards): observed majority where seen, a tree elsewhere."""
+    if decisions.height == 0:
+        raise FitError("no dealer rows: cannot learn the dealer's rule")
+    cells = (
+        decisions.with_columns(pl.col("n_cards").clip(2, MAX_CARDS), pl.col("total").clip(0, 31))
+        .group_by("total", "soft", "n_cards")
+        .agg(pl.len().alias("n"), pl.col("hit").cast(pl.Int64).sum().alias("hits"))
+    )
+    x = cells.select("total", pl.col("soft").cast(pl.Int64), "n_cards").to_numpy()
+    n = cells["n"].to_numpy()
+    hit = cells["hits"].to_numpy() * 2 > n
+    tree = DecisionTreeClassifier(random_state=0).fit(x, hit, sample_weight=n)
+    grid = np.array(
+        [(t, s, c) for t in range(TOTALS) for s in (0, 1) for c in range(MAX_CARDS + 1)]
+    )
+    table = tree.predict(grid).astype(bool).reshape(TOTALS, 2, MAX_CARDS + 1)
+    for (t, s, c), h in zip(x.tolist(), hit.tolist(), strict=True):
+        table[t, s, c] = h
+    table[22:] = False  # a bust hand is over (no logged dealer hits past 21 either)
+    mixed = cells.filter((pl.col("hits") > 0) & (pl.col("hits") < pl.col("n"))).height
+    short = cells.filter((pl.col("total") < 17) & (pl.col("hits") < pl.col("n")))
+    return table, {
+        "stands_below_17_at_cards": sorted(set(short["n_cards"].to_list())),
+        "cells_seen": int(cells.height),
+        "mixed_cells": mixed,
+        "rows": int(n.sum()),
+    }
+
+
+def dealer_distribution(model_hits: np.ndarray, probs: np.ndarray, up: int) -> np.ndarray:
+    """Chance of each final dealer hand (`d_index`) given the up card, infinite deck."""
+    out = np.zeros(D_CELLS)
+    layer = {add(0, 0, up): 1.0}
+    n = 1
+    while layer:
+        following: dict[tuple[int, int], float] = {}
+        for (total, soft), chance in layer.items():
+            if n >= 2 and (
+                total > 21 or n >= MAX_CARDS or not model_hits[total, soft, min(n, MAX_CARDS)]
+            ):
+                out[d_index(total, n)] += chance
+                continue
+            for v in VALUES:
+                key = add(total, soft, v)
+                following[key] = following.get(key, 0.0) + chance * probs[v - 1]
+        layer, n = following, n + 1
+    return out
+
+
+def _payoff_features(p_total, p_n, p_split, d_total, d_n) -> np.ndarray:
+    p_total, d_total = np.asarray(p_total), np.asarray(d_total)
+    p_n, d_n = np.asarray(p_n), np.asarray(d_n)
+    p_over, d_over = p_total > 21, d_total > 21
+    p_21 = (p_n == 2) & (p_total == 21)
+    d_21 = (d_n == 2) & (d_total == 21)
+    diff = np.where(p_over, -30, p_total) - np.where(d_over, -30, d_total)
+    return np.column_stack(
+        [
+            p_total,
+            p_n,
+            np.asarray(p_split),
+            p_over,
+            p_21,
+            d_total,
+            d_n,
+            d_over,
+            d_21,
+            diff,
+            p_n - d_n,
+        ]
+    ).astype(float)
+
+
+def learn_payoffs(rounds: pl.DataFrame) -> tuple[np.ndarray, dict[str, float], dict]:
+    """Payoff per unit of bid by (player hand, dealer hand), and insurance's net.
+
+    `rounds`: one row per player-round with the dealer's final hand (`d_total`, `d_cards`,
+    `played`), the points paid back (`paid` = change of points + every stake), and the
+    player's hands as lists (`totals`, `cards`, `bids`) plus `insured_bid`.
+    """
+    played = rounds.filter(pl.col("played") & pl.col("paid").is_not_null())
+    single = played.filter((pl.col("hands") == 1) & (pl.col("insured_bid") == 0)).select(
+        pl.col("totals").list.first().alias("p_total"),
+        pl.col("cards").list.first().clip(2, MAX_CARDS).alias("p_n"),
+        pl.col("d_total").clip(0, 31),
+        pl.col("d_cards").clip(2, MAX_CARDS).alias("d_n"),
+        (pl.col("paid") / pl.col("bids").list.first()).alias("r"),
+    )
+    if single.height == 0:
+        raise FitError("no settled single-hand rounds: cannot learn the payoffs")
+    cells = (
+        single.with_columns(pl.col("p_total").clip(0, 31))
+        .group_by("p_total", "p_n", "d_total", "d_n")
+        .agg(pl.len().alias("n"), pl.col("r").mean().alias("r"), pl.col("r").std().alias("sd"))
+    )
+    payoff = np.full((P_CELLS, D_CELLS), np.nan)
+    counts = np.zeros((P_CELLS, D_CELLS))
+    for pt, pn, dt, dn, n, r, _ in cells.iter_rows():
+        payoff[p_index(pt, pn, 0), d_index(dt, dn)] = r
+        counts[p_index(pt, pn, 0), d_index(dt, dn)] = n
+
+    # split hands: assume they settle like unsplit hands and check it on split rounds; a
+    # two-card 21 is learned from split rounds whose other hand is bust
+    split_rounds = played.filter((pl.col("hands") == 2) & (pl.col("insured_bid") == 0))
+    residuals, twenty_ones = [], {}
+    for totals, ncards, bids, paid, dt, dn in split_rounds.select(
+        "totals", "cards", "bids", "paid", "d_total", "d_cards"
+    ).iter_rows():
+        d = d_index(min(dt, 31), dn)
+        expect = [payoff[p_index(min(t, 31), c, 0), d] for t, c in zip(totals, ncards, strict=True)]
+        is21 = [t == 21 and c == 2 for t, c in zip(totals, ncards, strict=True)]
+        if sum(is21) == 1:
+            other = 1 - is21.index(True)
+            if not np.isnan(expect[other]):
+                value = (paid - expect[other] * bids[other]) / bids[is21.index(True)]
+                twenty_ones.setdefault(d, []).append(value)
+        elif not any(is21) and not any(np.isnan(expect)):
+            residuals.append(paid - sum(e * b for e, b in zip(expect, bids, strict=True)))
+
+    x_seen, r_seen, w_seen = [], [], []
+    seen = np.argwhere(counts > 0)
+    for pi, di in seen:
+        pt, pn = divmod(pi % (TOTALS * N_SPAN), N_SPAN)
+        dt, dn = divmod(di, N_SPAN)
+        x_seen.append((pt, pn + 2, 0, dt, dn + 2))
+        r_seen.append(payoff[pi, di])
+        w_seen.append(counts[pi, di])
+    xs = np.array(x_seen)
+    tree = DecisionTreeRegressor(random_state=0, min_samples_leaf=1).fit(
+        _payoff_features(*xs.T), np.array(r_seen), sample_weight=np.array(w_seen)
+    )
+    grid = np.array(
+        [
+            (pt, pn, 0, dt, dn)
+            for pt in range(TOTALS)
+            for pn in range(2, MAX_CARDS + 1)
+            for dt in range(TOTALS)
+            for dn in range(2, MAX_CARDS + 1)
+        ]
+    )
+    predicted = tree.predict(_payoff_features(*grid.T)).reshape(TOTALS * N_SPAN, D_CELLS)
+    unsplit = payoff[: TOTALS * N_SPAN]
+    unsplit[np.isnan(unsplit)] = predicted[np.isnan(unsplit)]
+    payoff[TOTALS * N_SPAN :] = unsplit
+    split21 = {}
+    for d, values in twenty_ones.items():
+        payoff[p_index(21, 2, 1), d] = float(np.mean(values))
+        split21[d] = len(values)
+    combo_seen = sum(split21.values())
+    if combo_seen:  # dealer hands no split round showed: the nearest seen rule of thumb
+        mean_21 = {d: payoff[p_index(21, 2, 1), d] for d in split21}
+        like_value = np.mean([mean_21[d] - payoff[p_index(21, 3, 0), d] for d in mean_21])
+        for d in range(D_CELLS):
+            if d not in split21:
+                payoff[p_index(21, 2, 1), d] = payoff[p_index(21, 3, 0), d] + like_value
+
+    insured = played.filter((pl.col("hands") == 1) & (pl.col("insured_bid") > 0))
+    outcomes: dict[str, list[float]] = {"win": [], "lose": [], "win_bust": [], "lose_bust": []}
+    for totals, ncards, bids, paid, dt, dn, ib in insured.select(
+        "totals", "cards", "bids", "paid", "d_total", "d_cards", "insured_bid"
+    ).iter_rows():
+        t, c = min(totals[0], 31), ncards[0]
+        base = payoff[p_index(t, c, 0), d_index(min(dt, 31), dn)]
+        net = (paid - base * bids[0]) / ib
+        key = ("win" if dn == 2 and dt == 21 else "lose") + ("_bust" if t > 21 else "")
+        outcomes[key].append(net)
+    insurance = {
+        k: float(np.mean(v)) if v else (-0.5 if "lose" in k else 0.0) for k, v in outcomes.items()
+    }
+    evidence = {
+        "payoff_cells_seen": int((counts > 0).sum()),
+        "single_hand_rounds": int(single.height),
+        "payoff_cell_max_sd": float(cells["sd"].fill_null(0).max()),
+        "split_rounds_checked": len(residuals),
+        "split_leftover_mean_abs": float(np.mean(np.abs(residuals))) if residuals else None,
+        "split_21_rounds": combo_seen,
+        "insured_rounds": {k: len(v) for k, v in outcomes.items()},
+    }
+    return payoff, insurance, evidence
+
+
+def learn_stop(hand_frame: pl.DataFrame) -> tuple[int, dict]:
+    """The card count at which a hand ends by itself: hands whose last row is a Hit that
+    neither bust nor followed a DoubleDown."""
+    auto = hand_frame.filter(
+        (pl.col("last_action") == "Hit") & (pl.col("total") <= 21) & ~pl.col("doubled")
+    )
+    counts = auto.group_by("n_cards").agg(pl.len().alias("n")).sort("n", descending=True)
+    if counts.height == 0:
+        return MAX_CARDS, {"auto_stops": 0}
+    stop = int(counts["n_cards"][0])
+    return min(stop, MAX_CARDS), {
+        "auto_stops": dict(zip(counts["n_cards"].to_list(), counts["n"].to_list(), strict=True))
+    }
+
+
+def learn_actions(decisions: pl.DataFrame) -> dict[str, bool]:
+    d = decisions
+    return {
+        "double": d.filter(pl.col("action") == "DoubleDown").height > 0,
+        "double_on_21": d.filter(
+            (pl.col("action") == "DoubleDown") & (pl.col("n_cards") == 2) & (pl.col("total") == 21)
+        ).height
+        > 0,
+        "hit_on_21": d.filter(
+            (pl.col("action") == "Hit")
+            & (pl.col("n_cards") == 2)
+            & (pl.col("total") == 21)
+            & ~pl.col("forced")
+        ).height
+        > 0,
+        "double_after_split": d.filter(
+            (pl.col("action") == "DoubleDown") & pl.col("split_hand")
+        ).height
+        > 0,
+        "split": d.filter(pl.col("action") == "Split").height > 0,
+        "insurance": d.filter(pl.col("action") == "Insurance").height > 0,
+    }
+
+
+# --- the decision problem -----------------------------------------------------------------
+
+
+class Solver:
+    """Expectimax for one up card under a learned model and card chances; with `chart`,
+    the value of playing that chart instead of the best action."""
+
+    def __init__(self, model: GameModel, probs: np.ndarray, up: int, chart=None):
+        self.m, self.p, self.up, self.chart = model, probs, up, chart
+        dist = dealer_distribution(model.dealer_hits, probs, up)
+        self.combo = float(dist[model.combo_cell])
+        self.stand = model.payoff @ dist - 1.0  # net per unit of stake, by player hand
+        ins = model.insurance
+        self.ins_alive = self.combo * ins["win"] + (1 - self.combo) * ins["lose"]
+        self.ins_bust = self.combo * ins["win_bust"] + (1 - self.combo) * ins["lose_bust"]
+        self.memo: dict[tuple, tuple[float, int]] = {}
+        self.bust_memo: dict[tuple, float] = {}
+
+    def terminal(self, total: int, n: int, ctx: int, stake: float) -> float:
+        value = stake * self.stand[p_index(total, n, int(ctx == SPLIT_HAND))]
+        if ctx == INSURED:
+            value += self.ins_bust if total > 21 else self.ins_alive
+        return value
+
+    def options(self, total: int, soft: int, n: int, ctx: int) -> dict[int, float]:
+        m, p = self.m, self.p
+        two21 = n == 2 and total == 21
+        opts = {STAND: self.terminal(total, n, ctx, 1.0)}
+        if not two21 or m.actions["hit_on_21"]:
+            value = 0.0
+            for v in VALUES:
+                t, s = add(total, soft, v)
+                value += p[v - 1] * self.value(t, s, n + 1, ctx)
+            opts[HIT] = value
+        can_double = (
+            m.actions["double"]
+            and n == 2
+            and (ctx != SPLIT_HAND or m.actions["double_after_split"])
+        )
+        if can_double and two21:
+            if m.actions["double_on_21"]:
+                opts[DOUBLE] = self.terminal(total, n, ctx, 2.0)
+        elif can_double:
+            value = 0.0
+            for v in VALUES:
+                t, _ = add(total, soft, v)
+                value += p[v - 1] * self.terminal(t, 3, ctx, 2.0)
+            opts[DOUBLE] = value
+        return opts
+
+    def best(self, total: int, soft: int, n: int, ctx: int) -> tuple[float, int]:
+        key = (total, soft, n, ctx)
+        found = self.memo.get(key)
+        if found is None:
+            opts = self.options(total, soft, n, ctx)
+            if self.chart is None:
+                action = max(opts, key=opts.__getitem__)
+            else:
+                action = int(self.chart.hand[ctx, self.up, total, soft, min(n, 5) - 2])
+                if action == DOUBLE and DOUBLE not in opts:
+                    action = HIT
+                if action not in opts:
+                    action = STAND
+            found = self.memo[key] = (opts[action], action)
+        return found
+
+    def value(self, total: int, soft: int, n: int, ctx: int) -> float:
+        if total > 21 or n >= self.m.stop:
+            return self.terminal(total, n, ctx, 1.0)
+        return self.best(total, soft, n, ctx)[0]
+
+    def bust_chance(self, total: int, soft: int, n: int, ctx: int) -> float:
+        if total > 21:
+            return 1.0
+        if n >= self.m.stop:
+            return 0.0
+        key = (total, soft, n, ctx)
+        if key in self.bust_memo:
+            return self.bust_memo[key]
+        _, action = self.best(total, soft, n, ctx)
+        chance = 0.0
+        if action == HIT or (action == DOUBLE and not (n == 2 and total == 21)):
+            for v in VALUES:
+                t, s = add(total, soft, v)
+                follow = (
+                    (1.0 if t > 21 else 0.0)
+                    if action == DOUBLE
+                    else self.bust_chance(t, s, n + 1, ctx)
+                )
+                chance += self.p[v - 1] * follow
+        self.bust_memo[key] = chance
+        return chance
+
+    def split_value(self, x: int, ctx: int) -> float:
+        hand = alive = 0.0
+        for v in VALUES:
+            t, s = add(*add(0, 0, x), v)
+            hand += self.p[v - 1] * self.value(t, s, 2, SPLIT_HAND)
+            if ctx == INSURED:
+                alive += self.p[v - 1] * (1 - self.bust_chance(t, s, 2, SPLIT_HAND))
+        value = 2 * hand
+        if ctx == INSURED:  # insurance is settled with the main hand (hand 0)
+            value += alive * self.ins_alive + (1 - alive) * self.ins_bust
+        return value
+
+    def first(self, v1: int, v2: int, pair: bool, ctx: int) -> tuple[float, bool]:
+        """(value, split?) of a dealt hand in `ctx` (main or insured)."""
+        total, soft = add(*add(0, 0, v1), v2)
+        value = self.value(total, soft, 2, ctx)
+        if pair and self.m.actions["split"]:
+            split = self.split_value(v1, ctx)
+            take = split > value if self.chart is None else bool(self.chart.split[ctx, self.up, v1])
+            if take:
+                return split, True
+        return value, False
+
+
+def _deals(probs: np.ndarray) -> list[tuple[int, int, bool, float]]:
+    deals = []
+    for v1 in VALUES:
+        for v2 in VALUES:
+            if v2 < v1:
+                continue
+            chance = probs[v1 - 1] * probs[v2 - 1] * (1 if v1 == v2 else 2)
+            if v1 == v2 == 10:  # only two tens of one rank (JJ, not JQ) split
+                deals += [(10, 10, True, chance / 4), (10, 10, False, chance * 3 / 4)]
+            else:
+                deals.append((v1, v2, v1 == v2, chance))
+    return deals
+
+
+@dataclass(frozen=True)
+class Solved:
+    ev: float
+    by_up: dict[int, float]
+    chart: Any  # strategies.twentyone_exact.Chart
+
+
+def solve(model: GameModel, probs: np.ndarray | None = None, chart=None) -> Solved:
+    """The best chart under the model (or, given `chart`, its value) and its value per hand
+    per unit of bid."""
+    from strategies.twentyone_exact import Chart  # the shared form of an action table
+
+    probs = model.probs if probs is None else probs
+    result = Chart.empty() if chart is None else chart
+    by_up = {}
+    for up in VALUES:
+        solver = Solver(model, probs, up, chart)
+        value = 0.0
+        for v1, v2, pair, chance in _deals(probs):
+            plain, _ = solver.first(v1, v2, pair, MAIN)
+            best = plain
+            if up == 1 and model.actions["insurance"]:
+                insured, _ = solver.first(v1, v2, pair, INSURED)
+                total, soft = add(*add(0, 0, v1), v2)
+                take = (
+                    insured > plain if chart is None else bool(chart.insure[total, soft, int(pair)])
+                )
+                if chart is None:
+                    result.insure[total, soft, int(pair)] = take
+                if take:
+                    best = insured
+            value += chance * best
+        by_up[up] = value
+        if chart is None:
+            _fill(result, solver, model, up)
+    ev = float(sum(probs[u - 1] * by_up[u] for u in VALUES))
+    return Solved(ev, by_up, result)
+
+
+def _fill(chart, solver: Solver, model: GameModel, up: int) -> None:
+    """Write the solver's choices for every hand state into the chart."""
+    last = min(model.stop - 1, 5)
+    for ctx in (MAIN, INSURED, SPLIT_HAND):
+        for soft in (0, 1):
+            for total in range(12 if soft else 4, 22):
+                for n in range(2, last + 1):
+                    if soft and n == 2 and total < 12:
+                        continue
+                    chart.hand[ctx, up, total, soft, n - 2] = solver.best(total, soft, n, ctx)[1]
+                for n in range(last + 1, 6):  # no decisions there: Stand fills the cell
+                    chart.hand[ctx, up, total, soft, n - 2] = STAND
+        if ctx != SPLIT_HAND and model.actions["split"]:
+            for x in VALUES:
+                total, soft = add(*add(0, 0, x), x)
+                chart.split[ctx, up, x] = solver.split_value(x, ctx) > solver.value(
+                    total, soft, 2, ctx
+                )
+
+
+# --- fitting ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class FitData:
+    """What the fitter reads, as frames the pipeline derives from the warehouse."""
+
+    hands: pl.DataFrame  # pipeline.twentyone.hands
+    dealers: pl.DataFrame  # pipeline.twentyone.dealers
+    dealer_decisions: pl.DataFrame
+    decisions: pl.DataFrame
+    changes: pl.DataFrame  # pipeline.twentyone.point_changes
+    bids: pl.DataFrame  # log_id, round, player, bid
+    cards: pl.DataFrame  # pipeline.twentyone.cards
+    shoe: pl.DataFrame  # pipeline.twentyone.shoe (with the inferred decks)
+    decks: dict
+    fingerprint: str = ""
+    logs: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class Fitted:
+    model: GameModel
+    solved: Solved
+    bids: pl.DataFrame  # tc, rounds, ev, bid
+    table: pl.DataFrame
+    metadata: dict
+
+
+def player_rounds(data: FitData) -> pl.DataFrame:
+    per_round = (
+        data.hands.sort("hand_id")
+        .group_by("log_id", "round", "player")
+        .agg(
+            pl.len().alias("hands"),
+            pl.col("total").alias("totals"),
+            pl.col("n_cards").alias("cards"),
+            pl.col("final_bid").alias("bids"),
+            pl.col("final_bid").sum().alias("stake"),
+            pl.col("insured_bid").max().alias("insured_bid"),
+        )
+    )
+    dealer = data.dealers.select(
+        "log_id",
+        "round",
+        pl.col("total").alias("d_total"),
+        pl.col("n_cards").alias("d_cards"),
+        "played",
+    )
+    return (
+        per_round.join(data.changes, on=["log_id", "round", "player"], how="inner")
+        .join(dealer, on=["log_id", "round"], how="inner")
+        .with_columns(
+            # points back from the table: the change plus every stake on a hand (insurance's
+            # side bet is not added back: what insurance gives is learned net of it)
+            (pl.col("change") + pl.col("stake")).alias("paid")
+        )
+    )
+
+
+def learn(data: FitData) -> GameModel:
+    if data.hands.height == 0:
+        raise FitError("no TwentyOne hands in the warehouse (run `mine ingest` first)")
+    seen = data.cards.filter(pl.col("value").is_not_null())
+    counts = np.array([seen.filter(pl.col("value") == v).height for v in VALUES], dtype=float)
+    probs = counts / counts.sum()
+    hits, dealer_evidence = learn_dealer(data.dealer_decisions)
+    payoff, insurance, payoff_evidence = learn_payoffs(player_rounds(data))
+    stop, stop_evidence = learn_stop(data.hands)
+    actions = learn_actions(data.decisions)
+    early = data.bids.filter(pl.col("round") <= 10)
+    min_bid = int(early["bid"].min()) if early.height else int(data.bids["bid"].min())
+    max_bid = int(data.bids["bid"].max())
+    return GameModel(
+        probs=probs,
+        decks=int(data.decks["decks"]),
+        dealer_hits=hits,
+        payoff=payoff,
+        stop=stop,
+        insurance=insurance,
+        actions=actions,
+        min_bid=min_bid,
+        max_bid=max_bid,
+        evidence={
+            "cards_seen": int(counts.sum()),
+            "decks": data.decks,
+            "dealer": dealer_evidence,
+            "payoffs": payoff_evidence,
+            "stop": stop_evidence,
+        },
+    )
+
+
+def bid_table(
+    model: GameModel, chart, shoe: pl.DataFrame, min_rounds: int = 200, limit: int = 10
+) -> pl.DataFrame:
+    """The value of `chart` at each true count (rounded, clipped to ±`limit`), and the
+    maximum bid where it is positive, the minimum elsewhere.
+
+    The cards of a round come from the shoe as it stands only until it runs out; the rest
+    come from a fresh shoe. So each round's card chances mix the shoe's (weight: the share
+    of the round's cards it could deal, `cards_left / round_cards`) with a full shoe's, and
+    a count's value is the chart's value under the mean mix of its rounds (infinite deck).
+    Counts with fewer than `min_rounds` rounds join the next count towards zero."""
+    lefts = [f"left_{v}" for v in VALUES]
+    size = 52 * model.decks
+    full = np.array([4] * 9 + [16], dtype=float) * model.decks / size
+    frame = shoe.filter(pl.col("cards_left") > 0).with_columns(
+        pl.col("true_count").round(0).clip(-limit, limit).cast(pl.Int64).alias("tc"),
+        (pl.col("cards_left") / pl.col("round_cards").clip(lower_bound=1)).clip(0, 1).alias("w"),
+        pl.sum_horizontal(lefts).alias("n_left"),
+    )
+    mixed = frame.select(
+        "tc",
+        *[
+            (
+                pl.col("w") * pl.col(c) / pl.col("n_left").clip(lower_bound=1)
+                + (1 - pl.col("w")) * float(full[v - 1])
+            ).alias(c)
+            for v, c in zip(VALUES, lefts, strict=True)
+        ],
+    )
+    grouped = mixed.group_by("tc").agg(pl.len().alias("rounds"), *[pl.col(c).mean() for c in lefts])
+    rows = sorted(grouped.iter_rows(named=True), key=lambda r: r["tc"])
+    merged: list[dict] = []
+    for side in (
+        [r for r in rows if r["tc"] < 0],
+        [r for r in reversed(rows) if r["tc"] >= 0],
+    ):
+        pending = None  # thin counts at the ends, carried towards zero
+        for row in side:
+            row = {**row, "from": row["tc"]}
+            if pending is not None:
+                total = pending["rounds"] + row["rounds"]
+                mean = {
+                    c: (pending[c] * pending["rounds"] + row[c] * row["rounds"]) / total
+                    for c in lefts
+                }
+                row = {**row, **mean, "rounds": total, "from": pending["from"]}
+            if row["rounds"] >= min_rounds or row["tc"] in (0, -1):
+                merged.append(row)
+                pending = None
+            else:
+                pending = row
+        if pending is not None:
+            merged.append(pending)
+    out = []
+    for row in sorted(merged, key=lambda r: r["tc"]):
+        probs = np.array([max(row[c], 0.0) for c in lefts])
+        ev = solve(model, probs / probs.sum(), chart).ev
+        low, high = sorted((row["tc"], row["from"]))
+        out.append(
+            {
+                "tc_low": low,
+                "tc_high": high,
+                "rounds": int(row["rounds"]),
+                "ev": ev,
+                "bid": model.max_bid if ev > 0 else model.min_bid,
+            }
+        )
+    if not out:
+        out = [{"tc_low": -limit, "tc_high": limit, "rounds": 0, "ev": 0.0, "bid": model.min_bid}]
+    return pl.DataFrame(out)
+
+
+def fit(data: FitData) -> Fitted:
+    model = learn(data)
+    solved = solve(model)
+    round_cards = data.cards.group_by("log_id", "round").agg(pl.len().alias("round_cards"))
+    shoe = data.shoe.join(round_cards, on=["log_id", "round"], how="left")
+    bids = bid_table(model, solved.chart, shoe)
+    table = strategy_frame(solved.chart, bids)
+    metadata = {
+        "game": GAME,
+        "kind": KIND,
+        "fingerprint": data.fingerprint,
+        "logs": data.logs,
+        "rows": int(data.decisions.height),
+        "hands": int(data.hands.height),
+        "method": METHOD,
+        "settings": {
+            "max_cards": MAX_CARDS,
+            "bid_min_rounds": 200,
+            "infinite_deck": True,
+            "count": "Hi-Lo true count, shoe mixed with a fresh shoe by the round's share",
+        },
+        "learned": model_summary(model),
+        "model_ev": solved.ev,
+        "model_ev_by_up": {str(k): v for k, v in solved.by_up.items()},
+    }
+    return Fitted(model, solved, bids, table, metadata)
+
+
+def model_summary(model: GameModel) -> dict[str, Any]:
+    hits = model.dealer_hits
+    dealer_rule = {
+        "hits_hard_up_to": int(
+            max(t for t in range(22) if hits[t, 0, 2]) if hits[:22, 0, 2].any() else 0
+        ),
+        "hits_soft_17": bool(hits[17, 1, 2]),
+        "hits_soft_up_to": int(max((t for t in range(12, 22) if hits[t, 1, 2]), default=0)),
+        # the fewest cards at which the logs show the dealer stopping below 17 (None: never)
+        "card_limit": min(model.evidence["dealer"]["stands_below_17_at_cards"], default=None),
+    }
+
+    def r(p_total, p_n, d_total, d_n, split=0):
+        return round(float(model.payoff[p_index(p_total, p_n, split), d_index(d_total, d_n)]), 4)
+
+    return {
+        "decks": model.decks,
+        "card_probs": [round(float(x), 5) for x in model.probs],
+        "dealer_rule": dealer_rule,
+        "player_card_limit": model.stop,
+        "payoffs": {
+            "win (20 vs 19)": r(20, 2, 19, 3),
+            "push (19 vs 19)": r(19, 3, 19, 3),
+            "two-card 21 vs 20": r(21, 2, 20, 3),
+            "two-card 21 vs two-card 21": r(21, 2, 21, 2),
+            "split two-card 21 vs 20": r(21, 2, 20, 3, 1),
+            "5-card 18 vs 20": r(18, 5, 20, 3),
+            "6-card 18 vs 20": r(18, 6, 20, 3),
+            "5-card 24 vs 20": r(24, 5, 20, 3),
+            "bust vs bust": r(23, 3, 23, 3),
+        },
+        "insurance_net": {k: round(v, 4) for k, v in model.insurance.items()},
+        "actions": model.actions,
+        "min_bid": model.min_bid,
+        "max_bid": model.max_bid,
+        "evidence": model.evidence,
+    }
+
+
+# --- the table file ---------------------------------------------------------------------
+
+
+def strategy_frame(chart, bids: pl.DataFrame) -> pl.DataFrame:
+    """One row per cell: hand actions, splits, insurance, and bids by true count."""
+    rows = []
+    for ctx in range(3):
+        for up in VALUES:
+            for soft in (0, 1):
+                for total in range(12 if soft else 4, 22):
+                    for n in range(2, 6):
+                        action = int(chart.hand[ctx, up, total, soft, n - 2])
+                        rows.append(("hand", ctx, up, total, soft, n, 0, action, 0, 0, 0))
+    for ctx in range(2):
+        for up in VALUES:
+            for x in VALUES:
+                rows.append(("split", ctx, up, 0, 0, 2, x, int(chart.split[ctx, up, x]), 0, 0, 0))
+    for total in range(4, 22):
+        for soft in (0, 1):
+            for pair in (0, 1):
+                rows.append(
+                    (
+                        "insure",
+                        0,
+                        1,
+                        total,
+                        soft,
+                        2,
+                        pair,
+                        int(chart.insure[total, soft, pair]),
+                        0,
+                        0,
+                        0,
+                    )
+                )
+    for row in bids.iter_rows(named=True):
+        rows.append(("bid", 0, 0, 0, 0, 0, 0, 0, row["tc_low"], row["tc_high"], row["bid"]))
+    columns = [
+        "section",
+        "context",
+        "up",
+        "total",
+        "soft",
+        "n_cards",
+        "pair",
+        "action",
+        "tc_low",
+        "tc_high",
+        "bid",
+    ]
+    return pl.DataFrame(rows, schema=columns, orient="row")
+
+
+def chart_from_frame(table: pl.DataFrame):
+    from strategies.twentyone_exact import Chart
+
+    chart = Chart.empty()
+    for row in table.filter(pl.col("section") == "hand").iter_rows(named=True):
+        chart.hand[row["context"], row["up"], row["total"], row["soft"], row["n_cards"] - 2] = row[
+            "action"
+        ]
+    for row in table.filter(pl.col("section") == "split").iter_rows(named=True):
+        chart.split[row["context"], row["up"], row["pair"]] = bool(row["action"])
+    for row in table.filter(pl.col("section") == "insure").iter_rows(named=True):
+        chart.insure[row["total"], row["soft"], row["pair"]] = bool(row["action"])
+    return chart
+
+
+def bids_from_frame(table: pl.DataFrame) -> list[tuple[int, int, int]]:
+    bids = table.filter(pl.col("section") == "bid").sort("tc_low")
+    return [
+        (int(a), int(b), int(c)) for a, b, c in bids.select("tc_low", "tc_high", "bid").iter_rows()
+    ]
