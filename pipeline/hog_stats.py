@@ -18,7 +18,6 @@ millions of turns (its input is the warehouse); polars derives the shares and ra
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple
 
 import duckdb
@@ -38,18 +37,6 @@ class HogStats(NamedTuple):
     win_rates: pl.DataFrame
 
 
-def frame(con: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
-    """`pipeline.stats.frame`. Its `con.execute(...).pl()` fails on DuckDB 2.0, whose
-    connection has no `.pl()` any more: until it is mended, the result the failed call left
-    pending on the connection is fetched through Arrow instead (statistics are small)."""
-    try:
-        return shared.frame(con, sql)
-    except AttributeError:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # "extra copy": harmless here
-            return pl.from_arrow(con.to_arrow_table())
-
-
 def logs_filter(log_ids: list[int] | None) -> str:
     """A WHERE clause restricting turns to some logs (ids are ints, checked here)."""
     if log_ids is None:
@@ -58,7 +45,7 @@ def logs_filter(log_ids: list[int] | None) -> str:
 
 
 def points_by_dice(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFrame:
-    counts = frame(
+    counts = shared.frame(
         con,
         f"SELECT num_rolls, points, count(*) AS turns FROM hog_turns WHERE {where} "
         "GROUP BY ALL ORDER BY ALL",
@@ -69,7 +56,7 @@ def points_by_dice(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.Da
 
 
 def pig_tail(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFrame:
-    counts = frame(
+    counts = shared.frame(
         con,
         "SELECT opponent_score % 100 // 10 AS tens, opponent_score % 10 AS ones, points, "
         f"count(*) AS turns FROM hog_turns WHERE num_rolls = 0 AND {where} "
@@ -81,7 +68,7 @@ def pig_tail(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFram
 
 
 def square_swine(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFrame:
-    counts = frame(
+    counts = shared.frame(
         con,
         "SELECT score + points AS total, new_score, swine_bonus AS bonus, count(*) AS turns "
         f"FROM hog_turn_outcomes WHERE {where} GROUP BY ALL ORDER BY ALL",
@@ -95,7 +82,7 @@ def square_swine(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.Data
 def win_rates(
     con: duckdb.DuckDBPyConnection, bucket: int = BUCKET, where: str = "TRUE"
 ) -> pl.DataFrame:
-    counts = frame(
+    counts = shared.frame(
         con,
         f"""
         SELECT t.player, t.score // {bucket} * {bucket} AS score_bucket,

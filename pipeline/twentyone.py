@@ -27,6 +27,8 @@ from collections.abc import Callable
 import duckdb
 import polars as pl
 
+from pipeline.stats import frame
+
 GAME = "twentyone"
 VALUES = tuple(range(1, 11))
 HI_LO = {1: -1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 0, 8: 0, 9: 0, 10: -1}
@@ -44,12 +46,6 @@ def rank_sql(card: str) -> str:
 
 def value_sql(card: str) -> str:
     return f"least({rank_sql(card)}, 10)"
-
-
-def frame(con: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
-    """A query's result as polars. (`pipeline.stats.frame` calls `.pl()` on the result of
-    `execute`, which this DuckDB no longer has; a relation still has it.)"""
-    return con.sql(sql).pl()
 
 
 # --- hands and dealers ---------------------------------------------------------------------

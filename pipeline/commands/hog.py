@@ -36,6 +36,7 @@ from models.tables import TableError
 from parsers import hog as hog_log
 from pipeline import hog_stats
 from pipeline.stats import data_fingerprint
+from pipeline.stats import frame as stats_frame
 from strategies.bots.hog import BASELINES, parse_bot
 from strategies.codegen.hog import write_module
 from strategies.engines.hog import DEFAULT_RULES, HogRules, as_table, match_frames, simulate_tables
@@ -292,8 +293,8 @@ def fit_from_warehouse(
     """Read the ingested turns and games (of `log_ids`) and fit a table from them."""
     where = hog_stats.logs_filter(log_ids)
     try:
-        turns = hog_stats.frame(con, f"SELECT * FROM hog_turns WHERE {where} ORDER BY log_id, line")
-        games = hog_stats.frame(con, f"SELECT * FROM hog_games WHERE {where} ORDER BY log_id, line")
+        turns = stats_frame(con, f"SELECT * FROM hog_turns WHERE {where} ORDER BY log_id, line")
+        games = stats_frame(con, f"SELECT * FROM hog_games WHERE {where} ORDER BY log_id, line")
         fingerprint, logs = warehouse_fingerprint(con, log_ids)
     except duckdb.Error as error:
         raise hog_model.FitError(f"cannot read the Hog tables: {error}".splitlines()[0]) from None
