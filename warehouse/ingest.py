@@ -37,11 +37,20 @@ NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
 QUOTE = "''''"  # a SQL string literal holding one quote mark
 
 
-MANIFEST_ROW = pa.schema([
-    ("path", pa.string()), ("stem", pa.string()), ("game", pa.string()), ("role", pa.string()),
-    ("sha256", pa.string()), ("bytes", pa.int64()), ("rows", pa.int64()),
-    ("outcome", pa.string()), ("log_id", pa.int32()), ("error", pa.string()),
-])
+MANIFEST_ROW = pa.schema(
+    [
+        ("path", pa.string()),
+        ("stem", pa.string()),
+        ("game", pa.string()),
+        ("role", pa.string()),
+        ("sha256", pa.string()),
+        ("bytes", pa.int64()),
+        ("rows", pa.int64()),
+        ("outcome", pa.string()),
+        ("log_id", pa.int32()),
+        ("error", pa.string()),
+    ]
+)
 
 
 @dataclass
@@ -206,8 +215,15 @@ def _csv_columns(fmt: Format) -> str:
     return "{" + ", ".join(f"'{c.name}': '{c.sql_type}'" for c in fmt.columns) + "}"
 
 
-def _stage(con: duckdb.DuckDBPyConnection, role: str, fmt: Format, files: list[LogFile]) -> None:
-    """`stage_<role>`: the files' rows as DuckDB reads them, with log_id and line."""
+def _stage(
+    con: duckdb.DuckDBPyConnection,
+    role: str,
+    fmt: Format,
+    checks: tuple[tuple[str, str], ...],
+    files: list[LogFile],
+) -> None:
+    """`stage_<role>`: the files' rows as DuckDB reads them, with log_id, line and the
+    first thing wrong with the row (NULL for a good row)."""
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE stage_{role}_raw AS
@@ -231,15 +247,17 @@ def _stage(con: duckdb.DuckDBPyConnection, role: str, fmt: Format, files: list[L
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE stage_{role} AS
-        SELECT m.log_id, CAST(r.rowid - m.first_rowid + 1 AS INTEGER) AS line, {names}
+        SELECT m.log_id, CAST(r.rowid - m.first_rowid + 1 AS INTEGER) AS line, {names},
+               {_row_problem(fmt, checks)} AS problem
         FROM stage_{role}_raw r JOIN stage_{role}_files m USING (filename)
         """
     )
     con.execute(f"DROP TABLE stage_{role}_raw")
 
 
-def _row_checks(role: str, fmt: Format, checks: tuple[tuple[str, str], ...]) -> str:
-    """SQL giving each log's first row that breaks its format or one of the game's row rules."""
+def _row_problem(fmt: Format, checks: tuple[tuple[str, str], ...]) -> str:
+    """SQL for the first field of a row that breaks its column's declaration, or else the
+    first of the game's row rules it breaks, as {reason, column}; NULL for a good row."""
     fields, sound = [], []
     for number, column in enumerate(fmt.columns, 1):
         if column.sql_type == "VARCHAR":
@@ -258,15 +276,20 @@ def _row_checks(role: str, fmt: Format, checks: tuple[tuple[str, str], ...]) -> 
     joined = "concat_ws(',', " + ", ".join(c.name for c in text) + ")"
     whole = ",".join(f"(?:{c.pattern})" for c in text)
     sound.append(f"regexp_full_match({joined}, '{whole}')")
-    rules = [f"WHEN {condition} THEN {{'reason': {reason}, 'column': NULL::INTEGER}}"
-             for condition, reason in checks]
+    rules = [
+        f"WHEN {condition} THEN {{'reason': {reason}, 'column': NULL::INTEGER}}"
+        for condition, reason in checks
+    ]
     valid_row = f"CASE {' '.join(rules)} END" if rules else "NULL"
-    problem = f"CASE WHEN {' AND '.join(sound)} THEN {valid_row} ELSE CASE {' '.join(fields)} END END"
+    return f"CASE WHEN {' AND '.join(sound)} THEN {valid_row} ELSE CASE {' '.join(fields)} END END"
+
+
+def _row_checks(role: str) -> str:
+    """SQL giving each staged log's first row with a problem."""
     return f"""
         SELECT log_id, '{role}' AS role, min(line) AS line,
                arg_min(problem.reason, line) AS reason, arg_min(problem.column, line) AS "column"
-        FROM (SELECT log_id, line, {problem} AS problem FROM stage_{role})
-        WHERE problem IS NOT NULL
+        FROM stage_{role} WHERE problem IS NOT NULL
         GROUP BY log_id
     """
 
@@ -291,14 +314,15 @@ def _first_errors(
         if rows != lines and log_id not in errors:
             # DuckDB dropped rows it could not read: the parser says which and why.
             errors[log_id] = _parse_error(module, getattr(pairs[log_id], role), role)
-    row_checks = getattr(module, "ROW_CHECKS", {})
     queries = [
-        _row_checks("turns", module.FORMAT.TURNS, row_checks.get("turns", ())),
-        _row_checks("scores", module.FORMAT.SCORES, row_checks.get("scores", ())),
+        _row_checks("turns"),
+        _row_checks("scores"),
         f'SELECT log_id, role, line, reason, NULL AS "column" FROM ({module.CHECKS})',
     ]
     problems = con.execute(
-        " UNION ALL ".join(f'SELECT log_id, role, line, reason, "column" FROM ({q})' for q in queries)
+        " UNION ALL ".join(
+            f'SELECT log_id, role, line, reason, "column" FROM ({q})' for q in queries
+        )
         + " ORDER BY log_id, role = 'scores', line"
     ).fetchall()
     for log_id, role, line, reason, column in problems:
@@ -356,13 +380,20 @@ def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     for pair in pairs:
         landed = pair.outcome != "rejected"
         for log in pair.files:
-            rows.append({
-                "path": str(log.path), "stem": pair.stem, "game": pair.game or None,
-                "role": log.role, "sha256": log.sha256 or None, "bytes": log.bytes,
-                "rows": log.lines if landed else None, "outcome": pair.outcome,
-                "log_id": pair.log_id if landed else None,
-                "error": str(pair.error) if pair.error else None,
-            })
+            rows.append(
+                {
+                    "path": str(log.path),
+                    "stem": pair.stem,
+                    "game": pair.game or None,
+                    "role": log.role,
+                    "sha256": log.sha256 or None,
+                    "bytes": log.bytes,
+                    "rows": log.lines if landed else None,
+                    "outcome": pair.outcome,
+                    "log_id": pair.log_id if landed else None,
+                    "error": str(pair.error) if pair.error else None,
+                }
+            )
     con.register("manifest_batch", pa.Table.from_pylist(rows, schema=MANIFEST_ROW))
     con.execute(
         """
@@ -397,8 +428,10 @@ def _land(
             [[str(f.path), p.log_id, f.role, f.lines] for p in fresh for f in p.files],
         )
         try:
-            _stage(con, "turns", module.FORMAT.TURNS, [p.turns for p in fresh])
-            _stage(con, "scores", module.FORMAT.SCORES, [p.scores for p in fresh])
+            checks = getattr(module, "ROW_CHECKS", {})
+            for role in ("turns", "scores"):
+                fmt = getattr(module.FORMAT, role.upper())
+                _stage(con, role, fmt, checks.get(role, ()), [getattr(p, role) for p in fresh])
         except duckdb.Error as error:
             if len(fresh) == 1:  # one pair DuckDB cannot read at all
                 fresh[0].reject(LogFormatError(fresh[0].turns.path, None, str(error)))
