@@ -110,11 +110,18 @@ unordered AS (
         FROM rounds
     ) WHERE first_line < earlier_last
 ),
+players AS (
+    SELECT log_id, player, bool_or(mine = '1') AS marked, bool_or(mine = '0') AS unmarked
+    FROM stage_turns WHERE player <> 'dealer' GROUP BY log_id, player
+),
 perspective AS (
-    SELECT log_id, list_sort(list(DISTINCT player) FILTER (WHERE mine = '1')) AS mine_ids,
-           count(DISTINCT player) FILTER (WHERE mine = '0' AND player <> 'dealer') AS opponents,
-           max(round) AS rounds, max(line) AS last_line
-    FROM stage_turns GROUP BY log_id
+    SELECT p.log_id, list_sort(list(p.player) FILTER (WHERE p.marked)) AS mine_ids,
+           count(*) FILTER (WHERE p.unmarked) AS opponents, any_value(r.rounds) AS rounds,
+           any_value(r.last_line) AS last_line
+    FROM players p
+    JOIN (SELECT log_id, max(round) AS rounds, max(last_line) AS last_line
+          FROM rounds GROUP BY log_id) r USING (log_id)
+    GROUP BY p.log_id
 ),
 scores AS (
     SELECT s.*, p.opponents, p.rounds,
