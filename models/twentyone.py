@@ -38,7 +38,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 GAME = "twentyone"
 KIND = "strategy"
@@ -122,6 +121,8 @@ def learn_dealer(decisions: pl.DataFrame) -> tuple[np.ndarray, dict]:
     x = cells.select("total", pl.col("soft").cast(pl.Int64), "n_cards").to_numpy()
     n = cells["n"].to_numpy()
     hit = cells["hits"].to_numpy() * 2 > n
+    from sklearn.tree import DecisionTreeClassifier  # imported here: slow, and fitting only
+
     tree = DecisionTreeClassifier(random_state=0).fit(x, hit, sample_weight=n)
     grid = np.array(
         [(t, s, c) for t in range(TOTALS) for s in (0, 1) for c in range(MAX_CARDS + 1)]
@@ -239,6 +240,8 @@ def learn_payoffs(rounds: pl.DataFrame) -> tuple[np.ndarray, dict[str, float], d
         r_seen.append(payoff[pi, di])
         w_seen.append(counts[pi, di])
     xs = np.array(x_seen)
+    from sklearn.tree import DecisionTreeRegressor  # imported here: slow, and fitting only
+
     tree = DecisionTreeRegressor(random_state=0, min_samples_leaf=1).fit(
         _payoff_features(*xs.T), np.array(r_seen), sample_weight=np.array(w_seen)
     )
