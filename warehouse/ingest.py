@@ -224,16 +224,14 @@ def _stage(
 ) -> None:
     """`stage_<role>`: the files' rows as DuckDB reads them, with log_id, line and the
     first thing wrong with the row (NULL for a good row)."""
-    names = ", ".join(f"r.{c.name}" for c in fmt.columns)
     con.execute(
         f"""
-        CREATE OR REPLACE TEMP TABLE stage_{role}_rows AS
-        SELECT b.log_id, {names}, {_row_problem(fmt, checks)} AS problem
-        FROM read_csv(?, columns = {_csv_columns(fmt)}, header = false,
-                      delim = ',', quote = '', escape = '', filename = true,
-                      auto_detect = false, ignore_errors = true,
-                      null_padding = false, strict_mode = true, nullstr = '{NO_NULLS}') r
-        JOIN batch_files b ON b.path = r.filename
+        CREATE OR REPLACE TEMP TABLE stage_{role}_raw AS
+        SELECT * FROM read_csv(?, columns = {_csv_columns(fmt)}, header = false,
+                               delim = ',', quote = '', escape = '', filename = true,
+                               auto_detect = false, ignore_errors = true,
+                               null_padding = false, strict_mode = true,
+                               nullstr = '{NO_NULLS}')
         """,
         [[str(f.path) for f in files]],
     )
@@ -241,16 +239,20 @@ def _stage(
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE stage_{role}_files AS
-        SELECT log_id, min(rowid) AS first_rowid FROM stage_{role}_rows GROUP BY log_id
+        SELECT filename, min(stage_{role}_raw.rowid) AS first_rowid, any_value(b.log_id) AS log_id
+        FROM stage_{role}_raw JOIN batch_files b ON b.path = filename GROUP BY filename
         """
     )
+    names = ", ".join(c.name for c in fmt.columns)
     con.execute(
         f"""
-        CREATE OR REPLACE TEMP VIEW stage_{role} AS
-        SELECT r.*, CAST(r.rowid - f.first_rowid + 1 AS INTEGER) AS line
-        FROM stage_{role}_rows r JOIN stage_{role}_files f USING (log_id)
+        CREATE OR REPLACE TEMP TABLE stage_{role} AS
+        SELECT m.log_id, CAST(r.rowid - m.first_rowid + 1 AS INTEGER) AS line, {names},
+               {_row_problem(fmt, checks)} AS problem
+        FROM stage_{role}_raw r JOIN stage_{role}_files m USING (filename)
         """
     )
+    con.execute(f"DROP TABLE stage_{role}_raw")
 
 
 def _row_problem(fmt: Format, checks: tuple[tuple[str, str], ...]) -> str:
