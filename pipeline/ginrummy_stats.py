@@ -1,0 +1,344 @@
+"""Gin Rummy statistics: what the turn and score logs say about draws, discards, knocks and
+rounds, for real and simulated logs alike.
+
+The logs show both players' hands after every play (the perspective player's rows and the
+opponent's), so each turn's situation is rebuilt whole: the hand before the draw is the
+hand after it minus the card picked plus the card discarded. `turn_features` derives one
+row per turn with what the player knew and did; the `*_stats` functions aggregate it
+PokerTracker-style (a count next to every number of opportunities, rates beside them).
+Deadwood comes from the exact meld solver (`strategies.melds`), never re-implemented here.
+
+Relations of a discard to the opponent's earlier choices (this round) use the categories
+the generated player uses: `picked` is `same rank` / `adjacent` (same suit, ±1) / `near`
+(same suit, ±2) / `none` relative to the cards the opponent took from the discard pile;
+`passed` is `same rank` / `adjacent` / `none` relative to the cards the opponent
+discarded or let pass on top of the pile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import duckdb
+import polars as pl
+
+from parsers.cards import SUITS, format_course, parse_course
+from pipeline.stats import store
+from strategies.melds import CARD_BITS, MeldSolver
+
+BITS = {format_course(card): bit for card, bit in CARD_BITS.items()}
+
+GAME = "ginrummy"
+PICKED = ("none", "near", "adjacent", "same rank")
+PASSED = ("none", "adjacent", "same rank")
+RELATIONS = ("extends", "completes", "lowers", "none")
+TURN_BUCKET = 4  # plays per turn bucket in the knock tables (a player's two turns each)
+SIMULATED_PREFIX = "ginrummy-"  # stems written by `mine simulate ginrummy`
+
+TURNS_SQL = """
+SELECT t.log_id, l.stem, t.line, t.round, t.turn, t.hand, t.mine, t.discard_top, t.picked,
+       t.drawn_from, t.discarded
+FROM ginrummy_turns t JOIN logs l USING (log_id)
+ORDER BY t.log_id, t.line
+"""
+
+ROUNDS_SQL = """
+SELECT r.log_id, l.stem, r.round, r.points, r.opponent_points, r.ending, r.last_mine
+FROM ginrummy_rounds r JOIN logs l USING (log_id)
+ORDER BY r.log_id, r.round
+"""
+
+
+def source_of(stem: str) -> str:
+    return "simulated" if stem.startswith(SIMULATED_PREFIX) else "server"
+
+
+def load(con: duckdb.DuckDBPyConnection) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The warehouse's Gin Rummy turns and rounds, each with the log's source."""
+    # `pipeline.stats.frame` calls `.pl()` on a cursor, which duckdb 2 no longer has;
+    # a relation still converts.
+    turns = con.sql(TURNS_SQL).pl()
+    rounds = con.sql(ROUNDS_SQL).pl()
+    add_source = pl.col("stem").map_elements(source_of, return_dtype=pl.String).alias("source")
+    return turns.with_columns(add_source), rounds.with_columns(add_source)
+
+
+def _relation(card: int, took: int, shunned: int) -> tuple[str, str]:
+    """The discard `card` (a bit index) against the opponent's picked and passed cards."""
+    rank, suit = card % 13, card // 13
+    same = any(took >> (13 * other + rank) & 1 for other in range(4) if other != suit)
+    steps = {
+        abs(step)
+        for step in (-2, -1, 1, 2)
+        if 0 <= rank + step < 13 and took >> (13 * suit + rank + step) & 1
+    }
+    picked = "same rank" if same else "adjacent" if 1 in steps else "near" if steps else "none"
+    if any(shunned >> (13 * other + rank) & 1 for other in range(4) if other != suit):
+        passed = "same rank"
+    elif any(
+        0 <= rank + step < 13 and shunned >> (13 * suit + rank + step) & 1 for step in (-1, 1)
+    ):
+        passed = "adjacent"
+    else:
+        passed = "none"
+    return picked, passed
+
+
+def _index(bit: int) -> int:
+    return bit.bit_length() - 1
+
+
+def turn_features(
+    turns: pl.DataFrame, rounds: pl.DataFrame, solver: MeldSolver | None = None
+) -> pl.DataFrame:
+    """One row per turn: the situation before the draw, the draw, the discard and what the
+    opponent did with it, the call, and the round's outcome for the player."""
+    solver = solver or MeldSolver()
+    outcome = {
+        (log, number): (points, opponent, ending, last_mine)
+        for log, number, points, opponent, ending, last_mine in rounds.select(
+            "log_id", "round", "points", "opponent_points", "ending", "last_mine"
+        ).iter_rows()
+    }
+    scores: dict[tuple[int, int], tuple[int, int]] = {}
+    running: dict[int, tuple[int, int]] = {}
+    for (log, number), (points, opponent, _, _) in sorted(outcome.items()):
+        mine, theirs = running.get(log, (0, 0))
+        scores[(log, number)] = (mine, theirs)
+        running[log] = (mine + points, theirs + opponent)
+
+    columns = turns.select(
+        "log_id",
+        "source",
+        "round",
+        "turn",
+        "hand",
+        "mine",
+        "discard_top",
+        "picked",
+        "drawn_from",
+        "discarded",
+    ).rows()
+    records: list[tuple] = []
+    start = 0
+    while start < len(columns):
+        log, number = columns[start][0], columns[start][2]
+        stop = start
+        while stop < len(columns) and columns[stop][0] == log and columns[stop][2] == number:
+            stop += 1
+        records.extend(
+            _round_features(
+                columns[start:stop],
+                outcome.get((log, number)),
+                scores.get((log, number), (0, 0)),
+                solver,
+            )
+        )
+        start = stop
+    return pl.DataFrame(records, schema=FEATURES, orient="row")
+
+
+FEATURES = {
+    "log_id": pl.Int32, "source": pl.String, "round": pl.Int32, "turn": pl.Int32,
+    "player": pl.String, "score": pl.Int32, "opponent_score": pl.Int32,
+    "top": pl.String, "took_discard": pl.Boolean, "relation": pl.String,
+    "deadwood_before": pl.Int32, "deadwood_take": pl.Int32, "deadwood_after": pl.Int32,
+    "discarded": pl.String, "discard_rank": pl.Int32, "discard_suit": pl.String,
+    "picked_relation": pl.String, "passed_relation": pl.String,
+    "melds_opponent_hand": pl.Boolean, "picked_up": pl.Boolean,
+    "may_call": pl.Boolean, "call": pl.String, "ending": pl.String,
+    "round_points": pl.Int32, "round_opponent_points": pl.Int32,
+}  # fmt: skip
+
+
+def _round_features(rows, result, start_scores, solver: MeldSolver) -> Iterable[tuple]:
+    dw, meldable, best_discards = solver.deadwood, solver.meldable, solver.best_discards
+    took = {True: 0, False: 0}  # per player: cards taken from the discard pile this round
+    shunned = {True: 0, False: 0}  # per player: cards discarded or passed this round
+    own_turns = {True: 0, False: 0}
+    points, opponent_points, ending, last_mine = result or (0, 0, "Drop", rows[-1][5])
+    for position, row in enumerate(rows):
+        log, source, number, turn, hand, mine, top, picked, drawn_from, discarded = row
+        hand_after = 0
+        for card in hand:
+            hand_after |= BITS[card]
+        top_bit, picked_bit, discard_bit = BITS[top], BITS[picked], BITS[discarded]
+        before = hand_after & ~picked_bit | discard_bit
+        dw_before = dw(before)
+        grown = before | top_bit
+        dw_take = best_discards(grown, top_bit)[0]
+        if meldable(grown) & top_bit:
+            melded = meldable(before)
+            relation = "extends" if meldable(melded | top_bit) & top_bit else "completes"
+        else:
+            relation = "lowers" if dw_take < dw_before else "none"
+        from_discard = drawn_from == "discard"
+        if from_discard:
+            took[mine] |= top_bit
+        else:
+            shunned[mine] |= top_bit
+        took[mine] &= ~discard_bit
+        shunned[mine] |= discard_bit
+        nxt = rows[position + 1] if position + 1 < len(rows) else None
+        opponent = not mine
+        picked_rel, passed_rel = _relation(_index(discard_bit), took[opponent], shunned[opponent])
+        melds_theirs = picked_up = None
+        if nxt is not None and nxt[5] == opponent:
+            picked_up = nxt[8] == "discard"
+            their_after = 0
+            for card in nxt[4]:
+                their_after |= BITS[card]
+            their_before = their_after & ~BITS[nxt[7]] | BITS[nxt[9]]
+            melds_theirs = bool(meldable(their_before | discard_bit) & discard_bit)
+        is_last = nxt is None
+        call = ending if is_last and ending != "Drop" else ("Drop" if is_last else "none")
+        mine_pts, their_pts = (points, opponent_points) if mine else (opponent_points, points)
+        own_scores = start_scores if mine else start_scores[::-1]
+        card = parse_course(discarded)
+        yield (
+            log, source, number, turn, "me" if mine else "opponent", own_scores[0],
+            own_scores[1], top, from_discard, relation, dw_before, dw_take, dw(hand_after),
+            discarded, card.rank, card.suit, picked_rel, passed_rel, melds_theirs, picked_up,
+            own_turns[mine] >= 1, call, ending, mine_pts, their_pts,
+        )  # fmt: skip
+        own_turns[mine] += 1
+
+
+# --- the statistics -------------------------------------------------------------------------
+
+
+def _rate(count: str, opportunities: str) -> pl.Expr:
+    return (pl.col(count) / pl.col(opportunities)).round(4).alias("rate")
+
+
+def draw_stats(features: pl.DataFrame) -> pl.DataFrame:
+    """How often the discard is taken, by what it does for the hand."""
+    return (
+        features.group_by("source", "player", "relation")
+        .agg(
+            pl.col("took_discard").sum().alias("taken"),
+            pl.len().alias("opportunities"),
+            (pl.col("deadwood_before") - pl.col("deadwood_take"))
+            .mean()
+            .round(3)
+            .alias("mean_deadwood_gain_if_taken"),
+        )  # fmt: skip
+        .with_columns(_rate("taken", "opportunities"))
+        .sort("source", "player", "relation")
+    )
+
+
+def danger_stats(features: pl.DataFrame) -> pl.DataFrame:
+    """How often the opponent picks up a discard, by its relation to the opponent's earlier
+    pickups and passes, and whether it melds with the opponent's (logged) hand."""
+    discards = features.filter(pl.col("picked_up").is_not_null())
+    return (
+        discards.group_by("source", "picked_relation", "passed_relation", "melds_opponent_hand")
+        .agg(pl.col("picked_up").sum().alias("picked_up"), pl.len().alias("discards"))
+        .with_columns(_rate("picked_up", "discards"))
+        .sort("source", "picked_relation", "passed_relation", "melds_opponent_hand")
+    )
+
+
+def danger_card_stats(features: pl.DataFrame) -> pl.DataFrame:
+    """Pickup rate of every card (the 4 × 13 grid)."""
+    discards = features.filter(pl.col("picked_up").is_not_null())
+    return (
+        discards.group_by("source", "discard_suit", "discard_rank")
+        .agg(pl.col("picked_up").sum().alias("picked_up"), pl.len().alias("discards"))
+        .with_columns(_rate("picked_up", "discards"))
+        .rename({"discard_suit": "suit", "discard_rank": "rank"})
+        .sort("source", "suit", "rank")
+    )
+
+
+def knocks(features: pl.DataFrame) -> pl.DataFrame:
+    """One row per round ended by a knock or a stock-out: the caller's deadwood and turn,
+    and the caller's points minus the opponent's."""
+    return features.filter(pl.col("call").is_in(["Knock", "Drop"])).select(
+        "source",
+        "call",
+        pl.col("deadwood_after").alias("deadwood"),
+        "turn",
+        (pl.col("turn") // TURN_BUCKET * TURN_BUCKET).alias("turn_bucket"),
+        (pl.col("round_points") == 0).alias("undercut"),
+        (pl.col("round_points") - pl.col("round_opponent_points")).alias("points"),
+    )
+
+
+def knock_stats(features: pl.DataFrame) -> pl.DataFrame:
+    """Undercut rate and points of knocks by deadwood at the knock and turn number."""
+    return (
+        knocks(features)
+        .group_by("source", "call", "deadwood", "turn_bucket")
+        .agg(
+            pl.col("undercut").sum().alias("undercuts"),
+            pl.len().alias("knocks"),
+            pl.col("points").sum().alias("points"),
+            pl.col("points").mean().round(3).alias("mean_points"),
+        )
+        .with_columns(_rate("undercuts", "knocks"))
+        .sort("source", "call", "deadwood", "turn_bucket")
+    )
+
+
+def round_stats(rounds: pl.DataFrame) -> pl.DataFrame:
+    """How rounds end (who called, how) and the points they carry."""
+    return (
+        rounds.with_columns(
+            pl.when(pl.col("last_mine"))
+            .then(pl.lit("me"))
+            .otherwise(pl.lit("opponent"))
+            .alias("caller"),
+            (pl.col("points") + pl.col("opponent_points")).alias("round_points"),
+            pl.when(pl.col("points") > 0)
+            .then(pl.lit("me"))
+            .otherwise(pl.lit("opponent"))
+            .alias("winner"),
+        )  # fmt: skip
+        .group_by("source", "ending", "caller")
+        .agg(
+            pl.len().alias("rounds"),
+            (pl.col("winner") == pl.col("caller")).sum().alias("caller_won"),
+            pl.col("round_points").sum().alias("points"),
+            pl.col("round_points").mean().round(3).alias("mean_points"),
+        )
+        .with_columns(
+            (pl.col("rounds") / pl.col("rounds").sum().over("source")).round(4).alias("share")
+        )
+        .sort("source", "ending", "caller")
+    )
+
+
+DESCRIPTIONS = {
+    "draws": "Gin Rummy: how often the discard is taken (taken / opportunities), by source, "
+    "player and what the top card does for the hand (extends or completes a meld, lowers "
+    "deadwood, none)",
+    "danger": "Gin Rummy: how often the opponent picks up a discard (picked_up / discards), by "
+    "its relation to the opponent's earlier pickups and passes this round and whether it melds "
+    "with the opponent's logged hand",
+    "danger_cards": "Gin Rummy: how often the opponent picks up each card when it is discarded",
+    "knocks": "Gin Rummy: rounds ended by a knock (or a stock-out, call Drop), by the caller's "
+    "deadwood and turn bucket: undercuts / knocks and the caller's points",
+    "rounds": "Gin Rummy: rounds by how they ended and who made the last play: counts, share, "
+    "rounds the caller won and points per round",
+}
+
+
+def compute(con: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
+    turns, rounds = load(con)
+    features = turn_features(turns, rounds)
+    return {
+        "draws": draw_stats(features),
+        "danger": danger_stats(features),
+        "danger_cards": danger_card_stats(features),
+        "knocks": knock_stats(features),
+        "rounds": round_stats(rounds),
+    }
+
+
+def store_all(con: duckdb.DuckDBPyConnection, tables: dict[str, pl.DataFrame]) -> list[str]:
+    return [store(con, GAME, name, table, DESCRIPTIONS[name]) for name, table in tables.items()]
+
+
+SUIT_ORDER = SUITS

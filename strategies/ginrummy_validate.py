@@ -1,0 +1,223 @@
+"""Validating a Gin Rummy player module: full games against the baselines in the engine.
+
+A match is `games` games to 100 between the player and one baseline, seats alternating
+(game g puts the player in seat g % 2); game g's generator is seeded with (seed, g), so a
+match's result does not depend on how the games are spread over worker processes. Every
+call the player makes is timed; the engine's own limits (validity, memory, one second a
+call) apply, and an invalid play ends the game as a loss for whoever made it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import multiprocessing
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from strategies.bots.ginrummy import make_bot
+from strategies.engines.ginrummy import GinRummyRules, play_game
+from strategies.melds import MeldSolver
+
+BASELINES = ("simple", "random", "ginhunter")
+
+
+class PlayerError(ValueError):
+    """A player file that cannot be loaded or lacks the spec's functions."""
+
+
+def load_player(path: str | Path) -> Any:
+    path = Path(path)
+    if not path.is_file():
+        raise PlayerError(f"{path}: no such file")
+    spec = importlib.util.spec_from_file_location(f"ginrummy_player_{abs(hash(path))}", path)
+    if spec is None or spec.loader is None:
+        raise PlayerError(f"{path}: not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:  # a broken player is the user's input, not our bug
+        raise PlayerError(f"{path}: cannot load ({type(error).__name__}: {error})") from None
+    missing = [
+        name for name in ("pick", "play", "melds") if not callable(getattr(module, name, None))
+    ]
+    if missing:
+        raise PlayerError(f"{path}: defines no {', '.join(missing)}")
+    return module
+
+
+@dataclass
+class Timed:
+    """The player's three functions, each call's wall-clock and CPU durations appended to
+    `times` and `cpu` (on a shared machine the wall clock also counts other processes)."""
+
+    module: Any
+    times: list[float]
+    cpu: list[float]
+
+    def _timed(self, function: Callable, *args: Any) -> Any:
+        started, cpu = time.perf_counter(), time.thread_time()
+        try:
+            return function(*args)
+        finally:
+            self.times.append(time.perf_counter() - started)
+            self.cpu.append(time.thread_time() - cpu)
+
+    def pick(self, *args: Any) -> Any:
+        return self._timed(self.module.pick, *args)
+
+    def play(self, *args: Any) -> Any:
+        return self._timed(self.module.play, *args)
+
+    def melds(self, *args: Any) -> Any:
+        return self._timed(self.module.melds, *args)
+
+
+class GameResult(NamedTuple):
+    won: bool
+    invalid: str | None  # the player's invalid play, if any
+    opponent_invalid: bool
+    rounds: int
+    points: int  # the player's points minus the opponent's, summed over rounds
+    gins: int  # rounds the player won by gin
+    knocks: int  # rounds the player knocked (stock-outs excluded)
+    undercut: int  # of those, rounds the opponent undercut
+    undercuts_made: int  # rounds the opponent knocked and the player undercut
+    stockouts: int
+    times: tuple[float, ...]
+    cpu: tuple[float, ...]
+
+
+RULES = GinRummyRules()
+# Per worker process: the player module and a solver, loaded once by the pool's initializer
+# (loading builds the player's tables, too slow to repeat for every game).
+_WORKER: dict[str, Any] = {}
+
+
+def _init(path: str) -> None:
+    _WORKER["module"] = load_player(path)
+    _WORKER["solver"] = MeldSolver()
+
+
+def play_one(module: Any, opponent: str, seed: int, game: int, solver: MeldSolver,
+             rules: GinRummyRules = RULES) -> GameResult:  # fmt: skip
+    rng = np.random.default_rng([seed, game])
+    times: list[float] = []
+    cpu: list[float] = []
+    player = Timed(module, times, cpu)
+    bot = make_bot(opponent, rng, rules, solver)
+    me = game % 2
+    seats = [player, bot] if me == 0 else [bot, player]
+    record = play_game(rules, seats, rng, solver)
+    invalid = record.invalid
+    gins = knocks = undercut = made = stockouts = points = 0
+    for game_round in record.rounds:
+        points += game_round.points[me] - game_round.points[1 - me]
+        if game_round.ending == "Drop":
+            stockouts += 1
+        elif game_round.caller == me:
+            if game_round.ending == "Gin":
+                gins += 1
+            else:
+                knocks += 1
+                undercut += game_round.points[me] == 0
+        elif game_round.ending == "Knock" and game_round.points[me] > 0:
+            made += 1
+    # An invalid play loses the game for whoever made it.
+    won = invalid.seat != me if invalid else record.totals[me] > record.totals[1 - me]
+    return GameResult(
+        won,
+        invalid.reason if invalid is not None and invalid.seat == me else None,
+        invalid is not None and invalid.seat != me,
+        len(record.rounds),
+        points,
+        gins,
+        knocks,
+        undercut,
+        made,
+        stockouts,
+        tuple(times),
+        tuple(cpu),
+    )
+
+
+def _work(task: tuple[str, int, int]) -> GameResult:
+    opponent, seed, game = task
+    return play_one(_WORKER["module"], opponent, seed, game, _WORKER["solver"])
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a win rate."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
+    games = len(results)
+    wins = sum(r.won for r in results)
+    rounds = sum(r.rounds for r in results)
+    knocks = sum(r.knocks for r in results)
+    times = np.array([t for r in results for t in r.times]) if results else np.zeros(1)
+    cpu = np.array([t for r in results for t in r.cpu]) if results else np.zeros(1)
+    low, high = wilson(wins, games)
+    return {
+        "games": games,
+        "wins": wins,
+        "win_rate": round(wins / games, 4) if games else 0.0,
+        "win_ci": [round(low, 4), round(high, 4)],
+        "rounds": rounds,
+        "points_per_round": round(sum(r.points for r in results) / max(rounds, 1), 3),
+        "gin_rate": round(sum(r.gins for r in results) / max(rounds, 1), 4),
+        "knock_rate": round(knocks / max(rounds, 1), 4),
+        "undercut_rate": round(sum(r.undercut for r in results) / max(knocks, 1), 4),
+        "undercuts_made": sum(r.undercuts_made for r in results),
+        "stockout_rate": round(sum(r.stockouts for r in results) / max(rounds, 1), 4),
+        "invalid": sum(r.invalid is not None for r in results),
+        "invalid_reasons": sorted({r.invalid for r in results if r.invalid}),
+        "opponent_invalid": sum(r.opponent_invalid for r in results),
+        "calls": int(times.size),
+        "p99_call_ms": round(float(np.percentile(times, 99)) * 1000, 3),
+        "max_call_ms": round(float(times.max()) * 1000, 3),
+        "p99_call_cpu_ms": round(float(np.percentile(cpu, 99)) * 1000, 3),
+        "max_call_cpu_ms": round(float(cpu.max()) * 1000, 3),
+    }
+
+
+def validate(
+    path: str | Path,
+    opponents: Sequence[str] = BASELINES,
+    games: int = 200,
+    seed: int = 0,
+    workers: int = 2,
+    progress: Callable[[str, int], None] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Per opponent, the match's figures (see `summarise`)."""
+    load_player(path)  # fail here, once, with a clear message
+    figures = {}
+    for opponent in opponents:
+        tasks = [(opponent, seed, game) for game in range(games)]
+        results: list[GameResult] = []
+        if workers > 1:
+            context = multiprocessing.get_context("fork")
+            with context.Pool(workers, initializer=_init, initargs=(str(path),)) as pool:
+                for result in pool.imap(_work, tasks, chunksize=max(1, min(16, games // 8))):
+                    results.append(result)
+                    if progress:
+                        progress(opponent, len(results))
+        else:
+            _init(str(path))
+            for task in tasks:
+                results.append(_work(task))
+                if progress:
+                    progress(opponent, len(results))
+        figures[opponent] = summarise(results)
+    return figures

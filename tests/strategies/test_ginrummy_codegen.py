@@ -1,0 +1,138 @@
+"""The generated Gin Rummy player: parses, standard library only, deterministic, strict
+memory, valid melds, and never an invalid play in engine games."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parsers.cards import DECK
+from strategies.bots.ginrummy import make_bot
+from strategies.codegen import ginrummy as codegen
+from strategies.engines.ginrummy import GinRummyRules, play_game
+from strategies.melds import MeldSolver, check_melds
+
+TABLES = {
+    "danger": tuple(
+        tuple(
+            tuple(round(0.1 + 0.2 * p - 0.03 * q + 0.01 * (r % 3), 4) for r in range(13))
+            for q in range(3)
+        )
+        for p in range(4)
+    ),  # fmt: skip
+    "draw": tuple(tuple(float(d * 1.5 - 2) for _ in range(8)) for d in range(7)),
+    "knock": tuple(tuple((int(d < 9 or t > 2), 1) for t in range(8)) for d in range(11)),
+}
+METADATA = {
+    "games": 12,
+    "rounds": 90,
+    "rows": 2500,
+    "fingerprint": "ab" * 32,
+    "method": "logistic regression (danger) + situation means (draw, knock)",
+    "danger": {"discards": 2000, "picked_up": 300, "held_out_auc": 0.71},
+    "sources": ["simulated"],
+    "settings": {"turn_bucket": 4, "deadwood_bucket": 10, "late_score": 70},
+}
+RULES = GinRummyRules()
+SOLVER = MeldSolver()
+
+
+def load(source: str, tmp_path, name: str = "player"):
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def source():
+    return codegen.module_source(TABLES, METADATA, None)
+
+
+@pytest.fixture
+def player(source, tmp_path):
+    return load(source, tmp_path)
+
+
+def test_source_parses_imports_only_the_standard_library_and_is_stable(source):
+    tree = ast.parse(source)
+    imported = {
+        alias.name.split(".")[0] if isinstance(node, ast.Import) else node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    assert imported <= set(sys.stdlib_module_names)
+    assert {"pick", "play", "melds"} <= {
+        node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+    }
+    assert codegen.module_source(TABLES, METADATA, None) == source
+    assert "ab" * 32 in ast.get_docstring(tree)
+
+
+def test_log_text_never_reaches_the_code():
+    hostile = {**METADATA, "method": 'x"""\nimport os\nos.system("echo hi")\n"""',
+               "sources": ["ok", "bad\"'\n"]}  # fmt: skip
+    source = codegen.module_source(TABLES, hostile, None)
+    tree = ast.parse(source)
+    assert "os.system" not in source and "(not shown)" in ast.get_docstring(tree)
+    with pytest.raises(ValueError):
+        codegen.module_source({**TABLES, "danger": ((("0.5; import os",),),)}, METADATA)
+    with pytest.raises(ValueError):
+        codegen.module_source({**TABLES, "knock": ((2, 1),) * 11}, METADATA)
+
+
+def test_memory_round_trips_and_malformed_memory_is_rejected(player):
+    hand = DECK[:10]
+    draw, memory = player.pick(DECK[20], (0, 0), None, None, hand)
+    assert draw in ("stock", "discard") and len(memory) <= 10_000
+    state = player.parse_memory(memory)
+    assert player.parse_memory(state.dump()).dump() == memory
+    for bad in ("", "g1", memory + ";", memory.replace("g1", "g2"), memory + "x", "ñ" * 20,
+                memory.replace(";p0", ";p-1"), memory.replace(";n", ";n999")):  # fmt: skip
+        with pytest.raises(ValueError):
+            player.parse_memory(bad)
+    with pytest.raises(ValueError):
+        player.play(DECK[20], (0, 0), "not a memory", hand)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(DECK), min_size=10, max_size=10, unique=True))
+def test_melds_are_a_least_deadwood_declaration(source_module, cards):
+    declared = source_module.melds((0, 0), "", tuple(cards))
+    assert check_melds(cards, declared) == SOLVER.deadwood_of(cards)
+
+
+@pytest.fixture(scope="module")
+def source_module(source, tmp_path_factory):
+    return load(source, tmp_path_factory.mktemp("m"), "player_m")
+
+
+@pytest.mark.parametrize("opponent", ["simple", "random", "ginhunter"])
+def test_never_an_invalid_play_in_engine_games(source_module, opponent):
+    for game in range(6):
+        rng = np.random.default_rng([3, game])
+        bot = make_bot(opponent, rng, RULES, SOLVER)
+        seats = [source_module, bot] if game % 2 == 0 else [bot, source_module]
+        record = play_game(RULES, seats, rng, SOLVER)
+        assert record.invalid is None, record.invalid
+        assert max(record.totals) >= RULES.game_target
+
+
+def test_same_seed_same_game(source, tmp_path):
+    records = []
+    for name in ("a", "b"):
+        module = load(source, tmp_path, name)
+        rng = np.random.default_rng(11)
+        records.append(
+            play_game(RULES, [module, make_bot("simple", rng, RULES, SOLVER)], rng, SOLVER)
+        )
+    assert records[0] == records[1]

@@ -1,0 +1,70 @@
+"""`mine validate ginrummy`: the figures it reports, their determinism, and its errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.cli import app
+from strategies import ginrummy_validate as validating
+from strategies.codegen import ginrummy as codegen
+from tests.strategies.test_ginrummy_codegen import METADATA, TABLES
+
+FIELDS = {
+    "games", "wins", "win_rate", "win_ci", "rounds", "points_per_round", "gin_rate",
+    "knock_rate", "undercut_rate", "undercuts_made", "stockout_rate", "invalid",
+    "invalid_reasons", "opponent_invalid", "calls", "p99_call_ms", "max_call_ms",
+    "p99_call_cpu_ms", "max_call_cpu_ms",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def player(tmp_path_factory):
+    path = tmp_path_factory.mktemp("v") / "player.py"
+    codegen.write_module(path, TABLES, METADATA)
+    return path
+
+
+def test_validation_json_fields(player):
+    result = CliRunner().invoke(
+        app, ["validate", "ginrummy", str(player), "--games", "4", "--against", "simple,random",
+              "--workers", "1", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["games"] == 4 and set(report["against"]) == {"simple", "random"}
+    for figures in report["against"].values():
+        assert set(figures) == FIELDS
+        assert figures["games"] == 4 and figures["invalid"] == 0
+        low, high = figures["win_ci"]
+        assert 0 <= low <= figures["win_rate"] <= high <= 1
+        assert figures["calls"] > 0 and figures["p99_call_ms"] > 0
+
+
+def test_results_do_not_depend_on_the_number_of_workers(player):
+    one = validating.validate(player, ["simple"], games=4, seed=3, workers=1)["simple"]
+    two = validating.validate(player, ["simple"], games=4, seed=3, workers=2)["simple"]
+    timing = {"p99_call_ms", "max_call_ms", "p99_call_cpu_ms", "max_call_cpu_ms"}
+    assert {k: v for k, v in one.items() if k not in timing} == {
+        k: v for k, v in two.items() if k not in timing
+    }
+
+
+def test_wilson_interval():
+    assert validating.wilson(0, 0) == (0.0, 1.0)
+    low, high = validating.wilson(600, 1000)
+    assert low == pytest.approx(0.569, abs=1e-3) and high == pytest.approx(0.630, abs=1e-3)
+
+
+def test_bad_player_files_are_one_line_errors(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("def pick(:\n")
+    empty = tmp_path / "empty.py"
+    empty.write_text("X = 1\n")
+    for path, words in ((tmp_path / "none.py", "no such file"), (broken, "cannot load"),
+                        (empty, "defines no pick, play, melds")):  # fmt: skip
+        result = CliRunner().invoke(app, ["validate", "ginrummy", str(path), "--games", "1"])
+        assert result.exit_code == 1 and words in result.output
+        assert "Traceback" not in result.output
