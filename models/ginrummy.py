@@ -25,8 +25,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
 
 from pipeline.ginrummy_stats import PASSED, PICKED
 
@@ -88,6 +86,9 @@ def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
     design = _danger_design(picked, passed, rank)
     # Every fifth discard is held out to report the model's discrimination honestly.
     held = np.arange(len(target)) % 5 == 0
+    from sklearn.linear_model import LogisticRegression  # slow to import; fitting only
+    from sklearn.metrics import roc_auc_score
+
     model = LogisticRegression(C=1.0, max_iter=1000)
     model.fit(design[~held], target[~held])
     auc = float(roc_auc_score(target[held], model.predict_proba(design[held])[:, 1]))

@@ -23,7 +23,7 @@ import duckdb
 import polars as pl
 
 from parsers.cards import SUITS, format_course, parse_course
-from pipeline.stats import store
+from pipeline.stats import frame, store
 from strategies.melds import CARD_BITS, MeldSolver
 
 BITS = {format_course(card): bit for card, bit in CARD_BITS.items()}
@@ -55,10 +55,8 @@ def source_of(stem: str) -> str:
 
 def load(con: duckdb.DuckDBPyConnection) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The warehouse's Gin Rummy turns and rounds, each with the log's source."""
-    # `pipeline.stats.frame` calls `.pl()` on a cursor, which duckdb 2 no longer has;
-    # a relation still converts.
-    turns = con.sql(TURNS_SQL).pl()
-    rounds = con.sql(ROUNDS_SQL).pl()
+    turns = frame(con, TURNS_SQL)
+    rounds = frame(con, ROUNDS_SQL)
     add_source = pl.col("stem").map_elements(source_of, return_dtype=pl.String).alias("source")
     return turns.with_columns(add_source), rounds.with_columns(add_source)
 
