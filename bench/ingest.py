@@ -145,8 +145,10 @@ def main() -> None:
         f"(b) mine ingest:     {mine_seconds:.1f} s, {rows / mine_seconds:,.0f} rows/s, peak {mine_kb / 1024:.0f} MB"
     )
     print(f"ratio b/a: {result['ratio']:.0%} of read_csv's rows/s (goal ≥ 50 %)")
-    print(f"CPU seconds: read_csv {bare_cpu:.1f}, mine ingest {mine_cpu:.1f} "
-          f"(ratio {result['cpu_ratio']:.0%})")
+    print(
+        f"CPU seconds: read_csv {bare_cpu:.1f}, mine ingest {mine_cpu:.1f} "
+        f"(ratio {result['cpu_ratio']:.0%})"
+    )
 
 
 if __name__ == "__main__":

@@ -64,5 +64,5 @@ def run(db: str | Path | None, console: Console) -> int:
             figures[game] = module.demo(path, workdir / game, console)
 
     console.rule(f"done in {time.perf_counter() - started:.0f} s")
-    console.print(f"Try: mine tables --db {path}   ·   mine query \"SELECT ...\" --db {path}")
+    console.print(f'Try: mine tables --db {path}   ·   mine query "SELECT ..." --db {path}')
     return 0 if summary.ok else 1

@@ -19,8 +19,9 @@ def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) 
     return con.sql(sql, params=params or None).pl()
 
 
-def store(con: duckdb.DuckDBPyConnection, game: str, name: str, table: pl.DataFrame,
-          description: str) -> str:
+def store(
+    con: duckdb.DuckDBPyConnection, game: str, name: str, table: pl.DataFrame, description: str
+) -> str:
     """Replace `stats_<game>_<name>` with this frame; returns the table's name."""
     target = f"stats_{game}_{name}"
     con.register("stats_frame", table.to_arrow())
@@ -36,9 +37,12 @@ def data_fingerprint(
     con: duckdb.DuckDBPyConnection, game: str, log_ids: list[int] | None = None
 ) -> tuple[str, int]:
     """SHA-256 over the content hashes of the logs of `game` (all, or these), and their count."""
-    hashes = [row[0] for row in con.execute(
-        "SELECT content_sha256 FROM logs WHERE game = ? "
-        "AND (? IS NULL OR list_contains(?, log_id)) ORDER BY content_sha256",
-        [game, log_ids, log_ids],
-    ).fetchall()]
+    hashes = [
+        row[0]
+        for row in con.execute(
+            "SELECT content_sha256 FROM logs WHERE game = ? "
+            "AND (? IS NULL OR list_contains(?, log_id)) ORDER BY content_sha256",
+            [game, log_ids, log_ids],
+        ).fetchall()
+    ]
     return hashlib.sha256("\n".join(hashes).encode()).hexdigest(), len(hashes)

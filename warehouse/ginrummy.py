@@ -63,10 +63,14 @@ TABLES = ("ginrummy_turns", "ginrummy_rounds")
 ROW_CHECKS = {
     "turns": (
         ("len(list_distinct(string_split(hand, ';'))) <> 10", "'the hand holds a card twice'"),
-        ("split_part(hand, ';', 1) <> picked",
-         "format('the picked card {} does not lead the hand', picked)"),
-        ("list_contains(string_split(hand, ';'), discarded)",
-         "format('the discarded card {} is still in the hand', discarded)"),
+        (
+            "split_part(hand, ';', 1) <> picked",
+            "format('the picked card {} does not lead the hand', picked)",
+        ),
+        (
+            "list_contains(string_split(hand, ';'), discarded)",
+            "format('the discarded card {} is still in the hand', discarded)",
+        ),
     ),
 }
 

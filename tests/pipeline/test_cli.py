@@ -110,7 +110,9 @@ def test_query_on_a_missing_warehouse_says_so(tmp_path):
 
 def test_game_override_skips_detection(tmp_path, good_logs):
     db = str(tmp_path / "w.duckdb")
-    result = runner.invoke(app, ["ingest", str(good_logs / "twentyone"), "--db", db, "--game", "ginrummy"])
+    result = runner.invoke(
+        app, ["ingest", str(good_logs / "twentyone"), "--db", db, "--game", "ginrummy"]
+    )
     assert result.exit_code == 1
     assert "expected 6 columns, found 8" in result.output
     unknown = runner.invoke(app, ["ingest", str(good_logs), "--db", db, "--game", "poker"])

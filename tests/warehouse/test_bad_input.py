@@ -215,14 +215,19 @@ def score_file_ends_early(root):
 def two_perspective_players(root):
     path = root / "twentyone" / "t0.csv"
     rows = lines(path)
-    line = next(i for i, row in enumerate(rows, 1) if row.split(b",")[3] == b"0"
-                and row.split(b",")[2] != b"dealer")
+    line = next(
+        i
+        for i, row in enumerate(rows, 1)
+        if row.split(b",")[3] == b"0" and row.split(b",")[2] != b"dealer"
+    )
     set_field(path, line, 4, b"1")
     return path, len(rows), "rows marked as yours belong to several players"
 
 
 CASES = [
-    upcard_changes_mid_round, score_file_ends_early, two_perspective_players,
+    upcard_changes_mid_round,
+    score_file_ends_early,
+    two_perspective_players,
     wrong_column_count,
     extra_column,
     bad_card_x9,

@@ -115,5 +115,8 @@ def test_many_files_read_in_parallel_keep_their_line_order(tmp_path):
             [path],
         ).fetchall()
         assert got == rows
-        assert con.execute("SELECT max(line) FROM twentyone_turns WHERE log_id = "
-                           "(SELECT log_id FROM manifest WHERE path = ?)", [path]).fetchone() == (len(rows),)
+        assert con.execute(
+            "SELECT max(line) FROM twentyone_turns WHERE log_id = "
+            "(SELECT log_id FROM manifest WHERE path = ?)",
+            [path],
+        ).fetchone() == (len(rows),)
