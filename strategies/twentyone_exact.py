@@ -593,31 +593,32 @@ def _classes(
 
 
 class _Table:
-    """One chunk of hands being played, each from its own fresh shoe. A finite shoe is a
-    bit set of the cards already dealt per row; a card is drawn uniformly from the shoe and
-    drawn again if it was dealt (at most ~20 of 52 × decks cards are: few retries)."""
+    """One chunk of hands being played, each from its own fresh shoe. A finite shoe keeps,
+    per row, how many cards of each rank were dealt; a draw picks one of the shoe's slots
+    uniformly (rank, copy) and is taken again if that copy was dealt — copies of a rank are
+    dealt in order, so the accepted slots are exactly the cards left, each equally likely."""
 
     def __init__(self, n: int, rng: np.random.Generator, decks: int | None):
         self.rng = rng
         self.size = 0 if decks is None else 52 * decks
         if decks is not None:
-            self.dealt = np.zeros((n, (self.size + 63) // 64), np.uint64)
+            self.taken = np.zeros((n, 14), np.int16)
 
     def draw(self, rows: np.ndarray) -> np.ndarray:
         """The next card's rank (1..13) for each of `rows` (distinct row numbers)."""
         if not self.size:
             return self.rng.integers(1, 14, size=len(rows))
-        codes = np.empty(len(rows), np.int64)
+        ranks = np.empty(len(rows), np.int64)
         pending = np.arange(len(rows))
         while pending.size:
             at = rows[pending]
             code = self.rng.integers(0, self.size, size=len(pending))
-            word, bit = code >> 6, (code & 63).astype(np.uint64)
-            free = (self.dealt[at, word] >> bit) & np.uint64(1) == 0
-            codes[pending[free]] = code[free]
-            self.dealt[at[free], word[free]] |= np.uint64(1) << bit[free]
+            rank, copy = code % 13 + 1, code // 13
+            free = copy >= self.taken[at, rank]
+            ranks[pending[free]] = rank[free]
+            self.taken[at[free], rank[free]] += 1
             pending = pending[~free]
-        return codes % 13 + 1
+        return ranks
 
 
 def _start(ranks_a: np.ndarray, ranks_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
