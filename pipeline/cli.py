@@ -9,18 +9,16 @@ from typing import Annotated
 
 import duckdb
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from pipeline.commands import game_commands
+from pipeline.console import console, errors, fail
 from warehouse import ingest as ingesting
 from warehouse import query as querying
 from warehouse.connection import WarehouseBusy, WarehouseMissing, connect, db_path
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
-console = Console()
-errors = Console(stderr=True)
 
 Db = Annotated[
     Path | None,
@@ -38,11 +36,6 @@ VERBS = {
     "validate": "Measure a generated player against the baselines in the reference engine.",
     "report": "Write a self-contained HTML report.",
 }
-
-
-def fail(message: str, code: int = 1) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
 
 
 def open_warehouse(db: Path | None, *, read_only: bool, wait: float = 60.0):

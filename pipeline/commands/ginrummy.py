@@ -19,20 +19,13 @@ from rich.table import Table
 from models import ginrummy as gr_model
 from models import tables
 from pipeline import ginrummy_stats
+from pipeline.console import console, errors, fail
 from pipeline.stats import data_fingerprint, store
 from strategies import ginrummy_validate as validating
 from strategies.bots.ginrummy import make_bot
 from strategies.codegen import ginrummy as codegen
 from strategies.engines.ginrummy import GinRummyRules, play_game, write_game
 from strategies.melds import MeldSolver
-
-console = Console()
-errors = Console(stderr=True)
-
-
-def _fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(1)
 
 
 def simulate(
@@ -62,22 +55,22 @@ def simulate(
     try:
         game_rules = GinRummyRules.from_settings(rules or [])
     except (ValueError, TypeError) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     if game_rules.hand_size != 10:
-        raise _fail("the log format holds 10-card hands; hand_size must stay 10 to write logs")
+        raise fail("the log format holds 10-card hands; hand_size must stay 10 to write logs")
     specs = [spec.strip() for spec in seats.split(",") if spec.strip()]
     if len(specs) != 2:
-        raise _fail(f"--seats needs exactly two bots, not {seats!r}")
+        raise fail(f"--seats needs exactly two bots, not {seats!r}")
     solver = MeldSolver(game_rules.meld_sizes)
     try:
         for spec in specs:
             make_bot(spec, np.random.default_rng(0), game_rules, solver)
     except ValueError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise _fail(f"cannot create {out}: {error.strerror}") from None
+        raise fail(f"cannot create {out}: {error.strerror}") from None
 
     wins, rounds, invalid, endings = [0, 0], 0, 0, {"Gin": 0, "Knock": 0, "Drop": 0}
     columns = (
@@ -147,7 +140,7 @@ def _connect(db: Path | None, read_only: bool):
     try:
         return connect(db, read_only=read_only)
     except (WarehouseBusy, WarehouseMissing) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
 
 
 def _has_turns(con) -> bool:
@@ -184,7 +177,7 @@ def stats(db: Db = None, as_json: Json = False) -> None:
     con = _connect(db, read_only=False)
     try:
         if not _has_turns(con):
-            raise _fail("no Gin Rummy logs in the warehouse (run `mine ingest` first)")
+            raise fail("no Gin Rummy logs in the warehouse (run `mine ingest` first)")
         tables = run_stats(con)
     finally:
         con.close()
@@ -265,11 +258,11 @@ def fit(
 ) -> None:
     """Fit the danger, draw and knock tables from the warehouse's Gin Rummy logs."""
     if source not in ("all", "simulated", "server"):
-        raise _fail(f"--source must be all, simulated or server, not {source!r}")
+        raise fail(f"--source must be all, simulated or server, not {source!r}")
     con = _connect(db, read_only=True)
     try:
         if not _has_turns(con):
-            raise _fail("no Gin Rummy logs in the warehouse (run `mine ingest` first)")
+            raise fail("no Gin Rummy logs in the warehouse (run `mine ingest` first)")
         features = _features(con, source)
         fingerprint = _fingerprint(con, features, source)
     finally:
@@ -278,7 +271,7 @@ def fit(
     try:
         fitted = gr_model.fit(features, fingerprint, logs)
     except gr_model.FitError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     fitted.metadata["settings"]["source"] = source
     tables.write(out, fitted.frame, fitted.metadata)
     if as_json:
@@ -307,7 +300,7 @@ def _read_table(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
     try:
         return tables.read(path, "ginrummy", gr_model.KIND)
     except tables.TableError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
 
 
 def generate(
@@ -326,7 +319,7 @@ def generate(
         nested = gr_model.nested(frame)
         source = codegen.module_source(nested, metadata)
     except ValueError as error:
-        raise _fail(f"{table}: {error}") from None
+        raise fail(f"{table}: {error}") from None
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(source, encoding="utf-8")
     figures = None
@@ -359,7 +352,7 @@ def validate(
         for name in opponents:
             make_bot(name, np.random.default_rng(0), GinRummyRules())
     except ValueError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())  # fmt: skip
     with Progress(*columns, console=errors, disable=as_json, transient=True) as bar:
@@ -370,7 +363,7 @@ def validate(
                 progress=lambda name, done: bar.update(tasks[name], completed=done),
             )  # fmt: skip
         except validating.PlayerError as error:
-            raise _fail(str(error)) from None
+            raise fail(str(error)) from None
     result = {"player": str(player), "games": games, "seed": seed, "against": figures}
     if as_json:
         print(json.dumps(result, indent=2))
@@ -406,7 +399,7 @@ def report(
     con = _connect(db, read_only=True)
     try:
         if not _has_turns(con):
-            raise _fail("no Gin Rummy logs in the warehouse (run `mine ingest` first)")
+            raise fail("no Gin Rummy logs in the warehouse (run `mine ingest` first)")
         turns, rounds = ginrummy_stats.load(con)
     finally:
         con.close()

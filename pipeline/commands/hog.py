@@ -35,6 +35,7 @@ from models import hog as hog_model
 from models.tables import TableError
 from parsers import hog as hog_log
 from pipeline import hog_stats
+from pipeline.console import console, errors, fail
 from pipeline.stats import data_fingerprint
 from pipeline.stats import frame as stats_frame
 from strategies.bots.hog import BASELINES, parse_bot
@@ -43,8 +44,6 @@ from strategies.engines.hog import DEFAULT_RULES, HogRules, as_table, match_fram
 from strategies.hog_exact import report_card
 
 GAME = "hog"
-console = Console()
-errors = Console(stderr=True)
 CHUNK = 50_000  # games simulated at once; part of what a seed means, so a constant
 
 Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
@@ -58,17 +57,12 @@ RulesOption = Annotated[
 ]
 
 
-def _fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(1)
-
-
 def _settings(settings: list[str] | None) -> dict[str, str]:
     pairs = {}
     for setting in settings or []:
         key, sep, value = setting.partition("=")
         if not sep:
-            raise _fail(f"--rules takes KEY=VALUE, not {setting!r}")
+            raise fail(f"--rules takes KEY=VALUE, not {setting!r}")
         pairs[key.strip()] = value.strip()
     return pairs
 
@@ -77,7 +71,7 @@ def _rules(settings: list[str] | None, base: HogRules = DEFAULT_RULES) -> HogRul
     try:
         return base.with_settings(_settings(settings))
     except ValueError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
 
 
 # --- simulate --------------------------------------------------------------------------
@@ -107,14 +101,14 @@ def simulate(
     game_rules = _rules(rules)
     specs = [p.strip() for p in players.split(",") if p.strip()]
     if opponent is None and len(specs) < 2:
-        raise _fail("--players needs at least two bots (or one and --opponent)")
+        raise fail("--players needs at least two bots (or one and --opponent)")
     if opponent is not None and not specs:
-        raise _fail("--players needs at least one bot to play --opponent")
+        raise fail("--players needs at least one bot to play --opponent")
     with Progress(*PROGRESS, console=errors, disable=as_json, transient=True) as bar:
         try:
             summary = run_matches(specs, opponent, games, seed, game_rules, out, bar)
         except ValueError as error:
-            raise _fail(str(error)) from None
+            raise fail(str(error)) from None
     result = {"rules": game_rules.__dict__, "seed": seed, "out": str(out), "matches": summary}
     if as_json:
         print(json.dumps(result, indent=2))
@@ -241,11 +235,11 @@ def _connect(db: Path | None, read_only: bool) -> duckdb.DuckDBPyConnection:
     from warehouse.connection import WarehouseBusy, WarehouseMissing, connect, db_path
 
     if not db_path(db).exists():
-        raise _fail(f"{db_path(db)}: no warehouse here yet (run `mine ingest` first)")
+        raise fail(f"{db_path(db)}: no warehouse here yet (run `mine ingest` first)")
     try:
         return connect(db, read_only=read_only)
     except (WarehouseBusy, WarehouseMissing) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
 
 
 def _selected_logs(con: duckdb.DuckDBPyConnection, pattern: str | None) -> list[int] | None:
@@ -261,9 +255,9 @@ def _selected_logs(con: duckdb.DuckDBPyConnection, pattern: str | None) -> list[
             [absolute, pattern],
         ).fetchall()
     except duckdb.Error as error:
-        raise _fail(f"cannot read the manifest: {error}".splitlines()[0]) from None
+        raise fail(f"cannot read the manifest: {error}".splitlines()[0]) from None
     if not rows:
-        raise _fail(f"no ingested Hog log comes from a file matching {pattern!r}")
+        raise fail(f"no ingested Hog log comes from a file matching {pattern!r}")
     return [row[0] for row in rows]
 
 
@@ -324,12 +318,12 @@ def stats(
         derived = hog_stats.derive(con, bucket, log_ids)
         names = hog_stats.store_all(con, derived)
     except duckdb.Error as error:
-        raise _fail(f"cannot derive Hog statistics: {error}".splitlines()[0]) from None
+        raise fail(f"cannot derive Hog statistics: {error}".splitlines()[0]) from None
     finally:
         con.close()
     summary = hog_stats.headline(derived)
     if not summary["turns"]:
-        raise _fail("no Hog turns in the warehouse (run `mine ingest` on Hog logs first)")
+        raise fail("no Hog turns in the warehouse (run `mine ingest` on Hog logs first)")
     if as_json:
         rows = {names[n]: t.height for n, t in derived._asdict().items()}
         print(json.dumps({"tables": rows, **summary}, indent=2))
@@ -465,7 +459,7 @@ def fit(
     try:
         fitted = fit_from_warehouse(con, method, against, _selected_logs(con, logs))
     except hog_model.FitError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     finally:
         con.close()
     path = hog_model.write_table(out, fitted.table, fitted.metadata)
@@ -512,7 +506,7 @@ def _read_table(path: Path) -> tuple[np.ndarray, dict[str, Any]]:
     try:
         return hog_model.read_table(path)
     except TableError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
 
 
 def generate_player(table: Path, out: Path) -> dict[str, Any]:
@@ -533,7 +527,7 @@ def generate(
     try:
         card = generate_player(table, out)
     except TableError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     console.print(
         f"wrote {out}: vs always_roll:6 "
         f"{card['against']['always_roll:6']['average']:.6f} (best possible "
@@ -606,7 +600,7 @@ def validate(
     try:
         card, game_rules = validate_player(player, _settings(rules))
     except ValueError as error:  # PlayerError, or rules that do not make sense
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     if as_json:
         print(json.dumps({"player": str(player), **card}, indent=2))
         return

@@ -31,6 +31,7 @@ from models.tables import TableError
 from models.tables import read as read_table
 from models.tables import write as write_table
 from pipeline import twentyone as tw_stats
+from pipeline.console import console, errors, fail
 from pipeline.stats import data_fingerprint, store
 from strategies import twentyone_validate as tw_validate
 from strategies.bots.twentyone import BOTS, make_bot
@@ -47,14 +48,7 @@ from strategies.engines.twentyone import (
 from strategies.engines.twentyone import settle as settle_hand
 
 GAME = "twentyone"
-console = Console()
-errors = Console(stderr=True)
 EPOCH = datetime(2021, 10, 1)  # stems look like the server's timestamps; game g is EPOCH + g s
-
-
-def _fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(1)
 
 
 def stem(seed: int, game: int) -> str:
@@ -96,18 +90,18 @@ def simulate(
         if rounds is not None:
             game_rules = game_rules.replace(rounds=rounds)
     except (ValueError, TypeError) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     specs = [s.strip() for s in seats.split(",") if s.strip()]
     if not 1 <= len(specs) <= game_rules.max_players:
-        raise _fail(f"--seats needs 1 to {game_rules.max_players} bots, got {len(specs)}")
+        raise fail(f"--seats needs 1 to {game_rules.max_players} bots, got {len(specs)}")
     if me >= len(specs):
-        raise _fail(f"--me {me} is not a seat (0..{len(specs) - 1})")
+        raise fail(f"--me {me} is not a seat (0..{len(specs) - 1})")
     ids = [str(i + 1) for i in range(len(specs))]  # the server's ids are numbers
     try:
         for spec in specs:  # fail on a bad name before any file is written
             make_bot(spec, np.random.default_rng(0), game_rules)
     except ValueError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     out.mkdir(parents=True, exist_ok=True)
     totals = dict.fromkeys(ids, 0)
     wins = dict.fromkeys(ids, 0)
@@ -200,7 +194,7 @@ def _game_rules(settings: list[str] | None) -> TwentyOneRules:
     try:
         return TwentyOneRules.from_settings(settings or [])
     except (ValueError, TypeError) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
 
 
 def _open(db: Path | None, read_only: bool):
@@ -209,7 +203,7 @@ def _open(db: Path | None, read_only: bool):
     try:
         return connect(db, read_only=read_only)
     except (WarehouseBusy, WarehouseMissing) as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
 
 
 def _has_twentyone(con) -> bool:
@@ -276,7 +270,7 @@ def stats(db: Db = None, rules: RulesOption = None, as_json: Json = False) -> No
     con = _open(db, read_only=False)
     try:
         if not _has_twentyone(con):
-            raise _fail("no TwentyOne logs in the warehouse (run `mine ingest` first)")
+            raise fail("no TwentyOne logs in the warehouse (run `mine ingest` first)")
         tables = compute_stats(con, game_rules)
         stored = {
             name: store(con, GAME, name, table, description)
@@ -398,14 +392,14 @@ def fit(
     con = _open(db, read_only=True)
     try:
         if not _has_twentyone(con):
-            raise _fail("no TwentyOne logs in the warehouse (run `mine ingest` first)")
+            raise fail("no TwentyOne logs in the warehouse (run `mine ingest` first)")
         data = fit_data(con)
     finally:
         con.close()
     try:
         fitted = tw_model.fit(data)
     except tw_model.FitError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     path = write_table(out, fitted.table, fitted.metadata)
     if as_json:
         print(json.dumps({"table": str(path), **fitted.metadata}, indent=2, default=str))
@@ -447,7 +441,7 @@ def _read_table(path: Path):
     try:
         frame, metadata = read_table(path, GAME, tw_model.KIND)
     except TableError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     return tw_model.chart_from_frame(frame), tw_model.bids_from_frame(frame), metadata
 
 
@@ -501,7 +495,7 @@ def generate(
     try:
         write_module(out, chart, bids, metadata, validation)
     except ValueError as error:
-        raise _fail(f"cannot generate from {table}: {error}") from None
+        raise fail(f"cannot generate from {table}: {error}") from None
     console.print(
         f"wrote {out}: flat-bet return {validation[_FLAT.format(hands, game_rules.decks)]:+.4f} "
         f"per unit of bid (exact optimum {validation['exact optimum, infinite deck']:+.4f}, "
@@ -578,7 +572,7 @@ def validate(
     try:
         result = validate_player(player, game_rules, hands, games, seed)
     except tw_validate.PlayerFileError as error:
-        raise _fail(str(error)) from None
+        raise fail(str(error)) from None
     if as_json:
         print(json.dumps(result, indent=2, default=str))
         return
