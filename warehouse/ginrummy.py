@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from parsers import ginrummy as log_format
+from warehouse.checks import numbered_score_rows
 
 GAME = "ginrummy"
 FORMAT = log_format
@@ -94,12 +95,7 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
     END AS reason FROM ordered
 ) WHERE reason IS NOT NULL
 UNION ALL
-SELECT log_id, 'scores', line, CASE
-    WHEN round <> line THEN format('expected round {}, found {}', line, round)
-    ELSE format('the score file ends at round {}, the turn file at round {}', round, rounds)
-  END
-FROM scores WHERE round <> line OR (line = last_line AND round <> rounds)
-"""
+""" + numbered_score_rows("round", "rounds")
 
 LOAD = {
     "ginrummy_turns": """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from parsers import hog as log_format
+from warehouse.checks import numbered_score_rows
 
 GAME = "hog"
 FORMAT = log_format
@@ -90,12 +91,7 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
     )
 ) WHERE reason IS NOT NULL
 UNION ALL
-SELECT log_id, 'scores', line, CASE
-    WHEN game <> line THEN format('expected game {}, found {}', line, game)
-    ELSE format('the score file ends at game {}, the turn file at game {}', game, games)
-  END
-FROM scores WHERE game <> line OR (line = last_line AND game <> games)
-"""
+""" + numbered_score_rows("game", "games")
 
 LOAD = {
     "hog_turns": """

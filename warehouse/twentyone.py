@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from parsers import twentyone as log_format
 from parsers.cards import BLACKJACK_POINTS
+from warehouse.checks import numbered_score_rows
 
 GAME = "twentyone"
 FORMAT = log_format
@@ -146,14 +147,11 @@ SELECT log_id, 'turns', last_line, CASE len(mine_ids)
   END
 FROM perspective WHERE len(mine_ids) <> 1
 UNION ALL
-SELECT log_id, 'scores', line, CASE
-    WHEN round <> line THEN format('expected round {}, found {}', line, round)
-    WHEN n_others <> opponents THEN format('{} other players'' points, but the turn file has {} other players', n_others, opponents)
-    ELSE format('the score file ends at round {}, the turn file at round {}', round, rounds)
-  END
-FROM scores
-WHERE round <> line OR n_others <> opponents OR (line = last_line AND round <> rounds)
-"""
+SELECT log_id, 'scores', line,
+       format('{} other players'' points, but the turn file has {} other players', n_others, opponents)
+FROM scores WHERE round = line AND n_others <> opponents
+UNION ALL
+""" + numbered_score_rows("round", "rounds")
 
 LOAD = {
     "twentyone_turns": """
