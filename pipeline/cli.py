@@ -17,6 +17,7 @@ from pipeline.console import console, errors, fail
 from warehouse import ingest as ingesting
 from warehouse import query as querying
 from warehouse.connection import WarehouseBusy, WarehouseMissing, connect, db_path
+from warehouse.schema import WarehouseVersionError
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 
@@ -80,7 +81,7 @@ def ingest(
 
         try:
             summary = ingesting.ingest(con, paths, game=game, progress=progress)
-        except ValueError as error:
+        except (ValueError, WarehouseVersionError) as error:
             raise fail(str(error)) from None
     con.close()
     if as_json:
@@ -179,7 +180,11 @@ def demo(db: Db = None) -> None:
     """Run the main job end to end on the embedded default warehouse."""
     from pipeline import demo as running
 
-    raise typer.Exit(running.run(db, console))
+    try:
+        code = running.run(db, console)
+    except WarehouseVersionError as error:
+        raise fail(str(error)) from None
+    raise typer.Exit(code)
 
 
 def _mount_game_commands() -> None:

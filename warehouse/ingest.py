@@ -215,18 +215,14 @@ def _csv_columns(fmt: Format) -> str:
     return "{" + ", ".join(f"'{c.name}': '{c.sql_type}'" for c in fmt.columns) + "}"
 
 
-def _stage(
-    con: duckdb.DuckDBPyConnection,
-    role: str,
-    fmt: Format,
-    checks: tuple[tuple[str, str], ...],
-    files: list[LogFile],
-) -> None:
-    """`stage_<role>`: the files' rows as DuckDB reads them, with log_id, line and the
-    first thing wrong with the row (NULL for a good row)."""
+def _stage(con: duckdb.DuckDBPyConnection, role: str, fmt: Format, files: list[LogFile]) -> None:
+    """`stage_<role>`: the files' rows as DuckDB reads them, with log_id and line.
+
+    The rows are stored once, in file order, as `read_csv` gives them; `stage_<role>` is a
+    view that numbers them: a row's line is its distance from its file's first row."""
     con.execute(
         f"""
-        CREATE OR REPLACE TEMP TABLE stage_{role}_raw AS
+        CREATE OR REPLACE TEMP TABLE stage_{role}_rows AS
         SELECT * FROM read_csv(?, columns = {_csv_columns(fmt)}, header = false,
                                delim = ',', quote = '', escape = '', filename = true,
                                auto_detect = false, ignore_errors = true,
@@ -235,30 +231,44 @@ def _stage(
         """,
         [[str(f.path) for f in files]],
     )
-    # Rows keep the files' order, so a row's line is its distance from its file's first row.
+    # A join inside the read would not keep the files' order, so the numbering comes after.
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE stage_{role}_files AS
-        SELECT filename, min(stage_{role}_raw.rowid) AS first_rowid, any_value(b.log_id) AS log_id
-        FROM stage_{role}_raw JOIN batch_files b ON b.path = filename GROUP BY filename
+        SELECT filename, min(r.rowid) AS first_rowid, count(*) AS rows,
+               any_value(b.log_id) AS log_id
+        FROM stage_{role}_rows r JOIN batch_files b ON b.path = filename GROUP BY filename
         """
     )
     names = ", ".join(c.name for c in fmt.columns)
     con.execute(
         f"""
-        CREATE OR REPLACE TEMP TABLE stage_{role} AS
-        SELECT m.log_id, CAST(r.rowid - m.first_rowid + 1 AS INTEGER) AS line, {names},
-               {_row_problem(fmt, checks)} AS problem
-        FROM stage_{role}_raw r JOIN stage_{role}_files m USING (filename)
+        CREATE OR REPLACE TEMP VIEW stage_{role} AS
+        SELECT f.log_id, CAST(r.rowid - f.first_rowid + 1 AS INTEGER) AS line, {names}
+        FROM stage_{role}_rows r JOIN stage_{role}_files f USING (filename)
         """
     )
-    con.execute(f"DROP TABLE stage_{role}_raw")
+
+
+def _fields_sound(fmt: Format) -> str:
+    """SQL: every field of the row fits its column's declaration."""
+    sound = [
+        f"{c.name} >= {1 if c.pattern == POSITIVE else 0}"
+        for c in fmt.columns
+        if c.sql_type != "VARCHAR"
+    ]
+    # One regular expression over all text fields costs less than one per field; only a
+    # row that fails it is taken apart field by field.
+    text = [c for c in fmt.columns if c.sql_type == "VARCHAR"]
+    joined = "concat_ws(',', " + ", ".join(c.name for c in text) + ")"
+    whole = ",".join(f"(?:{c.pattern})" for c in text)
+    return " AND ".join([*sound, f"regexp_full_match({joined}, '{whole}')"])
 
 
 def _row_problem(fmt: Format, checks: tuple[tuple[str, str], ...]) -> str:
     """SQL for the first field of a row that breaks its column's declaration, or else the
     first of the game's row rules it breaks, as {reason, column}; NULL for a good row."""
-    fields, sound = [], []
+    fields = []
     for number, column in enumerate(fmt.columns, 1):
         if column.sql_type == "VARCHAR":
             bad = f"NOT regexp_full_match({column.name}, '{column.pattern}')"
@@ -266,30 +276,24 @@ def _row_problem(fmt: Format, checks: tuple[tuple[str, str], ...]) -> str:
         else:
             bad = f"{column.name} < {1 if column.pattern == POSITIVE else 0}"
             shown = f"CAST({column.name} AS VARCHAR)"
-            sound.append(f"NOT ({bad})")
         what = column.what.replace("'", "''")
         reason = f"format('{column.name} {{}} is not {what}', {QUOTE} || {shown} || {QUOTE})"
         fields.append(f"WHEN {bad} THEN {{'reason': {reason}, 'column': {number}}}")
-    # One regular expression over all text fields costs less than one per field; only a
-    # row that fails it is taken apart field by field.
-    text = [c for c in fmt.columns if c.sql_type == "VARCHAR"]
-    joined = "concat_ws(',', " + ", ".join(c.name for c in text) + ")"
-    whole = ",".join(f"(?:{c.pattern})" for c in text)
-    sound.append(f"regexp_full_match({joined}, '{whole}')")
     rules = [
         f"WHEN {condition} THEN {{'reason': {reason}, 'column': NULL::INTEGER}}"
         for condition, reason in checks
     ]
     valid_row = f"CASE {' '.join(rules)} END" if rules else "NULL"
-    return f"CASE WHEN {' AND '.join(sound)} THEN {valid_row} ELSE CASE {' '.join(fields)} END END"
+    return f"CASE WHEN {_fields_sound(fmt)} THEN {valid_row} ELSE CASE {' '.join(fields)} END END"
 
 
-def _row_checks(role: str) -> str:
+def _row_checks(role: str, fmt: Format, checks: tuple[tuple[str, str], ...]) -> str:
     """SQL giving each staged log's first row with a problem."""
     return f"""
         SELECT log_id, '{role}' AS role, min(line) AS line,
                arg_min(problem.reason, line) AS reason, arg_min(problem.column, line) AS "column"
-        FROM stage_{role} WHERE problem IS NOT NULL
+        FROM (SELECT log_id, line, {_row_problem(fmt, checks)} AS problem FROM stage_{role})
+        WHERE problem IS NOT NULL
         GROUP BY log_id
     """
 
@@ -303,20 +307,23 @@ def _first_errors(
         """
         SELECT b.log_id, b.role, b.lines, coalesce(s.rows, 0)
         FROM batch_files b LEFT JOIN (
-            SELECT log_id, 'turns' AS role, count(*) AS rows FROM stage_turns GROUP BY log_id
+            SELECT log_id, 'turns' AS role, rows FROM stage_turns_files
             UNION ALL
-            SELECT log_id, 'scores', count(*) FROM stage_scores GROUP BY log_id
+            SELECT log_id, 'scores', rows FROM stage_scores_files
         ) s USING (log_id, role)
         ORDER BY log_id, role = 'scores'
         """
     ).fetchall()
     for log_id, role, lines, rows in counts:
-        if rows != lines and log_id not in errors:
+        if rows != lines and log_id in pairs and log_id not in errors:
             # DuckDB dropped rows it could not read: the parser says which and why.
             errors[log_id] = _parse_error(module, getattr(pairs[log_id], role), role)
+    checks = getattr(module, "ROW_CHECKS", {})
     queries = [
-        _row_checks("turns"),
-        _row_checks("scores"),
+        *(
+            _row_checks(role, getattr(module.FORMAT, role.upper()), checks.get(role, ()))
+            for role in ("turns", "scores")
+        ),
         f'SELECT log_id, role, line, reason, NULL AS "column" FROM ({module.CHECKS})',
     ]
     problems = con.execute(
@@ -410,64 +417,75 @@ def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     con.unregister("manifest_batch")
 
 
+def _check_and_load(con: duckdb.DuckDBPyConnection, module: ModuleType, fresh: list[Pair]) -> None:
+    """Stage the pairs, reject those with a problem, and load the others from the stage."""
+    for role in ("turns", "scores"):
+        _stage(con, role, getattr(module.FORMAT, role.upper()), [getattr(p, role) for p in fresh])
+    by_id = {p.log_id: p for p in fresh}
+    for log_id, error in _first_errors(con, module, by_id).items():
+        by_id[log_id].reject(error)
+    _batch_ok(con, fresh)
+    for statement in module.LOAD.values():
+        con.execute(statement)
+
+
+def _batch_ok(con: duckdb.DuckDBPyConnection, fresh: list[Pair]) -> None:
+    con.execute("CREATE OR REPLACE TEMP TABLE batch_ok (log_id INTEGER)")
+    good = [[p.log_id] for p in fresh if p.outcome != "rejected"]
+    if good:
+        con.executemany("INSERT INTO batch_ok VALUES (?)", good)
+
+
+def _number(con: duckdb.DuckDBPyConnection, fresh: list[Pair]) -> None:
+    """Give each fresh pair its log id, and list their files in `batch_files`."""
+    drawn = con.execute(f"SELECT nextval('log_ids') FROM range({len(fresh)})").fetchall()
+    for pair, (log_id,) in zip(fresh, sorted(drawn), strict=True):
+        pair.log_id = log_id
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE batch_files "
+        "(path VARCHAR, log_id INTEGER, role VARCHAR, lines BIGINT)"
+    )
+    con.executemany(
+        "INSERT INTO batch_files VALUES (?, ?, ?, ?)",
+        [[str(f.path), p.log_id, f.role, f.lines] for p in fresh for f in p.files],
+    )
+
+
+def _drop_replaced(con: duckdb.DuckDBPyConnection, module: ModuleType, good: list[Pair]) -> None:
+    """A replaced version goes unless another file still holds that content."""
+    stale = sorted({old for p in good for old in p.replaces})
+    if not stale:
+        return
+    keep = {
+        row[0]
+        for row in con.execute(
+            "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
+            "AND path NOT IN (SELECT unnest(?))",
+            [stale, [str(f.path) for p in good for f in p.files]],
+        ).fetchall()
+    }
+    drop = [log_id for log_id in stale if log_id not in keep]
+    for table in (*module.TABLES, "logs"):
+        con.execute(f"DELETE FROM {table} WHERE log_id IN (SELECT unnest(?))", [drop])
+
+
 def _land(
     con: duckdb.DuckDBPyConnection, module: ModuleType, batch: list[Pair], summary: Summary
 ) -> None:
-    """Stage, check and insert one batch of pairs of one game."""
+    """Check and insert one batch of pairs of one game, in one transaction."""
     fresh = [p for p in batch if p.outcome in ("new", "replaced")]
     if fresh:
-        first = con.execute(f"SELECT nextval('log_ids') FROM range({len(fresh)})").fetchall()
-        for pair, (log_id,) in zip(fresh, first, strict=True):
-            pair.log_id = log_id
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE batch_files "
-            "(path VARCHAR, log_id INTEGER, role VARCHAR, lines BIGINT)"
-        )
-        con.executemany(
-            "INSERT INTO batch_files VALUES (?, ?, ?, ?)",
-            [[str(f.path), p.log_id, f.role, f.lines] for p in fresh for f in p.files],
-        )
-        try:
-            checks = getattr(module, "ROW_CHECKS", {})
-            for role in ("turns", "scores"):
-                fmt = getattr(module.FORMAT, role.upper())
-                _stage(con, role, fmt, checks.get(role, ()), [getattr(p, role) for p in fresh])
-        except duckdb.Error as error:
-            if len(fresh) == 1:  # one pair DuckDB cannot read at all
-                fresh[0].reject(LogFormatError(fresh[0].turns.path, None, str(error)))
-            else:  # find the culprit by landing pairs one by one
-                for pair in fresh:
-                    _land(con, module, [pair], summary)
-                return
-            fresh = []
-        by_id = {p.log_id: p for p in fresh}
-        for log_id, error in _first_errors(con, module, by_id).items():
-            by_id[log_id].reject(error)
-    good = [p for p in fresh if p.outcome != "rejected"]
+        _number(con, fresh)
+    counts = [f"(SELECT count(*) FROM {table})" for table in module.TABLES]
+    count_rows = "SELECT " + ", ".join(counts)
     con.execute("BEGIN TRANSACTION")
     try:
-        stale = sorted({old for p in good for old in p.replaces})
-        if stale:
-            # A replaced version goes unless another file still holds that content.
-            keep = {
-                row[0]
-                for row in con.execute(
-                    "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
-                    "AND path NOT IN (SELECT unnest(?))",
-                    [stale, [str(f.path) for p in good for f in p.files]],
-                ).fetchall()
-            }
-            drop = [log_id for log_id in stale if log_id not in keep]
-            for table in (*module.TABLES, "logs"):
-                con.execute(f"DELETE FROM {table} WHERE log_id IN (SELECT unnest(?))", [drop])
+        before = con.execute(count_rows).fetchall()[0]
+        if fresh:
+            _check_and_load(con, module, fresh)
+        good = [p for p in fresh if p.outcome != "rejected"]
+        _drop_replaced(con, module, good)
         if good:
-            con.execute("CREATE OR REPLACE TEMP TABLE batch_ok (log_id INTEGER)")
-            con.executemany("INSERT INTO batch_ok VALUES (?)", [[p.log_id] for p in good])
-            for table, statement in module.LOAD.items():
-                before = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                con.execute(statement)
-                after = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                summary.rows[table] = summary.rows.get(table, 0) + after - before
             con.executemany(
                 "INSERT INTO logs VALUES (?, ?, ?, ?, ?, ?, now())",
                 [
@@ -475,6 +493,21 @@ def _land(
                     for p in good
                 ],
             )
+            after = con.execute(count_rows).fetchall()[0]
+            for table, old, new in zip(module.TABLES, before, after, strict=True):
+                summary.rows[table] = summary.rows.get(table, 0) + new - old
+        _record(con, batch)
+        con.execute("COMMIT")
+    except duckdb.Error as error:
+        con.execute("ROLLBACK")
+        if len(fresh) > 1:  # find the pair DuckDB cannot read by landing them one by one
+            for pair in batch:
+                _land(con, module, [pair], summary)
+            return
+        if not fresh:
+            raise
+        fresh[0].reject(LogFormatError(fresh[0].turns.path, None, str(error)))
+        con.execute("BEGIN TRANSACTION")
         _record(con, batch)
         con.execute("COMMIT")
     except BaseException:

@@ -8,8 +8,18 @@ from types import ModuleType
 import duckdb
 
 GAMES = ("twentyone", "ginrummy", "hog")
+VERSION = 2
+"""Bumped whenever a table's layout changes: a warehouse of another version is left alone."""
+
+
+class WarehouseVersionError(RuntimeError):
+    """The warehouse file was laid out by another version of mine."""
+
 
 CORE = """
+CREATE TABLE IF NOT EXISTS warehouse_version (version INTEGER NOT NULL);
+COMMENT ON TABLE warehouse_version IS 'The layout version of this warehouse''s tables';
+
 CREATE SEQUENCE IF NOT EXISTS log_ids START 1;
 
 CREATE TABLE IF NOT EXISTS logs (
@@ -54,6 +64,19 @@ def game_schemas() -> dict[str, ModuleType]:
 
 def ensure(con: duckdb.DuckDBPyConnection) -> None:
     """Create whatever is missing; views are re-created so they follow the code."""
+    tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    found = None
+    if "warehouse_version" in tables:
+        found = con.execute("SELECT max(version) FROM warehouse_version").fetchone()[0]
+    elif "logs" in tables:
+        found = 1  # the first layout had no version table
+    if found not in (None, VERSION):
+        raise WarehouseVersionError(
+            f"this warehouse has layout version {found}, this mine writes version {VERSION}; "
+            "ingest the logs into a new warehouse file (--db)"
+        )
     con.execute(CORE)
+    if found is None:
+        con.execute("INSERT INTO warehouse_version VALUES (?)", [VERSION])
     for module in game_schemas().values():
         con.execute(module.SCHEMA)

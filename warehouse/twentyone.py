@@ -27,14 +27,25 @@ CREATE TABLE IF NOT EXISTS twentyone_turns (
 );
 COMMENT ON TABLE twentyone_turns IS 'TwentyOne: one row per logged decision, as the turn file has it (hand after the action, newest card first)';
 
-CREATE TABLE IF NOT EXISTS twentyone_scores (
+CREATE TABLE IF NOT EXISTS twentyone_seats (
+    log_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    player VARCHAR NOT NULL,
+    mine BOOLEAN NOT NULL
+);
+COMMENT ON TABLE twentyone_seats IS 'TwentyOne: the players of each log: seat 1 is the logging player, the others follow in id order (as the score file lists them)';
+
+CREATE TABLE IF NOT EXISTS twentyone_round_points (
     log_id INTEGER NOT NULL,
     round INTEGER NOT NULL,
-    player VARCHAR NOT NULL,
-    mine BOOLEAN NOT NULL,
-    points INTEGER NOT NULL
+    points INTEGER[] NOT NULL
 );
-COMMENT ON TABLE twentyone_scores IS 'TwentyOne: every player''s running points after each round (long form; opponents'' ids recovered from the turn file)';
+COMMENT ON TABLE twentyone_round_points IS 'TwentyOne: the score file: every player''s running points after each round, by seat (see twentyone_scores for the long form)';
+
+CREATE OR REPLACE VIEW twentyone_scores AS
+SELECT r.log_id, r.round, s.player, s.mine, r.points[s.seat] AS points
+FROM twentyone_round_points r JOIN twentyone_seats s USING (log_id);
+COMMENT ON VIEW twentyone_scores IS 'TwentyOne: every player''s running points after each round (long form; opponents'' ids recovered from the turn file)';
 
 CREATE OR REPLACE MACRO blackjack_points(card) AS
     CASE substr(card, 2) {_POINTS} END;
@@ -85,7 +96,7 @@ FROM twentyone_scores GROUP BY log_id, player;
 COMMENT ON VIEW twentyone_players IS 'TwentyOne: each player of each game with its rounds and final points';
 """
 
-TABLES = ("twentyone_turns", "twentyone_scores")
+TABLES = ("twentyone_turns", "twentyone_seats", "twentyone_round_points")
 
 ROW_CHECKS = {
     "turns": (
@@ -164,18 +175,21 @@ LOAD = {
            bid, upcard
     FROM stage_turns WHERE log_id IN (SELECT log_id FROM batch_ok)
     """,
-    "twentyone_scores": """
-    INSERT INTO twentyone_scores
-    WITH ids AS (
-        SELECT log_id, any_value(player) FILTER (WHERE mine = '1') AS me,
-               list_sort(list(DISTINCT player) FILTER (WHERE mine = '0' AND player <> 'dealer')) AS others
-        FROM stage_turns WHERE log_id IN (SELECT log_id FROM batch_ok) GROUP BY log_id
+    # The score file's columns are seats: the logging player, then the others by id.
+    "twentyone_seats": """
+    INSERT INTO twentyone_seats
+    SELECT log_id, row_number() OVER (PARTITION BY log_id ORDER BY NOT mine, player), player, mine
+    FROM (
+        SELECT log_id, player, bool_or(mine = '1') AS mine
+        FROM stage_turns WHERE player <> 'dealer' AND log_id IN (SELECT log_id FROM batch_ok)
+        GROUP BY log_id, player
     )
-    SELECT s.log_id, s.round, ids.me, true, s.points
-    FROM stage_scores s JOIN ids USING (log_id)
-    UNION ALL
-    SELECT s.log_id, s.round, unnest(ids.others), false,
-           CAST(unnest(string_split(s.others, ';')) AS INTEGER)
-    FROM stage_scores s JOIN ids USING (log_id) WHERE s.others <> ''
+    """,
+    "twentyone_round_points": """
+    INSERT INTO twentyone_round_points
+    SELECT log_id, round,
+           list_prepend(points, CASE WHEN others = '' THEN []::INTEGER[]
+                                     ELSE CAST(string_split(others, ';') AS INTEGER[]) END)
+    FROM stage_scores WHERE log_id IN (SELECT log_id FROM batch_ok)
     """,
 }

@@ -1,12 +1,15 @@
 """A file large enough that DuckDB reads it on several threads still lands in line order."""
 
+import random
 import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
 
-from parsers import hog
+from parsers import hog, twentyone
+from parsers.cards import format_course
+from tests.data import synth
 from warehouse.ingest import ingest
 
 MINE = str(Path(sys.executable).parent / "mine")
@@ -42,3 +45,45 @@ def test_a_large_match_keeps_every_line_in_place(tmp_path):
     ).fetchall()
     expected = [(t.game, t.turn, t.player, t.score, t.new_score) for t in hog.read_turns(turn_file)]
     assert got == expected
+
+
+def test_twentyone_files_read_straight_into_the_tables_keep_their_lines(tmp_path):
+    """TwentyOne pairs skip staging: their line numbers come from the order rows land in."""
+    logs = tmp_path / "logs"
+    rng = random.Random(5)
+    sizes = {"big": 26000, "small": 30, "middle": 3000}  # rounds; "big" spans several buffers
+    paths = {}
+    for stem, rounds in sizes.items():
+        turns, scores = synth.twentyone_game(rng, rounds=rounds, players=10)
+        lift = 10**6  # so that a long random walk of points stays positive
+        scores = [
+            s._replace(points=s.points + lift, others=[o + lift for o in s.others]) for s in scores
+        ]
+        paths[stem] = synth.write_pair(logs, stem, twentyone, turns, scores)
+    assert paths["big"][0].stat().st_size > 16 * 1024 * 1024
+
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    summary = ingest(con, [logs])
+    assert summary.ok and summary.count("new") == 3, summary.errors
+    for stem, (turn_file, score_file) in paths.items():
+        got = con.execute(
+            """
+            SELECT line, round, hand, player, mine, hand_id, action, amount, bid, upcard
+            FROM twentyone_turns JOIN logs USING (log_id) WHERE stem = ? ORDER BY line
+            """,
+            [stem],
+        ).fetchall()
+        expected = [
+            (number, t.round, [format_course(c) for c in t.hand], t.player, t.mine, t.hand_id)
+            + (t.action, t.amount, t.bid, format_course(t.upcard))
+            for number, t in enumerate(twentyone.read_turns(turn_file), 1)
+        ]
+        assert got == expected
+        points = con.execute(
+            "SELECT round, points FROM twentyone_round_points JOIN logs USING (log_id) "
+            "WHERE stem = ? ORDER BY round",
+            [stem],
+        ).fetchall()
+        assert points == [
+            (s.round, [s.points, *s.others]) for s in twentyone.read_scores(score_file)
+        ]
