@@ -34,6 +34,7 @@ BATCH_BYTES = 48 * 1024 * 1024
 """Bytes of logs staged at once: bounds memory whatever the corpus size."""
 MEMORY_LIMIT = "500MB"
 NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
+LINE_DELIMITER = "\\x01"  # no log has it: each line is read as one field
 QUOTE = "''''"  # a SQL string literal holding one quote mark
 
 
@@ -215,11 +216,68 @@ def _csv_columns(fmt: Format) -> str:
     return "{" + ", ".join(f"'{c.name}': '{c.sql_type}'" for c in fmt.columns) + "}"
 
 
-def _stage(con: duckdb.DuckDBPyConnection, role: str, fmt: Format, files: list[LogFile]) -> None:
-    """`stage_<role>`: the files' rows as DuckDB reads them, with log_id and line.
+def _stage(
+    con: duckdb.DuckDBPyConnection,
+    role: str,
+    fmt: Format,
+    checks: tuple[tuple[str, str], ...],
+    pairs: list[Pair],
+) -> None:
+    """`stage_<role>`: the pairs' `role` files as typed rows with log_id, line, and whether
+    the row is sound (fits its format and breaks no row rule).
 
-    The rows are stored once, in file order, as `read_csv` gives them; `stage_<role>` is a
-    view that numbers them: a row's line is its distance from its file's first row."""
+    DuckDB's reader stores each line whole, in file order, so a row's line is its distance
+    from its file's first row; SQL then cuts the fields. One column per line costs much
+    less to read and store than one per field."""
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE stage_{role}_lines AS
+        SELECT file_index, text
+        FROM read_csv($paths, columns = {{'text': 'VARCHAR'}}, header = false,
+                      delim = '{LINE_DELIMITER}', quote = '', escape = '', auto_detect = false,
+                      ignore_errors = true, strict_mode = true, nullstr = '{NO_NULLS}')
+        """,
+        {"paths": [str(getattr(p, role).path) for p in pairs]},
+    )
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE stage_{role}_files AS
+        SELECT ($log_ids)[CAST(file_index AS BIGINT) + 1] AS log_id, file_index,
+               min(rowid) AS first_rowid, count(*) AS rows
+        FROM stage_{role}_lines GROUP BY file_index
+        """,
+        {"log_ids": [p.log_id for p in pairs]},
+    )
+    fields = ", ".join(
+        f"fields[{number}] AS {c.name}"
+        if c.sql_type == "VARCHAR"
+        else f"TRY_CAST(fields[{number}] AS {c.sql_type}) AS {c.name}"
+        for number, c in enumerate(fmt.columns, 1)
+    )
+    line = ",".join(f"(?:{c.pattern})" for c in fmt.columns)
+    typed = [f"{c.name} IS NOT NULL" for c in fmt.columns if c.sql_type != "VARCHAR"]
+    broken = [f"({condition})" for condition, _ in checks] or ["false"]
+    sound = f"well_formed AND {' AND '.join(typed)} AND NOT ({' OR '.join(broken)})"
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE stage_{role} AS
+        SELECT * EXCLUDE (well_formed), coalesce({sound}, false) AS sound
+        FROM (
+            SELECT f.log_id, CAST(r.rowid - f.first_rowid + 1 AS INTEGER) AS line, {fields},
+                   regexp_full_match(r.text, '{line}') AS well_formed
+            FROM (SELECT rowid, file_index, text, string_split(text, ',') AS fields
+                  FROM stage_{role}_lines) r
+            JOIN stage_{role}_files f USING (file_index)
+        )
+        """
+    )
+
+
+def _stage_fields(
+    con: duckdb.DuckDBPyConnection, role: str, fmt: Format, files: list[LogFile]
+) -> None:
+    """`stage_<role>` as DuckDB's typed reader gives the rows, to say what is wrong with a
+    pair that the line checks flagged: the same checks then name the line and column."""
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE stage_{role}_rows AS
@@ -243,7 +301,7 @@ def _stage(con: duckdb.DuckDBPyConnection, role: str, fmt: Format, files: list[L
     names = ", ".join(c.name for c in fmt.columns)
     con.execute(
         f"""
-        CREATE OR REPLACE TEMP VIEW stage_{role} AS
+        CREATE OR REPLACE TEMP TABLE stage_{role} AS
         SELECT f.log_id, CAST(r.rowid - f.first_rowid + 1 AS INTEGER) AS line, {names}
         FROM stage_{role}_rows r JOIN stage_{role}_files f USING (filename)
         """
@@ -317,7 +375,10 @@ def _first_errors(
     for log_id, role, lines, rows in counts:
         if rows != lines and log_id in pairs and log_id not in errors:
             # DuckDB dropped rows it could not read: the parser says which and why.
-            errors[log_id] = _parse_error(module, getattr(pairs[log_id], role), role)
+            log = getattr(pairs[log_id], role)
+            errors[log_id] = _parse_error(module, log, role) or LogFormatError(
+                log.path, None, "DuckDB could not read every line of this file"
+            )
     checks = getattr(module, "ROW_CHECKS", {})
     queries = [
         *(
@@ -339,14 +400,14 @@ def _first_errors(
     return errors
 
 
-def _parse_error(module: ModuleType, log: LogFile, role: str) -> LogFormatError:
+def _parse_error(module: ModuleType, log: LogFile, role: str) -> LogFormatError | None:
     read = module.FORMAT.read_turns if role == "turns" else module.FORMAT.read_scores
     try:
         for _ in read(log.path):
             pass
     except LogFormatError as error:
         return error
-    return LogFormatError(log.path, None, "DuckDB could not read every line of this file")
+    return None
 
 
 # --- the transaction --------------------------------------------------------------------------
@@ -418,15 +479,44 @@ def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
 
 
 def _check_and_load(con: duckdb.DuckDBPyConnection, module: ModuleType, fresh: list[Pair]) -> None:
-    """Stage the pairs, reject those with a problem, and load the others from the stage."""
+    """Stage the pairs, load those that pass every check, reject the others with the
+    first problem of each."""
+    checks = getattr(module, "ROW_CHECKS", {})
+    flagged = set()
     for role in ("turns", "scores"):
-        _stage(con, role, getattr(module.FORMAT, role.upper()), [getattr(p, role) for p in fresh])
-    by_id = {p.log_id: p for p in fresh}
-    for log_id, error in _first_errors(con, module, by_id).items():
-        by_id[log_id].reject(error)
+        fmt = getattr(module.FORMAT, role.upper())
+        _stage(con, role, fmt, checks.get(role, ()), fresh)
+        unsound = f"SELECT DISTINCT log_id FROM stage_{role} WHERE NOT sound"
+        flagged |= {row[0] for row in con.execute(unsound).fetchall()}
+        rows = dict(con.execute(f"SELECT log_id, rows FROM stage_{role}_files").fetchall())
+        flagged |= {p.log_id for p in fresh if rows.get(p.log_id, 0) != getattr(p, role).lines}
+    flagged |= {row[0] for row in con.execute(f"SELECT log_id FROM ({module.CHECKS})").fetchall()}
+    suspects = [p for p in fresh if p.log_id in flagged]
+    for pair in suspects:
+        pair.outcome = "rejected"
     _batch_ok(con, fresh)
     for statement in module.LOAD.values():
         con.execute(statement)
+    if suspects:
+        _diagnose(con, module, suspects)
+
+
+def _diagnose(con: duckdb.DuckDBPyConnection, module: ModuleType, suspects: list[Pair]) -> None:
+    """Reject each flagged pair with its first problem, read field by field; the parser
+    speaks for what the typed reader let through."""
+    for role in ("turns", "scores"):
+        fmt = getattr(module.FORMAT, role.upper())
+        _stage_fields(con, role, fmt, [getattr(p, role) for p in suspects])
+    by_id = {p.log_id: p for p in suspects}
+    errors = _first_errors(con, module, by_id)
+    for pair in suspects:
+        found = [errors.get(pair.log_id)] + [
+            _parse_error(module, getattr(pair, role), role) for role in ("turns", "scores")
+        ]
+        pair.reject(
+            next((e for e in found if e), None)
+            or LogFormatError(pair.turns.path, None, "breaks a rule no check could locate")
+        )
 
 
 def _batch_ok(con: duckdb.DuckDBPyConnection, fresh: list[Pair]) -> None:
