@@ -103,11 +103,11 @@ LOAD = {
     SELECT log_id, line, round, row_number() OVER (PARTITION BY log_id, round ORDER BY line),
            string_split(hand, ';'), mine = '1', discard_top, picked,
            CASE WHEN picked = discard_top THEN 'discard' ELSE 'stock' END, discarded
-    FROM stage_turns WHERE log_id IN (SELECT log_id FROM batch_ok)
+    FROM stage_turns
     """,
     "ginrummy_rounds": """
     INSERT INTO ginrummy_rounds
     SELECT log_id, round, points, opponent_points, ending, last_mine = '1'
-    FROM stage_scores WHERE log_id IN (SELECT log_id FROM batch_ok)
+    FROM stage_scores
     """,
 }

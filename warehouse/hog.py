@@ -99,11 +99,11 @@ LOAD = {
     SELECT log_id, line, game, turn, player, score, opponent_score, num_rolls,
            CASE WHEN outcomes = '' THEN []::INTEGER[] ELSE CAST(string_split(outcomes, ';') AS INTEGER[]) END,
            points, new_score
-    FROM stage_turns WHERE log_id IN (SELECT log_id FROM batch_ok)
+    FROM stage_turns
     """,
     "hog_games": """
     INSERT INTO hog_games
     SELECT log_id, line, game, first_player, final_score_first, final_score_second, winner
-    FROM stage_scores WHERE log_id IN (SELECT log_id FROM batch_ok)
+    FROM stage_scores
     """,
 }

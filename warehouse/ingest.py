@@ -1,14 +1,16 @@
 """`mine ingest`: log files into the warehouse, whole pairs or nothing, once per content.
 
-How a batch goes in:
+How a batch goes in, in one transaction:
 1. every file is read once in Python for its hash, its line count and the checks that
    concern the file as a whole (empty, BOM, binary, truncated) — byte searches, no row loop;
-2. DuckDB's CSV reader loads the batch's files into staging tables, typed by the format's
-   column declarations, rows in file order (so `rowid` gives the line);
-3. the format's patterns and the game's consistency checks run as SQL over the staging
-   tables; a file whose rows DuckDB could not read is re-read by the Python parser, which
-   names the line and column;
-4. one transaction inserts the pairs that passed and records every file in the manifest.
+2. DuckDB's CSV reader stores each line whole, in file order (so `rowid` gives the line),
+   and SQL cuts the fields into typed staging tables, marking each row sound or not (the
+   format's patterns, the game's row rules);
+3. the game's consistency checks run as SQL over the staging tables;
+4. the pairs that passed go into the game's tables; a pair with an unsound row, a line
+   DuckDB could not read or a broken rule is read again field by field, and the same
+   checks (or the Python parser) name its first bad line and column;
+5. every file is recorded in the manifest.
 """
 
 from __future__ import annotations
@@ -492,9 +494,11 @@ def _check_and_load(con: duckdb.DuckDBPyConnection, module: ModuleType, fresh: l
         flagged |= {p.log_id for p in fresh if rows.get(p.log_id, 0) != getattr(p, role).lines}
     flagged |= {row[0] for row in con.execute(f"SELECT log_id FROM ({module.CHECKS})").fetchall()}
     suspects = [p for p in fresh if p.log_id in flagged]
-    for pair in suspects:
-        pair.outcome = "rejected"
-    _batch_ok(con, fresh)
+    if suspects:  # LOAD takes whatever is staged
+        for role in ("turns", "scores"):
+            con.execute(
+                f"DELETE FROM stage_{role} WHERE log_id IN (SELECT unnest(?))", [sorted(flagged)]
+            )
     for statement in module.LOAD.values():
         con.execute(statement)
     if suspects:
@@ -504,6 +508,7 @@ def _check_and_load(con: duckdb.DuckDBPyConnection, module: ModuleType, fresh: l
 def _diagnose(con: duckdb.DuckDBPyConnection, module: ModuleType, suspects: list[Pair]) -> None:
     """Reject each flagged pair with its first problem, read field by field; the parser
     speaks for what the typed reader let through."""
+    _list_files(con, suspects)
     for role in ("turns", "scores"):
         fmt = getattr(module.FORMAT, role.upper())
         _stage_fields(con, role, fmt, [getattr(p, role) for p in suspects])
@@ -519,25 +524,21 @@ def _diagnose(con: duckdb.DuckDBPyConnection, module: ModuleType, suspects: list
         )
 
 
-def _batch_ok(con: duckdb.DuckDBPyConnection, fresh: list[Pair]) -> None:
-    con.execute("CREATE OR REPLACE TEMP TABLE batch_ok (log_id INTEGER)")
-    good = [[p.log_id] for p in fresh if p.outcome != "rejected"]
-    if good:
-        con.executemany("INSERT INTO batch_ok VALUES (?)", good)
-
-
-def _number(con: duckdb.DuckDBPyConnection, fresh: list[Pair]) -> None:
-    """Give each fresh pair its log id, and list their files in `batch_files`."""
-    drawn = con.execute(f"SELECT nextval('log_ids') FROM range({len(fresh)})").fetchall()
-    for pair, (log_id,) in zip(fresh, sorted(drawn), strict=True):
-        pair.log_id = log_id
+def _list_files(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
+    """`batch_files`: path, log id, role and line count of every file of these pairs."""
+    files = [(f, p.log_id) for p in pairs for f in p.files]
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE batch_files "
-        "(path VARCHAR, log_id INTEGER, role VARCHAR, lines BIGINT)"
-    )
-    con.executemany(
-        "INSERT INTO batch_files VALUES (?, ?, ?, ?)",
-        [[str(f.path), p.log_id, f.role, f.lines] for p in fresh for f in p.files],
+        """
+        CREATE OR REPLACE TEMP TABLE batch_files AS
+        SELECT unnest($paths) AS path, unnest($ids::INTEGER[]) AS log_id,
+               unnest($roles) AS role, unnest($lines::BIGINT[]) AS lines
+        """,
+        {
+            "paths": [str(f.path) for f, _ in files],
+            "ids": [log_id for _, log_id in files],
+            "roles": [f.role for f, _ in files],
+            "lines": [f.lines for f, _ in files],
+        },
     )
 
 
@@ -564,8 +565,9 @@ def _land(
 ) -> None:
     """Check and insert one batch of pairs of one game, in one transaction."""
     fresh = [p for p in batch if p.outcome in ("new", "replaced")]
-    if fresh:
-        _number(con, fresh)
+    drawn = con.execute(f"SELECT nextval('log_ids') FROM range({len(fresh)})").fetchall()
+    for pair, (log_id,) in zip(fresh, drawn, strict=True):
+        pair.log_id = log_id
     counts = [f"(SELECT count(*) FROM {table})" for table in module.TABLES]
     count_rows = "SELECT " + ", ".join(counts)
     con.execute("BEGIN TRANSACTION")
@@ -576,12 +578,20 @@ def _land(
         good = [p for p in fresh if p.outcome != "rejected"]
         _drop_replaced(con, module, good)
         if good:
-            con.executemany(
-                "INSERT INTO logs VALUES (?, ?, ?, ?, ?, ?, now())",
-                [
-                    [p.log_id, module.GAME, p.stem, p.content_sha256, p.turns.lines, p.scores.lines]
-                    for p in good
-                ],
+            con.execute(
+                """
+                INSERT INTO logs
+                SELECT unnest($ids::INTEGER[]), $game, unnest($stems), unnest($contents),
+                       unnest($turns::BIGINT[]), unnest($scores::BIGINT[]), now()
+                """,
+                {
+                    "ids": [p.log_id for p in good],
+                    "game": module.GAME,
+                    "stems": [p.stem for p in good],
+                    "contents": [p.content_sha256 for p in good],
+                    "turns": [p.turns.lines for p in good],
+                    "scores": [p.scores.lines for p in good],
+                },
             )
             after = con.execute(count_rows).fetchall()[0]
             for table, old, new in zip(module.TABLES, before, after, strict=True):

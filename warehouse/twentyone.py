@@ -173,7 +173,7 @@ LOAD = {
            CASE WHEN contains(action, ' ') THEN split_part(action, ' ', 1) ELSE action END,
            CASE WHEN contains(action, ' ') THEN CAST(split_part(action, ' ', 2) AS INTEGER) END,
            bid, upcard
-    FROM stage_turns WHERE log_id IN (SELECT log_id FROM batch_ok)
+    FROM stage_turns
     """,
     # The score file's columns are seats: the logging player, then the others by id.
     "twentyone_seats": """
@@ -181,7 +181,7 @@ LOAD = {
     SELECT log_id, row_number() OVER (PARTITION BY log_id ORDER BY NOT mine, player), player, mine
     FROM (
         SELECT log_id, player, bool_or(mine = '1') AS mine
-        FROM stage_turns WHERE player <> 'dealer' AND log_id IN (SELECT log_id FROM batch_ok)
+        FROM stage_turns WHERE player <> 'dealer'
         GROUP BY log_id, player
     )
     """,
@@ -190,6 +190,6 @@ LOAD = {
     SELECT log_id, round,
            list_prepend(points, CASE WHEN others = '' THEN []::INTEGER[]
                                      ELSE CAST(string_split(others, ';') AS INTEGER[]) END)
-    FROM stage_scores WHERE log_id IN (SELECT log_id FROM batch_ok)
+    FROM stage_scores
     """,
 }
