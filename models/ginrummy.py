@@ -1,21 +1,21 @@
-"""Gin Rummy tables fitted from logs: discard danger, draw policy, knock policy.
+"""Gin Rummy tables fitted from logs: discard danger, knock policy and the value of a
+deadwood.
 
 Input is the per-turn frame of `pipeline.ginrummy_stats.turn_features` (both players'
-turns: the logs show both hands). Three tables come out, stored as one long frame (column
-`table` says which) in the shared table format (`models.tables`):
+turns: the logs show both hands). The tables are stored as one long frame (column `table`
+says which) in the shared table format (`models.tables`):
 
 - `danger[picked][passed][rank]`: the probability that the opponent picks up a discard,
   from a logistic regression (scikit-learn) on the discard's relation to the opponent's
   earlier pickups (`none/near/adjacent/same rank`) and passes (`none/adjacent/same rank`)
   and its rank; `card` rows hold its mean over the logged discards of each card (the
   4 × 13 grid of the report).
-- `draw[deadwood bucket][turn bucket]`: the mean deadwood gain of a stock draw (deadwood
-  before the draw minus after the discard) in that situation; a player takes the discard
-  when the sure gain of taking it beats what the stock is expected to bring.
-- `knock[deadwood][turn bucket][late]`: 1 to knock, 0 to wait, from the mean round points
-  of logged knocks against the mean round points of the same situations played on
-  (a player that could have knocked and did not); `late` is 1 when either side has 70+
-  points. Thin cells fall back to the deadwood/turn margin, then to knocking.
+- `knock[deadwood][turn bucket]` (1 to knock, 0 to wait; `extra` holds the knock-minus-wait
+  margin in round points), `value[deadwood][turn bucket]` (what holding that deadwood
+  after a play is worth, in round points), `called[deadwood][turn bucket]` (what the
+  opponent's call on its next play is worth to that deadwood, on average) and
+  `hazard[turn bucket]` (the chance that call comes): the value of waiting, by dynamic
+  programming over the logged plays (`models.ginrummy_value`).
 """
 
 from __future__ import annotations
@@ -26,17 +26,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from models.ginrummy_value import DEADWOOD_CAP, KNOCK_LIMIT, TURN_BUCKET, TURN_BUCKETS, fit_value
 from pipeline.ginrummy_stats import PASSED, PICKED
 
 KIND = "player-tables"
 GAME = "ginrummy"
-DEADWOOD_BUCKET = 10  # draw table: deadwood before the draw, in steps of 10 (last: 60+)
-DEADWOOD_BUCKETS = 7
-TURN_BUCKET = 4  # turns (both players' plays) per bucket
-TURN_BUCKETS = 8  # the last bucket holds every later turn
-LATE_SCORE = 70
-MIN_CELL = 30  # observations a knock cell needs to decide on its own
-KNOCK_LIMIT = 10
 
 
 class FitError(ValueError):
@@ -50,16 +44,6 @@ class Fitted:
 
     def part(self, name: str) -> pl.DataFrame:
         return self.frame.filter(pl.col("table") == name)
-
-
-def _buckets(features: pl.DataFrame) -> pl.DataFrame:
-    return features.with_columns(
-        (pl.col("turn") - 1).floordiv(TURN_BUCKET).clip(0, TURN_BUCKETS - 1).alias("turn_b"),
-        pl.col("deadwood_before").floordiv(DEADWOOD_BUCKET).clip(0, DEADWOOD_BUCKETS - 1)
-        .alias("dw_b"),
-        (pl.max_horizontal("score", "opponent_score") >= LATE_SCORE).cast(pl.Int32)
-        .alias("late"),
-    )  # fmt: skip
 
 
 # --- danger ----------------------------------------------------------------------------
@@ -139,85 +123,31 @@ def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
     return _tagged("danger", table), info, _tagged("card", by_card)
 
 
-# --- draw --------------------------------------------------------------------------------
+# --- knock and value (the value of waiting, `models.ginrummy_value`) -----------------------
 
 
-def fit_draw(features: pl.DataFrame) -> pl.DataFrame:
-    stock = _buckets(features).filter(~pl.col("took_discard"))
-    gain = (pl.col("deadwood_before") - pl.col("deadwood_after")).cast(pl.Float64)
-    cells = stock.group_by("dw_b", "turn_b").agg(gain.mean().alias("value"), pl.len().alias("n"))
-    by_dw = stock.group_by("dw_b").agg(gain.mean().alias("dw_value"))
-    overall = float(stock.select(gain.mean()).item() or 0.0)
-    grid = pl.DataFrame(
-        [(d, t) for d in range(DEADWOOD_BUCKETS) for t in range(TURN_BUCKETS)],
-        schema={"dw_b": pl.Int64, "turn_b": pl.Int64},
-        orient="row",
-    )
-    table = (
-        grid.join(cells.cast({"dw_b": pl.Int64, "turn_b": pl.Int64}), on=["dw_b", "turn_b"],
-                  how="left")
-        .join(by_dw.cast({"dw_b": pl.Int64}), on="dw_b", how="left")
-        .with_columns(
-            pl.when(pl.col("n").fill_null(0) >= MIN_CELL).then(pl.col("value"))
-            .otherwise(pl.col("dw_value").fill_null(overall)).round(4).alias("value"),
-            pl.col("n").fill_null(0),
-        )
-        .select(pl.col("dw_b").alias("a"), pl.col("turn_b").alias("b"), pl.lit(0).alias("c"),
-                "value", "n", pl.lit(None, pl.Float64).alias("extra"))
-    )  # fmt: skip
-    return _tagged("draw", table)
-
-
-# --- knock -------------------------------------------------------------------------------
-
-
-def fit_knock(features: pl.DataFrame) -> pl.DataFrame:
-    chances = _buckets(features).filter(
-        pl.col("may_call") & pl.col("deadwood_after").is_between(1, KNOCK_LIMIT)
-    )
-    points = (pl.col("round_points") - pl.col("round_opponent_points")).cast(pl.Float64)
-    knocked = pl.col("call") == "Knock"
-    keys = ["deadwood_after", "turn_b", "late"]
-
-    def summarise(by: list[str]) -> pl.DataFrame:
-        return chances.group_by(by).agg(
-            points.filter(knocked).mean().alias("knock"),
-            knocked.sum().alias("knocks"),
-            points.filter(~knocked).mean().alias("wait"),
-            (~knocked).sum().alias("waits"),
-        )
-
-    fine, middle, coarse = summarise(keys), summarise(keys[:2]), summarise(keys[:1])
-    rows = []
-    lookup = {
-        name: {tuple(r[:len(by)]): r[len(by):] for r in table.select(*by, "knock", "knocks",
-               "wait", "waits").iter_rows()}
-        for name, by, table in (("fine", keys, fine), ("middle", keys[:2], middle),
-                                ("coarse", keys[:1], coarse))
-    }  # fmt: skip
-    for deadwood in range(KNOCK_LIMIT + 1):
-        for turn in range(TURN_BUCKETS):
-            for late in (0, 1):
-                decision, margin, n = 1, None, 0
-                for name, key in (
-                    ("fine", (deadwood, turn, late)),
-                    ("middle", (deadwood, turn)),
-                    ("coarse", (deadwood,)),
-                ):
-                    found = lookup[name].get(key)
-                    if found and min(found[1], found[3]) >= MIN_CELL:
-                        knock, knocks, wait, waits = found
-                        margin, n = knock - wait, knocks + waits
-                        decision = int(knock >= wait)
-                        break
-                rows.append((deadwood, turn, late, float(decision), n, margin))
-    table = pl.DataFrame(
-        rows,
-        schema={"a": pl.Int64, "b": pl.Int64, "c": pl.Int64, "value": pl.Float64,
-                "n": pl.UInt32, "extra": pl.Float64},
-        orient="row",
-    )  # fmt: skip
-    return _tagged("knock", table)
+def fit_knock_value(features: pl.DataFrame) -> pl.DataFrame:
+    try:
+        fitted = fit_value(features)
+    except ValueError as error:
+        raise FitError(str(error)) from None
+    plays = fitted["plays"]
+    parts = []
+    for name in ("knock", "value", "called", "hazard"):
+        grid = np.atleast_2d(fitted[name])
+        rows = [
+            (d, t, float(value), int(plays[t]),
+             float(fitted["margin"][d][t]) if name == "knock" else None)
+            for d, row in enumerate(grid) for t, value in enumerate(row)
+        ]  # fmt: skip
+        table = pl.DataFrame(
+            rows,
+            schema={"a": pl.Int64, "b": pl.Int64, "value": pl.Float64, "n": pl.Int64,
+                    "extra": pl.Float64},
+            orient="row",
+        ).with_columns(pl.lit(0).alias("c"), pl.col("value").round(4))  # fmt: skip
+        parts.append(_tagged(name, table))
+    return pl.concat(parts)
 
 
 def _tagged(name: str, table: pl.DataFrame) -> pl.DataFrame:
@@ -237,7 +167,7 @@ def fit(features: pl.DataFrame, fingerprint: str, logs: int) -> Fitted:
     if features.height == 0:
         raise FitError("no Gin Rummy turns in the warehouse (run `mine ingest` first)")
     danger, danger_info, cards = fit_danger(features)
-    frame = pl.concat([danger, cards, fit_draw(features), fit_knock(features)])
+    frame = pl.concat([danger, cards, fit_knock_value(features)])
     rounds = features.select("log_id", "round").unique().height
     metadata = {
         "game": GAME,
@@ -246,14 +176,12 @@ def fit(features: pl.DataFrame, fingerprint: str, logs: int) -> Fitted:
         "rows": features.height,
         "games": logs,
         "rounds": rounds,
-        "method": "logistic regression (danger) + situation means (draw, knock)",
+        "method": "logistic regression (danger)"
+        " + dynamic programming over logged plays (knock, value)",
         "settings": {
             "turn_bucket": TURN_BUCKET,
             "turn_buckets": TURN_BUCKETS,
-            "deadwood_bucket": DEADWOOD_BUCKET,
-            "deadwood_buckets": DEADWOOD_BUCKETS,
-            "late_score": LATE_SCORE,
-            "min_cell": MIN_CELL,
+            "deadwood_cap": DEADWOOD_CAP,
         },
         "danger": danger_info,
         "sources": sorted(features["source"].unique().to_list()),
@@ -265,29 +193,31 @@ def fit(features: pl.DataFrame, fingerprint: str, logs: int) -> Fitted:
 
 
 def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
-    """`danger[p][q][rank-1]`, `draw[dw bucket][turn bucket]`, `knock[dw][turn][late]`."""
+    """`danger[p][q][rank-1]`, `knock[dw][turn bucket]`,
+    `value[dw][turn bucket]` and `called[dw][turn bucket]` (dw up to the cap),
+    `hazard[turn bucket]`."""
 
     def cells(name: str) -> dict[tuple[int, int, int], float]:
         part = fitted_frame.filter(pl.col("table") == name)
         return {(a, b, c): v for a, b, c, v in part.select("a", "b", "c", "value").iter_rows()}
 
-    danger, draw, knock = cells("danger"), cells("draw"), cells("knock")
+    def grid(name: str, rows: int, cast=float) -> tuple:
+        found = cells(name)
+        return tuple(
+            tuple(cast(found[(d, t, 0)]) for t in range(TURN_BUCKETS)) for d in range(rows)
+        )
+
+    danger = cells("danger")
     try:
         return {
             "danger": tuple(
                 tuple(tuple(float(danger[(p, q, r)]) for r in range(1, 14)) for q in range(3))
                 for p in range(4)
             ),
-            "draw": tuple(
-                tuple(float(draw[(d, t, 0)]) for t in range(TURN_BUCKETS))
-                for d in range(DEADWOOD_BUCKETS)
-            ),
-            "knock": tuple(
-                tuple(
-                    tuple(int(knock[(d, t, late)]) for late in (0, 1)) for t in range(TURN_BUCKETS)
-                )
-                for d in range(KNOCK_LIMIT + 1)
-            ),  # fmt: skip
+            "knock": grid("knock", KNOCK_LIMIT + 1, int),
+            "value": grid("value", DEADWOOD_CAP + 1),
+            "called": grid("called", DEADWOOD_CAP + 1),
+            "hazard": grid("hazard", 1)[0],
         }
     except KeyError as missing:
         raise FitError(f"the table lacks the cell {missing}") from None

@@ -280,7 +280,7 @@ def fit(
     summary = Table(title=f"ginrummy tables → {out}", show_header=False)
     danger = fitted.metadata["danger"]
     knock = gr_model.nested(fitted.frame)["knock"]
-    waits = sum(1 - cell[0] for row in knock for cell in row)
+    waits = sum(1 - cell for row in knock for cell in row)
     for name, value in (
         ("logs / rounds / turns",
          f"{logs:,} / {fitted.metadata['rounds']:,} / {features.height:,}"),
@@ -432,35 +432,27 @@ def _html_table(frame: pl.DataFrame) -> str:
 
 
 def _knock_chart(frame: pl.DataFrame) -> str:
-    """Knock (green) or wait (grey) by deadwood (rows) and turn bucket (columns), per score
-    state, with the knock-minus-wait margin in each cell's tooltip."""
+    """Knock (green) or wait (grey) by deadwood (rows) and turn bucket (columns), with the
+    knock-minus-wait margin in each cell's tooltip."""
     knock = frame.filter(pl.col("table") == "knock")
     cell, parts = 26, []
     turns = int(knock["b"].max()) + 1
-    for late in (0, 1):
-        x0 = late * (turns * cell + 60)
-        label = "either side 70+ points" if late else "both sides under 70 points"
-        parts.append(f'<text x="{x0}" y="-8" font-size="12">{label}</text>')
-        for a, b, _, value, n, extra in (
-            knock.filter(pl.col("c") == late)
-            .select("a", "b", "c", "value", "n", "extra")
-            .iter_rows()
-        ):
-            colour = "#3a9d5d" if value >= 0.5 else "#bbbbbb"
-            margin = "n/a" if extra is None else f"{extra:+.2f}"
-            parts.append(
-                f'<rect x="{x0 + b * cell}" y="{a * cell}" width="{cell - 2}" height="{cell - 2}"'
-                f' fill="{colour}"><title>deadwood {a}, turns {b * 4 + 1}-{b * 4 + 4}: '
-                f"{'knock' if value >= 0.5 else 'wait'} (knock − wait {margin} points, "
-                f"n {n})</title></rect>"
-            )
-        for b in range(turns):
-            parts.append(f'<text x="{x0 + b * cell + 4}" y="{11 * cell + 14}" font-size="10">'
-                         f"{b * 4 + 1}</text>")  # fmt: skip
+    for a, b, value, n, extra in knock.select("a", "b", "value", "n", "extra").iter_rows():
+        colour = "#3a9d5d" if value >= 0.5 else "#bbbbbb"
+        margin = "n/a" if extra is None else f"{extra:+.2f}"
+        parts.append(
+            f'<rect x="{b * cell}" y="{a * cell}" width="{cell - 2}" height="{cell - 2}"'
+            f' fill="{colour}"><title>deadwood {a}, turns {b * 4 + 1}-{b * 4 + 4}: '
+            f"{'knock' if value >= 0.5 else 'wait'} (knock − wait {margin} points, "
+            f"n {n})</title></rect>"
+        )
+    for b in range(turns):
+        parts.append(f'<text x="{b * cell + 4}" y="{11 * cell + 14}" font-size="10">'
+                     f"{b * 4 + 1}</text>")  # fmt: skip
     for a in range(11):
         parts.append(f'<text x="-6" y="{a * cell + 16}" font-size="10" text-anchor="end">'
                      f"{a}</text>")  # fmt: skip
-    width = 2 * (turns * cell + 60)
+    width = turns * cell
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width + 40}"'
             f' height="{11 * cell + 50}"'
             f' viewBox="-30 -24 {width + 40} {11 * cell + 50}">{"".join(parts)}</svg>')  # fmt: skip
@@ -510,8 +502,10 @@ sources: {html.escape(", ".join(metadata.get("sources", [])))}); data fingerprin
 <code>{html.escape(str(metadata.get("fingerprint")))}</code>.</p>
 <h2>Knock policy</h2>
 <p>Green: knock; grey: play on. Rows: deadwood after the discard (0 is always gin);
-columns: first turn of the bucket (both players' turns counted). Hover for the
-knock-minus-wait margin in round points and the number of logged situations.</p>
+columns: first turn of the bucket (both players' turns counted). Knocking is weighed against
+waiting by dynamic programming over the logged plays: the chance the opponent calls first,
+what its call costs, and how deadwood falls over the next draws. Hover for the
+knock-minus-wait margin in round points and the number of logged plays.</p>
 {_knock_chart(frame)}
 <h2>Discard danger</h2>
 <p>Chance that the opponent picks a discard up (logistic regression on the card's relation to

@@ -2,24 +2,25 @@
 
 The player needs only the standard library: it carries a compact exact meld solver (the
 same bit-mask search as `strategies.melds`), the spec's `pick`, `play` and `melds`, the
-three fitted tables as literals, and a memory string (strictly parsed, a few hundred
+fitted tables as literals, and a memory string (strictly parsed, a few hundred
 characters) that follows the round: the discard pile, the cards the opponent picked up
 and the ones it discarded or let pass, the stock's size and its own hand.
 
-How it plays:
-- draw: take the discard when the deadwood it surely takes off beats the stock-draw gain
-  the fitted `DRAW` table expects in this situation, and when its value (deadwood after
-  the discard, less `KNOCK_BONUS` if that allows a knock) beats the exact expectation of a
-  stock draw over the live cards (those neither in the discard pile nor known to be in
-  the opponent's hand);
-- discard: among the `LOOKAHEAD` discards leaving the least deadwood, the one with the
-  least expected deadwood after the next draw (over the live cards), less `KNOCK_BONUS`
-  times the chance of a knockable hand then, plus `DANGER_WEIGHT` times the fitted
-  `DANGER` of the opponent picking the card up given what it picked and passed;
-- knock: gin whenever possible; knock when the fitted `KNOCK` table says knocking beat
-  playing on at this deadwood, turn and score.
-The weights (`KNOCK_BONUS`, `DANGER_WEIGHT`, …) are fixed here, chosen by validation
-against the baselines; the tables come from the logs.
+How it plays (every value in round points, from the fitted `VALUE` of holding a deadwood
+after a play at a turn, `models.ginrummy_value`):
+- draw: take the discard if the worth of the deadwood it leaves beats the exact
+  expectation, over the live cards (neither in the discard pile nor known to be in the
+  opponent's hand), of the worth a stock draw leaves;
+- discard: among the `LOOKAHEAD` discards leaving the least deadwood, the one worth most:
+  what the opponent's call on its next play costs that deadwood (fitted `CALLED`), plus,
+  if it does not call (fitted `HAZARD`), the expected worth after my next draw over the
+  live cards, less `DANGER_WEIGHT` times the fitted `DANGER` of the opponent picking the
+  card up given what it picked and passed (none when the cards it would need to meld it
+  are mine or dead);
+- knock: gin whenever possible; knock when the fitted `KNOCK` table says knocking is
+  worth more than waiting at this deadwood and turn.
+`DANGER_WEIGHT`, `PRUNE` and `LOOKAHEAD` are set here (see their comments); the tables
+come from the logs.
 
 Everything written into the module is a validated number, a hex fingerprint, or text from
 a fixed vocabulary; the source is parsed with `ast` and read back before it is written.
@@ -35,12 +36,13 @@ from pathlib import Path
 from typing import Any
 
 SAFE_TEXT = re.compile(r"[\w.:+\-=/ ()%,]*")
-DANGER_WEIGHT = 2.0  # deadwood points a certain pickup by the opponent is worth avoiding
-DRAW_MARGIN = 0.0
+# Hand-set, chosen by validation against the baselines: the logs give the chance of a
+# pickup (DANGER) but not what a pickup costs the discarder in round points.
+DANGER_WEIGHT = 2.0  # round points a certain pickup by the opponent is worth avoiding
+# Hand-set for speed (a call must stay well under 10 ms): only the discards leaving the
+# least deadwood are looked ahead.
 PRUNE = 10  # discards leaving more than the least deadwood + PRUNE are not looked ahead
 LOOKAHEAD = 5  # nor are more than this many discards (the best ones by deadwood left)
-KNOCK_BONUS = 10.0  # deadwood points the chance of a knockable hand next turn is worth
-HORIZON = 1.0  # draws over which a discard's one-draw expected gain is counted
 ALLOWED_IMPORTS = frozenset({"re", "functools"})
 
 TEMPLATE = r'''
@@ -93,6 +95,12 @@ def _combinations(items, size):
 
 
 BY_LOWEST = _melds_by_lowest()
+# VALUE by turn bucket, then by every deadwood ten cards can hold (the table's last row
+# stands for the larger ones): the look-ahead reads it once per possible draw.
+WORTH = tuple(
+    tuple(VALUE[min(left, len(VALUE) - 1)][bucket] for left in range(10 * HAND_SIZE + 1))
+    for bucket in range(len(HAZARD))
+)
 
 
 def meldable(hand):
@@ -273,28 +281,45 @@ def _unseen(state, hand):
     return bits(((1 << 52) - 1) & ~hand & ~state.dead & ~state.took)
 
 
-def _after_draw(hand10, unseen):
-    """Over the draw of one of `unseen` into `hand10` (uniformly) and the best discard of
-    another card than the one drawn: the expected least deadwood, and the chance that it
-    is low enough to knock."""
+def _after_draw(hand10, unseen, bucket):
+    """The mean worth (`WORTH`, in round points) of the hand after the draw of one of
+    `unseen` into `hand10` (uniformly) and the best discard of another card than the one
+    drawn."""
+    worth = WORTH[bucket]
     if not unseen:
-        left = deadwood(hand10)
-        return float(left), float(left <= KNOCK_LIMIT)
+        return worth[deadwood(hand10)]
     cards = bits(hand10)
     base = min(deadwood(hand10 ^ card) for card in cards)
-    total = knockable = 0
+    total = 0.0
     for new in unseen:
         grown = hand10 | new
         if meldable(grown) & new:
             left = min(deadwood(grown ^ card) for card in cards)
         else:
             left = VALUES[new.bit_length() - 1] + base
-        total += left
-        knockable += left <= KNOCK_LIMIT
-    return total / len(unseen), knockable / len(unseen)
+        total += worth[left]
+    return total / len(unseen)
 
 
-def _danger(state, card):
+def _could_meld(card, hidden):
+    """Whether `card` could meld with cards among `hidden` (those the opponent may hold):
+    two more of its rank, or two suit neighbours making a run with it."""
+    index = card.bit_length() - 1
+    rank, suit = index % 13, index // 13
+    if sum(hidden >> (13 * other + rank) & 1 for other in range(4) if other != suit) >= 2:
+        return True
+    row = hidden >> (13 * suit) & BLOCK
+    for low, high in ((-2, -1), (-1, 1), (1, 2)):
+        if 0 <= rank + low and rank + high < 13 and row >> (rank + low) & row >> (rank + high) & 1:
+            return True
+    return False
+
+
+def _danger(state, card, mine):
+    """The chance the opponent picks `card` up: none if no meld it could make with it
+    (given the cards `mine` and those gone dead), else the fitted `DANGER`."""
+    if not _could_meld(card, ((1 << 52) - 1) & ~mine & ~state.dead):
+        return 0.0
     index = card.bit_length() - 1
     rank, suit = index % 13, index // 13
     took, shunned = state.took, state.shunned
@@ -322,22 +347,10 @@ def _danger(state, card):
     return DANGER[picked][passed][rank]
 
 
-def _turn(state):
-    return 2 * state.plays + (0 if state.first else 1)
-
-
-def _knock(state, left):
-    turn = min(_turn(state) // TURN_STEP, len(KNOCK[0]) - 1)
-    late = int(max(state.scores) >= LATE_SCORE)
-    return KNOCK[left][turn][late]
-
-
-def _stock_gain(state, now):
-    """What a stock draw is expected to take off the deadwood here (the fitted table)."""
-    if not USE_DRAW:
-        return -100.0
-    row = DRAW[min(now // DEADWOOD_STEP, len(DRAW) - 1)]
-    return row[min(_turn(state) // TURN_STEP, len(row) - 1)]
+def _bucket(state, ahead=0):
+    """The turn bucket of my play `ahead` plays from now (turns count both players')."""
+    turn = 2 * state.plays + (0 if state.first else 1) + ahead
+    return min(turn // TURN_STEP, len(HAZARD) - 1)
 
 
 def pick(discard_top, scores, memory, opponent_draw, hand):
@@ -347,14 +360,12 @@ def pick(discard_top, scores, memory, opponent_draw, hand):
     top = 1 << index_of(discard_top)
     grown = mask | top
     take = min(deadwood(grown ^ card) for card in bits(mask))
-    now = deadwood(mask)
+    # Both draws valued alike, by the fitted worth of the deadwood they leave after this
+    # play's discard (the stock's over the live cards).
+    bucket = _bucket(state)
     draw = "stock"
-    if now - take > _stock_gain(state, now):
-        # Both draws valued alike: deadwood after the discard, less the knock chance's worth.
-        expected, knockable = _after_draw(mask, _unseen(state, mask))
-        sure = take - KNOCK_BONUS * (take <= KNOCK_LIMIT)
-        if sure < expected - KNOCK_BONUS * knockable - DRAW_MARGIN:
-            draw = "discard"
+    if WORTH[bucket][take] > _after_draw(mask, _unseen(state, mask), bucket):
+        draw = "discard"
     if draw == "stock":
         state.stock -= 1
     return draw, state.dump()
@@ -372,26 +383,28 @@ def play(picked, scores, memory, hand):
     options.sort()
     least = options[0][0]
     may_call = state.plays >= 1
+    bucket = _bucket(state)
     choice = None
     act = "drop"
     if may_call and least == 0:
         act, choice = "gin", options[0][1]
-    elif may_call and least <= KNOCK_LIMIT and _knock(state, least):
+    elif may_call and least <= KNOCK_LIMIT and KNOCK[least][bucket]:
         act, choice = "knock", options[0][1]
     elif state.stock == 0:
         choice = options[0][1]
     else:
         unseen = _unseen(state, full)
+        later = _bucket(state, 2)
         best = None
         for left, card in options[:LOOKAHEAD]:
             if left > least + PRUNE:
                 break
-            expected, knockable = _after_draw(full ^ card, unseen)
-            # The one-draw gain, counted over HORIZON draws: partial melds with live outs
-            # are worth more than a single draw shows.
-            value = left + HORIZON * (expected - left) - KNOCK_BONUS * knockable
-            value += DANGER_WEIGHT * _danger(state, card)
-            key = (value, left, card)
+            # The opponent's call on its next play, else my next draw (fitted worths),
+            # less what handing the opponent a card it wants costs.
+            value = CALLED[min(left, len(CALLED) - 1)][bucket]
+            value += (1 - HAZARD[bucket]) * _after_draw(full ^ card, unseen, later)
+            value -= DANGER_WEIGHT * _danger(state, card, full)
+            key = (-value, left, card)
             if best is None or key < best:
                 best = key
         choice = best[2]
@@ -472,17 +485,30 @@ def _checked(tables: dict[str, tuple]) -> dict[str, tuple]:
 
 
 def _shaped(tables: dict[str, tuple]) -> dict[str, tuple]:
-    danger, draw, knock = tables["danger"], tables["draw"], tables["knock"]
-    danger = tuple(tuple(tuple(_probability(v) for v in row) for row in block) for block in danger)
+    danger = tuple(
+        tuple(tuple(_probability(v) for v in row) for row in block) for block in tables["danger"]
+    )
     if len(danger) != 4 or any(len(b) != 3 or any(len(r) != 13 for r in b) for b in danger):
         raise ValueError("the danger table must be 4 x 3 x 13")
-    draw = tuple(tuple(_finite(v) for v in row) for row in draw)
-    if not draw or len({len(row) for row in draw}) != 1:
-        raise ValueError("the draw table must be a non-empty rectangle")
-    knock = tuple(tuple(tuple(_flag(v) for v in cell) for cell in row) for row in knock)
-    if len(knock) != 11 or any(len(c) != 2 for row in knock for c in row):
-        raise ValueError("the knock table must be 11 x turns x 2")
-    return {"danger": danger, "draw": draw, "knock": knock}
+    value, called = (_grid(tables[name], name) for name in ("value", "called"))
+    knock = tuple(tuple(_flag(v) for v in row) for row in tables["knock"])
+    hazard = tuple(_probability(v) for v in tables["hazard"])
+    turns = len(value[0])
+    if len(knock) != 11 or any(len(row) != turns for row in knock):
+        raise ValueError("the knock table must be 11 x turn buckets")
+    if len(value) <= 11 or len(called) != len(value) or len(value[0]) != turns:
+        raise ValueError("the value and called tables must be deadwood (> 11) x turn buckets")
+    if len(hazard) != turns or len(called[0]) != turns:
+        raise ValueError("the hazard table must have one value per turn bucket")
+    return {"danger": danger, "knock": knock, "value": value, "called": called,
+            "hazard": hazard}  # fmt: skip
+
+
+def _grid(rows: Any, name: str) -> tuple:
+    grid = tuple(tuple(_finite(v) for v in row) for row in rows)
+    if not grid or len({len(row) for row in grid}) != 1 or not grid[0]:
+        raise ValueError(f"the {name} table must be a non-empty rectangle")
+    return grid
 
 
 def _probability(value: Any) -> float:
@@ -509,8 +535,6 @@ def module_source(
     tables: dict[str, tuple],
     metadata: dict[str, Any],
     validation: dict[str, Any] | None = None,
-    *,
-    use_draw_table: bool = True,
 ) -> str:
     tables = _checked(tables)
     doc = docstring(metadata, validation)
@@ -518,21 +542,19 @@ def module_source(
     literals = "\n".join(
         [
             f"TURN_STEP = {int(settings.get('turn_bucket', 4))!r}",
-            f"DEADWOOD_STEP = {int(settings.get('deadwood_bucket', 10))!r}",
-            f"LATE_SCORE = {int(settings.get('late_score', 70))!r}",
             f"DANGER_WEIGHT = {float(DANGER_WEIGHT)!r}",
-            f"DRAW_MARGIN = {float(DRAW_MARGIN)!r}",
             f"PRUNE = {int(PRUNE)!r}",
             f"LOOKAHEAD = {int(LOOKAHEAD)!r}",
-            f"KNOCK_BONUS = {float(KNOCK_BONUS)!r}",
-            f"HORIZON = {float(HORIZON)!r}",
-            f"USE_DRAW = {bool(use_draw_table)!r}",
             "# DANGER[picked][passed][rank - 1]: chance the opponent picks the discard up.",
             f"DANGER = {tables['danger']!r}",
-            "# DRAW[deadwood // DEADWOOD_STEP][turn // TURN_STEP]: expected stock-draw gain.",
-            f"DRAW = {tables['draw']!r}",
-            "# KNOCK[deadwood][turn // TURN_STEP][late]: 1 = knock, 0 = play on.",
+            "# KNOCK[deadwood][turn // TURN_STEP]: 1 = knock, 0 = play on.",
             f"KNOCK = {tables['knock']!r}",
+            "# VALUE[deadwood][turn // TURN_STEP]: round points that deadwood after a play is",
+            "# worth; CALLED: what the opponent's call on its next play is worth to it, on",
+            "# average; HAZARD[turn // TURN_STEP]: the chance of that call.",
+            f"VALUE = {tables['value']!r}",
+            f"CALLED = {tables['called']!r}",
+            f"HAZARD = {tables['hazard']!r}",
         ]
     )
     body = TEMPLATE.replace("# --- tables ---", literals)
@@ -550,7 +572,7 @@ def _check(source: str, doc: str, tables: dict[str, tuple]) -> None:
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
-            if isinstance(target, ast.Name) and target.id in ("DANGER", "DRAW", "KNOCK"):
+            if isinstance(target, ast.Name) and target.id.lower() in tables:
                 found[target.id.lower()] = ast.literal_eval(node.value)
     if found != tables:
         raise ValueError("generated tables do not read back as the fitted tables")

@@ -8,6 +8,7 @@ import polars as pl
 import pytest
 
 from models import ginrummy as model
+from models import ginrummy_value as value_model
 from models import tables
 from pipeline import ginrummy_stats
 from strategies.bots.ginrummy import make_bot
@@ -46,18 +47,13 @@ def test_danger_is_higher_next_to_the_opponents_pickups(fitted):
     assert 0.5 < fitted[0].metadata["danger"]["held_out_auc"] <= 1
 
 
-def test_draw_and_knock_tables_are_complete_and_sane(fitted):
-    nested = model.nested(fitted[0].frame)
-    draw = np.array(nested["draw"])
-    assert draw.shape == (model.DEADWOOD_BUCKETS, model.TURN_BUCKETS)
-    assert np.isfinite(draw).all()
-    # A stock draw takes more off a bad hand than off a good one.
-    assert draw[4].mean() > draw[0].mean()
-    knock = np.array(nested["knock"])
-    assert knock.shape == (11, model.TURN_BUCKETS, 2)
+def test_knock_table_is_complete_and_sane(fitted):
+    knock = np.array(model.nested(fitted[0].frame)["knock"])
+    assert knock.shape == (11, model.TURN_BUCKETS)
     assert set(np.unique(knock)) <= {0, 1}
-    # Knocking at 10 beat playing on (simple and its explorer knock at once and win).
-    assert knock[10].mean() > 0.5
+    # Gin is always taken, and knocking at 10 early beats waiting (the logged players
+    # mostly knock at once, so a wait meets their call).
+    assert knock[0].all() and knock[10][0] == 1
 
 
 def test_tables_file_round_trip(fitted, tmp_path):
@@ -74,3 +70,31 @@ def test_fit_refuses_empty_logs(fitted):
     empty = pl.DataFrame(schema=ginrummy_stats.FEATURES)
     with pytest.raises(model.FitError):
         model.fit(empty, "f" * 64, 0)
+
+
+def test_value_of_waiting_tables_are_sane(fitted):
+    nested = model.nested(fitted[0].frame)
+    value, called = np.array(nested["value"]), np.array(nested["called"])
+    hazard = np.array(nested["hazard"])
+    assert value.shape == called.shape == (value_model.DEADWOOD_CAP + 1, model.TURN_BUCKETS)
+    # Less deadwood after a play is worth more, and costs less when the opponent calls.
+    assert (value[0] > value[10]).all() and (value[10] > value[40]).all()
+    assert (called[0] >= called[30]).all()
+    # The opponent's hands improve as the round goes on: calls come more often late.
+    assert ((hazard >= 0) & (hazard <= 1)).all() and hazard[-1] > hazard[0]
+
+
+def test_knocking_against_waiting_follows_the_odds():
+    size, buckets = value_model.DEADWOOD_CAP + 1, value_model.TURN_BUCKETS
+    deadwood = np.arange(size, dtype=float)
+    knock = np.tile(20.0 - deadwood, (buckets, 1))  # knocking scores 20 - deadwood
+    stay = np.tile(np.eye(size), (buckets, 1, 1))  # deadwood never changes
+    to_gin = np.zeros((buckets, size, size))
+    to_gin[:, :, 0] = 1  # every hand is gin on the next play
+    # The opponent surely calls next, at a cost: knock whenever allowed.
+    sure = value_model.solve(knock, np.full((buckets, size), -30.0), np.ones(buckets), stay)
+    assert sure["knock"].all()
+    # It never calls and gin (worth 20 here) comes next: waiting beats a knock at 5.
+    gin = value_model.solve(knock, np.zeros((buckets, size)), np.zeros(buckets), to_gin)
+    assert not gin["knock"][5:].any() and gin["knock"][0].all()
+    assert gin["value"][5, 0] == pytest.approx(20.0)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers.cards import DECK
+from parsers.cards import DECK, parse_course
 from strategies.bots.ginrummy import make_bot
 from strategies.codegen import ginrummy as codegen
 from strategies.engines.ginrummy import GinRummyRules, play_game
@@ -26,18 +26,20 @@ TABLES = {
         )
         for p in range(4)
     ),  # fmt: skip
-    "draw": tuple(tuple(float(d * 1.5 - 2) for _ in range(8)) for d in range(7)),
-    "knock": tuple(tuple((int(d < 9 or t > 2), 1) for t in range(8)) for d in range(11)),
+    "knock": tuple(tuple(int(d < 9 or t > 2) for t in range(8)) for d in range(11)),
+    "value": tuple(tuple(round(30.0 - d - 2 * t, 2) for t in range(8)) for d in range(51)),
+    "called": tuple(tuple(round(0.5 - 0.1 * d, 2) for _ in range(8)) for d in range(51)),
+    "hazard": tuple(round(0.02 + 0.02 * t, 2) for t in range(8)),
 }
 METADATA = {
     "games": 12,
     "rounds": 90,
     "rows": 2500,
     "fingerprint": "ab" * 32,
-    "method": "logistic regression (danger) + situation means (draw, knock)",
+    "method": "logistic regression (danger) + dynamic programming over logged plays",
     "danger": {"discards": 2000, "picked_up": 300, "held_out_auc": 0.71},
     "sources": ["simulated"],
-    "settings": {"turn_bucket": 4, "deadwood_bucket": 10, "late_score": 70},
+    "settings": {"turn_bucket": 4},
 }
 RULES = GinRummyRules()
 SOLVER = MeldSolver()
@@ -87,7 +89,11 @@ def test_log_text_never_reaches_the_code():
     with pytest.raises(ValueError):
         codegen.module_source({**TABLES, "danger": ((("0.5; import os",),),)}, METADATA)
     with pytest.raises(ValueError):
-        codegen.module_source({**TABLES, "knock": ((2, 1),) * 11}, METADATA)
+        codegen.module_source({**TABLES, "knock": ((2,) * 8,) * 11}, METADATA)
+    with pytest.raises(ValueError):
+        codegen.module_source({**TABLES, "hazard": (1.5,) * 8}, METADATA)
+    with pytest.raises(ValueError):
+        codegen.module_source({**TABLES, "value": TABLES["value"][:5]}, METADATA)
 
 
 def test_memory_round_trips_and_malformed_memory_is_rejected(player):
@@ -136,3 +142,18 @@ def test_same_seed_same_game(source, tmp_path):
             play_game(RULES, [module, make_bot("simple", rng, RULES, SOLVER)], rng, SOLVER)
         )
     assert records[0] == records[1]
+
+
+@pytest.mark.parametrize("flag", [0, 1])
+def test_knocks_when_the_knock_table_says(flag, tmp_path):
+    held = ("SA", "S2", "S3", "H4", "H5", "H6", "D7", "D8", "D9", "C10")
+    hand = tuple(parse_course(card) for card in held)
+    knock = tuple(tuple(flag if d == 10 else 1 for _ in range(8)) for d in range(11))
+    module = load(codegen.module_source({**TABLES, "knock": knock}, METADATA), tmp_path)
+    _, memory = module.pick(parse_course("DK"), (0, 0), None, None, hand)
+    state = module.parse_memory(memory)
+    state.plays = 1  # the second turn: calls are allowed
+    # Drawing CK and throwing C10 leaves deadwood 10.
+    (act, card), _ = module.play(parse_course("CK"), (0, 0), state.dump(), hand)
+    assert act == ("knock" if flag else "drop")
+    assert card == parse_course("C10") or not flag
