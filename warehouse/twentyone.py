@@ -12,11 +12,11 @@ FORMAT = log_format
 _POINTS = " ".join(f"WHEN '{rank}' THEN {points}" for rank, points in BLACKJACK_POINTS.items())
 
 SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS twentyone_turns (
+CREATE TABLE IF NOT EXISTS twentyone_turn_rows (
     log_id INTEGER NOT NULL,
     line INTEGER NOT NULL,
     round INTEGER NOT NULL,
-    hand VARCHAR[] NOT NULL,
+    hand VARCHAR NOT NULL,
     player VARCHAR NOT NULL,
     mine BOOLEAN NOT NULL,
     hand_id INTEGER NOT NULL,
@@ -25,7 +25,16 @@ CREATE TABLE IF NOT EXISTS twentyone_turns (
     bid INTEGER NOT NULL,
     upcard VARCHAR NOT NULL
 );
-COMMENT ON TABLE twentyone_turns IS 'TwentyOne: one row per logged decision, as the turn file has it (hand after the action, newest card first)';
+COMMENT ON TABLE twentyone_turn_rows IS 'TwentyOne: the turn files'' rows, the hand as written (SQ;H3); query twentyone_turns';
+
+-- Hands are stored as the text the file has (a list costs a fifth more to write) and
+-- read as lists through this view.
+CREATE OR REPLACE VIEW twentyone_turns AS
+SELECT log_id, line, round,
+       CASE WHEN hand = '' THEN []::VARCHAR[] ELSE string_split(hand, ';') END AS hand,
+       player, mine, hand_id, action, amount, bid, upcard
+FROM twentyone_turn_rows;
+COMMENT ON VIEW twentyone_turns IS 'TwentyOne: one row per logged decision, as the turn file has it (hand after the action as a list, newest card first)';
 
 CREATE TABLE IF NOT EXISTS twentyone_seats (
     log_id INTEGER NOT NULL,
@@ -96,7 +105,7 @@ FROM twentyone_scores GROUP BY log_id, player;
 COMMENT ON VIEW twentyone_players IS 'TwentyOne: each player of each game with its rounds and final points';
 """
 
-TABLES = ("twentyone_turns", "twentyone_seats", "twentyone_round_points")
+TABLES = ("twentyone_turn_rows", "twentyone_seats", "twentyone_round_points")
 
 ROW_CHECKS = {
     "turns": (
@@ -165,11 +174,9 @@ UNION ALL
 """ + numbered_score_rows("round", "rounds")
 
 LOAD = {
-    "twentyone_turns": """
-    INSERT INTO twentyone_turns
-    SELECT log_id, line, round,
-           CASE WHEN hand = '' THEN []::VARCHAR[] ELSE string_split(hand, ';') END,
-           player, mine = '1', hand_id,
+    "twentyone_turn_rows": """
+    INSERT INTO twentyone_turn_rows
+    SELECT log_id, line, round, hand, player, mine = '1', hand_id,
            CASE WHEN contains(action, ' ') THEN split_part(action, ' ', 1) ELSE action END,
            CASE WHEN contains(action, ' ') THEN CAST(split_part(action, ' ', 2) AS INTEGER) END,
            bid, upcard
