@@ -515,12 +515,11 @@ def _diagnose(con: duckdb.DuckDBPyConnection, module: ModuleType, suspects: list
     by_id = {p.log_id: p for p in suspects}
     errors = _first_errors(con, module, by_id)
     for pair in suspects:
-        found = [errors.get(pair.log_id)] + [
-            _parse_error(module, getattr(pair, role), role) for role in ("turns", "scores")
-        ]
+        error = errors.get(pair.log_id)
+        for role in ("turns", "scores"):
+            error = error or _parse_error(module, getattr(pair, role), role)
         pair.reject(
-            next((e for e in found if e), None)
-            or LogFormatError(pair.turns.path, None, "breaks a rule no check could locate")
+            error or LogFormatError(pair.turns.path, None, "breaks a rule no check could locate")
         )
 
 

@@ -84,6 +84,20 @@ def negative_bid(root):
     return path, 2, "bid '-5' is not a bid"
 
 
+def bid_with_a_plus_sign(root):
+    path = root / "twentyone" / "t1.csv"
+    set_field(path, 4, 7, b"+5")  # an integer to DuckDB, but not the format's
+    return path, 4, "bid '+5' is not a bid"
+
+
+def gin_hand_with_a_field_delimiter(root):
+    path = root / "ginrummy" / "g1.csv"
+    rows = lines(path)
+    rows[6] = rows[6].replace(b";", b"\x01;", 1)
+    write(path, rows)
+    return path, 7, "is not"
+
+
 def unknown_action(root):
     path = root / "twentyone" / "t0.csv"
     set_field(path, 2, 6, b"Fold")
@@ -236,6 +250,8 @@ CASES = [
     lower_case_card,
     round_not_a_number,
     negative_bid,
+    bid_with_a_plus_sign,
+    gin_hand_with_a_field_delimiter,
     unknown_action,
     bad_flag,
     unpaired,
