@@ -9,7 +9,6 @@ call) apply, and an invalid play ends the game as a loss for whoever made it.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import multiprocessing
 import time
@@ -23,32 +22,13 @@ import numpy as np
 from strategies.bots.ginrummy import make_bot
 from strategies.engines.ginrummy import GinRummyRules, play_game
 from strategies.melds import MeldSolver
+from strategies.player_file import load_module
 
 BASELINES = ("simple", "random", "ginhunter")
 
 
-class PlayerError(ValueError):
-    """A player file that cannot be loaded or lacks the spec's functions."""
-
-
 def load_player(path: str | Path) -> Any:
-    path = Path(path)
-    if not path.is_file():
-        raise PlayerError(f"{path}: no such file")
-    spec = importlib.util.spec_from_file_location(f"ginrummy_player_{abs(hash(path))}", path)
-    if spec is None or spec.loader is None:
-        raise PlayerError(f"{path}: not a Python module")
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as error:  # a broken player is the user's input, not our bug
-        raise PlayerError(f"{path}: cannot load ({type(error).__name__}: {error})") from None
-    missing = [
-        name for name in ("pick", "play", "melds") if not callable(getattr(module, name, None))
-    ]
-    if missing:
-        raise PlayerError(f"{path}: defines no {', '.join(missing)}")
-    return module
+    return load_module(path, "ginrummy", ("pick", "play", "melds"))
 
 
 @dataclass

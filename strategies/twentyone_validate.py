@@ -19,8 +19,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +49,7 @@ from strategies.engines.twentyone import (
     TwentyOneRules,
     play_game,
 )
+from strategies.player_file import PlayerFileError, load_module
 from strategies.twentyone_exact import (
     _POINTS,
     _VALUE,
@@ -88,28 +87,8 @@ TABLE_SEATS = (
 # --- loading a player file -----------------------------------------------------------------
 
 
-class PlayerFileError(ValueError):
-    """A file that is not a TwentyOne player module."""
-
-
-def load_player(path: str | Path, name: str | None = None) -> ModuleType:
-    path = Path(path)
-    if not path.is_file():
-        raise PlayerFileError(f"{path}: no such file")
-    name = name or f"twentyone_player_{abs(hash((str(path.resolve()), time.time_ns())))}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise PlayerFileError(f"{path}: not a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the file runs
-    try:
-        spec.loader.exec_module(module)
-    except Exception as error:
-        raise PlayerFileError(f"{path}: cannot load ({type(error).__name__}: {error})") from None
-    finally:
-        sys.modules.pop(name, None)
-    if not callable(getattr(module, "play", None)):
-        raise PlayerFileError(f"{path}: defines no play(upcard, points, infos, ...)")
+def load_player(path: str | Path) -> ModuleType:
+    module = load_module(path, "twentyone", ("play",))
     for table in ("HAND", "SPLIT", "INSURE", "BIDS"):
         if not hasattr(module, table):
             raise PlayerFileError(f"{path}: has no {table} table (not a generated player?)")

@@ -26,6 +26,7 @@ from strategies.bots.ginrummy import make_bot
 from strategies.codegen import ginrummy as codegen
 from strategies.engines.ginrummy import GinRummyRules, play_game, write_game
 from strategies.melds import MeldSolver
+from strategies.player_file import PlayerFileError
 
 
 def simulate(
@@ -362,7 +363,7 @@ def validate(
                 player, opponents, games=games, seed=seed, workers=workers,
                 progress=lambda name, done: bar.update(tasks[name], completed=done),
             )  # fmt: skip
-        except validating.PlayerError as error:
+        except PlayerFileError as error:
             raise fail(str(error)) from None
     result = {"player": str(player), "games": games, "seed": seed, "against": figures}
     if as_json:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import importlib.util
 import json
 import re
 import struct
@@ -42,6 +41,7 @@ from strategies.bots.hog import BASELINES, parse_bot
 from strategies.codegen.hog import write_module
 from strategies.engines.hog import DEFAULT_RULES, HogRules, as_table, match_frames, simulate_tables
 from strategies.hog_exact import report_card
+from strategies.player_file import PlayerFileError, load_module
 
 GAME = "hog"
 CHUNK = 50_000  # games simulated at once; part of what a seed means, so a constant
@@ -536,26 +536,11 @@ def generate(
     )
 
 
-class PlayerError(ValueError):
-    """A player module that cannot be loaded or is not a Hog strategy."""
-
-
 def load_player(path: Path) -> tuple[Any, dict[str, Any]]:
     """The module's `final_strategy` and the rules it states (`RULES`, else the goal its
     `STRATEGY_TABLE` implies)."""
-    if not path.is_file():
-        raise PlayerError(f"{path}: no such file")
-    spec = importlib.util.spec_from_file_location(f"hog_player_{abs(hash(path))}", path)
-    if spec is None or spec.loader is None:
-        raise PlayerError(f"{path}: not a Python module")
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as error:  # a broken player is the user's input, not our bug
-        raise PlayerError(f"{path}: cannot load ({type(error).__name__}: {error})") from None
-    strategy = getattr(module, "final_strategy", None)
-    if not callable(strategy):
-        raise PlayerError(f"{path}: defines no final_strategy(score, opponent_score)")
+    module = load_module(path, "hog", ("final_strategy",))
+    strategy = module.final_strategy
     stated = getattr(module, "RULES", None)
     if isinstance(stated, dict):
         return strategy, {k: str(v) for k, v in stated.items()}
@@ -573,7 +558,9 @@ def validate_player(
     try:
         table = as_table(strategy, rules)
     except (ValueError, TypeError, IndexError) as error:
-        raise PlayerError(f"{path}: final_strategy is not a Hog strategy here ({error})") from None
+        raise PlayerFileError(
+            f"{path}: final_strategy is not a Hog strategy here ({error})"
+        ) from None
     card = report_card(table, rules, BASELINES)
     card["gaps"] = {
         "best_vs_always_roll_6_minus_player": card["best_possible_vs_always_roll_6"]["average"]
@@ -599,7 +586,7 @@ def validate(
     """Exact win rates of a player against every baseline and the optimal strategy."""
     try:
         card, game_rules = validate_player(player, _settings(rules))
-    except ValueError as error:  # PlayerError, or rules that do not make sense
+    except ValueError as error:  # PlayerFileError, or rules that do not make sense
         raise fail(str(error)) from None
     if as_json:
         print(json.dumps({"player": str(player), **card}, indent=2))

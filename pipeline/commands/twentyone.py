@@ -46,6 +46,7 @@ from strategies.engines.twentyone import (
     write_logs,
 )
 from strategies.engines.twentyone import settle as settle_hand
+from strategies.player_file import PlayerFileError
 
 GAME = "twentyone"
 EPOCH = datetime(2021, 10, 1)  # stems look like the server's timestamps; game g is EPOCH + g s
@@ -571,7 +572,7 @@ def validate(
     game_rules = _game_rules(rules)
     try:
         result = validate_player(player, game_rules, hands, games, seed)
-    except tw_validate.PlayerFileError as error:
+    except PlayerFileError as error:
         raise fail(str(error)) from None
     if as_json:
         print(json.dumps(result, indent=2, default=str))

@@ -1,0 +1,36 @@
+"""A user's player file, loaded as a module: one place for what a bad file is told."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+
+class PlayerFileError(ValueError):
+    """A player file that cannot be loaded or lacks what its game calls."""
+
+
+def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> ModuleType:
+    """Run the file as a fresh module and check it defines each of `functions`."""
+    path = Path(path)
+    if not path.is_file():
+        raise PlayerFileError(f"{path}: no such file")
+    name = f"{game}_player_{abs(hash((str(path.resolve()), time.time_ns())))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise PlayerFileError(f"{path}: not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the file runs
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:  # a broken player is the user's input, not our bug
+        raise PlayerFileError(f"{path}: cannot load ({type(error).__name__}: {error})") from None
+    finally:
+        sys.modules.pop(name, None)
+    missing = [f for f in functions if not callable(getattr(module, f, None))]
+    if missing:
+        raise PlayerFileError(f"{path}: defines no {', '.join(missing)}")
+    return module
