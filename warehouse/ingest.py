@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import os
+import re
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -36,6 +38,7 @@ BATCH_BYTES = 48 * 1024 * 1024
 """Bytes of logs staged at once: bounds memory whatever the corpus size."""
 MEMORY_LIMIT = "500MB"
 NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
+GLOB_CHARACTERS = "*?["
 LINE_DELIMITER = "\\x01"  # no log has it: each line is read as one field
 QUOTE = "''''"  # a SQL string literal holding one quote mark
 
@@ -150,24 +153,46 @@ Progress = Callable[[int, int], None]
 
 
 def find_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[LogFormatError]]:
-    """Files, folders (recursively) and globs → the CSV files they name, in a stable order."""
-    found: dict[Path, None] = {}
+    """Files, folders (recursively, through symlinks) and globs → the CSV files they name,
+    in a stable order; a file reached twice counts once."""
+    found: dict[Path, Path] = {}
     missing = []
     for given in map(str, paths):
-        if any(ch in given for ch in "*?["):
-            matches = [Path(m) for m in glob.glob(given, recursive=True)]
-            matches = [m for m in matches if m.is_file()]
-        elif Path(given).is_dir():
-            matches = [p for p in Path(given).rglob("*.csv") if p.is_file()]
-        elif Path(given).is_file():
-            matches = [Path(given)]
+        path = Path(given)
+        # A name that exists is taken as it is, even if it holds glob characters.
+        if path.is_file():
+            matches = [path]
+        elif path.is_dir():
+            matches = _csv_files_under(path)
+        elif any(ch in given for ch in GLOB_CHARACTERS):
+            matches = [Path(m) for m in glob.glob(given, recursive=True) if Path(m).is_file()]
         else:
             matches = []
         if not matches:
             missing.append(LogFormatError(given, None, "no such file, folder or matching file"))
         for match in sorted(matches):
-            found[match.resolve()] = None
-    return list(found), missing
+            found.setdefault(match.resolve(), match.absolute())
+    return list(found.values()), missing
+
+
+def _csv_files_under(folder: Path) -> list[Path]:
+    """The CSV files under `folder`, following symlinked folders once each."""
+    files, seen = [], set()
+    for root, folders, names in os.walk(folder, followlinks=True):
+        real = Path(root).resolve()
+        if real in seen:  # a link back up the tree
+            folders.clear()
+            continue
+        seen.add(real)
+        folders.sort()
+        files += [Path(root, n) for n in names if n.endswith(".csv") and Path(root, n).is_file()]
+    return files
+
+
+def _duckdb_path(path: Path) -> str:
+    """`path` for DuckDB's readers, which expand glob characters: each one escaped as a
+    one-character class, so `g[1].csv` is read and not `g1.csv`."""
+    return re.sub(f"([{re.escape(GLOB_CHARACTERS)}])", r"[\1]", str(path))
 
 
 def pair_files(files: Iterable[Path]) -> tuple[list[Pair], list[LogFormatError]]:
@@ -239,7 +264,7 @@ def _stage(
                       delim = '{LINE_DELIMITER}', quote = '', escape = '', auto_detect = false,
                       ignore_errors = true, strict_mode = true, nullstr = '{NO_NULLS}')
         """,
-        {"paths": [str(getattr(p, role).path) for p in pairs]},
+        {"paths": [_duckdb_path(getattr(p, role).path) for p in pairs]},
     )
     con.execute(
         f"""
@@ -289,7 +314,7 @@ def _stage_fields(
                                null_padding = false, strict_mode = true,
                                nullstr = '{NO_NULLS}')
         """,
-        [[str(f.path) for f in files]],
+        [[_duckdb_path(f.path) for f in files]],
     )
     # A join inside the read would not keep the files' order, so the numbering comes after.
     con.execute(
