@@ -298,6 +298,7 @@ def _stage(
         )
         """
     )
+    con.execute(f"DROP TABLE stage_{role}_lines")  # its memory is wanted for the load
 
 
 def _stage_fields(
