@@ -10,12 +10,13 @@ says which) in the shared table format (`models.tables`):
   earlier pickups (`none/near/adjacent/same rank`) and passes (`none/adjacent/same rank`)
   and its rank; `card` rows hold its mean over the logged discards of each card (the
   4 × 13 grid of the report).
-- `knock[deadwood][turn bucket]` (1 to knock, 0 to wait; `extra` holds the knock-minus-wait
-  margin in round points), `value[deadwood][turn bucket]` (what holding that deadwood
-  after a play is worth, in round points), `called[deadwood][turn bucket]` (what the
-  opponent's call on its next play is worth to that deadwood, on average) and
-  `hazard[turn bucket]` (the chance that call comes): the value of waiting, by dynamic
-  programming over the logged plays (`models.ginrummy_value`).
+- `knock[deadwood][turn bucket]` per score bucket (`c` = my score // 10 × 10 + theirs // 10;
+  1 to knock, 0 to wait; `extra` holds the knock-minus-wait margin in game-win chance),
+  `value[deadwood][turn bucket]` (what holding that deadwood after a play is worth, in
+  round points), `called[deadwood][turn bucket]` (what the opponent's call on its next
+  play is worth to that deadwood, on average) and `hazard[turn bucket]` (the chance that
+  call comes): the value of waiting, by dynamic programming over the logged plays
+  (`models.ginrummy_value`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,15 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from models.ginrummy_value import DEADWOOD_CAP, KNOCK_LIMIT, TURN_BUCKET, TURN_BUCKETS, fit_value
+from models.ginrummy_value import (
+    DEADWOOD_CAP,
+    KNOCK_LIMIT,
+    SCORE_BUCKETS,
+    SCORE_STEP,
+    TURN_BUCKET,
+    TURN_BUCKETS,
+    fit_value,
+)
 from pipeline.ginrummy_stats import PASSED, PICKED
 
 KIND = "player-tables"
@@ -132,22 +141,26 @@ def fit_knock_value(features: pl.DataFrame) -> pl.DataFrame:
     except ValueError as error:
         raise FitError(str(error)) from None
     plays = fitted["plays"]
+    schema = {"a": pl.Int64, "b": pl.Int64, "c": pl.Int64, "value": pl.Float64, "n": pl.Int64,
+              "extra": pl.Float64}  # fmt: skip
     parts = []
-    for name in ("knock", "value", "called", "hazard"):
+    for name in ("value", "called", "hazard"):
         grid = np.atleast_2d(fitted[name])
-        rows = [
-            (d, t, float(value), int(plays[t]),
-             float(fitted["margin"][d][t]) if name == "knock" else None)
-            for d, row in enumerate(grid) for t, value in enumerate(row)
-        ]  # fmt: skip
-        table = pl.DataFrame(
-            rows,
-            schema={"a": pl.Int64, "b": pl.Int64, "value": pl.Float64, "n": pl.Int64,
-                    "extra": pl.Float64},
-            orient="row",
-        ).with_columns(pl.lit(0).alias("c"), pl.col("value").round(4))  # fmt: skip
-        parts.append(_tagged(name, table))
-    return pl.concat(parts)
+        rows = [(d, t, 0, float(value), int(plays[t]), None)
+                for d, row in enumerate(grid) for t, value in enumerate(row)]  # fmt: skip
+        parts.append(pl.DataFrame(rows, schema=schema, orient="row"))
+    knock, margin = fitted["knock"], fitted["margin"]
+    rows = [
+        (d, t, mine * SCORE_BUCKETS + theirs, float(knock[mine, theirs, d, t]), int(plays[t]),
+         float(margin[mine, theirs, d, t]))
+        for mine, theirs, d, t in np.ndindex(knock.shape)
+    ]  # fmt: skip
+    parts.append(pl.DataFrame(rows, schema=schema, orient="row"))
+    names = ("value", "called", "hazard", "knock")
+    return pl.concat(
+        _tagged(name, part.with_columns(pl.col("value").round(4)))
+        for name, part in zip(names, parts, strict=True)
+    )
 
 
 def _tagged(name: str, table: pl.DataFrame) -> pl.DataFrame:
@@ -181,6 +194,8 @@ def fit(features: pl.DataFrame, fingerprint: str, logs: int) -> Fitted:
         "settings": {
             "turn_bucket": TURN_BUCKET,
             "turn_buckets": TURN_BUCKETS,
+            "score_bucket": SCORE_STEP,
+            "score_buckets": SCORE_BUCKETS,
             "deadwood_cap": DEADWOOD_CAP,
         },
         "danger": danger_info,
@@ -193,7 +208,7 @@ def fit(features: pl.DataFrame, fingerprint: str, logs: int) -> Fitted:
 
 
 def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
-    """`danger[p][q][rank-1]`, `knock[dw][turn bucket]`,
+    """`danger[p][q][rank-1]`, `knock[my score // 10][theirs // 10][dw][turn bucket]`,
     `value[dw][turn bucket]` and `called[dw][turn bucket]` (dw up to the cap),
     `hazard[turn bucket]`."""
 
@@ -201,11 +216,14 @@ def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
         part = fitted_frame.filter(pl.col("table") == name)
         return {(a, b, c): v for a, b, c, v in part.select("a", "b", "c", "value").iter_rows()}
 
-    def grid(name: str, rows: int, cast=float) -> tuple:
+    def grid(name: str, rows: int, cast=float, c: int = 0) -> tuple:
         found = cells(name)
         return tuple(
-            tuple(cast(found[(d, t, 0)]) for t in range(TURN_BUCKETS)) for d in range(rows)
+            tuple(cast(found[(d, t, c)]) for t in range(TURN_BUCKETS)) for d in range(rows)
         )
+
+    def knock(mine: int, theirs: int) -> tuple:
+        return grid("knock", KNOCK_LIMIT + 1, int, mine * SCORE_BUCKETS + theirs)
 
     danger = cells("danger")
     try:
@@ -214,7 +232,10 @@ def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
                 tuple(tuple(float(danger[(p, q, r)]) for r in range(1, 14)) for q in range(3))
                 for p in range(4)
             ),
-            "knock": grid("knock", KNOCK_LIMIT + 1, int),
+            "knock": tuple(
+                tuple(knock(mine, theirs) for theirs in range(SCORE_BUCKETS))
+                for mine in range(SCORE_BUCKETS)
+            ),
             "value": grid("value", DEADWOOD_CAP + 1),
             "called": grid("called", DEADWOOD_CAP + 1),
             "hazard": grid("hazard", 1)[0],

@@ -280,14 +280,14 @@ def fit(
         return
     summary = Table(title=f"ginrummy tables → {out}", show_header=False)
     danger = fitted.metadata["danger"]
-    knock = gr_model.nested(fitted.frame)["knock"]
-    waits = sum(1 - cell for row in knock for cell in row)
+    knock = np.array(gr_model.nested(fitted.frame)["knock"])
+    waits = int((knock == 0).sum())
     for name, value in (
         ("logs / rounds / turns",
          f"{logs:,} / {fitted.metadata['rounds']:,} / {features.height:,}"),
         ("danger model", f"{danger['discards']:,} discards, {danger['picked_up']:,} picked up, "
                          f"held-out AUC {danger['held_out_auc']}"),
-        ("knock policy", f"wait in {waits} of {len(knock) * len(knock[0])} (deadwood, turn) cells"),
+        ("knock policy", f"wait in {waits:,} of {knock.size:,} (score, deadwood, turn) cells"),
         ("fingerprint", fitted.metadata["fingerprint"][:16] + "…"),
     ):  # fmt: skip
         summary.add_row(name, value)
@@ -432,19 +432,34 @@ def _html_table(frame: pl.DataFrame) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _knock_chart(frame: pl.DataFrame) -> str:
-    """Knock (green) or wait (grey) by deadwood (rows) and turn bucket (columns), with the
-    knock-minus-wait margin in each cell's tooltip."""
-    knock = frame.filter(pl.col("table") == "knock")
+# The knock policy's score situations the report draws: (caption, my bucket, theirs).
+KNOCK_SCORES = (("level, at the start (both 0-9)", 0, 0), ("far behind (0-9 against 90+)", 0, 9),
+                ("near the target (90+ against 0-9)", 9, 0))  # fmt: skip
+
+
+def _knock_charts(frame: pl.DataFrame) -> str:
+    buckets = gr_model.SCORE_BUCKETS
+    return "".join(
+        f'<figure class="knock"><figcaption>{html.escape(caption)}</figcaption>'
+        f"{_knock_chart(frame, mine * buckets + theirs)}"
+        "</figure>"
+        for caption, mine, theirs in KNOCK_SCORES
+    )
+
+
+def _knock_chart(frame: pl.DataFrame, scores: int) -> str:
+    """Knock (green) or wait (grey) at one score bucket pair, by deadwood (rows) and turn
+    bucket (columns), with the knock-minus-wait margin in each cell's tooltip."""
+    knock = frame.filter((pl.col("table") == "knock") & (pl.col("c") == scores))
     cell, parts = 26, []
     turns = int(knock["b"].max()) + 1
     for a, b, value, n, extra in knock.select("a", "b", "value", "n", "extra").iter_rows():
         colour = "#3a9d5d" if value >= 0.5 else "#bbbbbb"
-        margin = "n/a" if extra is None else f"{extra:+.2f}"
+        margin = "n/a" if extra is None else f"{100 * extra:+.2f}"
         parts.append(
             f'<rect x="{b * cell}" y="{a * cell}" width="{cell - 2}" height="{cell - 2}"'
             f' fill="{colour}"><title>deadwood {a}, turns {b * 4 + 1}-{b * 4 + 4}: '
-            f"{'knock' if value >= 0.5 else 'wait'} (knock − wait {margin} points, "
+            f"{'knock' if value >= 0.5 else 'wait'} (knock − wait {margin} % game-win chance, "
             f"n {n})</title></rect>"
         )
     for b in range(turns):
@@ -494,6 +509,7 @@ body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width:
 table {{ border-collapse: collapse; margin-bottom: 1em; }}
 td, th {{ padding: 2px 8px; text-align: right; font-size: 13px; }}
 tr:nth-child(even) {{ background: #f4f4f4; }}
+figure.knock {{ display: inline-block; margin: 0 2em 1em 0; }}
 table.grid td {{ width: 2.6em; text-align: center; border: 1px solid #fff; }}
 pre {{ background: #f8f8f8; padding: 1em; font-size: 12px; }}
 </style></head><body>
@@ -505,9 +521,11 @@ sources: {html.escape(", ".join(metadata.get("sources", [])))}); data fingerprin
 <p>Green: knock; grey: play on. Rows: deadwood after the discard (0 is always gin);
 columns: first turn of the bucket (both players' turns counted). Knocking is weighed against
 waiting by dynamic programming over the logged plays: the chance the opponent calls first,
-what its call costs, and how deadwood falls over the next draws. Hover for the
-knock-minus-wait margin in round points and the number of logged plays.</p>
-{_knock_chart(frame)}
+what its call costs, and how deadwood falls over the next draws, each round's points counted
+as the chance of winning the game they leave at the round's scores (the policy has one
+such chart per pair of score buckets; three are drawn). Hover for the knock-minus-wait
+margin and the number of logged plays.</p>
+{_knock_charts(frame)}
 <h2>Discard danger</h2>
 <p>Chance that the opponent picks a discard up (logistic regression on the card's relation to
 the opponent's earlier pickups and passes, and its rank), averaged over the logged discards of

@@ -18,7 +18,7 @@ after a play at a turn, `models.ginrummy_value`):
   card up given what it picked and passed (none when the cards it would need to meld it
   are mine or dead);
 - knock: gin whenever possible; knock when the fitted `KNOCK` table says knocking is
-  worth more than waiting at this deadwood and turn.
+  worth more than waiting at this score, deadwood and turn (in game-win chance).
 `DANGER_WEIGHT`, `PRUNE` and `LOOKAHEAD` are set here (see their comments); the tables
 come from the logs.
 
@@ -353,6 +353,13 @@ def _bucket(state, ahead=0):
     return min(turn // TURN_STEP, len(HAZARD) - 1)
 
 
+def _knocks(state):
+    """The knock policy at this round's scores."""
+    top = len(KNOCK) - 1
+    mine, theirs = (min(score // SCORE_STEP, top) for score in state.scores)
+    return KNOCK[mine][theirs]
+
+
 def pick(discard_top, scores, memory, opponent_draw, hand):
     """("stock" | "discard", memory): the draw, after updating what is known."""
     state = _observe(memory, discard_top, scores, opponent_draw, hand)
@@ -388,7 +395,7 @@ def play(picked, scores, memory, hand):
     act = "drop"
     if may_call and least == 0:
         act, choice = "gin", options[0][1]
-    elif may_call and least <= KNOCK_LIMIT and KNOCK[least][bucket]:
+    elif may_call and least <= KNOCK_LIMIT and _knocks(state)[least][bucket]:
         act, choice = "knock", options[0][1]
     elif state.stock == 0:
         choice = options[0][1]
@@ -491,11 +498,19 @@ def _shaped(tables: dict[str, tuple]) -> dict[str, tuple]:
     if len(danger) != 4 or any(len(b) != 3 or any(len(r) != 13 for r in b) for b in danger):
         raise ValueError("the danger table must be 4 x 3 x 13")
     value, called = (_grid(tables[name], name) for name in ("value", "called"))
-    knock = tuple(tuple(_flag(v) for v in row) for row in tables["knock"])
+    knock = tuple(
+        tuple(tuple(tuple(_flag(v) for v in row) for row in cell) for cell in line)
+        for line in tables["knock"]
+    )
     hazard = tuple(_probability(v) for v in tables["hazard"])
     turns = len(value[0])
-    if len(knock) != 11 or any(len(row) != turns for row in knock):
-        raise ValueError("the knock table must be 11 x turn buckets")
+    cells = [cell for line in knock for cell in line]
+    if (
+        not knock
+        or any(len(line) != len(knock) for line in knock)
+        or any(len(cell) != 11 or any(len(row) != turns for row in cell) for cell in cells)
+    ):
+        raise ValueError("the knock table must be scores x scores x 11 x turn buckets")
     if len(value) <= 11 or len(called) != len(value) or len(value[0]) != turns:
         raise ValueError("the value and called tables must be deadwood (> 11) x turn buckets")
     if len(hazard) != turns or len(called[0]) != turns:
@@ -542,12 +557,14 @@ def module_source(
     literals = "\n".join(
         [
             f"TURN_STEP = {int(settings.get('turn_bucket', 4))!r}",
+            f"SCORE_STEP = {int(settings.get('score_bucket', 10))!r}",
             f"DANGER_WEIGHT = {float(DANGER_WEIGHT)!r}",
             f"PRUNE = {int(PRUNE)!r}",
             f"LOOKAHEAD = {int(LOOKAHEAD)!r}",
             "# DANGER[picked][passed][rank - 1]: chance the opponent picks the discard up.",
             f"DANGER = {tables['danger']!r}",
-            "# KNOCK[deadwood][turn // TURN_STEP]: 1 = knock, 0 = play on.",
+            "# KNOCK[my score // SCORE_STEP][theirs // SCORE_STEP][deadwood][turn // TURN_STEP]:",
+            "# 1 = knock, 0 = play on.",
             f"KNOCK = {tables['knock']!r}",
             "# VALUE[deadwood][turn // TURN_STEP]: round points that deadwood after a play is",
             "# worth; CALLED: what the opponent's call on its next play is worth to it, on",

@@ -6,6 +6,8 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from models import ginrummy as model
 from models import ginrummy_value as value_model
@@ -49,11 +51,12 @@ def test_danger_is_higher_next_to_the_opponents_pickups(fitted):
 
 def test_knock_table_is_complete_and_sane(fitted):
     knock = np.array(model.nested(fitted[0].frame)["knock"])
-    assert knock.shape == (11, model.TURN_BUCKETS)
+    buckets = value_model.SCORE_BUCKETS
+    assert knock.shape == (buckets, buckets, 11, model.TURN_BUCKETS)
     assert set(np.unique(knock)) <= {0, 1}
-    # Gin is always taken, and knocking at 10 early beats waiting (the logged players
-    # mostly knock at once, so a wait meets their call).
-    assert knock[0].all() and knock[10][0] == 1
+    # Gin is always taken, and knocking at 10 early at level scores beats waiting (the
+    # logged players mostly knock at once, so a wait meets their call).
+    assert knock[:, :, 0].all() and knock[0, 0, 10, 0] == 1
 
 
 def test_tables_file_round_trip(fitted, tmp_path):
@@ -98,3 +101,30 @@ def test_knocking_against_waiting_follows_the_odds():
     gin = value_model.solve(knock, np.zeros((buckets, size)), np.zeros(buckets), to_gin)
     assert not gin["knock"][5:].any() and gin["knock"][0].all()
     assert gin["value"][5, 0] == pytest.approx(20.0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-60, 60), min_size=1, max_size=40).filter(any))
+def test_game_win_chance_is_fair_and_rises_with_the_score(points):
+    chance = value_model.win_chance(np.array(points))
+    below = chance[: value_model.GAME_TARGET, : value_model.GAME_TARGET]
+    # Rounds drawn both ways: the game is fair from level scores and zero-sum.
+    np.testing.assert_allclose(np.diag(below), 0.5, atol=1e-9)
+    np.testing.assert_allclose(below + below.T, 1.0, atol=1e-9)
+    assert (np.diff(below, axis=0) >= -1e-12).all() and (np.diff(below, axis=1) <= 1e-12).all()
+
+
+def test_near_the_target_a_sure_knock_beats_waiting_for_gin():
+    size, buckets, most = value_model.DEADWOOD_CAP + 1, value_model.TURN_BUCKETS, value_model.MOST
+    theirs = np.zeros((buckets, most + 1))
+    theirs[:, 30] = 1  # the opponent always holds 30
+    to_gin = np.zeros((buckets, size, size))
+    to_gin[:, :, 0] = 1  # every hand is gin on the next play; the opponent never calls
+    odds = value_model.Odds(theirs, np.zeros((buckets, 2, most + 1)), np.zeros(buckets),
+                            to_gin, np.ones(buckets, dtype=int))  # fmt: skip
+    chance = value_model.win_chance(np.array([-20, 20]))
+    knock, margin = value_model.knock_policy(odds, chance)
+    # Gin next (25 + 30) beats a knock at 5 (25 points) in round points and, far from the
+    # target, in game-win chance; from 90 points on either ends the game: knock at once.
+    assert not knock[:7, :, 5].any() and (margin[:7, :, 5] < 0).all()
+    assert knock[9, :, 5].all() and knock[9, :, 10].all()

@@ -26,7 +26,13 @@ TABLES = {
         )
         for p in range(4)
     ),  # fmt: skip
-    "knock": tuple(tuple(int(d < 9 or t > 2) for t in range(8)) for d in range(11)),
+    "knock": tuple(
+        tuple(
+            tuple(tuple(int(d < 9 or t > 2 or mine == 9) for t in range(8)) for d in range(11))
+            for _ in range(10)
+        )
+        for mine in range(10)
+    ),  # fmt: skip
     "value": tuple(tuple(round(30.0 - d - 2 * t, 2) for t in range(8)) for d in range(51)),
     "called": tuple(tuple(round(0.5 - 0.1 * d, 2) for _ in range(8)) for d in range(51)),
     "hazard": tuple(round(0.02 + 0.02 * t, 2) for t in range(8)),
@@ -39,7 +45,7 @@ METADATA = {
     "method": "logistic regression (danger) + dynamic programming over logged plays",
     "danger": {"discards": 2000, "picked_up": 300, "held_out_auc": 0.71},
     "sources": ["simulated"],
-    "settings": {"turn_bucket": 4},
+    "settings": {"turn_bucket": 4, "score_bucket": 10},
 }
 RULES = GinRummyRules()
 SOLVER = MeldSolver()
@@ -89,7 +95,11 @@ def test_log_text_never_reaches_the_code():
     with pytest.raises(ValueError):
         codegen.module_source({**TABLES, "danger": ((("0.5; import os",),),)}, METADATA)
     with pytest.raises(ValueError):
-        codegen.module_source({**TABLES, "knock": ((2,) * 8,) * 11}, METADATA)
+        codegen.module_source({**TABLES, "knock": ((((2,) * 8,) * 11,) * 10,) * 10}, METADATA)
+    with pytest.raises(ValueError):  # a knock table without the scores
+        codegen.module_source({**TABLES, "knock": TABLES["knock"][0][0]}, METADATA)
+    with pytest.raises(ValueError):  # not square in the scores
+        codegen.module_source({**TABLES, "knock": TABLES["knock"][:9]}, METADATA)
     with pytest.raises(ValueError):
         codegen.module_source({**TABLES, "hazard": (1.5,) * 8}, METADATA)
     with pytest.raises(ValueError):
@@ -144,16 +154,23 @@ def test_same_seed_same_game(source, tmp_path):
     assert records[0] == records[1]
 
 
-@pytest.mark.parametrize("flag", [0, 1])
-def test_knocks_when_the_knock_table_says(flag, tmp_path):
+@pytest.mark.parametrize(
+    ("scores", "knocks"), [((0, 0), False), ((95, 40), True), ((40, 95), False), ((89, 0), False)]
+)
+def test_knocks_when_the_knock_table_says_at_these_scores(scores, knocks, tmp_path):
     held = ("SA", "S2", "S3", "H4", "H5", "H6", "D7", "D8", "D9", "C10")
     hand = tuple(parse_course(card) for card in held)
-    knock = tuple(tuple(flag if d == 10 else 1 for _ in range(8)) for d in range(11))
+    # Knock with deadwood 10 only from 90 points on.
+    knock = tuple(
+        tuple(tuple(tuple(int(d < 10 or mine == 9) for _ in range(8)) for d in range(11))
+              for _ in range(10))
+        for mine in range(10)
+    )  # fmt: skip
     module = load(codegen.module_source({**TABLES, "knock": knock}, METADATA), tmp_path)
-    _, memory = module.pick(parse_course("DK"), (0, 0), None, None, hand)
+    _, memory = module.pick(parse_course("DK"), scores, None, None, hand)
     state = module.parse_memory(memory)
     state.plays = 1  # the second turn: calls are allowed
     # Drawing CK and throwing C10 leaves deadwood 10.
-    (act, card), _ = module.play(parse_course("CK"), (0, 0), state.dump(), hand)
-    assert act == ("knock" if flag else "drop")
-    assert card == parse_course("C10") or not flag
+    (act, card), _ = module.play(parse_course("CK"), scores, state.dump(), hand)
+    assert act == ("knock" if knocks else "drop")
+    assert card == parse_course("C10") or not knocks

@@ -1,0 +1,100 @@
+"""Gin Rummy end to end through the real CLI: simulate → ingest (with the real server logs)
+→ stats → fit → generate → validate → report."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from models import ginrummy as model
+from models import tables
+from pipeline.cli import app
+from pipeline.commands.ginrummy import KNOCK_SCORES
+from strategies.ginrummy_validate import load_player
+
+runner = CliRunner()
+REAL_LOGS = Path(__file__).resolve().parents[2] / "examples" / "logs" / "ginrummy"
+
+
+def _json(*args: object) -> dict:
+    result = runner.invoke(app, [str(a) for a in args] + ["--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def chain(tmp_path_factory):
+    root = tmp_path_factory.mktemp("gin")
+    db, table, player = root / "w.duckdb", root / "t.parquet", root / "player.py"
+    _json("simulate", "ginrummy", "--games", 30, "--seed", 3, "--out", root / "logs",
+          "--seats", "simple,explorer")  # fmt: skip
+    ingested = _json("ingest", root / "logs", REAL_LOGS, "--db", db)
+    stats = _json("stats", "ginrummy", "--db", db)
+    fitted = _json("fit", "ginrummy", "--db", db, "--out", table)
+    result = runner.invoke(
+        app, ["generate", "ginrummy", "--table", str(table), "--out", str(player), "--games", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    validated = _json("validate", "ginrummy", player, "--games", 4, "--seed", 5,
+                      "--against", "simple,random,ginhunter", "--workers", 1)  # fmt: skip
+    report = root / "r.html"
+    result = runner.invoke(
+        app, ["report", "ginrummy", "--table", str(table), "--db", str(db), "--out", str(report)]
+    )
+    assert result.exit_code == 0, result.output
+    return {"db": db, "table": table, "player": player, "ingested": ingested, "stats": stats,
+            "fitted": fitted, "validated": validated, "report": report.read_text()}  # fmt: skip
+
+
+def test_the_real_and_simulated_logs_land_and_are_counted(chain):
+    assert chain["ingested"]["ok"] and chain["ingested"]["pairs"]["new"] == 30 + 12
+    sources = {row["source"] for row in chain["stats"]["draws"]}
+    assert sources == {"server", "simulated"}
+    con = duckdb.connect(str(chain["db"]), read_only=True)
+    try:
+        stored = con.execute("SELECT count(*) FROM stats_ginrummy_turn_features").fetchone()[0]
+        turns = con.execute("SELECT count(*) FROM ginrummy_turns").fetchone()[0]
+    finally:
+        con.close()
+    assert stored == turns
+
+
+def test_the_fitted_tables_and_the_player_agree(chain):
+    frame, metadata = tables.read(chain["table"], "ginrummy", model.KIND)
+    assert metadata["games"] == 42 and metadata["sources"] == ["server", "simulated"]
+    player = load_player(chain["player"])
+    nested = model.nested(frame)
+    knock, value = player.KNOCK, player.VALUE
+    assert knock == nested["knock"] and value == nested["value"]
+    assert np.array(player.DANGER).shape == (4, 3, 13)
+    assert metadata["fingerprint"] in player.__doc__
+
+
+def test_validation_covers_every_baseline_without_an_invalid_play(chain):
+    against = chain["validated"]["against"]
+    assert set(against) == {"simple", "random", "ginhunter"}
+    for figures in against.values():
+        assert figures["games"] == 4 and figures["invalid"] == 0
+        assert 0 <= figures["win_ci"][0] <= figures["win_rate"] <= figures["win_ci"][1] <= 1
+
+
+def test_the_report_draws_the_knock_policy_by_score_and_the_danger_grid(chain):
+    page = chain["report"]
+    charts = re.findall(r"<figure class=\"knock\">(.*?)</figure>", page, re.S)
+    assert len(charts) == len(KNOCK_SCORES)
+    knock = np.array(model.nested(tables.read(chain["table"], "ginrummy", model.KIND)[0])["knock"])
+    for chart, (_, mine, theirs) in zip(charts, KNOCK_SCORES, strict=True):
+        cells = re.findall(r'fill="(#[0-9a-f]{6})"><title>deadwood (\d+), turns (\d+)-', chart)
+        assert len(cells) == 11 * model.TURN_BUCKETS
+        for colour, deadwood, first in cells:
+            knocks = knock[mine, theirs, int(deadwood), (int(first) - 1) // model.TURN_BUCKET]
+            assert (colour == "#3a9d5d") == bool(knocks)
+    grid = re.search(r'<table class="grid">(.*?)</table>', page, re.S).group(1)
+    assert grid.count("<tr>") == 5 and grid.count("<td ") == 4 * 13
+    assert "Draw decisions" in page and "server" in page
