@@ -4,6 +4,7 @@ memory, valid melds, and never an invalid play in engine games."""
 from __future__ import annotations
 
 import ast
+import gc
 import importlib.util
 import sys
 
@@ -125,6 +126,18 @@ def test_memory_round_trips_and_malformed_memory_is_rejected(player):
 def test_melds_are_a_least_deadwood_declaration(source_module, cards):
     declared = source_module.melds((0, 0), "", tuple(cards))
     assert check_melds(cards, declared) == SOLVER.deadwood_of(cards)
+
+
+def test_deadwood_memo_is_bounded_and_invisible_to_the_collector(player):
+    # Clearing often must not change an answer; the memo must never hold tracked objects,
+    # which would make every full collection of the host process slower.
+    player.ABSORBED_LIMIT = 64
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        cards = [DECK[i] for i in rng.choice(52, size=10, replace=False)]
+        assert player.deadwood(player.mask_of(cards)) == SOLVER.deadwood_of(cards)
+        assert len(player.ABSORBED) <= 64
+    assert player.ABSORBED and not gc.is_tracked(player.ABSORBED)
 
 
 @pytest.fixture(scope="module")
