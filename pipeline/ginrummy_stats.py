@@ -55,10 +55,16 @@ def source_of(stem: str) -> str:
 
 def load(con: duckdb.DuckDBPyConnection) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The warehouse's Gin Rummy turns and rounds, each with the log's source."""
-    turns = frame(con, TURNS_SQL)
-    rounds = frame(con, ROUNDS_SQL)
-    add_source = pl.col("stem").map_elements(source_of, return_dtype=pl.String).alias("source")
-    return turns.with_columns(add_source), rounds.with_columns(add_source)
+    return frame(con, TURNS_SQL).with_columns(_source()), load_rounds(con)
+
+
+def load_rounds(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """The warehouse's Gin Rummy rounds, with the log's source."""
+    return frame(con, ROUNDS_SQL).with_columns(_source())
+
+
+def _source() -> pl.Expr:
+    return pl.col("stem").map_elements(source_of, return_dtype=pl.String).alias("source")
 
 
 def _relation(card: int, took: int, shunned: int) -> tuple[str, str]:

@@ -213,15 +213,17 @@ def _rich(frame: pl.DataFrame, title: str) -> Table:
 
 
 def _features(con, source: str) -> pl.DataFrame:
-    """The stored per-turn features when they cover every log, else computed afresh."""
-    logs = con.execute("SELECT count(*) FROM logs WHERE game = 'ginrummy'").fetchall()[0][0]
+    """The stored per-turn features when they hold exactly the warehouse's logs (none
+    added, replaced or removed since `mine stats`), else computed afresh."""
+    rows = con.execute("SELECT log_id FROM logs WHERE game = 'ginrummy'").fetchall()
+    logs = {log_id for (log_id,) in rows}
     stored = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [FEATURES_TABLE]
     ).fetchall()[0][0]
     features = None
     if stored:
         features = con.sql(f"SELECT * FROM {FEATURES_TABLE}").pl()
-        if features.select("log_id").n_unique() != logs:
+        if set(features.get_column("log_id").unique()) != logs:
             features = None
     if features is None:
         turns, rounds = ginrummy_stats.load(con)
@@ -401,10 +403,10 @@ def report(
     try:
         if not _has_turns(con):
             raise fail("no Gin Rummy logs in the warehouse (run `mine ingest` first)")
-        turns, rounds = ginrummy_stats.load(con)
+        features = _features(con, "all")
+        rounds = ginrummy_stats.load_rounds(con)
     finally:
         con.close()
-    features = ginrummy_stats.turn_features(turns, rounds)
     page = report_html(
         frame,
         metadata,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 from models import ginrummy as model
 from models import tables
 from pipeline.cli import app
-from pipeline.commands.ginrummy import KNOCK_SCORES
+from pipeline.commands.ginrummy import KNOCK_SCORES, _features
 from strategies.ginrummy_validate import load_player
 
 runner = CliRunner()
@@ -98,3 +99,24 @@ def test_the_report_draws_the_knock_policy_by_score_and_the_danger_grid(chain):
     grid = re.search(r'<table class="grid">(.*?)</table>', page, re.S).group(1)
     assert grid.count("<tr>") == 5 and grid.count("<td ") == 4 * 13
     assert "Draw decisions" in page and "server" in page
+
+
+def test_stored_features_serve_only_while_they_hold_exactly_the_logs(chain, tmp_path):
+    db = tmp_path / "w.duckdb"
+    shutil.copy(chain["db"], db)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        stored = con.sql("SELECT * FROM stats_ginrummy_turn_features").pl()
+        assert _features(con, "all").equals(stored)
+    finally:
+        con.close()
+    _json("simulate", "ginrummy", "--games", 1, "--seed", 9, "--out", tmp_path / "more")
+    assert _json("ingest", tmp_path / "more", "--db", db)["pairs"]["new"] == 1
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        logs = {log_id for (log_id,) in con.execute("SELECT log_id FROM logs").fetchall()}
+        fresh = _features(con, "all")
+    finally:
+        con.close()
+    assert set(fresh.get_column("log_id").unique()) == logs
+    assert fresh.height > stored.height
