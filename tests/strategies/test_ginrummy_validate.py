@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -41,6 +42,21 @@ def test_validation_json_fields(player):
         low, high = figures["win_ci"]
         assert 0 <= low <= figures["win_rate"] <= high <= 1
         assert figures["calls"] > 0 and figures["p99_call_ms"] > 0
+
+
+def test_validation_table_has_a_column_per_baseline_with_its_figures(player):
+    args = ["validate", "ginrummy", str(player), "--games", "3", "--against", "simple,random",
+            "--workers", "1", "--seed", "2"]  # fmt: skip
+    text = CliRunner().invoke(app, args, env={"COLUMNS": "80"})
+    figures = json.loads(CliRunner().invoke(app, [*args, "--json"]).output)["against"]
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    header = next(line for line in lines if "vs" in line and "simple" in line)
+    assert header.index("simple") < header.index("random")
+    won = next(line for line in lines if "games won" in line)
+    shown = re.findall(r"\d\.\d{3}", won)
+    assert shown == [f"{figures[n]['win_rate']:.3f}" for n in ("simple", "random")]
 
 
 def test_results_do_not_depend_on_the_number_of_workers(player):
