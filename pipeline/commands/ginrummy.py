@@ -222,9 +222,9 @@ def _features(con, source: str) -> pl.DataFrame:
     ).fetchall()[0][0]
     features = None
     if stored:
-        features = con.sql(f"SELECT * FROM {FEATURES_TABLE}").pl()
-        if set(features.get_column("log_id").unique()) != logs:
-            features = None
+        held = con.execute(f"SELECT DISTINCT log_id FROM {FEATURES_TABLE}").fetchall()
+        if {log_id for (log_id,) in held} == logs:
+            features = con.sql(f"SELECT * FROM {FEATURES_TABLE}").pl()
     if features is None:
         turns, rounds = ginrummy_stats.load(con)
         features = ginrummy_stats.turn_features(turns, rounds)
