@@ -441,15 +441,21 @@ def _html_table(frame: pl.DataFrame) -> str:
 
 
 # The knock policy's score situations the report draws: (caption, my bucket, theirs).
-KNOCK_SCORES = (("level, at the start (both 0-9)", 0, 0), ("far behind (0-9 against 90+)", 0, 9),
-                ("near the target (90+ against 0-9)", 9, 0))  # fmt: skip
+_TOP = gr_model.SCORE_BUCKETS - 1
+KNOCK_SCORES = (("level, at the start", 0, 0), ("far behind", 0, _TOP),
+                ("near the target", _TOP, 0))  # fmt: skip
+
+
+def _scores(bucket: int) -> str:
+    low = bucket * gr_model.SCORE_STEP
+    return f"{low}+" if bucket == _TOP else f"{low}-{low + gr_model.SCORE_STEP - 1}"
 
 
 def _knock_charts(frame: pl.DataFrame) -> str:
-    buckets = gr_model.SCORE_BUCKETS
     return "".join(
-        f'<figure class="knock"><figcaption>{html.escape(caption)}</figcaption>'
-        f"{_knock_chart(frame, mine * buckets + theirs)}"
+        f'<figure class="knock"><figcaption>{html.escape(caption)} ({_scores(mine)} against '
+        f"{_scores(theirs)})</figcaption>"
+        f"{_knock_chart(frame, mine * gr_model.SCORE_BUCKETS + theirs)}"
         "</figure>"
         for caption, mine, theirs in KNOCK_SCORES
     )
@@ -459,20 +465,20 @@ def _knock_chart(frame: pl.DataFrame, scores: int) -> str:
     """Knock (green) or wait (grey) at one score bucket pair, by deadwood (rows) and turn
     bucket (columns), with the knock-minus-wait margin in each cell's tooltip."""
     knock = frame.filter((pl.col("table") == "knock") & (pl.col("c") == scores))
-    cell, parts = 26, []
+    cell, parts, step = 26, [], gr_model.TURN_BUCKET
     turns = int(knock["b"].max()) + 1
     for a, b, value, n, extra in knock.select("a", "b", "value", "n", "extra").iter_rows():
         colour = "#3a9d5d" if value >= 0.5 else "#bbbbbb"
         margin = "n/a" if extra is None else f"{100 * extra:+.2f}"
         parts.append(
             f'<rect x="{b * cell}" y="{a * cell}" width="{cell - 2}" height="{cell - 2}"'
-            f' fill="{colour}"><title>deadwood {a}, turns {b * 4 + 1}-{b * 4 + 4}: '
+            f' fill="{colour}"><title>deadwood {a}, turns {b * step + 1}-{b * step + step}: '
             f"{'knock' if value >= 0.5 else 'wait'} (knock − wait {margin} % game-win chance, "
             f"n {n})</title></rect>"
         )
     for b in range(turns):
         parts.append(f'<text x="{b * cell + 4}" y="{11 * cell + 14}" font-size="10">'
-                     f"{b * 4 + 1}</text>")  # fmt: skip
+                     f"{b * step + 1}</text>")  # fmt: skip
     for a in range(11):
         parts.append(f'<text x="-6" y="{a * cell + 16}" font-size="10" text-anchor="end">'
                      f"{a}</text>")  # fmt: skip
