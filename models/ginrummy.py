@@ -1,5 +1,5 @@
-"""Gin Rummy tables fitted from logs: discard danger, knock policy and the value of a
-deadwood.
+"""Gin Rummy tables fitted from logs: discard danger, the opponent's discards, knock policy
+and the value of a deadwood.
 
 Input is the per-turn frame of `pipeline.ginrummy_stats.turn_features` (both players'
 turns: the logs show both hands). The tables are stored as one long frame (column `table`
@@ -10,6 +10,8 @@ says which) in the shared table format (`models.tables`):
   earlier pickups (`none/near/adjacent/same rank`) and passes (`none/adjacent/same rank`)
   and its rank; `card` rows hold its mean over the logged discards of each card (the
   4 × 13 grid of the report).
+- `thrown[rank][turn bucket]`: the chance that a card of that rank, unseen by a player, is
+  its opponent's next discard (a counted rate: `n` unseen cards, `extra` of them thrown).
 - `knock[deadwood][turn bucket]` per score bucket (`c` = my score // 10 × 10 + theirs // 10;
   1 to knock, 0 to wait; `extra` holds the knock-minus-wait margin in game-win chance),
   `value[deadwood][turn bucket]` (what holding that deadwood after a play is worth, in
@@ -40,6 +42,9 @@ from pipeline.ginrummy_stats import PASSED, PICKED
 
 KIND = "player-tables"
 GAME = "ginrummy"
+
+SCHEMA = {"a": pl.Int64, "b": pl.Int64, "c": pl.Int64, "value": pl.Float64, "n": pl.Int64,
+          "extra": pl.Float64}  # fmt: skip
 
 
 class FitError(ValueError):
@@ -132,6 +137,36 @@ def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
     return _tagged("danger", table), info, _tagged("card", by_card)
 
 
+# --- the opponent's discards --------------------------------------------------------------
+
+# Each rank's four cards as a mask (card bit 13 × suit + rank − 1, as in `strategies.melds`).
+RANK_MASKS = np.array(
+    [sum(1 << (13 * suit + rank) for suit in range(4)) for rank in range(13)], dtype=np.uint64
+)
+
+
+def fit_thrown(features: pl.DataFrame) -> pl.DataFrame:
+    """The `thrown` rows (see the module's docstring).
+
+    A player's own stock draws reach each unseen card at the same rate; the opponent's
+    discards do not — a player that throws its highest deadwood sends the high cards on."""
+    plays = features.filter(pl.col("opponent_unseen").is_not_null())
+    unseen = plays["opponent_unseen"].to_numpy().astype(np.uint64)
+    bucket = np.clip((plays["turn"].to_numpy() - 1) // TURN_BUCKET, 0, TURN_BUCKETS - 1)
+    rank = plays["discard_rank"].to_numpy() - 1
+    suit = plays["discard_suit"].replace_strict(list("SHDC"), range(4)).to_numpy()
+    hidden = (unseen >> (13 * suit + rank).astype(np.uint64)) & np.uint64(1) == 1
+    counted = np.zeros((13, TURN_BUCKETS))
+    thrown = np.zeros((13, TURN_BUCKETS))
+    for r in range(13):
+        np.add.at(counted[r], bucket, np.bitwise_count(unseen & RANK_MASKS[r]))
+    np.add.at(thrown, (rank[hidden], bucket[hidden]), 1)
+    rate = np.divide(thrown, counted, out=np.zeros_like(thrown), where=counted > 0)
+    rows = [(r + 1, b, 0, round(float(rate[r, b]), 5), int(counted[r, b]), float(thrown[r, b]))
+            for r in range(13) for b in range(TURN_BUCKETS)]  # fmt: skip
+    return _tagged("thrown", pl.DataFrame(rows, schema=SCHEMA, orient="row"))
+
+
 # --- knock and value (the value of waiting, `models.ginrummy_value`) -----------------------
 
 
@@ -141,21 +176,19 @@ def fit_knock_value(features: pl.DataFrame) -> pl.DataFrame:
     except ValueError as error:
         raise FitError(str(error)) from None
     plays = fitted["plays"]
-    schema = {"a": pl.Int64, "b": pl.Int64, "c": pl.Int64, "value": pl.Float64, "n": pl.Int64,
-              "extra": pl.Float64}  # fmt: skip
     parts = []
     for name in ("value", "called", "hazard"):
         grid = np.atleast_2d(fitted[name])
         rows = [(d, t, 0, float(value), int(plays[t]), None)
                 for d, row in enumerate(grid) for t, value in enumerate(row)]  # fmt: skip
-        parts.append(pl.DataFrame(rows, schema=schema, orient="row"))
+        parts.append(pl.DataFrame(rows, schema=SCHEMA, orient="row"))
     knock, margin = fitted["knock"], fitted["margin"]
     rows = [
         (d, t, mine * SCORE_BUCKETS + theirs, float(knock[mine, theirs, d, t]), int(plays[t]),
          float(margin[mine, theirs, d, t]))
         for mine, theirs, d, t in np.ndindex(knock.shape)
     ]  # fmt: skip
-    parts.append(pl.DataFrame(rows, schema=schema, orient="row"))
+    parts.append(pl.DataFrame(rows, schema=SCHEMA, orient="row"))
     names = ("value", "called", "hazard", "knock")
     return pl.concat(
         _tagged(name, part.with_columns(pl.col("value").round(4)))
@@ -180,7 +213,7 @@ def fit(features: pl.DataFrame, fingerprint: str, logs: int) -> Fitted:
     if features.height == 0:
         raise FitError("no Gin Rummy turns in the warehouse (run `mine ingest` first)")
     danger, danger_info, cards = fit_danger(features)
-    frame = pl.concat([danger, cards, fit_knock_value(features)])
+    frame = pl.concat([danger, cards, fit_thrown(features), fit_knock_value(features)])
     rounds = features.select("log_id", "round").unique().height
     metadata = {
         "game": GAME,
@@ -210,7 +243,8 @@ def fit(features: pl.DataFrame, fingerprint: str, logs: int) -> Fitted:
 def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
     """`danger[p][q][rank-1]`, `knock[my score // 10][theirs // 10][dw][turn bucket]`,
     `value[dw][turn bucket]` and `called[dw][turn bucket]` (dw up to the cap),
-    `hazard[turn bucket]`."""
+    `hazard[turn bucket]`, and `thrown[turn bucket][rank - 1]` (turn first: the player
+    reads one bucket's row at a time)."""
 
     def cells(name: str) -> dict[tuple[int, int, int], float]:
         part = fitted_frame.filter(pl.col("table") == name)
@@ -225,7 +259,7 @@ def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
     def knock(mine: int, theirs: int) -> tuple:
         return grid("knock", KNOCK_LIMIT + 1, int, mine * SCORE_BUCKETS + theirs)
 
-    danger = cells("danger")
+    danger, thrown = cells("danger"), cells("thrown")
     try:
         return {
             "danger": tuple(
@@ -239,6 +273,9 @@ def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
             "value": grid("value", DEADWOOD_CAP + 1),
             "called": grid("called", DEADWOOD_CAP + 1),
             "hazard": grid("hazard", 1)[0],
+            "thrown": tuple(
+                tuple(float(thrown[(r, t, 0)]) for r in range(1, 14)) for t in range(TURN_BUCKETS)
+            ),
         }
     except KeyError as missing:
         raise FitError(f"the table lacks the cell {missing}") from None

@@ -4,9 +4,12 @@ rounds, for real and simulated logs alike.
 The logs show both players' hands after every play (the perspective player's rows and the
 opponent's), so each turn's situation is rebuilt whole: the hand before the draw is the
 hand after it minus the card picked plus the card discarded. `turn_features` derives one
-row per turn with what the player knew and did; the `*_stats` functions aggregate it
-PokerTracker-style (a count next to every number of opportunities, rates beside them).
-Deadwood comes from the exact meld solver (`strategies.melds`), never re-implemented here.
+row per turn with what the player knew and did (and `opponent_unseen`, the cards the
+opponent could not see as the play began, a 52-bit mask in `strategies.melds` order: how
+often a card hidden from a player is its opponent's next discard); the `*_stats` functions
+aggregate it PokerTracker-style (a count next to every number of opportunities, rates
+beside them). Deadwood comes from the exact meld solver (`strategies.melds`), never
+re-implemented here.
 
 Relations of a discard to the opponent's earlier choices (this round) use the categories
 the generated player uses: `picked` is `same rank` / `adjacent` (same suit, ±1) / `near`
@@ -152,7 +155,9 @@ FEATURES = {
     "melds_opponent_hand": pl.Boolean, "picked_up": pl.Boolean,
     "may_call": pl.Boolean, "call": pl.String, "ending": pl.String,
     "round_points": pl.Int32, "round_opponent_points": pl.Int32,
+    "opponent_unseen": pl.Int64,
 }  # fmt: skip
+FULL = (1 << 52) - 1
 
 
 def _round_features(rows, result, start_scores, solver: MeldSolver) -> Iterable[tuple]:
@@ -160,6 +165,7 @@ def _round_features(rows, result, start_scores, solver: MeldSolver) -> Iterable[
     took = {True: 0, False: 0}  # per player: cards taken from the discard pile this round
     shunned = {True: 0, False: 0}  # per player: cards discarded or passed this round
     own_turns = {True: 0, False: 0}
+    seen = BITS[rows[0][6]]  # the up-card, then every card discarded this round
     points, opponent_points, ending, last_mine = result or (0, 0, "Drop", rows[-1][5])
     for position, row in enumerate(rows):
         log, source, number, turn, hand, mine, top, picked, drawn_from, discarded = row
@@ -185,6 +191,15 @@ def _round_features(rows, result, start_scores, solver: MeldSolver) -> Iterable[
         shunned[mine] |= discard_bit
         nxt = rows[position + 1] if position + 1 < len(rows) else None
         opponent = not mine
+        # What the opponent could not see as this play began: neither in its hand (after
+        # its last play) nor ever on the pile. The round's first play has no such hand.
+        unseen = None
+        if position and rows[position - 1][5] == opponent:
+            their_hand = 0
+            for held in rows[position - 1][4]:
+                their_hand |= BITS[held]
+            unseen = FULL & ~their_hand & ~seen
+        seen |= discard_bit
         picked_rel, passed_rel = _relation(_index(discard_bit), took[opponent], shunned[opponent])
         melds_theirs = picked_up = None
         if nxt is not None and nxt[5] == opponent:
@@ -203,7 +218,7 @@ def _round_features(rows, result, start_scores, solver: MeldSolver) -> Iterable[
             log, source, number, turn, "me" if mine else "opponent", own_scores[0],
             own_scores[1], top, from_discard, relation, dw_before, dw_take, dw(hand_after),
             discarded, card.rank, card.suit, picked_rel, passed_rel, melds_theirs, picked_up,
-            own_turns[mine] >= 1, call, ending, mine_pts, their_pts,
+            own_turns[mine] >= 1, call, ending, mine_pts, their_pts, unseen,
         )  # fmt: skip
         own_turns[mine] += 1
 

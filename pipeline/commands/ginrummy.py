@@ -168,8 +168,8 @@ def run_stats(con) -> dict[str, pl.DataFrame]:
     store(con, "ginrummy", "turn_features", features,
           "Gin Rummy: one row per logged turn with its situation (deadwood before, if the "
           "discard were taken, after), the draw, the discard's relation to the opponent's "
-          "pickups and passes, whether it was picked up, the call and the round's "
-          "points")  # fmt: skip
+          "pickups and passes, whether it was picked up, the call, the round's points "
+          "and the cards the opponent could not see (opponent_unseen, a 52-bit mask)")  # fmt: skip
     return tables
 
 
@@ -214,7 +214,8 @@ def _rich(frame: pl.DataFrame, title: str) -> Table:
 
 def _features(con, source: str) -> pl.DataFrame:
     """The stored per-turn features when they hold exactly the warehouse's logs (none
-    added, replaced or removed since `mine stats`), else computed afresh."""
+    added, replaced or removed since `mine stats`) and today's columns, else computed
+    afresh."""
     rows = con.execute("SELECT log_id FROM logs WHERE game = 'ginrummy'").fetchall()
     logs = {log_id for (log_id,) in rows}
     stored = con.execute(
@@ -225,6 +226,8 @@ def _features(con, source: str) -> pl.DataFrame:
         held = con.execute(f"SELECT DISTINCT log_id FROM {FEATURES_TABLE}").fetchall()
         if {log_id for (log_id,) in held} == logs:
             features = con.sql(f"SELECT * FROM {FEATURES_TABLE}").pl()
+            if features.columns != list(ginrummy_stats.FEATURES):
+                features = None  # stored by an older `mine stats`
     if features is None:
         turns, rounds = ginrummy_stats.load(con)
         features = ginrummy_stats.turn_features(turns, rounds)
@@ -506,6 +509,25 @@ def _danger_grid(frame: pl.DataFrame) -> str:
     return f'<table class="grid">{"".join(rows)}</table>'
 
 
+def _thrown_grid(frame: pl.DataFrame) -> str:
+    """The chance an unseen card of each rank (columns) is the opponent's next discard, by
+    turn bucket (rows), in per cent."""
+    thrown = frame.filter(pl.col("table") == "thrown").sort("b", "a")
+    ranks = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+    step = gr_model.TURN_BUCKET
+    rows = ["<tr><th>turns</th>" + "".join(f"<th>{r}</th>" for r in ranks) + "</tr>"]
+    for (b,), part in thrown.group_by("b", maintain_order=True):
+        cells = "".join(
+            f'<td style="background:{_shade(value * 6)}" title="{ranks[a - 1]}: '
+            f'{int(extra or 0):,} thrown of {n:,} unseen">{100 * value:.1f}</td>'
+            for a, value, n, extra in part.select("a", "value", "n", "extra").iter_rows()
+        )
+        last = b == gr_model.TURN_BUCKETS - 1
+        turns = f"{b * step + 1}+" if last else f"{b * step + 1}-{b * step + step}"
+        rows.append(f"<tr><th>{turns}</th>{cells}</tr>")
+    return f'<table class="grid">{"".join(rows)}</table>'
+
+
 def report_html(frame, metadata, draws, rounds, knocks) -> str:
     by_deadwood = (
         knocks.group_by("source", "deadwood")
@@ -545,6 +567,12 @@ margin and the number of logged plays.</p>
 the opponent's earlier pickups and passes, and its rank), averaged over the logged discards of
 each card; held-out AUC {danger.get("held_out_auc")}. Hover for the observed rate.</p>
 {_danger_grid(frame)}
+<h2>What the opponent throws</h2>
+<p>Chance (per cent) that a card of each rank, unseen by a player, is its opponent's next
+discard, by turn. A stock draw reaches each unseen card at one rate; the opponent's
+discards favour the ranks it does not keep, so a hand waiting on those fills sooner. The
+generated player counts both ways in when it weighs a discard. Hover for the counts.</p>
+{_thrown_grid(frame)}
 <h2>Draw decisions (all ingested logs, real server logs included)</h2>
 <p>How often the discard is taken, by what the top card does for the hand.</p>
 {_html_table(draws)}

@@ -13,10 +13,13 @@ after a play at a turn, `models.ginrummy_value`):
   opponent's hand), of the worth a stock draw leaves;
 - discard: among the `LOOKAHEAD` discards leaving the least deadwood, the one worth most:
   what the opponent's call on its next play costs that deadwood (fitted `CALLED`), plus,
-  if it does not call (fitted `HAZARD`), the expected worth after my next draw over the
-  live cards, less `DANGER_WEIGHT` times the fitted `DANGER` of the opponent picking the
-  card up given what it picked and passed (none when the cards it would need to meld it
-  are mine or dead);
+  if it does not call (fitted `HAZARD`), the expected worth after my next draw — from the
+  stock over the live cards, or the opponent's discard where it is worth more, each live
+  card being that discard at the fitted `THROWN` rate of its rank (an opponent throwing its
+  highest deadwood sends high cards on: a pair of kings fills more often than the stock
+  alone says) — less `DANGER_WEIGHT` times the fitted `DANGER` of the opponent picking
+  the card up given what it picked and passed (none when the cards it would need to meld
+  it are mine or dead);
 - knock: gin whenever possible; knock when the fitted `KNOCK` table says knocking is
   worth more than waiting at this score, deadwood and turn (in game-win chance).
 `DANGER_WEIGHT`, `PRUNE` and `LOOKAHEAD` are set here (see their comments); the tables
@@ -292,24 +295,32 @@ def _unseen(state, hand):
     return bits(((1 << 52) - 1) & ~hand & ~state.dead & ~state.took)
 
 
-def _after_draw(hand10, unseen, bucket):
-    """The mean worth (`WORTH`, in round points) of the hand after the draw of one of
-    `unseen` into `hand10` (uniformly) and the best discard of another card than the one
-    drawn."""
+def _after_draw(hand10, unseen, bucket, thrown=None):
+    """The expected worth (`WORTH`, in round points) of the hand after my next draw into
+    `hand10` and the best discard of another card than the one drawn: a stock draw is
+    one of `unseen` (uniformly); with `thrown` (the chance each rank of them is the
+    opponent's discard first, fitted `THROWN`), I take that discard when it is worth more."""
     worth = WORTH[bucket]
     if not unseen:
         return worth[deadwood(hand10)]
     cards = bits(hand10)
     base = min(deadwood(hand10 ^ card) for card in cards)
-    total = 0.0
+    worths = []
     for new in unseen:
         grown = hand10 | new
         if meldable(grown) & new:
             left = min(deadwood(grown ^ card) for card in cards)
         else:
             left = VALUES[new.bit_length() - 1] + base
-        total += worth[left]
-    return total / len(unseen)
+        worths.append(worth[left])
+    stock = sum(worths) / len(worths)
+    if thrown is None:
+        return stock
+    gain = 0.0
+    for new, value in zip(unseen, worths):
+        if value > stock:
+            gain += thrown[(new.bit_length() - 1) % 13] * (value - stock)
+    return stock + gain
 
 
 def _could_meld(card, hidden):
@@ -413,6 +424,7 @@ def play(picked, scores, memory, hand):
     else:
         unseen = _unseen(state, full)
         later = _bucket(state, 2)
+        thrown = THROWN[_bucket(state, 1)]
         best = None
         for left, card in options[:LOOKAHEAD]:
             if left > least + PRUNE:
@@ -420,7 +432,7 @@ def play(picked, scores, memory, hand):
             # The opponent's call on its next play, else my next draw (fitted worths),
             # less what handing the opponent a card it wants costs.
             value = CALLED[min(left, len(CALLED) - 1)][bucket]
-            value += (1 - HAZARD[bucket]) * _after_draw(full ^ card, unseen, later)
+            value += (1 - HAZARD[bucket]) * _after_draw(full ^ card, unseen, later, thrown)
             value -= DANGER_WEIGHT * _danger(state, card, full)
             key = (-value, left, card)
             if best is None or key < best:
@@ -514,6 +526,7 @@ def _shaped(tables: dict[str, tuple]) -> dict[str, tuple]:
         for line in tables["knock"]
     )
     hazard = tuple(_probability(v) for v in tables["hazard"])
+    thrown = tuple(tuple(_probability(v) for v in row) for row in tables["thrown"])
     turns = len(value[0])
     cells = [cell for line in knock for cell in line]
     if (
@@ -526,8 +539,10 @@ def _shaped(tables: dict[str, tuple]) -> dict[str, tuple]:
         raise ValueError("the value and called tables must be deadwood (> 11) x turn buckets")
     if len(hazard) != turns or len(called[0]) != turns:
         raise ValueError("the hazard table must have one value per turn bucket")
+    if len(thrown) != turns or any(len(row) != 13 for row in thrown):
+        raise ValueError("the thrown table must be turn buckets x 13 ranks")
     return {"danger": danger, "knock": knock, "value": value, "called": called,
-            "hazard": hazard}  # fmt: skip
+            "hazard": hazard, "thrown": thrown}  # fmt: skip
 
 
 def _grid(rows: Any, name: str) -> tuple:
@@ -583,6 +598,9 @@ def module_source(
             f"VALUE = {tables['value']!r}",
             f"CALLED = {tables['called']!r}",
             f"HAZARD = {tables['hazard']!r}",
+            "# THROWN[turn // TURN_STEP][rank - 1]: the chance that an unseen card of that rank",
+            "# is the opponent's next discard.",
+            f"THROWN = {tables['thrown']!r}",
         ]
     )
     body = TEMPLATE.replace("# --- tables ---", literals)

@@ -49,6 +49,18 @@ def test_danger_is_higher_next_to_the_opponents_pickups(fitted):
     assert 0.5 < fitted[0].metadata["danger"]["held_out_auc"] <= 1
 
 
+def test_thrown_rates_are_counted_rates_and_follow_the_logged_discards(fitted):
+    frame = fitted[0].part("thrown")
+    thrown = np.array(model.nested(fitted[0].frame)["thrown"])
+    assert thrown.shape == (model.TURN_BUCKETS, 13)
+    assert ((thrown >= 0) & (thrown <= 1)).all()
+    counted = frame.filter(pl.col("n") > 0)
+    np.testing.assert_allclose(counted["value"], counted["extra"] / counted["n"], atol=1e-5)
+    # Logged players throw their highest deadwood: early on, an unseen king comes over far
+    # more often than an unseen ace.
+    assert thrown[0][12] > 5 * thrown[0][0]
+
+
 def test_knock_table_is_complete_and_sane(fitted):
     knock = np.array(model.nested(fitted[0].frame)["knock"])
     buckets = value_model.SCORE_BUCKETS

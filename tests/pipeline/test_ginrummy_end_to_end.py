@@ -96,8 +96,11 @@ def test_the_report_draws_the_knock_policy_by_score_and_the_danger_grid(chain):
         for colour, deadwood, first in cells:
             knocks = knock[mine, theirs, int(deadwood), (int(first) - 1) // model.TURN_BUCKET]
             assert (colour == "#3a9d5d") == bool(knocks)
-    grid = re.search(r'<table class="grid">(.*?)</table>', page, re.S).group(1)
+    grid, thrown = re.findall(r'<table class="grid">(.*?)</table>', page, re.S)
     assert grid.count("<tr>") == 5 and grid.count("<td ") == 4 * 13
+    fitted = model.nested(tables.read(chain["table"], "ginrummy", model.KIND)[0])["thrown"]
+    shown = [float(v) for v in re.findall(r'unseen">([\d.]+)</td>', thrown)]
+    assert shown == [round(100 * rate, 1) for row in fitted for rate in row]
     assert "Draw decisions" in page and "server" in page
 
 
@@ -120,3 +123,12 @@ def test_stored_features_serve_only_while_they_hold_exactly_the_logs(chain, tmp_
         con.close()
     assert set(fresh.get_column("log_id").unique()) == logs
     assert fresh.height > stored.height
+    # Features stored by an older `mine stats` (a column short) are not read either.
+    old = tmp_path / "old.duckdb"
+    shutil.copy(chain["db"], old)
+    con = duckdb.connect(str(old))
+    try:
+        con.execute("ALTER TABLE stats_ginrummy_turn_features DROP COLUMN opponent_unseen")
+        assert _features(con, "all").equals(stored)
+    finally:
+        con.close()

@@ -6,9 +6,10 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from parsers.cards import parse_hand
+from parsers.cards import parse_course, parse_hand
 from parsers.ginrummy import Score, Turn, read_scores, read_turns, write_scores, write_turns
 from pipeline import ginrummy_stats
+from strategies.melds import CARD_BITS
 from tests.conftest import REAL_GINRUMMY
 from warehouse.ingest import ingest
 
@@ -64,6 +65,19 @@ def test_turn_features_of_the_hand_written_round(small):
     assert features["melds_opponent_hand"].to_list() == [True, False, True, True, None]
     assert features["may_call"].to_list() == [False, False, True, True, True]
     assert features["source"].unique().to_list() == ["simulated"]
+
+
+def test_the_cards_hidden_from_the_opponent_as_each_play_began(small):
+    features, _ = small
+    unseen = features["opponent_unseen"].to_list()
+    # Nothing before the opponent's first hand is logged; then 52 less its hand of 10 less
+    # the pile's cards not in that hand: C5 S7 | C5 CK (S7 is mine) | C5 S7 CK SJ |
+    # C5 CK D4 (S7, SJ are mine).
+    assert unseen[0] is None
+    assert [bin(mask).count("1") for mask in unseen[1:]] == [40, 40, 38, 39]
+    bit = {card: CARD_BITS[parse_course(card)] for card in ("CK", "SJ", "HQ", "S7", "C5")}
+    assert unseen[1] & bit["CK"] and not unseen[1] & bit["HQ"]  # HQ was the opponent's
+    assert unseen[2] & bit["SJ"] and not unseen[2] & (bit["S7"] | bit["C5"])
 
 
 def test_draw_stats_count_takes_per_relation(small):

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers.cards import DECK, parse_course
+from parsers.cards import DECK, parse_course, parse_hand
 from strategies.bots.ginrummy import make_bot
 from strategies.codegen import ginrummy as codegen
 from strategies.engines.ginrummy import GinRummyRules, play_game
@@ -37,6 +37,7 @@ TABLES = {
     "value": tuple(tuple(round(30.0 - d - 2 * t, 2) for t in range(8)) for d in range(51)),
     "called": tuple(tuple(round(0.5 - 0.1 * d, 2) for _ in range(8)) for d in range(51)),
     "hazard": tuple(round(0.02 + 0.02 * t, 2) for t in range(8)),
+    "thrown": tuple(tuple(round(0.002 + 0.005 * r, 4) for r in range(13)) for _ in range(8)),
 }
 METADATA = {
     "games": 12,
@@ -105,6 +106,10 @@ def test_log_text_never_reaches_the_code():
         codegen.module_source({**TABLES, "hazard": (1.5,) * 8}, METADATA)
     with pytest.raises(ValueError):
         codegen.module_source({**TABLES, "value": TABLES["value"][:5]}, METADATA)
+    with pytest.raises(ValueError):
+        codegen.module_source({**TABLES, "thrown": ((1.5,) * 13,) * 8}, METADATA)
+    with pytest.raises(ValueError):  # a rank short
+        codegen.module_source({**TABLES, "thrown": ((0.1,) * 12,) * 8}, METADATA)
 
 
 def test_memory_round_trips_and_malformed_memory_is_rejected(player):
@@ -138,6 +143,22 @@ def test_deadwood_memo_is_bounded_and_invisible_to_the_collector(player):
         assert player.deadwood(player.mask_of(cards)) == SOLVER.deadwood_of(cards)
         assert len(player.ABSORBED) <= 64
     assert player.ABSORBED and not gc.is_tracked(player.ABSORBED)
+
+
+def test_the_opponents_coming_discards_raise_a_hand_waiting_on_them(player):
+    kings = player.mask_of(parse_hand("SK;HK;S2;H4;D6;C8;SA;H9;D3;C5"))
+    small = player.mask_of(parse_hand("SA;S2;H4;H6;D3;D8;C5;C7;S9;H9"))
+    dead = kings | small | player.mask_of(parse_hand("DQ"))
+    unseen = player.bits(((1 << 52) - 1) & ~dead)
+    nothing, only_kings = (0.0,) * 13, (0.0,) * 12 + (0.1,)
+    for hand in (kings, small):
+        stock = player._after_draw(hand, unseen, 2)
+        assert player._after_draw(hand, unseen, 2, nothing) == pytest.approx(stock)
+        with_kings = player._after_draw(hand, unseen, 2, only_kings)
+        if hand == kings:  # DK or CK thrown would make a set of kings
+            assert with_kings > stock
+        else:  # a king is of no use to a hand without court cards
+            assert with_kings == pytest.approx(stock)
 
 
 @pytest.fixture(scope="module")
