@@ -39,6 +39,7 @@ from models.ginrummy_value import (
     fit_value,
 )
 from pipeline.ginrummy_stats import PASSED, PICKED
+from strategies.melds import SPREAD
 
 KIND = "player-tables"
 GAME = "ginrummy"
@@ -139,10 +140,8 @@ def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
 
 # --- the opponent's discards --------------------------------------------------------------
 
-# Each rank's four cards as a mask (card bit 13 × suit + rank − 1, as in `strategies.melds`).
-RANK_MASKS = np.array(
-    [sum(1 << (13 * suit + rank) for suit in range(4)) for rank in range(13)], dtype=np.uint64
-)
+# Each rank's four cards as a mask (ace first).
+RANK_MASKS = np.array([SPREAD << rank for rank in range(13)], dtype=np.uint64)
 
 
 def fit_thrown(features: pl.DataFrame) -> pl.DataFrame:

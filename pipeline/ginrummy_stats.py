@@ -160,6 +160,13 @@ FEATURES = {
 FULL = (1 << 52) - 1
 
 
+def _mask(cards: Iterable[str]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= BITS[card]
+    return mask
+
+
 def _round_features(rows, result, start_scores, solver: MeldSolver) -> Iterable[tuple]:
     dw, meldable, best_discards = solver.deadwood, solver.meldable, solver.best_discards
     took = {True: 0, False: 0}  # per player: cards taken from the discard pile this round
@@ -169,9 +176,7 @@ def _round_features(rows, result, start_scores, solver: MeldSolver) -> Iterable[
     points, opponent_points, ending, last_mine = result or (0, 0, "Drop", rows[-1][5])
     for position, row in enumerate(rows):
         log, source, number, turn, hand, mine, top, picked, drawn_from, discarded = row
-        hand_after = 0
-        for card in hand:
-            hand_after |= BITS[card]
+        hand_after = _mask(hand)
         top_bit, picked_bit, discard_bit = BITS[top], BITS[picked], BITS[discarded]
         before = hand_after & ~picked_bit | discard_bit
         dw_before = dw(before)
@@ -195,19 +200,13 @@ def _round_features(rows, result, start_scores, solver: MeldSolver) -> Iterable[
         # its last play) nor ever on the pile. The round's first play has no such hand.
         unseen = None
         if position and rows[position - 1][5] == opponent:
-            their_hand = 0
-            for held in rows[position - 1][4]:
-                their_hand |= BITS[held]
-            unseen = FULL & ~their_hand & ~seen
+            unseen = FULL & ~_mask(rows[position - 1][4]) & ~seen
         seen |= discard_bit
         picked_rel, passed_rel = _relation(_index(discard_bit), took[opponent], shunned[opponent])
         melds_theirs = picked_up = None
         if nxt is not None and nxt[5] == opponent:
             picked_up = nxt[8] == "discard"
-            their_after = 0
-            for card in nxt[4]:
-                their_after |= BITS[card]
-            their_before = their_after & ~BITS[nxt[7]] | BITS[nxt[9]]
+            their_before = _mask(nxt[4]) & ~BITS[nxt[7]] | BITS[nxt[9]]
             melds_theirs = bool(meldable(their_before | discard_bit) & discard_bit)
         is_last = nxt is None
         call = ending if is_last and ending != "Drop" else ("Drop" if is_last else "none")

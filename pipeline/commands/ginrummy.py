@@ -18,6 +18,7 @@ from rich.table import Table
 
 from models import ginrummy as gr_model
 from models import tables
+from parsers.cards import COURSE_RANKS
 from pipeline import ginrummy_stats
 from pipeline.console import console, errors, fail
 from pipeline.stats import data_fingerprint, store
@@ -494,16 +495,16 @@ def _knock_chart(frame: pl.DataFrame, scores: int) -> str:
 def _danger_grid(frame: pl.DataFrame) -> str:
     cards = {(a, c): (v, n, e) for a, c, v, n, e in frame.filter(pl.col("table") == "card")
              .select("a", "c", "value", "n", "extra").iter_rows()}  # fmt: skip
-    ranks = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-    rows = ["<tr><th></th>" + "".join(f"<th>{r}</th>" for r in ranks) + "</tr>"]
+    rows = ["<tr><th></th>" + "".join(f"<th>{r}</th>" for r in COURSE_RANKS) + "</tr>"]
     for s, suit in enumerate("SHDC"):
         cells = []
         for rank in range(1, 14):
             value, n, seen = cards.get((s, rank), (0.0, 0, None))
             observed = "n/a" if seen is None else f"{seen:.3f}"
             cells.append(
-                f'<td style="background:{_shade(value * 1.5)}" title="{suit}{ranks[rank - 1]}: '
-                f'model {value:.3f}, observed {observed}, n {n}">{value:.2f}</td>'
+                f'<td style="background:{_shade(value * 1.5)}" '
+                f'title="{suit}{COURSE_RANKS[rank - 1]}: model {value:.3f}, observed {observed}, '
+                f'n {n}">{value:.2f}</td>'
             )
         rows.append(f"<tr><th>{suit}</th>{''.join(cells)}</tr>")
     return f'<table class="grid">{"".join(rows)}</table>'
@@ -513,12 +514,11 @@ def _thrown_grid(frame: pl.DataFrame) -> str:
     """The chance an unseen card of each rank (columns) is the opponent's next discard, by
     turn bucket (rows), in per cent."""
     thrown = frame.filter(pl.col("table") == "thrown").sort("b", "a")
-    ranks = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
     step = gr_model.TURN_BUCKET
-    rows = ["<tr><th>turns</th>" + "".join(f"<th>{r}</th>" for r in ranks) + "</tr>"]
+    rows = ["<tr><th>turns</th>" + "".join(f"<th>{r}</th>" for r in COURSE_RANKS) + "</tr>"]
     for (b,), part in thrown.group_by("b", maintain_order=True):
         cells = "".join(
-            f'<td style="background:{_shade(value * 6)}" title="{ranks[a - 1]}: '
+            f'<td style="background:{_shade(value * 6)}" title="{COURSE_RANKS[a - 1]}: '
             f'{int(extra or 0):,} thrown of {n:,} unseen">{100 * value:.1f}</td>'
             for a, value, n, extra in part.select("a", "value", "n", "extra").iter_rows()
         )
