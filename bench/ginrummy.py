@@ -18,10 +18,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from parsers.cards import DECK  # noqa: E402
-from strategies.bots.ginrummy import make_bot  # noqa: E402
-from strategies.engines.ginrummy import GinRummyRules, play_game, write_game  # noqa: E402
-from strategies.melds import MeldSolver, hand_mask, naive_deadwood  # noqa: E402
+from mine.parsers.cards import DECK  # noqa: E402
+from mine.strategies.bots.ginrummy import make_bot  # noqa: E402
+from mine.strategies.engines.ginrummy import (  # noqa: E402  # noqa: E402
+    GinRummyRules,
+    MeldSolver,
+    hand_mask,
+    naive_deadwood,
+    play_game,
+    write_game,
+)
 
 HANDS = 200_000
 NAIVE_HANDS = 2_000

@@ -16,9 +16,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from strategies.bots.hog import parse_bot  # noqa: E402
-from strategies.engines.hog import HogRules, as_table, play_match, simulate_tables  # noqa: E402
-from strategies.hog_exact import TurnModel, optimal, win_rates  # noqa: E402
+from mine.strategies.bots.hog import parse_bot  # noqa: E402
+from mine.strategies.engines.hog import HogRules, as_table, play_match, simulate_tables  # noqa: E402
+from mine.strategies.solvers.hog import TurnModel, optimal, win_rates  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "hog.json"
 PAIR = ("square_strategy", "always_roll:6")

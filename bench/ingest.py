@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from parsers import twentyone  # noqa: E402
+from mine.parsers import twentyone  # noqa: E402
 from tests.data import synth  # noqa: E402
 
 CORPUS = Path(os.environ.get("MINE_BENCH_CORPUS", ROOT / "bench" / "corpus" / "twentyone"))
@@ -59,7 +59,7 @@ def corpus(gigabytes: float, pairs: int) -> tuple[list[Path], int]:
 
 BARE = """
 import duckdb, glob, resource, sys, time
-from parsers import twentyone
+from mine.parsers import twentyone
 def columns(fmt):
     return '{' + ', '.join(f"'{c.name}': '{c.sql_type}'" for c in fmt.columns) + '}'
 folder, db = sys.argv[1], sys.argv[2]
@@ -78,7 +78,7 @@ print(seconds, rows, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
 
 MINE = """
 import json, resource, sys, time
-from pipeline.cli import app
+from mine.pipeline.cli import app
 started = time.perf_counter()
 try:
     app(['ingest', sys.argv[1], '--db', sys.argv[2], '--json'], standalone_mode=False)

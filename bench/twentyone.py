@@ -4,7 +4,7 @@
    1000 rounds each, turn and score files written: player-hands/s on the engine's fast path
    (table policies, precomputed card texts), against the same games through the spec's
    `play(...)` interface written through `parsers.twentyone`'s records (the baseline).
-2. The vectorised evaluator (`strategies.twentyone_exact.evaluate`), hands/s for an
+2. The vectorised evaluator (`strategies.solvers.twentyone.evaluate`), hands/s for an
    infinite deck and for fresh 3-deck shoes, against the engine playing the same chart hand
    by hand (one seat, no logs) — the scalar way to the same number.
 Also the exact optimum's value and the time it takes, infinite deck and 3 decks.
@@ -25,15 +25,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from strategies.bots.twentyone import ChartBot, make_bot  # noqa: E402
-from strategies.engines.twentyone import (  # noqa: E402
+from mine.strategies.bots.twentyone import ChartBot, make_bot  # noqa: E402
+from mine.strategies.engines.twentyone import (  # noqa: E402
     BID,
     TwentyOneRules,
     play_game,
     write_logs,
     write_logs_via_records,
 )
-from strategies.twentyone_exact import evaluate, solve  # noqa: E402
+from mine.strategies.solvers.twentyone import evaluate, solve  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "twentyone.json"
 SEATS = ("textbook", "dealer", "cautious", "chart", "textbook")

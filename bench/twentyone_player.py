@@ -5,9 +5,9 @@ the same-shoes evaluator of `mine validate twentyone`.
    memory parsed and written on every call, the shoe counted at every bid), called by the
    engine through the spec's interface in full 10-seat games: CPU µs per call (p50, p99),
    against the `textbook` bot's own spec-interface `play` in the same games (the baseline).
-2. The same-shoes evaluator (`strategies.twentyone_validate.flat_returns`): hands/s per
+2. The same-shoes evaluator (`strategies.validation.twentyone.flat_returns`): hands/s per
    policy with cards dealt in advance from fresh 3-deck shoes, against
-   `strategies.twentyone_exact.evaluate` (cards drawn as needed) on the same chart.
+   `strategies.solvers.twentyone.evaluate` (cards drawn as needed) on the same chart.
 
     .venv/bin/python bench/twentyone_player.py  →  bench/results/twentyone_player.json
 """
@@ -25,11 +25,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from strategies.bots.twentyone import make_bot  # noqa: E402
-from strategies.codegen.twentyone import write_module  # noqa: E402
-from strategies.engines.twentyone import TwentyOneRules, play_game  # noqa: E402
-from strategies.twentyone_exact import evaluate, solve  # noqa: E402
-from strategies.twentyone_validate import (  # noqa: E402
+from mine.strategies.bots.twentyone import make_bot  # noqa: E402
+from mine.strategies.codegen.twentyone import write_module  # noqa: E402
+from mine.strategies.engines.twentyone import TwentyOneRules, play_game  # noqa: E402
+from mine.strategies.solvers.twentyone import evaluate, solve  # noqa: E402
+from mine.strategies.validation.twentyone import (  # noqa: E402
     ChartPolicy,
     baseline_policies,
     engine_player,
@@ -109,7 +109,7 @@ def main() -> None:
             "policies": list(policies),
             "hands": hands,
             "policy_hands_per_s": round(same_shoes),
-            "baseline": "strategies.twentyone_exact.evaluate, one chart, cards drawn as needed",
+            "baseline": "strategies.solvers.twentyone.evaluate, one chart, cards drawn as needed",
             "baseline_hands_per_s": round(drawn),
             "ratio": round(same_shoes / drawn, 2),
         },

@@ -44,9 +44,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from models import tables
-from strategies.engines.hog import HogRules, square_swine, tail_points
-from strategies.hog_exact import Solution, TurnModel, roll_distribution, solve
+from mine.models import tables
+from mine.strategies.engines.hog import HogRules, square_swine, tail_points
+from mine.strategies.solvers.hog import Solution, TurnModel, roll_distribution, solve
 
 GAME = "hog"
 KIND = "strategy"  # a table of dice per (score, opponent score), in `models/tables.py`

@@ -5,7 +5,7 @@ hand is cards with a total, aces count 11 while they can; the dealer draws to a 
 hand; a hand is settled against the dealer's). What the logs show is learned:
 
 - the cards: value frequencies of every card seen, and the number of decks
-  (`pipeline.twentyone.infer_decks`: no card turns up more often between reshuffles than
+  (`pipeline.stats.twentyone.infer_decks`: no card turns up more often between reshuffles than
   the shoe holds it);
 - the dealer's rule: hit or stand by (total, soft, number of cards), from every dealer row
   (the hand before each Hit, the final hand at Stand). Counts decide the cells the logs
@@ -469,13 +469,13 @@ def _deals(probs: np.ndarray) -> list[tuple[int, int, bool, float]]:
 class Solved:
     ev: float
     by_up: dict[int, float]
-    chart: Any  # strategies.twentyone_exact.Chart
+    chart: Any  # strategies.solvers.twentyone.Chart
 
 
 def solve(model: GameModel, probs: np.ndarray | None = None, chart=None) -> Solved:
     """The best chart under the model (or, given `chart`, its value) and its value per hand
     per unit of bid."""
-    from strategies.twentyone_exact import Chart  # the shared form of an action table
+    from mine.strategies.solvers.twentyone import Chart  # the shared form of an action table
 
     probs = model.probs if probs is None else probs
     result = Chart.empty() if chart is None else chart
@@ -531,14 +531,14 @@ def _fill(chart, solver: Solver, model: GameModel, up: int) -> None:
 class FitData:
     """What the fitter reads, as frames the pipeline derives from the warehouse."""
 
-    hands: pl.DataFrame  # pipeline.twentyone.hands
-    dealers: pl.DataFrame  # pipeline.twentyone.dealers
+    hands: pl.DataFrame  # pipeline.stats.twentyone.hands
+    dealers: pl.DataFrame  # pipeline.stats.twentyone.dealers
     dealer_decisions: pl.DataFrame
     decisions: pl.DataFrame
-    changes: pl.DataFrame  # pipeline.twentyone.point_changes
+    changes: pl.DataFrame  # pipeline.stats.twentyone.point_changes
     bids: pl.DataFrame  # log_id, round, player, bid
-    cards: pl.DataFrame  # pipeline.twentyone.cards
-    shoe: pl.DataFrame  # pipeline.twentyone.shoe (with the inferred decks)
+    cards: pl.DataFrame  # pipeline.stats.twentyone.cards
+    shoe: pl.DataFrame  # pipeline.stats.twentyone.shoe (with the inferred decks)
     decks: dict
     fingerprint: str = ""
     logs: int = 0
@@ -810,7 +810,7 @@ def strategy_frame(chart, bids: pl.DataFrame) -> pl.DataFrame:
 
 
 def chart_from_frame(table: pl.DataFrame):
-    from strategies.twentyone_exact import Chart
+    from mine.strategies.solvers.twentyone import Chart
 
     chart = Chart.empty()
     for row in table.filter(pl.col("section") == "hand").iter_rows(named=True):

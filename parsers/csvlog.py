@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from parsers.errors import LogFormatError
+from mine.parsers.errors import LogFormatError
 
 UINT = r"0|[1-9][0-9]*"
 POSITIVE = r"[1-9][0-9]*"

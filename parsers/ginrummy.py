@@ -10,9 +10,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from parsers.cards import COURSE_CARD_PATTERN as CARD
-from parsers.cards import Card, format_course, format_hand, parse_course, parse_hand
-from parsers.csvlog import FLAG, POSITIVE, UINT, Column, Format, read_records, write_lines
+from mine.parsers.cards import COURSE_CARD_PATTERN as CARD
+from mine.parsers.cards import Card, format_course, format_hand, parse_course, parse_hand
+from mine.parsers.csvlog import FLAG, POSITIVE, UINT, Column, Format, read_records, write_lines
 
 GAME = "ginrummy"
 ENDINGS = ("Gin", "Knock", "Drop")

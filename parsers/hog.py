@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import polars as pl
 
-from parsers.csvlog import POSITIVE, UINT, Column, Format, read_records, write_lines
+from mine.parsers.csvlog import POSITIVE, UINT, Column, Format, read_records, write_lines
 
 GAME = "hog"
 PLAYER = r"[^,;\s]+"

@@ -1,8 +1,9 @@
 """`mine demo`: the main job end to end on the embedded default warehouse.
 
 First the real Gin Rummy server logs shipped in `examples/logs/` go in and a few queries
-show what SQL over game history looks like; then each game with a demo runs its whole
-loop (simulate → ingest → stats → fit → generate → validate) on the same warehouse.
+show what SQL over game history looks like; then every game runs its whole loop
+(simulate → ingest → stats → fit → generate → validate → report, `pipeline/demos/<game>.py`)
+on the same warehouse.
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from rich.console import Console
 from rich.table import Table
 
-from pipeline.commands import game_commands
-from warehouse import ingest, query
-from warehouse.connection import connect, db_path
+from mine import games
+from mine.pipeline.commands.warehouse import open_warehouse
+from mine.pipeline.console import console, fail
+from mine.warehouse import ingest, query
+from mine.warehouse.connection import db_path
+from mine.warehouse.schema import WarehouseVersionError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "logs"
 
@@ -38,30 +41,37 @@ QUERIES = {
 }
 
 
-def run(db: str | Path | None, console: Console) -> int:
-    started = time.perf_counter()
-    path = db_path(db)
-    console.rule(f"mine demo → {path}")
-    con = connect(path, memory_limit=ingest.MEMORY_LIMIT)
-    summary = ingest.ingest(con, [EXAMPLES / "ginrummy"])
-    console.print(
-        f"ingested the real logs in {EXAMPLES / 'ginrummy'}: {summary.count('new')} new, "
-        f"{summary.count('unchanged')} unchanged, {summary.count('rejected')} rejected"
-    )
-    for title, sql in QUERIES.items():
-        columns, rows = query.run(con, sql)
-        table = Table(*columns, title=title)
-        for row in rows:
-            table.add_row(*map(str, row))
-        console.print(table)
-    con.close()
+def main(db: str | Path | None) -> int:
+    """The whole demo; the exit code (1 if a real log was rejected)."""
+    try:
+        return run(db_path(db))
+    except WarehouseVersionError as error:
+        raise fail(str(error)) from None
 
-    figures = {}
+
+def run(path: Path) -> int:
+    started = time.perf_counter()
+    console.rule(f"mine demo → {path}")
+    con = open_warehouse(path, read_only=False, create=True)
+    try:
+        summary = ingest.ingest(con, [EXAMPLES / "ginrummy"])
+        console.print(
+            f"ingested the real logs in {EXAMPLES / 'ginrummy'}: {summary.count('new')} new, "
+            f"{summary.count('unchanged')} unchanged, {summary.count('rejected')} rejected"
+        )
+        for title, sql in QUERIES.items():
+            columns, rows = query.run(con, sql)
+            table = Table(*columns, title=title)
+            for row in rows:
+                table.add_row(*map(str, row))
+            console.print(table)
+    finally:
+        con.close()
+
     workdir = path.parent / "demo-out"
-    for game, module in game_commands().items():
-        if hasattr(module, "demo"):
-            console.rule(f"{game}: simulate → ingest → stats → fit → generate → validate")
-            figures[game] = module.demo(path, workdir / game, console)
+    for game in games.with_part("demo"):
+        console.rule(f"{game.name}: simulate → ingest → stats → fit → generate → validate")
+        game.module("demo").run(path, workdir / game.name, console)
 
     console.rule(f"done in {time.perf_counter() - started:.0f} s")
     console.print(f'Try: mine tables --db {path}   ·   mine query "SELECT ..." --db {path}')

@@ -6,7 +6,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from parsers import ginrummy, twentyone
+from mine.parsers import ginrummy, twentyone
 from tests.data import synth
 
 REPO = Path(__file__).resolve().parent.parent

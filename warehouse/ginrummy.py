@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from parsers import ginrummy as log_format
-from warehouse.checks import numbered_score_rows
+from mine.parsers import ginrummy as log_format
+from mine.warehouse.checks import numbered_score_rows
 
 GAME = "ginrummy"
 FORMAT = log_format

@@ -29,9 +29,9 @@ from types import ModuleType
 import duckdb
 import pyarrow as pa
 
-from parsers.csvlog import POSITIVE, Format, file_problem
-from parsers.errors import LogFormatError
-from warehouse import schema
+from mine.parsers.csvlog import POSITIVE, Format, file_problem
+from mine.parsers.errors import LogFormatError
+from mine.warehouse import schema
 
 SCORE_SUFFIX = "-score"
 BATCH_BYTES = 48 * 1024 * 1024

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
 import duckdb
 
-GAMES = ("twentyone", "ginrummy", "hog")
+from mine import games
+
 VERSION = 3
 """Bumped whenever a table's layout changes: a warehouse of another version is left alone."""
 
@@ -51,15 +51,8 @@ COMMENT ON TABLE manifest IS 'Every file ingest has seen: its content hash, the 
 
 
 def game_schemas() -> dict[str, ModuleType]:
-    """The warehouse module of every game that has one."""
-    modules = {}
-    for game in GAMES:
-        try:
-            modules[game] = importlib.import_module(f"warehouse.{game}")
-        except ModuleNotFoundError as error:
-            if error.name != f"warehouse.{game}":
-                raise
-    return modules
+    """The warehouse module of every game, by name, in the registry's order."""
+    return {game.name: game.module("schema") for game in games.with_part("schema")}
 
 
 def ensure(con: duckdb.DuckDBPyConnection) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from parsers import twentyone as log_format
-from parsers.cards import BLACKJACK_POINTS
-from warehouse.checks import numbered_score_rows
+from mine.parsers import twentyone as log_format
+from mine.parsers.cards import BLACKJACK_POINTS
+from mine.warehouse.checks import numbered_score_rows
 
 GAME = "twentyone"
 FORMAT = log_format

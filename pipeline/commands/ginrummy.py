@@ -16,18 +16,17 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from models import ginrummy as gr_model
-from models import tables
-from parsers.cards import COURSE_RANKS
-from pipeline import ginrummy_stats
-from pipeline.console import console, errors, fail
-from pipeline.stats import data_fingerprint, store
-from strategies import ginrummy_validate as validating
-from strategies.bots.ginrummy import make_bot
-from strategies.codegen import ginrummy as codegen
-from strategies.engines.ginrummy import GinRummyRules, play_game, write_game
-from strategies.melds import MeldSolver
-from strategies.player_file import PlayerFileError
+from mine.models import ginrummy as gr_model
+from mine.models import tables
+from mine.parsers.cards import COURSE_RANKS
+from mine.pipeline.console import console, errors, fail
+from mine.pipeline.stats import data_fingerprint, store
+from mine.pipeline.stats import ginrummy as ginrummy_stats
+from mine.strategies.bots.ginrummy import make_bot
+from mine.strategies.codegen import ginrummy as codegen
+from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, play_game, write_game
+from mine.strategies.player_file import PlayerFileError
+from mine.strategies.validation import ginrummy as validating
 
 
 def simulate(
@@ -137,7 +136,7 @@ FEATURES_TABLE = "stats_ginrummy_turn_features"
 
 
 def _connect(db: Path | None, read_only: bool):
-    from warehouse.connection import WarehouseBusy, WarehouseMissing, connect
+    from mine.warehouse.connection import WarehouseBusy, WarehouseMissing, connect
 
     try:
         return connect(db, read_only=read_only)
@@ -592,8 +591,8 @@ generated player counts both ways in when it weighs a discard. Hover for the cou
 def demo(db: Path, workdir: Path, console: Console) -> dict:
     """Simulate → ingest → stats → fit → generate → a short validation, in well under a
     minute; prints a summary and returns the headline figures."""
-    from warehouse.connection import connect
-    from warehouse.ingest import MEMORY_LIMIT, ingest
+    from mine.warehouse.connection import connect
+    from mine.warehouse.ingest import MEMORY_LIMIT, ingest
 
     rules = GinRummyRules()
     solver = MeldSolver()

@@ -30,18 +30,24 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from models import hog as hog_model
-from models.tables import TableError
-from parsers import hog as hog_log
-from pipeline import hog_stats
-from pipeline.console import console, errors, fail
-from pipeline.stats import data_fingerprint
-from pipeline.stats import frame as stats_frame
-from strategies.bots.hog import BASELINES, parse_bot
-from strategies.codegen.hog import write_module
-from strategies.engines.hog import DEFAULT_RULES, HogRules, as_table, match_frames, simulate_tables
-from strategies.hog_exact import report_card
-from strategies.player_file import PlayerFileError, load_module
+from mine.models import hog as hog_model
+from mine.models.tables import TableError
+from mine.parsers import hog as hog_log
+from mine.pipeline.console import console, errors, fail
+from mine.pipeline.stats import data_fingerprint
+from mine.pipeline.stats import frame as stats_frame
+from mine.pipeline.stats import hog as hog_stats
+from mine.strategies.bots.hog import BASELINES, parse_bot
+from mine.strategies.codegen.hog import write_module
+from mine.strategies.engines.hog import (
+    DEFAULT_RULES,
+    HogRules,
+    as_table,
+    match_frames,
+    simulate_tables,
+)
+from mine.strategies.player_file import PlayerFileError, load_module
+from mine.strategies.solvers.hog import report_card
 
 GAME = "hog"
 CHUNK = 50_000  # games simulated at once; part of what a seed means, so a constant
@@ -232,7 +238,7 @@ Logs = Annotated[
 
 def _connect(db: Path | None, read_only: bool) -> duckdb.DuckDBPyConnection:
     """The warehouse, which must exist: writing statistics must not create an empty one."""
-    from warehouse.connection import WarehouseBusy, WarehouseMissing, connect, db_path
+    from mine.warehouse.connection import WarehouseBusy, WarehouseMissing, connect, db_path
 
     if not db_path(db).exists():
         raise fail(f"{db_path(db)}: no warehouse here yet (run `mine ingest` first)")
@@ -763,8 +769,8 @@ def demo(db: Path, workdir: Path, console: Console, games: int = DEMO_GAMES) -> 
     `workdir`, ingest, derive statistics, fit both tables from those logs only, generate
     the players and validate them exactly (`games` per match). Returns the headline
     figures. Runs again unchanged: the same seed writes the same logs, which ingest skips."""
-    from warehouse import ingest as ingesting
-    from warehouse.connection import connect
+    from mine.warehouse import ingest as ingesting
+    from mine.warehouse.connection import connect
 
     started = time.perf_counter()
     logs = workdir / "logs"

@@ -26,17 +26,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from models import twentyone as tw_model
-from models.tables import TableError
-from models.tables import read as read_table
-from models.tables import write as write_table
-from pipeline import twentyone as tw_stats
-from pipeline.console import console, errors, fail
-from pipeline.stats import data_fingerprint, store
-from strategies import twentyone_validate as tw_validate
-from strategies.bots.twentyone import BOTS, make_bot
-from strategies.codegen.twentyone import chart_of_module, write_module
-from strategies.engines.twentyone import (
+from mine.models import twentyone as tw_model
+from mine.models.tables import TableError
+from mine.models.tables import read as read_table
+from mine.models.tables import write as write_table
+from mine.pipeline.console import console, errors, fail
+from mine.pipeline.stats import data_fingerprint, store
+from mine.pipeline.stats import twentyone as tw_stats
+from mine.strategies.bots.twentyone import BOTS, make_bot
+from mine.strategies.codegen.twentyone import chart_of_module, write_module
+from mine.strategies.engines.twentyone import (
     BID,
     BUST,
     COMBO,
@@ -45,8 +44,9 @@ from strategies.engines.twentyone import (
     play_game,
     write_logs,
 )
-from strategies.engines.twentyone import settle as settle_hand
-from strategies.player_file import PlayerFileError
+from mine.strategies.engines.twentyone import settle as settle_hand
+from mine.strategies.player_file import PlayerFileError
+from mine.strategies.validation import twentyone as tw_validate
 
 GAME = "twentyone"
 EPOCH = datetime(2021, 10, 1)  # stems look like the server's timestamps; game g is EPOCH + g s
@@ -199,7 +199,7 @@ def _game_rules(settings: list[str] | None) -> TwentyOneRules:
 
 
 def _open(db: Path | None, read_only: bool):
-    from warehouse.connection import WarehouseBusy, WarehouseMissing, connect
+    from mine.warehouse.connection import WarehouseBusy, WarehouseMissing, connect
 
     try:
         return connect(db, read_only=read_only)
@@ -452,7 +452,7 @@ _FLAT = "flat-bet return, {} hands of fresh {}-deck shoes"
 def quick_validation(chart, rules: TwentyOneRules, hands: int, seed: int) -> dict[str, Any]:
     """A few figures for the docstring: the chart's exact value and its flat-bet return
     on the same shoes as textbook's (the full measure is `mine validate`)."""
-    from strategies.twentyone_exact import chart_value, solve
+    from mine.strategies.solvers.twentyone import chart_value, solve
 
     policies = {
         "player": tw_validate.ChartPolicy(chart),
@@ -508,7 +508,7 @@ def validate_player(
     path: Path, rules: TwentyOneRules, hands: int, games: int, seed: int, exact: bool = True
 ) -> dict[str, Any]:
     """Everything `mine validate twentyone` measures, as a dict."""
-    from strategies.twentyone_exact import chart_value, solve
+    from mine.strategies.solvers.twentyone import chart_value, solve
 
     module = tw_validate.load_player(path)
     chart = chart_of_module(module)
@@ -777,7 +777,7 @@ def report(
     outcomes by up card and the bid table."""
     chart, bids, metadata = _read_table(table)
     dealer = None
-    from warehouse.connection import db_path
+    from mine.warehouse.connection import db_path
 
     if db is not None or db_path(None).exists():
         con = _open(db, read_only=True)
@@ -801,8 +801,8 @@ DEMO_SEATS = (
 
 def demo(db: Path, workdir: Path, console: Console) -> dict[str, Any]:
     """simulate → ingest → stats → fit → generate → validate, small but sufficient."""
-    from warehouse import ingest as ingesting
-    from warehouse.connection import connect
+    from mine.warehouse import ingest as ingesting
+    from mine.warehouse.connection import connect
 
     started = time.perf_counter()
     logs = workdir / "logs"

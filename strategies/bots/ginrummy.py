@@ -21,9 +21,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from parsers.cards import Card
-from strategies.engines.ginrummy import DRAWS, GinRummyRules, Player, legal_plays
-from strategies.melds import BIT_CARDS, CARD_BITS, MeldSolver, hand_mask
+from mine.parsers.cards import Card
+from mine.strategies.engines.ginrummy import (
+    BIT_CARDS,
+    CARD_BITS,
+    DRAWS,
+    GinRummyRules,
+    MeldSolver,
+    Player,
+    hand_mask,
+    legal_plays,
+)
 
 Melds = list[tuple[Card, ...]]
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from strategies.engines.hog import DEFAULT_RULES, HogRules, Strategy, square_swine, tail_points
+from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, Strategy, square_swine, tail_points
 
 
 def always_roll(n: int = 6) -> Strategy:

@@ -18,8 +18,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from parsers.cards import Card
-from strategies.engines.twentyone import (
+from mine.parsers.cards import Card
+from mine.strategies.engines.twentyone import (
     CAN_DOUBLE,
     CAN_HIT,
     CAN_INSURE,
@@ -36,7 +36,7 @@ from strategies.engines.twentyone import (
     hand_total,
     make_action,
 )
-from strategies.engines.twentyone import CODE as CARD_CODE
+from mine.strategies.engines.twentyone import CODE as CARD_CODE
 
 KINDS = (HIT, STAND, DOUBLE, SPLIT, INSURANCE)
 
@@ -264,7 +264,7 @@ class ChartBot(TableBot):
 @lru_cache(maxsize=8)
 def optimal_chart(rules: TwentyOneRules) -> object:
     """The infinite-deck optimal chart for these rules (a pure function, so cached)."""
-    from strategies.twentyone_exact import solve  # the solver is only needed by this bot
+    from mine.strategies.solvers.twentyone import solve  # the solver is only needed by this bot
 
     return solve(rules).chart
 

@@ -1,13 +1,13 @@
 """Generate a single-file Gin Rummy player from fitted tables (`mine generate ginrummy`).
 
 The player needs only the standard library: it carries a compact exact meld solver (the
-same bit-mask search as `strategies.melds`), the spec's `pick`, `play` and `melds`, the
+same bit-mask search as `strategies.engines.ginrummy`), the spec's `pick`, `play` and `melds`, the
 fitted tables as literals, and a memory string (strictly parsed, a few hundred
 characters) that follows the round: the discard pile, the cards the opponent picked up
 and the ones it discarded or let pass, the stock's size and its own hand.
 
 How it plays (every value in round points, from the fitted `VALUE` of holding a deadwood
-after a play at a turn, `models.ginrummy_value`):
+after a play at a turn, `models.ginrummy`):
 - draw: take the discard if the worth of the deadwood it leaves beats the exact
   expectation, over the live cards (neither in the discard pile nor known to be in the
   opponent's hand), of the worth a stock draw leaves;

@@ -430,7 +430,7 @@ def write_module(
 
 def chart_of_module(module: Any) -> Any:
     """The `Chart` a generated module plays (its HAND, SPLIT and INSURE literals)."""
-    from strategies.twentyone_exact import Chart
+    from mine.strategies.solvers.twentyone import Chart
 
     codes = {"H": 1, "S": 2, "D": 3}
     chart = Chart.empty()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import polars as pl
 
-from parsers.hog import Score, Turn
+from mine.parsers.hog import Score, Turn
 
 Strategy = Callable[[int, int], int]
 

@@ -43,8 +43,8 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from parsers.cards import DECK, Card
-from parsers.twentyone import DEALER, Score, Turn, write_scores, write_turns
+from mine.parsers.cards import DECK, Card
+from mine.parsers.twentyone import DEALER, Score, Turn, write_scores, write_turns
 
 # --- rules --------------------------------------------------------------------------------
 

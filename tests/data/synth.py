@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from parsers import ginrummy, twentyone
-from parsers.cards import DECK
+from mine.parsers import ginrummy, twentyone
+from mine.parsers.cards import DECK
 
 
 def twentyone_game(

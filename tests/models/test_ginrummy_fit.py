@@ -9,14 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models import ginrummy as model
-from models import ginrummy_value as value_model
-from models import tables
-from pipeline import ginrummy_stats
-from strategies.bots.ginrummy import make_bot
-from strategies.engines.ginrummy import GinRummyRules, play_game, write_game
-from strategies.melds import MeldSolver
-from warehouse.ingest import ingest
+from mine.models import ginrummy as model
+from mine.models import ginrummy as value_model
+from mine.models import tables
+from mine.pipeline.stats import ginrummy as ginrummy_stats
+from mine.strategies.bots.ginrummy import make_bot
+from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, play_game, write_game
+from mine.warehouse.ingest import ingest
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,12 @@ import numpy as np
 import polars as pl
 import pytest
 
-from models import hog as model
-from models import tables
-from parsers import hog as log
-from strategies.bots.hog import parse_bot
-from strategies.engines.hog import HogRules, as_table, match_frames, simulate_tables
-from strategies.hog_exact import TurnModel, best_response, guaranteed, optimal, win_rates
+from mine.models import hog as model
+from mine.models import tables
+from mine.parsers import hog as log
+from mine.strategies.bots.hog import parse_bot
+from mine.strategies.engines.hog import HogRules, as_table, match_frames, simulate_tables
+from mine.strategies.solvers.hog import TurnModel, best_response, guaranteed, optimal, win_rates
 
 
 def _logs(rules: HogRules, mine: str, theirs: str, games: int, seed: int = 0):

@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models import twentyone as model
-from models.tables import read, write
-from pipeline.commands.twentyone import fit_data
-from strategies.bots.twentyone import make_bot
-from strategies.engines.twentyone import TwentyOneRules, play_game, write_logs
-from strategies.twentyone_exact import MAIN, _deals, _Solver, chart_value, solve
-from warehouse.connection import connect
-from warehouse.ingest import ingest
+from mine.models import twentyone as model
+from mine.models.tables import read, write
+from mine.pipeline.commands.twentyone import fit_data
+from mine.strategies.bots.twentyone import make_bot
+from mine.strategies.engines.twentyone import TwentyOneRules, play_game, write_logs
+from mine.strategies.solvers.twentyone import MAIN, _deals, _Solver, chart_value, solve
+from mine.warehouse.connection import connect
+from mine.warehouse.ingest import ingest
 
 SEATS = (
     "textbook",

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parsers.cards import (
+from mine.parsers.cards import (
     DECK,
     CardError,
     format_course,

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers import hog
-from parsers.errors import LogFormatError
+from mine.parsers import hog
+from mine.parsers.errors import LogFormatError
 
 players = st.text(
     alphabet=st.characters(blacklist_characters=",;", blacklist_categories=("Z", "C")),

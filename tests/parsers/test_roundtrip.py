@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers import ginrummy, twentyone
-from parsers.cards import DECK
-from parsers.errors import LogFormatError
+from mine.parsers import ginrummy, twentyone
+from mine.parsers.cards import DECK
+from mine.parsers.errors import LogFormatError
 from tests.conftest import REAL_GINRUMMY
 
 cards = st.sampled_from(DECK)

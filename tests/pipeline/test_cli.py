@@ -6,7 +6,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
+from mine.pipeline.cli import app
 from tests.conftest import REAL_GINRUMMY
 
 runner = CliRunner()

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from models import ginrummy as model
-from models import tables
-from pipeline.cli import app
-from pipeline.commands.ginrummy import KNOCK_SCORES, _features
-from strategies.ginrummy_validate import load_player
+from mine.models import ginrummy as model
+from mine.models import tables
+from mine.pipeline.cli import app
+from mine.pipeline.commands.ginrummy import KNOCK_SCORES, _features
+from mine.strategies.validation.ginrummy import load_player
 
 runner = CliRunner()
 REAL_LOGS = Path(__file__).resolve().parents[2] / "examples" / "logs" / "ginrummy"

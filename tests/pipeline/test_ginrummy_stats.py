@@ -6,12 +6,12 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from parsers.cards import parse_course, parse_hand
-from parsers.ginrummy import Score, Turn, read_scores, read_turns, write_scores, write_turns
-from pipeline import ginrummy_stats
-from strategies.melds import CARD_BITS
+from mine.parsers.cards import parse_course, parse_hand
+from mine.parsers.ginrummy import Score, Turn, read_scores, read_turns, write_scores, write_turns
+from mine.pipeline.stats import ginrummy as ginrummy_stats
+from mine.strategies.engines.ginrummy import CARD_BITS
+from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY
-from warehouse.ingest import ingest
 
 
 def turn(mine: bool, hand: str, top: str, picked: str, discarded: str) -> Turn:

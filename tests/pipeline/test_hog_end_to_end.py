@@ -11,8 +11,8 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.commands import hog as commands
+from mine.pipeline.cli import app
+from mine.pipeline.commands import hog as commands
 
 runner = CliRunner()
 

@@ -12,15 +12,15 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from parsers import twentyone as log
-from parsers.cards import hand_value
-from pipeline import twentyone as st
-from pipeline.cli import app
-from pipeline.commands.twentyone import compute_stats
-from strategies.bots.twentyone import make_bot
-from strategies.engines.twentyone import TwentyOneRules, play_game, write_logs
-from warehouse.connection import connect
-from warehouse.ingest import ingest
+from mine.parsers import twentyone as log
+from mine.parsers.cards import hand_value
+from mine.pipeline.cli import app
+from mine.pipeline.commands.twentyone import compute_stats
+from mine.pipeline.stats import twentyone as st
+from mine.strategies.bots.twentyone import make_bot
+from mine.strategies.engines.twentyone import TwentyOneRules, play_game, write_logs
+from mine.warehouse.connection import connect
+from mine.warehouse.ingest import ingest
 
 SEATS = ("textbook", "random", "explorer:dealer:0.5", "cautious", "random", "dealer")
 

@@ -14,10 +14,9 @@ from collections.abc import Iterator
 from itertools import combinations
 from pathlib import Path
 
-from parsers.cards import DECK, Card, deadwood_points
-from parsers.ginrummy import Score, Turn
-from strategies.engines.ginrummy import Deal, GinRummyRules, round_points
-from strategies.melds import meld_kind
+from mine.parsers.cards import DECK, Card, deadwood_points
+from mine.parsers.ginrummy import Score, Turn
+from mine.strategies.engines.ginrummy import Deal, GinRummyRules, meld_kind, round_points
 
 RULES = GinRummyRules()
 

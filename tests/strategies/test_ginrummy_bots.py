@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from parsers.cards import parse_course
-from parsers.ginrummy import read_scores, read_turns
-from pipeline.cli import app
-from strategies.bots.ginrummy import BOTS, SimpleBot, make_bot
-from strategies.engines.ginrummy import GinRummyRules, play_game, round_points
-from strategies.melds import MeldSolver
+from mine.parsers.cards import parse_course
+from mine.parsers.ginrummy import read_scores, read_turns
+from mine.pipeline.cli import app
+from mine.strategies.bots.ginrummy import BOTS, SimpleBot, make_bot
+from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, play_game, round_points
 
 RULES = GinRummyRules()
 SOLVER = MeldSolver()

@@ -13,11 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers.cards import DECK, parse_course, parse_hand
-from strategies.bots.ginrummy import make_bot
-from strategies.codegen import ginrummy as codegen
-from strategies.engines.ginrummy import GinRummyRules, play_game
-from strategies.melds import MeldSolver, check_melds
+from mine.parsers.cards import DECK, parse_course, parse_hand
+from mine.strategies.bots.ginrummy import make_bot
+from mine.strategies.codegen import ginrummy as codegen
+from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, check_melds, play_game
 
 TABLES = {
     "danger": tuple(

@@ -8,13 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parsers.cards import Card, parse_course
-from parsers.ginrummy import read_scores, read_turns
-from strategies.engines.ginrummy import (
+from mine.parsers.cards import Card, parse_course
+from mine.parsers.ginrummy import read_scores, read_turns
+from mine.strategies.engines.ginrummy import (
     Deal,
     FunctionPlayer,
     GinRummyRules,
     GinRummyState,
+    MeldSolver,
     Play,
     play_game,
     round_points,
@@ -22,7 +23,6 @@ from strategies.engines.ginrummy import (
     turns_for,
     write_game,
 )
-from strategies.melds import MeldSolver
 from tests.strategies.ginrummy_replay import (
     Scripted,
     deal_of,
@@ -275,7 +275,7 @@ def test_play_cap_ends_the_round_as_a_drop():
 
 
 def test_games_run_to_the_target_with_differing_totals_and_alternate_dealers():
-    from strategies.bots.ginrummy import make_bot
+    from mine.strategies.bots.ginrummy import make_bot
 
     for seed in range(3):
         rng = np.random.default_rng(seed)

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers.cards import DECK, Card, deadwood_points, parse_course
-from strategies.melds import (
+from mine.parsers.cards import DECK, Card, deadwood_points, parse_course
+from mine.strategies.engines.ginrummy import (
     MeldError,
     MeldSizes,
     MeldSolver,

@@ -8,9 +8,9 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from strategies import ginrummy_validate as validating
-from strategies.codegen import ginrummy as codegen
+from mine.pipeline.cli import app
+from mine.strategies.codegen import ginrummy as codegen
+from mine.strategies.validation import ginrummy as validating
 from tests.strategies.test_ginrummy_codegen import METADATA, TABLES
 
 FIELDS = {

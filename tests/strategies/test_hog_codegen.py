@@ -7,10 +7,10 @@ import ast
 import numpy as np
 import pytest
 
-from strategies.bots.hog import BASELINES
-from strategies.codegen.hog import module_source, write_module
-from strategies.engines.hog import HogRules
-from strategies.hog_exact import TurnModel, optimal, report_card
+from mine.strategies.bots.hog import BASELINES
+from mine.strategies.codegen.hog import module_source, write_module
+from mine.strategies.engines.hog import HogRules
+from mine.strategies.solvers.hog import TurnModel, optimal, report_card
 
 RULES = HogRules(goal=40)
 TABLE = optimal(TurnModel.from_rules(RULES)).table[0]

@@ -12,11 +12,11 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from models.hog import read_table
-from parsers import hog as log
-from pipeline.cli import app
-from pipeline.commands.hog import CELL, PALETTE
-from pipeline.stats import data_fingerprint
+from mine.models.hog import read_table
+from mine.parsers import hog as log
+from mine.pipeline.cli import app
+from mine.pipeline.commands.hog import CELL, PALETTE
+from mine.pipeline.stats import data_fingerprint
 
 runner = CliRunner()
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers.hog import Turn
-from strategies.bots.hog import always_roll, parse_bot
-from strategies.engines.hog import (
+from mine.parsers.hog import Turn
+from mine.strategies.bots.hog import always_roll, parse_bot
+from mine.strategies.engines.hog import (
     HogRules,
     HogState,
     as_table,
@@ -26,7 +26,7 @@ from strategies.engines.hog import (
     turn_points,
     turn_records,
 )
-from strategies.hog_exact import TurnModel
+from mine.strategies.solvers.hog import TurnModel
 
 RULES = HogRules()
 

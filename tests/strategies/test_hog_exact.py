@@ -8,9 +8,15 @@ from itertools import product
 import numpy as np
 import pytest
 
-from strategies.bots.hog import BASELINES, always_roll, parse_bot
-from strategies.engines.hog import HogRules, as_table, simulate_tables, square_swine, turn_points
-from strategies.hog_exact import (
+from mine.strategies.bots.hog import BASELINES, always_roll, parse_bot
+from mine.strategies.engines.hog import (
+    HogRules,
+    as_table,
+    simulate_tables,
+    square_swine,
+    turn_points,
+)
+from mine.strategies.solvers.hog import (
     TurnModel,
     best_response,
     guaranteed,

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from parsers.cards import DECK
-from strategies.bots.twentyone import make_bot
-from strategies.codegen.twentyone import chart_of_module, module_source, write_module
-from strategies.engines.twentyone import PlayerInfo, PlayerPoints, TwentyOneRules, play_game
-from strategies.twentyone_exact import solve
-from strategies.twentyone_validate import engine_player, load_player
+from mine.parsers.cards import DECK
+from mine.strategies.bots.twentyone import make_bot
+from mine.strategies.codegen.twentyone import chart_of_module, module_source, write_module
+from mine.strategies.engines.twentyone import PlayerInfo, PlayerPoints, TwentyOneRules, play_game
+from mine.strategies.solvers.twentyone import solve
+from mine.strategies.validation.twentyone import engine_player, load_player
 
 BIDS = [(-10, -3, 10), (-2, 2, 50), (3, 10, 100)]
 METADATA = {

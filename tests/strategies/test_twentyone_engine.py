@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers.cards import DECK, hand_value, parse_course
-from strategies.bots.twentyone import BOTS, make_bot
-from strategies.engines.twentyone import (
+from mine.parsers.cards import DECK, hand_value, parse_course
+from mine.strategies.bots.twentyone import BOTS, make_bot
+from mine.strategies.engines.twentyone import (
     BUST,
     CHARLIE,
     CODE,

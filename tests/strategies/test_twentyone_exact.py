@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from strategies.bots.twentyone import ChartBot
-from strategies.engines.twentyone import (
+from mine.strategies.bots.twentyone import ChartBot
+from mine.strategies.engines.twentyone import (
     BID,
     DOUBLE,
     HIT,
@@ -21,7 +21,7 @@ from strategies.engines.twentyone import (
     classify,
     play_game,
 )
-from strategies.twentyone_exact import (
+from mine.strategies.solvers.twentyone import (
     INFINITE,
     MAIN,
     Chart,

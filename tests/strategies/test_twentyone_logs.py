@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from parsers.twentyone import Turn, read_scores, read_turns
-from pipeline.cli import app
-from strategies.bots.twentyone import make_bot
-from strategies.engines.twentyone import CODE as CARD_CODE
-from strategies.engines.twentyone import (
+from mine.parsers.twentyone import Turn, read_scores, read_turns
+from mine.pipeline.cli import app
+from mine.strategies.bots.twentyone import make_bot
+from mine.strategies.engines.twentyone import CODE as CARD_CODE
+from mine.strategies.engines.twentyone import (
     TwentyOneRules,
     hand_total,
     play_game,
@@ -119,7 +119,7 @@ def test_fast_writer_writes_the_parsers_bytes(tmp_path: Path) -> None:
 
 def test_split_rows_match_the_spec_example(tmp_path: Path) -> None:
     """The spec's example shape: Split row shows the pair, hands are [original, new]."""
-    from strategies.engines.twentyone import Bid, DoubleDown, Hit, Split, Stand, State
+    from mine.strategies.engines.twentyone import Bid, DoubleDown, Hit, Split, Stand, State
 
     state = State(TwentyOneRules(rounds=1), ["2"], np.random.default_rng(0))
     codes = [CARD_CODE[c] for c in read_cards("S7 H7 H6 HQ C9 H4 H3 S4")]
@@ -140,7 +140,7 @@ def test_split_rows_match_the_spec_example(tmp_path: Path) -> None:
 
 
 def read_cards(text: str):
-    from parsers.cards import parse_course
+    from mine.parsers.cards import parse_course
 
     return [parse_course(c) for c in text.split()]
 

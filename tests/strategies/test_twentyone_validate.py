@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from strategies.codegen.twentyone import write_module
-from strategies.engines.twentyone import TwentyOneRules
-from strategies.twentyone_exact import chart_value, solve
-from strategies.twentyone_validate import (
+from mine.pipeline.cli import app
+from mine.strategies.codegen.twentyone import write_module
+from mine.strategies.engines.twentyone import TwentyOneRules
+from mine.strategies.solvers.twentyone import chart_value, solve
+from mine.strategies.validation.twentyone import (
     ChartPolicy,
     baseline_policies,
     deal_rows,
@@ -43,8 +43,8 @@ def test_evaluator_agrees_with_the_exact_values():
 
 
 def _textbook_chart(rules):
-    from strategies.bots.twentyone import Textbook
-    from strategies.twentyone_validate import chart_of_bot
+    from mine.strategies.bots.twentyone import Textbook
+    from mine.strategies.validation.twentyone import chart_of_bot
 
     return chart_of_bot(Textbook(rules), rules)
 

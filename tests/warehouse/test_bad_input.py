@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from warehouse.ingest import ingest
+from mine.warehouse.ingest import ingest
 
 
 def lines(path: Path) -> list[bytes]:

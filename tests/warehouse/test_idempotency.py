@@ -2,7 +2,7 @@
 
 import shutil
 
-from warehouse.ingest import ingest
+from mine.warehouse.ingest import ingest
 
 DATA = ("twentyone_turns", "twentyone_scores", "ginrummy_turns", "ginrummy_rounds", "logs")
 

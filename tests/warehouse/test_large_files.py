@@ -7,9 +7,9 @@ from pathlib import Path
 
 import duckdb
 
-from parsers import hog, twentyone
+from mine.parsers import hog, twentyone
+from mine.warehouse.ingest import ingest
 from tests.data import synth
-from warehouse.ingest import ingest
 
 MINE = str(Path(sys.executable).parent / "mine")
 

@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from parsers import twentyone
+from mine.parsers import twentyone
+from mine.warehouse.ingest import find_files, ingest
 from tests.data import synth
-from warehouse.ingest import find_files, ingest
 
 
 def write_game(folder, stem, seed, rounds):

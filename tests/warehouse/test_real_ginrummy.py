@@ -2,9 +2,9 @@
 
 import pytest
 
-from parsers import ginrummy
+from mine.parsers import ginrummy
+from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY
-from warehouse.ingest import ingest
 
 
 @pytest.fixture

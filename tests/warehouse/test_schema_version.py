@@ -2,8 +2,8 @@
 
 import pytest
 
-from warehouse import schema
-from warehouse.ingest import ingest
+from mine.warehouse import schema
+from mine.warehouse.ingest import ingest
 
 
 def test_a_new_warehouse_records_its_layout_version(warehouse, good_logs):

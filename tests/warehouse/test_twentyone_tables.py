@@ -6,10 +6,10 @@ import duckdb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers import twentyone
-from parsers.cards import format_course, hand_value, parse_hand
+from mine.parsers import twentyone
+from mine.parsers.cards import format_course, hand_value, parse_hand
+from mine.warehouse.ingest import ingest
 from tests.data import synth
-from warehouse.ingest import ingest
 
 
 @settings(max_examples=15, deadline=None)

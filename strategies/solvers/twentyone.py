@@ -35,7 +35,7 @@ from math import comb
 
 import numpy as np
 
-from strategies.engines.twentyone import (
+from mine.strategies.engines.twentyone import (
     BUST,
     CHARLIE,
     COMBO,

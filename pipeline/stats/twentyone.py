@@ -27,7 +27,7 @@ from collections.abc import Callable
 import duckdb
 import polars as pl
 
-from pipeline.stats import frame
+from mine.pipeline.stats import frame
 
 GAME = "twentyone"
 VALUES = tuple(range(1, 11))

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from strategies.bots.twentyone import Textbook, Threshold, make_bot
-from strategies.engines.twentyone import (
+from mine.strategies.bots.twentyone import Textbook, Threshold, make_bot
+from mine.strategies.engines.twentyone import (
     CAN_DOUBLE,
     CAN_HIT,
     CAN_INSURE,
@@ -49,8 +49,8 @@ from strategies.engines.twentyone import (
     TwentyOneRules,
     play_game,
 )
-from strategies.player_file import PlayerFileError, load_module
-from strategies.twentyone_exact import (
+from mine.strategies.player_file import PlayerFileError, load_module
+from mine.strategies.solvers.twentyone import (
     _POINTS,
     _VALUE,
     SPLIT_HAND,

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from strategies.bots.hog import parse_bot
-from strategies.engines.hog import DEFAULT_RULES, HogRules, as_table, swine_map, tail_map
+from mine.strategies.bots.hog import parse_bot
+from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, as_table, swine_map, tail_map
 
 Policy = np.ndarray | None
 TIE = 1e-12  # win probabilities this close count as equal: the fewest dice wins the tie

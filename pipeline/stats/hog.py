@@ -23,8 +23,8 @@ from typing import NamedTuple
 import duckdb
 import polars as pl
 
-from pipeline import stats as shared
-from pipeline.stats import store
+from mine.pipeline import stats as shared
+from mine.pipeline.stats import store
 
 GAME = "hog"
 BUCKET = 10  # score bucket width for the win-rate table

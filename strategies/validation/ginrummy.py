@@ -20,10 +20,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from strategies.bots.ginrummy import make_bot
-from strategies.engines.ginrummy import GinRummyRules, play_game
-from strategies.melds import MeldSolver
-from strategies.player_file import load_module
+from mine.strategies.bots.ginrummy import make_bot
+from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, play_game
+from mine.strategies.player_file import load_module
 
 BASELINES = ("simple", "random", "ginhunter")
 

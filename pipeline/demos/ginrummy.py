@@ -1,0 +1,3 @@
+"""placeholder"""
+
+from mine.pipeline.commands.ginrummy import demo as run  # noqa: F401

@@ -1,0 +1,3 @@
+"""placeholder"""
+
+from mine.pipeline.commands.hog import demo as run  # noqa: F401

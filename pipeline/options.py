@@ -1,0 +1,58 @@
+"""The options every command shares, defined once so that each name means one thing.
+
+`--db` the warehouse, `--wait` its lock, `--seed` every random choice, `--json` the result
+as JSON, `--rules KEY=VALUE` a rule setting, `--out` the file or folder written, `--table`
+a fitted table, `--players` the bots that play, `--games` how many games, `--baselines`
+the bots a player is measured against. Options whose help depends on the command
+(`--games`, `--out`) are made by a function that takes that help.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+Db = Annotated[
+    Path | None,
+    typer.Option(
+        "--db", help="Warehouse file (default: $MINE_DB or ./mine.duckdb).", show_default=False
+    ),
+]
+Wait = Annotated[float, typer.Option("--wait", help="Seconds to wait for another process's lock.")]
+Seed = Annotated[
+    int, typer.Option("--seed", min=0, help="Seed of every random choice (same seed, same bytes).")
+]
+Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+Rules = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--rules",
+        metavar="KEY=VALUE",
+        help="A rule setting, repeatable (the keys: the game's spec, or a bad key's message).",
+    ),
+]
+Table = Annotated[Path, typer.Option("--table", help="A table written by `mine fit`.")]
+Workers = Annotated[int, typer.Option("--workers", min=1, help="Worker processes.")]
+
+
+def games(help: str, minimum: int = 1):
+    return Annotated[int, typer.Option("--games", min=minimum, help=help)]
+
+
+def out(help: str):
+    return Annotated[Path, typer.Option("--out", "-o", help=help)]
+
+
+def players(help: str):
+    return Annotated[str, typer.Option("--players", help=help)]
+
+
+def baselines(help: str):
+    return Annotated[str, typer.Option("--baselines", help=help)]
+
+
+def names(text: str) -> list[str]:
+    """A comma-separated list of names (bots, baselines), blanks dropped."""
+    return [name.strip() for name in text.split(",") if name.strip()]
