@@ -1,9 +1,15 @@
-"""Where every command writes: results to stdout, messages and errors to stderr."""
+"""Where every command writes: results to stdout, messages and errors to stderr; and the
+two shapes results are printed in (a table of rows, a list of name/value pairs)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
 import typer
 from rich.console import Console
+from rich.table import Table
 
 console = Console()
 errors = Console(stderr=True)
@@ -13,3 +19,54 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     """Print a one-line error (no traceback) and return the Exit to raise."""
     errors.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
+
+
+def print_json(result: Any) -> None:
+    print(json.dumps(result, indent=2, default=str))
+
+
+def show(
+    rows: Iterable[Mapping[str, Any]],
+    title: str,
+    columns: Mapping[str, str] | None = None,
+    formats: Mapping[str, Callable[[Any], str]] | None = None,
+    caption: str | None = None,
+) -> None:
+    """Rows (dicts, e.g. `frame.to_dicts()`) as a table: `columns` maps keys to headings
+    (default: every key of the first row); numbers right-aligned and grouped."""
+    rows = list(rows)
+    columns = columns or {key: key for key in (rows[0] if rows else {})}
+    formats = formats or {}
+    numeric = {
+        key
+        for key in columns
+        if rows and all(isinstance(r.get(key), int | float) for r in rows if r.get(key) is not None)
+    }
+    table = Table(title=title, caption=caption)
+    for key, heading in columns.items():
+        table.add_column(heading, justify="right" if key in numeric else "left")
+    for row in rows:
+        table.add_row(*(_shown(row.get(key), formats.get(key)) for key in columns))
+    console.print(table)
+
+
+def show_pairs(title: str, pairs: Iterable[tuple[str, Any]]) -> None:
+    """Name/value pairs as a two-column table without a header."""
+    table = Table(title=title, show_header=False)
+    for name, value in pairs:
+        table.add_row(name, _shown(value))
+    console.print(table)
+
+
+def _shown(value: Any, fmt: Callable[[Any], str] | None = None) -> str:
+    if fmt is not None:
+        return fmt(value)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.4f}"
+    return str(value)

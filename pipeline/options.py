@@ -1,10 +1,10 @@
 """The options every command shares, defined once so that each name means one thing.
 
-`--db` the warehouse, `--wait` its lock, `--seed` every random choice, `--json` the result
-as JSON, `--rules KEY=VALUE` a rule setting, `--out` the file or folder written, `--table`
-a fitted table, `--players` the bots that play, `--games` how many games, `--baselines`
-the bots a player is measured against. Options whose help depends on the command
-(`--games`, `--out`) are made by a function that takes that help.
+`--db` the warehouse, `--wait` its lock, `--logs` a choice of its logs, `--seed` every
+random choice, `--json` the result as JSON, `--rules KEY=VALUE` a rule setting, `--out` the
+file or folder written, `--table` a fitted table, `--players` the bots that play, `--games`
+how many games, `--baselines` the bots a player is measured against. Options whose help
+depends on the command (`--games`, `--out`) are made by a function that takes that help.
 """
 
 from __future__ import annotations
@@ -34,6 +34,15 @@ Rules = Annotated[
     ),
 ]
 Table = Annotated[Path, typer.Option("--table", help="A table written by `mine fit`.")]
+Logs = Annotated[
+    str | None,
+    typer.Option(
+        "--logs",
+        metavar="GLOB",
+        help="Only the logs ingested from files matching this glob (default: every log of "
+        "the game in the warehouse).",
+    ),
+]
 Workers = Annotated[int, typer.Option("--workers", min=1, help="Worker processes.")]
 
 
@@ -56,3 +65,13 @@ def baselines(help: str):
 def names(text: str) -> list[str]:
     """A comma-separated list of names (bots, baselines), blanks dropped."""
     return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def game_rules(kind, settings: list[str] | None, base=None):
+    """`--rules` read into the game's rules class, or one line saying which setting is bad."""
+    from mine.pipeline.console import fail
+
+    try:
+        return kind.from_settings(settings or [], base)
+    except (ValueError, TypeError) as error:
+        raise fail(str(error)) from None

@@ -19,6 +19,7 @@ from rich.table import Table
 from mine.models import ginrummy as gr_model
 from mine.models import tables
 from mine.parsers.cards import COURSE_RANKS
+from mine.pipeline import options
 from mine.pipeline.console import console, errors, fail
 from mine.pipeline.stats import data_fingerprint, store
 from mine.pipeline.stats import ginrummy as ginrummy_stats
@@ -53,10 +54,7 @@ def simulate(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Play games between two bots; write <stem>.csv + <stem>-score.csv per game."""
-    try:
-        game_rules = GinRummyRules.from_settings(rules or [])
-    except (ValueError, TypeError) as error:
-        raise fail(str(error)) from None
+    game_rules = options.game_rules(GinRummyRules, rules)
     if game_rules.hand_size != 10:
         raise fail("the log format holds 10-card hands; hand_size must stay 10 to write logs")
     specs = [spec.strip() for spec in seats.split(",") if spec.strip()]

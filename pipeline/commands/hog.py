@@ -33,6 +33,7 @@ from rich.table import Table
 from mine.models import hog as hog_model
 from mine.models.tables import TableError
 from mine.parsers import hog as hog_log
+from mine.pipeline import options
 from mine.pipeline.console import console, errors, fail
 from mine.pipeline.stats import data_fingerprint
 from mine.pipeline.stats import frame as stats_frame
@@ -46,6 +47,7 @@ from mine.strategies.engines.hog import (
     match_frames,
     simulate_tables,
 )
+from mine.strategies.engines.settings import parse as settings_parse
 from mine.strategies.player_file import PlayerFileError, load_module
 from mine.strategies.solvers.hog import report_card
 
@@ -61,23 +63,6 @@ RulesOption = Annotated[
         "sow_sad=off, …); repeat for several.",
     ),
 ]
-
-
-def _settings(settings: list[str] | None) -> dict[str, str]:
-    pairs = {}
-    for setting in settings or []:
-        key, sep, value = setting.partition("=")
-        if not sep:
-            raise fail(f"--rules takes KEY=VALUE, not {setting!r}")
-        pairs[key.strip()] = value.strip()
-    return pairs
-
-
-def _rules(settings: list[str] | None, base: HogRules = DEFAULT_RULES) -> HogRules:
-    try:
-        return base.with_settings(_settings(settings))
-    except ValueError as error:
-        raise fail(str(error)) from None
 
 
 # --- simulate --------------------------------------------------------------------------
@@ -104,7 +89,7 @@ def simulate(
     as_json: Json = False,
 ) -> None:
     """Play matches between Hog bots and write <stem>.csv + <stem>-score.csv per match."""
-    game_rules = _rules(rules)
+    game_rules = options.game_rules(HogRules, rules)
     specs = [p.strip() for p in players.split(",") if p.strip()]
     if opponent is None and len(specs) < 2:
         raise fail("--players needs at least two bots (or one and --opponent)")
@@ -560,7 +545,7 @@ def validate_player(
     """The exact report card of a player module, with the gaps to the best possible
     figures, in the rules it states with `settings` over them; and those rules."""
     strategy, stated = load_player(path)
-    rules = DEFAULT_RULES.with_settings({**stated, **(settings or {})})
+    rules = DEFAULT_RULES.with_settings({**stated, **settings_parse(settings or [])})
     try:
         table = as_table(strategy, rules)
     except (ValueError, TypeError, IndexError) as error:
@@ -591,7 +576,7 @@ def validate(
 ) -> None:
     """Exact win rates of a player against every baseline and the optimal strategy."""
     try:
-        card, game_rules = validate_player(player, _settings(rules))
+        card, game_rules = validate_player(player, rules)
     except ValueError as error:  # PlayerFileError, or rules that do not make sense
         raise fail(str(error)) from None
     if as_json:

@@ -30,6 +30,7 @@ from mine.models import twentyone as tw_model
 from mine.models.tables import TableError
 from mine.models.tables import read as read_table
 from mine.models.tables import write as write_table
+from mine.pipeline import options
 from mine.pipeline.console import console, errors, fail
 from mine.pipeline.stats import data_fingerprint, store
 from mine.pipeline.stats import twentyone as tw_stats
@@ -86,12 +87,9 @@ def simulate(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Play TwentyOne games and write <stem>.csv + <stem>-score.csv per game."""
-    try:
-        game_rules = TwentyOneRules.from_settings(rules or [])
-        if rounds is not None:
-            game_rules = game_rules.replace(rounds=rounds)
-    except (ValueError, TypeError) as error:
-        raise fail(str(error)) from None
+    game_rules = options.game_rules(TwentyOneRules, rules)
+    if rounds is not None:
+        game_rules = game_rules.replace(rounds=rounds)
     specs = [s.strip() for s in seats.split(",") if s.strip()]
     if not 1 <= len(specs) <= game_rules.max_players:
         raise fail(f"--seats needs 1 to {game_rules.max_players} bots, got {len(specs)}")
@@ -191,13 +189,6 @@ RulesOption = Annotated[
 ]
 
 
-def _game_rules(settings: list[str] | None) -> TwentyOneRules:
-    try:
-        return TwentyOneRules.from_settings(settings or [])
-    except (ValueError, TypeError) as error:
-        raise fail(str(error)) from None
-
-
 def _open(db: Path | None, read_only: bool):
     from mine.warehouse.connection import WarehouseBusy, WarehouseMissing, connect
 
@@ -267,7 +258,7 @@ def compute_stats(con, rules: TwentyOneRules) -> dict[str, tuple[pl.DataFrame, s
 
 def stats(db: Db = None, rules: RulesOption = None, as_json: Json = False) -> None:
     """Derive TwentyOne statistics from the warehouse and store them as stats_twentyone_*."""
-    game_rules = _game_rules(rules)
+    game_rules = options.game_rules(TwentyOneRules, rules)
     con = _open(db, read_only=False)
     try:
         if not _has_twentyone(con):
@@ -490,7 +481,7 @@ def generate(
 ) -> None:
     """Generate a single-file, standard-library-only TwentyOne player from a table."""
     chart, bids, metadata = _read_table(table)
-    game_rules = _game_rules(rules)
+    game_rules = options.game_rules(TwentyOneRules, rules)
     validation = quick_validation(chart, game_rules, hands, seed)
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -569,7 +560,7 @@ def validate(
 ) -> None:
     """Measure a player file: flat-bet return vs baselines and the exact optimum, full
     games, invalid actions and decision times."""
-    game_rules = _game_rules(rules)
+    game_rules = options.game_rules(TwentyOneRules, rules)
     try:
         result = validate_player(player, game_rules, hands, games, seed)
     except PlayerFileError as error:

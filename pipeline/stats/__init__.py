@@ -9,6 +9,7 @@ are stored with it, so that any filter re-aggregates correctly.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -46,3 +47,26 @@ def data_fingerprint(
         ).fetchall()
     ]
     return hashlib.sha256("\n".join(hashes).encode()).hexdigest(), len(hashes)
+
+
+def has_logs(con: duckdb.DuckDBPyConnection, game: str) -> bool:
+    """Whether the warehouse holds any log of `game`."""
+    try:
+        return con.execute("SELECT count(*) FROM logs WHERE game = ?", [game]).fetchone()[0] > 0
+    except duckdb.Error:  # a file that is not a warehouse of ours
+        return False
+
+
+def logs_matching(con: duckdb.DuckDBPyConnection, game: str, pattern: str) -> list[int]:
+    """The ingested logs of `game` whose files match the glob `pattern` (as given, or
+    relative to the working folder); ValueError when there are none."""
+    absolute = pattern if Path(pattern).is_absolute() else str(Path.cwd() / pattern)
+    rows = con.execute(
+        "SELECT DISTINCT log_id FROM manifest WHERE game = ? AND log_id IS NOT NULL "
+        "AND log_id IN (SELECT log_id FROM logs) AND (path GLOB ? OR path GLOB ?) "
+        "ORDER BY log_id",
+        [game, absolute, pattern],
+    ).fetchall()
+    if not rows:
+        raise ValueError(f"no ingested {game} log comes from a file matching {pattern!r}")
+    return [row[0] for row in rows]

@@ -35,7 +35,6 @@ melds whose lowest card it is.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ import numpy as np
 
 from mine.parsers.cards import DECK, SUITS, Card, deadwood_points
 from mine.parsers.ginrummy import Score, Turn, write_scores, write_turns
+from mine.strategies.engines.settings import RuleSettings
 
 # --- melds -----------------------------------------------------------------------------
 
@@ -394,7 +394,7 @@ ENDINGS = {"gin": "Gin", "knock": "Knock", "drop": "Drop"}
 
 
 @dataclass(frozen=True)
-class GinRummyRules:
+class GinRummyRules(RuleSettings):
     """Every number of the spec is a setting; the defaults are the course's."""
 
     hand_size: int = 10
@@ -422,32 +422,6 @@ class GinRummyRules:
             raise ValueError("first_player must be 'alternate' or 'random'")
         if not 1 <= self.hand_size <= 25:
             raise ValueError("hand_size must be between 1 and 25")
-
-    @classmethod
-    def from_settings(cls, settings: Sequence[str]) -> GinRummyRules:
-        """Rules from `KEY=VALUE` strings (the CLI's `--rules`)."""
-        types = {f.name: f.type for f in dataclasses.fields(cls)}
-        values: dict[str, Any] = {}
-        for setting in settings:
-            key, sep, text = setting.partition("=")
-            key = key.strip().replace("-", "_")
-            if not sep or key not in types:
-                raise ValueError(f"unknown rule {setting!r} (known: {', '.join(types)})")
-            kind = types[key]
-            try:
-                if kind == "bool":
-                    if text.lower() not in ("true", "false", "1", "0"):
-                        raise ValueError(text)
-                    values[key] = text.lower() in ("true", "1")
-                elif kind == "int":
-                    values[key] = int(text)
-                elif kind == "float":
-                    values[key] = float(text)
-                else:
-                    values[key] = text
-            except ValueError:
-                raise ValueError(f"rule {key} wants a {kind}, not {text!r}") from None
-        return cls(**values)
 
 
 class Play(NamedTuple):

@@ -16,18 +16,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
 from mine.parsers.hog import Score, Turn
+from mine.strategies.engines.settings import RuleSettings
 
 Strategy = Callable[[int, int], int]
 
 
 @dataclass(frozen=True)
-class HogRules:
+class HogRules(RuleSettings):
     goal: int = 100
     dice_sides: int = 6
     max_rolls: int = 10
@@ -52,26 +53,8 @@ class HogRules:
         """The most one turn can score (Pig Tail gives at most 19)."""
         return max(self.max_rolls * self.dice_sides, 19 if self.pig_tail else 0)
 
-    def with_settings(self, settings: dict[str, str]) -> HogRules:
-        """These rules with some settings replaced, given as text (`goal=120`, `sow_sad=0`)."""
-        changes: dict[str, object] = {}
-        for key, text in settings.items():
-            if key not in RULE_FIELDS:
-                raise ValueError(f"unknown rule {key!r} (known: {', '.join(RULE_FIELDS)})")
-            if isinstance(getattr(self, key), bool):
-                if text.lower() not in ("1", "0", "true", "false", "on", "off"):
-                    raise ValueError(f"rule {key} takes on/off, not {text!r}")
-                changes[key] = text.lower() in ("1", "true", "on")
-            else:
-                try:
-                    changes[key] = int(text)
-                except ValueError:
-                    raise ValueError(f"rule {key} takes a whole number, not {text!r}") from None
-        return replace(self, **changes)
-
 
 DEFAULT_RULES = HogRules()
-RULE_FIELDS = ("goal", "dice_sides", "max_rolls", "sow_sad", "pig_tail", "square_swine")
 
 
 # --- the rules -------------------------------------------------------------------------

@@ -45,12 +45,13 @@ import numpy as np
 
 from mine.parsers.cards import DECK, Card
 from mine.parsers.twentyone import DEALER, Score, Turn, write_scores, write_turns
+from mine.strategies.engines.settings import RuleSettings
 
 # --- rules --------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class TwentyOneRules:
+class TwentyOneRules(RuleSettings):
     """Every number of the game; the defaults are the spec's (the 2021 course engine)."""
 
     decks: int = 3
@@ -93,30 +94,6 @@ class TwentyOneRules:
 
     def replace(self, **changes: Any) -> TwentyOneRules:
         return dataclasses.replace(self, **changes)
-
-    @classmethod
-    def from_settings(cls, settings: Iterable[str], base: TwentyOneRules | None = None):
-        """`KEY=VALUE` strings (as `--rules` takes them) applied over `base`."""
-        base = base or cls()
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        changes: dict[str, Any] = {}
-        for setting in settings:
-            key, sep, text = setting.partition("=")
-            key = key.strip().replace("-", "_")
-            if not sep or key not in fields:
-                known = ", ".join(fields)
-                raise ValueError(f"bad rule {setting!r}: expected KEY=VALUE with KEY in {known}")
-            kind = type(getattr(base, key))
-            try:
-                if kind is bool:
-                    if text.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
-                        raise ValueError(text)
-                    changes[key] = text.lower() in ("true", "1", "yes", "on")
-                else:
-                    changes[key] = kind(text)
-            except ValueError:
-                raise ValueError(f"bad rule {setting!r}: {key} takes a {kind.__name__}") from None
-        return dataclasses.replace(base, **changes)
 
     def bid_range(self, points: int) -> tuple[int, int]:
         """Legal bids for a player with `points` (> 0): below `min_bid` it may bid it all."""

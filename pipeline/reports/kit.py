@@ -1,0 +1,542 @@
+"""The report kit: one page template and the charts every game's report draws with.
+
+A game's report module only chooses data and charts: it builds `Section`s whose figures
+come from the primitives here, and `page` lays them out with the title, the version and
+date, a table of contents and the data's provenance as a readable table. Every chart is
+inline SVG (a large heat map is an inline PNG inside the SVG): the page needs no network
+and no script, and it prints.
+
+- `grid`: a categorical chart (one key per cell: hit/stand, knock/wait) with a legend;
+- `heat_map`: numbers on a sequential palette (light to dark), with a colour key;
+- `count_table`: a table of counts and rates, numbers aligned and grouped;
+- `line_plot` and `bar_plot`: with axes, ticks, labels and a legend.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import html
+import math
+import os
+import struct
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from mine import __version__
+
+# Viridis reversed (light for low, dark for high), so "more" reads as "darker" in print too.
+RAMP = (
+    "#fde725", "#b5de2b", "#6ece58", "#35b779", "#1f9e89",
+    "#26828e", "#31688e", "#3e4989", "#482878", "#440154",
+)  # fmt: skip
+MISSING = "#eeeeee"
+SERIES = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+RASTER_CELLS = 2500  # a heat map with more cells is drawn as a PNG inside the SVG
+FONT = 11
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    text: str = ""  # paragraphs, separated by blank lines
+    figures: Sequence[str] = field(default_factory=tuple)
+
+    @property
+    def anchor(self) -> str:
+        return "".join(c if c.isalnum() else "-" for c in self.title.lower()).strip("-")
+
+    @property
+    def paragraphs(self) -> list[str]:
+        return [" ".join(p.split()) for p in self.text.split("\n\n") if p.strip()]
+
+
+def page(
+    title: str, sections: Sequence[Section], provenance: Mapping[str, Any], intro: str = ""
+) -> str:
+    """The whole HTML page."""
+    import jinja2
+
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return environment.get_template("page.html.j2").render(
+        title=title,
+        intro=Section("", intro).paragraphs,
+        sections=sections,
+        provenance=provenance_rows(provenance),
+        version=__version__,
+        date=report_date(),
+    )
+
+
+def report_date() -> str:
+    """Today, or the day `SOURCE_DATE_EPOCH` names (reproducible output)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    day = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch else dt.datetime.now(dt.UTC)
+    return day.date().isoformat()
+
+
+def provenance_rows(metadata: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """Nested metadata as (key, value) rows: `learned › decks`, lists joined, numbers grouped."""
+    rows = []
+    for key, value in metadata.items():
+        name = f"{prefix}{str(key).replace('_', ' ')}"
+        if isinstance(value, Mapping) and value:
+            rows.extend(provenance_rows(value, f"{name} › "))
+        else:
+            rows.append((name, _text(value)))
+    return rows
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return {True: "yes", False: "no", None: "–"}[value]
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.6g}"
+    if isinstance(value, list | tuple):
+        if all(isinstance(v, list | tuple) for v in value) and value:
+            return "; ".join(", ".join(_text(x) for x in v) for v in value)
+        return ", ".join(_text(v) for v in value)
+    if isinstance(value, Mapping):
+        return "–"
+    return str(value)
+
+
+# --- colours -----------------------------------------------------------------------------
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+def shade(fraction: float) -> str:
+    """The sequential palette at `fraction` (0 light … 1 dark)."""
+    if fraction != fraction:  # NaN
+        return MISSING
+    at = min(max(fraction, 0.0), 1.0) * (len(RAMP) - 1)
+    low = int(at)
+    high = min(low + 1, len(RAMP) - 1)
+    a, b = _rgb(RAMP[low]), _rgb(RAMP[high])
+    t = at - low
+    return "#" + "".join(f"{round(x + (y - x) * t):02x}" for x, y in zip(a, b, strict=True))
+
+
+def ordinal_palette(levels: int) -> tuple[str, ...]:
+    """`levels` colours for the values 0 … levels - 1, light to dark."""
+    return tuple(shade(i / max(levels - 1, 1)) for i in range(levels))
+
+
+def ink(background: str) -> str:
+    """Black or white text, whichever reads on `background`."""
+    r, g, b = _rgb(background)
+    return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff"
+
+
+# --- SVG pieces ----------------------------------------------------------------------------
+
+
+def _svg(width: float, height: float, body: str, label: str) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{html.escape(label)}" '
+        f'font-family="system-ui, sans-serif" font-size="{FONT}">{body}</svg>'
+    )
+
+
+def _label(x: float, y: float, text: str, anchor: str = "middle", **extra: str) -> str:
+    attributes = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in extra.items())
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{attributes}>'
+        f"{html.escape(text)}</text>"
+    )
+
+
+def _figure(kind: str, title: str, svg: str, caption: str = "", ident: str = "") -> Markup:
+    name = f' id="{html.escape(ident)}"' if ident else ""
+    note = f"<p class='caption'>{html.escape(caption)}</p>" if caption else ""
+    return Markup(
+        f'<figure class="chart {kind}"{name}><figcaption>{html.escape(title)}</figcaption>'
+        f"{svg}{note}</figure>"
+    )
+
+
+def _cells_frame(
+    rows: Sequence[str], columns: Sequence[str], x_label: str, y_label: str, cell: int
+) -> tuple[float, float, list[str]]:
+    """Offsets of the cell area and the axis text around it (columns on top)."""
+    left = 14 + max((len(r) for r in rows), default=1) * 6.5 + (16 if y_label else 0)
+    top = 30 + (14 if x_label else 0)
+    parts = []
+    if x_label:
+        parts.append(_label(left + len(columns) * cell / 2, 12, x_label, font_weight="bold"))
+    if y_label:
+        middle = top + len(rows) * cell / 2
+        parts.append(
+            _label(10, middle, y_label, font_weight="bold", transform=f"rotate(-90 10 {middle})")
+        )
+    step = max(1, math.ceil(len(columns) * 7 / max(len(columns) * cell, 1)))
+    for j, name in enumerate(columns):
+        if j % step == 0:
+            parts.append(_label(left + (j + 0.5) * cell, top - 6, name))
+    for i, name in enumerate(rows):
+        parts.append(_label(left - 5, top + (i + 0.5) * cell + 4, name, "end"))
+    return left, top, parts
+
+
+def _legend(items: Sequence[tuple[str, str]], x: float, y: float) -> tuple[str, float]:
+    """Swatches with names in a row; returns the SVG and the width used."""
+    parts, at = [], x
+    for colour, name in items:
+        parts.append(
+            f'<rect x="{at:.1f}" y="{y:.1f}" width="12" height="12" fill="{colour}" '
+            'stroke="#999" stroke-width="0.5"/>'
+        )
+        parts.append(_label(at + 16, y + 10, name, "start"))
+        at += 16 + 6.5 * len(name) + 14
+    return "".join(parts), at - x
+
+
+# --- charts --------------------------------------------------------------------------------
+
+
+def grid(
+    keys: Sequence[Sequence[str]],
+    rows: Sequence[str],
+    columns: Sequence[str],
+    legend: Mapping[str, tuple[str, str]],
+    *,
+    title: str,
+    x_label: str = "",
+    y_label: str = "",
+    tips: Sequence[Sequence[str]] | None = None,
+    letters: bool = True,
+    cell: int = 22,
+    ident: str = "",
+    caption: str = "",
+) -> Markup:
+    """A categorical chart: `keys[i][j]` names the cell's category, `legend` maps each
+    key to (name, colour); `tips` are the cells' tooltips."""
+    left, top, parts = _cells_frame(rows, columns, x_label, y_label, cell)
+    for i, row in enumerate(keys):
+        for j, key in enumerate(row):
+            name, colour = legend[key]
+            tip = tips[i][j] if tips else f"{rows[i]}, {columns[j]}: {name}"
+            x, y = left + j * cell, top + i * cell
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell - 1}" height="{cell - 1}" '
+                f'fill="{colour}"><title>{html.escape(tip)}</title></rect>'
+            )
+            if letters:
+                parts.append(_label(x + cell / 2 - 0.5, y + cell / 2 + 3.5, key, fill=ink(colour)))
+    width = left + len(columns) * cell + 10
+    bottom = top + len(rows) * cell + 10
+    used = [(legend[k][1], f"{k} {legend[k][0]}" if letters else legend[k][0]) for k in legend]
+    svg, legend_width = _legend(used, left, bottom)
+    parts.append(svg)
+    return _figure(
+        "grid", title, _svg(max(width, left + legend_width), bottom + 22, "".join(parts), title),
+        caption, ident,
+    )  # fmt: skip
+
+
+def heat_map(
+    values: Sequence[Sequence[float | None]],
+    rows: Sequence[str],
+    columns: Sequence[str],
+    *,
+    title: str,
+    value_label: str,
+    x_label: str = "",
+    y_label: str = "",
+    low: float | None = None,
+    high: float | None = None,
+    fmt: Callable[[float], str] = "{:.2f}".format,
+    tips: Sequence[Sequence[str]] | None = None,
+    show_values: bool = True,
+    cell: int = 30,
+    palette: Sequence[str] | None = None,
+    ident: str = "",
+    caption: str = "",
+) -> Markup:
+    """Numbers as colours on the sequential palette, `low` (light) to `high` (dark). With
+    `palette`, the values are whole numbers indexing it (an ordinal scale). A map of more
+    than `RASTER_CELLS` cells is one PNG image, without per-cell text."""
+    flat = [v for row in values for v in row if v is not None and v == v]
+    low = min(flat, default=0.0) if low is None else low
+    high = max(flat, default=1.0) if high is None else high
+    span = (high - low) or 1.0
+
+    def colour(value: float | None) -> str:
+        if value is None or value != value:
+            return MISSING
+        if palette is not None:
+            return palette[min(max(int(value), 0), len(palette) - 1)]
+        return shade((value - low) / span)
+
+    raster = len(rows) * len(columns) > RASTER_CELLS
+    left, top, parts = _cells_frame(rows, columns, x_label, y_label, cell)
+    if raster:
+        image = _png([[colour(v) for v in row] for row in values], cell)
+        parts.append(
+            f'<image x="{left}" y="{top}" width="{len(columns) * cell}" '
+            f'height="{len(rows) * cell}" href="data:image/png;base64,{image}"/>'
+        )
+    else:
+        for i, row in enumerate(values):
+            for j, value in enumerate(row):
+                fill = colour(value)
+                shown = "–" if value is None or value != value else fmt(value)
+                tip = tips[i][j] if tips else f"{rows[i]}, {columns[j]}: {shown}"
+                x, y = left + j * cell, top + i * cell
+                parts.append(
+                    f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell - 1}" height="{cell - 1}" '
+                    f'fill="{fill}"><title>{html.escape(tip)}</title></rect>'
+                )
+                if show_values:
+                    parts.append(
+                        _label(x + cell / 2 - 0.5, y + cell / 2 + 3.5, shown, fill=ink(fill),
+                               font_size=str(FONT - 1))
+                    )  # fmt: skip
+    bottom = top + len(rows) * cell + 12
+    if palette is not None:
+        levels = [(palette[k], str(k)) for k in range(int(low), int(high) + 1)]
+        svg, key_width = _legend(levels, left, bottom)
+        parts.append(svg)
+        parts.append(_label(left + key_width + 4, bottom + 10, value_label, "start"))
+    else:
+        steps = 60
+        for s in range(steps):
+            parts.append(
+                f'<rect x="{left + s * 3}" y="{bottom}" width="3" height="12" '
+                f'fill="{shade(s / (steps - 1))}"/>'
+            )
+        parts.append(_label(left, bottom + 26, fmt(low), "start"))
+        parts.append(_label(left + steps * 3, bottom + 26, fmt(high), "end"))
+        parts.append(_label(left + steps * 3 + 8, bottom + 10, value_label, "start"))
+        key_width = steps * 3 + 8 + 6.5 * len(value_label)
+    width = max(left + len(columns) * cell + 10, left + key_width + 6.5 * len(value_label) + 20)
+    return _figure(
+        "heat-map", title, _svg(width, bottom + 34, "".join(parts), title), caption, ident
+    )
+
+
+def _png(colours: Sequence[Sequence[str]], cell: int) -> str:
+    """An indexed-colour PNG, `cell` × `cell` pixels per value, written with zlib alone;
+    base64 for a data URI."""
+    palette = sorted({c for row in colours for c in row})
+    index = {c: i for i, c in enumerate(palette)}
+    lines = []
+    for row in colours:
+        line = b"".join(bytes([index[c]]) * cell for c in row)
+        lines.extend([b"\x00" + line] * cell)  # filter 0: the indices as they are
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", len(colours[0]) * cell, len(colours) * cell, 8, 3, 0, 0, 0)
+    data = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"PLTE", b"".join(bytes(_rgb(c)) for c in palette))
+        + chunk(b"IDAT", zlib.compress(b"".join(lines), 9))
+        + chunk(b"IEND", b"")
+    )
+    return base64.b64encode(data).decode("ascii")
+
+
+def count_table(
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    title: str,
+    columns: Mapping[str, str] | None = None,
+    formats: Mapping[str, Callable[[Any], str]] | None = None,
+    ident: str = "",
+    caption: str = "",
+) -> Markup:
+    """Rows (dicts, e.g. `frame.to_dicts()`) as a table: `columns` maps keys to headings
+    (default: every key), numbers right-aligned and grouped, rates to 4 places."""
+    columns = columns or {key: key.replace("_", " ") for key in (rows[0] if rows else {})}
+    formats = formats or {}
+    head = "".join(f"<th>{html.escape(name)}</th>" for name in columns.values())
+    body = []
+    for row in rows:
+        cells = []
+        for key in columns:
+            value = row.get(key)
+            shown = formats[key](value) if key in formats else _cell(value)
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            cells.append(f"<td{' class=num' if number else ''}>{html.escape(shown)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    name = f' id="{html.escape(ident)}"' if ident else ""
+    note = f"<p class='caption'>{html.escape(caption)}</p>" if caption else ""
+    return Markup(
+        f'<figure class="chart table"{name}><figcaption>{html.escape(title)}</figcaption>'
+        f'<table class="counts"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
+        f"</table>{note}</figure>"
+    )
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "–" if value != value else f"{value:,.4f}".rstrip("0").rstrip(".")
+    return _text(value)
+
+
+def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+    if high <= low:
+        high = low + 1
+    raw = (high - low) / count
+    step = 10 ** math.floor(math.log10(raw))
+    step *= next(m for m in (1, 2, 2.5, 5, 10) if step * m >= raw)
+    first = math.floor(low / step) * step
+    ticks, at = [], first
+    while at <= high + step * 1e-9:
+        ticks.append(round(at, 10))
+        at += step
+    if ticks[-1] < high:
+        ticks.append(round(at, 10))
+    return ticks
+
+
+def _tick(value: float) -> str:
+    return f"{value:g}" if abs(value) < 1e5 else f"{value:,.0f}"
+
+
+class _Axes:
+    """A plot area with a y axis from its ticks and an x axis placed by the caller."""
+
+    def __init__(self, y_values: Sequence[float], y_label: str, zero: bool):
+        low, high = min(y_values, default=0.0), max(y_values, default=1.0)
+        if zero:
+            low, high = min(low, 0.0), max(high, 0.0)
+        self.ticks = _ticks(low, high)
+        self.low, self.high = self.ticks[0], self.ticks[-1]
+        self.left = 24 + max(len(_tick(t)) for t in self.ticks) * 6.5
+        self.top, self.height, self.width = 12, 200, 420
+        self.y_label = y_label
+
+    def y(self, value: float) -> float:
+        return self.top + self.height * (self.high - value) / ((self.high - self.low) or 1)
+
+    def frame(self, x_label: str) -> list[str]:
+        parts = []
+        for t in self.ticks:
+            y = self.y(t)
+            parts.append(
+                f'<line x1="{self.left}" x2="{self.left + self.width}" y1="{y:.1f}" '
+                f'y2="{y:.1f}" stroke="#e4e4e4"/>'
+            )
+            parts.append(_label(self.left - 5, y + 4, _tick(t), "end"))
+        bottom = self.top + self.height
+        parts.append(
+            f'<line x1="{self.left}" x2="{self.left + self.width}" y1="{bottom}" '
+            f'y2="{bottom}" stroke="#555"/><line x1="{self.left}" x2="{self.left}" '
+            f'y1="{self.top}" y2="{bottom}" stroke="#555"/>'
+        )
+        parts.append(_label(self.left + self.width / 2, bottom + 34, x_label, font_weight="bold"))
+        middle = self.top + self.height / 2
+        parts.append(
+            _label(10, middle, self.y_label, font_weight="bold",
+                   transform=f"rotate(-90 10 {middle})")
+        )  # fmt: skip
+        return parts
+
+
+def line_plot(
+    series: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    zero: bool = False,
+    ident: str = "",
+    caption: str = "",
+) -> Markup:
+    """One line (with points) per series: name → (xs, ys)."""
+    xs = [x for x_values, _ in series.values() for x in x_values]
+    axes = _Axes([y for _, y_values in series.values() for y in y_values], y_label, zero)
+    x_ticks = _ticks(min(xs, default=0.0), max(xs, default=1.0))
+    x_low, x_high = x_ticks[0], x_ticks[-1]
+
+    def x_at(value: float) -> float:
+        return axes.left + axes.width * (value - x_low) / ((x_high - x_low) or 1)
+
+    parts = axes.frame(x_label)
+    bottom = axes.top + axes.height
+    for t in x_ticks:
+        parts.append(_label(x_at(t), bottom + 16, _tick(t)))
+    for n, (name, (x_values, y_values)) in enumerate(series.items()):
+        colour = SERIES[n % len(SERIES)]
+        points = " ".join(
+            f"{x_at(x):.1f},{axes.y(y):.1f}" for x, y in zip(x_values, y_values, strict=True)
+        )
+        parts.append(
+            f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2"/>'
+        )
+        for x, y in zip(x_values, y_values, strict=True):
+            parts.append(
+                f'<circle cx="{x_at(x):.1f}" cy="{axes.y(y):.1f}" r="3" fill="{colour}">'
+                f"<title>{html.escape(f'{name}: {_tick(x)}, {y:.4g}')}</title></circle>"
+            )
+    legend, _ = _legend(
+        [(SERIES[n % len(SERIES)], name) for n, name in enumerate(series)], axes.left, bottom + 46
+    )
+    parts.append(legend)
+    width = axes.left + axes.width + 16
+    return _figure("line-plot", title, _svg(width, bottom + 66, "".join(parts), title), caption,
+                   ident)  # fmt: skip
+
+
+def bar_plot(
+    labels: Sequence[str],
+    values: Sequence[float] | Mapping[str, Sequence[float]],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    fmt: Callable[[float], str] = "{:.3g}".format,
+    ident: str = "",
+    caption: str = "",
+) -> Markup:
+    """Bars by label; several series (name → values) stand side by side."""
+    groups = values if isinstance(values, Mapping) else {y_label: values}
+    axes = _Axes([v for vs in groups.values() for v in vs], y_label, zero=True)
+    slot = axes.width / max(len(labels), 1)
+    bar = slot * 0.8 / len(groups)
+    parts = axes.frame(x_label)
+    bottom = axes.top + axes.height
+    base = axes.y(0.0)
+    for j, label in enumerate(labels):
+        parts.append(_label(axes.left + (j + 0.5) * slot, bottom + 16, label))
+        for n, vs in enumerate(groups.values()):
+            value = vs[j]
+            x = axes.left + j * slot + slot * 0.1 + n * bar
+            y = min(axes.y(value), base)
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" '
+                f'height="{abs(axes.y(value) - base):.1f}" fill="{SERIES[n % len(SERIES)]}">'
+                f"<title>{html.escape(f'{label}: {fmt(value)}')}</title></rect>"
+            )
+    if len(groups) > 1:
+        legend, _ = _legend(
+            [(SERIES[n % len(SERIES)], name) for n, name in enumerate(groups)],
+            axes.left,
+            bottom + 46,
+        )
+        parts.append(legend)
+    width = axes.left + axes.width + 16
+    return _figure("bar-plot", title, _svg(width, bottom + 66, "".join(parts), title), caption,
+                   ident)  # fmt: skip

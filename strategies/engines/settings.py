@@ -1,0 +1,70 @@
+"""Rule settings as text: one reading of `--rules KEY=VALUE` for every game's rules.
+
+Each game's rules are a frozen dataclass whose fields are its settings; `RuleSettings`
+gives it `from_settings` and `with_settings`, which read a value by the field's default's
+type (on/off words for a flag) and let the dataclass's own checks have the last word.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any, Self
+
+ON = ("true", "1", "yes", "on")
+OFF = ("false", "0", "no", "off")
+
+
+def parse(settings: Iterable[str] | Mapping[str, str]) -> dict[str, str]:
+    """`KEY=VALUE` strings (or a mapping) as a mapping; dashes in keys read as underscores."""
+    if isinstance(settings, Mapping):
+        return {key.strip().replace("-", "_"): str(text) for key, text in settings.items()}
+    pairs = {}
+    for setting in settings:
+        key, sep, text = setting.partition("=")
+        if not sep:
+            raise ValueError(f"bad rule {setting!r}: expected KEY=VALUE")
+        pairs[key.strip().replace("-", "_")] = text.strip()
+    return pairs
+
+
+class RuleSettings:
+    """Mixin for a frozen rules dataclass."""
+
+    @classmethod
+    def from_settings(
+        cls, settings: Iterable[str] | Mapping[str, str], base: Self | None = None
+    ) -> Self:
+        """`base` (the defaults) with these settings applied."""
+        return (base or cls()).with_settings(settings)
+
+    def with_settings(self, settings: Iterable[str] | Mapping[str, str]) -> Self:
+        fields = [f.name for f in dataclasses.fields(self)]
+        changes: dict[str, Any] = {}
+        for key, text in parse(settings).items():
+            if key not in fields:
+                raise ValueError(f"bad rule {key!r}: the rules are {', '.join(fields)}")
+            changes[key] = _value(key, text, getattr(self, key))
+        return dataclasses.replace(self, **changes)
+
+    def changes(self) -> dict[str, Any]:
+        """The settings that differ from the defaults."""
+        base = type(self)()
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != getattr(base, f.name)
+        }
+
+
+def _value(key: str, text: str, default: Any) -> Any:
+    if isinstance(default, bool):
+        if text.lower() not in ON + OFF:
+            raise ValueError(f"bad rule {key}={text!r}: {key} takes on or off")
+        return text.lower() in ON
+    kind = type(default)
+    try:
+        return kind(text)
+    except ValueError:
+        name = {int: "whole number", float: "number", str: "word"}.get(kind, kind.__name__)
+        raise ValueError(f"bad rule {key}={text!r}: {key} takes a {name}") from None
