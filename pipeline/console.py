@@ -70,3 +70,9 @@ def _shown(value: Any, fmt: Callable[[Any], str] | None = None) -> str:
     if isinstance(value, float):
         return f"{value:,.4f}"
     return str(value)
+
+
+def interval(figure: Mapping[str, Any], fmt: str = "{:+.4f}") -> str:
+    """`{"mean": m, "ci95": [low, high]}` as `m [low, high]`."""
+    low, high = figure["ci95"]
+    return f"{fmt.format(figure['mean'])} [{fmt.format(low)}, {fmt.format(high)}]"

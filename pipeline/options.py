@@ -43,11 +43,22 @@ Logs = Annotated[
         "the game in the warehouse).",
     ),
 ]
+Me = Annotated[
+    int,
+    typer.Option(
+        "--me", min=0, help="The player (index in --players) whose point of view the logs take."
+    ),
+]
+PlayerFile = Annotated[Path, typer.Argument(help="A player module written by `mine generate`.")]
 Workers = Annotated[int, typer.Option("--workers", min=1, help="Worker processes.")]
 
 
 def games(help: str, minimum: int = 1):
     return Annotated[int, typer.Option("--games", min=minimum, help=help)]
+
+
+def hands(help: str, minimum: int = 1000):
+    return Annotated[int, typer.Option("--hands", min=minimum, help=help)]
 
 
 def out(help: str):
@@ -60,6 +71,13 @@ def players(help: str):
 
 def baselines(help: str):
     return Annotated[str, typer.Option("--baselines", help=help)]
+
+
+def default_db_exists() -> bool:
+    """Whether there is a warehouse where `--db` would point by default."""
+    from mine.warehouse.connection import db_path
+
+    return db_path(None).exists()
 
 
 def names(text: str) -> list[str]:

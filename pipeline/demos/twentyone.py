@@ -1,3 +1,102 @@
-"""placeholder"""
+"""TwentyOne's part of `mine demo`: simulate → ingest → stats → fit → generate → validate
+→ report, small but sufficient, on the demo warehouse."""
 
-from mine.pipeline.commands.twentyone import demo as run  # noqa: F401
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from mine.models import tables
+from mine.models import twentyone as model
+from mine.pipeline.commands.warehouse import open_warehouse
+from mine.pipeline.console import interval
+from mine.pipeline.reports import twentyone as report_page
+from mine.pipeline.stats import twentyone as stats_of
+from mine.strategies.bots.twentyone import make_bot
+from mine.strategies.codegen.twentyone import write_module
+from mine.strategies.engines.twentyone import TwentyOneRules, simulate
+from mine.strategies.validation import twentyone as validation
+from mine.warehouse import ingest
+
+GAME = "twentyone"
+SEATS = [
+    "textbook",
+    "dealer",
+    "cautious",
+    "random",
+    "explorer:textbook:0.2",
+    "explorer:dealer:0.2",
+    "explorer:cautious:0.2",
+    "textbook",
+    "dealer",
+    "random",
+]
+
+
+def run(db: Path, workdir: Path, console: Console) -> dict[str, Any]:
+    started = time.perf_counter()
+    rules = TwentyOneRules()
+    logs = workdir / "logs"
+    seats = [(spec, lambda rng, spec=spec: make_bot(spec, rng, rules)) for spec in SEATS]
+    simulate(rules, seats, games=8, seed=2021, out=logs)
+    con = open_warehouse(db, read_only=False, create=True)
+    try:
+        summary = ingest.ingest(con, [logs], game=GAME)
+        computed = stats_of.compute(con, rules)
+        stats_of.store_all(con, computed)
+        data = stats_of.fit_data(con)
+    finally:
+        con.close()
+    fitted = model.fit(data)
+    table_path = tables.write(workdir / "twentyone-table.parquet", fitted.table, fitted.metadata)
+    chart, bids = fitted.solved.chart, model.bids_from_frame(fitted.table)
+    player = workdir / "twentyone_player.py"
+    write_module(
+        player, chart, bids, fitted.metadata, validation.quick_validation(chart, rules, 50_000, 0)
+    )
+    result = validation.validate(player, rules, 300_000, 4, 0, exact=False)
+    (workdir / "twentyone-report.html").write_text(
+        report_page.html(
+            chart, bids, fitted.metadata, computed["dealer"][0], computed["count_results"][0]
+        ),
+        encoding="utf-8",
+    )
+    flat = result["flat_bet"]
+    check = computed["settlement"][0].row(0, named=True)
+    figures = {
+        "logs": summary.count("new") + summary.count("unchanged"),
+        "hands": fitted.metadata["hands"],
+        "settlement_match_rate": check["match_rate"],
+        "learned": {
+            k: fitted.metadata["learned"][k] for k in ("decks", "dealer_rule", "player_card_limit")
+        },
+        "player_flat_return": flat["player"],
+        "exact_optimum_infinite_deck": flat["exact_optimum"]["infinite_deck"],
+        "textbook_flat_return": flat["baselines"]["textbook"]["return"],
+        "beats_every_baseline_95": flat["beats_every_baseline_95"],
+        "mean_rank_in_games": result["games"]["players"]["player"]["mean_rank"],
+        "invalid_actions": result["invalid_actions"],
+        "decision_p99_seconds": result["decision_p99_seconds"],
+        "decision_p99_cpu_seconds": result["decision_p99_cpu_seconds"],
+        "table": str(table_path),
+        "player": str(player),
+        "seconds": time.perf_counter() - started,
+    }
+    console.print(
+        f"twentyone: {figures['hands']:,} hands from {figures['logs']} logs; settlement matches "
+        f"{check['match_rate']:.2%} of player-rounds; learned {figures['learned']}"
+    )
+    console.print(
+        f"generated {player.name}: flat-bet {interval(flat['player'])} per unit of bid "
+        f"(exact optimum {figures['exact_optimum_infinite_deck']:+.4f}; textbook "
+        f"{interval(flat['baselines']['textbook']['return'])}); mean rank "
+        f"{figures['mean_rank_in_games']:.2f} of 10 in 4 games; invalid actions "
+        f"{figures['invalid_actions']}; "
+        f"p99 decision {figures['decision_p99_seconds'] * 1e6:.0f} µs "
+        f"(CPU {figures['decision_p99_cpu_seconds'] * 1e6:.0f} µs) "
+        f"({figures['seconds']:.0f} s)"
+    )
+    return figures

@@ -186,12 +186,15 @@ def _cells_frame(
         parts.append(
             _label(10, middle, y_label, font_weight="bold", transform=f"rotate(-90 10 {middle})")
         )
-    step = max(1, math.ceil(len(columns) * 7 / max(len(columns) * cell, 1)))
+    # Label every k-th row and column, k such that labels do not overlap.
+    widest = max((len(c) for c in columns), default=1) * 6.5 + 4
+    across, down = math.ceil(widest / cell), math.ceil((FONT + 2) / cell)
     for j, name in enumerate(columns):
-        if j % step == 0:
+        if j % across == 0:
             parts.append(_label(left + (j + 0.5) * cell, top - 6, name))
     for i, name in enumerate(rows):
-        parts.append(_label(left - 5, top + (i + 0.5) * cell + 4, name, "end"))
+        if i % down == 0:
+            parts.append(_label(left - 5, top + (i + 0.5) * cell + 4, name, "end"))
     return left, top, parts
 
 

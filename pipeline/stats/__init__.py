@@ -52,7 +52,7 @@ def data_fingerprint(
 def has_logs(con: duckdb.DuckDBPyConnection, game: str) -> bool:
     """Whether the warehouse holds any log of `game`."""
     try:
-        return con.execute("SELECT count(*) FROM logs WHERE game = ?", [game]).fetchone()[0] > 0
+        return con.execute("SELECT count(*) FROM logs WHERE game = ?", [game]).fetchall()[0][0] > 0
     except duckdb.Error:  # a file that is not a warehouse of ours
         return False
 

@@ -22,12 +22,17 @@ next to `opportunities` (how often it could have happened).
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Callable
 
 import duckdb
 import polars as pl
 
-from mine.pipeline.stats import frame
+from mine.models.twentyone import FitData
+from mine.pipeline.stats import data_fingerprint, frame, store
+from mine.strategies.engines.twentyone import BUST, COMBO, TwentyOneRules, classify
+from mine.strategies.engines.twentyone import settle as settle_hand
 
 GAME = "twentyone"
 VALUES = tuple(range(1, 11))
@@ -461,4 +466,120 @@ def count_results(shoe_frame: pl.DataFrame, settled: pl.DataFrame) -> pl.DataFra
         )
         .with_columns((pl.col("hands") / pl.col("hands").sum()).alias("share"))
         .sort("tc")
+    )
+
+
+# --- every statistic, as `mine stats twentyone` stores them ---------------------------------
+
+
+def logged_decks(card_frame: pl.DataFrame) -> dict:
+    """`infer_decks` over the first games' cards (enough to tell, quick on a large warehouse)."""
+    return infer_decks(card_frame.filter(pl.col("log_id") <= card_frame["log_id"].min() + 40))
+
+
+def compute(con: duckdb.DuckDBPyConnection, rules: TwentyOneRules) -> dict[str, tuple]:
+    """Every statistic by name, with its description: (frame, description)."""
+    hand_frame = hands(con)
+    dealer_frame = dealers(con)
+    settled = settle(
+        hand_frame,
+        dealer_frame,
+        lambda n, total, split: classify(n, total, rules, split),
+        lambda bid, p, d: settle_hand(bid, p, d, rules),
+        rules.insurance_return,
+        COMBO,
+        BUST,
+    )
+    check = settlement_check(settled, point_changes(con), rules.starting_points)
+    decided = decisions_with_results(decisions(con), settled)
+    card_frame = cards(con)
+    decks = logged_decks(card_frame)
+    shoe_frame = shoe(card_frame, decks["decks"])
+    return {
+        "decisions": (
+            decided.drop("p_class", "d_class"),
+            "TwentyOne: one row per decision with the state before it and the hand's settled "
+            "result per unit of first bid (net_per_bid)",
+        ),
+        "situations": (
+            situations(decided),
+            "TwentyOne: per (up, total, soft, pair, n_cards, action) n of opportunities and "
+            "the mean result per unit of bid (free decisions of unsplit, uninsured hands)",
+        ),
+        "dealer": (
+            dealer_outcomes(dealer_frame),
+            "TwentyOne: the dealer's final hands by up card: n of opportunities (rounds played)",
+        ),
+        "shoe": (
+            shoe_frame.with_columns(pl.lit(decks["decks"]).alias("decks")),
+            "TwentyOne: the shoe before each round: cards left by value, running and true count",
+        ),
+        "count_results": (
+            count_results(shoe_frame, settled),
+            "TwentyOne: player-round results per unit of bid by true count before the round",
+        ),
+        "settlement": (
+            check_summary(check).with_columns(
+                pl.lit(json.dumps(dataclasses.asdict(rules))).alias("rules")
+            ),
+            "TwentyOne: player-rounds whose change of points the rules' settlement of the "
+            "final hands reproduces",
+        ),
+    }
+
+
+def stored(con: duckdb.DuckDBPyConnection, name: str) -> pl.DataFrame | None:
+    """A statistic `mine stats twentyone` stored, if it has been."""
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [f"stats_{GAME}_{name}"]
+    ).fetchall()[0][0]
+    return frame(con, f"SELECT * FROM stats_{GAME}_{name}") if found else None
+
+
+def store_all(con: duckdb.DuckDBPyConnection, tables: dict[str, tuple]) -> list[str]:
+    return [store(con, GAME, name, table, about) for name, (table, about) in tables.items()]
+
+
+def dealer_grid(dealer_frame: pl.DataFrame) -> list[dict]:
+    """`dealer_outcomes` as one row per up card (2..10, then A): each outcome's rate and
+    the rounds played."""
+    rows = []
+    for up in UP_ORDER:
+        outcomes = {
+            r["outcome"]: r for r in dealer_frame.filter(pl.col("up") == up).iter_rows(named=True)
+        }
+        if outcomes:
+            row = {"up": up_name(up)}
+            row |= {o: outcomes[o]["rate"] if o in outcomes else None for o in DEALER_OUTCOMES}
+            row["rounds"] = next(iter(outcomes.values()))["opportunities"]
+            rows.append(row)
+    return rows
+
+
+UP_ORDER = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
+
+
+def up_name(up: int) -> str:
+    return "A" if up == 1 else str(up)
+
+
+def fit_data(con: duckdb.DuckDBPyConnection) -> FitData:
+    """What the fitter needs, derived from the warehouse (no rules involved)."""
+    card_frame = cards(con)
+    decks = logged_decks(card_frame)
+    fingerprint, logs = data_fingerprint(con, GAME)
+    return FitData(
+        hands=hands(con),
+        dealers=dealers(con),
+        dealer_decisions=dealer_decisions(con),
+        decisions=decisions(con),
+        changes=point_changes(con),
+        bids=frame(
+            con, "SELECT log_id, round, player, bid FROM twentyone_turns WHERE action = 'Bid'"
+        ),
+        cards=card_frame,
+        shoe=shoe(card_frame, decks["decks"]),
+        decks=decks,
+        fingerprint=fingerprint,
+        logs=logs,
     )

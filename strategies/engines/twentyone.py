@@ -38,6 +38,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
@@ -915,3 +916,70 @@ def write_logs_via_records(
     write_turns(turn_path, turns(state, perspective))
     write_scores(score_path, scores(state, perspective))
     return turn_path, score_path
+
+
+# --- simulation: games between players, logs in the server's format -----------------------
+
+EPOCH = datetime(2021, 10, 1)  # stems look like the server's timestamps; game g is EPOCH + g s
+
+
+def stem(seed: int, game: int) -> str:
+    return f"{EPOCH + timedelta(seconds=game):%Y%m%d-%H%M%S}-s{seed}"
+
+
+def simulate(
+    rules: TwentyOneRules,
+    seats: Sequence[tuple[str, Callable[[np.random.Generator], Player]]],
+    games: int,
+    seed: int,
+    out: Path,
+    me: int = 0,
+    progress: Callable[[], None] | None = None,
+) -> dict[str, Any]:
+    """Play `games` games between `seats` (each a name and a factory of its player from
+    the player's own generator) and write each game's logs into `out` from seat `me`'s
+    point of view; returns the summary (net points, hands and wins per player). Game g
+    draws its table's and its players' generators from the g-th child of `seed`, so the
+    same seed writes the same bytes."""
+    ids = [str(i + 1) for i in range(len(seats))]  # the server's ids are numbers
+    out.mkdir(parents=True, exist_ok=True)
+    totals = dict.fromkeys(ids, 0)
+    wins = dict.fromkeys(ids, 0)
+    played = dict.fromkeys(ids, 0)  # hands each player bid on
+    disqualified: dict[str, str] = {}
+    for game, sequence in enumerate(np.random.SeedSequence(seed).spawn(games)):
+        table_rng, *rngs = (np.random.default_rng(s) for s in sequence.spawn(len(seats) + 1))
+        players = {pid: make(rng) for pid, (_, make), rng in zip(ids, seats, rngs, strict=True)}
+        state = play_game(rules, players, table_rng)
+        write_logs(state, ids[me], out, stem(seed, game))
+        for pid, points in zip(state.ids, state.points, strict=True):
+            totals[pid] += points - rules.starting_points
+        wins[state.standings()[0]] += 1
+        for seat, reason in enumerate(state.disqualified):
+            if reason is not None:
+                disqualified[f"game {game} player {state.ids[seat]}"] = reason
+        for record in state.records:
+            for row in record.rows:
+                if row[3] == BID:
+                    played[state.ids[row[1]]] += 1
+        if progress:
+            progress()
+    return {
+        "rules": dataclasses.asdict(rules),
+        "seed": seed,
+        "out": str(out),
+        "games": games,
+        "player_hands": sum(played.values()),
+        "perspective": ids[me],
+        "players": [
+            {
+                "id": pid,
+                "bot": name,
+                "hands": played[pid],
+                "net_points": totals[pid],
+                "games_won": wins[pid],
+            }
+            for pid, (name, _) in zip(ids, seats, strict=True)
+        ],
+        "disqualified": disqualified,
+    }

@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ from mine.strategies.engines.twentyone import (
     TwentyOneRules,
     play_game,
 )
+from mine.strategies.codegen.twentyone import chart_of_module
 from mine.strategies.player_file import PlayerFileError, load_module
 from mine.strategies.solvers.twentyone import (
     _POINTS,
@@ -59,6 +61,8 @@ from mine.strategies.solvers.twentyone import (
     _classes,
     _return_table,
     _start,
+    chart_value,
+    solve,
 )
 
 Z95 = 1.959964
@@ -472,3 +476,75 @@ def flat_minimum(module: ModuleType) -> ModuleType:
     """The same player with every bid at the table's minimum (its action table unchanged)."""
     module.BIDS = tuple(module.MIN_BID for _ in module.BIDS)
     return module
+
+
+# --- what `mine validate` and `mine generate` report ------------------------------------------
+
+FLAT = "flat-bet return, {} hands of fresh {}-deck shoes"
+
+
+def quick_validation(chart: Chart, rules: TwentyOneRules, hands: int, seed: int) -> dict[str, Any]:
+    """A few figures for the generated file's docstring: the chart's exact value and its
+    flat-bet return on the same shoes as textbook's (the full measure is `validate`)."""
+    policies = {"player": ChartPolicy(chart), "textbook": baseline_policies(rules)["textbook"]}
+    flat = flat_returns(policies, rules, hands, seed, rules.decks, "player")
+    player, gap = flat["player"]["return"], flat["textbook"]["player_minus_this"]
+    changes = rules.changes()
+    return {
+        "reference rules": ", ".join(f"{k}={v}" for k, v in changes.items()) or "engine defaults",
+        "exact value of this chart, infinite deck": chart_value(rules, chart),
+        "exact optimum, infinite deck": solve(rules).ev,
+        FLAT.format(hands, rules.decks): player["mean"],
+        "95% CI low": player["ci95"][0],
+        "95% CI high": player["ci95"][1],
+        "gain over textbook on the same shoes": gap["mean"],
+    }
+
+
+def validate(
+    path: Path, rules: TwentyOneRules, hands: int, games: int, seed: int, exact: bool = True
+) -> dict[str, Any]:
+    """Everything `mine validate twentyone` measures of a player file, as a dict."""
+    module = load_player(path)
+    chart = chart_of_module(module)
+    policies = {"player": ChartPolicy(chart), **baseline_policies(rules)}
+    started = time.perf_counter()
+    flat = flat_returns(policies, rules, hands, seed, rules.decks, "player")
+    flat_seconds = time.perf_counter() - started
+    optimum = {"infinite_deck": solve(rules).ev}
+    if exact:
+        optimum[f"{rules.decks}_decks"] = solve(rules, decks=rules.decks).ev
+    player = flat["player"]["return"]
+    reference = optimum.get(f"{rules.decks}_decks", optimum["infinite_deck"])
+    baselines = {name: flat[name] for name in policies if name != "player"}
+    result = {
+        "player": str(path),
+        "rules": dataclasses.asdict(rules),
+        "flat_bet": {
+            "hands": hands,
+            "decks": rules.decks,
+            "seconds": flat_seconds,
+            "player": player,
+            "baselines": baselines,
+            "exact_optimum": optimum,
+            "exact_value_of_player_chart_infinite_deck": chart_value(rules, chart),
+            "gap_to_optimum": {
+                "optimum": reference,
+                "mean": reference - player["mean"],
+                "worst_in_ci95": reference - player["ci95"][0],
+            },
+            "within_0.005_of_optimum": reference - player["ci95"][0] <= 0.005,
+            "beats_every_baseline_95": all(
+                b["player_minus_this"]["ci95"][0] > 0 for b in baselines.values()
+            ),
+        },
+    }
+    if games:
+        twin = flat_minimum(load_player(path))
+        started = time.perf_counter()
+        result["games"] = full_games(module, rules, games, seed, flat_twin=twin)
+        result["games"]["seconds"] = time.perf_counter() - started
+        result["invalid_actions"] = result["games"]["invalid_actions"]
+        result["decision_p99_seconds"] = result["games"]["decision_seconds"]["p99"]
+        result["decision_p99_cpu_seconds"] = result["games"]["decision_cpu_seconds"]["p99"]
+    return result

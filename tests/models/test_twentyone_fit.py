@@ -9,7 +9,7 @@ import pytest
 
 from mine.models import twentyone as model
 from mine.models.tables import read, write
-from mine.pipeline.commands.twentyone import fit_data
+from mine.pipeline.stats.twentyone import fit_data
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import TwentyOneRules, play_game, write_logs
 from mine.strategies.solvers.twentyone import MAIN, _deals, _Solver, chart_value, solve

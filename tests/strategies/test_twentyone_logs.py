@@ -151,7 +151,7 @@ def test_simulate_is_deterministic(tmp_path: Path, extra: list[str]) -> None:
     outputs = []
     for name, seed in (("a", 5), ("b", 5), ("c", 6)):
         out = tmp_path / name
-        args = ["simulate", "twentyone", "--games", "2", "--rounds", "30", "--seed", str(seed)]
+        args = ["simulate", "twentyone", "--games", "2", "--rules", "rounds=30", "--seed", str(seed)]
         result = runner.invoke(app, [*args, "--out", str(out), "--json", *extra])
         assert result.exit_code == 0, result.output
         outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
@@ -163,7 +163,7 @@ def test_simulate_is_deterministic(tmp_path: Path, extra: list[str]) -> None:
 def test_simulate_rejects_bad_input_with_one_line(tmp_path: Path) -> None:
     runner = CliRunner()
     for args, message in (
-        (["--seats", "textbook,nobody"], "unknown bot 'nobody'"),
+        (["--players", "textbook,nobody"], "unknown bot 'nobody'"),
         (["--rules", "decks"], "bad rule 'decks'"),
         (["--rules", "min_bid=500"], "min_bid"),
         (["--me", "7"], "not a seat"),
