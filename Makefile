@@ -18,7 +18,7 @@ test: $(STAMP)
 	$(BIN)/pytest
 
 bench: $(STAMP)
-	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done
+	$(BIN)/python bench/run.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

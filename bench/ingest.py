@@ -1,18 +1,20 @@
 """Ingest speed: `mine ingest` against DuckDB's bare `read_csv` of the same files.
 
-Writes (once, then reuses) a synthetic TwentyOne corpus with the project's writers — at
-least 1 GB in at least 1,000 file pairs — then, in this run, times (a) DuckDB reading the
+Writes (once, then reuses) a synthetic corpus of one game with the project's writers — by
+default the first game of the registry that `tests/data/synth.py` can write (TwentyOne,
+whose logs are the largest), at least 1 GB in at least 1,000 file pairs — then, in this run, times (a) DuckDB reading the
 same files into bare tables and (b) `mine ingest` into a fresh warehouse, each in its own
 process so that each one's peak memory can be read, alternating (--repeat times) and
 keeping each side's fastest run. Prints rows/s, the ratio b/a and the peak memory, and
 writes them to bench/results/ingest.json.
 
-    .venv/bin/python bench/ingest.py [--gigabytes 1.0] [--pairs 1300] [--repeat 2]
+    .venv/bin/python bench/ingest.py [--game NAME] [--gigabytes 1.0] [--pairs 1300] [--repeat 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -23,43 +25,55 @@ from multiprocessing import Pool
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # tests/data/synth.py writes the corpus
 
-from mine.parsers import twentyone  # noqa: E402
+from mine import games  # noqa: E402
 from tests.data import synth  # noqa: E402
 
-CORPUS = Path(os.environ.get("MINE_BENCH_CORPUS", ROOT / "bench" / "corpus" / "twentyone"))
+WRITABLE = [game.name for game in games.GAMES if hasattr(synth, f"{game.name}_game")]
 RESULTS = ROOT / "bench" / "results" / "ingest.json"
 
 
-def _write_game(args: tuple[int, int]) -> int:
+def corpus_folder(game: str) -> Path:
+    return Path(os.environ.get("MINE_BENCH_CORPUS", ROOT / "bench" / "corpus" / game))
+
+
+def _write_game(game: str, folder: Path, args: tuple[int, int]) -> int:
     index, rounds = args
-    turns, scores = synth.twentyone_game(random.Random(index), rounds=rounds, players=10)
+    turns, scores = getattr(synth, f"{game}_game")(random.Random(index), rounds=rounds)
+    log_format = games.get(game).module("log_format")
     turn_path, score_path = synth.write_pair(
-        CORPUS, f"{1600000000 + index}", twentyone, turns, scores
+        folder, f"{1600000000 + index}", log_format, turns, scores
     )
     return turn_path.stat().st_size + score_path.stat().st_size
 
 
-def corpus(gigabytes: float, pairs: int) -> tuple[list[Path], int]:
+def corpus(game: str, gigabytes: float, pairs: int) -> tuple[list[Path], int]:
     """The corpus's files and bytes, written now if what is on disk is smaller."""
-    files = sorted(CORPUS.glob("*.csv")) if CORPUS.exists() else []
+    folder = corpus_folder(game)
+    files = sorted(folder.glob("*.csv")) if folder.exists() else []
     size = sum(f.stat().st_size for f in files)
     if size >= gigabytes * 1e9 and len(files) >= 2 * pairs:
         return files, size
-    rounds = max(1, int(gigabytes * 1e9 / pairs / 780))  # ~780 bytes per 10-player round
+    sample = folder / "sample"
+    per_round = _write_game(game, sample, (0, 20)) / 20  # bytes of a round, measured
+    for path in sample.glob("*.csv"):
+        path.unlink()
+    sample.rmdir()
+    rounds = max(1, int(gigabytes * 1e9 / pairs / per_round))
     started = time.perf_counter()
+    write = functools.partial(_write_game, game, folder)
     with Pool(2) as pool:
-        size = sum(pool.imap_unordered(_write_game, [(i, rounds) for i in range(pairs)], 8))
+        size = sum(pool.imap_unordered(write, [(i, rounds) for i in range(pairs)], 8))
     print(
         f"wrote corpus: {pairs} pairs, {size / 1e9:.2f} GB in {time.perf_counter() - started:.0f} s"
     )
-    return sorted(CORPUS.glob("*.csv")), size
+    return sorted(folder.glob("*.csv")), size
 
 
 BARE = """
-import duckdb, glob, resource, sys, time
-from mine.parsers import twentyone
+import duckdb, glob, importlib, resource, sys, time
+log_format = importlib.import_module(sys.argv[3])
 def columns(fmt):
     return '{' + ', '.join(f"'{c.name}': '{c.sql_type}'" for c in fmt.columns) + '}'
 folder, db = sys.argv[1], sys.argv[2]
@@ -68,7 +82,7 @@ scores = sorted(glob.glob(folder + '/*-score.csv'))
 con = duckdb.connect(db)
 con.execute('SET enable_progress_bar = false')
 started = time.perf_counter()
-for name, files, fmt in (('turns', turns, twentyone.TURNS), ('scores', scores, twentyone.SCORES)):
+for name, files, fmt in (('turns', turns, log_format.TURNS), ('scores', scores, log_format.SCORES)):
     con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_csv(?, header = false, columns = {columns(fmt)})", [files])
 seconds = time.perf_counter() - started
 rows = con.execute('SELECT (SELECT count(*) FROM turns) + (SELECT count(*) FROM scores)').fetchone()[0]
@@ -97,20 +111,22 @@ def run(code: str, *args: str) -> str:
     return done.stdout + "\n" + done.stderr
 
 
-def run_bare(scratch: Path) -> tuple[float, int, float, float]:
+def run_bare(game: str, scratch: Path) -> tuple[float, int, float, float]:
     """(a): seconds, rows, peak kB, CPU seconds."""
     db = scratch / "bare.duckdb"
     db.unlink(missing_ok=True)
-    seconds, rows, kb, cpu = map(float, run(BARE, str(CORPUS), str(db)).split()[:4])
+    module = games.get(game).module_name("log_format")
+    out = run(BARE, str(corpus_folder(game)), str(db), module)
+    seconds, rows, kb, cpu = map(float, out.split()[:4])
     return seconds, int(rows), kb, cpu
 
 
-def run_mine(scratch: Path, pairs: int) -> tuple[float, int, float, float]:
+def run_mine(game: str, scratch: Path, pairs: int) -> tuple[float, int, float, float]:
     """(b): seconds, table rows, peak kB, CPU seconds."""
     db = scratch / "mine.duckdb"
     for leftover in scratch.glob("mine.duckdb*"):
         leftover.unlink()
-    out = run(MINE, str(CORPUS), str(db))
+    out = run(MINE, str(corpus_folder(game)), str(db))
     summary = json.loads(out[: out.rindex("}") + 1])
     assert summary["ok"] and summary["pairs"]["new"] == pairs, summary["errors"][:3]
     seconds, kb, cpu = map(float, out.strip().splitlines()[-1].split())
@@ -119,24 +135,30 @@ def run_mine(scratch: Path, pairs: int) -> tuple[float, int, float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=WRITABLE, default=WRITABLE[0])
     parser.add_argument("--gigabytes", type=float, default=1.0)
     parser.add_argument("--pairs", type=int, default=1300)
     parser.add_argument("--repeat", type=int, default=2, help="runs of each, alternating")
     options = parser.parse_args()
-    files, size = corpus(options.gigabytes, options.pairs)
+    files, size = corpus(options.game, options.gigabytes, options.pairs)
     scratch = ROOT / "bench" / "corpus"
     # Alternating runs, each side's fastest kept: a busy moment slows one run, not the figure.
     bare_runs, mine_runs = [], []
     for _ in range(options.repeat):
-        bare_runs.append(run_bare(scratch))
-        mine_runs.append(run_mine(scratch, len(files) // 2))
+        bare_runs.append(run_bare(options.game, scratch))
+        mine_runs.append(run_mine(options.game, scratch, len(files) // 2))
     bare_seconds, rows, bare_kb, bare_cpu = min(bare_runs)
     mine_seconds, mine_rows, mine_kb, mine_cpu = min(mine_runs)
     bare_kb = max(r[2] for r in bare_runs)
     mine_kb = max(r[2] for r in mine_runs)
 
     result = {
-        "corpus": {"pairs": len(files) // 2, "bytes": size, "rows": int(rows)},
+        "corpus": {
+            "game": options.game,
+            "pairs": len(files) // 2,
+            "bytes": size,
+            "rows": int(rows),
+        },
         "runs": {
             "read_csv_seconds": [round(r[0], 2) for r in bare_runs],
             "mine_ingest_seconds": [round(r[0], 2) for r in mine_runs],

@@ -4,9 +4,11 @@
    1000 rounds each, turn and score files written: player-hands/s on the engine's fast path
    (table policies, precomputed card texts), against the same games through the spec's
    `play(...)` interface written through `parsers.twentyone`'s records (the baseline).
-2. The vectorised evaluator (`strategies.solvers.twentyone.evaluate`), hands/s for an
-   infinite deck and for fresh 3-deck shoes, against the engine playing the same chart hand
-   by hand (one seat, no logs) — the scalar way to the same number.
+2. The vectorised evaluator of `mine validate` (`strategies.validation.twentyone`), playing
+   the optimal chart as its player file plays it: hands/s for an infinite deck, for fresh
+   3-deck shoes and for continuous 3-deck shoes (the count known before each round),
+   against the engine playing the same chart hand by hand (one seat, no logs) — the scalar
+   way to the same number.
 Also the exact optimum's value and the time it takes, infinite deck and 3 decks.
 
     .venv/bin/python bench/twentyone.py  →  bench/results/twentyone.json
@@ -33,7 +35,13 @@ from mine.strategies.engines.twentyone import (  # noqa: E402
     write_logs,
     write_logs_via_records,
 )
-from mine.strategies.solvers.twentyone import evaluate, solve  # noqa: E402
+from mine.strategies.solvers.twentyone import solve  # noqa: E402
+from mine.strategies.validation.twentyone import (  # noqa: E402
+    FilePolicy,
+    chart_module,
+    continuous_returns,
+    flat_returns,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results" / "twentyone.json"
 SEATS = ("textbook", "dealer", "cautious", "chart", "textbook")
@@ -93,18 +101,27 @@ def main() -> None:
     scalar_s, scalar_hands = engine_hands(rules.replace(starting_points=10**6), chart, 20)
     scalar_rate = scalar_hands / scalar_s
     evaluator = {}
-    for label, decks, hands in (("infinite", None, 4_000_000), ("3 decks", 3, 2_000_000)):
-        evaluate(rules, chart, 250_000, np.random.default_rng(0), decks)  # warm up
-        seconds, estimate = timed(
-            lambda d=decks, n=hands: evaluate(rules, chart, n, np.random.default_rng(1), d)
-        )
+    policy = FilePolicy(chart_module(chart, rules))
+
+    def measure(hands: int, seed: int, decks: int | None) -> dict:
+        if decks == "continuous":
+            return continuous_returns({"chart": policy}, rules, hands, seed, "chart")["chart"]
+        return flat_returns({"chart": policy}, rules, hands, seed, decks, "chart")["chart"]
+
+    for label, decks, hands in (
+        ("infinite", None, 4_000_000),
+        ("3 decks", 3, 2_000_000),
+        ("continuous 3-deck shoe", "continuous", 2_000_000),
+    ):
+        measure(250_000, 0, decks)  # warm up: the policy's table fills
+        seconds, estimate = timed(lambda d=decks, n=hands: measure(n, 1, d)["return"])
         evaluator[label] = {
             "hands": hands,
             "seconds": round(seconds, 3),
             "hands_per_s": round(hands / seconds),
             "ratio_vs_engine": round(hands / seconds / scalar_rate, 1),
-            "mean": round(estimate.mean, 5),
-            "ci95": [round(estimate.low, 5), round(estimate.high, 5)],
+            "mean": round(estimate["mean"], 5),
+            "ci95": [round(x, 5) for x in estimate["ci95"]],
         }
 
     result = {

@@ -57,9 +57,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
-from mine.pipeline.stats.ginrummy import PASSED, PICKED
 from mine.strategies.engines.ginrummy import SPREAD
 
+# A discard's relation to the opponent's earlier pickups and passes this round (the
+# features' `picked_relation` and `passed_relation`, the danger model's inputs), least
+# telling first.
+PICKED = ("none", "near", "adjacent", "same rank")
+PASSED = ("none", "adjacent", "same rank")
 TURN_BUCKET = 4  # plays (both players') per turn bucket, for every Gin Rummy table
 TURN_BUCKETS = 8  # the last bucket holds every later turn
 DEADWOOD_CAP = 50  # deadwood after a play; the last row stands for 50 and more
@@ -360,6 +364,7 @@ def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
         .agg(pl.col("p").mean().round(5).alias("value"), pl.len().alias("n"),
              pl.col("up").mean().alias("extra"))
         .with_columns(pl.lit(0).alias("b"))
+        .sort("a", "c")  # group_by's order is not fixed: the same data, the same file
     )  # fmt: skip
     info = {
         "discards": discards.height,

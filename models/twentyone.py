@@ -19,16 +19,23 @@ hand; a hand is settled against the dealer's). What the logs show is learned:
   difference of totals). This captures Charlie's card count, a 5-card bust, Combo's
   payout. Split hands settle like unsplit ones (the logs show the leftover of split
   rounds is zero) except a two-card 21, learned from split rounds whose other hand bust;
-- insurance: its net per unit of bid, dealer two-card 21 or not, hand bust or not;
+- insurance: its net per unit of bid, dealer two-card 21 or not, hand bust or not, and
+  when the dealer does not play (every hand at the table bust);
 - where a hand stops: the card count at which hands end after a Hit without a Stand;
 - which actions exist where: DoubleDown on a two-card 21, after a Split; Insurance.
 
 The decision problem is then solved by expectimax over hand states with those learned
 distributions (infinite deck with the learned card frequencies; the dealer's final hand
-per up card follows from its learned rule): Stand / Hit / DoubleDown / Split (one split) /
+per up card follows from its learned rule), for one player alone at the table, as the
+reference solver (`strategies.solvers.twentyone`) does: Stand / Hit / DoubleDown / Split
+(re-splits unlimited: a half's value is the fixed point `R = A + q · max(B, 2R)`) /
 Insurance in three contexts (main hand, insured main hand, split hand), by number of cards.
-The bid table prices the action table under the mean shoe of each true count seen in the
-logs and bids the maximum where that is positive, the minimum elsewhere.
+
+The count: the logs show the shoe before every round. Rounds are grouped by their Hi-Lo
+true count (thin counts join the next count towards zero); each group's mean shoe (mixed
+with a fresh shoe by the share of the round's cards it could deal) is solved again, which
+gives the chart to play at that count (composition-dependent play) and its value, and the
+bid: the maximum where that value is positive, the minimum elsewhere.
 """
 
 from __future__ import annotations
@@ -280,8 +287,15 @@ def learn_payoffs(rounds: pl.DataFrame) -> tuple[np.ndarray, dict[str, float], d
         net = (paid - base * bids[0]) / ib
         key = ("win" if dn == 2 and dt == 21 else "lose") + ("_bust" if t > 21 else "")
         outcomes[key].append(net)
+    # every hand at the table bust: the dealer does not play, and the logs show what the
+    # insurance of a hand alone brings then (nothing, the side bet lost, in the engine)
+    idle = rounds.filter(
+        ~pl.col("played") & pl.col("paid").is_not_null() & (pl.col("insured_bid") > 0)
+    )
+    outcomes["no_play"] = [paid / ib for paid, ib in idle.select("paid", "insured_bid").iter_rows()]
     insurance = {
-        k: float(np.mean(v)) if v else (-0.5 if "lose" in k else 0.0) for k, v in outcomes.items()
+        k: float(np.mean(v)) if v else (0.0 if k.startswith("win") else -0.5)
+        for k, v in outcomes.items()
     }
     evidence = {
         "payoff_cells_seen": int((counts > 0).sum()),
@@ -339,23 +353,28 @@ def learn_actions(decisions: pl.DataFrame) -> dict[str, bool]:
 
 class Solver:
     """Expectimax for one up card under a learned model and card chances; with `chart`,
-    the value of playing that chart instead of the best action."""
+    the value of playing that chart instead of the best action; with `prefer`, that
+    chart's action wherever the best one is not worth `margin` more (per unit of bid)."""
 
-    def __init__(self, model: GameModel, probs: np.ndarray, up: int, chart=None):
+    def __init__(
+        self, model: GameModel, probs: np.ndarray, up: int, chart=None, prefer=None,
+        margin: float = 0.0,
+    ):  # fmt: skip
         self.m, self.p, self.up, self.chart = model, probs, up, chart
+        self.prefer, self.margin = prefer, margin
         dist = dealer_distribution(model.dealer_hits, probs, up)
         self.combo = float(dist[model.combo_cell])
         self.stand = model.payoff @ dist - 1.0  # net per unit of stake, by player hand
         ins = model.insurance
         self.ins_alive = self.combo * ins["win"] + (1 - self.combo) * ins["lose"]
-        self.ins_bust = self.combo * ins["win_bust"] + (1 - self.combo) * ins["lose_bust"]
+        self.ins_dead = ins["no_play"]  # every hand bust: the dealer does not play
         self.memo: dict[tuple, tuple[float, int]] = {}
         self.bust_memo: dict[tuple, float] = {}
 
     def terminal(self, total: int, n: int, ctx: int, stake: float) -> float:
         value = stake * self.stand[p_index(total, n, int(ctx == SPLIT_HAND))]
         if ctx == INSURED:
-            value += self.ins_bust if total > 21 else self.ins_alive
+            value += self.ins_dead if total > 21 else self.ins_alive
         return value
 
     def options(self, total: int, soft: int, n: int, ctx: int) -> dict[int, float]:
@@ -391,6 +410,10 @@ class Solver:
             opts = self.options(total, soft, n, ctx)
             if self.chart is None:
                 action = max(opts, key=opts.__getitem__)
+                if self.prefer is not None:
+                    kept = int(self.prefer.hand[ctx, self.up, total, soft, min(n, 5) - 2])
+                    if kept in opts and opts[kept] >= opts[action] - self.margin:
+                        action = kept
             else:
                 action = int(self.chart.hand[ctx, self.up, total, soft, min(n, 5) - 2])
                 if action == DOUBLE and DOUBLE not in opts:
@@ -427,28 +450,74 @@ class Solver:
         self.bust_memo[key] = chance
         return chance
 
-    def split_value(self, x: int, ctx: int) -> float:
-        hand = alive = 0.0
+    def same_rank(self, x: int) -> float:
+        """Chance that a card pairs a split hand of `x` (tens pair by rank: a quarter)."""
+        return self.p[x - 1] / (4 if x == 10 else 1)
+
+    def choose(self, gain: float, kept: bool) -> bool:
+        """Take an option worth `gain` more than its alternative; with `prefer`, keep the
+        preferred chart's choice `kept` unless the other is worth `margin` more."""
+        if self.prefer is None:
+            return gain > 0
+        return gain > -self.margin if kept else gain > self.margin
+
+    def resplits(self, x: int) -> bool:
+        """Whether a split hand of `x` dealt a card of its rank splits again."""
+        if self.chart is not None:
+            return bool(self.chart.split[SPLIT_HAND, self.up, x])
+        other, q, again = self._halves(x)
+        if q <= 0:
+            return False
+        kept = self.prefer is not None and bool(self.prefer.split[SPLIT_HAND, self.up, x])
+        return self.choose(other / (1 - 2 * q) - (other + q * again), kept)
+
+    def splits(self, x: int, ctx: int) -> tuple[bool, float]:
+        """Whether a dealt pair of `x` splits in `ctx` (main or insured), and its value."""
+        total, soft = add(*add(0, 0, x), x)
+        plain, split = self.value(total, soft, 2, ctx), self.split_value(x, ctx)
+        if self.chart is not None:
+            take = bool(self.chart.split[ctx, self.up, x])
+        else:
+            kept = self.prefer is not None and bool(self.prefer.split[ctx, self.up, x])
+            take = self.choose(split - plain, kept)
+        return take, split if take else plain
+
+    def _halves(self, x: int) -> tuple[float, float, float]:
+        """(A, q, B): a half's value over the cards that do not pair it, the chance of the
+        card that does, and the value of that re-paired hand kept."""
+        q = self.same_rank(x)
+        other = 0.0
         for v in VALUES:
             t, s = add(*add(0, 0, x), v)
-            hand += self.p[v - 1] * self.value(t, s, 2, SPLIT_HAND)
-            if ctx == INSURED:
-                alive += self.p[v - 1] * (1 - self.bust_chance(t, s, 2, SPLIT_HAND))
-        value = 2 * hand
-        if ctx == INSURED:  # insurance is settled with the main hand (hand 0)
-            value += alive * self.ins_alive + (1 - alive) * self.ins_bust
+            other += (self.p[v - 1] - (q if v == x else 0.0)) * self.value(t, s, 2, SPLIT_HAND)
+        t, s = add(*add(0, 0, x), x)
+        return other, q, self.value(t, s, 2, SPLIT_HAND)
+
+    def split_value(self, x: int, ctx: int) -> float:
+        other, q, again = self._halves(x)
+        again_split = self.m.actions["split"] and self.resplits(x)
+        value = 2 * (other / (1 - 2 * q) if again_split else other + q * again)
+        if ctx == INSURED:  # lost only if every hand of the split busts
+            bust = 0.0
+            for v in VALUES:
+                t, s = add(*add(0, 0, x), v)
+                p = self.p[v - 1] - (q if v == x else 0.0)
+                bust += p * self.bust_chance(t, s, 2, SPLIT_HAND)
+            t, s = add(*add(0, 0, x), x)
+            if again_split:
+                bust = (1 - np.sqrt(max(1 - 4 * q * bust, 0.0))) / (2 * q)
+            else:
+                bust += q * self.bust_chance(t, s, 2, SPLIT_HAND)
+            value += (1 - bust * bust) * self.ins_alive + bust * bust * self.ins_dead
         return value
 
     def first(self, v1: int, v2: int, pair: bool, ctx: int) -> tuple[float, bool]:
         """(value, split?) of a dealt hand in `ctx` (main or insured)."""
         total, soft = add(*add(0, 0, v1), v2)
-        value = self.value(total, soft, 2, ctx)
         if pair and self.m.actions["split"]:
-            split = self.split_value(v1, ctx)
-            take = split > value if self.chart is None else bool(self.chart.split[ctx, self.up, v1])
-            if take:
-                return split, True
-        return value, False
+            take, value = self.splits(v1, ctx)
+            return value, take
+        return self.value(total, soft, 2, ctx), False
 
 
 def _deals(probs: np.ndarray) -> list[tuple[int, int, bool, float]]:
@@ -472,16 +541,19 @@ class Solved:
     chart: Any  # strategies.solvers.twentyone.Chart
 
 
-def solve(model: GameModel, probs: np.ndarray | None = None, chart=None) -> Solved:
+def solve(
+    model: GameModel, probs: np.ndarray | None = None, chart=None, prefer=None, margin=0.0
+) -> Solved:
     """The best chart under the model (or, given `chart`, its value) and its value per hand
-    per unit of bid."""
+    per unit of bid; with `prefer`, that chart wherever the best is not worth `margin`
+    more."""
     from mine.strategies.solvers.twentyone import Chart  # the shared form of an action table
 
     probs = model.probs if probs is None else probs
     result = Chart.empty() if chart is None else chart
     by_up = {}
     for up in VALUES:
-        solver = Solver(model, probs, up, chart)
+        solver = Solver(model, probs, up, chart, prefer, margin)
         value = 0.0
         for v1, v2, pair, chance in _deals(probs):
             plain, _ = solver.first(v1, v2, pair, MAIN)
@@ -489,9 +561,11 @@ def solve(model: GameModel, probs: np.ndarray | None = None, chart=None) -> Solv
             if up == 1 and model.actions["insurance"]:
                 insured, _ = solver.first(v1, v2, pair, INSURED)
                 total, soft = add(*add(0, 0, v1), v2)
-                take = (
-                    insured > plain if chart is None else bool(chart.insure[total, soft, int(pair)])
-                )
+                if chart is not None:
+                    take = bool(chart.insure[total, soft, int(pair)])
+                else:
+                    kept = prefer is not None and bool(prefer.insure[total, soft, int(pair)])
+                    take = solver.choose(insured - plain, kept)
                 if chart is None:
                     result.insure[total, soft, int(pair)] = take
                 if take:
@@ -516,12 +590,12 @@ def _fill(chart, solver: Solver, model: GameModel, up: int) -> None:
                     chart.hand[ctx, up, total, soft, n - 2] = solver.best(total, soft, n, ctx)[1]
                 for n in range(last + 1, 6):  # no decisions there: Stand fills the cell
                     chart.hand[ctx, up, total, soft, n - 2] = STAND
-        if ctx != SPLIT_HAND and model.actions["split"]:
+        if model.actions["split"]:
             for x in VALUES:
-                total, soft = add(*add(0, 0, x), x)
-                chart.split[ctx, up, x] = solver.split_value(x, ctx) > solver.value(
-                    total, soft, 2, ctx
-                )
+                if ctx == SPLIT_HAND:
+                    chart.split[ctx, up, x] = solver.resplits(x)
+                else:
+                    chart.split[ctx, up, x] = solver.splits(x, ctx)[0]
 
 
 # --- fitting ---------------------------------------------------------------------------
@@ -548,7 +622,8 @@ class FitData:
 class Fitted:
     model: GameModel
     solved: Solved
-    bids: pl.DataFrame  # tc, rounds, ev, bid
+    bids: pl.DataFrame  # tc_low, tc_high, rounds, ev, bid
+    count_charts: list[tuple[int, int, Any]]  # tc_low, tc_high, the chart to play there
     table: pl.DataFrame
     metadata: dict
 
@@ -617,16 +692,15 @@ def learn(data: FitData) -> GameModel:
     )
 
 
-def bid_table(
-    model: GameModel, chart, shoe: pl.DataFrame, min_rounds: int = 200, limit: int = 10
-) -> pl.DataFrame:
-    """The value of `chart` at each true count (rounded, clipped to ±`limit`), and the
-    maximum bid where it is positive, the minimum elsewhere.
+def count_groups(
+    model: GameModel, shoe: pl.DataFrame, min_rounds: int = 200, limit: int = 10
+) -> list[dict[str, Any]]:
+    """The logged rounds grouped by true count (rounded, clipped to ±`limit`), each group
+    with its rounds and the chance of each card value in its mean shoe.
 
     The cards of a round come from the shoe as it stands only until it runs out; the rest
     come from a fresh shoe. So each round's card chances mix the shoe's (weight: the share
-    of the round's cards it could deal, `cards_left / round_cards`) with a full shoe's, and
-    a count's value is the chart's value under the mean mix of its rounds (infinite deck).
+    of the round's cards it could deal, `cards_left / round_cards`) with a full shoe's.
     Counts with fewer than `min_rounds` rounds join the next count towards zero."""
     lefts = [f"left_{v}" for v in VALUES]
     size = 52 * model.decks
@@ -670,23 +744,49 @@ def bid_table(
                 pending = row
         if pending is not None:
             merged.append(pending)
-    out = []
+    groups = []
     for row in sorted(merged, key=lambda r: r["tc"]):
         probs = np.array([max(row[c], 0.0) for c in lefts])
-        ev = solve(model, probs / probs.sum(), chart).ev
         low, high = sorted((row["tc"], row["from"]))
-        out.append(
+        groups.append(
             {
                 "tc_low": low,
                 "tc_high": high,
                 "rounds": int(row["rounds"]),
-                "ev": ev,
-                "bid": model.max_bid if ev > 0 else model.min_bid,
+                "probs": probs / probs.sum(),
             }
         )
-    if not out:
-        out = [{"tc_low": -limit, "tc_high": limit, "rounds": 0, "ev": 0.0, "bid": model.min_bid}]
-    return pl.DataFrame(out)
+    return groups
+
+
+COUNT_MARGIN = 0.005
+"""A count chart leaves the static chart only where that is worth this much per unit of bid
+(a cell's values under a group's mean shoe are estimates: no flips on noise)."""
+
+
+def count_play(
+    model: GameModel, groups: list[dict[str, Any]], static
+) -> tuple[pl.DataFrame, list[tuple[int, int, Any]]]:
+    """Each count group solved under its mean shoe, keeping the static chart's actions
+    where another is not worth `COUNT_MARGIN` more: the bid table (the value of playing
+    that group's chart there, the maximum bid where it is positive, the minimum elsewhere)
+    and the charts to play at each count."""
+    bids, charts = [], []
+    for group in groups:
+        solved = solve(model, group["probs"], prefer=static, margin=COUNT_MARGIN)
+        charts.append((group["tc_low"], group["tc_high"], solved.chart))
+        bids.append(
+            {
+                "tc_low": group["tc_low"],
+                "tc_high": group["tc_high"],
+                "rounds": group["rounds"],
+                "ev": solved.ev,
+                "bid": model.max_bid if solved.ev > 0 else model.min_bid,
+            }
+        )
+    if not bids:
+        bids = [{"tc_low": -10, "tc_high": 10, "rounds": 0, "ev": 0.0, "bid": model.min_bid}]
+    return pl.DataFrame(bids), charts
 
 
 def fit(data: FitData) -> Fitted:
@@ -694,8 +794,8 @@ def fit(data: FitData) -> Fitted:
     solved = solve(model)
     round_cards = data.cards.group_by("log_id", "round").agg(pl.len().alias("round_cards"))
     shoe = data.shoe.join(round_cards, on=["log_id", "round"], how="left")
-    bids = bid_table(model, solved.chart, shoe)
-    table = strategy_frame(solved.chart, bids)
+    bids, count_charts = count_play(model, count_groups(model, shoe), solved.chart)
+    table = strategy_frame(solved.chart, bids, count_charts)
     metadata = {
         "game": GAME,
         "kind": KIND,
@@ -713,8 +813,9 @@ def fit(data: FitData) -> Fitted:
         "learned": model_summary(model),
         "model_ev": solved.ev,
         "model_ev_by_up": {str(k): v for k, v in solved.by_up.items()},
+        "count_play": bids.to_dicts(),
     }
-    return Fitted(model, solved, bids, table, metadata)
+    return Fitted(model, solved, bids, count_charts, table, metadata)
 
 
 def model_summary(model: GameModel) -> dict[str, Any]:
@@ -759,69 +860,82 @@ def model_summary(model: GameModel) -> dict[str, Any]:
 # --- the table file ---------------------------------------------------------------------
 
 
-def strategy_frame(chart, bids: pl.DataFrame) -> pl.DataFrame:
-    """One row per cell: hand actions, splits, insurance, and bids by true count."""
+COLUMNS = (
+    "section", "context", "up", "total", "soft", "n_cards", "pair", "action", "tc_low",
+    "tc_high", "bid",
+)  # fmt: skip
+
+
+def _chart_rows(chart, prefix: str = "", tc: tuple[int, int] = (0, 0), base=None) -> list:
+    """A chart's cells as table rows (with `base`, only the cells that differ from it)."""
     rows = []
+
+    def add(section, ctx, up, total, soft, n, pair, action, old) -> None:
+        if base is None or action != old:
+            rows.append((prefix + section, ctx, up, total, soft, n, pair, action, *tc, 0))
+
     for ctx in range(3):
         for up in VALUES:
             for soft in (0, 1):
                 for total in range(12 if soft else 4, 22):
                     for n in range(2, 6):
-                        action = int(chart.hand[ctx, up, total, soft, n - 2])
-                        rows.append(("hand", ctx, up, total, soft, n, 0, action, 0, 0, 0))
-    for ctx in range(2):
-        for up in VALUES:
+                        cell = (ctx, up, total, soft, n - 2)
+                        old = None if base is None else int(base.hand[cell])
+                        add("hand", ctx, up, total, soft, n, 0, int(chart.hand[cell]), old)
             for x in VALUES:
-                rows.append(("split", ctx, up, 0, 0, 2, x, int(chart.split[ctx, up, x]), 0, 0, 0))
+                old = None if base is None else int(base.split[ctx, up, x])
+                add("split", ctx, up, 0, 0, 2, x, int(chart.split[ctx, up, x]), old)
     for total in range(4, 22):
         for soft in (0, 1):
             for pair in (0, 1):
-                rows.append(
-                    (
-                        "insure",
-                        0,
-                        1,
-                        total,
-                        soft,
-                        2,
-                        pair,
-                        int(chart.insure[total, soft, pair]),
-                        0,
-                        0,
-                        0,
-                    )
-                )
+                old = None if base is None else int(base.insure[total, soft, pair])
+                add("insure", 0, 1, total, soft, 2, pair, int(chart.insure[total, soft, pair]), old)
+    return rows
+
+
+def strategy_frame(
+    chart, bids: pl.DataFrame, count_charts: list[tuple[int, int, Any]] = ()
+) -> pl.DataFrame:
+    """One row per cell: hand actions, splits (context 2: re-splits), insurance; the cells
+    each count group plays otherwise (`count_*` sections, their tc range); bids by count."""
+    rows = _chart_rows(chart)
+    for low, high, played in count_charts:
+        rows += _chart_rows(played, "count_", (low, high), base=chart)
     for row in bids.iter_rows(named=True):
         rows.append(("bid", 0, 0, 0, 0, 0, 0, 0, row["tc_low"], row["tc_high"], row["bid"]))
-    columns = [
-        "section",
-        "context",
-        "up",
-        "total",
-        "soft",
-        "n_cards",
-        "pair",
-        "action",
-        "tc_low",
-        "tc_high",
-        "bid",
-    ]
-    return pl.DataFrame(rows, schema=columns, orient="row")
+    return pl.DataFrame(rows, schema=list(COLUMNS), orient="row")
+
+
+def _apply(chart, rows: pl.DataFrame, prefix: str = "") -> None:
+    for row in rows.filter(pl.col("section") == prefix + "hand").iter_rows(named=True):
+        cell = (row["context"], row["up"], row["total"], row["soft"], row["n_cards"] - 2)
+        chart.hand[cell] = row["action"]
+    for row in rows.filter(pl.col("section") == prefix + "split").iter_rows(named=True):
+        chart.split[row["context"], row["up"], row["pair"]] = bool(row["action"])
+    for row in rows.filter(pl.col("section") == prefix + "insure").iter_rows(named=True):
+        chart.insure[row["total"], row["soft"], row["pair"]] = bool(row["action"])
 
 
 def chart_from_frame(table: pl.DataFrame):
     from mine.strategies.solvers.twentyone import Chart
 
     chart = Chart.empty()
-    for row in table.filter(pl.col("section") == "hand").iter_rows(named=True):
-        chart.hand[row["context"], row["up"], row["total"], row["soft"], row["n_cards"] - 2] = row[
-            "action"
-        ]
-    for row in table.filter(pl.col("section") == "split").iter_rows(named=True):
-        chart.split[row["context"], row["up"], row["pair"]] = bool(row["action"])
-    for row in table.filter(pl.col("section") == "insure").iter_rows(named=True):
-        chart.insure[row["total"], row["soft"], row["pair"]] = bool(row["action"])
+    _apply(chart, table)
     return chart
+
+
+def count_charts_from_frame(table: pl.DataFrame) -> list[tuple[int, int, Any]]:
+    """The chart of each count group: the static chart with the group's own cells."""
+    from mine.strategies.solvers.twentyone import Chart
+
+    static = chart_from_frame(table)
+    counted = table.filter(pl.col("section").str.starts_with("count_"))
+    out = []
+    for (low, high), rows in counted.group_by("tc_low", "tc_high", maintain_order=True):
+        chart = Chart(static.hand.copy(), static.split.copy(), static.insure.copy())
+        _apply(chart, rows, "count_")
+        out.append((int(low), int(high), chart))
+    return sorted(out, key=lambda c: c[0])
 
 
 def bids_from_frame(table: pl.DataFrame) -> list[tuple[int, int, int]]:

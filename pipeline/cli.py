@@ -31,6 +31,16 @@ class GameCommands(TyperGroup):
     def list_commands(self, ctx) -> list[str]:
         return [game.name for game in games.with_part("commands")]
 
+    def __init__(self, **attributes) -> None:
+        super().__init__(**attributes)
+        self.subcommand_metavar = "GAME [OPTIONS]..."
+
+    def format_commands(self, ctx, formatter) -> None:
+        """The games from the registry, without importing them."""
+        rows = [(game.name, game.about) for game in games.with_part("commands")]
+        with formatter.section("Games"):
+            formatter.write_dl(rows)
+
     def get_command(self, ctx, name: str):
         try:
             game = games.get(name)

@@ -34,3 +34,15 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
     if missing:
         raise PlayerFileError(f"{path}: defines no {', '.join(missing)}")
     return module
+
+
+def load_source(source: str, game: str) -> ModuleType:
+    """Run generated source as a fresh module (a file that was never written)."""
+    name = f"{game}_source_{abs(hash((source, time.time_ns())))}"
+    module = ModuleType(name)
+    sys.modules[name] = module  # dataclasses look their module up while the source runs
+    try:
+        exec(compile(source, f"<{game} player>", "exec"), module.__dict__)
+    finally:
+        sys.modules.pop(name, None)
+    return module

@@ -11,6 +11,7 @@ from tests.data import synth
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_GINRUMMY = REPO / "examples" / "logs" / "ginrummy"
+REAL_TWENTYONE = REPO / "examples" / "logs" / "twentyone"
 
 
 @pytest.fixture

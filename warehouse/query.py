@@ -20,6 +20,11 @@ def run(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple
     return columns, result.fetchall()
 
 
+def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None):
+    """A query's result as a polars DataFrame (through Arrow)."""
+    return con.sql(sql, params=params or None).pl()
+
+
 def export(con: duckdb.DuckDBPyConnection, sql: str, fmt: str, output: str | Path) -> int:
     """Write the query's result to a file with DuckDB's own writers; returns the row count."""
     query = sql.strip().rstrip(";")

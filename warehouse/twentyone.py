@@ -66,10 +66,11 @@ CREATE OR REPLACE MACRO hand_soft(hand) AS
     AND hand_hard_total(hand) + 10 <= 21;
 CREATE OR REPLACE MACRO hand_total(hand) AS
     hand_hard_total(hand) + CASE WHEN hand_soft(hand) THEN 10 ELSE 0 END;
-CREATE OR REPLACE MACRO hand_class(hand, charlie_cards := 5) AS
+CREATE OR REPLACE MACRO hand_class(hand, charlie_cards := 5, dealer := false) AS
     CASE WHEN len(hand) = 2 AND hand_total(hand) = 21 THEN 'Combo'
          WHEN hand_total(hand) > 21 THEN 'Bust'
-         WHEN len(hand) >= charlie_cards THEN 'Charlie'
+         WHEN len(hand) = charlie_cards OR (len(hand) > charlie_cards AND NOT dealer)
+              THEN 'Charlie'
          ELSE 'Value' END;
 
 CREATE OR REPLACE VIEW twentyone_turn_totals AS
@@ -92,11 +93,12 @@ COMMENT ON VIEW twentyone_hands IS 'TwentyOne: one row per player hand: final ca
 CREATE OR REPLACE VIEW twentyone_dealer_hands AS
 SELECT log_id, round, any_value(upcard) AS upcard, arg_max(hand, line) AS cards,
        len(arg_max(hand, line)) AS n_cards, hand_total(arg_max(hand, line)) AS total,
-       hand_class(arg_max(hand, line)) AS hand_class, len(arg_max(hand, line)) > 1 AS played
+       hand_class(arg_max(hand, line), dealer := true) AS hand_class,
+       len(arg_max(hand, line)) > 1 AS played
 FROM twentyone_turns
 WHERE player = 'dealer'
 GROUP BY log_id, round;
-COMMENT ON VIEW twentyone_dealer_hands IS 'TwentyOne: the dealer''s final hand per round (played = false when every player hand was bust)';
+COMMENT ON VIEW twentyone_dealer_hands IS 'TwentyOne: the dealer''s final hand per round (played = false when every player hand was bust; only exactly 5 cards make its Charlie: it draws on past 5)';
 
 CREATE OR REPLACE VIEW twentyone_players AS
 SELECT log_id, player, bool_or(mine) AS mine, max(round) AS rounds,

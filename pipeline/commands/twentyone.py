@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mine.models import tables
@@ -25,7 +26,6 @@ from mine.pipeline.reports import twentyone as report_page
 from mine.pipeline.stats import has_logs
 from mine.pipeline.stats import twentyone as stats_of
 from mine.strategies.bots.twentyone import BOTS, make_bot
-from mine.strategies.codegen.twentyone import write_module
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone import simulate as play_games
 from mine.strategies.player_file import PlayerFileError
@@ -190,10 +190,10 @@ def fit(
         ],
     )  # fmt: skip
     show(
-        fitted.bids.to_dicts(),
+        [{"tc": f"{r['tc_low']}..{r['tc_high']}", **r} for r in fitted.bids.to_dicts()],
         "bid by true count",
-        {"tc_low": "true count", "rounds": "rounds", "ev": "model value", "bid": "bid"},
-        {"tc_low": lambda _: "", "ev": "{:+.4f}".format},
+        {"tc": "true count", "rounds": "rounds", "ev": "model value", "bid": "bid"},
+        {"ev": "{:+.4f}".format},
     )
 
 
@@ -202,7 +202,12 @@ def _read_table(path: Path):
         frame, metadata = tables.read(path, GAME, model.KIND)
     except tables.TableError as error:
         raise fail(str(error)) from None
-    return model.chart_from_frame(frame), model.bids_from_frame(frame), metadata
+    return (
+        model.chart_from_frame(frame),
+        model.bids_from_frame(frame),
+        model.count_charts_from_frame(frame),
+        metadata,
+    )
 
 
 def generate(
@@ -213,12 +218,12 @@ def generate(
     seed: options.Seed = 0,
 ) -> None:
     """Generate a single-file, standard-library-only TwentyOne player from a table."""
-    chart, bids, metadata = _read_table(table)
+    chart, bids, count_charts, metadata = _read_table(table)
     game_rules = options.game_rules(TwentyOneRules, rules)
-    figures = validation.quick_validation(chart, game_rules, hands, seed)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        write_module(out, chart, bids, metadata, figures)
+        figures = validation.generate(out, chart, bids, count_charts, metadata, game_rules,
+                                      hands, seed)  # fmt: skip
     except (ValueError, OSError) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
     flat = figures[validation.FLAT.format(hands, game_rules.decks)]
@@ -232,15 +237,24 @@ def validate(
     player: options.PlayerFile,
     rules: options.Rules = None,
     hands: options.hands("Hands for the flat-bet returns.") = 2_000_000,
+    shoe_hands: Annotated[
+        int,
+        typer.Option(
+            "--shoe-hands",
+            min=0,
+            help="Hands on continuous shoes for the count play, paired against the static "
+            "optimal chart (0: none).",
+        ),
+    ] = 1_000_000,
     games: options.games("Full games at a table of baselines.", minimum=0) = 100,
     seed: options.Seed = 0,
     as_json: options.Json = False,
 ) -> None:
-    """Measure a player file: flat-bet return vs baselines and the exact optimum, full
-    games, invalid actions and decision times."""
+    """Measure a player file: flat-bet return vs baselines and the exact optimum, count
+    play on continuous shoes, full games, invalid actions and decision times."""
     game_rules = options.game_rules(TwentyOneRules, rules)
     try:
-        result = validation.validate(player, game_rules, hands, games, seed)
+        result = validation.validate(player, game_rules, hands, games, seed, shoe_hands=shoe_hands)
     except PlayerFileError as error:
         raise fail(str(error)) from None
     if as_json:
@@ -272,6 +286,14 @@ def _print_validation(result: dict[str, Any]) -> None:
         f"same shoes ({flat['decks']} decks)",
         {"player": "player", "return": "return (95% CI)", "gap": "player − this (95% CI)"},
     )
+    shoe = result.get("continuous_shoe")
+    if shoe:
+        console.print(
+            f"count play, {shoe['hands']:,} hands of continuous {shoe['decks']}-deck shoes "
+            f"({shoe['count_cells']} cells change with the count): "
+            f"{interval(shoe['player'])}; gain over the static optimal chart on the same "
+            f"shoes {interval(shoe['gain_over_static_optimum'], '{:+.5f}')}"
+        )
     gap = flat["gap_to_optimum"]
     console.print(
         f"gap to the optimum {gap['mean']:+.4f} "
@@ -310,25 +332,38 @@ def _print_validation(result: dict[str, Any]) -> None:
 
 def report(
     table: options.Table,
-    out: options.out("The HTML file to write.") = Path("twentyone-report.html"),
+    out: options.out("The file to write.") = Path("twentyone-report.html"),
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="html (the report) or csv (the static chart: one row per situation).",
+        ),
+    ] = "html",
     db: options.Db = None,
 ) -> None:
-    """Write one self-contained HTML page: the strategy chart as grids, insurance, the bid
-    table and, from the warehouse if there is one, the dealer's outcomes by up card."""
-    chart, bids, metadata = _read_table(table)
-    dealer = counts = None
-    if db is not None or options.default_db_exists():
-        con = open_warehouse(db)
-        try:
-            if has_logs(con, GAME):
-                dealer = stats_of.dealer_outcomes(stats_of.dealers(con))
-                counts = stats_of.stored(con, "count_results")
-        finally:
-            con.close()
-    page = report_page.html(chart, bids, metadata, dealer, counts)
+    """Write the table's report: one self-contained HTML page (the strategy as grids, play
+    by the count, insurance, the bid table and, from the warehouse if there is one, the
+    dealer's outcomes by up card), or the static chart as CSV."""
+    if fmt not in ("html", "csv"):
+        raise fail(f"unknown format {fmt!r}: use html or csv")
+    chart, bids, count_charts, metadata = _read_table(table)
+    if fmt == "csv":
+        text = report_page.chart_csv(chart)
+    else:
+        dealer = counts = None
+        if db is not None or options.default_db_exists():
+            con = open_warehouse(db)
+            try:
+                if has_logs(con, GAME):
+                    dealer = stats_of.dealer_outcomes(stats_of.dealers(con))
+                    counts = stats_of.stored(con, "count_results")
+            finally:
+                con.close()
+        text = report_page.html(chart, bids, metadata, dealer, counts, count_charts)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
+        out.write_text(text, encoding="utf-8")
     except OSError as error:
         raise fail(f"cannot write {out}: {error.strerror}") from None
     console.print(f"wrote {out}")

@@ -198,17 +198,25 @@ def _cells_frame(
     return left, top, parts
 
 
-def _legend(items: Sequence[tuple[str, str]], x: float, y: float) -> tuple[str, float]:
-    """Swatches with names in a row; returns the SVG and the width used."""
-    parts, at = [], x
+def _legend(
+    items: Sequence[tuple[str, str]], x: float, y: float, width: float = 10_000
+) -> tuple[str, float, float]:
+    """Swatches with names, in rows no wider than `width`; the SVG, the width and the
+    height used."""
+    parts, at, line, widest = [], x, 0, 0.0
     for colour, name in items:
+        size = 16 + 6.5 * len(name) + 14
+        if at > x and at + size - 14 > x + width:
+            at, line = x, line + 1
+        top = y + 18 * line
         parts.append(
-            f'<rect x="{at:.1f}" y="{y:.1f}" width="12" height="12" fill="{colour}" '
+            f'<rect x="{at:.1f}" y="{top:.1f}" width="12" height="12" fill="{colour}" '
             'stroke="#999" stroke-width="0.5"/>'
         )
-        parts.append(_label(at + 16, y + 10, name, "start"))
-        at += 16 + 6.5 * len(name) + 14
-    return "".join(parts), at - x
+        parts.append(_label(at + 16, top + 10, name, "start"))
+        at += size
+        widest = max(widest, at - 14 - x)
+    return "".join(parts), widest, 18 * (line + 1) if items else 0
 
 
 # --- charts --------------------------------------------------------------------------------
@@ -246,10 +254,12 @@ def grid(
     width = left + len(columns) * cell + 10
     bottom = top + len(rows) * cell + 10
     used = [(legend[k][1], f"{k} {legend[k][0]}" if letters else legend[k][0]) for k in legend]
-    svg, legend_width = _legend(used, left, bottom)
+    svg, legend_width, legend_height = _legend(used, left, bottom, max(width - left, 240))
     parts.append(svg)
     return _figure(
-        "grid", title, _svg(max(width, left + legend_width), bottom + 22, "".join(parts), title),
+        "grid", title,
+        _svg(max(width, left + legend_width + 10), bottom + legend_height + 4, "".join(parts),
+             title),
         caption, ident,
     )  # fmt: skip
 
@@ -313,11 +323,18 @@ def heat_map(
                                font_size=str(FONT - 1))
                     )  # fmt: skip
     bottom = top + len(rows) * cell + 12
+    key_height = 34
     if palette is not None:
-        levels = [(palette[k], str(k)) for k in range(int(low), int(high) + 1)]
-        svg, key_width = _legend(levels, left, bottom)
+        levels = range(max(int(low), 0), min(int(high), len(palette) - 1) + 1)
+        parts.append(_label(left, bottom + 10, value_label, "start"))
+        start = left + 6.5 * len(value_label) + 8
+        room = max(len(columns) * cell - (start - left), 200)
+        svg, key_width, key_height = _legend(
+            [(palette[k], str(k)) for k in levels], start, bottom, room
+        )
         parts.append(svg)
-        parts.append(_label(left + key_width + 4, bottom + 10, value_label, "start"))
+        key_width += start - left
+        key_height += 8
     else:
         steps = 60
         for s in range(steps):
@@ -329,9 +346,9 @@ def heat_map(
         parts.append(_label(left + steps * 3, bottom + 26, fmt(high), "end"))
         parts.append(_label(left + steps * 3 + 8, bottom + 10, value_label, "start"))
         key_width = steps * 3 + 8 + 6.5 * len(value_label)
-    width = max(left + len(columns) * cell + 10, left + key_width + 6.5 * len(value_label) + 20)
+    width = max(left + len(columns) * cell + 10, left + key_width + 20)
     return _figure(
-        "heat-map", title, _svg(width, bottom + 34, "".join(parts), title), caption, ident
+        "heat-map", title, _svg(width, bottom + key_height, "".join(parts), title), caption, ident
     )
 
 
@@ -434,7 +451,7 @@ class _Axes:
     def y(self, value: float) -> float:
         return self.top + self.height * (self.high - value) / ((self.high - self.low) or 1)
 
-    def frame(self, x_label: str) -> list[str]:
+    def frame(self, x_label: str, drop: float = 0.0) -> list[str]:
         parts = []
         for t in self.ticks:
             y = self.y(t)
@@ -494,7 +511,7 @@ def line_plot(
                 f'<circle cx="{x_at(x):.1f}" cy="{axes.y(y):.1f}" r="3" fill="{colour}">'
                 f"<title>{html.escape(f'{name}: {_tick(x)}, {y:.4g}')}</title></circle>"
             )
-    legend, _ = _legend(
+    legend, _, _ = _legend(
         [(SERIES[n % len(SERIES)], name) for n, name in enumerate(series)], axes.left, bottom + 46
     )
     parts.append(legend)
@@ -519,11 +536,26 @@ def bar_plot(
     axes = _Axes([v for vs in groups.values() for v in vs], y_label, zero=True)
     slot = axes.width / max(len(labels), 1)
     bar = slot * 0.8 / len(groups)
-    parts = axes.frame(x_label)
+    # labels wider than their slot are turned, and the axis label moves down below them
+    turn = max((len(label) for label in labels), default=0) * 6.5 > slot * 0.9
+    drop = (max(len(label) for label in labels) * 6.5 * 0.57 + 4) if turn else 0.0
+    parts = axes.frame(x_label, drop)
     bottom = axes.top + axes.height
     base = axes.y(0.0)
     for j, label in enumerate(labels):
-        parts.append(_label(axes.left + (j + 0.5) * slot, bottom + 16, label))
+        x = axes.left + (j + 0.5) * slot
+        if turn:
+            parts.append(
+                _label(
+                    x + 4,
+                    bottom + 12,
+                    label,
+                    "end",
+                    transform=f"rotate(-35 {x + 4:.1f} {bottom + 12})",
+                )
+            )
+        else:
+            parts.append(_label(x, bottom + 16, label))  # fmt: skip
         for n, vs in enumerate(groups.values()):
             value = vs[j]
             x = axes.left + j * slot + slot * 0.1 + n * bar
@@ -533,13 +565,16 @@ def bar_plot(
                 f'height="{abs(axes.y(value) - base):.1f}" fill="{SERIES[n % len(SERIES)]}">'
                 f"<title>{html.escape(f'{label}: {fmt(value)}')}</title></rect>"
             )
+    legend_height = 0.0
     if len(groups) > 1:
-        legend, _ = _legend(
+        legend, _, legend_height = _legend(
             [(SERIES[n % len(SERIES)], name) for n, name in enumerate(groups)],
             axes.left,
-            bottom + 46,
+            bottom + 46 + drop,
+            axes.width,
         )
         parts.append(legend)
     width = axes.left + axes.width + 16
-    return _figure("bar-plot", title, _svg(width, bottom + 66, "".join(parts), title), caption,
+    height = bottom + 48 + drop + legend_height
+    return _figure("bar-plot", title, _svg(width, height, "".join(parts), title), caption,
                    ident)  # fmt: skip

@@ -3,13 +3,17 @@ card, the bid by true count and, from the warehouse, results by true count."""
 
 from __future__ import annotations
 
+import csv
+import io
+from itertools import combinations_with_replacement
 from typing import Any
 
 import polars as pl
 
 from mine.pipeline.reports import kit
 from mine.pipeline.stats.twentyone import DEALER_OUTCOMES, UP_ORDER, dealer_grid, up_name
-from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND
+from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND, add_points
+from mine.strategies.solvers.twentyone import MAIN
 
 LEGEND = {
     "H": ("Hit", "#f4a3a3"),
@@ -23,27 +27,51 @@ COLUMNS = [up_name(u) for u in UP_ORDER]
 
 
 def _rows(n_cards: int) -> list[tuple[str, int, int]]:
-    """(label, total, soft) of the hands a chart of `n_cards` cards shows."""
-    low = 5 if n_cards == 2 else 4
-    return [(f"hard {t}", t, 0) for t in range(low, 22)] + [
-        (f"soft {t}", t, 1) for t in range(13, 22)
-    ]
+    """(label, total, soft) of the hands a chart of `n_cards` cards shows: every total
+    such a hand can have (two cards: other than a pair's)."""
+    return [(f"{kind} {total}", total, soft) for kind, total, soft in hands_of(n_cards)]
 
 
-def strategy_grid(chart, context: int, n_cards: int, title: str, pairs: bool) -> str:
+def strategy_grid(chart, context: int, n_cards: int, title: str, pairs: bool, static=None) -> str:
+    """One context and hand size of a chart; with `static`, each cell's tooltip names the
+    static chart's action where this one differs."""
     rows = _rows(n_cards)
-    keys = [
-        [LETTERS.get(int(chart.hand[context, u, total, soft, n_cards - 2]), "S") for u in UP_ORDER]
-        for _, total, soft in rows
-    ]
-    labels = [label for label, _, _ in rows]
+    keys, tips, labels = [], [], []
+    for label, total, soft in rows:
+        keys.append(
+            [
+                LETTERS.get(int(chart.hand[context, u, total, soft, n_cards - 2]), "S")
+                for u in UP_ORDER
+            ]
+        )
+        labels.append(label)
+        if static is not None:
+            tips.append(
+                [
+                    _tip(label, u, keys[-1][i],
+                         LETTERS.get(int(static.hand[context, u, total, soft, n_cards - 2]), "S"))
+                    for i, u in enumerate(UP_ORDER)
+                ]
+            )  # fmt: skip
     if pairs:
         for value in range(1, 11):
-            keys.append(["P" if chart.split[min(context, 1), u, value] else "-" for u in UP_ORDER])
-            labels.append("pair " + ("A,A" if value == 1 else f"{value},{value}"))
+            label = "pair " + ("A,A" if value == 1 else f"{value},{value}")
+            keys.append(["P" if chart.split[context, u, value] else "-" for u in UP_ORDER])
+            labels.append(label)
+            if static is not None:
+                tips.append(
+                    [_tip(label, u, keys[-1][i], "P" if static.split[context, u, value] else "-")
+                     for i, u in enumerate(UP_ORDER)]
+                )  # fmt: skip
     return kit.grid(
-        keys, labels, COLUMNS, LEGEND, title=title, x_label="dealer's up card", y_label="hand"
-    )
+        keys, labels, COLUMNS, LEGEND, title=title, x_label="dealer's up card", y_label="hand",
+        tips=tips or None,
+    )  # fmt: skip
+
+
+def _tip(label: str, up: int, key: str, static: str) -> str:
+    note = "" if key == static else f" (static chart: {LEGEND[static][0]})"
+    return f"{label} vs {up_name(up)}: {LEGEND[key][0]}{note}"
 
 
 def insured_hands(chart) -> list[str]:
@@ -62,6 +90,7 @@ def html(
     metadata: dict[str, Any],
     dealer: pl.DataFrame | None = None,
     count_results: pl.DataFrame | None = None,
+    count_charts: list[tuple[int, int, Any]] = (),
 ) -> str:
     learned = metadata.get("learned", {})
     stop = int(learned.get("player_card_limit", 5))
@@ -69,7 +98,9 @@ def html(
     for n in range(3, min(stop, 6)):
         label = f"{n} cards" if n < 5 else "5 or more cards"
         charts.append(strategy_grid(chart, 0, n, f"Main hand, {label}", False))
-    charts.append(strategy_grid(chart, 2, 2, "Split hand, two cards", False))
+    charts.append(
+        strategy_grid(chart, 2, 2, "Split hand, two cards (pairs: split again or not)", True)
+    )
     charts.append(strategy_grid(chart, 1, 2, "Insured hand (dealer shows an ace), two cards", True))
     insured = insured_hands(chart)
     sections = [
@@ -104,6 +135,35 @@ def html(
             ],
         ),
     ]
+    if count_charts:
+        changed = [
+            int((c.hand != chart.hand).sum() + (c.split != chart.split).sum()
+                + (c.insure != chart.insure).sum())
+            for _, _, c in count_charts
+        ]  # fmt: skip
+        ranges = [f"{lo}..{hi}" if lo != hi else str(lo) for lo, hi, _ in count_charts]
+        extremes = [count_charts[0], count_charts[-1]] if len(count_charts) > 1 else count_charts
+        sections.append(
+            kit.Section(
+                "Play by the count",
+                "The chart changes with the shoe: at each true count the logs' mean shoe is "
+                "solved again, and the cells where that chart differs from the static one are "
+                "played by the count. Below, the main hand's two-card chart at the lowest and "
+                "the highest count; hover a cell for the static chart's action where it "
+                "differs.",
+                [
+                    kit.bar_plot(
+                        ranges, changed, title="Cells played otherwise than the static chart",
+                        x_label="true count", y_label="cells", fmt=str,
+                    ),
+                    *(
+                        strategy_grid(c, 0, 2, f"Main hand, two cards, true count {lo}..{hi}",
+                                      True, static=chart)
+                        for lo, hi, c in extremes
+                    ),
+                ],
+            )
+        )  # fmt: skip
     if dealer is not None and dealer.height:
         grid = dealer_grid(dealer)
         sections.append(
@@ -156,3 +216,50 @@ def html(
         intro=f"Learned from {metadata.get('logs')} logs ({metadata.get('hands')} hands); "
         f"model value per hand {float(metadata.get('model_ev', 0.0)):+.4f} per unit of bid.",
     )
+
+
+# --- the chart as CSV, one row per situation ------------------------------------------------
+
+CSV_COLUMNS = ("kind", "total_or_pair_rank", "n_cards", "upcard", "best_action", "insure")
+ACTION_WORDS = {HIT: "hit", STAND: "stand", DOUBLE: "double"}
+CSV_UPS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+
+
+def hands_of(n_cards: int) -> list[tuple[str, int, int]]:
+    """(kind, total, soft) of every hand of `n_cards` cards worth 21 or less (two cards:
+    the ones that are not pairs), hard before soft, by total."""
+    found = set()
+    for values in combinations_with_replacement(range(1, 11), n_cards):
+        if n_cards == 2 and values[0] == values[1]:
+            continue
+        total, soft = 0, 0
+        for value in values:
+            total, soft = add_points(total, soft, 11 if value == 1 else value)
+        if total <= 21:
+            found.add(("soft" if soft else "hard", total, soft))
+    return sorted(found, key=lambda h: (h[2], h[1]))
+
+
+def chart_csv(chart) -> str:
+    """The static strategy of the main hand as CSV: hard and soft hands of 2 to 4 cards
+    (two cards: not pairs), then pairs (two cards; 10: two cards of one ten-valued rank),
+    against every up card; `insure` on two-card hands against an ace."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for n in (2, 3, 4):
+        for kind, total, soft in hands_of(n):
+            for up in CSV_UPS:
+                action = ACTION_WORDS[int(chart.hand[MAIN, up, total, soft, n - 2])]
+                insure = int(chart.insure[total, soft, 0]) if n == 2 and up == 1 else ""
+                writer.writerow((kind, total, n, up_name(up), action, insure))
+    for value in range(1, 11):
+        total, soft = (12, 1) if value == 1 else (2 * value, 0)
+        for up in CSV_UPS:
+            if chart.split[MAIN, up, value]:
+                action = "split"
+            else:
+                action = ACTION_WORDS[int(chart.hand[MAIN, up, total, soft, 0])]
+            insure = int(chart.insure[total, soft, 1]) if up == 1 else ""
+            writer.writerow(("pair", up_name(value), 2, up_name(up), action, insure))
+    return out.getvalue()

@@ -14,10 +14,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-
-def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pl.DataFrame:
-    """A query's result as a polars DataFrame (through Arrow)."""
-    return con.sql(sql, params=params or None).pl()
+from mine import games
+from mine.warehouse.query import frame  # noqa: F401  (the stats modules read with it)
 
 
 def store(
@@ -68,5 +66,6 @@ def logs_matching(con: duckdb.DuckDBPyConnection, game: str, pattern: str) -> li
         [game, absolute, pattern],
     ).fetchall()
     if not rows:
-        raise ValueError(f"no ingested {game} log comes from a file matching {pattern!r}")
+        title = games.get(game).title
+        raise ValueError(f"no ingested {title} log comes from a file matching {pattern!r}")
     return [row[0] for row in rows]

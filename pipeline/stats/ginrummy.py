@@ -16,6 +16,10 @@ the generated player uses: `picked` is `same rank` / `adjacent` (same suit, ±1)
 (same suit, ±2) / `none` relative to the cards the opponent took from the discard pile;
 `passed` is `same rank` / `adjacent` / `none` relative to the cards the opponent
 discarded or let pass on top of the pile.
+
+`run` stores every statistic and the features (`stats_ginrummy_*`); `load_features` gives a
+fit the stored features while they still hold exactly the warehouse's logs, and
+`fingerprint` the data fingerprint of the logs it chose.
 """
 
 from __future__ import annotations
@@ -25,18 +29,17 @@ from collections.abc import Iterable
 import duckdb
 import polars as pl
 
+from mine.models.ginrummy import TURN_BUCKET
 from mine.parsers.cards import SUITS, format_course, parse_course
-from mine.pipeline.stats import frame, store
-from mine.strategies.engines.ginrummy import CARD_BITS, MeldSolver
+from mine.pipeline.stats import data_fingerprint, frame, store
+from mine.strategies.engines.ginrummy import CARD_BITS, STEM_PREFIX, MeldSolver
 
 BITS = {format_course(card): bit for card, bit in CARD_BITS.items()}
 
 GAME = "ginrummy"
-PICKED = ("none", "near", "adjacent", "same rank")
-PASSED = ("none", "adjacent", "same rank")
 RELATIONS = ("extends", "completes", "lowers", "none")
-TURN_BUCKET = 4  # plays per turn bucket in the knock tables (a player's two turns each)
-SIMULATED_PREFIX = "ginrummy-"  # stems written by `mine simulate ginrummy`
+SOURCES = ("all", "simulated", "server")  # the logs a fit can choose
+FEATURES_TABLE = f"stats_{GAME}_turn_features"
 
 TURNS_SQL = """
 SELECT t.log_id, l.stem, t.line, t.round, t.turn, t.hand, t.mine, t.discard_top, t.picked,
@@ -53,7 +56,7 @@ ORDER BY r.log_id, r.round
 
 
 def source_of(stem: str) -> str:
-    return "simulated" if stem.startswith(SIMULATED_PREFIX) else "server"
+    return "simulated" if stem.startswith(STEM_PREFIX) else "server"
 
 
 def load(con: duckdb.DuckDBPyConnection) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -343,9 +346,15 @@ DESCRIPTIONS = {
 }
 
 
-def compute(con: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
-    turns, rounds = load(con)
-    features = turn_features(turns, rounds)
+FEATURES_DESCRIPTION = (
+    "Gin Rummy: one row per logged turn with its situation (deadwood before, if the discard "
+    "were taken, after), the draw, the discard's relation to the opponent's pickups and "
+    "passes, whether it was picked up, the call, the round's points and the cards the "
+    "opponent could not see (opponent_unseen, a 52-bit mask)"
+)
+
+
+def _statistics(features: pl.DataFrame, rounds: pl.DataFrame) -> dict[str, pl.DataFrame]:
     return {
         "draws": draw_stats(features),
         "danger": danger_stats(features),
@@ -355,8 +364,91 @@ def compute(con: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
     }
 
 
+def compute(con: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
+    turns, rounds = load(con)
+    return _statistics(turn_features(turns, rounds), rounds)
+
+
 def store_all(con: duckdb.DuckDBPyConnection, tables: dict[str, pl.DataFrame]) -> list[str]:
     return [store(con, GAME, name, table, DESCRIPTIONS[name]) for name, table in tables.items()]
+
+
+def run(con: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
+    """Compute and store every statistic, and the per-turn features `fit` reads."""
+    turns, rounds = load(con)
+    features = turn_features(turns, rounds)
+    tables = _statistics(features, rounds)
+    store_all(con, tables)
+    store(con, GAME, "turn_features", features, FEATURES_DESCRIPTION)
+    return tables
+
+
+def knocks_by_deadwood(
+    knocks: pl.DataFrame, by: tuple[str, ...] = ("source", "call"), digits: int = 4
+) -> pl.DataFrame:
+    """`knock_stats` summed over turn buckets: undercuts / knocks (rounded to `digits`)
+    and the caller's mean points, by `by` and the deadwood at the knock."""
+    keys = [*by, "deadwood"]
+    return (
+        knocks.group_by(*keys)
+        .agg(pl.col("undercuts").sum(), pl.col("knocks").sum(), pl.col("points").sum())
+        .with_columns(
+            (pl.col("undercuts") / pl.col("knocks")).round(digits).alias("undercut_rate"),
+            (pl.col("points") / pl.col("knocks")).round(2).alias("mean_points"),
+        )
+        .sort(*keys)
+    )
+
+
+# --- what a fit reads ----------------------------------------------------------------------
+
+
+def load_features(con: duckdb.DuckDBPyConnection, source: str = "all") -> pl.DataFrame:
+    """The per-turn features of the logs of `source` (all, simulated or server): the
+    stored ones when they hold exactly the warehouse's logs (none added, replaced or
+    removed since `mine stats`) and today's columns, else computed afresh."""
+    rows = con.execute("SELECT log_id FROM logs WHERE game = ?", [GAME]).fetchall()
+    logs = {log_id for (log_id,) in rows}
+    stored = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [FEATURES_TABLE]
+    ).fetchall()[0][0]
+    features = None
+    if stored:
+        held = con.execute(f"SELECT DISTINCT log_id FROM {FEATURES_TABLE}").fetchall()
+        if {log_id for (log_id,) in held} == logs:
+            features = frame(con, f"SELECT * FROM {FEATURES_TABLE}")
+            if features.columns != list(FEATURES):
+                features = None  # stored by an older `mine stats`
+    if features is None:
+        turns, rounds = load(con)
+        features = turn_features(turns, rounds)
+    if source != "all":
+        features = features.filter(pl.col("source") == source)
+    return features
+
+
+def fingerprint(con: duckdb.DuckDBPyConnection, features: pl.DataFrame, source: str) -> str:
+    """The data fingerprint of the logs a fit used: every Gin Rummy log's for `all`, else
+    the same hash over the logs of `features` only."""
+    chosen = None if source == "all" else features["log_id"].unique().to_list()
+    return data_fingerprint(con, GAME, chosen)[0]
+
+
+def fit_data(con: duckdb.DuckDBPyConnection, source: str) -> tuple[pl.DataFrame, str]:
+    """The features a fit of `source`'s logs reads, and their data fingerprint."""
+    features = load_features(con, source)
+    return features, fingerprint(con, features, source)
+
+
+def report_data(con: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
+    """What the report shows from the warehouse (every log, real server logs included):
+    draw decisions, how rounds end, and knocks by deadwood."""
+    features = load_features(con)
+    return {
+        "draws": draw_stats(features),
+        "rounds": round_stats(load_rounds(con)),
+        "knocks": knocks_by_deadwood(knock_stats(features), ("source",), 3),
+    }
 
 
 SUIT_ORDER = SUITS

@@ -11,8 +11,9 @@ next to `opportunities` (how often it could have happened).
 - `settle`: settlement by the reference rules from the final hands, checked against the
   score files' running totals (`settlement_check`);
 - `cards`: every card dealt, in (almost) deal order, with its position in the game's shoe
-  sequence: the initial deal seat by seat and the dealer's two cards, then each seat's
-  draws, then the dealer's; within a split the order is approximate. A dealer that did not
+  sequence: the dealer's two cards, the initial deal seat by seat, then each seat's draws,
+  then the dealer's (the course engine's order: its reshuffles fall where this order
+  puts them); within a split the order is approximate. A dealer that did not
   play leaves its hole card unseen: it is a card with no value;
 - `infer_decks`: the smallest number of decks for which no card turns up more often in a
   shoe than the shoe holds it (a fresh shoe follows every `52 × decks` cards);
@@ -24,14 +25,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
 
 import duckdb
 import polars as pl
 
 from mine.models.twentyone import FitData
 from mine.pipeline.stats import data_fingerprint, frame, store
-from mine.strategies.engines.twentyone import BUST, COMBO, TwentyOneRules, classify
+from mine.strategies.engines.twentyone import (
+    TwentyOneRules,
+    classify,
+    classify_dealer,
+    insurance_pays,
+)
 from mine.strategies.engines.twentyone import settle as settle_hand
 
 GAME = "twentyone"
@@ -173,17 +178,11 @@ def decisions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 
 def settle(
-    hand_frame: pl.DataFrame,
-    dealer_frame: pl.DataFrame,
-    classify: Callable[[int, int, bool], int],
-    settle_hand: Callable[[int, int, int], int],
-    insurance_return: Callable[[int], int],
-    combo: int,
-    bust: int,
+    hand_frame: pl.DataFrame, dealer_frame: pl.DataFrame, rules: TwentyOneRules
 ) -> pl.DataFrame:
-    """`hand_frame` with what each hand gets back under the given rules (`classify(n,
-    total, split)` → class, `settle_hand(bid, player_class, dealer_class)` → points back,
-    `insurance_return(bid)`), its net per unit of first bid, and the insurance's net."""
+    """`hand_frame` with what each hand gets back under `rules` (the engine's own
+    `classify`, `classify_dealer`, `settle` and `insurance_pays`), its net per unit of
+    first bid, and the insurance's net."""
     dealer = dealer_frame.select(
         "log_id",
         "round",
@@ -192,36 +191,34 @@ def settle(
         "played",
     )
     joined = hand_frame.join(dealer, on=["log_id", "round"], how="left")
-    keys = joined.select("n_cards", "total", "split", "d_cards", "d_total", "played").unique()
-    classes = {}
-    for n, total, split, d_n, d_total, played in keys.iter_rows():
-        player = classify(n, total, bool(split))
-        dealer_class = classify(d_n, d_total, False) if played else -1
-        classes[(n, total, split, d_n, d_total, played)] = (player, dealer_class)
+    columns = ["n_cards", "total", "split", "d_cards", "d_total", "played"]
+    keys = joined.select(columns).unique()
+    classes = [
+        (
+            classify(n, total, rules, bool(split)),
+            classify_dealer(d_n, d_total, rules) if played else -1,
+        )
+        for n, total, split, d_n, d_total, played in keys.iter_rows()
+    ]
     lookup = keys.with_columns(
-        pl.Series("p_class", [classes[k][0] for k in keys.iter_rows()], dtype=pl.Int64),
-        pl.Series("d_class", [classes[k][1] for k in keys.iter_rows()], dtype=pl.Int64),
+        pl.Series("p_class", [c[0] for c in classes], dtype=pl.Int64),
+        pl.Series("d_class", [c[1] for c in classes], dtype=pl.Int64),
     )
-    joined = joined.join(
-        lookup, on=["n_cards", "total", "split", "d_cards", "d_total", "played"], how="left"
-    )
+    joined = joined.join(lookup, on=columns, how="left")
     triples = joined.select("final_bid", "p_class", "d_class").unique()
     paid = triples.with_columns(
         pl.Series(
             "payback",
-            [settle_hand(b, p, d) for b, p, d in triples.iter_rows()],
+            [settle_hand(b, p, d, rules) for b, p, d in triples.iter_rows()],
             dtype=pl.Int64,
         )
     )
     joined = joined.join(paid, on=["final_bid", "p_class", "d_class"], how="left")
-    insured = joined["insured_bid"].to_list()
-    dealer_combo = (joined["d_class"] == combo).to_list()
-    played_flags = joined["played"].to_list()
-    alive = (joined["p_class"] != bust).to_list()
-    # the course engine pays insurance only on a main hand that is not bust
     back = [
-        insurance_return(b) if b and c and p and a else 0
-        for b, c, p, a in zip(insured, dealer_combo, played_flags, alive, strict=True)
+        rules.insurance_return(bid) if bid and insurance_pays(bool(played), d, p, rules) else 0
+        for bid, played, d, p in joined.select(
+            "insured_bid", "played", "d_class", "p_class"
+        ).iter_rows()
     ]
     return joined.with_columns(
         pl.Series("insurance_back", back, dtype=pl.Int64),
@@ -347,11 +344,12 @@ cards AS (  -- k orders the cards of a phase: the first two as dealt, then draws
            card
     FROM player_cards
     UNION ALL
-    SELECT log_id, round, CASE WHEN age < 2 THEN 0 ELSE 2 END, 1000000, 0,
+    SELECT log_id, round, CASE WHEN age < 2 THEN 0 ELSE 2 END,
+           CASE WHEN age < 2 THEN -1 ELSE 1000000 END, 0,
            CASE WHEN NOT played THEN 0 WHEN age < 2 THEN 1 - age ELSE age END, card
     FROM dealer_cards
     UNION ALL  -- the hole card of a dealer that did not play: dealt, never seen
-    SELECT log_id, round, 0, 1000000, 0, 1, NULL FROM twentyone_dealer_hands WHERE NOT played
+    SELECT log_id, round, 0, -1, 0, 1, NULL FROM twentyone_dealer_hands WHERE NOT played
 )
 SELECT log_id, round, card,
        CASE WHEN card IS NULL THEN NULL ELSE {value_sql("card")} END AS value,
@@ -481,15 +479,7 @@ def compute(con: duckdb.DuckDBPyConnection, rules: TwentyOneRules) -> dict[str, 
     """Every statistic by name, with its description: (frame, description)."""
     hand_frame = hands(con)
     dealer_frame = dealers(con)
-    settled = settle(
-        hand_frame,
-        dealer_frame,
-        lambda n, total, split: classify(n, total, rules, split),
-        lambda bid, p, d: settle_hand(bid, p, d, rules),
-        rules.insurance_return,
-        COMBO,
-        BUST,
-    )
+    settled = settle(hand_frame, dealer_frame, rules)
     check = settlement_check(settled, point_changes(con), rules.starting_points)
     decided = decisions_with_results(decisions(con), settled)
     card_frame = cards(con)

@@ -3,10 +3,16 @@
 The module needs only the standard library, is deterministic, and follows the spec's
 interface `play(upcard, points, infos, player_id, memory, hand) -> (action, memory)`. Its
 tables are literals: the action chart (one string of S/H/D per context, up card, soft
-flag and card count, indexed by total), the splits, the insurance cells and the bid for
-each true count. Its memory string (parsed back strictly, a fresh memory if it does not
-parse) holds the shoe count for its bids and where it is in the round (insured, split,
-owing a Hit or a Stand after a DoubleDown).
+flag and card count, indexed by total), the splits (and re-splits), the insurance cells,
+the bid for each true count, and `BY_COUNT`: the cells whose action changes with the true
+count, each a string with one action per rounded true count. Its memory string (parsed back
+strictly, a fresh memory if it does not parse) holds the shoe's count before the round,
+which sets both its bid and its play, and where it is in the round (insured, split, owing a
+Hit or a Stand after a DoubleDown).
+
+Every decision is one pure function of the module, `action_for(context, up, total, soft,
+n, pair, tc, first, …)`; `play` only reads the situation off its arguments and memory. The
+validation harness tabulates that same function, so it measures the file as it ships.
 
 Everything written into the module is a number, a hex fingerprint, text from a fixed
 vocabulary, or the `repr` of a validated literal; the source is parsed with `ast` and its
@@ -37,20 +43,30 @@ def _text(value: object) -> str:
     return text if SAFE_TEXT.fullmatch(text) and '"""' not in text else "(not shown)"
 
 
-def tables(chart: Any, bids: list[tuple[int, int, int]], limit: int = 10) -> dict[str, Any]:
-    """The literals the module embeds, from a `Chart` and bid rows (tc_low, tc_high, bid)."""
-    letters = {1: "H", 2: "S", 3: "D"}
+def _letters(chart: Any, ctx: int, up: int, soft: int, n: int) -> str:
+    return "".join(LETTERS.get(int(chart.hand[ctx, up, t, soft, n]), "S") for t in range(32))
+
+
+LETTERS = {1: "H", 2: "S", 3: "D"}  # the engine's codes of Hit, Stand, DoubleDown
+
+
+def chart_at(tc: int, chart: Any, count_charts: list[tuple[int, int, Any]]) -> Any:
+    """The chart played at true count `tc`: the count chart whose range holds it, else
+    the static one."""
+    return next((c for low, high, c in count_charts if low <= tc <= high), chart)
+
+
+def tables(
+    chart: Any,
+    bids: list[tuple[int, int, int]],
+    count_charts: list[tuple[int, int, Any]] = (),
+    limit: int = 10,
+) -> dict[str, Any]:
+    """The literals the module embeds, from a `Chart`, bid rows (tc_low, tc_high, bid) and
+    count charts (tc_low, tc_high, Chart)."""
     hand = tuple(
         tuple(
-            tuple(
-                tuple(
-                    "".join(
-                        letters.get(int(chart.hand[ctx, up, t, soft, n]), "S") for t in range(32)
-                    )
-                    for n in range(4)
-                )
-                for soft in (0, 1)
-            )
+            tuple(tuple(_letters(chart, ctx, up, soft, n) for n in range(4)) for soft in (0, 1))
             for up in range(11)
         )
         for ctx in range(3)
@@ -59,7 +75,7 @@ def tables(chart: Any, bids: list[tuple[int, int, int]], limit: int = 10) -> dic
         tuple(
             "".join("P" if chart.split[ctx, up, x] else "-" for x in range(11)) for up in range(11)
         )
-        for ctx in range(2)
+        for ctx in range(3)
     )
     insure = tuple(
         "".join("1" if chart.insure[t, soft, pair] else "0" for t in range(32))
@@ -72,22 +88,62 @@ def tables(chart: Any, bids: list[tuple[int, int, int]], limit: int = 10) -> dic
             bids, key=lambda b: 0 if b[0] <= tc <= b[1] else min(abs(tc - b[0]), abs(tc - b[1]))
         )
         by_tc.append(int(row[2]))
-    return {"HAND": hand, "SPLIT": split, "INSURE": insure, "BIDS": tuple(by_tc)}
+    charts = [chart_at(tc, chart, list(count_charts)) for tc in range(-limit, limit + 1)]
+    by_count: dict[tuple, str] = {}
+    for ctx in range(3):
+        for up in range(1, 11):
+            for soft in (0, 1):
+                for n in range(4):
+                    for total in range(32):
+                        row = "".join(
+                            LETTERS.get(int(c.hand[ctx, up, total, soft, n]), "S") for c in charts
+                        )
+                        if len(set(row)) > 1:
+                            by_count[("H", ctx, up, soft, n, total)] = row
+            for x in range(1, 11):
+                row = "".join("P" if c.split[ctx, up, x] else "-" for c in charts)
+                if len(set(row)) > 1:
+                    by_count[("P", ctx, up, x)] = row
+    for soft in (0, 1):
+        for pair in (0, 1):
+            for total in range(32):
+                row = "".join("1" if c.insure[total, soft, pair] else "0" for c in charts)
+                if len(set(row)) > 1:
+                    by_count[("I", soft, pair, total)] = row
+    return {
+        "HAND": hand,
+        "SPLIT": split,
+        "INSURE": insure,
+        "BIDS": tuple(by_tc),
+        "BY_COUNT": by_count,
+    }
 
 
 def _check_tables(literals: dict[str, Any]) -> None:
     hand = literals["HAND"]
+    width = len(literals["BIDS"])
     ok = (
         len(hand) == 3
         and all(len(u) == 11 for u in hand)
         and all(len(s) == 2 and all(len(n) == 4 for n in s) for u in hand for s in u)
         and all(re.fullmatch(r"[SHD]{32}", row) for u in hand for s in u for n in s for row in n)
+        and len(literals["SPLIT"]) == 3
         and all(re.fullmatch(r"[P-]{11}", row) for ctx in literals["SPLIT"] for row in ctx)
         and all(re.fullmatch(r"[01]{32}", row) for row in literals["INSURE"])
         and all(type(b) is int and b > 0 for b in literals["BIDS"])
+        and all(_count_cell(key, row, width) for key, row in literals["BY_COUNT"].items())
     )
     if not ok:
         raise ValueError("tables do not have the shape of a TwentyOne chart")
+
+
+def _count_cell(key: tuple, row: str, width: int) -> bool:
+    kinds = {"H": ("[SHD]", 5), "P": ("[P-]", 3), "I": ("[01]", 3)}
+    if not key or key[0] not in kinds or len(key) != kinds[key[0]][1] + 1:
+        return False
+    return all(type(k) is int and 0 <= k < 32 for k in key[1:]) and bool(
+        re.fullmatch(kinds[key[0]][0] + f"{{{width}}}", row)
+    )
 
 
 def docstring(metadata: dict[str, Any], validation: dict[str, Any] | None) -> str:
@@ -144,7 +200,7 @@ MEMORY_CHARS = 10000
 # Contexts: 0 main hand, 1 insured main hand, 2 split hand; up card 1 (ace) .. 10.
 HAND = {hand}
 
-# SPLIT[context][up][pair value]: P split.
+# SPLIT[context][up][pair value]: P split (context 2: split a split hand again).
 SPLIT = {split}
 
 # INSURE[2 * soft + pair][total]: 1 take insurance.
@@ -152,6 +208,11 @@ INSURE = {insure}
 
 # BIDS[true count + TC_LIMIT]: the bid at each (rounded, clipped) true count.
 BIDS = {bids}
+
+# BY_COUNT[cell][true count + TC_LIMIT]: the cells whose action changes with the count,
+# ("H", context, up, soft, cards - 2, total), ("P", context, up, pair value) and
+# ("I", soft, pair, total); every other cell plays the tables above at any count.
+BY_COUNT = {by_count}
 
 
 @dataclass(frozen=True)
@@ -245,24 +306,22 @@ def hand_value(cards):
 
 def count_round(memory, points, infos):
     """The shoe after the last round: every card of the players who bid in it and of the
-    dealer (a hole card never shown still leaves the shoe), in about the order dealt."""
+    dealer (a hole card never shown still leaves the shoe), in the order the engine deals:
+    the dealer's two, each player's two, the players' draws, the dealer's draws."""
     if memory is None:
         return FRESH
     ids = [p[0] for p in points]
     played = set(ids[i] for i in range(len(ids)) if memory.active >> i & 1)
     first, later, dealer_later = [], [], []
-    dealer = None
     for info in infos:
+        cards = tuple(info[1])
         if info[0] == "dealer":
-            dealer = tuple(info[1])
+            first = list(cards[-2:] if len(cards) > 1 else (cards[0], None)) + first
+            dealer_later = list(reversed(cards[:-2]))
         elif info[0] in played:
-            cards = tuple(info[1])
             first += cards[-2:]
             later += reversed(cards[:-2])
-    if dealer:
-        first += dealer[-2:] if len(dealer) > 1 else (dealer[0], None)
-        dealer_later = list(reversed(dealer[:-2]))
-    dealt = list(first) + later + dealer_later
+    dealt = first + later + dealer_later
     total = memory.dealt + len(dealt)
     count = memory.count + sum(HI_LO[c[0]] for c in dealt if c is not None)
     if total >= SHOE:  # a fresh shoe started during the round: it holds the last cards
@@ -277,10 +336,49 @@ def true_count(memory):
     return memory.count * 52.0 / left if left > 0 else 0.0
 
 
+def count_bucket(dealt, count):
+    """The true count (running count per deck left) rounded and clipped to ±TC_LIMIT."""
+    left = SHOE - dealt
+    tc = count * 52.0 / left if left > 0 else 0.0
+    return min(max(int(round(tc)), -TC_LIMIT), TC_LIMIT)
+
+
 def choose_bid(memory, mine):
-    tc = min(max(int(round(true_count(memory))), -TC_LIMIT), TC_LIMIT)
     low, high = min(MIN_BID, mine), min(MAX_BID, mine)
-    return max(low, min(high, BIDS[tc + TC_LIMIT]))
+    return max(low, min(high, BIDS[count_bucket(memory.dealt, memory.count) + TC_LIMIT]))
+
+
+def _cell(key, at, plain):
+    row = BY_COUNT.get(key)
+    return plain if row is None else row[at]
+
+
+def action_for(context, up, total, soft, n, pair, tc, first, can_bid=True, can_insure=True):
+    """The action for a hand: I insure, P split, D double down, H hit, S stand.
+
+    context: 0 main hand, 1 insured main hand, 2 split hand; up: the up card's value (1 an
+    ace .. 10); pair: the rank of a two-card pair (0: not a pair); tc: the true count
+    before the round, as `count_bucket` gives it; first: the round's first decision;
+    can_bid: points for another bid (Split, DoubleDown); can_insure: for half of one."""
+    at = tc + TC_LIMIT
+    two = n == 2
+    combo = two and total == 21
+    if first and two and up == 1 and CAN_INSURE and can_insure:
+        key = ("I", soft, 1 if pair else 0, total)
+        if _cell(key, at, INSURE[2 * soft + (1 if pair else 0)][total]) == "1":
+            return "I"
+    if pair and can_bid:
+        value = min(pair, 10)
+        if _cell(("P", context, up, value), at, SPLIT[context][up][value]) == "P":
+            return "P"
+    k = min(n, 5) - 2
+    letter = _cell(("H", context, up, soft, k, total), at, HAND[context][up][soft][k][total])
+    if letter == "D" and two and can_bid and (context < 2 or DOUBLE_AFTER_SPLIT):
+        if DOUBLE_ON_21 or not combo:
+            return "D"
+    if letter != "S" and not combo:
+        return "H"
+    return "S"
 
 
 def play(upcard, points, infos, player_id, memory, hand):
@@ -306,34 +404,31 @@ def play(upcard, points, infos, player_id, memory, hand):
 
 def decide(state, up_rank, mine, hand):
     n = len(hand)
-    total, soft = hand_value(hand)
-    bid = state.bid
     phase = state.phase
     if phase[0] == "H" and int(phase[1:]) == n:
         return Hit(), _with(state, f"S{{n + 1}}")
     if phase[0] == "S" and int(phase[1:]) == n:
         return Stand(), _with(state, "P")
-    up = min(up_rank, 10)
+    total, soft = hand_value(hand)
+    bid = state.bid
     context = 2 if state.split else (1 if state.insured else 0)
-    two = n == 2
-    is21 = two and total == 21
-    pair = two and hand[0][0] == hand[1][0]
-    insure = CAN_INSURE and phase == "F" and up == 1 and mine >= bid // 2 and two
-    if insure and INSURE[2 * soft + pair][total] == "1":
+    pair = hand[0][0] if n == 2 and hand[0][0] == hand[1][0] else 0
+    tc = count_bucket(state.dealt, state.count)
+    letter = action_for(
+        context, min(up_rank, 10), total, soft, n, pair, tc, phase == "F",
+        mine >= bid, mine >= bid // 2,
+    )
+    if letter == "I":
         return Insurance(bid // 2), Memory(
             state.dealt, state.count, state.active, bid, "P", 1, state.split
         )
-    if pair and context < 2 and mine >= bid and SPLIT[context][up][min(hand[0][0], 10)] == "P":
+    if letter == "P":
         return Split(bid), Memory(
             state.dealt, state.count, state.active, bid, "P", state.insured, 1
         )
-    letter = HAND[context][up][soft][min(n, 5) - 2][min(total, 31)]
-    can_double = (
-        two and mine >= bid and (context < 2 or DOUBLE_AFTER_SPLIT) and (DOUBLE_ON_21 or not is21)
-    )
-    if letter == "D" and can_double:
-        return DoubleDown(bid), _with(state, "P" if is21 else "H2")
-    if letter != "S" and not is21 and total < 21:
+    if letter == "D":
+        return DoubleDown(bid), _with(state, "P" if total == 21 else "H2")
+    if letter == "H":
         return Hit(), _with(state, "P")
     return Stand(), _with(state, "P")
 
@@ -350,10 +445,11 @@ def module_source(
     bids: list[tuple[int, int, int]],
     metadata: dict[str, Any],
     validation: dict[str, Any] | None = None,
+    count_charts: list[tuple[int, int, Any]] = (),
 ) -> str:
     learned = metadata.get("learned", {})
     actions = learned.get("actions", {})
-    literals = tables(chart, bids)
+    literals = tables(chart, bids, count_charts)
     _check_tables(literals)
     numbers = {
         "decks": int(learned.get("decks", 3)),
@@ -377,6 +473,7 @@ def module_source(
         split=_wrap(repr(literals["SPLIT"])),
         insure=_wrap(repr(literals["INSURE"])),
         bids=repr(literals["BIDS"]),
+        by_count=_wrap(repr(literals["BY_COUNT"])),
     )
     _check(source, doc, literals)
     return source
@@ -422,8 +519,9 @@ def write_module(
     bids: list[tuple[int, int, int]],
     metadata: dict[str, Any],
     validation: dict[str, Any] | None = None,
+    count_charts: list[tuple[int, int, Any]] = (),
 ) -> str:
-    source = module_source(chart, bids, metadata, validation)
+    source = module_source(chart, bids, metadata, validation, count_charts)
     Path(path).write_text(source, encoding="utf-8")
     return source
 
@@ -440,7 +538,7 @@ def chart_of_module(module: Any) -> Any:
                 for n in range(4):
                     row = module.HAND[ctx][up][soft][n]
                     chart.hand[ctx, up, :, soft, n] = np.array([codes[c] for c in row])
-    for ctx in range(2):
+    for ctx in range(len(module.SPLIT)):
         for up in range(1, 11):
             chart.split[ctx, up, :] = np.array([c == "P" for c in module.SPLIT[ctx][up]])
     for soft in (0, 1):

@@ -18,7 +18,9 @@ or after `play_cap` plays. An invalid action ends the game: `invalid` says who a
 
 `play_game` runs a game between two players exposing the spec's `pick`, `play` and `melds`
 functions, enforcing the memory and time limits, and returns a `GameRecord` that
-`write_game` turns into the spec's turn and score files from either seat's point of view.
+`write_game` turns into the spec's turn and score files from either seat's point of view;
+`simulate` plays many games between two player factories (the bots of
+`strategies.bots.ginrummy`, or any) and writes them all, each game seeded on its own.
 
 Melds (the first half of this module): the least-deadwood arrangement of a hand, the best
 discard, and the check of a player's declared melds. Sets are 3 or 4 cards of one rank;
@@ -37,7 +39,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import Enum
 from functools import cache
 from itertools import combinations
@@ -843,3 +845,59 @@ def write_game(
     write_turns(turns, turns_for(record, seat))
     write_scores(scores, scores_for(record, seat))
     return turns, scores
+
+
+# --- simulation: games between players, logs in the server's format -----------------------
+
+STEM_PREFIX = "ginrummy-"  # every stem `simulate` writes starts so: its logs read as simulated
+
+
+def simulate(
+    rules: GinRummyRules,
+    seats: Sequence[tuple[str, Callable[[np.random.Generator], Player]]],
+    games: int,
+    seed: int | Sequence[int],
+    out: str | Path,
+    me: int = 0,
+    progress: Callable[[], None] | None = None,
+    *,
+    solver: MeldSolver | None = None,
+    stem: str | None = None,
+) -> dict[str, Any]:
+    """Play `games` games between the two `seats` (each a name and a factory of its player
+    from the game's generator) and write each game's logs into `out` from seat `me`'s point
+    of view, as `<stem>-<game, from 1>.csv` and `…-score.csv` (`stem`: `ginrummy-<seed>`);
+    returns the summary (wins per seat, rounds, how they ended). Game g's generator is
+    seeded with (seed…, g): a game's bytes do not depend on `games`."""
+    if len(seats) != 2:
+        raise ValueError(f"Gin Rummy needs exactly two players, not {len(seats)}")
+    solver = solver if solver is not None else MeldSolver(rules.meld_sizes)
+    seeds = [seed] if isinstance(seed, int) else list(seed)
+    stem = stem if stem is not None else f"{STEM_PREFIX}{seed}"
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    wins, rounds, invalid, endings = [0, 0], 0, 0, {"Gin": 0, "Knock": 0, "Drop": 0}
+    for index in range(games):
+        rng = np.random.default_rng([*seeds, index])
+        record = play_game(rules, [make(rng) for _, make in seats], rng, solver)
+        write_game(record, me, out, f"{stem}-{index + 1:06d}")
+        if record.invalid is not None:
+            invalid += 1
+        else:
+            wins[0 if record.totals[0] > record.totals[1] else 1] += 1
+        rounds += len(record.rounds)
+        for game_round in record.rounds:
+            endings[game_round.ending] += 1
+        if progress:
+            progress()
+    return {
+        "games": games,
+        "seats": [name for name, _ in seats],
+        "seed": seed,
+        "out": str(out),
+        "wins": wins,
+        "invalid": invalid,
+        "rounds": rounds,
+        "endings": endings,
+        "rules": asdict(rules),
+    }

@@ -10,17 +10,25 @@ first to end a turn with at least `goal` points wins. The mover picks `k` dice:
 State: both scores and who moves. Actions: 0..max_rolls dice (1..max_rolls without Pig
 Tail, so that every turn scores and the game stays acyclic). Chance: the dice. Payoff: 1 to
 the winner, 0 to the loser. A strategy is `(score, opponent_score) -> k`.
+
+`run_matches` plays matches between strategies and writes their logs in the real format
+(`parsers/hog.py`): what `mine simulate hog` and the demo write.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
 
+from mine.parsers import hog as log_format
 from mine.parsers.hog import Score, Turn
 from mine.strategies.engines.settings import RuleSettings
 
@@ -439,3 +447,92 @@ def turn_records(frame: pl.DataFrame) -> list[Turn]:
 
 def score_records(frame: pl.DataFrame) -> list[Score]:
     return [Score(*row) for row in frame.iter_rows()]
+
+
+# --- matches written as logs ------------------------------------------------------------
+
+CHUNK = 50_000  # games simulated at once; part of what a seed means, so a constant
+Player = tuple[str, Strategy | np.ndarray]  # a name (a bot spec) and its strategy or table
+Progress = Callable[[str, int, int], None]  # (match stem, games played, games in all)
+
+
+def run_matches(
+    players: Sequence[Player],
+    games: int,
+    seed: int,
+    rules: HogRules,
+    out: Path,
+    opponent: Player | None = None,
+    progress: Progress | None = None,
+) -> list[dict[str, Any]]:
+    """Play the matches and write each one's logs into `out` (<stem>.csv and
+    <stem>-score.csv); one summary per match. Every pair of `players` meets, or with
+    `opponent` each of them meets it. One seeded generator serves every match in turn, so
+    the same seed writes the same bytes; a strategy that is not one here is a ValueError
+    before any file is written."""
+    entries = [opponent, *players] if opponent is not None else list(players)
+    tables = [as_table(strategy, rules) for _, strategy in entries]
+    ids = player_ids([name for name, _ in entries])
+    if opponent is None:
+        matches = list(combinations(range(len(entries)), 2))
+    else:
+        matches = [(0, b) for b in range(1, len(entries))]
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    summary = []
+    for a, b in matches:
+        stem = f"{_slug(ids[a])}-vs-{_slug(ids[b])}"
+        wins, rows = write_match(
+            (tables[a], tables[b]), (ids[a], ids[b]), games, rng, rules, out / stem, progress
+        )
+        summary.append(
+            {"stem": stem, "players": [ids[a], ids[b]], "games": games, "wins": wins, "rows": rows}
+        )
+    return summary
+
+
+def player_ids(names: Sequence[str]) -> list[str]:
+    """The players' ids in the logs: a name met again becomes `name#2`, `name#3`, …"""
+    ids: list[str] = []
+    for name in names:
+        unique, n = name, 2
+        while unique in ids:
+            unique, n = f"{name}#{n}", n + 1
+        ids.append(unique)
+    return ids
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_") or "player"
+
+
+def write_match(
+    tables: tuple[np.ndarray, np.ndarray],
+    ids: tuple[str, str],
+    games: int,
+    rng: np.random.Generator,
+    rules: HogRules,
+    stem: Path,
+    progress: Progress | None = None,
+) -> tuple[dict[str, int], int]:
+    """`games` games between A and B, who take turns to move first (A in game 1), written
+    to `<stem>.csv` and `<stem>-score.csv` `CHUNK` games at a time; the wins by id and the
+    turn rows written."""
+    turn_path, score_path = stem.with_suffix(".csv"), Path(f"{stem}-score.csv")
+    wins = dict.fromkeys(ids, 0)
+    rows = 0
+    if progress:
+        progress(stem.name, 0, games)
+    for start in range(0, games, CHUNK):
+        n = min(CHUNK, games - start)
+        first = np.arange(start, start + n) % 2
+        result = simulate_tables(tables, n, rng, rules, first=first, record=True)
+        turns, scores = match_frames(result, ids, first_game=start + 1)
+        log_format.write_turn_frame(turn_path, turns, append=start > 0)
+        log_format.write_score_frame(score_path, scores, append=start > 0)
+        rows += turns.height
+        for player, count in scores["winner"].value_counts().iter_rows():
+            wins[player] += count
+        if progress:
+            progress(stem.name, start + n, games)
+    return wins, rows

@@ -21,13 +21,18 @@ Readings of the spec where it is silent (each a choice, here in one place):
   is a Combo too (the spec's definition: exactly two cards worth 21);
 - the amounts of DoubleDown, Split and Insurance must be exactly what they cost;
 - a player with fewer than `min_bid` points must bid all of them;
-- the dealer also stops at `charlie_cards` cards (its hand is then a Charlie), writes a
-  final Stand row even after busting, and its first two cards keep deal order in the log
-  (up card first), as players' first two cards do; hits go in front;
+- the dealer's two cards are dealt before the players' (the real engine's logs show it:
+  the shoe's reshuffles fall where that order puts them); the dealer writes a final Stand
+  row even after busting, and its first two cards keep deal order in the log (up card
+  first), as players' first two cards do; hits go in front;
+- the dealer has no card limit (`dealer_card_limit` 0): it hits while 16 or less however
+  many cards it holds, and only a hand of exactly `charlie_cards` cards is its Charlie (a
+  6-card dealer hand of 18 is a plain 18; the real logs hold 6- and 7-card dealer hands);
 - at a Split both new cards are dealt at once (hand 0's first), hand 0 keeps the first
   card of the pair, and the new hand takes the next hand id; hands are played in id order;
 - insurance pays on the bid insured (the main bid when it was bought), even if the hand
-  later doubles; it is lost when the dealer does not play;
+  later doubles, and even if it busts: it is settled on the dealer's hand whenever the
+  dealer plays (the real logs pay it), and lost when the dealer does not;
 - a disqualified player's hands of the round are forfeited, its points frozen; it ranks
   after bankrupt players; ties in the standings go by player id.
 """
@@ -65,10 +70,12 @@ class TwentyOneRules(RuleSettings):
     charlie_bust_first: bool = True  # False: any 5-card hand is Charlie (earlier engine)
     dealer_hits_soft_17: bool = False
     dealer_stands_on: int = 17  # the dealer hits while its total is below this
+    dealer_card_limit: int = 0  # 0: none (the engine); n: it stops at n cards (earlier)
     combo_payout: float = 2.5  # paid back per unit of bid, rounded like Haskell's `round`
     win_payout: int = 2
     insurance_payout: float = 2.0
     insurance_on_side_bet: bool = False  # False: 2 × main bid (engine); True: 2 × side bet
+    insurance_needs_live_hand: bool = False  # True: a bust insured hand loses it (earlier)
     # Not in the spec; casino-like variants for comparisons (defaults: the spec's behaviour)
     double_on_combo: bool = True  # a DoubleDown on a two-card 21 is legal (paid as a Combo)
     combo_after_split: bool = True  # a split hand of two cards worth 21 is a Combo
@@ -88,6 +95,8 @@ class TwentyOneRules(RuleSettings):
             problems.append("rounds must be positive")
         if self.charlie_cards < 3:
             problems.append("charlie_cards must be at least 3")
+        if self.dealer_card_limit and self.dealer_card_limit < 2:
+            problems.append("dealer_card_limit must be 0 (none) or at least 2")
         if self.max_players < 1:
             problems.append("max_players must be positive")
         if problems:
@@ -117,8 +126,8 @@ CLASS_NAMES = {BUST: "Bust", CHARLIE: "Charlie", COMBO: "Combo"}
 
 
 def classify(n_cards: int, total: int, rules: TwentyOneRules, split: bool = False) -> int:
-    """The class of a finished hand as an int whose order is the spec's order of classes.
-    `split`: the hand came from a Split (a Combo only if `rules.combo_after_split`)."""
+    """The class of a player's finished hand as an int whose order is the spec's order of
+    classes. `split`: the hand came from a Split (a Combo only if `rules.combo_after_split`)."""
     if n_cards == 2 and total == 21 and (rules.combo_after_split or not split):
         return COMBO
     if (
@@ -128,6 +137,40 @@ def classify(n_cards: int, total: int, rules: TwentyOneRules, split: bool = Fals
     ):
         return CHARLIE
     return BUST if total > 21 else total
+
+
+def classify_dealer(n_cards: int, total: int, rules: TwentyOneRules) -> int:
+    """The class of the dealer's final hand: as a player's, except that only a hand of
+    exactly `charlie_cards` cards is a Charlie (the dealer draws on past it)."""
+    if n_cards == 2 and total == 21:
+        return COMBO
+    if (
+        rules.charlie
+        and n_cards == rules.charlie_cards
+        and (total <= 21 or not rules.charlie_bust_first)
+    ):
+        return CHARLIE
+    return BUST if total > 21 else total
+
+
+def dealer_hits(n_cards: int, total: int, soft: bool, rules: TwentyOneRules) -> bool:
+    """The dealer's rule: hit while 16 or less (and on soft 17 if the rules say), up to
+    `dealer_card_limit` cards if there is one."""
+    if rules.dealer_card_limit and n_cards >= rules.dealer_card_limit:
+        return False
+    return total < rules.dealer_stands_on or (
+        rules.dealer_hits_soft_17 and total == rules.dealer_stands_on and soft
+    )
+
+
+def insurance_pays(
+    dealer_played: bool, dealer: int, insured_hand: int, rules: TwentyOneRules
+) -> bool:
+    """Whether insurance pays: the dealer played and holds a Combo (and, under the earlier
+    engine's rule, the insured hand is not bust)."""
+    if not dealer_played or dealer != COMBO:
+        return False
+    return not (rules.insurance_needs_live_hand and insured_hand == BUST)
 
 
 def return_multiple(player: int, dealer: int, rules: TwentyOneRules) -> float:
@@ -388,6 +431,9 @@ class State:
         self._split_class = [
             [classify(n, vs >> 1, rules, split=True) for vs in range(VS_LIMIT)] for n in range(32)
         ]
+        self._dealer_class = [
+            [classify_dealer(n, vs >> 1, rules) for vs in range(VS_LIMIT)] for n in range(32)
+        ]
         self._terminal = False
         self._start_round()
 
@@ -599,10 +645,10 @@ class State:
             return
         draw = self.shoe.draw
         bids = self._bids
+        self._dealer = [draw(), draw()]  # dealt first; the first card is the up card
         self._hands: dict[int, list[Hand]] = {
             s: [Hand([draw(), draw()], bids[s], 0)] for s in seats
         }
-        self._dealer = [draw(), draw()]  # the first card is the up card
         self._pi = 0
         self._seat = seats[0]
         self._hand = 0
@@ -645,43 +691,32 @@ class State:
         dealer = self._dealer
         upcard = dealer[0]
         rows = self._rows
-        if any(table[len(h.cards)][h.vs] != BUST for s in live for h in self._hands[s]):
+        played = any(table[len(h.cards)][h.vs] != BUST for s in live for h in self._hands[s])
+        if played:
             vs = hand_value(dealer)
-            while self._dealer_hits(len(dealer), vs):
+            while dealer_hits(len(dealer), vs >> 1, vs & 1 == 1, rules):
                 code = self.shoe.draw()
                 dealer.insert(0, code)
                 vs = ADD[vs][code]
                 rows.append((tuple(dealer), DEALER_SEAT, 0, HIT, 0))
             rows.append((tuple(dealer), DEALER_SEAT, 0, STAND, 0))
             self.infos[DEALER_SEAT] = dealer
-            dealer_class = table[len(dealer)][vs]
-            insurance_won = dealer_class == COMBO
+            dealer_class = self._dealer_class[min(len(dealer), 31)][vs]
         else:  # every hand bust: the dealer does not play, its hole card stays hidden
             rows.append(((upcard,), DEALER_SEAT, 0, STAND, 0))
             self.infos[DEALER_SEAT] = [upcard]
-            dealer_class, insurance_won = BUST, False  # insurance is lost, Combo or not
+            dealer_class = BUST  # insurance is lost, Combo or not
         points, hands = self.points, self._hands
         for seat in live:
             won = 0
             for hand in hands[seat]:
                 final = (split_table if hand.split else table)[len(hand.cards)][hand.vs]
-                if final == BUST:
-                    continue
-                won += settle(hand.bid, final, dealer_class, rules)
-                if hand.insured and insurance_won:
+                if hand.insured and insurance_pays(played, dealer_class, final, rules):
                     won += rules.insurance_return(hand.insured)
+                if final != BUST:
+                    won += settle(hand.bid, final, dealer_class, rules)
             points[seat] += won
         self._end_round(upcard)
-
-    def _dealer_hits(self, n: int, vs: int) -> bool:
-        """The dealer hits while its total is 16 or less (and on soft 17 if the rules say)."""
-        if n >= self._stop:
-            return False
-        total = vs >> 1
-        rules = self.rules
-        return total < rules.dealer_stands_on or (
-            rules.dealer_hits_soft_17 and total == rules.dealer_stands_on and vs & 1 == 1
-        )
 
     def _end_round(self, upcard: int | None) -> None:
         for seat, pts in enumerate(self.points):

@@ -2,28 +2,35 @@
 
 `solve(rules, decks)` computes, without sampling, the expected net return per hand per unit
 of bid of the best strategy for one player alone at the table (the dealer plays whenever
-the player's hand is not bust), for an infinite deck (`decks=None`) or for a hand dealt from
-a full shoe of `decks` decks, where the strategy may depend on the exact cards in hand
-(composition-dependent) and the dealer's chances are computed from the cards left.
+one of the player's hands is not bust), for an infinite deck (`decks=None`) or for a hand
+dealt from a full shoe of `decks` decks, where the strategy may depend on the exact cards in
+hand (composition-dependent) and the dealer's chances are computed from the cards left.
 
 How. The dealer's final class given its up card is a sum over the multisets of cards it can
-draw: each multiset is counted once with the number of orders in which the dealer's rule
-draws it, so that for any shoe its probability is that count times a product of falling
-factorials (`DealerTable`). The player's side is a recursion over hand compositions with
-memoisation (`_Solver`): stand / hit / DoubleDown (also on a Combo, paid as a Combo on the
-doubled bid) / Split / Insurance, Charlie and Combo included. By exchangeability the
+draw (it draws while 16 or less, with no card limit unless the rules set one): each
+multiset is counted once with the number of orders in which the dealer's rule draws it, so
+that for any shoe its probability is that count times a product of falling factorials
+(`DealerTable`). The player's side is a recursion over hand compositions with memoisation
+(`_Solver`): stand / hit / DoubleDown (also on a Combo, paid as a Combo on the doubled bid,
+and on split hands) / Split / Insurance, Charlie and Combo included. By exchangeability the
 dealer's hole card and draws can be taken from the shoe left after the player's cards.
 
-Approximations, stated: a Split makes two hands and no more (re-splits capped at one: the
-engine allows more); each split hand is valued from the shoe without the pair and the up
-card, ignoring the cards the other split hand draws (the usual composition-dependent
-approximation; exact for the infinite deck); after Insurance, split hands are played as
-without it and the insurance is valued with the product of their bust chances. Amounts are
-per unit of bid without rounding (`bid // 2` insurance = 0.5, Combo = `combo_payout`).
+Splits are unlimited, as in the engine. A split hand that is dealt a card of its pair's
+rank may split again; in an infinite deck the hands of a split are independent, so the
+value of one half is the fixed point of `R = A + q · max(B, 2R)` (`A`: the half's value
+over the cards that do not pair it, `q`: the chance that the card pairs it, `B`: playing
+the re-paired hand instead of splitting it), that is `max(A + qB, A / (1 − 2q))`; the
+chance that every hand of a split busts (which loses an insured pair its insurance) is the
+matching fixed point `Z = a + q Z²`. Stated approximations: from a finite shoe each split
+hand is valued from the shoe without the pair and the up card, ignoring the cards the other
+hands draw (the usual composition-dependent approximation; exact for the infinite deck);
+the hands of an insured split are played as split hands, their insurance valued with the
+chance that they all bust. Amounts are per unit of bid without rounding (`bid // 2`
+insurance = 0.5, Combo = `combo_payout`).
 
-`evaluate(rules, chart, hands, rng, decks)` is the numpy counterpart: it plays a `Chart`
-(an action per situation) for millions of hands, each from a fresh shoe, and returns the
-mean return and a 95% confidence interval; `chart_value` gives the exact value of a chart.
+A `Chart` is the strategy in the form the fitter, the generated player and the evaluator
+share; `chart_value` gives the exact value of a chart (the vectorised evaluator is in
+`strategies.validation.twentyone`).
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ from mine.strategies.engines.twentyone import (
     TwentyOneRules,
     add_points,
     classify,
+    classify_dealer,
+    dealer_hits,
     return_multiple,
 )
 
@@ -52,6 +61,7 @@ VALUES = tuple(range(1, 11))  # card values, ace 1, ten-valued cards 10
 RANKS_PER_VALUE = np.array([1, 1, 1, 1, 1, 1, 1, 1, 1, 4])  # ten, jack, queen, king
 N_CLASSES = 25  # class index: Bust 0, Value(n) n + 1, Charlie 23, Combo 24
 MAIN, INSURED, SPLIT_HAND = range(3)  # the contexts a hand is played in
+SAME_RANK = 1 / 13  # infinite deck: the chance that a card has a given rank
 CONTEXT_NAMES = ("main", "insured", "split")
 
 
@@ -78,7 +88,8 @@ class Chart:
     - `hand[context, up, total, soft, n]`: STAND, HIT or DOUBLE (engine codes), context
       main / insured / split hand, up card value 1..10, n index 0..3 for 2, 3, 4, 5+ cards;
       DOUBLE where it is not allowed means HIT, HIT on a Combo means STAND;
-    - `split[context, up, value]`: split a pair of this value (main or insured hand);
+    - `split[context, up, value]`: split a pair of this value (main or insured hand), or
+      split it again (split hand: a split hand dealt a card of its pair's rank);
     - `insure[total, soft, pair]`: take insurance with this first hand (up card an ace).
     """
 
@@ -90,7 +101,7 @@ class Chart:
     def empty(cls) -> Chart:
         hand = np.full((3, 11, 32, 2, 4), STAND, dtype=np.int8)
         hand[:, :, :12] = HIT  # below 12 nothing busts: a sane default for unreached cells
-        return cls(hand, np.zeros((2, 11, 11), bool), np.zeros((32, 2, 2), bool))
+        return cls(hand, np.zeros((3, 11, 11), bool), np.zeros((32, 2, 2), bool))
 
     def rows(self, context: int = MAIN, n_cards: int = 2) -> dict[str, str]:
         """A printable chart: `"hard 16": "HHHHHSSSSS"`-like strings, up cards 2..10, A."""
@@ -102,7 +113,7 @@ class Chart:
                 row = self.hand[context, ups, total, soft, n_index(n_cards)]
                 table[f"{'soft' if soft else 'hard'} {total}"] = "".join(letters[a] for a in row)
         for value in VALUES:
-            row = self.split[min(context, 1), ups, value]
+            row = self.split[context, ups, value]
             table[f"pair {value}"] = "".join("P" if p else "-" for p in row)
         return table
 
@@ -121,7 +132,6 @@ class DealerTable:
 
     @classmethod
     def build(cls, up: int, rules: TwentyOneRules) -> DealerTable:
-        stop = rules.charlie_cards if rules.charlie else 64
         start_total, start_soft = add_points(0, 0, points(up))
         layer = {(0,) * 10: (1, start_total, start_soft)}  # multiset → (orders, total, soft)
         rows: list[tuple[tuple[int, ...], int, int, int]] = []
@@ -129,16 +139,8 @@ class DealerTable:
         while layer:
             following: dict[tuple[int, ...], tuple[int, int, int]] = {}
             for drawn, (ways, total, soft) in layer.items():
-                hits = (
-                    n < 2
-                    or n < stop
-                    and (
-                        total < rules.dealer_stands_on
-                        or (rules.dealer_hits_soft_17 and total == rules.dealer_stands_on and soft)
-                    )
-                )
-                if not hits:
-                    rows.append((drawn, ways, n - 1, class_index(classify(n, total, rules))))
+                if n >= 2 and not dealer_hits(n, total, bool(soft), rules):
+                    rows.append((drawn, ways, n - 1, class_index(classify_dealer(n, total, rules))))
                     continue
                 for value in VALUES:
                     grown = list(drawn)
@@ -204,7 +206,6 @@ class Solution:
     by_up: dict[int, float]  # same, given the up card (value 1..10)
     chart: Chart
     insurance_share: float  # probability that the strategy takes insurance
-    split_cap: int = 1  # splits per hand the computation allows
 
 
 class _Solver:
@@ -357,24 +358,48 @@ class _Solver:
         self._bust[key] = chance
         return chance
 
+    def same_rank(self, value: int, removed: tuple[int, ...]) -> float:
+        """Chance that the next card has the rank of a pair of `value` (ten-valued pairs
+        are of one rank: a quarter of the tens, less the pair)."""
+        if self.shoe0 is None:
+            return SAME_RANK
+        left = self.shoe0 - np.array(removed)
+        same = left[value - 1] if value < 10 else self.shoe0[9] / 4 - removed[9]
+        return max(float(same), 0.0) / float(left.sum())
+
     def split(self, value: int, context: int) -> float:
-        """Both hands of a split pair of `value` (one split, no re-split)."""
+        """Every hand of a split pair of `value`, re-splits included (see the module's
+        docstring): 2 R, plus the insurance of an insured pair."""
         pair = _plus(_plus((0,) * 10, value), value)
         probs = self.next_card(pair)
-        hand_value = bust = 0.0
+        q = self.same_rank(value, pair)
         one = _plus((0,) * 10, value)
+        other = other_bust = 0.0  # over the cards that do not pair the half
         for v in VALUES:
-            p = probs[v - 1]
-            if not p:
+            p = probs[v - 1] - (q if v == value else 0.0)
+            if p <= 0:
                 continue
-            cards = _plus(one, v)
-            removed = _plus(pair, v)
+            cards, removed = _plus(one, v), _plus(pair, v)
             t, s = add_points(*add_points(0, 0, points(value)), points(v))
-            hand_value += p * self.best(cards, removed, t, s, 2, SPLIT_HAND)[0]
+            other += p * self.best(cards, removed, t, s, 2, SPLIT_HAND)[0]
             if context == INSURED:
-                bust += p * self.bust_chance(cards, removed, t, s, 2, SPLIT_HAND)
-        total = 2 * hand_value
-        if context == INSURED:  # the dealer plays unless both hands bust
+                other_bust += p * self.bust_chance(cards, removed, t, s, 2, SPLIT_HAND)
+        cards, removed = _plus(one, value), _plus(pair, value)
+        t, s = add_points(*add_points(0, 0, points(value)), points(value))
+        again = self.best(cards, removed, t, s, 2, SPLIT_HAND)[0]  # the re-paired hand, kept
+        keep, resplit = other + q * again, other / (1 - 2 * q)
+        if self.chart is None:
+            split_again = q > 0 and resplit > keep
+            self._split_votes[(SPLIT_HAND, value)] = resplit - keep
+        else:
+            split_again = bool(self.chart.split[SPLIT_HAND, self.up, value])
+        half = resplit if split_again else keep
+        total = 2 * half
+        if context == INSURED:  # the dealer plays unless every hand of the split busts
+            if split_again:
+                bust = (1 - np.sqrt(max(1 - 4 * q * other_bust, 0.0))) / (2 * q)
+            else:
+                bust = other_bust + q * self.bust_chance(cards, removed, t, s, 2, SPLIT_HAND)
             total += self.insurance_back * self.dealer(pair)[24] * (1 - bust * bust)
         return total
 
@@ -518,211 +543,3 @@ def _fill_chart(chart: Chart, solver: _Solver, up: int) -> None:
 def chart_value(rules: TwentyOneRules, chart: Chart, decks: int | None = None) -> float:
     """The exact value of playing `chart` (same model as `solve`)."""
     return solve(rules, decks, chart).ev
-
-
-# --- the vectorised evaluator -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """Mean net return per hand per unit of bid, with a 95% confidence interval."""
-
-    mean: float
-    low: float
-    high: float
-    hands: int
-    stdev: float
-
-    def __contains__(self, value: float) -> bool:
-        return self.low <= value <= self.high
-
-
-def evaluate(
-    rules: TwentyOneRules,
-    chart: Chart,
-    hands: int,
-    rng: np.random.Generator,
-    decks: int | None = None,
-    chunk: int = 100_000,
-) -> Estimate:
-    """Play `chart` for `hands` hands, each dealt from a fresh shoe (`decks` decks, or an
-    infinite deck), one player at the table; the same model as `solve`."""
-    total = squares = 0.0
-    done = 0
-    while done < hands:
-        n = min(chunk, hands - done)
-        net = _play_chunk(rules, chart, n, rng, decks)
-        total += float(net.sum())
-        squares += float(np.square(net).sum())
-        done += n
-    mean = total / hands
-    stdev = float(np.sqrt(max(squares / hands - mean * mean, 0.0) * hands / max(hands - 1, 1)))
-    half = 1.959964 * stdev / np.sqrt(hands)
-    return Estimate(mean, float(mean - half), float(mean + half), hands, stdev)
-
-
-_POINTS = np.array([0, 11, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)  # by rank
-_VALUE = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)
-
-
-def _add(total: np.ndarray, soft: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Vectorised `add_points`; `soft` is 0 or 1 (two aces never both count 11)."""
-    total = total + pts
-    soft = soft + (pts == 11)
-    for _ in range(2):  # at most two aces fall back from 11 to 1 on one card
-        fall = (total > 21) & (soft > 0)
-        total = total - 10 * fall
-        soft = soft - fall
-    return total, soft
-
-
-def _classes(
-    total: np.ndarray, n: np.ndarray, rules: TwentyOneRules, split: np.ndarray | bool
-) -> np.ndarray:
-    """Class index of finished hands, vectorised `classify`."""
-    cls = np.where(total > 21, 0, total + 1)
-    if rules.charlie:
-        charlie = n >= rules.charlie_cards
-        if rules.charlie_bust_first:
-            charlie &= total <= 21
-        cls = np.where(charlie, 23, cls)
-    combo = (n == 2) & (total == 21)
-    if not rules.combo_after_split:
-        combo &= ~np.asarray(split)
-    return np.where(combo, 24, cls)
-
-
-class _Table:
-    """One chunk of hands being played, each from its own fresh shoe. A finite shoe keeps,
-    per row, how many cards of each rank were dealt; a draw picks one of the shoe's slots
-    uniformly (rank, copy) and is taken again if that copy was dealt — copies of a rank are
-    dealt in order, so the accepted slots are exactly the cards left, each equally likely."""
-
-    def __init__(self, n: int, rng: np.random.Generator, decks: int | None):
-        self.rng = rng
-        self.size = 0 if decks is None else 52 * decks
-        if decks is not None:
-            self.taken = np.zeros((n, 14), np.int16)
-
-    def draw(self, rows: np.ndarray) -> np.ndarray:
-        """The next card's rank (1..13) for each of `rows` (distinct row numbers)."""
-        if not self.size:
-            return self.rng.integers(1, 14, size=len(rows))
-        ranks = np.empty(len(rows), np.int64)
-        pending = np.arange(len(rows))
-        while pending.size:
-            at = rows[pending]
-            code = self.rng.integers(0, self.size, size=len(pending))
-            rank, copy = code % 13 + 1, code // 13
-            free = copy >= self.taken[at, rank]
-            ranks[pending[free]] = rank[free]
-            self.taken[at[free], rank[free]] += 1
-            pending = pending[~free]
-        return ranks
-
-
-def _start(ranks_a: np.ndarray, ranks_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    zero = np.zeros(len(ranks_a), np.int64)
-    return _add(*_add(zero, zero, _POINTS[ranks_a]), _POINTS[ranks_b])
-
-
-def _play_chunk(
-    rules: TwentyOneRules, chart: Chart, n: int, rng: np.random.Generator, decks: int | None
-) -> np.ndarray:
-    stop = rules.charlie_cards if rules.charlie else 64
-    table = _Table(n, rng, decks)
-    everyone = np.arange(n)
-    up_rank, r1, r2, hole = (table.draw(everyone) for _ in range(4))
-    up = _VALUE[up_rank]
-    total, soft = _start(r1, r2)
-    pair = r1 == r2
-    insured = (up == 1) & chart.insure[total, soft, pair.astype(np.int64)]
-    context = insured.astype(np.int64)
-    split = pair & chart.split[context, up, _VALUE[r1]]
-
-    # hand A: the dealt hand, or the first split hand; hand B: the second split hand
-    splits = np.flatnonzero(split)
-    r_a = r2.copy()
-    r_a[splits] = table.draw(splits)
-    r_b = r2.copy()
-    r_b[splits] = table.draw(splits)
-    a_total, a_soft = _start(r1, r_a)
-    b_total, b_soft = _start(r2, r_b)
-    a_context = np.where(split, SPLIT_HAND, context)
-    flat = chart.hand.reshape(-1).astype(np.int64)
-    a = _play_hands(rules, flat, up, a_total, a_soft, a_context, split, np.arange(n), table, stop)
-    b_context = np.full(n, SPLIT_HAND)
-    b = _play_hands(rules, flat, up, b_total, b_soft, b_context, split, splits, table, stop)
-
-    a_class = _classes(a[0], a[1], rules, split)
-    b_class = np.where(split, _classes(b[0], b[1], rules, True), 0)
-    plays = (a_class > 0) | (b_class > 0)  # the dealer plays unless every hand is bust
-    d_total, d_soft = _start(up_rank, hole)
-    d_n = np.full(n, 2)
-    rows = np.flatnonzero(plays)
-    while rows.size:
-        t, s, m = d_total[rows], d_soft[rows], d_n[rows]
-        hits = (m < stop) & (
-            (t < rules.dealer_stands_on)
-            | (rules.dealer_hits_soft_17 & (t == rules.dealer_stands_on) & (s > 0))
-        )
-        rows = rows[hits]
-        d_total[rows], d_soft[rows] = _add(t[hits], s[hits], _POINTS[table.draw(rows)])
-        d_n[rows] += 1
-    d_class = _classes(d_total, d_n, rules, False)
-
-    returns = _return_table(rules)
-    net = returns[a_class, d_class] * a[2] - a[2]
-    net += np.where(split, returns[b_class, d_class] * b[2] - b[2], 0.0)
-    back = rules.insurance_payout * (0.5 if rules.insurance_on_side_bet else 1.0)
-    net += np.where(insured, -0.5 + back * (plays & (d_class == 24)), 0.0)
-    return net
-
-
-def _return_table(rules: TwentyOneRules) -> np.ndarray:
-    classes = [BUST, *range(22), CHARLIE, COMBO]
-    table = np.zeros((N_CLASSES, N_CLASSES))
-    for p in classes:
-        for d in classes:
-            table[class_index(p), class_index(d)] = return_multiple(p, d, rules)
-    return table
-
-
-def _play_hands(
-    rules: TwentyOneRules,
-    flat: np.ndarray,
-    up: np.ndarray,
-    total: np.ndarray,
-    soft: np.ndarray,
-    context: np.ndarray,
-    split: np.ndarray,
-    rows: np.ndarray,
-    table: _Table,
-    stop: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Play the hand of each of `rows` by the chart (flattened `Chart.hand`); returns
-    (total, cards, stake) for every row."""
-    total, soft = total.copy(), soft.copy()
-    n_cards = np.full(len(total), 2)
-    stake = np.ones(len(total))
-    while rows.size:
-        t, s, m = total[rows], soft[rows], n_cards[rows]
-        cell = (((context[rows] * 11 + up[rows]) * 32 + np.minimum(t, 31)) * 2 + s) * 4
-        action = flat[cell + np.minimum(m, 5) - 2]
-        combo = (m == 2) & (t == 21)
-        if not rules.combo_after_split:
-            combo &= ~split[rows]
-        action[(action == DOUBLE) & (m != 2)] = HIT
-        if not rules.double_on_combo:
-            action[(action == DOUBLE) & combo] = STAND
-        action[(action == HIT) & combo] = STAND
-        doubles = action == DOUBLE
-        stake[rows[doubles]] = 2.0
-        takes = (action == HIT) | (doubles & ~combo)
-        drawn = rows[takes]
-        t2, s2 = _add(t[takes], s[takes], _POINTS[table.draw(drawn)])
-        total[drawn], soft[drawn] = t2, s2
-        n_cards[drawn] += 1
-        again = (action[takes] == HIT) & (t2 <= 21) & (m[takes] + 1 < stop)
-        rows = drawn[again]
-    return total, n_cards, stake

@@ -1,10 +1,11 @@
 """Validating a Gin Rummy player module: full games against the baselines in the engine.
 
-A match is `games` games to 100 between the player and one baseline, seats alternating
-(game g puts the player in seat g % 2); game g's generator is seeded with (seed, g), so a
-match's result does not depend on how the games are spread over worker processes. Every
-call the player makes is timed; the engine's own limits (validity, memory, one second a
-call) apply, and an invalid play ends the game as a loss for whoever made it.
+A match is `games` games to 100 (the rules' `game_target`) between the player and one
+baseline, seats alternating (game g puts the player in seat g % 2); game g's generator is
+seeded with (seed, g), so a match's result does not depend on how the games are spread
+over worker processes. Every call the player makes is timed; the engine's own limits
+(validity, memory, one second a call, all settings of the rules) apply, and an invalid play
+ends the game as a loss for whoever made it.
 """
 
 from __future__ import annotations
@@ -79,9 +80,10 @@ RULES = GinRummyRules()
 _WORKER: dict[str, Any] = {}
 
 
-def _init(path: str, worker: bool = False) -> None:
+def _init(path: str, worker: bool = False, rules: GinRummyRules = RULES) -> None:
     _WORKER["module"] = load_player(path)
-    _WORKER["solver"] = MeldSolver()
+    _WORKER["solver"] = MeldSolver(rules.meld_sizes)
+    _WORKER["rules"] = rules
     if worker:
         # What is loaded by now lives as long as the worker: out of the collector's sight,
         # its full collections stay short and the call times measure the player, not the
@@ -133,7 +135,7 @@ def play_one(module: Any, opponent: str, seed: int, game: int, solver: MeldSolve
 
 def _work(task: tuple[str, int, int]) -> GameResult:
     opponent, seed, game = task
-    return play_one(_WORKER["module"], opponent, seed, game, _WORKER["solver"])
+    return play_one(_WORKER["module"], opponent, seed, game, _WORKER["solver"], _WORKER["rules"])
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -184,8 +186,9 @@ def validate(
     seed: int = 0,
     workers: int = 2,
     progress: Callable[[str, int], None] | None = None,
+    rules: GinRummyRules = RULES,
 ) -> dict[str, dict[str, Any]]:
-    """Per opponent, the match's figures (see `summarise`)."""
+    """Per opponent, the match's figures (see `summarise`), under `rules`."""
     load_player(path)  # fail here, once, with a clear message
     figures = {}
     for opponent in opponents:
@@ -193,13 +196,15 @@ def validate(
         results: list[GameResult] = []
         if workers > 1:
             context = multiprocessing.get_context("fork")
-            with context.Pool(workers, initializer=_init, initargs=(str(path), True)) as pool:
+            with context.Pool(
+                workers, initializer=_init, initargs=(str(path), True, rules)
+            ) as pool:
                 for result in pool.imap(_work, tasks, chunksize=max(1, min(16, games // 8))):
                     results.append(result)
                     if progress:
                         progress(opponent, len(results))
         else:
-            _init(str(path))
+            _init(str(path), rules=rules)
             for task in tasks:
                 results.append(_work(task))
                 if progress:

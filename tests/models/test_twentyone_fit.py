@@ -81,7 +81,7 @@ def test_learns_the_default_game(default_fit):
     assert learned["decks"] == 3
     assert learned["dealer_rule"]["hits_hard_up_to"] == 16
     assert learned["dealer_rule"]["hits_soft_17"] is False
-    assert learned["dealer_rule"]["card_limit"] == 5
+    assert learned["dealer_rule"]["card_limit"] is None  # the dealer draws past five cards
     assert learned["player_card_limit"] == 5
     payoffs = learned["payoffs"]
     assert payoffs["win (20 vs 19)"] == pytest.approx(2.0)
@@ -120,6 +120,11 @@ def test_follows_a_charlie_at_six_cards_it_was_not_told_about(default_fit, charl
     assert chart_value(CHARLIE_6, default_fit.solved.chart) < best - 0.002
 
 
+def test_learns_the_earlier_dealer_limit(tmp_path_factory):
+    limited = fitted_on(tmp_path_factory, TwentyOneRules(dealer_card_limit=5), games=1, seed=3)
+    assert limited.metadata["learned"]["dealer_rule"]["card_limit"] == 5
+
+
 def test_bid_table_bids_up_where_the_model_favours_the_player(default_fit):
     bids = default_fit.bids
     assert bids["rounds"].sum() > 0
@@ -142,6 +147,13 @@ def test_table_file_round_trips(default_fit, tmp_path):
     assert model.bids_from_frame(frame) == [
         (r["tc_low"], r["tc_high"], r["bid"]) for r in default_fit.bids.iter_rows(named=True)
     ]
+    counted = model.count_charts_from_frame(frame)
+    assert counted  # some cells are played otherwise at some count
+    fitted = {(low, high): c for low, high, c in default_fit.count_charts}
+    for low, high, chart in counted:
+        assert (chart.hand == fitted[low, high].hand).all()
+        assert (chart.split == fitted[low, high].split).all()
+        assert (chart.insure == fitted[low, high].insure).all()
 
 
 def test_fitter_never_reads_the_rules():

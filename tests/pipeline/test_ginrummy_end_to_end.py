@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from mine.models import ginrummy as model
 from mine.models import tables
 from mine.pipeline.cli import app
-from mine.pipeline.commands.ginrummy import KNOCK_SCORES, _features
+from mine.pipeline.reports.ginrummy import KNOCK_SCORES
+from mine.pipeline.stats.ginrummy import load_features
 from mine.strategies.validation.ginrummy import load_player
 
 runner = CliRunner()
@@ -34,7 +35,7 @@ def chain(tmp_path_factory):
     root = tmp_path_factory.mktemp("gin")
     db, table, player = root / "w.duckdb", root / "t.parquet", root / "player.py"
     _json("simulate", "ginrummy", "--games", 30, "--seed", 3, "--out", root / "logs",
-          "--seats", "simple,explorer")  # fmt: skip
+          "--players", "simple,explorer")  # fmt: skip
     ingested = _json("ingest", root / "logs", REAL_LOGS, "--db", db)
     stats = _json("stats", "ginrummy", "--db", db)
     fitted = _json("fit", "ginrummy", "--db", db, "--out", table)
@@ -43,7 +44,7 @@ def chain(tmp_path_factory):
     )
     assert result.exit_code == 0, result.output
     validated = _json("validate", "ginrummy", player, "--games", 4, "--seed", 5,
-                      "--against", "simple,random,ginhunter", "--workers", 1)  # fmt: skip
+                      "--baselines", "simple,random,ginhunter", "--workers", 1)  # fmt: skip
     report = root / "r.html"
     result = runner.invoke(
         app, ["report", "ginrummy", "--table", str(table), "--db", str(db), "--out", str(report)]
@@ -85,23 +86,39 @@ def test_validation_covers_every_baseline_without_an_invalid_play(chain):
         assert 0 <= figures["win_ci"][0] <= figures["win_rate"] <= figures["win_ci"][1] <= 1
 
 
+def _figure(page: str, ident: str) -> str:
+    """The inside of the report's figure (a kit chart) with this id."""
+    found = re.findall(rf'<figure class="chart [\w-]+" id="{ident}">(.*?)</figure>', page, re.S)
+    assert len(found) == 1, ident
+    return found[0]
+
+
 def test_the_report_draws_the_knock_policy_by_score_and_the_danger_grid(chain):
     page = chain["report"]
-    charts = re.findall(r"<figure class=\"knock\">(.*?)</figure>", page, re.S)
+    charts = re.findall(r'<figure class="chart grid" id="knock-\d+-\d+">', page)
     assert len(charts) == len(KNOCK_SCORES)
     knock = np.array(model.nested(tables.read(chain["table"], "ginrummy", model.KIND)[0])["knock"])
-    for chart, (_, mine, theirs) in zip(charts, KNOCK_SCORES, strict=True):
+    for _, mine, theirs in KNOCK_SCORES:
+        chart = _figure(page, f"knock-{mine}-{theirs}")
         cells = re.findall(r'fill="(#[0-9a-f]{6})"><title>deadwood (\d+), turns (\d+)-', chart)
         assert len(cells) == 11 * model.TURN_BUCKETS
         for colour, deadwood, first in cells:
             knocks = knock[mine, theirs, int(deadwood), (int(first) - 1) // model.TURN_BUCKET]
             assert (colour == "#3a9d5d") == bool(knocks)
-    grid, thrown = re.findall(r'<table class="grid">(.*?)</table>', page, re.S)
-    assert grid.count("<tr>") == 5 and grid.count("<td ") == 4 * 13
+    # The danger grid: one cell per card, suits (rows) by ranks (columns).
+    grid = _figure(page, "danger")
+    cards = re.findall(r'fill="#[0-9a-f]{6}"><title>([SHDC](?:10|[2-9AJQK])): model ', grid)
+    assert len(cards) == 4 * 13 and len(set(cards)) == 4 * 13
+    # The thrown grid's cells show the fitted rates in per cent, turn bucket by turn bucket.
+    thrown = _figure(page, "thrown")
     fitted = model.nested(tables.read(chain["table"], "ginrummy", model.KIND)[0])["thrown"]
-    shown = [float(v) for v in re.findall(r'unseen">([\d.]+)</td>', thrown)]
+    shown = [float(v) for v in re.findall(r'font-size="\d+">([\d.]+)</text>', thrown)]
     assert shown == [round(100 * rate, 1) for row in fitted for rate in row]
     assert "Draw decisions" in page and "server" in page
+    # Undercuts by deadwood and how rounds end are plotted; the provenance is a table.
+    assert "<polyline" in _figure(page, "undercuts") and "<rect" in _figure(page, "endings")
+    provenance = page[page.index('<table class="provenance">') :]
+    assert chain["fitted"]["fingerprint"] in provenance
 
 
 def test_stored_features_serve_only_while_they_hold_exactly_the_logs(chain, tmp_path):
@@ -110,7 +127,7 @@ def test_stored_features_serve_only_while_they_hold_exactly_the_logs(chain, tmp_
     con = duckdb.connect(str(db), read_only=True)
     try:
         stored = con.sql("SELECT * FROM stats_ginrummy_turn_features").pl()
-        assert _features(con, "all").equals(stored)
+        assert load_features(con, "all").equals(stored)
     finally:
         con.close()
     _json("simulate", "ginrummy", "--games", 1, "--seed", 9, "--out", tmp_path / "more")
@@ -118,7 +135,7 @@ def test_stored_features_serve_only_while_they_hold_exactly_the_logs(chain, tmp_
     con = duckdb.connect(str(db), read_only=True)
     try:
         logs = {log_id for (log_id,) in con.execute("SELECT log_id FROM logs").fetchall()}
-        fresh = _features(con, "all")
+        fresh = load_features(con, "all")
     finally:
         con.close()
     assert set(fresh.get_column("log_id").unique()) == logs
@@ -129,6 +146,6 @@ def test_stored_features_serve_only_while_they_hold_exactly_the_logs(chain, tmp_
     con = duckdb.connect(str(old))
     try:
         con.execute("ALTER TABLE stats_ginrummy_turn_features DROP COLUMN opponent_unseen")
-        assert _features(con, "all").equals(stored)
+        assert load_features(con, "all").equals(stored)
     finally:
         con.close()

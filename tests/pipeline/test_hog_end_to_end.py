@@ -12,7 +12,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from mine.pipeline.cli import app
-from mine.pipeline.commands import hog as commands
+from mine.pipeline.demos import hog as demo
 
 runner = CliRunner()
 
@@ -53,7 +53,7 @@ def _loop(tmp_path, db, games: int, rules: list[str]) -> dict:
     ingested = _json("ingest", logs, "--db", db)
     stats = _json("stats", "hog", "--db", db)
     out = {"simulated": simulated, "ingested": ingested, "stats": stats}
-    for method, extra in (("best-response", ["--against", "always_roll:6"]), ("minimax", [])):
+    for method, extra in (("best-response", ["--opponent", "always_roll:6"]), ("minimax", [])):
         table = tmp_path / f"{method}.parquet"
         player = tmp_path / f"{method.replace('-', '_')}.py"
         out[method] = _json(
@@ -212,13 +212,13 @@ def test_stats_on_a_warehouse_without_hog(tmp_path):
 
 def test_demo_runs_the_loop_and_reruns_unchanged(tmp_path):
     console = Console(record=True, width=100)
-    first = commands.demo(tmp_path / "w.duckdb", tmp_path / "demo", console, games=300)
+    first = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, games=300)
     assert first["games"] == 1200 and first["ingest"]["new"] == 4
     assert first["best_response_vs_always_roll_6"] >= (
         first["best_possible_vs_always_roll_6"] - TOLERANCE
     )
     assert first["minimax_guaranteed"] >= first["optimal_guaranteed"] - TOLERANCE
-    again = commands.demo(tmp_path / "w.duckdb", tmp_path / "demo", console, games=300)
+    again = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, games=300)
     assert again["ingest"]["unchanged"] == 4 and again["ingest"]["new"] == 0
     assert {k: v for k, v in again.items() if k not in ("ingest", "seconds")} == {
         k: v for k, v in first.items() if k not in ("ingest", "seconds")

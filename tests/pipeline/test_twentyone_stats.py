@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from mine.parsers import twentyone as log
 from mine.parsers.cards import hand_value
 from mine.pipeline.cli import app
-from mine.pipeline.stats.twentyone import compute as compute_stats
 from mine.pipeline.stats import twentyone as st
+from mine.pipeline.stats.twentyone import compute as compute_stats
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import TwentyOneRules, play_game, write_logs
 from mine.warehouse.connection import connect

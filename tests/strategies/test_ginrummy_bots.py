@@ -84,7 +84,7 @@ def _simulate(out: Path, *extra: str) -> None:
             "ginrummy",
             "--games",
             "4",
-            "--seats",
+            "--players",
             "simple,explorer",
             "--seed",
             "11",
@@ -135,8 +135,9 @@ def test_simulate_is_deterministic_and_writes_parsable_logs(tmp_path):
 def test_simulate_rejects_bad_options(tmp_path):
     runner = CliRunner()
     for extra in (
-        ["--seats", "simple"],
-        ["--seats", "simple,nobody"],
+        ["--players", "simple"],
+        ["--players", "simple,nobody"],
+        ["--me", "2"],
         ["--rules", "knock_limit=ten"],
     ):
         result = runner.invoke(

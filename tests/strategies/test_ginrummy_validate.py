@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from mine.pipeline.cli import app
 from mine.strategies.codegen import ginrummy as codegen
+from mine.strategies.engines.ginrummy import GinRummyRules
 from mine.strategies.validation import ginrummy as validating
 from tests.strategies.test_ginrummy_codegen import METADATA, TABLES
 
@@ -30,7 +31,7 @@ def player(tmp_path_factory):
 
 def test_validation_json_fields(player):
     result = CliRunner().invoke(
-        app, ["validate", "ginrummy", str(player), "--games", "4", "--against", "simple,random",
+        app, ["validate", "ginrummy", str(player), "--games", "4", "--baselines", "simple,random",
               "--workers", "1", "--json"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -45,7 +46,7 @@ def test_validation_json_fields(player):
 
 
 def test_validation_table_has_a_column_per_baseline_with_its_figures(player):
-    args = ["validate", "ginrummy", str(player), "--games", "3", "--against", "simple,random",
+    args = ["validate", "ginrummy", str(player), "--games", "3", "--baselines", "simple,random",
             "--workers", "1", "--seed", "2"]  # fmt: skip
     text = CliRunner().invoke(app, args, env={"COLUMNS": "80"})
     figures = json.loads(CliRunner().invoke(app, [*args, "--json"]).output)["against"]
@@ -84,3 +85,24 @@ def test_bad_player_files_are_one_line_errors(tmp_path):
         result = CliRunner().invoke(app, ["validate", "ginrummy", str(path), "--games", "1"])
         assert result.exit_code == 1 and words in result.output
         assert "Traceback" not in result.output
+
+
+def test_validation_plays_under_the_rules_given(player):
+    short = validating.validate(
+        player, ["simple"], games=3, seed=2, workers=1, rules=GinRummyRules(game_target=20)
+    )["simple"]
+    full = validating.validate(player, ["simple"], games=3, seed=2, workers=1)["simple"]
+    assert short["games"] == full["games"] == 3
+    assert short["rounds"] < full["rounds"]
+    bad = CliRunner().invoke(app, ["validate", "ginrummy", str(player), "--rules", "nope=1"])
+    assert bad.exit_code == 1 and "bad rule 'nope'" in bad.output
+
+
+def test_the_docstring_names_the_rules_its_figures_were_measured_under():
+    figures = {"simple": {"win_rate": 0.5, "win_ci": [0.4, 0.6], "games": 10, "invalid": 0,
+                          "points_per_round": 1.0}}  # fmt: skip
+    default = codegen.docstring(METADATA, figures)
+    assert "full games to 100, seats alternating):" in default
+    assert default == codegen.docstring(METADATA, figures, {})
+    changed = codegen.docstring(METADATA, figures, {"game_target": 50, "knock_limit": 5})
+    assert "full games to 50, seats alternating; rules: game_target=50, knock_limit=5):" in changed

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from mine.models.hog import read_table
 from mine.parsers import hog as log
 from mine.pipeline.cli import app
-from mine.pipeline.commands.hog import CELL, PALETTE
+from mine.pipeline.reports.hog import CELL, PALETTE
 from mine.pipeline.stats import data_fingerprint
 
 runner = CliRunner()
@@ -103,7 +103,7 @@ def test_fit_and_report(tmp_path):
             str(db),
             "--out",
             str(table),
-            "--against",
+            "--opponent",
             "square_strategy",
             "--json",
         ],
@@ -123,7 +123,7 @@ def test_fit_and_report(tmp_path):
     strategy, _ = read_table(table)
     assert _heat_map(text) == [[PALETTE[k] for k in row] for row in strategy.tolist()]
     assert len(text) < 60_000 and "square_strategy" in text  # provenance: against whom
-    assert re.search(r"<td>always_roll:6</td><td>0\.\d{6}</td>", text)
+    assert re.search(r"<td>always_roll:6</td><td class=num>0\.\d{6}</td>", text)
     assert "http" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")
 
 

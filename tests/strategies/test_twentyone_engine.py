@@ -31,6 +31,7 @@ from mine.strategies.engines.twentyone import (
     State,
     TwentyOneRules,
     classify,
+    classify_dealer,
     hand_total,
     play_game,
     settle,
@@ -45,7 +46,8 @@ def codes(text: str) -> list[int]:
 
 
 def stacked(rules: TwentyOneRules, ids: list[str], deal: str, seed: int = 0) -> State:
-    """A state whose shoe deals `deal` first (seat order is whatever the seed makes it)."""
+    """A state whose shoe deals `deal` first: the dealer's two cards (up card first), each
+    seat's two, then the draws (seat order is whatever the seed makes it)."""
     state = State(rules, ids, np.random.default_rng(seed))
     state.shoe.stack(codes(deal))
     return state
@@ -134,7 +136,7 @@ def test_poor_player_bids_all_it_has() -> None:
 
 def test_each_invalid_play_has_its_reason() -> None:
     # player: S7 H7 (a pair), dealer up C5; then cards for the play
-    state = stacked(RULES, ["a"], "S7 H7 C5 D9 S2 S3 S4 S5 S6 S8")
+    state = stacked(RULES, ["a"], "C5 D9 S7 H7 S2 S3 S4 S5 S6 S8")
     bid_all(state)
     with pytest.raises(IllegalAction, match="up card is not an ace"):
         state.apply_action(Insurance(5))
@@ -152,14 +154,14 @@ def test_each_invalid_play_has_its_reason() -> None:
 
 
 def test_split_needs_the_same_rank_not_value() -> None:
-    state = stacked(RULES, ["a"], "SJ HK C5 D9")
+    state = stacked(RULES, ["a"], "C5 D9 SJ HK")
     bid_all(state)
     assert state.why_illegal(SPLIT, 10) == "Split without two cards of the same rank"
     assert state.why_illegal(STAND, 0) is None
 
 
 def test_doubledown_then_exactly_one_hit_and_a_stand() -> None:
-    state = stacked(RULES, ["a"], "S5 H6 C5 D9 S2 S10")
+    state = stacked(RULES, ["a"], "C5 D9 S5 H6 S2 S10")
     bid_all(state)
     state.apply_action(DoubleDown(10))
     assert state.points[0] == 10000 - 20
@@ -171,7 +173,7 @@ def test_doubledown_then_exactly_one_hit_and_a_stand() -> None:
 
 
 def test_doubledown_on_a_combo_ends_at_once_and_pays_as_combo() -> None:
-    state = stacked(RULES.replace(rounds=1), ["a"], "SA HK C5 D9 S3")
+    state = stacked(RULES.replace(rounds=1), ["a"], "C5 D9 SA HK S3")
     bid_all(state)
     assert state.why_illegal(HIT, 0).startswith("Hit on a Combo")
     state.apply_action(DoubleDown(10))
@@ -181,14 +183,14 @@ def test_doubledown_on_a_combo_ends_at_once_and_pays_as_combo() -> None:
 
 def test_insurance_only_first_and_costs_half_the_bid() -> None:
     rules = RULES.replace(rounds=1)
-    state = stacked(rules, ["a"], "S10 H9 CA DK")  # dealer: A (up) + K = Combo
+    state = stacked(rules, ["a"], "CA DK S10 H9")  # dealer: A (up) + K = Combo
     bid_all(state, 21)
     state.apply_action(Insurance(10))
     assert state.points[0] == 10000 - 21 - 10
     assert state.why_illegal(INSURANCE, 10) == "Insurance after the first action of the hand"
     state.apply_action(Stand())
     assert state.points[0] == 10000 - 21 - 10 + 42  # loses 19 v Combo, insurance 2 × bid
-    side = stacked(rules.replace(insurance_on_side_bet=True), ["a"], "S10 H9 CA DK")
+    side = stacked(rules.replace(insurance_on_side_bet=True), ["a"], "CA DK S10 H9")
     bid_all(side, 21)
     side.apply_action(Insurance(10))
     side.apply_action(Stand())
@@ -196,7 +198,7 @@ def test_insurance_only_first_and_costs_half_the_bid() -> None:
 
 
 def test_insurance_is_lost_when_the_dealer_does_not_play() -> None:
-    state = stacked(RULES.replace(rounds=1), ["a"], "S10 H6 CA DK SK")
+    state = stacked(RULES.replace(rounds=1), ["a"], "CA DK S10 H6 SK")
     bid_all(state, 20)
     state.apply_action(Insurance(10))
     state.apply_action(Hit())  # 26: bust, every hand bust, the dealer does not play
@@ -208,7 +210,7 @@ def test_insurance_is_lost_when_the_dealer_does_not_play() -> None:
 
 def test_split_resplit_and_hand_ids() -> None:
     # S8 H8 split; hand 0 gets D8 (re-split), hand 1 gets C2 ...
-    deal = "S8 H8 C7 D10 D8 C2 S3 H4 S10 S9"
+    deal = "C7 D10 S8 H8 D8 C2 S3 H4 S10 S9"
     state = stacked(RULES.replace(rounds=1), ["a"], deal)
     bid_all(state)
     state.apply_action(Split(10))
@@ -227,7 +229,7 @@ def test_split_resplit_and_hand_ids() -> None:
 
 
 def test_hit_puts_the_card_in_front_and_no_row_after_a_bust() -> None:
-    state = stacked(RULES.replace(rounds=1), ["a"], "S10 H6 C7 D10 SK")
+    state = stacked(RULES.replace(rounds=1), ["a"], "C7 D10 S10 H6 SK")
     bid_all(state)
     state.apply_action(Hit())
     rows = state.records[0].rows
@@ -237,7 +239,7 @@ def test_hit_puts_the_card_in_front_and_no_row_after_a_bust() -> None:
 
 
 def test_charlie_ends_the_hand_and_beats_the_dealer() -> None:
-    state = stacked(RULES.replace(rounds=1), ["a"], "S2 H3 C10 DQ S2 H2 D4")
+    state = stacked(RULES.replace(rounds=1), ["a"], "C10 DQ S2 H3 S2 H2 D4")
     bid_all(state)
     for _ in range(3):
         state.apply_action(Hit())
@@ -246,7 +248,7 @@ def test_charlie_ends_the_hand_and_beats_the_dealer() -> None:
 
 
 def test_dealer_hits_soft_17_only_when_told() -> None:
-    deal = "S10 H9 CA D6 S2"  # dealer A + 6 = soft 17
+    deal = "CA D6 S10 H9 S2"  # dealer A + 6 = soft 17
     stands = stacked(RULES.replace(rounds=1), ["a"], deal)
     bid_all(stands)
     stands.apply_action(Stand())
@@ -255,6 +257,59 @@ def test_dealer_hits_soft_17_only_when_told() -> None:
     hits.apply_action(Stand())
     assert len(stands.records[0].rows[-1][0]) == 2
     assert len(hits.records[0].rows[-1][0]) == 3
+
+
+def test_the_dealer_has_no_card_limit_and_only_five_cards_are_its_charlie() -> None:
+    # dealer 2 + 2, then 2 3 2 (11 at five cards: not 17 yet, it hits on) and 7: 18 with
+    # six cards, a plain 18 that the player's 20 beats
+    deal = "C2 D2 S10 HK H2 S3 D2 C7"
+    state = stacked(RULES.replace(rounds=1), ["a"], deal)
+    bid_all(state)
+    state.apply_action(Stand())
+    dealer = state.records[0].rows[-1][0]
+    assert len(dealer) == 6 and hand_total(dealer) == (18, 0)
+    assert state.points[0] == 10000 + 10
+    # the earlier engine stopped its dealer at five cards, a Charlie that beats the 20
+    limited = stacked(RULES.replace(rounds=1, dealer_card_limit=5), ["a"], deal)
+    bid_all(limited)
+    limited.apply_action(Stand())
+    assert len(limited.records[0].rows[-1][0]) == 5
+    assert limited.points[0] == 10000 - 10
+
+
+def test_a_five_card_dealer_hand_is_charlie() -> None:
+    state = stacked(RULES.replace(rounds=1), ["a"], "C2 D3 S10 HK H2 S3 D10")  # 2 3 2 3 10
+    bid_all(state)
+    state.apply_action(Stand())
+    assert len(state.records[0].rows[-1][0]) == 5
+    assert state.points[0] == 10000 - 10  # the dealer's Charlie beats a 20
+
+
+@given(st.integers(2, 12), st.integers(2, 31), st.booleans())
+def test_the_dealer_is_classed_like_a_player_but_for_its_card_count(n, total, bust_first):
+    rules = RULES.replace(charlie_bust_first=bust_first)
+    dealer = classify_dealer(n, total, rules)
+    if n == rules.charlie_cards:
+        assert dealer == classify(n, total, rules)
+    elif n == 2 and total == 21:
+        assert dealer == COMBO
+    else:
+        assert dealer == (BUST if total > 21 else total)
+
+
+def test_insurance_pays_on_a_bust_hand_when_the_dealer_plays() -> None:
+    # a and b each bid 20; the dealer shows an ace over a king (Combo). a insures and busts,
+    # b stands: the dealer plays, so a's insurance pays 2 × 20 although its hand is bust.
+    for needs_live, paid in ((False, 40), (True, 0)):
+        rules = RULES.replace(rounds=1, insurance_needs_live_hand=needs_live)
+        state = stacked(rules, ["a", "b"], "CA DK S10 H6 S9 H9 SK")
+        bid_all(state, 20)
+        first = state.current_player()
+        state.apply_action(Insurance(10))
+        state.apply_action(Hit())  # 26: bust
+        state.apply_action(Stand())  # the other player's 18
+        assert state.is_terminal()
+        assert state.points[first] == 10000 - 20 - 10 + paid
 
 
 def test_the_shoe_reshuffles_mid_round() -> None:

@@ -1,5 +1,5 @@
-"""TwentyOne exact values: the dealer's distribution, the optimum, and agreement with the
-vectorised evaluator and with the engine."""
+"""TwentyOne exact values: the dealer's distribution, the optimum with unlimited re-splits,
+and agreement with the vectorised evaluator and with the engine."""
 
 from __future__ import annotations
 
@@ -18,20 +18,24 @@ from mine.strategies.engines.twentyone import (
     STAND,
     TwentyOneRules,
     add_points,
-    classify,
+    classify_dealer,
+    dealer_hits,
     play_game,
 )
 from mine.strategies.solvers.twentyone import (
     INFINITE,
     MAIN,
+    SAME_RANK,
+    SPLIT_HAND,
     Chart,
     DealerTable,
+    _Solver,
     chart_value,
     class_index,
-    evaluate,
     full_shoe,
     solve,
 )
+from mine.strategies.validation.twentyone import FilePolicy, chart_module, flat_returns
 
 RULES = TwentyOneRules()
 CASINO = TwentyOneRules(
@@ -64,18 +68,10 @@ def three_deck_value(which: str) -> float:
 def dealer_by_recursion(up: int, rules: TwentyOneRules) -> np.ndarray:
     """The dealer's classes for an infinite deck, by plain recursion over draws."""
     out = np.zeros(25)
-    stop = rules.charlie_cards if rules.charlie else 64
 
     def go(total: int, soft: int, n: int, p: float) -> None:
-        hits = n < 2 or (
-            n < stop
-            and (
-                total < rules.dealer_stands_on
-                or (rules.dealer_hits_soft_17 and total == rules.dealer_stands_on and soft)
-            )
-        )
-        if not hits:
-            out[class_index(classify(n, total, rules))] += p
+        if n >= 2 and not dealer_hits(n, total, bool(soft), rules):
+            out[class_index(classify_dealer(n, total, rules))] += p
             return
         for value in range(1, 11):
             t, s = add_points(total, soft, 11 if value == 1 else value)
@@ -85,16 +81,59 @@ def dealer_by_recursion(up: int, rules: TwentyOneRules) -> np.ndarray:
     return out
 
 
-@settings(max_examples=12, deadline=None)
-@given(st.integers(1, 10), st.booleans(), st.booleans(), st.booleans())
-def test_dealer_table_matches_a_plain_recursion(up, charlie, h17, bust_first) -> None:
-    rules = RULES.replace(charlie=charlie, dealer_hits_soft_17=h17, charlie_bust_first=bust_first)
+@settings(max_examples=16, deadline=None)
+@given(st.integers(1, 10), st.booleans(), st.booleans(), st.booleans(), st.sampled_from([0, 5, 6]))
+def test_dealer_table_matches_a_plain_recursion(up, charlie, h17, bust_first, limit) -> None:
+    rules = RULES.replace(
+        charlie=charlie, dealer_hits_soft_17=h17, charlie_bust_first=bust_first,
+        dealer_card_limit=limit,
+    )  # fmt: skip
     table = DealerTable.build(up, rules)
     exact = table.distribution(None, INFINITE)
     assert exact.sum() == pytest.approx(1.0)
     assert exact == pytest.approx(dealer_by_recursion(up, rules), abs=1e-12)
     finite = table.distribution(full_shoe(3) - np.eye(10, dtype=int)[up - 1])
     assert finite.sum() == pytest.approx(1.0)
+
+
+def test_the_dealer_draws_past_five_cards() -> None:
+    # with no card limit some dealer hands end with six cards or more, and those are never
+    # a Charlie; with the earlier limit of five none do
+    table = DealerTable.build(2, RULES)
+    assert (table.sizes >= 5).any()  # cards drawn after the up card
+    limited = DealerTable.build(2, RULES.replace(dealer_card_limit=5))
+    assert limited.sizes.max() == 4
+
+
+def _split_by_recursion(solver: _Solver, value: int, depth: int) -> float:
+    """One half of a split pair of `value` in an infinite deck, re-split at most `depth`
+    more times, by explicit recursion over the cards dealt."""
+    one = tuple(1 if v == value else 0 for v in range(1, 11))
+    total = 0.0
+    for v in range(1, 11):
+        cards = tuple(c + (1 if i + 1 == v else 0) for i, c in enumerate(one))
+        t, s = add_points(*add_points(0, 0, 11 if value == 1 else value), 11 if v == 1 else v)
+        played = solver.best(cards, cards, t, s, 2, SPLIT_HAND)[0]
+        p = INFINITE[v - 1]
+        if v == value:  # the pairing card is one rank of the value's
+            p -= SAME_RANK
+            again = (
+                max(played, 2 * _split_by_recursion(solver, value, depth - 1)) if depth else played
+            )
+            total += SAME_RANK * again
+        total += p * played
+    return total
+
+
+@pytest.mark.parametrize("value", [1, 8, 10])
+def test_resplits_are_the_fixed_point_of_the_recursion(value) -> None:
+    solver = _Solver(RULES, None, 6, None)
+    solver._split_votes = {}
+    closed = solver.split(value, MAIN) / 2
+    deep = _split_by_recursion(solver, value, 12)
+    assert deep == pytest.approx(closed, abs=1e-8)  # what depth 12 leaves out: (2/13)^13
+    once = _split_by_recursion(solver, value, 0)
+    assert closed >= once - 1e-12
 
 
 def test_casino_rules_give_the_basic_strategy_figure() -> None:
@@ -109,6 +148,7 @@ def test_casino_rules_give_the_basic_strategy_figure() -> None:
     assert rows["hard 11"] == "DDDDDDDDHH"  # no peek: 11 v 10 and A is a hit
     assert rows["soft 18"][:5] == "SDDDD"
     assert rows["pair 1"] == "PPPPPPPPPP"
+    assert result.chart.rows(SPLIT_HAND)["pair 1"] == "PPPPPPPPPP"  # aces split again
     assert rows["pair 10"] == "----------"
     assert rows["pair 5"] == "----------"
 
@@ -127,14 +167,16 @@ def test_default_rules_favour_the_player() -> None:
 
 
 def test_evaluator_agrees_with_the_exact_values() -> None:
-    rng = np.random.default_rng(2021)
     for rules in (RULES, CASINO):
         result = optimum(rules)
-        estimate = evaluate(rules, result.chart, 400_000, rng)
-        assert abs(estimate.mean - result.ev) < 4 * estimate.stdev / np.sqrt(estimate.hands)
-    exact = three_deck_value("optimum")
-    estimate = evaluate(RULES, optimum().chart, 400_000, rng, decks=3)
-    assert abs(estimate.mean - exact) < 4 * estimate.stdev / np.sqrt(estimate.hands)
+        policy = FilePolicy(chart_module(result.chart, rules))
+        for decks, exact in ((None, result.ev), (3, None)):
+            flat = flat_returns({"chart": policy}, rules, 400_000, 2021, decks, "chart")
+            estimate = flat["chart"]["return"]
+            exact = exact if exact is not None else chart_value(rules, result.chart, decks=3)
+            half = (estimate["ci95"][1] - estimate["ci95"][0]) / 2
+            assert abs(estimate["mean"] - exact) < 2 * half  # about four standard errors
+            assert flat["chart"]["invalid_actions"] == 0
 
 
 def test_composition_dependent_optimum_beats_the_chart() -> None:

@@ -122,7 +122,7 @@ def test_split_rows_match_the_spec_example(tmp_path: Path) -> None:
     from mine.strategies.engines.twentyone import Bid, DoubleDown, Hit, Split, Stand, State
 
     state = State(TwentyOneRules(rounds=1), ["2"], np.random.default_rng(0))
-    codes = [CARD_CODE[c] for c in read_cards("S7 H7 H6 HQ C9 H4 H3 S4")]
+    codes = [CARD_CODE[c] for c in read_cards("H6 HQ S7 H7 C9 H4 H3 S4")]
     state.shoe.stack(codes)
     for action in (Bid(40), Split(40), Stand(), DoubleDown(40), Hit(), Stand()):
         state.apply_action(action)
@@ -151,7 +151,16 @@ def test_simulate_is_deterministic(tmp_path: Path, extra: list[str]) -> None:
     outputs = []
     for name, seed in (("a", 5), ("b", 5), ("c", 6)):
         out = tmp_path / name
-        args = ["simulate", "twentyone", "--games", "2", "--rules", "rounds=30", "--seed", str(seed)]
+        args = [
+            "simulate",
+            "twentyone",
+            "--games",
+            "2",
+            "--rules",
+            "rounds=30",
+            "--seed",
+            str(seed),
+        ]
         result = runner.invoke(app, [*args, "--out", str(out), "--json", *extra])
         assert result.exit_code == 0, result.output
         outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})

@@ -1,83 +1,272 @@
-"""`mine validate twentyone`: the same-shoes evaluator and the JSON a script reads."""
+"""`mine validate twentyone`: the evaluator decides exactly as the file it measures, its
+shoes, and the JSON a script reads."""
 
 from __future__ import annotations
 
 import json
+from itertools import combinations_with_replacement
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from mine.parsers.cards import DECK
 from mine.pipeline.cli import app
 from mine.strategies.codegen.twentyone import write_module
-from mine.strategies.engines.twentyone import TwentyOneRules
-from mine.strategies.solvers.twentyone import chart_value, solve
+from mine.strategies.engines.twentyone import (
+    CAN_DOUBLE,
+    CAN_HIT,
+    CAN_INSURE,
+    CAN_SPLIT,
+    CAN_STAND,
+    DOUBLE,
+    HIT,
+    INSURANCE,
+    SPLIT,
+    STAND,
+    Shoe,
+    State,
+    TwentyOneRules,
+)
+from mine.strategies.solvers.twentyone import INSURED, MAIN, SPLIT_HAND, Chart, chart_value, solve
 from mine.strategies.validation.twentyone import (
-    ChartPolicy,
+    HI_LO,
+    ContinuousShoe,
+    FilePolicy,
+    FreshShoes,
+    _Dealer,
     baseline_policies,
-    deal_rows,
+    chart_module,
+    chart_of_bot,
+    continuous_returns,
     flat_returns,
-    play_rows,
+    load_player,
+    play_round,
 )
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
 
+RULES = TwentyOneRules()
+NAMES = {"Insurance": INSURANCE, "Split": SPLIT, "DoubleDown": DOUBLE, "Hit": HIT, "Stand": STAND}
 
-def test_evaluator_agrees_with_the_exact_values():
-    rules = TwentyOneRules()
-    best = solve(rules)
-    baselines = baseline_policies(rules)
+
+@pytest.fixture(scope="module")
+def best():
+    return solve(RULES)
+
+
+def count_charts(chart: Chart) -> list[tuple[int, int, Chart]]:
+    """Charts that differ from `chart` at low and high counts, so that the file has
+    cells that change with the count."""
+    low = Chart(chart.hand.copy(), chart.split.copy(), np.zeros_like(chart.insure))
+    low.hand[:, 10, 16, 0, :] = STAND
+    high = Chart(chart.hand.copy(), chart.split.copy(), np.ones_like(chart.insure))
+    high.hand[MAIN, 4, 12, 0, 0] = HIT
+    high.split[:, 6, 10] = True
+    return [(-10, -3, low), (3, 10, high)]
+
+
+@pytest.fixture(scope="module")
+def counted(best, tmp_path_factory):
+    path = tmp_path_factory.mktemp("val") / "counted.py"
+    write_module(path, best.chart, BIDS, METADATA, None, count_charts(best.chart))
+    return load_player(path)
+
+
+def _hands():
+    """Every hand a player decides on, by card values (10: a ten, jack, queen or king),
+    with a pair of tens as two tens of one rank and of two ranks."""
+    for n in (2, 3, 4):
+        for values in combinations_with_replacement(range(1, 11), n):
+            ranks = list(values)
+            if n == 2 and ranks == [10, 10]:
+                yield [11, 11]  # a pair: same rank
+                yield [10, 12]  # not a pair
+                continue
+            total = sum(11 if r == 1 else min(r, 10) for r in ranks)
+            aces = ranks.count(1)
+            while total > 21 and aces:
+                total, aces = total - 10, aces - 1
+            if total <= 21:
+                yield ranks
+
+
+def test_the_evaluator_decides_as_the_file_in_every_situation(counted):
+    """For every hand, up card, context, first decision or not, and count bucket: the
+    file's own `play` path (`decide` with its memory) and the evaluator's table agree, and
+    the action is one the engine allows."""
+    module = counted
+    policy = FilePolicy(module)
+    rows = {"up": [], "total": [], "soft": [], "n": [], "pair": [], "legal": [], "context": [],
+            "first": [], "tc": [], "expected": []}  # fmt: skip
+    card = {rank: next(c for c in DECK if c.rank == rank) for rank in range(1, 14)}
+    for ranks in _hands():
+        hand = tuple(card[r] for r in ranks)
+        total, soft = module.hand_value(hand)
+        n = len(ranks)
+        pair = ranks[0] if n == 2 and ranks[0] == ranks[1] else 0
+        for up in (*range(1, 11), 13):
+            for context, first in (
+                (MAIN, True),
+                (MAIN, False),
+                (INSURED, False),
+                (SPLIT_HAND, False),
+            ):
+                if first and n > 2:
+                    continue
+                for tc in range(-10, 11):
+                    memory = module.Memory(
+                        0, 3 * tc, 1, 10, "F" if first else "P",
+                        int(context == INSURED), int(context == SPLIT_HAND),
+                    )  # fmt: skip
+                    action, _ = module.decide(memory, up, 10**6, hand)
+                    two = n == 2
+                    combo = two and total == 21
+                    legal = CAN_STAND | (0 if combo else CAN_HIT) | (CAN_DOUBLE if two else 0)
+                    legal |= (CAN_SPLIT if pair else 0) | (CAN_INSURE if first and up == 1 else 0)
+                    for key, value in (("up", min(up, 10)), ("total", total), ("soft", soft),
+                                       ("n", n), ("pair", pair), ("legal", legal),
+                                       ("context", context), ("first", first), ("tc", tc),
+                                       ("expected", NAMES[type(action).__name__])):  # fmt: skip
+                        rows[key].append(value)
+    a = {k: np.array(v) for k, v in rows.items()}
+    got = policy.act(a["up"], a["total"], a["soft"], a["n"], a["pair"], a["legal"],
+                     a["context"], a["first"], a["tc"], None)  # fmt: skip
+    assert len(got) > 200_000
+    assert (got == a["expected"]).all()
+    assert ((a["legal"] >> got) & 1 == 1).all()
+    # the count tables are used: the same situation plays otherwise at some count
+    assert len(module.BY_COUNT) > 10
+    varies = (a["tc"] == -10) & (a["up"] == 10) & (a["total"] == 16) & (a["soft"] == 0)
+    assert set(got[varies & (a["context"] == MAIN) & (a["n"] == 3)]) == {STAND}
+
+
+def test_the_evaluator_counts_as_the_file(counted):
+    dealt, count = np.meshgrid(np.arange(156), np.arange(-60, 61))
+    dealt, count = dealt.ravel(), count.ravel()
+    mine = np.clip(np.rint(count * 52.0 / (156 - dealt)), -10, 10)
+    theirs = [counted.count_bucket(int(d), int(c)) for d, c in zip(dealt, count, strict=True)]
+    assert (mine == np.array(theirs)).all()
+
+
+def test_the_file_tracks_the_shoe_at_a_one_seat_table(counted):
+    """Between rounds the file's memory holds how many cards the engine dealt from its
+    current shoe and the Hi-Lo count of those it saw (a hole card the dealer never turned
+    over is dealt but unseen): what the evaluator's continuous shoe gives it."""
+    from mine.strategies.validation.twentyone import engine_player
+
+    drawn = []  # (card, shoe number) of every card the engine dealt
+
+    class Logged(Shoe):
+        __slots__ = ()
+
+        def draw(self) -> int:
+            code = super().draw()
+            drawn.append((code, self.shuffles))
+            return code
+
+    state = State(RULES.replace(rounds=400), ["me"], np.random.default_rng(5))
+    state.shoe = Logged(3, np.random.default_rng(6))
+    play, memory, checked, hidden, start = engine_player(counted.play), None, 0, set(), 0
+    while not state.is_terminal():
+        if state.is_bidding():
+            if start and state.records[-1].rows[-1][0] == (state.records[-1].upcard,):
+                hidden.add(start + 1)  # the last round's hole card: its second card
+            start = len(drawn)
+            shoe = state.shoe.shuffles if len(state.shoe) else state.shoe.shuffles + 1
+            current = [i for i, (_, s) in enumerate(drawn) if s == shoe]
+            seen = sum(int(HI_LO[DECK[drawn[i][0]].rank]) for i in current if i not in hidden)
+        up, points, infos, hand = state.observation(0)
+        action, memory = play(up, points, infos, "me", memory, hand)
+        if state.is_bidding():
+            known = counted.read_memory(memory)
+            checked += (known.dealt, known.count) == (len(current) % 156, seen)
+        state.apply_action(action)
+    assert state.shoe.shuffles >= 10 and hidden and checked == len(state.records)
+
+
+def test_policies_see_the_same_cards_and_a_chart_plays_alike(best):
+    rng = np.random.default_rng(0)
+    cards = FreshShoes(5_000, rng, decks=3)
+    policy = FilePolicy(chart_module(best.chart, RULES))
+    zero = np.zeros(5_000, np.int64)
+    first, _, _ = play_round(policy, _Dealer(cards, 5_000), 5_000, RULES, rng, zero)
+    again, _, _ = play_round(policy, _Dealer(cards, 5_000), 5_000, RULES, rng, zero)
+    assert (first == again).all()  # a chart is deterministic given the cards
+    dealt = cards.cards.reshape(5_000, -1)[:, : cards.filled.max()]
+    counts = np.stack([(dealt == r).sum(axis=1) for r in range(1, 14)], axis=1)
+    assert counts.max() <= 12  # three decks hold 12 cards of each rank
+
+
+def test_the_continuous_shoe_knows_its_count():
+    rng = np.random.default_rng(3)
+    shoe = ContinuousShoe(200, rng, 3)
+    seen = [[] for _ in range(200)]  # (rank, shown) of every card dealt to each row
+    for _ in range(60):
+        dealt, count = shoe.before()
+        for row in range(200):
+            assert dealt[row] == len(seen[row]) % 156
+            in_shoe = seen[row][len(seen[row]) - dealt[row] :] if dealt[row] else []
+            assert count[row] == sum(int(HI_LO[r]) for r, shown in in_shoe if shown)
+        used = rng.integers(4, 30, 200)
+        unseen = np.flatnonzero(rng.random(200) < 0.3)
+        for row in range(200):
+            ranks = shoe.card(np.full(used[row], row), np.arange(used[row]))
+            seen[row] += [(int(r), not (k == 1 and row in unseen)) for k, r in enumerate(ranks)]
+        shoe.hide(unseen, 1)
+        shoe.advance(used)
+
+
+def test_evaluator_agrees_with_the_exact_values(best):
+    baselines = baseline_policies(RULES)
     policies = {
-        "best": ChartPolicy(best.chart),
+        "best": FilePolicy(chart_module(best.chart, RULES)),
         "textbook": baselines["textbook"],
         "random": baselines["random"],
     }
-    result = flat_returns(policies, rules, 100_000, seed=3, decks=None, reference="best")
+    result = flat_returns(policies, RULES, 100_000, seed=3, decks=None, reference="best")
     low, high = result["best"]["return"]["ci95"]
     assert low <= best.ev <= high
-    textbook = chart_value(rules, _textbook_chart(rules))
+    textbook = chart_value(RULES, _textbook_chart())
     low, high = result["textbook"]["return"]["ci95"]
     assert low <= textbook <= high
     assert result["best"]["best_minus_this"]["mean"] == 0.0  # paired: the same shoes
     assert result["textbook"]["best_minus_this"]["ci95"][0] > 0
     assert result["random"]["return"]["mean"] < -0.3
+    assert all(r["invalid_actions"] == 0 for r in result.values())
 
 
-def _textbook_chart(rules):
+def _textbook_chart():
     from mine.strategies.bots.twentyone import Textbook
-    from mine.strategies.validation.twentyone import chart_of_bot
 
-    return chart_of_bot(Textbook(rules), rules)
+    return chart_of_bot(Textbook(RULES), RULES)
 
 
-def test_every_policy_sees_the_same_cards():
-    rules = TwentyOneRules()
-    ranks = deal_rows(5_000, 15, np.random.default_rng(0), decks=3)
-    assert ranks.min() >= 1 and ranks.max() <= 13
-    # no card appears more often in a row than three decks hold it (by rank: 12 times)
-    counts = np.apply_along_axis(np.bincount, 1, ranks, minlength=14)
-    assert counts.max() <= 12
-    chart = solve(rules).chart
-    first = play_rows(ChartPolicy(chart), ranks, rules, np.random.default_rng(1))
-    again = play_rows(ChartPolicy(chart), ranks, rules, np.random.default_rng(2))
-    assert (first == again).all()  # a chart is deterministic given the cards
+def test_continuous_shoes_pair_every_round(best):
+    policy = FilePolicy(chart_module(best.chart, RULES))
+    twin = FilePolicy(chart_module(best.chart, RULES))
+    result = continuous_returns({"a": policy, "b": twin}, RULES, 60_000, 1, "a", rows=3_000)
+    assert result["b"]["a_minus_this"]["ci95"] == [0.0, 0.0]  # the same play, the same cards
+    low, high = result["a"]["return"]["ci95"]
+    assert low < best.ev < high
 
 
 @pytest.fixture(scope="module")
-def player(tmp_path_factory):
+def player(best, tmp_path_factory):
     path = tmp_path_factory.mktemp("val") / "player.py"
-    write_module(path, solve(TwentyOneRules()).chart, BIDS, METADATA)
+    write_module(path, best.chart, BIDS, METADATA)
     return path
 
 
 def test_validate_json_has_the_expected_fields(player):
     result = CliRunner().invoke(
         app,
-        ["validate", "twentyone", str(player), "--hands", "20000", "--games", "2", "--json"],
-    )
+        ["validate", "twentyone", str(player), "--hands", "20000", "--games", "2",
+         "--shoe-hands", "20000", "--json"],
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     flat = report["flat_bet"]
-    assert flat["hands"] == 20_000 and flat["decks"] == 3
+    assert flat["hands"] == 20_000 and flat["decks"] == 3 and flat["invalid_actions"] == 0
     assert set(flat["baselines"]) == {"textbook", "dealer", "cautious", "random", "explorer"}
     for row in flat["baselines"].values():
         assert len(row["return"]["ci95"]) == 2 and len(row["player_minus_this"]["ci95"]) == 2
@@ -86,6 +275,9 @@ def test_validate_json_has_the_expected_fields(player):
         flat["exact_optimum"]["infinite_deck"]
     )
     assert isinstance(flat["within_0.005_of_optimum"], bool)
+    shoe = report["continuous_shoe"]
+    assert shoe["hands"] == 20_000 and shoe["count_cells"] == 0
+    assert shoe["gain_over_static_optimum"]["ci95"] == [0.0, 0.0]  # it is that chart
     games = report["games"]
     assert games["games"] == 2 and len(games["seats"]) == 10
     assert sum(games["players"]["player"]["rank_distribution"]) == 2
