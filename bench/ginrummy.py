@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import json
 import platform
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from mine.parsers.cards import DECK  # noqa: E402
-from mine.strategies.bots.ginrummy import make_bot  # noqa: E402
-from mine.strategies.engines.ginrummy import (  # noqa: E402  # noqa: E402
+from mine.parsers.cards import DECK
+from mine.strategies.bots.ginrummy import make_bot
+from mine.strategies.engines.ginrummy import (
     GinRummyRules,
     MeldSolver,
     hand_mask,

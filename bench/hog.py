@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import json
 import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from mine.strategies.bots.hog import parse_bot  # noqa: E402
-from mine.strategies.engines.hog import HogRules, as_table, play_match, simulate_tables  # noqa: E402
-from mine.strategies.solvers.hog import TurnModel, optimal, win_rates  # noqa: E402
+from mine.strategies.bots.hog import parse_bot
+from mine.strategies.engines.hog import HogRules, as_table, play_match, simulate_tables
+from mine.strategies.solvers.hog import TurnModel, optimal, win_rates
 
 RESULTS = Path(__file__).resolve().parent / "results" / "hog.json"
 PAIR = ("square_strategy", "always_roll:6")

@@ -18,25 +18,22 @@ from __future__ import annotations
 
 import json
 import platform
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from mine.strategies.bots.twentyone import ChartBot, make_bot  # noqa: E402
-from mine.strategies.engines.twentyone import (  # noqa: E402
+from mine.strategies.bots.twentyone import ChartBot, make_bot
+from mine.strategies.engines.twentyone import (
     BID,
     TwentyOneRules,
     play_game,
     write_logs,
     write_logs_via_records,
 )
-from mine.strategies.solvers.twentyone import solve  # noqa: E402
-from mine.strategies.validation.twentyone import (  # noqa: E402
+from mine.strategies.solvers.twentyone import solve
+from mine.strategies.validation.twentyone import (
     FilePolicy,
     chart_module,
     continuous_returns,

@@ -16,20 +16,17 @@ from __future__ import annotations
 
 import json
 import platform
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from mine.strategies.bots.twentyone import make_bot  # noqa: E402
-from mine.strategies.codegen.twentyone import write_module  # noqa: E402
-from mine.strategies.engines.twentyone import TwentyOneRules, play_game  # noqa: E402
-from mine.strategies.solvers.twentyone import solve  # noqa: E402
-from mine.strategies.validation.twentyone import engine_player, load_player  # noqa: E402
+from mine.strategies.bots.twentyone import make_bot
+from mine.strategies.codegen.twentyone import write_module
+from mine.strategies.engines.twentyone import TwentyOneRules, play_game
+from mine.strategies.solvers.twentyone import solve
+from mine.strategies.validation.twentyone import engine_player, load_player
 
 RESULTS = Path(__file__).resolve().parent / "results" / "twentyone_player.json"
 METADATA = {

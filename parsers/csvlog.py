@@ -115,7 +115,34 @@ def read_records(
             raise LogFormatError(path, number, str(error)) from error
 
 
+def reader(fmt: Format, build: Callable[[list[str]], Any]) -> Callable[[str | Path], Iterator]:
+    """`read(path)`: the file's records, built by `build` from each line's checked fields."""
+
+    def read(path: str | Path) -> Iterator:
+        return (record for _, record in read_records(path, fmt, build))
+
+    return read
+
+
+def writer(fields: Callable[[Any], Sequence[object]]) -> Callable[[str | Path, Iterable], None]:
+    """`write(path, records)`: each record's `fields` as a line the server would write."""
+
+    def write(path: str | Path, records: Iterable) -> None:
+        write_lines(path, map(fields, records))
+
+    return write
+
+
 def write_lines(path: str | Path, rows: Iterable[Sequence[object]]) -> None:
     """Write rows the way the game server does: comma-separated, CRLF line endings."""
     with open(path, "w", newline="", encoding="utf-8") as out:
         out.writelines(",".join(map(str, row)) + "\r\n" for row in rows)
+
+
+SCORE_SUFFIX = "-score"
+
+
+def pair_paths(directory: str | Path, stem: str) -> tuple[Path, Path]:
+    """The turn file and the score file of a game: `<stem>.csv` and `<stem>-score.csv`."""
+    directory = Path(directory)
+    return directory / f"{stem}.csv", directory / f"{stem}{SCORE_SUFFIX}.csv"

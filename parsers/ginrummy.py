@@ -6,13 +6,11 @@ Format: `../shared/spec/ginrummy.md`; the real server's files are in
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import NamedTuple
 
 from mine.parsers.cards import COURSE_CARD_PATTERN as CARD
 from mine.parsers.cards import Card, format_course, format_hand, parse_course, parse_hand
-from mine.parsers.csvlog import FLAG, POSITIVE, UINT, Column, Format, read_records, write_lines
+from mine.parsers.csvlog import FLAG, POSITIVE, UINT, Column, Format, reader, writer
 
 GAME = "ginrummy"
 ENDINGS = ("Gin", "Knock", "Drop")
@@ -81,14 +79,8 @@ def _score(fields: list[str]) -> Score:
     return Score(int(fields[0]), int(fields[1]), int(fields[2]), fields[3], fields[4] == "1")
 
 
-def read_turns(path: str | Path) -> Iterator[Turn]:
-    for _, turn in read_records(path, TURNS, _turn):
-        yield turn
-
-
-def read_scores(path: str | Path) -> Iterator[Score]:
-    for _, score in read_records(path, SCORES, _score):
-        yield score
+read_turns = reader(TURNS, _turn)
+read_scores = reader(SCORES, _score)
 
 
 def turn_fields(turn: Turn) -> tuple[object, ...]:
@@ -106,9 +98,5 @@ def score_fields(score: Score) -> tuple[object, ...]:
     return score.round, score.points, score.opponent_points, score.ending, int(score.last_mine)
 
 
-def write_turns(path: str | Path, turns: Iterable[Turn]) -> None:
-    write_lines(path, map(turn_fields, turns))
-
-
-def write_scores(path: str | Path, scores: Iterable[Score]) -> None:
-    write_lines(path, map(score_fields, scores))
+write_turns = writer(turn_fields)
+write_scores = writer(score_fields)

@@ -8,13 +8,13 @@ dice count matches `num_rolls`), never the rules: logs of variants must still lo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
 import polars as pl
 
-from mine.parsers.csvlog import POSITIVE, UINT, Column, Format, read_records, write_lines
+from mine.parsers.csvlog import POSITIVE, UINT, Column, Format, reader, writer
 
 GAME = "hog"
 PLAYER = r"[^,;\s]+"
@@ -90,14 +90,8 @@ def _score(fields: list[str]) -> Score:
     return Score(int(fields[0]), fields[1], int(fields[2]), int(fields[3]), fields[4])
 
 
-def read_turns(path: str | Path) -> Iterator[Turn]:
-    for _, turn in read_records(path, TURNS, _turn):
-        yield turn
-
-
-def read_scores(path: str | Path) -> Iterator[Score]:
-    for _, score in read_records(path, SCORES, _score):
-        yield score
+read_turns = reader(TURNS, _turn)
+read_scores = reader(SCORES, _score)
 
 
 def turn_fields(turn: Turn) -> tuple[object, ...]:
@@ -118,12 +112,8 @@ def score_fields(score: Score) -> tuple[object, ...]:
     return tuple(score)
 
 
-def write_turns(path: str | Path, turns: Iterable[Turn]) -> None:
-    write_lines(path, map(turn_fields, turns))
-
-
-def write_scores(path: str | Path, scores: Iterable[Score]) -> None:
-    write_lines(path, map(score_fields, scores))
+write_turns = writer(turn_fields)
+write_scores = writer(score_fields)
 
 
 def write_turn_frame(path: str | Path, frame: pl.DataFrame, append: bool = False) -> None:

@@ -29,11 +29,10 @@ from types import ModuleType
 import duckdb
 import pyarrow as pa
 
-from mine.parsers.csvlog import POSITIVE, Format, file_problem
+from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, Format, file_problem
 from mine.parsers.errors import LogFormatError
 from mine.warehouse import schema
 
-SCORE_SUFFIX = "-score"
 BATCH_BYTES = 48 * 1024 * 1024
 """Bytes of logs staged at once: bounds memory whatever the corpus size."""
 # DuckDB's share of the 1 GB goal: Python, the reader thread and the DuckDB outside its

@@ -198,6 +198,18 @@ def _cells_frame(
     return left, top, parts
 
 
+def _square(x: float, y: float, size: int, fill: str, tip: str, text: str = "", font=FONT) -> str:
+    """One square of a grid or heat map: its colour, its tooltip, and text written on it."""
+    square = (
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{size - 1}" height="{size - 1}" '
+        f'fill="{fill}"><title>{html.escape(tip)}</title></rect>'
+    )
+    if not text:
+        return square
+    middle = x + size / 2 - 0.5, y + size / 2 + 3.5
+    return square + _label(*middle, text, fill=ink(fill), font_size=str(font))
+
+
 def _legend(
     items: Sequence[tuple[str, str]], x: float, y: float, width: float = 10_000
 ) -> tuple[str, float, float]:
@@ -244,13 +256,8 @@ def grid(
         for j, key in enumerate(row):
             name, colour = legend[key]
             tip = tips[i][j] if tips else f"{rows[i]}, {columns[j]}: {name}"
-            x, y = left + j * cell, top + i * cell
-            parts.append(
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell - 1}" height="{cell - 1}" '
-                f'fill="{colour}"><title>{html.escape(tip)}</title></rect>'
-            )
-            if letters:
-                parts.append(_label(x + cell / 2 - 0.5, y + cell / 2 + 3.5, key, fill=ink(colour)))
+            parts.append(_square(left + j * cell, top + i * cell, cell, colour, tip,
+                               key if letters else ""))  # fmt: skip
     width = left + len(columns) * cell + 10
     bottom = top + len(rows) * cell + 10
     used = [(legend[k][1], f"{k} {legend[k][0]}" if letters else legend[k][0]) for k in legend]
@@ -309,19 +316,10 @@ def heat_map(
     else:
         for i, row in enumerate(values):
             for j, value in enumerate(row):
-                fill = colour(value)
                 shown = "–" if value is None or value != value else fmt(value)
                 tip = tips[i][j] if tips else f"{rows[i]}, {columns[j]}: {shown}"
-                x, y = left + j * cell, top + i * cell
-                parts.append(
-                    f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell - 1}" height="{cell - 1}" '
-                    f'fill="{fill}"><title>{html.escape(tip)}</title></rect>'
-                )
-                if show_values:
-                    parts.append(
-                        _label(x + cell / 2 - 0.5, y + cell / 2 + 3.5, shown, fill=ink(fill),
-                               font_size=str(FONT - 1))
-                    )  # fmt: skip
+                parts.append(_square(left + j * cell, top + i * cell, cell, colour(value), tip,
+                                   shown if show_values else "", FONT - 1))  # fmt: skip
     bottom = top + len(rows) * cell + 12
     key_height = 34
     if palette is not None:

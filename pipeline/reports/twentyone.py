@@ -227,10 +227,11 @@ CSV_UPS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 
 def hands_of(n_cards: int) -> list[tuple[str, int, int]]:
     """(kind, total, soft) of every hand of `n_cards` cards worth 21 or less (two cards:
-    the ones that are not pairs), hard before soft, by total."""
+    the ones that are not pairs; two ten-valued cards of two ranks are not), hard before
+    soft, by total."""
     found = set()
     for values in combinations_with_replacement(range(1, 11), n_cards):
-        if n_cards == 2 and values[0] == values[1]:
+        if n_cards == 2 and values[0] == values[1] < 10:
             continue
         total, soft = 0, 0
         for value in values:

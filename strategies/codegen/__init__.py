@@ -1,1 +1,55 @@
-"""Code generators: fitted tables → single-file, standard-library-only player modules."""
+"""Code generators: fitted tables → single-file, standard-library-only player modules.
+
+What every generator shares lives here: log content reaches a generated file only as a
+number or as text from a fixed alphabet (`safe_text`), and a generated source is parsed
+back and checked before it is written (`check_source`).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+import sys
+from typing import Any
+
+SAFE_TEXT = re.compile(r"[\w.:+\-=/ ()×→,%\[\]]*")
+
+
+def safe_text(value: object, number: str = "{:.6f}") -> str:
+    """A value fit for a docstring: numbers as they are (floats by `number`), text only if
+    it is short and made of plainly safe characters."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return number.format(value) if math.isfinite(value) else "(not finite)"
+    text = str(value)
+    return text if SAFE_TEXT.fullmatch(text) and len(text) <= 120 else "(not shown)"
+
+
+def check_source(
+    source: str, doc: str, literals: dict[str, Any], imports: frozenset[str] = frozenset()
+) -> None:
+    """The source parses, and says exactly what was meant: its docstring, and each of
+    `literals` (name → value) assigned once; it imports only these standard modules."""
+    tree = ast.parse(source)
+    if ast.get_docstring(tree, clean=False) != doc:
+        raise ValueError("generated docstring does not read back as written")
+    for name, literal in literals.items():
+        values = [
+            node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+        ]
+        if len(values) != 1 or ast.literal_eval(values[0]) != literal:
+            raise ValueError(f"generated {name} does not read back as meant")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            for name in names:
+                root = (name or "").split(".")[0]
+                if root not in imports or root not in sys.stdlib_module_names:
+                    raise ValueError(f"generated code imports {name!r}")

@@ -31,14 +31,13 @@ a fixed vocabulary; the source is parsed with `ast` and read back before it is w
 
 from __future__ import annotations
 
-import ast
 import math
-import re
-import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-SAFE_TEXT = re.compile(r"[\w.:+\-=/ ()%,]*")
+from mine.strategies.codegen import check_source, safe_text
+
 # Hand-set, chosen by validation against the baselines: the logs give the chance of a
 # pickup (DANGER) but not what a pickup costs the discarder in round points.
 DANGER_WEIGHT = 2.0  # round points a certain pickup by the opponent is worth avoiding
@@ -47,6 +46,7 @@ DANGER_WEIGHT = 2.0  # round points a certain pickup by the opponent is worth av
 PRUNE = 10  # discards leaving more than the least deadwood + PRUNE are not looked ahead
 LOOKAHEAD = 5  # nor are more than this many discards (the best ones by deadwood left)
 ALLOWED_IMPORTS = frozenset({"re"})
+_text = partial(safe_text, number="{:.4f}")
 
 TEMPLATE = r'''
 import re
@@ -463,18 +463,6 @@ def melds(scores, memory, hand):
 '''
 
 
-def _text(value: object) -> str:
-    """A value fit for the docstring: numbers as they are, text only if plainly safe."""
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:.4f}" if math.isfinite(value) else "(not finite)"
-    text = str(value)
-    return text if SAFE_TEXT.fullmatch(text) and len(text) <= 120 else "(not shown)"
-
-
 def docstring(
     metadata: dict[str, Any], validation: dict[str, Any] | None, rules: dict[str, Any] | None = None
 ) -> str:
@@ -617,30 +605,8 @@ def module_source(
     )
     body = TEMPLATE.replace("# --- tables ---", literals)
     source = f'"""{doc}"""\n{body}'
-    _check(source, doc, tables)
+    check_source(source, doc, {name.upper(): v for name, v in tables.items()}, ALLOWED_IMPORTS)
     return source
-
-
-def _check(source: str, doc: str, tables: dict[str, tuple]) -> None:
-    """The source parses, says what was meant, and imports only the standard library."""
-    tree = ast.parse(source)
-    if ast.get_docstring(tree, clean=False) != doc:
-        raise ValueError("generated docstring does not read back as written")
-    found = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-            if isinstance(target, ast.Name) and target.id.lower() in tables:
-                found[target.id.lower()] = ast.literal_eval(node.value)
-    if found != tables:
-        raise ValueError("generated tables do not read back as the fitted tables")
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
-            for name in names:
-                root = (name or "").split(".")[0]
-                if root not in ALLOWED_IMPORTS or root not in sys.stdlib_module_names:
-                    raise ValueError(f"generated code imports {name!r}")
 
 
 def write_module(

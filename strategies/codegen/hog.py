@@ -9,26 +9,13 @@ is written.
 
 from __future__ import annotations
 
-import ast
-import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-SAFE_TEXT = re.compile(r"[\w.:+\-=/ ()×→,]*")
-
-
-def _text(value: object) -> str:
-    """A value fit for the docstring: numbers as they are, text only if plainly safe."""
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:.6f}"
-    text = str(value)
-    return text if SAFE_TEXT.fullmatch(text) and '"""' not in text else "(not shown)"
+from mine.strategies.codegen import check_source
+from mine.strategies.codegen import safe_text as _text
 
 
 def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:
@@ -118,24 +105,8 @@ def final_strategy(score, opponent_score):
     theirs = min(max(int(opponent_score), 0), GOAL - 1)
     return STRATEGY_TABLE[mine][theirs]
 '''
-    _check(source, doc, {"STRATEGY_TABLE": literal, "RULES": rules_literal})
+    check_source(source, doc, {"STRATEGY_TABLE": literal, "RULES": rules_literal})
     return source
-
-
-def _check(source: str, doc: str, literals: dict[str, object]) -> None:
-    """The source parses, and says exactly what was meant: the docstring and the literals."""
-    tree = ast.parse(source)
-    if ast.get_docstring(tree, clean=False) != doc:
-        raise ValueError("generated docstring does not read back as written")
-    for name, literal in literals.items():
-        values = [
-            node.value
-            for node in tree.body
-            if isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-        ]
-        if len(values) != 1 or ast.literal_eval(values[0]) != literal:
-            raise ValueError(f"generated {name} does not read back as meant")
 
 
 def write_module(

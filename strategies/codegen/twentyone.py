@@ -21,26 +21,16 @@ docstring and tables are compared with what was meant before it is written.
 
 from __future__ import annotations
 
-import ast
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-SAFE_TEXT = re.compile(r"[\w.:+\-=/ ()×→,%\[\]]*")
-UPS = tuple(range(1, 11))
+from mine.strategies.codegen import check_source, safe_text
 
-
-def _text(value: object) -> str:
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:+.5f}"
-    text = str(value)
-    return text if SAFE_TEXT.fullmatch(text) and '"""' not in text else "(not shown)"
+_text = partial(safe_text, number="{:+.5f}")
 
 
 def _letters(chart: Any, ctx: int, up: int, soft: int, n: int) -> str:
@@ -475,7 +465,7 @@ def module_source(
         bids=repr(literals["BIDS"]),
         by_count=_wrap(repr(literals["BY_COUNT"])),
     )
-    _check(source, doc, literals)
+    check_source(source, doc, literals, frozenset({"dataclasses", "re"}))
     return source
 
 
@@ -493,35 +483,9 @@ def _wrap(text: str, width: int = 96) -> str:
     return "\n".join(out)
 
 
-def _check(source: str, doc: str, literals: dict[str, Any]) -> None:
-    """The source parses, and says exactly what was meant: docstring and tables."""
-    tree = ast.parse(source)
-    if ast.get_docstring(tree, clean=False) != doc:
-        raise ValueError("generated docstring does not read back as written")
-    found = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-            if isinstance(target, ast.Name) and target.id in literals:
-                found[target.id] = ast.literal_eval(node.value)
-    if found != literals:
-        raise ValueError("generated tables do not read back as the fitted tables")
-    imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
-    names = {a.name.split(".")[0] for n in imports if isinstance(n, ast.Import) for a in n.names}
-    names |= {n.module.split(".")[0] for n in imports if isinstance(n, ast.ImportFrom) and n.module}
-    if not names <= {"dataclasses", "re"}:
-        raise ValueError(f"generated module imports {sorted(names)}")
-
-
-def write_module(
-    path: str | Path,
-    chart: Any,
-    bids: list[tuple[int, int, int]],
-    metadata: dict[str, Any],
-    validation: dict[str, Any] | None = None,
-    count_charts: list[tuple[int, int, Any]] = (),
-) -> str:
-    source = module_source(chart, bids, metadata, validation, count_charts)
+def write_module(path: str | Path, *args: Any, **kwargs: Any) -> str:
+    """Write the module `module_source(*args, **kwargs)` makes to `path`; its source."""
+    source = module_source(*args, **kwargs)
     Path(path).write_text(source, encoding="utf-8")
     return source
 

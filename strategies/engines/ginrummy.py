@@ -49,6 +49,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 
 from mine.parsers.cards import DECK, SUITS, Card, deadwood_points
+from mine.parsers.csvlog import pair_paths
 from mine.parsers.ginrummy import Score, Turn, write_scores, write_turns
 from mine.strategies.engines.settings import RuleSettings
 
@@ -840,8 +841,7 @@ def write_game(
     record: GameRecord, seat: int, directory: str | Path, stem: str
 ) -> tuple[Path, Path]:
     """`<stem>.csv` and `<stem>-score.csv` from `seat`'s point of view (completed rounds)."""
-    directory = Path(directory)
-    turns, scores = directory / f"{stem}.csv", directory / f"{stem}-score.csv"
+    turns, scores = pair_paths(directory, stem)
     write_turns(turns, turns_for(record, seat))
     write_scores(scores, scores_for(record, seat))
     return turns, scores

@@ -50,6 +50,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import numpy as np
 
 from mine.parsers.cards import DECK, Card
+from mine.parsers.csvlog import pair_paths
 from mine.parsers.twentyone import DEALER, Score, Turn, write_scores, write_turns
 from mine.strategies.engines.settings import RuleSettings
 
@@ -934,8 +935,7 @@ def write_logs(
 ) -> tuple[Path, Path]:
     """Write `<stem>.csv` (turns) and `<stem>-score.csv` (scores) from `perspective`'s point
     of view; returns their paths."""
-    directory = Path(directory)
-    turn_path, score_path = directory / f"{stem}.csv", directory / f"{stem}-score.csv"
+    turn_path, score_path = pair_paths(directory, stem)
     with open(turn_path, "w", newline="", encoding="utf-8") as out:
         out.write("".join(turn_lines(state, perspective)))
     write_scores(score_path, scores(state, perspective))
@@ -946,8 +946,7 @@ def write_logs_via_records(
     state: State, perspective: str, directory: str | Path, stem: str
 ) -> tuple[Path, Path]:
     """The same files through `parsers.twentyone`'s record writers (the reference)."""
-    directory = Path(directory)
-    turn_path, score_path = directory / f"{stem}.csv", directory / f"{stem}-score.csv"
+    turn_path, score_path = pair_paths(directory, stem)
     write_turns(turn_path, turns(state, perspective))
     write_scores(score_path, scores(state, perspective))
     return turn_path, score_path

@@ -88,6 +88,7 @@ TABLE_SEATS = (
     "cautious",
     "random",
 )
+FIRST_CARDS = 4  # the dealer's two and the player's two
 POINTS = np.array([0, 11, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)  # by rank
 VALUE = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)
 HI_LO = np.array([0, -1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1], dtype=np.int64)
@@ -296,6 +297,30 @@ class FreshShoes:
         self.cards = np.zeros(n * width, np.int64)  # row r's card k at r * width + k
         self.filled = np.zeros(n, np.int64)
         self.taken = np.zeros(n * 14, np.int64) if decks else None  # row r, rank: r * 14 + rank
+        self._deal(FIRST_CARDS)
+
+    def _deal(self, k: int) -> None:
+        """The first `k` cards of every row at once (every round deals at least four): `k`
+        distinct slots of each shoe, drawn again where two coincide; copies being alike,
+        the dealt ones are taken to be each rank's first."""
+        if not self.size:
+            ranks = self.rng.integers(1, 14, size=(self.n, k))
+        else:
+            codes = self.rng.integers(0, self.size, size=(self.n, k))
+            rows = np.arange(self.n)
+            while rows.size:
+                drawn = codes[rows]
+                clash = np.zeros(len(rows), bool)
+                for i in range(k):
+                    for j in range(i + 1, k):
+                        clash |= drawn[:, i] == drawn[:, j]
+                rows = rows[clash]
+                codes[rows] = self.rng.integers(0, self.size, size=(len(rows), k))
+            ranks = codes % 13 + 1
+            slots = (np.arange(self.n)[:, None] * 14 + ranks).reshape(-1)
+            self.taken = np.bincount(slots, minlength=self.n * 14)
+        self.cards.reshape(self.n, self.width)[:, :k] = ranks
+        self.filled[:] = k
 
     def card(self, rows: np.ndarray, k: np.ndarray) -> np.ndarray:
         if len(k) and k.max() >= self.width:
