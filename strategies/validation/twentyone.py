@@ -89,6 +89,7 @@ TABLE_SEATS = (
     "random",
 )
 FIRST_CARDS = 4  # the dealer's two and the player's two
+ROUNDS_PER_ROW = 200  # rounds each continuous shoe plays at least: several whole shoes
 POINTS = np.array([0, 11, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)  # by rank
 VALUE = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)
 HI_LO = np.array([0, -1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1], dtype=np.int64)
@@ -363,7 +364,7 @@ class ContinuousShoe:
         self.rng, self.size = rng, 52 * decks
         self.deck = np.tile(np.tile(np.arange(1, 14, dtype=np.int8), 4), decks)
         self.cards = np.concatenate([self._shoes(n), self._shoes(n)], axis=1)
-        self.head = np.zeros(n, np.int64)
+        self.head = rng.integers(0, self.size, n)  # anywhere in the shoe, its past seen
         position = np.arange(self.size, dtype=np.int64)
         self.dealt = np.tile(np.concatenate([position, position]), (n, 1))
         self.count = np.concatenate([self._counts(self.cards[:, : self.size])] * 1 + [
@@ -669,12 +670,14 @@ def continuous_returns(
     reference: str,
     rows: int = 50_000,
 ) -> dict[str, dict[str, Any]]:
-    """Flat-bet returns over `rows` continuous shoes of `rules.decks` decks dealt round
-    after round (the engine's shoe) until `hands` hands are played: each round every policy
-    plays from the same point of the same shoe, knowing the count before the round as a
-    player file computes it; the shoe then moves on by `reference`'s cards."""
+    """Flat-bet returns over at most `rows` continuous shoes of `rules.decks` decks dealt
+    round after round (the engine's shoe) until `hands` hands are played: each round every
+    policy plays from the same point of the same shoe, knowing the count before the round
+    as a player file computes it; the shoe then moves on by `reference`'s cards. Each shoe
+    starts at a random point of its first deal and plays `ROUNDS_PER_ROW` rounds or more,
+    so that the rounds meet every depth of the shoe as a seat at the table does."""
     rng = np.random.default_rng(seed)
-    rows = min(rows, hands)
+    rows = min(rows, max(1, hands // ROUNDS_PER_ROW))
     shoe = ContinuousShoe(rows, rng, rules.decks)
     sums = _Sums(policies, reference)
     size = 52 * rules.decks

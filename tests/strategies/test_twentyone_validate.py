@@ -200,7 +200,10 @@ def test_policies_see_the_same_cards_and_a_chart_plays_alike(best):
 def test_the_continuous_shoe_knows_its_count():
     rng = np.random.default_rng(3)
     shoe = ContinuousShoe(200, rng, 3)
-    seen = [[] for _ in range(200)]  # (rank, shown) of every card dealt to each row
+    # (rank, shown) of every card dealt to each row: a row starts anywhere in its first
+    # shoe, the cards before its start seen
+    seen = [[(int(r), True) for r in shoe.cards[row, : shoe.head[row]]] for row in range(200)]
+    assert len({len(s) for s in seen}) > 100
     for _ in range(60):
         dealt, count = shoe.before()
         for row in range(200):
