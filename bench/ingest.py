@@ -40,7 +40,8 @@ def corpus_folder(game: str) -> Path:
 
 def _write_game(game: str, folder: Path, args: tuple[int, int]) -> int:
     index, rounds = args
-    turns, scores = getattr(synth, f"{game}_game")(random.Random(index), rounds=rounds)
+    write = getattr(synth, f"{game}_bench_game", getattr(synth, f"{game}_game"))
+    turns, scores = write(random.Random(index), rounds=rounds)
     log_format = games.get(game).module("log_format")
     turn_path, score_path = synth.write_pair(
         folder, f"{1600000000 + index}", log_format, turns, scores

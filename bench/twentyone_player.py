@@ -1,13 +1,10 @@
-"""TwentyOne benchmark, what `bench/twentyone.py` does not cover: the generated player and
-the same-shoes evaluator of `mine validate twentyone`.
+"""TwentyOne benchmark, what `bench/twentyone.py` does not cover: the generated player.
 
-1. The generated player's `play` (a module written by `strategies.codegen.twentyone`, its
-   memory parsed and written on every call, the shoe counted at every bid), called by the
-   engine through the spec's interface in full 10-seat games: CPU µs per call (p50, p99),
-   against the `textbook` bot's own spec-interface `play` in the same games (the baseline).
-2. The same-shoes evaluator (`strategies.validation.twentyone.flat_returns`): hands/s per
-   policy with cards dealt in advance from fresh 3-deck shoes, against
-   `strategies.solvers.twentyone.evaluate` (cards drawn as needed) on the same chart.
+Its `play` (a module written by `strategies.codegen.twentyone`, with cells that change with
+the count, its memory parsed and written on every call, the shoe counted at every bid),
+called by the engine through the spec's interface in full 10-seat games: CPU µs per call
+(p50, p99), against the `textbook` bot's own spec-interface `play` in the same games (the
+baseline).
 
     .venv/bin/python bench/twentyone_player.py  →  bench/results/twentyone_player.json
 """

@@ -239,7 +239,7 @@ class Explorer(TableBot):
 
 
 class ChartBot(TableBot):
-    """Plays a `twentyone_exact.Chart`. The situation does not say whether the hand is a
+    """Plays a `strategies.solvers.twentyone.Chart`. The situation does not say whether the hand is a
     split hand or insured, so it reads the chart's main context, and the insured one for a
     two-card hand against an ace once insurance is no longer offered."""
 

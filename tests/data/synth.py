@@ -80,3 +80,8 @@ def write_pair(folder: Path, stem: str, module, turns, scores) -> tuple[Path, Pa
     module.write_turns(turn_path, turns)
     module.write_scores(score_path, scores)
     return turn_path, score_path
+
+
+def twentyone_bench_game(rng: random.Random, rounds: int) -> tuple[list, list]:
+    """A full table of ten: the game the ingest benchmark writes its corpus of."""
+    return twentyone_game(rng, rounds=rounds, players=10)
