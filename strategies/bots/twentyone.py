@@ -239,9 +239,9 @@ class Explorer(TableBot):
 
 
 class ChartBot(TableBot):
-    """Plays a `strategies.solvers.twentyone.Chart`. The situation does not say whether the hand is a
-    split hand or insured, so it reads the chart's main context, and the insured one for a
-    two-card hand against an ace once insurance is no longer offered."""
+    """Plays a `strategies.solvers.twentyone.Chart`. The situation does not say whether the
+    hand is a split hand or insured, so it reads the chart's main context, and the insured
+    one for a two-card hand against an ace once insurance is no longer offered."""
 
     def __init__(self, chart: object, rules: TwentyOneRules | None = None, name: str = "chart"):
         super().__init__(rules)
