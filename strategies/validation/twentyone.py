@@ -367,9 +367,8 @@ class ContinuousShoe:
         self.head = rng.integers(0, self.size, n)  # anywhere in the shoe, its past seen
         position = np.arange(self.size, dtype=np.int64)
         self.dealt = np.tile(np.concatenate([position, position]), (n, 1))
-        self.count = np.concatenate([self._counts(self.cards[:, : self.size])] * 1 + [
-            self._counts(self.cards[:, self.size :])
-        ], axis=1)  # fmt: skip
+        shoes = (self.cards[:, : self.size], self.cards[:, self.size :])
+        self.count = np.concatenate([self._counts(shoe) for shoe in shoes], axis=1)
 
     def _shoes(self, n: int) -> np.ndarray:
         return self.rng.permuted(np.tile(self.deck, (n, 1)), axis=1)
