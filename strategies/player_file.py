@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
 import time
 from pathlib import Path
 from types import ModuleType
+
+from mine.strategies import contained
 
 
 class PlayerFileError(ValueError):
@@ -24,8 +27,12 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
         raise PlayerFileError(f"{path}: not a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up while the file runs
+    watch = contained.watch()
     try:
-        spec.loader.exec_module(module)
+        with watch.importing() if watch else contextlib.nullcontext():
+            spec.loader.exec_module(module)
+    except SystemExit as error:
+        raise PlayerFileError(f"{path}: cannot load (it called sys.exit({error.code!r}))") from None
     except Exception as error:  # a broken player is the user's input, not our bug
         raise PlayerFileError(f"{path}: cannot load ({type(error).__name__}: {error})") from None
     finally:
@@ -33,7 +40,7 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
     missing = [f for f in functions if not callable(getattr(module, f, None))]
     if missing:
         raise PlayerFileError(f"{path}: defines no {', '.join(missing)}")
-    return module
+    return contained.load_wrapped(module, functions)
 
 
 def load_source(source: str, game: str) -> ModuleType:

@@ -21,6 +21,7 @@ from mine.pipeline.stats import ginrummy as stats_of
 from mine.pipeline.stats import has_logs
 from mine.strategies.bots.ginrummy import make_bot
 from mine.strategies.codegen import ginrummy as codegen
+from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver
 from mine.strategies.engines.ginrummy import simulate as play_games
 from mine.strategies.player_file import PlayerFileError
@@ -32,6 +33,9 @@ BOT_NAMES = "simple, random, ginhunter, explorer, explorer:<share>, explorer:<po
 BASELINES = ",".join(validation.BASELINES)
 PROGRESS = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
             TimeElapsedColumn())  # fmt: skip
+
+
+LOG_BYTES_PER_GAME = 20_000  # both files, generously (about 5 kB measured)
 
 
 def _bots(names: list[str], rules: GinRummyRules, solver: MeldSolver | None = None) -> None:
@@ -63,6 +67,7 @@ def simulate(
         raise fail(f"--me {me} is not a player (0 or 1)")
     solver = MeldSolver(game_rules.meld_sizes)
     _bots(specs, game_rules, solver)
+    options.room_for(out, games * LOG_BYTES_PER_GAME)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -176,7 +181,7 @@ def _read_table(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
 def _validated(player: Path, baselines: list[str], rules: GinRummyRules, **settings: Any):
     try:
         return validation.validate(player, baselines, rules=rules, **settings)
-    except PlayerFileError as error:
+    except (PlayerFileError, PlayerFault) as error:
         raise fail(str(error)) from None
 
 

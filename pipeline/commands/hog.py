@@ -32,10 +32,14 @@ from mine.pipeline.console import console, errors, fail, print_json, show, show_
 from mine.pipeline.reports import hog as report_page
 from mine.pipeline.stats import hog as stats_of
 from mine.strategies.bots.hog import parse_bot
+from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.hog import HogRules, run_matches
 from mine.strategies.validation import hog as validation
 
 DIGITS = {str(d): str(d) for d in range(10)}
+
+
+LOG_BYTES_PER_GAME = 2_000  # a match's files per game, generously (about 780 measured)
 
 
 def simulate(
@@ -68,6 +72,8 @@ def simulate(
         against = None if opponent is None else (opponent, parse_bot(opponent, game_rules))
     except ValueError as error:
         raise fail(str(error)) from None
+    matches = len(specs) if against else len(specs) * (len(specs) - 1) // 2
+    options.room_for(out, matches * games * LOG_BYTES_PER_GAME)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     bar = Progress(*columns, TimeElapsedColumn(), console=errors, disable=as_json, transient=True)
     tasks: dict[str, TaskID] = {}
@@ -247,7 +253,7 @@ def validate(
     rules the module states (RULES, else goal = its table's size) with --rules over them."""
     try:
         card, game_rules = validation.validate_player(player, rules)
-    except ValueError as error:  # PlayerFileError, or rules that do not make sense
+    except (ValueError, PlayerFault) as error:  # the file, or rules that make no sense
         raise fail(str(error)) from None
     if as_json:
         print_json({"player": str(player), **card})

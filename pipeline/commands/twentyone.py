@@ -26,12 +26,14 @@ from mine.pipeline.reports import twentyone as report_page
 from mine.pipeline.stats import has_logs
 from mine.pipeline.stats import twentyone as stats_of
 from mine.strategies.bots.twentyone import BOTS, make_bot
+from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone import simulate as play_games
 from mine.strategies.player_file import PlayerFileError
 from mine.strategies.validation import twentyone as validation
 
 GAME = "twentyone"
+LOG_BYTES_PER_DECISION = 200  # a round's rows of one seat, generously (about 140 measured)
 NO_LOGS = "no TwentyOne logs in the warehouse (run `mine ingest` first)"
 
 
@@ -60,6 +62,7 @@ def simulate(
     except ValueError as error:
         raise fail(str(error)) from None
     seats = [(spec, lambda rng, spec=spec: make_bot(spec, rng, game_rules)) for spec in specs]
+    options.room_for(out, games * game_rules.rounds * len(specs) * LOG_BYTES_PER_DECISION)
     columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=errors, disable=as_json, transient=True) as bar:
         task = bar.add_task("games", total=games)
@@ -237,15 +240,12 @@ def validate(
     player: options.PlayerFile,
     rules: options.Rules = None,
     hands: options.hands("Hands for the flat-bet returns.") = 2_000_000,
-    shoe_hands: Annotated[
-        int,
-        typer.Option(
-            "--shoe-hands",
-            min=0,
-            help="Hands on continuous shoes for the count play, paired against the static "
-            "optimal chart (0: none).",
-        ),
-    ] = 1_000_000,
+    shoe_hands: options.hands(
+        "Hands on continuous shoes for the count play, paired against the static optimal "
+        "chart (0: none).",
+        minimum=0,
+        flag="--shoe-hands",
+    ) = 1_000_000,
     games: options.games("Full games at a table of baselines.", minimum=0) = 100,
     seed: options.Seed = 0,
     as_json: options.Json = False,
@@ -255,12 +255,18 @@ def validate(
     game_rules = options.game_rules(TwentyOneRules, rules)
     try:
         result = validation.validate(player, game_rules, hands, games, seed, shoe_hands=shoe_hands)
-    except PlayerFileError as error:
+    except (PlayerFileError, PlayerFault) as error:
         raise fail(str(error)) from None
     if as_json:
         print_json(result)
-        return
-    _print_validation(result)
+    else:
+        _print_validation(result)
+    if result.get("invalid_actions"):
+        first = result["games"]["disqualified"][0]
+        raise fail(
+            f"{player}: {result['invalid_actions']} games lost to invalid actions "
+            f"(first, {first}); the figures above do not hold for its play()"
+        )
 
 
 def _print_validation(result: dict[str, Any]) -> None:
@@ -322,6 +328,9 @@ def _print_validation(result: dict[str, Any]) -> None:
             f"[{gain['ci95'][0]:+,.0f}, {gain['ci95'][1]:+,.0f}] over {gain['games']} games"
         )
     times, cpu = games["decision_seconds"], games["decision_cpu_seconds"]
+    if not games["decisions_timed"]:
+        console.print(f"invalid actions: {games['invalid_actions']}; no decision was timed")
+        return
     console.print(
         f"invalid actions: {games['invalid_actions']}; "
         f"decision time p50 {times['p50'] * 1e6:.0f} µs, "
