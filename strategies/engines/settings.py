@@ -51,10 +51,16 @@ class RuleSettings:
             if key not in fields:
                 raise ValueError(f"bad rule {key!r}: the rules are {', '.join(fields)}")
             changes[key] = _value(key, text, getattr(self, key))
-            low, high = self.BOUNDS.get(key, (-math.inf, math.inf))
-            if not low <= changes[key] <= high:
+            if not self.within(key, changes[key]):
+                low, high = self.BOUNDS[key]
                 raise ValueError(f"bad rule {key}={text}: {key} takes {low:,} to {high:,}")
         return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def within(cls, key: str, value: float) -> bool:
+        """Whether `value` is a number `key` may be set to (finite, within its bounds)."""
+        low, high = cls.BOUNDS.get(key, (-math.inf, math.inf))
+        return math.isfinite(value) and low <= value <= high
 
     def changes(self) -> dict[str, Any]:
         """The settings that differ from the defaults."""

@@ -119,3 +119,38 @@ def test_a_twentyone_file_whose_play_raises_reports_no_figures(tmp_path):
                   "--games", "1")  # fmt: skip
     line = one_line_error(result)
     assert f"{path}: 1 games lost to invalid actions" in line and "no idea" in line
+
+
+def test_a_table_whose_numbers_are_out_of_range_writes_no_player(tmp_path):
+    huge = {**METADATA, "learned": {**METADATA.get("learned", {}), "max_bid": 1e30}}
+    path = tmp_path / "huge.py"
+    with pytest.raises(ValueError, match="out of the rules' range"):
+        write_module(path, solve(TwentyOneRules()).chart, BIDS, huge)
+    assert not path.exists()
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("simulate", "twentyone", "--rules", "decks=1000000000"), "decks takes 1 to 16"),
+        (("simulate", "hog", "--rules", "goal=1000000000"), "goal takes 1 to 1,000"),
+        (("simulate", "hog", "--games", str(10**12)), "less than or equal to 1000000"),
+        (("simulate", "hog", "--games", "-1"), "greater than or equal to 1"),
+        (("validate", "twentyone", "x.py", "--hands", str(10**12)), "--hands"),
+        (("validate", "ginrummy", "x.py", "--workers", "0"), "--workers"),
+    ],
+)
+def test_absurd_numbers_are_one_line_before_anything_runs(args, says, tmp_path):
+    result = mine(*args, "--out", tmp_path / "out") if args[0] == "simulate" else mine(*args)
+    assert says in one_line_error(result)
+    assert not (tmp_path / "out").exists()
+
+
+def test_simulate_checks_the_disk_before_it_writes(tmp_path):
+    from mine.pipeline.options import room_for
+
+    with pytest.raises(Exception) as refused:  # typer.Exit, after the one line
+        room_for(tmp_path / "logs", 10**18)
+    assert getattr(refused.value, "exit_code", None) == 1
+    room_for(tmp_path / "logs", 10**3)
+    assert not (tmp_path / "logs").exists()
