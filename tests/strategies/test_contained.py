@@ -154,3 +154,46 @@ def test_simulate_checks_the_disk_before_it_writes(tmp_path):
     assert getattr(refused.value, "exit_code", None) == 1
     room_for(tmp_path / "logs", 10**3)
     assert not (tmp_path / "logs").exists()
+
+
+LOOP = "def {name}(*args):\n    while True:\n        pass\n"
+
+
+def _gin(path, limits):
+    from mine.strategies.validation import ginrummy
+
+    return ginrummy.validate(path, ["simple"], games=1, workers=1, limits=limits)
+
+
+def _twentyone(path, limits):
+    from mine.strategies.validation import twentyone
+
+    return twentyone.validate(path, TwentyOneRules(), 1000, 0, 0, exact=False, limits=limits)
+
+
+GAMES = {
+    "ginrummy": (_gin, ("pick", "play", "melds")),
+    "twentyone": (_twentyone, ("play", "action_for", "count_bucket")),
+}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_ends_a_file_that_loops_at_import(game, tmp_path):
+    validate, _ = GAMES[game]
+    path = tmp_path / "loops.py"
+    path.write_text("while True:\n    pass\n")
+    with pytest.raises(PlayerFault, match="importing the file ran over its 1 s limit"):
+        validate(path, QUICK)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_ends_a_call_that_loops(game, tmp_path):
+    validate, functions = GAMES[game]
+    path = tmp_path / "loops.py"
+    if game == "twentyone":  # its validator reads a generated file's tables first
+        write_module(path, solve(TwentyOneRules()).chart, BIDS, METADATA)
+        path.write_text(path.read_text() + LOOP.format(name="action_for"))
+    else:
+        path.write_text("".join(LOOP.format(name=name) for name in functions))
+    with pytest.raises(PlayerFault, match=r"\(\) ran over its 0.5 s limit"):
+        validate(path, QUICK)
