@@ -136,6 +136,20 @@ def tables(db: options.Db = None, wait: options.Wait = 60.0) -> None:
 
 
 @app.command()
+def export(
+    folder: Annotated[Path, typer.Argument(help="A new folder for the Parquet files.")],
+    db: options.Db = None,
+    as_json: options.Json = False,
+    wait: options.Wait = 60.0,
+) -> None:
+    """Write the whole warehouse as Parquet, hive-partitioned by game and log, with a
+    manifest (DuckDB, polars or any Parquet reader reads it back)."""
+    from mine.pipeline.commands import warehouse
+
+    warehouse.export(folder, db, as_json, wait)
+
+
+@app.command()
 def demo(db: options.Db = None) -> None:
     """Run the main job end to end on the embedded default warehouse."""
     from mine.pipeline import demo as running

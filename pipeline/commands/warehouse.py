@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mine.pipeline.console import console, errors, fail
+from mine.warehouse import export as exporting
 from mine.warehouse import ingest as ingesting
 from mine.warehouse import query as querying
 from mine.warehouse import schema
@@ -191,3 +192,24 @@ def tables(db: Path | None, wait: float) -> None:
     for name, kind, rows, comment in querying.tables(con):
         table.add_row(name, kind, f"{rows:,}", comment)
     console.print(table)
+
+
+def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
+    if folder.exists():
+        raise fail(f"{folder}: already exists; export into a new folder")
+    con = open_warehouse(db, wait=wait)
+    try:
+        manifest = exporting.export(con, folder)
+    except (OSError, duckdb.Error) as error:
+        reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
+        raise fail(f"{folder}: cannot export there ({reason})") from None
+    if as_json:
+        print(json.dumps(manifest, indent=2))
+        return
+    table = Table("table", "rows", "partitioned by", title=f"exported to {folder}")
+    for name, figures in manifest["tables"].items():
+        table.add_row(name, f"{figures['rows']:,}", ", ".join(figures["partitioned_by"]))
+    console.print(table)
+    console.print(
+        Text(f"read back: {manifest['read_with']} (the manifest: {folder}/manifest.json)")
+    )
