@@ -20,7 +20,7 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
     """Run the file as a fresh module and check it defines each of `functions`."""
     path = Path(path)
     if not path.is_file():
-        raise PlayerFileError(f"{path}: no such file")
+        raise PlayerFileError(f"{path}: {'not a file' if path.exists() else 'no such file'}")
     name = f"{game}_player_{abs(hash((str(path.resolve()), time.time_ns())))}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:

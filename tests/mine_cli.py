@@ -25,15 +25,17 @@ def mine(*args, stdin: str | None = None, cwd: Path | None = None, timeout: floa
     )
 
 
-def one_line_error(result: subprocess.CompletedProcess, *, code: int | None = None) -> str:
+def one_line_error(
+    result: subprocess.CompletedProcess, *, code: int | None = None, prefix: str = "error: "
+) -> str:
     """The one error line of a failed run (asserting there is exactly that and no
-    traceback); its text."""
+    traceback); its text. Ingest says `rejected …` of each file it leaves out."""
     assert result.returncode != 0, result
     if code is not None:
         assert result.returncode == code, result
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: "), result.stderr
+    assert lines[0].startswith(prefix), result.stderr
     assert "Traceback" not in result.stderr + result.stdout
     return lines[0]
 

@@ -148,7 +148,7 @@ def fit(
         fitted = model.fit(features, fingerprint, logs)
         fitted.metadata["settings"]["source"] = source
         path = tables.write(out, fitted.frame, fitted.metadata)
-    except model.FitError as error:
+    except (model.FitError, tables.TableError) as error:
         raise fail(str(error)) from None
     except OSError as error:
         raise fail(f"cannot write {out}: {error.strerror}") from None

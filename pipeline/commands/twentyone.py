@@ -66,9 +66,12 @@ def simulate(
     columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=errors, disable=as_json, transient=True) as bar:
         task = bar.add_task("games", total=games)
-        summary = play_games(
-            game_rules, seats, games, seed, out, me, lambda: bar.update(task, advance=1)
-        )
+        try:
+            summary = play_games(
+                game_rules, seats, games, seed, out, me, lambda: bar.update(task, advance=1)
+            )
+        except OSError as error:
+            raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
     if as_json:
         print_json(summary)
         return
@@ -173,7 +176,10 @@ def fit(
         fitted = model.fit(data)
     except model.FitError as error:
         raise fail(str(error)) from None
-    path = tables.write(out, fitted.table, fitted.metadata)
+    try:
+        path = tables.write(out, fitted.table, fitted.metadata)
+    except tables.TableError as error:
+        raise fail(str(error)) from None
     if as_json:
         print_json({"table": str(path), **fitted.metadata})
         return

@@ -28,9 +28,11 @@ def test_every_table_comes_back_row_for_row(tmp_path):
     for table, figures in manifest["tables"].items():
         files = f"{out}/{table}/**/*.parquet"
         back = duckdb.sql(f"SELECT * FROM read_parquet('{files}', hive_partitioning = true)")
-        assert len(back.fetchall()) == figures["rows"] == con.sql(
-            f'SELECT count(*) FROM "{table}"'
-        ).fetchall()[0][0]
+        assert (
+            len(back.fetchall())
+            == figures["rows"]
+            == con.sql(f'SELECT count(*) FROM "{table}"').fetchall()[0][0]
+        )
         if figures["partitioned_by"]:
             assert {"game", "log_id"} <= set(back.columns)
     turns = pl.scan_parquet(f"{out}/ginrummy_turns/**/*.parquet", hive_partitioning=True)
