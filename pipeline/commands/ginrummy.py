@@ -9,13 +9,22 @@ from typing import Annotated, Any
 import numpy as np
 import polars as pl
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from mine.models import ginrummy as model
 from mine.models import tables
 from mine.pipeline import options
 from mine.pipeline.commands.warehouse import open_warehouse
-from mine.pipeline.console import console, errors, fail, print_json, show, show_pairs
+from mine.pipeline.console import (
+    console,
+    fail,
+    print_json,
+    show,
+    show_pairs,
+    write_report,
+)
+from mine.pipeline.progress import bar as progress_bar
+from mine.pipeline.progress import working
 from mine.pipeline.reports import ginrummy as report_page
 from mine.pipeline.stats import ginrummy as stats_of
 from mine.pipeline.stats import has_logs
@@ -75,7 +84,7 @@ def simulate(
     seats = [
         (spec, lambda rng, spec=spec: make_bot(spec, rng, game_rules, solver)) for spec in specs
     ]
-    with Progress(*PROGRESS, console=errors, disable=as_json, transient=True) as bar:
+    with progress_bar(*PROGRESS, as_json=as_json) as bar:
         task = bar.add_task(f"{specs[0]} vs {specs[1]}", total=games)
         try:
             summary = play_games(game_rules, seats, games, seed, out, me,
@@ -145,7 +154,8 @@ def fit(
     features, fingerprint = _from_warehouse(db, lambda con: stats_of.fit_data(con, source))
     logs = features.select("log_id").n_unique()
     try:
-        fitted = model.fit(features, fingerprint, logs)
+        with working("fitting the Gin Rummy tables", as_json):
+            fitted = model.fit(features, fingerprint, logs)
         fitted.metadata["settings"]["source"] = source
         path = tables.write(out, fitted.frame, fitted.metadata)
     except (model.FitError, tables.TableError) as error:
@@ -191,6 +201,7 @@ def generate(
     games: options.games("Games against simple for the docstring's figures.", minimum=0) = 100,
     seed: options.Seed = 0,
     rules: options.Rules = None,
+    as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only Gin Rummy player from fitted tables."""
     frame, metadata = _read_table(table)
@@ -205,10 +216,14 @@ def generate(
         out.write_text(source, encoding="utf-8")
         figures = None
         if games:
-            figures = _validated(out, ["simple"], game_rules, games=games, seed=seed)
+            with working(f"playing {games} games against simple", as_json):
+                figures = _validated(out, ["simple"], game_rules, games=games, seed=seed)
             codegen.write_module(out, nested, metadata, figures, game_rules.changes())
     except OSError as error:
         raise fail(f"cannot write {out}: {error.strerror}") from None
+    if as_json:
+        print_json({"player": str(out), "against": figures})
+        return
     line = f"wrote {out}"
     if figures:
         f = figures["simple"]
@@ -250,7 +265,7 @@ def validate(
     opponents = options.names(baselines)
     _bots(opponents, game_rules)
     _validated(player, [], game_rules)  # a bad file fails here, before the progress bars
-    with Progress(*PROGRESS, console=errors, disable=as_json, transient=True) as bar:
+    with progress_bar(*PROGRESS, as_json=as_json) as bar:
         tasks = {name: bar.add_task(f"vs {name}", total=games) for name in opponents}
         figures = _validated(
             player, opponents, game_rules, games=games, seed=seed, workers=workers,
@@ -271,15 +286,12 @@ def report(
     table: options.Table,
     out: options.out("The HTML file to write.") = Path("ginrummy-report.html"),
     db: options.Db = None,
+    as_json: options.Json = False,
 ) -> None:
     """One self-contained HTML page: the knock policy, the danger grid, draw statistics
     (real logs' included) and the tables' provenance."""
     frame, metadata = _read_table(table)
-    data = _from_warehouse(db, stats_of.report_data)
-    page = report_page.html(frame, metadata, **data)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
-    except OSError as error:
-        raise fail(f"cannot write {out}: {error.strerror}") from None
-    console.print(f"wrote {out}")
+    with working("reading the statistics and drawing the page", as_json):
+        data = _from_warehouse(db, stats_of.report_data)
+        page = report_page.html(frame, metadata, **data)
+    write_report(out, page, as_json)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from mine.models import tables
 from mine.models import twentyone as model
@@ -21,7 +21,10 @@ from mine.pipeline.console import (
     print_json,
     show,
     show_pairs,
+    write_report,
 )
+from mine.pipeline.progress import bar as progress_bar
+from mine.pipeline.progress import working
 from mine.pipeline.reports import twentyone as report_page
 from mine.pipeline.stats import has_logs
 from mine.pipeline.stats import twentyone as stats_of
@@ -64,7 +67,7 @@ def simulate(
     seats = [(spec, lambda rng, spec=spec: make_bot(spec, rng, game_rules)) for spec in specs]
     options.room_for(out, games * game_rules.rounds * len(specs) * LOG_BYTES_PER_DECISION)
     columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=errors, disable=as_json, transient=True) as bar:
+    with progress_bar(*columns, as_json=as_json) as bar:
         task = bar.add_task("games", total=games)
         try:
             summary = play_games(
@@ -173,7 +176,8 @@ def fit(
     finally:
         con.close()
     try:
-        fitted = model.fit(data)
+        with working("fitting the TwentyOne tables (learning the game, solving it)", as_json):
+            fitted = model.fit(data)
     except model.FitError as error:
         raise fail(str(error)) from None
     try:
@@ -225,16 +229,21 @@ def generate(
     rules: options.Rules = None,
     hands: options.hands("Hands for the docstring's flat-bet figure.") = 200_000,
     seed: options.Seed = 0,
+    as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only TwentyOne player from a table."""
     chart, bids, count_charts, metadata = _read_table(table)
     game_rules = options.game_rules(TwentyOneRules, rules)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        figures = validation.generate(out, chart, bids, count_charts, metadata, game_rules,
-                                      hands, seed)  # fmt: skip
+        with working(f"writing the player and playing {hands:,} hands", as_json):
+            figures = validation.generate(out, chart, bids, count_charts, metadata, game_rules,
+                                          hands, seed)  # fmt: skip
     except (ValueError, OSError) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
+    if as_json:
+        print_json({"player": str(out), "figures": figures})
+        return
     flat = figures[validation.FLAT.format(hands, game_rules.decks)]
     console.print(
         f"wrote {out}: flat-bet return {flat:+.4f} per unit of bid "
@@ -260,7 +269,10 @@ def validate(
     play on continuous shoes, full games, invalid actions and decision times."""
     game_rules = options.game_rules(TwentyOneRules, rules)
     try:
-        result = validation.validate(player, game_rules, hands, games, seed, shoe_hands=shoe_hands)
+        with working(f"measuring {player} (hands, count play, full games)", as_json):
+            result = validation.validate(
+                player, game_rules, hands, games, seed, shoe_hands=shoe_hands
+            )
     except (PlayerFileError, PlayerFault) as error:
         raise fail(str(error)) from None
     if as_json:
@@ -356,6 +368,7 @@ def report(
         ),
     ] = "html",
     db: options.Db = None,
+    as_json: options.Json = False,
 ) -> None:
     """Write the table's report: one self-contained HTML page (the strategy as grids, play
     by the count, insurance, the bid table and, from the warehouse if there is one, the
@@ -375,10 +388,6 @@ def report(
                     counts = stats_of.stored(con, "count_results")
             finally:
                 con.close()
-        text = report_page.html(chart, bids, metadata, dealer, counts, count_charts)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise fail(f"cannot write {out}: {error.strerror}") from None
-    console.print(f"wrote {out}")
+        with working("drawing the page", as_json):
+            text = report_page.html(chart, bids, metadata, dealer, counts, count_charts)
+    write_report(out, text, as_json)
