@@ -18,6 +18,7 @@ from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.console import (
     console,
     fail,
+    next_step,
     print_json,
     show,
     show_pairs,
@@ -104,6 +105,7 @@ def simulate(
         f"{summary['rounds']:,} rounds: {endings['Gin']:,} gin, {endings['Knock']:,} knock, "
         f"{endings['Drop']:,} stock-out; {summary['invalid']:,} games ended by an invalid play"
     )
+    next_step(f"mine ingest {out}")
 
 
 def _from_warehouse(db: Path | None, read: Callable[[Any], Any], read_only: bool = True) -> Any:
@@ -179,6 +181,7 @@ def fit(
             ("fingerprint", fitted.metadata["fingerprint"][:16] + "…"),
         ],
     )  # fmt: skip
+    next_step(f"mine generate ginrummy --table {path}")
 
 
 def _read_table(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
@@ -231,6 +234,7 @@ def generate(
                  f"(95% CI {f['win_ci'][0]:.3f}-{f['win_ci'][1]:.3f}), "
                  f"{f['invalid']} invalid")  # fmt: skip
     console.print(line)
+    next_step(f"mine validate ginrummy {out}")
 
 
 # The validation table's rows: one column per baseline stays readable in 80 columns.

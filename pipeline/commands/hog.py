@@ -30,6 +30,7 @@ from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.console import (
     console,
     fail,
+    next_step,
     print_json,
     show,
     show_pairs,
@@ -106,6 +107,7 @@ def simulate(
         f"hog matches → {out}",
         {"stem": "match", "games": "games", "a": "wins A", "b": "wins B", "rows": "turn rows"},
     )
+    next_step(f"mine ingest {out}")
 
 
 def stats(
@@ -227,6 +229,7 @@ def fit(
             ("model win rate", str(metadata["model_win_rate"]["average"])),
         ],
     )  # fmt: skip
+    next_step(f"mine generate hog --table {path}")
 
 
 def _read_table(path: Path) -> tuple[np.ndarray, dict[str, Any]]:
@@ -257,6 +260,7 @@ def generate(
         f"{card['best_possible_vs_always_roll_6']['average']:.6f}), guaranteed "
         f"{card['guaranteed']['average']:.6f}"
     )
+    next_step(f"mine validate hog {out}")
 
 
 def validate(

@@ -18,6 +18,7 @@ from mine.pipeline.console import (
     errors,
     fail,
     interval,
+    next_step,
     print_json,
     show,
     show_pairs,
@@ -100,6 +101,7 @@ def simulate(
     )
     for where, reason in summary["disqualified"].items():
         errors.print(f"[yellow]disqualified:[/yellow] {where}: {reason}", highlight=False)
+    next_step(f"mine ingest {out}")
 
 
 def stats(db: options.Db = None, rules: options.Rules = None, as_json: options.Json = False):
@@ -208,6 +210,7 @@ def fit(
         {"tc": "true count", "rounds": "rounds", "ev": "model value", "bid": "bid"},
         {"ev": "{:+.4f}".format},
     )
+    next_step(f"mine generate twentyone --table {path}")
 
 
 def _read_table(path: Path):
@@ -249,6 +252,7 @@ def generate(
         f"wrote {out}: flat-bet return {flat:+.4f} per unit of bid "
         f"(exact optimum {figures['exact optimum, infinite deck']:+.4f}, infinite deck)"
     )
+    next_step(f"mine validate twentyone {out}")
 
 
 def validate(
