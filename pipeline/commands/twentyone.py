@@ -182,6 +182,7 @@ def fit(
             fitted = model.fit(data)
     except model.FitError as error:
         raise fail(str(error)) from None
+    _check_learned(fitted.metadata["learned"])
     try:
         path = tables.write(out, fitted.table, fitted.metadata)
     except tables.TableError as error:
@@ -211,6 +212,18 @@ def fit(
         {"ev": "{:+.4f}".format},
     )
     next_step(f"mine generate twentyone --table {path}")
+
+
+def _check_learned(learned: dict[str, Any]) -> None:
+    """The fitter learns the rules without reading them; what it learned must still be a
+    setting the rules allow, or no table is written."""
+    for name in ("decks", "min_bid", "max_bid"):
+        if not TwentyOneRules.within(name, learned[name]):
+            low, high = TwentyOneRules.BOUNDS[name]
+            raise fail(
+                f"the logs show {name} {learned[name]:,}, outside the rules' {low:,}..{high:,}: "
+                "no table written (leave such logs out of the warehouse)"
+            )
 
 
 def _read_table(path: Path):

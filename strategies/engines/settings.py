@@ -59,7 +59,9 @@ class RuleSettings:
     @classmethod
     def within(cls, key: str, value: float) -> bool:
         """Whether `value` is a number `key` may be set to (finite, within its bounds)."""
-        low, high = cls.BOUNDS.get(key, (-math.inf, math.inf))
+        if key not in cls.BOUNDS:
+            return True
+        low, high = cls.BOUNDS[key]
         return math.isfinite(value) and low <= value <= high
 
     def changes(self) -> dict[str, Any]:

@@ -82,3 +82,14 @@ def test_bad_input_is_one_line_and_writes_nothing(place, command, says):
     assert says in one_line_error(result, prefix=prefix)
     after = sorted(p.relative_to(place) for p in place.rglob("*"))
     assert after == before, set(after) ^ set(before)
+
+
+def test_fit_writes_no_table_when_the_logs_learn_an_impossible_setting(capsys):
+    import typer
+
+    from mine.pipeline.commands.twentyone import _check_learned
+
+    _check_learned({"decks": 3, "min_bid": 10, "max_bid": 100})
+    with pytest.raises(typer.Exit):
+        _check_learned({"decks": 3, "min_bid": 10, "max_bid": 5_000_000})
+    assert "max_bid 5,000,000, outside the rules' 1..1,000,000" in capsys.readouterr().err
