@@ -76,3 +76,10 @@ def interval(figure: Mapping[str, Any], fmt: str = "{:+.4f}") -> str:
     """`{"mean": m, "ci95": [low, high]}` as `m [low, high]`."""
     low, high = figure["ci95"]
     return f"{fmt.format(figure['mean'])} [{fmt.format(low)}, {fmt.format(high)}]"
+
+
+def ratio(count: int | None, opportunities: int | None) -> str:
+    """A count out of its opportunities, with the rate: `47/82 57%` (`-` without any)."""
+    if not opportunities:
+        return "-"
+    return f"{count or 0:,}/{opportunities:,} {(count or 0) / opportunities:.0%}"
