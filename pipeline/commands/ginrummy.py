@@ -15,10 +15,20 @@ from mine.models import ginrummy as model
 from mine.models import tables
 from mine.pipeline import options
 from mine.pipeline.commands.warehouse import open_warehouse
-from mine.pipeline.console import console, errors, fail, print_json, ratio, show, show_pairs
+from mine.pipeline.console import (
+    console,
+    errors,
+    fail,
+    no_table_hint,
+    print_json,
+    print_players_json,
+    ratio,
+    show,
+    show_pairs,
+)
 from mine.pipeline.reports import ginrummy as report_page
-from mine.pipeline.stats import drop, has_logs
 from mine.pipeline.stats import ginrummy as stats_of
+from mine.pipeline.stats import has_logs
 from mine.strategies.bots.ginrummy import make_bot
 from mine.strategies.codegen import ginrummy as codegen
 from mine.strategies.contained import PlayerFault
@@ -142,24 +152,13 @@ def stats(
 def _stats_by_player(db: Path | None, fitted, table: Path | None, as_json: bool) -> None:
     def run(con) -> tuple[dict[str, pl.DataFrame], list[str]]:
         computed = stats_of.by_player(con, fitted)
-        if fitted is None:
-            drop(con, GAME, "player_deviations")
         return computed, stats_of.store_players(con, computed)
 
     computed, stored = _from_warehouse(db, run, read_only=False)
     players = computed["players"]
     deviations = computed.get("player_deviations")
     if as_json:
-        print_json(
-            {
-                "table": None if table is None else str(table),
-                "players": players.to_dicts(),
-                "deviations": None if deviations is None
-                else deviations.filter(pl.col("deviation")).to_dicts(),
-                "not_measured": NOT_MEASURED,
-                "stored": stored,
-            }
-        )  # fmt: skip
+        print_players_json(table, players, deviations, stored, not_measured=NOT_MEASURED)
         return
     show(
         [_player_row(row) for row in players.iter_rows(named=True)],
@@ -167,10 +166,7 @@ def _stats_by_player(db: Path | None, fitted, table: Path | None, as_json: bool)
         "(calls: knock or gin where allowed; undercut: n/knocks; gin: n/rounds)",
     )
     if deviations is None:
-        console.print(
-            "no fitted tables given: add --table T.parquet (written by `mine fit ginrummy`) "
-            "to measure each player's knocks against the fitted knock policy"
-        )
+        no_table_hint(GAME, "each player's knocks against the fitted knock policy")
     else:
         show(
             [_knock_row(row) for row in players.iter_rows(named=True)],

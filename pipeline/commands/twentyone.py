@@ -19,13 +19,15 @@ from mine.pipeline.console import (
     errors,
     fail,
     interval,
+    no_table_hint,
     print_json,
+    print_players_json,
     ratio,
     show,
     show_pairs,
 )
 from mine.pipeline.reports import twentyone as report_page
-from mine.pipeline.stats import drop, has_logs
+from mine.pipeline.stats import has_logs
 from mine.pipeline.stats import twentyone as stats_of
 from mine.strategies.bots.twentyone import BOTS, make_bot
 from mine.strategies.contained import PlayerFault
@@ -176,24 +178,13 @@ def _stats_by_player(db, game_rules: TwentyOneRules, chart, table, as_json: bool
         if not has_logs(con, GAME):
             raise fail(NO_LOGS)
         computed = stats_of.by_player(con, game_rules, chart)
-        stored = stats_of.store_all(con, computed)
-        if chart is None:
-            drop(con, GAME, "player_deviations")
+        stored = stats_of.store_players(con, computed)
     finally:
         con.close()
     players, ups = computed["players"][0], computed["player_ups"][0]
     deviations = computed["player_deviations"][0] if chart is not None else None
     if as_json:
-        print_json(
-            {
-                "table": None if table is None else str(table),
-                "players": players.to_dicts(),
-                "player_ups": ups.to_dicts(),
-                "deviations": None if deviations is None
-                else deviations.filter(pl.col("deviation")).to_dicts(),
-                "stored": stored,
-            }
-        )  # fmt: skip
+        print_players_json(table, players, deviations, stored, player_ups=ups.to_dicts())
         return
     show(
         [_player_row(row) for row in players.iter_rows(named=True)],
@@ -201,10 +192,7 @@ def _stats_by_player(db, game_rules: TwentyOneRules, chart, table, as_json: bool
     )
     show(stats_of.hit16_grid(ups), "hits on hard 16 by up card: n/opportunities")
     if deviations is None:
-        console.print(
-            "no fitted chart given: add --table T.parquet (written by `mine fit twentyone`) "
-            "to measure each player's choices against it and what each deviation cost"
-        )
+        no_table_hint(GAME, "each player's choices against its chart and what each deviation cost")
     else:
         show(
             [_chart_row(row) for row in players.iter_rows(named=True)],

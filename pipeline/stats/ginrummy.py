@@ -37,7 +37,7 @@ from mine.models.ginrummy import (
     TURN_BUCKETS,
 )
 from mine.parsers.cards import SUITS, format_course, parse_course
-from mine.pipeline.stats import data_fingerprint, frame, store
+from mine.pipeline.stats import data_fingerprint, drop, frame, store
 from mine.strategies.engines.ginrummy import CARD_BITS, STEM_PREFIX, MeldSolver
 
 BITS = {format_course(card): bit for card, bit in CARD_BITS.items()}
@@ -603,6 +603,9 @@ def by_player(con: duckdb.DuckDBPyConnection, fitted: pl.DataFrame | None = None
 
 
 def store_players(con: duckdb.DuckDBPyConnection, tables: dict[str, pl.DataFrame]) -> list[str]:
+    """Store `by_player`'s tables; without deviations, drop those of an earlier run."""
+    if "player_deviations" not in tables:
+        drop(con, GAME, "player_deviations")
     return [
         store(con, GAME, name, table, PLAYER_DESCRIPTIONS[name]) for name, table in tables.items()
     ]

@@ -30,7 +30,7 @@ import duckdb
 import polars as pl
 
 from mine.models.twentyone import FitData
-from mine.pipeline.stats import data_fingerprint, frame, store
+from mine.pipeline.stats import data_fingerprint, drop, frame, store
 from mine.strategies.engines.twentyone import (
     ACTION_NAMES,
     TwentyOneRules,
@@ -530,6 +530,13 @@ def stored(con: duckdb.DuckDBPyConnection, name: str) -> pl.DataFrame | None:
 
 def store_all(con: duckdb.DuckDBPyConnection, tables: dict[str, tuple]) -> list[str]:
     return [store(con, GAME, name, table, about) for name, (table, about) in tables.items()]
+
+
+def store_players(con: duckdb.DuckDBPyConnection, tables: dict[str, tuple]) -> list[str]:
+    """Store `by_player`'s tables; without deviations, drop those of an earlier run."""
+    if "player_deviations" not in tables:
+        drop(con, GAME, "player_deviations")
+    return store_all(con, tables)
 
 
 def dealer_grid(dealer_frame: pl.DataFrame) -> list[dict]:

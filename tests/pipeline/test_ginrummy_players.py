@@ -17,27 +17,13 @@ from mine.parsers.cards import parse_course
 from mine.pipeline.stats import ginrummy as stats_of
 from mine.strategies.engines.ginrummy import MeldSolver
 from mine.warehouse.connection import connect
-from mine.warehouse.ingest import ingest
-from tests.conftest import REAL_GINRUMMY
+from tests.conftest import REAL_GINRUMMY, ingested, read_only_warehouse
 from tests.mine_cli import mine
 
 WHO = "CASE WHEN {} THEN 'me' ELSE 'opponent' END"
 
 
-@pytest.fixture(scope="module")
-def db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("playersgin") / "w.duckdb"
-    writer = connect(path)
-    assert ingest(writer, [REAL_GINRUMMY]).ok
-    writer.close()
-    return path
-
-
-@pytest.fixture(scope="module")
-def con(db):
-    reader = connect(db, read_only=True)
-    yield reader
-    reader.close()
+con = read_only_warehouse(REAL_GINRUMMY)
 
 
 @pytest.fixture(scope="module")
@@ -143,10 +129,7 @@ def test_deviations_are_the_policys_margin_and_never_gain_on_it(computed, fitted
 
 
 def test_the_command_stores_tables_that_re_aggregate(tmp_path, fitted):
-    db = tmp_path / "w.duckdb"
-    writer = connect(db)
-    assert ingest(writer, [REAL_GINRUMMY]).ok
-    writer.close()
+    db = ingested(tmp_path / "w.duckdb", REAL_GINRUMMY)
     table = tables.write(tmp_path / "gin.parquet", fitted.frame, fitted.metadata)
     result = mine("stats", "ginrummy", "--by", "player", "--table", table, "--db", db, "--json")
     assert result.returncode == 0, result.stderr

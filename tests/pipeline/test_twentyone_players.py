@@ -17,8 +17,7 @@ from mine.pipeline.stats import twentyone as stats_of
 from mine.strategies.engines.twentyone import STAND, TwentyOneRules
 from mine.strategies.solvers.twentyone import MAIN, Chart, ChartValues, solve
 from mine.warehouse.connection import connect
-from mine.warehouse.ingest import ingest
-from tests.conftest import REAL_TWENTYONE
+from tests.conftest import REAL_TWENTYONE, ingested, read_only_warehouse
 from tests.mine_cli import mine, one_line_error
 
 RULES = TwentyOneRules()
@@ -39,20 +38,7 @@ SELECT * FROM rows WHERE NOT forced
 """
 
 
-@pytest.fixture(scope="module")
-def db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("players21") / "w.duckdb"
-    writer = connect(path)
-    assert ingest(writer, [REAL_TWENTYONE]).ok
-    writer.close()
-    return path
-
-
-@pytest.fixture(scope="module")
-def con(db):
-    reader = connect(db, read_only=True)
-    yield reader
-    reader.close()
+con = read_only_warehouse(REAL_TWENTYONE)
 
 
 @pytest.fixture(scope="module")
@@ -199,11 +185,12 @@ def test_a_chart_that_always_stands_is_measured_as_such(con):
 
 
 def test_the_command_stores_tables_that_re_aggregate_and_prints_per_player(tmp_path):
-    db = tmp_path / "w.duckdb"
-    writer = connect(db)
-    assert ingest(writer, [REAL_TWENTYONE]).ok
-    fitted = model.fit(stats_of.fit_data(writer))  # the chart `mine fit twentyone` writes
-    writer.close()
+    db = ingested(tmp_path / "w.duckdb", REAL_TWENTYONE)
+    reader = connect(db, read_only=True)
+    try:
+        fitted = model.fit(stats_of.fit_data(reader))  # the chart `mine fit twentyone` writes
+    finally:
+        reader.close()
     table = tables.write(tmp_path / "t21.parquet", fitted.table, fitted.metadata)
     result = mine("stats", "twentyone", "--by", "player", "--table", table, "--db", db, "--json")
     assert result.returncode == 0, result.stderr
@@ -254,7 +241,8 @@ def test_the_command_stores_tables_that_re_aggregate_and_prints_per_player(tmp_p
     assert left == 0
 
 
-def test_bad_grouping_and_a_table_without_it_say_so_in_one_line(db, tmp_path):
+def test_bad_grouping_and_a_table_without_it_say_so_in_one_line(tmp_path):
+    db = tmp_path / "w.duckdb"  # refused before any warehouse is opened
     assert "player" in one_line_error(mine("stats", "twentyone", "--by", "seat", "--db", db))
     missing = tmp_path / "none.parquet"
     assert "--by player" in one_line_error(
