@@ -68,7 +68,11 @@ def check(con: duckdb.DuckDBPyConnection, path: object, *, empty_ok: bool = Fals
     it out (or, with `empty_ok`, is a database with no tables yet)."""
     found = found_version(con)
     empty = not con.execute("SELECT 1 FROM duckdb_tables() LIMIT 1").fetchall()
-    if found is None and not (empty_ok and empty):
+    if found is None and empty and not empty_ok:
+        raise WarehouseVersionError(
+            f"{path}: an empty database, no logs yet (run `mine ingest` first)"
+        )
+    if found is None and not empty:
         raise WarehouseVersionError(
             f"{path}: a DuckDB file, but not a mine warehouse (no warehouse_version table); "
             "give the warehouse with --db, or ingest logs into a new file"

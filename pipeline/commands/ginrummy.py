@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import numpy as np
 import polars as pl
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from mine.models import ginrummy as model
 from mine.models import tables
@@ -17,15 +17,18 @@ from mine.pipeline import options
 from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.console import (
     console,
-    errors,
     fail,
+    next_step,
     no_table_hint,
     print_json,
     print_players_json,
     ratio,
     show,
     show_pairs,
+    write_report,
 )
+from mine.pipeline.progress import bar as progress_bar
+from mine.pipeline.progress import working
 from mine.pipeline.reports import ginrummy as report_page
 from mine.pipeline.stats import ginrummy as stats_of
 from mine.pipeline.stats import has_logs
@@ -85,7 +88,7 @@ def simulate(
     seats = [
         (spec, lambda rng, spec=spec: make_bot(spec, rng, game_rules, solver)) for spec in specs
     ]
-    with Progress(*PROGRESS, console=errors, disable=as_json, transient=True) as bar:
+    with progress_bar(*PROGRESS, as_json=as_json) as bar:
         task = bar.add_task(f"{specs[0]} vs {specs[1]}", total=games)
         try:
             summary = play_games(game_rules, seats, games, seed, out, me,
@@ -105,6 +108,7 @@ def simulate(
         f"{summary['rounds']:,} rounds: {endings['Gin']:,} gin, {endings['Knock']:,} knock, "
         f"{endings['Drop']:,} stock-out; {summary['invalid']:,} games ended by an invalid play"
     )
+    next_step(f"mine ingest {out}")
 
 
 def _from_warehouse(db: Path | None, read: Callable[[Any], Any], read_only: bool = True) -> Any:
@@ -154,7 +158,8 @@ def _stats_by_player(db: Path | None, fitted, table: Path | None, as_json: bool)
         computed = stats_of.by_player(con, fitted)
         return computed, stats_of.store_players(con, computed)
 
-    computed, stored = _from_warehouse(db, run, read_only=False)
+    with working("reading each player's choices", as_json):
+        computed, stored = _from_warehouse(db, run, read_only=False)
     players = computed["players"]
     deviations = computed.get("player_deviations")
     if as_json:
@@ -225,7 +230,8 @@ def fit(
     features, fingerprint = _from_warehouse(db, lambda con: stats_of.fit_data(con, source))
     logs = features.select("log_id").n_unique()
     try:
-        fitted = model.fit(features, fingerprint, logs)
+        with working("fitting the Gin Rummy tables", as_json):
+            fitted = model.fit(features, fingerprint, logs)
         fitted.metadata["settings"]["source"] = source
         path = tables.write(out, fitted.frame, fitted.metadata)
     except (model.FitError, tables.TableError) as error:
@@ -249,6 +255,7 @@ def fit(
             ("fingerprint", fitted.metadata["fingerprint"][:16] + "…"),
         ],
     )  # fmt: skip
+    next_step(f"mine generate ginrummy --table {path}")
 
 
 def _read_table(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
@@ -271,6 +278,7 @@ def generate(
     games: options.games("Games against simple for the docstring's figures.", minimum=0) = 100,
     seed: options.Seed = 0,
     rules: options.Rules = None,
+    as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only Gin Rummy player from fitted tables."""
     frame, metadata = _read_table(table)
@@ -285,10 +293,14 @@ def generate(
         out.write_text(source, encoding="utf-8")
         figures = None
         if games:
-            figures = _validated(out, ["simple"], game_rules, games=games, seed=seed)
+            with working(f"playing {games} games against simple", as_json):
+                figures = _validated(out, ["simple"], game_rules, games=games, seed=seed)
             codegen.write_module(out, nested, metadata, figures, game_rules.changes())
     except OSError as error:
         raise fail(f"cannot write {out}: {error.strerror}") from None
+    if as_json:
+        print_json({"player": str(out), "against": figures})
+        return
     line = f"wrote {out}"
     if figures:
         f = figures["simple"]
@@ -296,6 +308,7 @@ def generate(
                  f"(95% CI {f['win_ci'][0]:.3f}-{f['win_ci'][1]:.3f}), "
                  f"{f['invalid']} invalid")  # fmt: skip
     console.print(line)
+    next_step(f"mine validate ginrummy {out}")
 
 
 # The validation table's rows: one column per baseline stays readable in 80 columns.
@@ -330,7 +343,7 @@ def validate(
     opponents = options.names(baselines)
     _bots(opponents, game_rules)
     _validated(player, [], game_rules)  # a bad file fails here, before the progress bars
-    with Progress(*PROGRESS, console=errors, disable=as_json, transient=True) as bar:
+    with progress_bar(*PROGRESS, as_json=as_json) as bar:
         tasks = {name: bar.add_task(f"vs {name}", total=games) for name in opponents}
         figures = _validated(
             player, opponents, game_rules, games=games, seed=seed, workers=workers,
@@ -351,15 +364,12 @@ def report(
     table: options.Table,
     out: options.out("The HTML file to write.") = Path("ginrummy-report.html"),
     db: options.Db = None,
+    as_json: options.Json = False,
 ) -> None:
     """One self-contained HTML page: the knock policy, the danger grid, draw statistics
     (real logs' included) and the tables' provenance."""
     frame, metadata = _read_table(table)
-    data = _from_warehouse(db, stats_of.report_data)
-    page = report_page.html(frame, metadata, **data)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
-    except OSError as error:
-        raise fail(f"cannot write {out}: {error.strerror}") from None
-    console.print(f"wrote {out}")
+    with working("reading the statistics and drawing the page", as_json):
+        data = _from_warehouse(db, stats_of.report_data)
+        page = report_page.html(frame, metadata, **data)
+    write_report(out, page, as_json)

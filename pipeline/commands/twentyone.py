@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import numpy as np
 import polars as pl
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from mine.models import tables
 from mine.models import twentyone as model
@@ -19,13 +19,17 @@ from mine.pipeline.console import (
     errors,
     fail,
     interval,
+    next_step,
     no_table_hint,
     print_json,
     print_players_json,
     ratio,
     show,
     show_pairs,
+    write_report,
 )
+from mine.pipeline.progress import bar as progress_bar
+from mine.pipeline.progress import working
 from mine.pipeline.reports import twentyone as report_page
 from mine.pipeline.stats import has_logs
 from mine.pipeline.stats import twentyone as stats_of
@@ -68,7 +72,7 @@ def simulate(
     seats = [(spec, lambda rng, spec=spec: make_bot(spec, rng, game_rules)) for spec in specs]
     options.room_for(out, games * game_rules.rounds * len(specs) * LOG_BYTES_PER_DECISION)
     columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=errors, disable=as_json, transient=True) as bar:
+    with progress_bar(*columns, as_json=as_json) as bar:
         task = bar.add_task("games", total=games)
         try:
             summary = play_games(
@@ -101,6 +105,7 @@ def simulate(
     )
     for where, reason in summary["disqualified"].items():
         errors.print(f"[yellow]disqualified:[/yellow] {where}: {reason}", highlight=False)
+    next_step(f"mine ingest {out}")
 
 
 def stats(
@@ -177,7 +182,9 @@ def _stats_by_player(db, game_rules: TwentyOneRules, chart, table, as_json: bool
     try:
         if not has_logs(con, GAME):
             raise fail(NO_LOGS)
-        computed = stats_of.by_player(con, game_rules, chart)
+        with working("reading each player's choices" + (" and valuing them" if chart else ""),
+                     as_json):  # fmt: skip
+            computed = stats_of.by_player(con, game_rules, chart)
         stored = stats_of.store_players(con, computed)
     finally:
         con.close()
@@ -265,7 +272,8 @@ def fit(
     finally:
         con.close()
     try:
-        fitted = model.fit(data)
+        with working("fitting the TwentyOne tables (learning the game, solving it)", as_json):
+            fitted = model.fit(data)
     except model.FitError as error:
         raise fail(str(error)) from None
     try:
@@ -296,6 +304,7 @@ def fit(
         {"tc": "true count", "rounds": "rounds", "ev": "model value", "bid": "bid"},
         {"ev": "{:+.4f}".format},
     )
+    next_step(f"mine generate twentyone --table {path}")
 
 
 def _read_table(path: Path):
@@ -317,21 +326,27 @@ def generate(
     rules: options.Rules = None,
     hands: options.hands("Hands for the docstring's flat-bet figure.") = 200_000,
     seed: options.Seed = 0,
+    as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only TwentyOne player from a table."""
     chart, bids, count_charts, metadata = _read_table(table)
     game_rules = options.game_rules(TwentyOneRules, rules)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        figures = validation.generate(out, chart, bids, count_charts, metadata, game_rules,
-                                      hands, seed)  # fmt: skip
+        with working(f"writing the player and playing {hands:,} hands", as_json):
+            figures = validation.generate(out, chart, bids, count_charts, metadata, game_rules,
+                                          hands, seed)  # fmt: skip
     except (ValueError, OSError) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
+    if as_json:
+        print_json({"player": str(out), "figures": figures})
+        return
     flat = figures[validation.FLAT.format(hands, game_rules.decks)]
     console.print(
         f"wrote {out}: flat-bet return {flat:+.4f} per unit of bid "
         f"(exact optimum {figures['exact optimum, infinite deck']:+.4f}, infinite deck)"
     )
+    next_step(f"mine validate twentyone {out}")
 
 
 def validate(
@@ -352,7 +367,10 @@ def validate(
     play on continuous shoes, full games, invalid actions and decision times."""
     game_rules = options.game_rules(TwentyOneRules, rules)
     try:
-        result = validation.validate(player, game_rules, hands, games, seed, shoe_hands=shoe_hands)
+        with working(f"measuring {player} (hands, count play, full games)", as_json):
+            result = validation.validate(
+                player, game_rules, hands, games, seed, shoe_hands=shoe_hands
+            )
     except (PlayerFileError, PlayerFault) as error:
         raise fail(str(error)) from None
     if as_json:
@@ -448,6 +466,7 @@ def report(
         ),
     ] = "html",
     db: options.Db = None,
+    as_json: options.Json = False,
 ) -> None:
     """Write the table's report: one self-contained HTML page (the strategy as grids, play
     by the count, insurance, the bid table and, from the warehouse if there is one, the
@@ -467,10 +486,6 @@ def report(
                     counts = stats_of.stored(con, "count_results")
             finally:
                 con.close()
-        text = report_page.html(chart, bids, metadata, dealer, counts, count_charts)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise fail(f"cannot write {out}: {error.strerror}") from None
-    console.print(f"wrote {out}")
+        with working("drawing the page", as_json):
+            text = report_page.html(chart, bids, metadata, dealer, counts, count_charts)
+    write_report(out, text, as_json)

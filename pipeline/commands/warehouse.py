@@ -9,11 +9,12 @@ from pathlib import Path
 
 import duckdb
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from mine.pipeline.console import console, errors, fail
+from mine.pipeline.progress import bar as progress_bar
 from mine.warehouse import export as exporting
 from mine.warehouse import ingest as ingesting
 from mine.warehouse import query as querying
@@ -71,7 +72,7 @@ def ingest(paths: list[str], game: str | None, db: Path | None, as_json: bool, w
         TextColumn("{task.fields[rate]:,.0f} rows/s"),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=errors, disable=as_json, transient=True) as bar:
+    with progress_bar(*columns, as_json=as_json) as bar:
         files, _ = ingesting.find_files(paths)
         task = bar.add_task("ingest", total=len(files), rows=0, rate=0.0)
 
