@@ -127,8 +127,12 @@ def print_players_json(table: Any, players: Any, deviations: Any, stored: list[s
     )
 
 
-def no_table_hint(game: str, measured: str) -> None:
-    """The line a `--by player` run without `--table` ends with."""
+def show_against(rows: list[dict] | None, title: str, game: str, measured: str) -> None:
+    """A `--by player` table of choices against a fitted table; without a table (`rows`
+    None), the line saying how to measure them."""
+    if rows is not None:
+        show(rows, title)
+        return
     console.print(
         f"no fitted table given: add --table T.parquet (written by `mine fit {game}`) "
         f"to measure {measured}"

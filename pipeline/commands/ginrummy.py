@@ -19,11 +19,11 @@ from mine.pipeline.console import (
     console,
     fail,
     next_step,
-    no_table_hint,
     print_json,
     print_players_json,
     ratio,
     show,
+    show_against,
     show_pairs,
     write_report,
 )
@@ -170,14 +170,13 @@ def _stats_by_player(db: Path | None, fitted, table: Path | None, as_json: bool)
         "per player (me: the logs' writer; opponent: whoever it played): n/opportunities "
         "(calls: knock or gin where allowed; undercut: n/knocks; gin: n/rounds)",
     )
-    if deviations is None:
-        no_table_hint(GAME, "each player's knocks against the fitted knock policy")
-    else:
-        show(
-            [_knock_row(row) for row in players.iter_rows(named=True)],
-            f"knock or wait against the knock policy of {table} (value of the logged choice "
-            "minus the policy's, in game-win chance)",
-        )
+    show_against(
+        None if deviations is None else [_knock_row(r) for r in players.iter_rows(named=True)],
+        f"knock or wait against the knock policy of {table} (value of the logged choice "
+        "minus the policy's, in game-win chance)",
+        GAME,
+        "each player's knocks against the fitted knock policy",
+    )
     console.print(f"not measured: {NOT_MEASURED}")
     console.print("stored: " + ", ".join(stored))
 

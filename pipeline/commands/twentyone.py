@@ -20,11 +20,11 @@ from mine.pipeline.console import (
     fail,
     interval,
     next_step,
-    no_table_hint,
     print_json,
     print_players_json,
     ratio,
     show,
+    show_against,
     show_pairs,
     write_report,
 )
@@ -198,14 +198,14 @@ def _stats_by_player(db, game_rules: TwentyOneRules, chart, table, as_json: bool
         "per player id: n/opportunities",
     )
     show(stats_of.hit16_grid(ups), "hits on hard 16 by up card: n/opportunities")
-    if deviations is None:
-        no_table_hint(GAME, "each player's choices against its chart and what each deviation cost")
-    else:
-        show(
-            [_chart_row(row) for row in players.iter_rows(named=True)],
-            f"choices against the chart of {table}: EV of the logged action minus the "
-            "chart's, per unit of bid (sum, per deviation) and in points at the logged bids",
-        )
+    show_against(
+        None if deviations is None else [_chart_row(r) for r in players.iter_rows(named=True)],
+        f"choices against the chart of {table}: EV of the logged action minus the chart's, "
+        "per unit of bid (sum, per deviation) and in points at the logged bids",
+        GAME,
+        "each player's choices against its chart and what each deviation cost",
+    )
+    if deviations is not None:
         _show_costliest(deviations)
     console.print("stored: " + ", ".join(stored))
 
