@@ -101,3 +101,39 @@ def next_step(command: str, as_json: bool = False) -> None:
     """What a user would run next, on stderr (results stay alone on stdout)."""
     if not as_json:
         errors.print(f"next: {command}", style="dim", highlight=False, soft_wrap=True)
+
+
+def ratio(count: int | None, opportunities: int | None) -> str:
+    """A count out of its opportunities, with the rate: `47/82 57%` (`-` without any)."""
+    if not opportunities:
+        return "-"
+    return f"{count or 0:,}/{opportunities:,} {(count or 0) / opportunities:.0%}"
+
+
+def print_players_json(table: Any, players: Any, deviations: Any, stored: list[str],
+                       **extra: Any) -> None:  # fmt: skip
+    """A `--by player` result as JSON: every player's row, the choices that left the
+    fitted table's (None without one), any `extra` entries, and the tables stored."""
+    print_json(
+        {
+            "table": None if table is None else str(table),
+            "players": players.to_dicts(),
+            "deviations": None
+            if deviations is None
+            else [row for row in deviations.to_dicts() if row["deviation"]],
+            **extra,
+            "stored": stored,
+        }
+    )
+
+
+def show_against(rows: list[dict] | None, title: str, game: str, measured: str) -> None:
+    """A `--by player` table of choices against a fitted table; without a table (`rows`
+    None), the line saying how to measure them."""
+    if rows is not None:
+        show(rows, title)
+        return
+    console.print(
+        f"no fitted table given: add --table T.parquet (written by `mine fit {game}`) "
+        f"to measure {measured}"
+    )

@@ -123,3 +123,35 @@ def game_rules(kind, settings: list[str] | None, base=None):
         return kind.from_settings(settings or [], base)
     except (ValueError, TypeError) as error:
         raise fail(str(error)) from None
+
+
+By = Annotated[
+    str | None,
+    typer.Option(
+        "--by",
+        metavar="player",
+        help="player: the statistics per logged player id (habits with their opportunities; "
+        "with --table, each choice against the fitted table's).",
+        show_default=False,
+    ),
+]
+ChartTable = Annotated[
+    Path | None,
+    typer.Option(
+        "--table",
+        help="With --by player: a table written by `mine fit`, the choices each player's are "
+        "measured against (default: figures that need no fit).",
+        show_default=False,
+    ),
+]
+
+
+def grouping(by: str | None, table: Path | None) -> str | None:
+    """`--by` checked (none, or `player`), and `--table` only with it."""
+    from mine.pipeline.console import fail
+
+    if by not in (None, "player"):
+        raise fail(f"--by {by!r}: the statistics can be grouped by player only")
+    if by is None and table is not None:
+        raise fail("--table needs --by player (the deviations are measured per player)")
+    return by

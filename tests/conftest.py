@@ -7,6 +7,8 @@ import duckdb
 import pytest
 
 from mine.parsers import ginrummy, twentyone
+from mine.warehouse.connection import connect
+from mine.warehouse.ingest import ingest
 from tests.data import synth
 
 REPO = Path(__file__).resolve().parent.parent
@@ -32,3 +34,26 @@ def good_logs(tmp_path):
         synth.write_pair(root / "twentyone", f"t{i}", twentyone, *synth.twentyone_game(rng))
         synth.write_pair(root / "ginrummy", f"g{i}", ginrummy, *synth.ginrummy_game(rng))
     return root
+
+
+def ingested(path: Path, *sources: Path) -> Path:
+    """A warehouse file at `path` holding every log of `sources` (asserted to land)."""
+    writer = connect(path)
+    try:
+        assert ingest(writer, list(sources)).ok
+    finally:
+        writer.close()
+    return path
+
+
+def read_only_warehouse(*sources: Path):
+    """A module-scoped fixture: a read-only connection to a warehouse of `sources`."""
+
+    @pytest.fixture(scope="module")
+    def fixture(tmp_path_factory):
+        path = ingested(tmp_path_factory.mktemp("warehouse") / "w.duckdb", *sources)
+        con = connect(path, read_only=True)
+        yield con
+        con.close()
+
+    return fixture

@@ -20,7 +20,10 @@ from mine.pipeline.console import (
     fail,
     next_step,
     print_json,
+    print_players_json,
+    ratio,
     show,
+    show_against,
     show_pairs,
     write_report,
 )
@@ -127,8 +130,18 @@ def _show(frame: pl.DataFrame, title: str) -> None:
     show(frame.to_dicts(), title, formats=dict.fromkeys(frame.columns, _plain))
 
 
-def stats(db: options.Db = None, as_json: options.Json = False) -> None:
-    """Derive Gin Rummy statistics from the warehouse and store them there (stats_ginrummy_*)."""
+def stats(
+    db: options.Db = None,
+    by: options.By = None,
+    table: options.ChartTable = None,
+    as_json: options.Json = False,
+) -> None:
+    """Derive Gin Rummy statistics from the warehouse and store them there (stats_ginrummy_*;
+    `--by player`: each player's habits, and its knocks against a fitted knock policy)."""
+    if options.grouping(by, table) == "player":
+        fitted = _read_table(table)[0] if table is not None else None
+        _stats_by_player(db, fitted, table, as_json)
+        return
     computed = _from_warehouse(db, stats_of.run, read_only=False)
     if as_json:
         print_json({name: table.to_dicts() for name, table in computed.items()})
@@ -138,6 +151,66 @@ def stats(db: options.Db = None, as_json: options.Json = False) -> None:
     knocks = stats_of.knocks_by_deadwood(computed["knocks"])
     _show(knocks, "stats_ginrummy_knocks (summed over turns)")
     console.print(f"stored {len(computed) + 1} tables: stats_ginrummy_*")
+
+
+def _stats_by_player(db: Path | None, fitted, table: Path | None, as_json: bool) -> None:
+    def run(con) -> tuple[dict[str, pl.DataFrame], list[str]]:
+        computed = stats_of.by_player(con, fitted)
+        return computed, stats_of.store_players(con, computed)
+
+    with working("reading each player's choices", as_json):
+        computed, stored = _from_warehouse(db, run, read_only=False)
+    players = computed["players"]
+    deviations = computed.get("player_deviations")
+    if as_json:
+        print_players_json(table, players, deviations, stored, not_measured=NOT_MEASURED)
+        return
+    show(
+        [_player_row(row) for row in players.iter_rows(named=True)],
+        "per player (me: the logs' writer; opponent: whoever it played): n/opportunities "
+        "(calls: knock or gin where allowed; undercut: n/knocks; gin: n/rounds)",
+    )
+    show_against(
+        None if deviations is None else [_knock_row(r) for r in players.iter_rows(named=True)],
+        f"knock or wait against the knock policy of {table} (value of the logged choice "
+        "minus the policy's, in game-win chance)",
+        GAME,
+        "each player's knocks against the fitted knock policy",
+    )
+    console.print(f"not measured: {NOT_MEASURED}")
+    console.print("stored: " + ", ".join(stored))
+
+
+NOT_MEASURED = (
+    "what draws and discards cost: the fitted tables value a deadwood after a play, and a "
+    "stock draw's card is unseen, so no logged draw or discard has a value to compare"
+)
+
+
+def _player_row(row: dict[str, Any]) -> dict[str, Any]:
+    knocks = row["n_knock"]
+    return {
+        "player": row["player"],
+        "discard draws": ratio(row["n_discard_draws"], row["n_draw_opportunities"]),
+        "when it melds": ratio(row["n_meld_draws"], row["n_meld_draw_opportunities"]),
+        "calls": ratio(row["n_call"], row["n_call_opportunities"]),
+        "knock deadwood": f"{row['knock_deadwood_sum'] / knocks:.1f}" if knocks else "-",
+        "undercut": ratio(row["n_undercut"], knocks),
+        "gin": ratio(row["n_gin"], row["rounds"]),
+        "points": row["points"],
+    }
+
+
+def _knock_row(row: dict[str, Any]) -> dict[str, Any]:
+    off = row["n_knock_deviations"]
+    return {
+        "player": row["player"],
+        "off the policy": ratio(off, row["knock_decisions"]),
+        "waited where it knocks": row["n_waited"],
+        "knocked where it waits": off - row["n_waited"],
+        "win chance vs policy": f"{row['win_chance_diff_sum']:+.3f}",
+        "per deviation": f"{row['win_chance_diff_sum'] / off:+.4f}" if off else "-",
+    }
 
 
 def fit(

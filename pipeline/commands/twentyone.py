@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
+import polars as pl
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
@@ -20,7 +21,10 @@ from mine.pipeline.console import (
     interval,
     next_step,
     print_json,
+    print_players_json,
+    ratio,
     show,
+    show_against,
     show_pairs,
     write_report,
 )
@@ -104,9 +108,20 @@ def simulate(
     next_step(f"mine ingest {out}")
 
 
-def stats(db: options.Db = None, rules: options.Rules = None, as_json: options.Json = False):
-    """Derive TwentyOne statistics from the warehouse and store them as stats_twentyone_*."""
+def stats(
+    db: options.Db = None,
+    rules: options.Rules = None,
+    by: options.By = None,
+    table: options.ChartTable = None,
+    as_json: options.Json = False,
+):
+    """Derive TwentyOne statistics from the warehouse and store them as stats_twentyone_*
+    (`--by player`: each player id's habits, and its choices against a fitted chart)."""
     game_rules = options.game_rules(TwentyOneRules, rules)
+    if options.grouping(by, table) == "player":
+        chart = _read_table(table)[0] if table is not None else None
+        _stats_by_player(db, game_rules, chart, table, as_json)
+        return
     con = open_warehouse(db, read_only=False)
     try:
         if not has_logs(con, GAME):
@@ -160,6 +175,85 @@ def stats(db: options.Db = None, rules: options.Rules = None, as_json: options.J
         {"share": rate, "mean_result": "{:+.4f}".format, "mean_bid": "{:.1f}".format},
     )  # fmt: skip
     console.print("stored: " + ", ".join(stored))
+
+
+def _stats_by_player(db, game_rules: TwentyOneRules, chart, table, as_json: bool) -> None:
+    con = open_warehouse(db, read_only=False)
+    try:
+        if not has_logs(con, GAME):
+            raise fail(NO_LOGS)
+        with working("reading each player's choices" + (" and valuing them" if chart else ""),
+                     as_json):  # fmt: skip
+            computed = stats_of.by_player(con, game_rules, chart)
+        stored = stats_of.store_players(con, computed)
+    finally:
+        con.close()
+    players, ups = computed["players"][0], computed["player_ups"][0]
+    deviations = computed["player_deviations"][0] if chart is not None else None
+    if as_json:
+        print_players_json(table, players, deviations, stored, player_ups=ups.to_dicts())
+        return
+    show(
+        [_player_row(row) for row in players.iter_rows(named=True)],
+        "per player id: n/opportunities",
+    )
+    show(stats_of.hit16_grid(ups), "hits on hard 16 by up card: n/opportunities")
+    show_against(
+        None if deviations is None else [_chart_row(r) for r in players.iter_rows(named=True)],
+        f"choices against the chart of {table}: EV of the logged action minus the chart's, "
+        "per unit of bid (sum, per deviation) and in points at the logged bids",
+        GAME,
+        "each player's choices against its chart and what each deviation cost",
+    )
+    if deviations is not None:
+        _show_costliest(deviations)
+    console.print("stored: " + ", ".join(stored))
+
+
+def _player_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "player": row["player"],
+        "hands": row["hands"],
+        "hit 16": ratio(row["n_hit_16"], row["n_16_opportunities"]),
+        "double": ratio(row["n_double"], row["n_double_opportunities"]),
+        "split": ratio(row["n_split"], row["n_split_opportunities"]),
+        "insure": ratio(row["n_insurance"], row["n_insurance_opportunities"]),
+        "mean bid": f"{row['bid_sum'] / row['n_bids']:.1f}",
+        "net points": f"{row['net_points']:+,}",
+    }
+
+
+def _chart_row(row: dict[str, Any]) -> dict[str, Any]:
+    deviations = row["n_deviations"]
+    return {
+        "player": row["player"],
+        "off the chart": ratio(deviations, row["chart_decisions"]),
+        "not valued": row["n_unmeasured"],
+        "EV vs chart": f"{row['ev_diff_sum']:+.2f}",
+        "per deviation": f"{row['ev_diff_sum'] / deviations:+.3f}" if deviations else "-",
+        "points": f"{row['ev_diff_points']:+,.0f}",
+    }
+
+
+def _show_costliest(deviations: pl.DataFrame, rows: int = 12) -> None:
+    worst = deviations.filter(pl.col("deviation")).sort("ev_diff_points").head(rows)
+    show(
+        [
+            {
+                "player": r["player"],
+                "situation": stats_of.situation_name(r),
+                "played": r["action"],
+                "chart": r["chart_action"],
+                "n": r["n"],
+                "per decision": f"{r['ev_diff_sum'] / r['measured']:+.3f}"
+                if r["measured"]
+                else "-",
+                "points": f"{r['ev_diff_points']:+,.0f}",
+            }
+            for r in worst.iter_rows(named=True)
+        ],
+        "the costliest deviations (exact values for an infinite deck, the chart playing on)",
+    )
 
 
 def fit(

@@ -69,3 +69,9 @@ def logs_matching(con: duckdb.DuckDBPyConnection, game: str, pattern: str) -> li
         title = games.get(game).title
         raise ValueError(f"no ingested {title} log comes from a file matching {pattern!r}")
     return [row[0] for row in rows]
+
+
+def drop(con: duckdb.DuckDBPyConnection, game: str, name: str) -> None:
+    """Remove `stats_<game>_<name>`, so that no table outlives the run that would have
+    replaced it."""
+    con.execute(f"DROP TABLE IF EXISTS stats_{game}_{name}")

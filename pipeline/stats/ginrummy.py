@@ -29,9 +29,15 @@ from collections.abc import Iterable
 import duckdb
 import polars as pl
 
-from mine.models.ginrummy import TURN_BUCKET
+from mine.models.ginrummy import (
+    KNOCK_LIMIT,
+    SCORE_BUCKETS,
+    SCORE_STEP,
+    TURN_BUCKET,
+    TURN_BUCKETS,
+)
 from mine.parsers.cards import SUITS, format_course, parse_course
-from mine.pipeline.stats import data_fingerprint, frame, store
+from mine.pipeline.stats import data_fingerprint, drop, frame, store
 from mine.strategies.engines.ginrummy import CARD_BITS, STEM_PREFIX, MeldSolver
 
 BITS = {format_course(card): bit for card, bit in CARD_BITS.items()}
@@ -452,3 +458,154 @@ def report_data(con: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
 
 
 SUIT_ORDER = SUITS
+
+
+# --- per player: habits with their opportunities, and knocks against a fitted policy -------
+
+# The logs name no player: each file holds its writer's turns ("me") and the opponent's.
+# "me" is the same program in every file a player downloaded; "opponent" may be anyone.
+MELD_DRAWS = ("extends", "completes")
+CALLS = ("Knock", "Gin")
+
+
+def _may_knock() -> pl.Expr:
+    """A play after which the player could call: not its first turn of the round, at most
+    the knock limit of deadwood left, and not the play that ran the stock out (that round
+    ends as a knock whatever the player says)."""
+    return (
+        pl.col("may_call") & (pl.col("deadwood_after") <= KNOCK_LIMIT) & (pl.col("call") != "Drop")
+    )
+
+
+def player_habits(features: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
+    """One row per player (`me`, `opponent`): draws from the discard (all, and when the
+    top card extends or completes a meld), knocks with their deadwood and undercuts,
+    gins, calls where a call was allowed, each with its opportunities; rounds and points."""
+    took, call = pl.col("took_discard"), pl.col("call")
+    knock = call == "Knock"
+    meld = pl.col("relation").is_in(MELD_DRAWS)
+    habits = features.group_by("player").agg(
+        pl.col("log_id").n_unique().alias("logs"),
+        pl.struct("log_id", "round").n_unique().alias("rounds"),
+        took.sum().alias("n_discard_draws"),
+        pl.len().alias("n_draw_opportunities"),
+        (took & meld).sum().alias("n_meld_draws"),
+        meld.sum().alias("n_meld_draw_opportunities"),
+        knock.sum().alias("n_knock"),
+        pl.col("deadwood_after").filter(knock).sum().alias("knock_deadwood_sum"),
+        (knock & (pl.col("round_points") == 0)).sum().alias("n_undercut"),
+        (call == "Gin").sum().alias("n_gin"),
+        (_may_knock() & call.is_in(CALLS)).sum().alias("n_call"),
+        _may_knock().sum().alias("n_call_opportunities"),
+    )
+    won = pl.concat(
+        [
+            rounds.select(pl.lit("me").alias("player"), "points"),
+            rounds.select(
+                pl.lit("opponent").alias("player"), pl.col("opponent_points").alias("points")
+            ),
+        ]
+    ).group_by("player").agg(
+        (pl.col("points") > 0).sum().alias("rounds_won"), pl.col("points").sum()
+    )  # fmt: skip
+    return habits.join(won, on="player", how="left").sort("player")
+
+
+def knock_policy(fitted: pl.DataFrame) -> pl.DataFrame:
+    """The fitted `knock` rows: knock (1) or wait (0) and the knock-minus-wait margin in
+    game-win chance, by deadwood, turn bucket and score cell."""
+    return fitted.filter(pl.col("table") == "knock").select(
+        pl.col("a").alias("deadwood"),
+        pl.col("b").alias("turn_bucket"),
+        pl.col("c").alias("score_cell"),
+        (pl.col("value") == 1).alias("chart_knocks"),
+        pl.col("extra").alias("margin"),
+    )
+
+
+def knock_deviations(features: pl.DataFrame, policy: pl.DataFrame) -> pl.DataFrame:
+    """The long table: per player, score buckets, deadwood after the play and turn bucket,
+    the logged and the policy's choice (`knock` or `wait`): how many plays (`n`) and the
+    sum of the logged choice's value minus the policy's in game-win chance
+    (`win_chance_diff_sum`: the margin, signed, where they differ)."""
+    top = SCORE_BUCKETS - 1
+    plays = features.filter(_may_knock()).with_columns(
+        pl.col("deadwood_after").alias("deadwood"),
+        ((pl.col("turn") - 1) // TURN_BUCKET).clip(0, TURN_BUCKETS - 1).alias("turn_bucket"),
+        (pl.col("score") // SCORE_STEP).clip(0, top).alias("score_bucket"),
+        (pl.col("opponent_score") // SCORE_STEP).clip(0, top).alias("opponent_score_bucket"),
+        pl.col("call").is_in(CALLS).alias("knocks"),
+    ).with_columns(
+        (pl.col("score_bucket") * SCORE_BUCKETS + pl.col("opponent_score_bucket"))
+        .alias("score_cell")
+    )  # fmt: skip
+    keys = ["deadwood", "turn_bucket", "score_cell"]
+    joined = plays.join(policy.with_columns(pl.col(keys).cast(pl.Int64)),
+                        on=keys, how="left", coalesce=True)  # fmt: skip
+    choice = {True: "knock", False: "wait"}
+    groups = ["player", "score_bucket", "opponent_score_bucket", "deadwood", "turn_bucket",
+              "call", "chart_call"]  # fmt: skip
+    return (
+        joined.with_columns(
+            pl.col("knocks").replace_strict(choice, return_dtype=pl.String).alias("call"),
+            pl.col("chart_knocks")
+            .replace_strict(choice, return_dtype=pl.String)
+            .alias("chart_call"),
+            (
+                (pl.col("knocks").cast(pl.Int8) - pl.col("chart_knocks").cast(pl.Int8))
+                * pl.col("margin")
+            ).alias("diff"),
+        )  # fmt: skip
+        .group_by(groups)
+        .agg(
+            pl.len().alias("n"),
+            pl.col("diff").is_not_null().sum().alias("measured"),
+            pl.col("diff").sum().alias("win_chance_diff_sum"),
+        )
+        .with_columns((pl.col("call") != pl.col("chart_call")).alias("deviation"))
+        .sort(groups)
+    )
+
+
+def knock_summary(deviations: pl.DataFrame) -> pl.DataFrame:
+    """Per player: knock-or-wait choices measured against the policy, deviations (waits
+    where it knocks, knocks where it waits) and their summed value in game-win chance."""
+    off = pl.col("deviation")
+    return deviations.group_by("player").agg(
+        pl.col("n").sum().alias("knock_decisions"),
+        pl.col("n").filter(off).sum().alias("n_knock_deviations"),
+        pl.col("n").filter(off & (pl.col("call") == "wait")).sum().alias("n_waited"),
+        pl.col("win_chance_diff_sum").filter(off).sum().alias("win_chance_diff_sum"),
+    )
+
+
+PLAYER_DESCRIPTIONS = {
+    "players": "Gin Rummy: per player (me: the logs' writer; opponent: whoever it played): "
+    "draws from the discard, knocks (deadwood, undercuts), gins and calls, each with its "
+    "opportunities; rounds won and points",
+    "player_deviations": "Gin Rummy: per player, score buckets, deadwood and turn bucket: "
+    "knock or wait as logged against the fitted knock policy, n plays and the logged "
+    "choice's value minus the policy's in game-win chance",
+}
+
+
+def by_player(con: duckdb.DuckDBPyConnection, fitted: pl.DataFrame | None = None) -> dict:
+    """`players` and, given fitted tables, `player_deviations` (frames by name)."""
+    features = load_features(con)
+    players = player_habits(features, load_rounds(con))
+    out = {}
+    if fitted is not None:
+        deviations = knock_deviations(features, knock_policy(fitted))
+        players = players.join(knock_summary(deviations), on="player", how="left")
+        out["player_deviations"] = deviations
+    out["players"] = players
+    return out
+
+
+def store_players(con: duckdb.DuckDBPyConnection, tables: dict[str, pl.DataFrame]) -> list[str]:
+    """Store `by_player`'s tables; without deviations, drop those of an earlier run."""
+    if "player_deviations" not in tables:
+        drop(con, GAME, "player_deviations")
+    return [
+        store(con, GAME, name, table, PLAYER_DESCRIPTIONS[name]) for name, table in tables.items()
+    ]

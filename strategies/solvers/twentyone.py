@@ -48,6 +48,7 @@ from mine.strategies.engines.twentyone import (
     COMBO,
     DOUBLE,
     HIT,
+    SPLIT,
     STAND,
     TwentyOneRules,
     add_points,
@@ -292,13 +293,7 @@ class _Solver:
         found = self._memo.get(memo_key)
         if found is not None:
             return found
-        rules = self.rules
-        combo = n == 2 and self.classify(2, total, context) == COMBO
-        options = {STAND: self.settle(removed, self.classify(n, total, context), 1.0, context)}
-        if not combo:
-            options[HIT] = self.hit(cards, removed, total, soft, n, context)
-        if n == 2 and (not combo or rules.double_on_combo):
-            options[DOUBLE] = self.double(cards, removed, total, soft, context, combo)
+        options = self.options(cards, removed, total, soft, n, context)
         if self.chart is None:
             action = max(options, key=options.__getitem__)
         else:
@@ -309,6 +304,17 @@ class _Solver:
             self._vote(removed, total, soft, n, context, options)
         found = self._memo[memo_key] = (options[action], action)
         return found
+
+    def options(self, cards, removed, total, soft, n, context) -> dict[int, float]:
+        """What each legal action of a live hand is worth (STAND, HIT, DOUBLE), the hand
+        being played on by `best` after it."""
+        combo = n == 2 and self.classify(2, total, context) == COMBO
+        options = {STAND: self.settle(removed, self.classify(n, total, context), 1.0, context)}
+        if not combo:
+            options[HIT] = self.hit(cards, removed, total, soft, n, context)
+        if n == 2 and (not combo or self.rules.double_on_combo):
+            options[DOUBLE] = self.double(cards, removed, total, soft, context, combo)
+        return options
 
     def hit(self, cards, removed, total, soft, n, context) -> float:
         probs = self.next_card(removed)
@@ -543,3 +549,60 @@ def _fill_chart(chart: Chart, solver: _Solver, up: int) -> None:
 def chart_value(rules: TwentyOneRules, chart: Chart, decks: int | None = None) -> float:
     """The exact value of playing `chart` (same model as `solve`)."""
     return solve(rules, decks, chart).ev
+
+
+def _two_cards(total: int, soft: int, pair: int) -> tuple[int, int]:
+    """Two card values making a first hand of this total (`pair`: the pair's value, 0
+    for none); in an infinite deck nothing else about them changes a value."""
+    if pair:
+        return pair, pair
+    if soft:
+        return 1, total - 11
+    high = min(10, total - 2)
+    return high, total - high
+
+
+class ChartValues:
+    """What each action is worth in a situation when `chart` plays the rest of the hand:
+    the recursion of `solve` (infinite deck), net per unit of the hand's first bid.
+    What a choice gains or loses against the chart's is the difference of two of these."""
+
+    def __init__(self, rules: TwentyOneRules, chart: Chart) -> None:
+        self.rules, self.chart = rules, chart
+        self._solvers: dict[int, _Solver] = {}
+
+    def _solver(self, up: int) -> _Solver:
+        solver = self._solvers.get(up)
+        if solver is None:
+            solver = self._solvers[up] = _Solver(self.rules, None, up, self.chart)
+            solver._split_votes = {}
+        return solver
+
+    def hand(self, up: int, total: int, soft: int, n_cards: int, context: int) -> dict[int, float]:
+        """STAND, HIT and DOUBLE where they are legal."""
+        none = (0,) * 10  # an infinite deck: the cards in hand change no chance
+        return self._solver(up).options(none, none, total, soft, n_cards, context)
+
+    def split(self, up: int, pair: int, context: int) -> float:
+        """Splitting a pair of value `pair` (re-splitting it, in a split hand)."""
+        return self._solver(up).split(pair, context)
+
+    def chart_action(self, up: int, total: int, soft: int, n_cards: int, context: int,
+                     pair: int) -> int:  # fmt: skip
+        """The chart's action there (an engine code, SPLIT included), with the chart's
+        fallbacks (DOUBLE where it is not legal is HIT, HIT on a Combo is STAND)."""
+        if pair and self.chart.split[context, up, pair]:
+            return SPLIT
+        action = int(self.chart.hand[context, up, total, soft, n_index(n_cards)])
+        legal = self.hand(up, total, soft, n_cards, context)
+        if action not in legal:
+            action = HIT if action == DOUBLE and HIT in legal else STAND
+        return action
+
+    def insurance(self, total: int, soft: int, pair: int) -> tuple[float, float]:
+        """(insured, not insured): a first hand's value against an ace with the side bet
+        (`bid // 2`, half a bid) taken, and without it."""
+        v1, v2 = _two_cards(total, soft, pair)
+        solver = self._solver(1)
+        insured = solver.first(v1, v2, pair > 0, INSURED)[0] - 0.5
+        return insured, solver.first(v1, v2, pair > 0, MAIN)[0]
