@@ -35,6 +35,7 @@ CAPS = {"twos": 5, "fours": 3, "ones": 3, "odds": 5, "heaps": 9, "left": 12}
 FEATURES = tuple(CAPS)
 MIN_POSITIONS = 40  # a board's own mean is kept only if the logs saw it this often
 SHRINK = 20  # … and is pulled towards the model's value as if it had this many more
+HORIZON = 8  # moves (even: the same mover) over which a position's gain is counted
 YARDSTICK_LEFT = 6  # positions this close to the cut-off are solved exactly
 YARDSTICK_SAMPLE = 300
 
@@ -72,6 +73,19 @@ def cell(board: tuple[int, ...], left: int) -> tuple[int, ...]:
     return tuple(min(counts[name], CAPS[name]) for name in FEATURES)
 
 
+def with_horizon_margin(positions: pl.DataFrame) -> pl.DataFrame:
+    """`horizon_margin`: what the mover gains over the next `HORIZON` moves (or until the
+    game stops): the final margin carries the noise of a whole game between players of
+    any strength; the next few moves carry the position's tactics."""
+    ordered = positions.sort("log_id", "game", "move")
+    later = pl.col("margin_before").shift(-HORIZON).over("log_id", "game")
+    return ordered.with_columns(
+        (pl.coalesce(later, pl.col("final_margin")) - pl.col("margin_before")).alias(
+            "horizon_margin"
+        )
+    )
+
+
 def _capped(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.select(pl.col(name).clip(upper_bound=cap) for name, cap in CAPS.items())
 
@@ -93,8 +107,9 @@ def fit(positions: pl.DataFrame, metadata: dict[str, Any]) -> Fitted:
     """Fit the model and the board table from the positions of `stats.positions`."""
     if positions.height < 100:
         raise FitError(f"{positions.height} positions are too few to fit from (at least 100)")
+    positions = with_horizon_margin(positions)
     x = _capped(positions).to_numpy()
-    y = positions["future_margin"].to_numpy().astype(float)
+    y = positions["horizon_margin"].to_numpy().astype(float)
     held_out = np.arange(len(y)) % 5 == 0  # deterministic: every fifth position
     regression = HistGradientBoostingRegressor(max_iter=200, learning_rate=0.1, random_state=0)
     regression.fit(x[~held_out], y[~held_out])
@@ -138,7 +153,7 @@ def _board_values(
     far = positions.filter(pl.col("left") >= CAPS["left"])
     means = (
         far.group_by("canonical_board")
-        .agg(pl.len().alias("n"), pl.col("future_margin").mean().alias("mean"))
+        .agg(pl.len().alias("n"), pl.col("horizon_margin").mean().alias("mean"))
         .filter(pl.col("n") >= MIN_POSITIONS)
         .sort("canonical_board")
     )

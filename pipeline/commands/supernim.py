@@ -28,7 +28,7 @@ from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.console import console, errors, fail, interval, print_json, show, show_pairs
 from mine.pipeline.reports import supernim as report_page
 from mine.pipeline.stats import supernim as stats_of
-from mine.strategies.bots.supernim import BASELINES, parse_bot
+from mine.strategies.bots.supernim import BASELINES, factory
 from mine.strategies.engines.supernim import SuperNimRules, parse_board, run_match
 from mine.strategies.validation import supernim as validation
 
@@ -82,8 +82,7 @@ def simulate(
         raise fail("--players needs at least two bots (a bot may play itself: random,random)")
     board = _start_board(start)
     try:
-        for spec in specs:
-            parse_bot(spec, None)
+        bots = {spec: factory(spec) for spec in specs}
     except ValueError as error:
         raise fail(str(error)) from None
     pairs = [(a, b) for k, a in enumerate(specs) for b in specs[k + 1 :]]
@@ -92,7 +91,7 @@ def simulate(
     try:
         with bar:
             for number, (a, b) in enumerate(pairs):
-                factories = ((a, _factory(a)), (b, _factory(b)))
+                factories = ((a, bots[a]), (b, bots[b]))
                 summary.append(
                     run_match(factories, games, board, seed + number, game_rules, out, advance)
                 )
@@ -102,10 +101,6 @@ def simulate(
         print_json({"rules": asdict(game_rules), "seed": seed, "out": str(out), "matches": summary})
         return
     show(summary, f"supernim matches → {out}")
-
-
-def _factory(spec: str):
-    return lambda rng: parse_bot(spec, rng)
 
 
 def stats(
@@ -281,7 +276,10 @@ def report(
         raise fail(str(error)) from None
     finally:
         con.close()
-    validation_card = validation.read_card(card) if card else None
+    try:
+        validation_card = validation.read_card(card) if card else None
+    except ValueError as error:
+        raise fail(str(error)) from None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(report_page.html(fitted, derived, validation_card), encoding="utf-8")

@@ -90,7 +90,13 @@ def real_move(game: Game, state: State, points: int, target: tuple[int, ...]) ->
     raise ValueError(f"no legal move from {state.board} leaves {target}")
 
 
-def parse_bot(spec: str, rng: np.random.Generator) -> Player:
+def factory(spec: str) -> Callable[[np.random.Generator], Player]:
+    """`rng -> player` for a spec (checked now, so a bad spec fails before any game)."""
+    parse_bot(spec, None)
+    return lambda rng: parse_bot(spec, rng)
+
+
+def parse_bot(spec: str, rng: np.random.Generator | None) -> Player:
     """The player a spec names: `random`, `greedy` or `alphabeta:D` (1 ≤ D ≤ 8)."""
     name, _, argument = spec.partition(":")
     if name in ("random", "greedy") and not argument:
