@@ -198,11 +198,17 @@ def generate(
     depth: Annotated[
         int, typer.Option("--depth", min=1, max=8, help="Search depth cap (plies).")
     ] = model.DEPTH,
+    check_games: Annotated[
+        int,
+        typer.Option(
+            "--check-games", min=4, help="Games per opponent behind the docstring's figures."
+        ),
+    ] = validation.CHECK_GAMES,
 ) -> None:
     """Generate a single-file, standard-library-only Super-Nim player from a table."""
     fitted = _read_table(table)
     try:
-        validation.write_player(fitted, out, budget, depth)
+        validation.write_player(fitted, out, budget, depth, check_games)
     except (ValueError, OSError) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
     console.print(f"wrote {out} (depth {depth}, at most {budget} s a move)")

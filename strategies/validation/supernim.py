@@ -207,11 +207,13 @@ class _Done:
         return self.value
 
 
-def write_player(fitted: Fitted, out: str | Path, budget: float, depth: int) -> dict:
+def write_player(
+    fitted: Fitted, out: str | Path, budget: float, depth: int, games: int = CHECK_GAMES
+) -> dict:
     """Write the player, measure that file briefly, and write it again with the figures
     in its docstring (the code is the same; only the docstring gains the figures)."""
     codegen.write_module(out, fitted, None, budget, depth)
-    card = validate_player(out, list(CHECK_OPPONENTS), CHECK_GAMES)
+    card = validate_player(out, list(CHECK_OPPONENTS), games)
     codegen.write_module(out, fitted, card, budget, depth)
     return card
 
