@@ -119,8 +119,8 @@ def main() -> None:
     print(
         f"alpha-beta depth {DEPTH}: {result['searcher_seconds_per_move'] * 1000:.1f} ms a move "
         f"vs {result['reference_seconds_per_move'] * 1000:.1f} ms plain = "
-        f"{result['search_speedup']}×; {result['searcher_nodes_per_s']:,} nodes/s (inner "
-        f"nodes) vs {result['reference_nodes_per_s']:,} nodes/s (every node)"
+        f"{result['search_speedup']}×; {result['searcher_nodes_per_s']:,} nodes/s vs "
+        f"{result['reference_nodes_per_s']:,} nodes/s (every node counted in both)"
     )
     print(f"wrote {RESULTS}")
 

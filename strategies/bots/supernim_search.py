@@ -17,7 +17,7 @@ from bisect import insort
 
 INFINITY = float("inf")
 EXACT, LOWER, UPPER = 0, 1, 2
-CHECK_EVERY = 512  # nodes between two looks at the clock
+CHECK_EVERY = 256  # nodes (leaves included) between two looks at the clock
 CACHE_LIMIT = 400_000  # successor lists kept before the cache starts over
 
 
@@ -117,13 +117,13 @@ class Searcher:
 
     def _value(self, board, depth, left, growths_left, alpha, beta, table):
         """The future margin of the mover on `board` (negamax, alpha-beta)."""
+        self.nodes += 1
+        if self.nodes % CHECK_EVERY == 0 and time.perf_counter() > self.deadline:
+            raise OutOfTime
         if not board or left <= 0:
             return 0
         if depth == 0:
             return self.evaluate(board, left)
-        self.nodes += 1
-        if self.nodes % CHECK_EVERY == 0 and time.perf_counter() > self.deadline:
-            raise OutOfTime
         key = (board, depth, left, growths_left)
         entry = table.get(key)
         if entry is not None:
