@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import platform
-import time
+import timeit
 from pathlib import Path
 
 import numpy as np
@@ -29,12 +29,7 @@ DEPTH = 3
 
 
 def best_of(repeats: int, run) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    return min(timeit.repeat(run, number=1, repeat=repeats))
 
 
 class Reference:

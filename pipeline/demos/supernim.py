@@ -47,7 +47,13 @@ QUERIES = {
 }
 
 
-def run(db: Path, workdir: Path, console: Console, games: int = GAMES) -> dict[str, Any]:
+def run(
+    db: Path,
+    workdir: Path,
+    console: Console,
+    games: int = GAMES,
+    validation_games: int = VALIDATION_GAMES,
+) -> dict[str, Any]:
     started = time.perf_counter()
     logs = workdir / "logs"
     pairs = [(a, b) for k, a in enumerate(POPULATION) for b in POPULATION[k + 1 :]]
@@ -67,8 +73,8 @@ def run(db: Path, workdir: Path, console: Console, games: int = GAMES) -> dict[s
     path = model.write_table(workdir / "supernim-table.parquet", fitted)
     fitted = model.read_table(path)  # as `mine generate supernim --table` reads it
     player = workdir / "supernim_player.py"
-    validation.write_player(fitted, player, 0.2, model.DEPTH)
-    card = validation.validate_player(player, list(OPPONENTS), VALIDATION_GAMES)
+    validation.write_player(fitted, player, 0.2, model.DEPTH, validation_games)
+    card = validation.validate_player(player, list(OPPONENTS), validation_games)
     (workdir / "supernim-card.json").write_text(json.dumps(card, indent=2))
     (workdir / "supernim-report.html").write_text(
         report_page.html(fitted, derived, card), encoding="utf-8"

@@ -139,3 +139,18 @@ def test_bad_options_fail_in_one_line(tmp_path, args, message):
         else _run(*args, ok=False)
     )
     assert result.exit_code != 0 and message in result.output and "Traceback" not in result.output
+
+
+def test_the_demo_runs_the_loop_and_again_changes_nothing(tmp_path):
+    from rich.console import Console
+
+    from mine.pipeline.demos import supernim as demo
+
+    console = Console(file=open(tmp_path / "out.txt", "w"))  # noqa: SIM115
+    first = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, 4, 4)
+    again = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, 4, 4)
+    assert first["ingest"]["new"] == 6 and again["ingest"] == {
+        "new": 0, "unchanged": 6, "replaced": 0, "rejected": 0
+    }  # fmt: skip
+    assert set(first["wins"]) == {"random", "greedy", "alphabeta:2"}
+    assert (tmp_path / "demo" / "supernim-report.html").read_text().count("<svg") >= 4
