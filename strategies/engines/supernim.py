@@ -11,7 +11,8 @@ with no legal move, which only a variant can reach); games that cycle are cut of
 Two loop-breaking variants the handout invites (off by default; a result names them):
 - `ulam_limit = N`: at most N growth steps (odd n → 3n + 1) in a game. Only growth adds
   sticks, so past the limit every game drains towards its end;
-- `repeat_ends = on`: a position (mover and canonical board) seen before ends the game.
+- `repeat_ends = on`: a position (mover and canonical board) seen before ends the game
+  (the game manager keeps the history in the state; the search does not look at it).
 
 States are immutable (`State`, a NamedTuple: hashable, a cache key as the handout asks).
 Successors keep heap order as the spec's examples do; `canonical` (the sorted board) is
