@@ -128,6 +128,11 @@ def stats(
         formats={"max_win_rate": rate, "draw_rate": rate, "cutoff_rate": rate},
     )
     show(
+        derived.parity.to_dicts(),
+        "outcomes by start 2-heap parity (odd: the first mover cashes one more)",
+        formats={"first_win_rate": rate},
+    )
+    show(
         derived.kinds.to_dicts(),
         "outcomes by move kind (final margin from the mover's side)",
         formats={"mean_final_margin": "{:+.3f}".format, "win_rate": rate},

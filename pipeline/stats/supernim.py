@@ -12,7 +12,11 @@ Six tables, each a count next to its opportunities (PokerTracker style):
 - `stats_supernim_kinds`: per move kind (merge, ulam, split): moves, the mover's final
   margin and wins;
 - `stats_supernim_trajectories`: per pairing and move number, the mean scores of max and
-  min over the games still going (the handout's score graphs).
+  min over the games still going (the handout's score graphs);
+- `stats_supernim_parity`: per pairing and whether the start board holds an odd number of
+  2-heaps: games won by the first mover, by the second, and drawn. (2-heaps are made in
+  pairs, by splitting a 4, so between players who cash every 2 at once this parity and
+  the first mover decide the game.)
 
 Also the warehouse's side of fitting (`fit_inputs`: the positions of the chosen logs and
 their fingerprint). Nothing here knows the rules: it counts what the logs show.
@@ -40,6 +44,7 @@ class SuperNimStats(NamedTuple):
     features: pl.DataFrame
     kinds: pl.DataFrame
     trajectories: pl.DataFrame
+    parity: pl.DataFrame
 
 
 DESCRIPTIONS = {
@@ -49,6 +54,7 @@ DESCRIPTIONS = {
     "features": "Super-Nim: positions per board features, margin and moves left, with margins",
     "kinds": "Super-Nim: moves per kind with the mover's final margin and wins",
     "trajectories": "Super-Nim: mean scores of max and min per pairing and move number",
+    "parity": "Super-Nim: games per pairing and start 2-heap parity won by first, second, drawn",
 }
 
 
@@ -112,7 +118,8 @@ def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> 
     where = logs_filter(log_ids)
     games = shared.frame(
         con,
-        "SELECT max_player, min_player, start_key, winner, ended, moves "
+        "SELECT max_player, min_player, start_key, winner, ended, moves, first_player, "
+        "len(list_filter(start_board, lambda n: n = 2)) % 2 = 1 AS odd_twos "
         f"FROM supernim_matches WHERE {where}",
     )
     seen = positions(con, where)
@@ -152,6 +159,24 @@ def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> 
         features=_margins(seen, ["heaps", "sticks", "twos", "odds", "margin_before", "left"]),
         kinds=kinds,
         trajectories=trajectories,
+        parity=_by_parity(games),
+    )
+
+
+def _by_parity(games: pl.DataFrame) -> pl.DataFrame:
+    keys = ["max_player", "min_player", "odd_twos"]
+    return (
+        games.group_by(keys)
+        .agg(
+            pl.len().alias("games"),
+            (pl.col("winner") == pl.col("first_player")).sum().alias("first_wins"),
+            ((pl.col("winner") != pl.col("first_player")) & (pl.col("winner") != "draw"))
+            .sum()
+            .alias("second_wins"),
+            (pl.col("winner") == "draw").sum().alias("draws"),
+        )
+        .with_columns((pl.col("first_wins") / pl.col("games")).alias("first_win_rate"))
+        .sort(keys)
     )
 
 

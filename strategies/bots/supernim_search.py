@@ -18,7 +18,8 @@ from bisect import insort
 INFINITY = float("inf")
 EXACT, LOWER, UPPER = 0, 1, 2
 CHECK_EVERY = 256  # nodes (leaves included) between two looks at the clock
-CACHE_LIMIT = 400_000  # successor lists kept before the cache starts over
+CACHE_LIMIT = 20_000  # successor lists kept before the cache starts over (a big heap of
+# tuples makes every full garbage collection long: a move-time outlier)
 
 
 class OutOfTime(Exception):

@@ -60,10 +60,19 @@ def test_every_pairing_is_simulated_ingested_and_counted(loop):
             "FROM stats_supernim_pairings ORDER BY ALL"
         ).fetchall()
         kinds = con.execute("SELECT sum(moves) FROM stats_supernim_kinds").fetchone()[0]
+        parity = con.execute(
+            "SELECT sum(games), sum(first_wins + second_wins + draws), "
+            "sum(games) FILTER (odd_twos) FROM stats_supernim_parity"
+        ).fetchone()
+        odd_starts = con.execute(
+            "SELECT count(*) FROM supernim_games "
+            "WHERE len(list_filter(start_board, lambda n: n = 2)) % 2 = 1"
+        ).fetchone()[0]
     finally:
         con.close()
     assert games == 6 * 24 and moves == sum(m["moves"] for m in matches) == kinds
     assert all(total == n for _, _, n, total, _ in pairings) and len(pairings) == 6
+    assert parity == (games, games, odd_starts)
     by_pair = {(a, b): (n, cut) for a, b, n, _, cut in pairings}
     simulated = {(m["max"].replace(":", "_"), m["min"].replace(":", "_")): m for m in matches}
     for key, match in simulated.items():
