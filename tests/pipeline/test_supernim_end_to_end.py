@@ -156,8 +156,8 @@ def test_the_demo_runs_the_loop_and_again_changes_nothing(tmp_path):
     from mine.pipeline.demos import supernim as demo
 
     console = Console(file=open(tmp_path / "out.txt", "w"))  # noqa: SIM115
-    first = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, 4, 4)
-    again = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, 4, 4)
+    first = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, 2, 4)
+    again = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, 2, 4)
     assert first["ingest"]["new"] == 6 and again["ingest"] == {
         "new": 0, "unchanged": 6, "replaced": 0, "rejected": 0
     }  # fmt: skip
