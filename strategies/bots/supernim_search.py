@@ -1,7 +1,9 @@
-"""Super-Nim's search: depth-limited alpha-beta (negamax) over canonical boards.
+"""Super-Nim's move generator and search: depth-limited alpha-beta (negamax) over
+canonical boards.
 
 Standard library only: `mine generate supernim` embeds this file's code in every player
-it writes, so the bots and the generated players search with the very same functions.
+it writes, so the engine, the bots and the generated players move and search with the
+very same functions.
 
 Points are additive, so a position's worth to the mover is the margin it will still gain
 from here: negamax over that future margin needs neither the scores nor whose turn it is,
@@ -20,6 +22,30 @@ EXACT, LOWER, UPPER = 0, 1, 2
 CHECK_EVERY = 256  # nodes (leaves included) between two looks at the clock
 CACHE_LIMIT = 20_000  # successor lists kept before the cache starts over (a big heap of
 # tuples makes every full garbage collection long: a move-time outlier)
+
+
+def heap_moves(board, cap, reward, growth=True):
+    """Every legal move on a board, in heap order, as (kind, i, j, board after, points):
+    merges (heap i onto heap j) by i then j, then the Ulam steps by heap. `growth=False`
+    leaves out the odd steps (n -> 3n + 1)."""
+    found = []
+    for i, a in enumerate(board):
+        for j, b in enumerate(board):
+            if a != b:
+                after = list(board)
+                after[j] = min(a + b, cap)
+                del after[i]
+                found.append(("merge", i, j, tuple(after), 0))
+    for i, n in enumerate(board):
+        head, tail = board[:i], board[i + 1 :]
+        if n % 2:
+            if growth:
+                found.append(("ulam", i, None, (*head, 3 * n + 1, *tail), 0))
+        elif n == 2:
+            found.append(("split", i, None, head + tail, reward))
+        else:
+            found.append(("ulam", i, None, (*head, n // 2, n // 2, *tail), 0))
+    return found
 
 
 class OutOfTime(Exception):

@@ -118,24 +118,9 @@ SEARCH = Searcher(MERGE_CAP, SPLIT_REWARD, evaluate)
 
 
 def successors(state):
-    """(successor state, its sorted board, points) in heap order, as the handout lists."""
+    """(successor state, board after, points) in heap order, as the handout lists them."""
     player, board, score_max, score_min = state
-    board = tuple(board)
-    found = []
-    for i, a in enumerate(board):
-        for j, b in enumerate(board):
-            if a != b:
-                after = list(board)
-                after[j] = min(a + b, MERGE_CAP)
-                del after[i]
-                found.append((tuple(after), 0))
-    for i, n in enumerate(board):
-        if n % 2:
-            found.append((board[:i] + (3 * n + 1,) + board[i + 1:], 0))
-        elif n == 2:
-            found.append((board[:i] + board[i + 1:], SPLIT_REWARD))
-        else:
-            found.append((board[:i] + (n // 2, n // 2) + board[i + 1:], 0))
+    found = [m[3:] for m in heap_moves(tuple(board), MERGE_CAP, SPLIT_REWARD)]
     states = []
     for after, points in found:
         if player == "max":

@@ -34,6 +34,7 @@ from mine.parsers import supernim as log_format
 from mine.parsers.csvlog import pair_paths
 from mine.parsers.supernim import Game as GameRecord
 from mine.parsers.supernim import Move as MoveRecord
+from mine.strategies.bots.supernim_search import heap_moves
 from mine.strategies.engines.settings import RuleSettings
 
 MAX, MIN = "max", "min"
@@ -81,28 +82,12 @@ class Move(NamedTuple):
 # --- the rules -------------------------------------------------------------------------
 
 
-def moves(board: tuple[int, ...], rules: SuperNimRules = DEFAULT_RULES, growth: bool = True):
+def moves(
+    board: tuple[int, ...], rules: SuperNimRules = DEFAULT_RULES, growth: bool = True
+) -> list[Move]:
     """Every legal move on `board`, in heap order: merges (i onto j) by i then j, then the
     Ulam steps by heap. `growth=False` leaves out odd steps (the Ulam limit is reached)."""
-    found: list[Move] = []
-    cap = rules.merge_cap
-    for i, a in enumerate(board):
-        for j, b in enumerate(board):
-            if a != b:
-                after = list(board)
-                after[j] = min(a + b, cap)
-                del after[i]
-                found.append(Move(MERGE, i, j, tuple(after), 0))
-    for i, n in enumerate(board):
-        head, tail = board[:i], board[i + 1 :]
-        if n % 2:
-            if growth:
-                found.append(Move(ULAM, i, None, (*head, 3 * n + 1, *tail), 0))
-        elif n == 2:
-            found.append(Move(SPLIT, i, None, head + tail, rules.split_reward))
-        else:
-            found.append(Move(ULAM, i, None, (*head, n // 2, n // 2, *tail), 0))
-    return found
+    return [Move(*move) for move in heap_moves(board, rules.merge_cap, rules.split_reward, growth)]
 
 
 def canonical(board: tuple[int, ...]) -> tuple[int, ...]:
