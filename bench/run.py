@@ -13,7 +13,7 @@ from pathlib import Path
 from mine import games
 
 HERE = Path(__file__).resolve().parent
-SHARED = ("startup.py", "ingest.py")
+SHARED = ("startup.py", "ingest.py", "contained.py")
 
 
 def benchmarks() -> list[Path]:

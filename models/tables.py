@@ -7,6 +7,7 @@ settings. Readers check the game and kind before trusting the rows.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -30,11 +31,23 @@ def write(path: str | Path, frame: pl.DataFrame, metadata: dict[str, Any]) -> Pa
     if missing:
         raise TableError(f"table metadata lacks {', '.join(missing)}")
     path = Path(path).with_suffix(".parquet")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame.write_parquet(path)
     # No timestamp: the same data and settings must give the same files.
     stamped = {**metadata, "columns": frame.columns, "n": frame.height}
-    metadata_path(path).write_text(json.dumps(stamped, indent=2, default=str) + "\n")
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        frame.write_parquet(partial)
+        metadata_path(partial).write_text(json.dumps(stamped, indent=2, default=str) + "\n")
+        # The metadata last: a reader finds both files or a table it cannot read, never
+        # new rows with old metadata.
+        partial.replace(path)
+        metadata_path(partial).replace(metadata_path(path))
+    except OSError as error:
+        raise TableError(f"{path}: cannot write the table ({error.strerror})") from None
+    finally:
+        for leftover in (partial, metadata_path(partial)):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
     return path
 
 

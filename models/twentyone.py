@@ -1,8 +1,9 @@
 """TwentyOne: learn the game from logs, then solve for an action table and a bid table.
 
-Nothing about the rules is given (no `TwentyOneRules` here): only the shape of the game (a
-hand is cards with a total, aces count 11 while they can; the dealer draws to a final
-hand; a hand is settled against the dealer's). What the logs show is learned:
+Nothing about the rules is given (of `TwentyOneRules` only the bounds a setting may take):
+only the shape of the game (a hand is cards with a total, aces count 11 while they can; the
+dealer draws to a final hand; a hand is settled against the dealer's). What the logs show
+is learned:
 
 - the cards: value frequencies of every card seen, and the number of decks
   (`pipeline.stats.twentyone.infer_decks`: no card turns up more often between reshuffles than
@@ -45,6 +46,8 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+
+from mine.strategies.engines.twentyone import TwentyOneRules
 
 GAME = "twentyone"
 KIND = "strategy"
@@ -672,6 +675,13 @@ def learn(data: FitData) -> GameModel:
     early = data.bids.filter(pl.col("round") <= 10)
     min_bid = int(early["bid"].min()) if early.height else int(data.bids["bid"].min())
     max_bid = int(data.bids["bid"].max())
+    for name, value in (("min_bid", min_bid), ("max_bid", max_bid)):
+        if not TwentyOneRules.within(name, value):
+            low, high = TwentyOneRules.BOUNDS[name]
+            raise FitError(
+                f"the logs' bids reach {value:,}, outside {low:,}..{high:,} (the rules' "
+                f"range of {name}); leave such logs out with --logs"
+            )
     return GameModel(
         probs=probs,
         decks=int(data.decks["decks"]),

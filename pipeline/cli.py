@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from typer.core import TyperGroup
+from typer.exceptions import TyperException
 
 from mine import __version__, games
 from mine.pipeline import options
 
 # Plain help: rich's help panels would import rich on every `--help`, tripling start-up.
-HELP = {"rich_markup_mode": None, "add_completion": False, "no_args_is_help": True}
+HELP = {
+    "rich_markup_mode": None,
+    "add_completion": False,
+    "no_args_is_help": True,
+    "context_settings": {"help_option_names": ["-h", "--help"]},
+}
 
 VERBS = {
     "simulate": "Play games between bots and write logs in the real format.",
@@ -97,15 +105,26 @@ def query(
     file: Annotated[
         Path | None, typer.Option("--file", "-f", help="Read the SQL from a file.")
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table, csv, json or parquet.")] = "table",
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="table, csv, json or parquet (default: --out's extension, else table).",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file.")] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", min=0, help="Rows the table shows (0: all).")
+    ] = 40,
     db: options.Db = None,
     wait: options.Wait = 60.0,
 ) -> None:
-    """Run SQL over a read-only connection; print a table or export csv/json/parquet."""
+    """Run one read-only SELECT (from the argument, --file, or stdin); show its first rows,
+    or write all of it as csv, json or parquet to --out or stdout."""
     from mine.pipeline.commands import warehouse
 
-    warehouse.query(sql, file, fmt, out, db, wait)
+    warehouse.query(sql, file, fmt, out, limit, db, wait)
 
 
 @app.command()
@@ -117,8 +136,50 @@ def tables(db: options.Db = None, wait: options.Wait = 60.0) -> None:
 
 
 @app.command()
+def export(
+    folder: Annotated[Path, typer.Argument(help="A new folder for the Parquet files.")],
+    db: options.Db = None,
+    as_json: options.Json = False,
+    wait: options.Wait = 60.0,
+) -> None:
+    """Write the whole warehouse as Parquet, hive-partitioned by game and log, with a
+    manifest (DuckDB, polars or any Parquet reader reads it back)."""
+    from mine.pipeline.commands import warehouse
+
+    warehouse.export(folder, db, as_json, wait)
+
+
+@app.command()
 def demo(db: options.Db = None) -> None:
     """Run the main job end to end on the embedded default warehouse."""
     from mine.pipeline import demo as running
 
     raise typer.Exit(running.main(db))
+
+
+def run() -> None:
+    """The `mine` command: a bad option or argument is one line (and exit code 2), like
+    every other error, instead of click's usage block."""
+    try:
+        code = _main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # `mine query … | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    sys.exit(code)
+
+
+def _main() -> int:
+    try:
+        code = app(standalone_mode=False)
+    except TyperException as error:  # click's, as typer vendors it: bad options, mostly
+        if type(error).__name__ == "NoArgsIsHelpError":  # a bare `mine` or `mine simulate`
+            print(error.format_message())
+            return 0
+        ctx = getattr(error, "ctx", None)
+        where = f" (see {ctx.command_path} --help)" if ctx else ""
+        print(f"error: {error.format_message()}{where}", file=sys.stderr)
+        return error.exit_code
+    except typer.Abort:
+        return 130
+    return code if isinstance(code, int) else 0

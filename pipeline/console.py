@@ -3,8 +3,10 @@ two shapes results are printed in (a table of rows, a list of name/value pairs).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -76,3 +78,26 @@ def interval(figure: Mapping[str, Any], fmt: str = "{:+.4f}") -> str:
     """`{"mean": m, "ci95": [low, high]}` as `m [low, high]`."""
     low, high = figure["ci95"]
     return f"{fmt.format(figure['mean'])} [{fmt.format(low)}, {fmt.format(high)}]"
+
+
+def write_report(out: Path, text: str, as_json: bool = False) -> None:
+    """Write a page (or any text a command makes) whole or not at all, and say so."""
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(out)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        raise fail(f"cannot write {out}: {error.strerror}") from None
+    if as_json:
+        print_json({"wrote": str(out), "bytes": len(text.encode())})
+    else:
+        console.print(f"wrote {out}", highlight=False)
+
+
+def next_step(command: str, as_json: bool = False) -> None:
+    """What a user would run next, on stderr (results stay alone on stdout)."""
+    if not as_json:
+        errors.print(f"next: {command}", style="dim", highlight=False, soft_wrap=True)

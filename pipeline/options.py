@@ -50,15 +50,45 @@ Me = Annotated[
     ),
 ]
 PlayerFile = Annotated[Path, typer.Argument(help="A player module written by `mine generate`.")]
-Workers = Annotated[int, typer.Option("--workers", min=1, help="Worker processes.")]
+MAX_GAMES = 1_000_000
+MAX_HANDS = 1_000_000_000
+MAX_WORKERS = 64
+Workers = Annotated[
+    int, typer.Option("--workers", min=1, max=MAX_WORKERS, help="Worker processes.")
+]
 
 
-def games(help: str, minimum: int = 1):
-    return Annotated[int, typer.Option("--games", min=minimum, help=help)]
+def games(help: str, minimum: int = 1, maximum: int = MAX_GAMES):
+    return Annotated[int, typer.Option("--games", min=minimum, max=maximum, help=help)]
 
 
-def hands(help: str, minimum: int = 1000):
-    return Annotated[int, typer.Option("--hands", min=minimum, help=help)]
+def hands(help: str, minimum: int = 1000, flag: str = "--hands"):
+    return Annotated[int, typer.Option(flag, min=minimum, max=MAX_HANDS, help=help)]
+
+
+def room_for(out: Path, size: int) -> None:
+    """One line and no file written when `size` bytes will not fit where `out` goes."""
+    import shutil
+
+    from mine.pipeline.console import fail
+
+    there = out.absolute()
+    while not there.exists():
+        there = there.parent
+    free = shutil.disk_usage(there).free
+    if size > 0.9 * free:
+        raise fail(
+            f"{out}: this writes about {_bytes(size)} and {there} has {_bytes(free)} free; "
+            "play fewer --games"
+        )
+
+
+def _bytes(size: float) -> str:
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000:
+            return f"{size:,.0f} {unit}"
+        size /= 1000
+    return f"{size:,.1f} TB"
 
 
 def out(help: str):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
 import time
 from pathlib import Path
 from types import ModuleType
+
+from mine.strategies import contained
 
 
 class PlayerFileError(ValueError):
@@ -17,15 +20,19 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
     """Run the file as a fresh module and check it defines each of `functions`."""
     path = Path(path)
     if not path.is_file():
-        raise PlayerFileError(f"{path}: no such file")
+        raise PlayerFileError(f"{path}: {'not a file' if path.exists() else 'no such file'}")
     name = f"{game}_player_{abs(hash((str(path.resolve()), time.time_ns())))}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise PlayerFileError(f"{path}: not a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up while the file runs
+    watch = contained.watch()
     try:
-        spec.loader.exec_module(module)
+        with watch.importing() if watch else contextlib.nullcontext():
+            spec.loader.exec_module(module)
+    except SystemExit as error:
+        raise PlayerFileError(f"{path}: cannot load (it called sys.exit({error.code!r}))") from None
     except Exception as error:  # a broken player is the user's input, not our bug
         raise PlayerFileError(f"{path}: cannot load ({type(error).__name__}: {error})") from None
     finally:
@@ -33,7 +40,7 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
     missing = [f for f in functions if not callable(getattr(module, f, None))]
     if missing:
         raise PlayerFileError(f"{path}: defines no {', '.join(missing)}")
-    return module
+    return contained.load_wrapped(module, functions)
 
 
 def load_source(source: str, game: str) -> ModuleType:

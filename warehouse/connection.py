@@ -16,6 +16,11 @@ import duckdb
 
 DEFAULT_DB = "mine.duckdb"
 ENV_DB = "MINE_DB"
+SEALED = {
+    "enable_external_access": False,
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
 
 
 class WarehouseBusy(RuntimeError):
@@ -37,18 +42,25 @@ def connect(
     read_only: bool = False,
     wait: float = 60.0,
     memory_limit: str | None = None,
+    sealed: bool = False,
 ) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse, waiting up to `wait` seconds for another process's lock."""
+    """Open the warehouse, waiting up to `wait` seconds for another process's lock.
+    `sealed` (read-only) for users' SQL: no files but the warehouse, no extensions, no
+    settings changed."""
     path = db_path(db)
     if read_only and not path.exists():
         raise WarehouseMissing(f"{path}: no warehouse here yet (run `mine ingest` first)")
-    config = {"memory_limit": memory_limit} if memory_limit else {}
+    config: dict[str, object] = {"memory_limit": memory_limit} if memory_limit else {}
+    if sealed:
+        config |= SEALED
     deadline = time.monotonic() + wait
     delay = 0.05
     while True:
         try:
             con = duckdb.connect(str(path), read_only=read_only, config=config)
             con.execute("SET enable_progress_bar = false")  # it would write into --json output
+            if sealed:
+                con.execute("SET lock_configuration = true")
             return con
         except duckdb.IOException as error:
             if "lock" not in str(error).lower():

@@ -55,21 +55,42 @@ def game_schemas() -> dict[str, ModuleType]:
     return {game.name: game.module("schema") for game in games.with_part("schema")}
 
 
-def ensure(con: duckdb.DuckDBPyConnection) -> None:
-    """Create whatever is missing; views are re-created so they follow the code."""
+def found_version(con: duckdb.DuckDBPyConnection) -> int | None:
+    """The layout version of the open warehouse; None when it holds no mine tables yet."""
     tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-    found = None
     if "warehouse_version" in tables:
-        found = con.execute("SELECT max(version) FROM warehouse_version").fetchone()[0]
-    elif "logs" in tables:
-        found = 1  # the first layout had no version table
+        return con.execute("SELECT max(version) FROM warehouse_version").fetchall()[0][0]
+    return 1 if "logs" in tables else None  # the first layout had no version table
+
+
+def check(con: duckdb.DuckDBPyConnection, path: object, *, empty_ok: bool = False) -> None:
+    """WarehouseVersionError unless the warehouse at `path` is laid out as this mine lays
+    it out (or, with `empty_ok`, is a database with no tables yet)."""
+    found = found_version(con)
+    empty = not con.execute("SELECT 1 FROM duckdb_tables() LIMIT 1").fetchall()
+    if found is None and empty and not empty_ok:
+        raise WarehouseVersionError(
+            f"{path}: an empty database, no logs yet (run `mine ingest` first)"
+        )
+    if found is None and not empty:
+        raise WarehouseVersionError(
+            f"{path}: a DuckDB file, but not a mine warehouse (no warehouse_version table); "
+            "give the warehouse with --db, or ingest logs into a new file"
+        )
     if found not in (None, VERSION):
         raise WarehouseVersionError(
-            f"this warehouse has layout version {found}, this mine writes version {VERSION}; "
-            "ingest the logs into a new warehouse file (--db)"
+            f"{path}: warehouse layout version {found}, this mine reads and writes version "
+            f"{VERSION}; rebuild it: `mine ingest LOGS --db NEW.duckdb` from the same logs "
+            "(it is left as it is)"
         )
+
+
+def ensure(con: duckdb.DuckDBPyConnection, path: object = "the warehouse") -> None:
+    """Create whatever is missing; views are re-created so they follow the code."""
+    check(con, path, empty_ok=True)
+    fresh = found_version(con) is None
     con.execute(CORE)
-    if found is None:
+    if fresh:
         con.execute("INSERT INTO warehouse_version VALUES (?)", [VERSION])
     for module in game_schemas().values():
         con.execute(module.SCHEMA)

@@ -9,18 +9,29 @@ from typing import Annotated, Any
 import numpy as np
 import polars as pl
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from mine.models import ginrummy as model
 from mine.models import tables
 from mine.pipeline import options
 from mine.pipeline.commands.warehouse import open_warehouse
-from mine.pipeline.console import console, errors, fail, print_json, show, show_pairs
+from mine.pipeline.console import (
+    console,
+    fail,
+    next_step,
+    print_json,
+    show,
+    show_pairs,
+    write_report,
+)
+from mine.pipeline.progress import bar as progress_bar
+from mine.pipeline.progress import working
 from mine.pipeline.reports import ginrummy as report_page
 from mine.pipeline.stats import ginrummy as stats_of
 from mine.pipeline.stats import has_logs
 from mine.strategies.bots.ginrummy import make_bot
 from mine.strategies.codegen import ginrummy as codegen
+from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver
 from mine.strategies.engines.ginrummy import simulate as play_games
 from mine.strategies.player_file import PlayerFileError
@@ -32,6 +43,9 @@ BOT_NAMES = "simple, random, ginhunter, explorer, explorer:<share>, explorer:<po
 BASELINES = ",".join(validation.BASELINES)
 PROGRESS = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
             TimeElapsedColumn())  # fmt: skip
+
+
+LOG_BYTES_PER_GAME = 20_000  # both files, generously (about 5 kB measured)
 
 
 def _bots(names: list[str], rules: GinRummyRules, solver: MeldSolver | None = None) -> None:
@@ -63,6 +77,7 @@ def simulate(
         raise fail(f"--me {me} is not a player (0 or 1)")
     solver = MeldSolver(game_rules.meld_sizes)
     _bots(specs, game_rules, solver)
+    options.room_for(out, games * LOG_BYTES_PER_GAME)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -70,7 +85,7 @@ def simulate(
     seats = [
         (spec, lambda rng, spec=spec: make_bot(spec, rng, game_rules, solver)) for spec in specs
     ]
-    with Progress(*PROGRESS, console=errors, disable=as_json, transient=True) as bar:
+    with progress_bar(*PROGRESS, as_json=as_json) as bar:
         task = bar.add_task(f"{specs[0]} vs {specs[1]}", total=games)
         try:
             summary = play_games(game_rules, seats, games, seed, out, me,
@@ -90,6 +105,7 @@ def simulate(
         f"{summary['rounds']:,} rounds: {endings['Gin']:,} gin, {endings['Knock']:,} knock, "
         f"{endings['Drop']:,} stock-out; {summary['invalid']:,} games ended by an invalid play"
     )
+    next_step(f"mine ingest {out}")
 
 
 def _from_warehouse(db: Path | None, read: Callable[[Any], Any], read_only: bool = True) -> Any:
@@ -140,10 +156,11 @@ def fit(
     features, fingerprint = _from_warehouse(db, lambda con: stats_of.fit_data(con, source))
     logs = features.select("log_id").n_unique()
     try:
-        fitted = model.fit(features, fingerprint, logs)
+        with working("fitting the Gin Rummy tables", as_json):
+            fitted = model.fit(features, fingerprint, logs)
         fitted.metadata["settings"]["source"] = source
         path = tables.write(out, fitted.frame, fitted.metadata)
-    except model.FitError as error:
+    except (model.FitError, tables.TableError) as error:
         raise fail(str(error)) from None
     except OSError as error:
         raise fail(f"cannot write {out}: {error.strerror}") from None
@@ -164,6 +181,7 @@ def fit(
             ("fingerprint", fitted.metadata["fingerprint"][:16] + "…"),
         ],
     )  # fmt: skip
+    next_step(f"mine generate ginrummy --table {path}")
 
 
 def _read_table(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
@@ -176,7 +194,7 @@ def _read_table(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
 def _validated(player: Path, baselines: list[str], rules: GinRummyRules, **settings: Any):
     try:
         return validation.validate(player, baselines, rules=rules, **settings)
-    except PlayerFileError as error:
+    except (PlayerFileError, PlayerFault) as error:
         raise fail(str(error)) from None
 
 
@@ -186,6 +204,7 @@ def generate(
     games: options.games("Games against simple for the docstring's figures.", minimum=0) = 100,
     seed: options.Seed = 0,
     rules: options.Rules = None,
+    as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only Gin Rummy player from fitted tables."""
     frame, metadata = _read_table(table)
@@ -200,10 +219,14 @@ def generate(
         out.write_text(source, encoding="utf-8")
         figures = None
         if games:
-            figures = _validated(out, ["simple"], game_rules, games=games, seed=seed)
+            with working(f"playing {games} games against simple", as_json):
+                figures = _validated(out, ["simple"], game_rules, games=games, seed=seed)
             codegen.write_module(out, nested, metadata, figures, game_rules.changes())
     except OSError as error:
         raise fail(f"cannot write {out}: {error.strerror}") from None
+    if as_json:
+        print_json({"player": str(out), "against": figures})
+        return
     line = f"wrote {out}"
     if figures:
         f = figures["simple"]
@@ -211,6 +234,7 @@ def generate(
                  f"(95% CI {f['win_ci'][0]:.3f}-{f['win_ci'][1]:.3f}), "
                  f"{f['invalid']} invalid")  # fmt: skip
     console.print(line)
+    next_step(f"mine validate ginrummy {out}")
 
 
 # The validation table's rows: one column per baseline stays readable in 80 columns.
@@ -245,7 +269,7 @@ def validate(
     opponents = options.names(baselines)
     _bots(opponents, game_rules)
     _validated(player, [], game_rules)  # a bad file fails here, before the progress bars
-    with Progress(*PROGRESS, console=errors, disable=as_json, transient=True) as bar:
+    with progress_bar(*PROGRESS, as_json=as_json) as bar:
         tasks = {name: bar.add_task(f"vs {name}", total=games) for name in opponents}
         figures = _validated(
             player, opponents, game_rules, games=games, seed=seed, workers=workers,
@@ -266,15 +290,12 @@ def report(
     table: options.Table,
     out: options.out("The HTML file to write.") = Path("ginrummy-report.html"),
     db: options.Db = None,
+    as_json: options.Json = False,
 ) -> None:
     """One self-contained HTML page: the knock policy, the danger grid, draw statistics
     (real logs' included) and the tables' provenance."""
     frame, metadata = _read_table(table)
-    data = _from_warehouse(db, stats_of.report_data)
-    page = report_page.html(frame, metadata, **data)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
-    except OSError as error:
-        raise fail(f"cannot write {out}: {error.strerror}") from None
-    console.print(f"wrote {out}")
+    with working("reading the statistics and drawing the page", as_json):
+        data = _from_warehouse(db, stats_of.report_data)
+        page = report_page.html(frame, metadata, **data)
+    write_report(out, page, as_json)

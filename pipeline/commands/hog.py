@@ -18,7 +18,6 @@ import typer
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
-    Progress,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
@@ -28,14 +27,28 @@ from mine.models import hog as model
 from mine.models.tables import TableError
 from mine.pipeline import options
 from mine.pipeline.commands.warehouse import open_warehouse
-from mine.pipeline.console import console, errors, fail, print_json, show, show_pairs
+from mine.pipeline.console import (
+    console,
+    fail,
+    next_step,
+    print_json,
+    show,
+    show_pairs,
+    write_report,
+)
+from mine.pipeline.progress import bar as progress_bar
+from mine.pipeline.progress import working
 from mine.pipeline.reports import hog as report_page
 from mine.pipeline.stats import hog as stats_of
 from mine.strategies.bots.hog import parse_bot
+from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.hog import HogRules, run_matches
 from mine.strategies.validation import hog as validation
 
 DIGITS = {str(d): str(d) for d in range(10)}
+
+
+LOG_BYTES_PER_GAME = 2_000  # a match's files per game, generously (about 780 measured)
 
 
 def simulate(
@@ -68,8 +81,10 @@ def simulate(
         against = None if opponent is None else (opponent, parse_bot(opponent, game_rules))
     except ValueError as error:
         raise fail(str(error)) from None
+    matches = len(specs) if against else len(specs) * (len(specs) - 1) // 2
+    options.room_for(out, matches * games * LOG_BYTES_PER_GAME)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    bar = Progress(*columns, TimeElapsedColumn(), console=errors, disable=as_json, transient=True)
+    bar = progress_bar(*columns, TimeElapsedColumn(), as_json=as_json)
     tasks: dict[str, TaskID] = {}
 
     def progress(stem: str, done: int, total: int) -> None:
@@ -92,6 +107,7 @@ def simulate(
         f"hog matches → {out}",
         {"stem": "match", "games": "games", "a": "wins A", "b": "wins B", "rows": "turn rows"},
     )
+    next_step(f"mine ingest {out}")
 
 
 def stats(
@@ -184,7 +200,9 @@ def fit(
     """Fit a Hog table from the warehouse: learn the rules and the players, solve exactly."""
     con = open_warehouse(db)
     try:
-        fitted = stats_of.fit_from_warehouse(con, method, opponent, stats_of.chosen_logs(con, logs))
+        with working("fitting the Hog table (learning the rules, solving)", as_json):
+            chosen = stats_of.chosen_logs(con, logs)
+            fitted = stats_of.fit_from_warehouse(con, method, opponent, chosen)
     except ValueError as error:  # model.FitError, or no logs to fit
         raise fail(str(error)) from None
     finally:
@@ -211,6 +229,7 @@ def fit(
             ("model win rate", str(metadata["model_win_rate"]["average"])),
         ],
     )  # fmt: skip
+    next_step(f"mine generate hog --table {path}")
 
 
 def _read_table(path: Path) -> tuple[np.ndarray, dict[str, Any]]:
@@ -223,19 +242,25 @@ def _read_table(path: Path) -> tuple[np.ndarray, dict[str, Any]]:
 def generate(
     table: options.Table,
     out: options.out("The player module to write.") = Path("hog_player.py"),
+    as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only Hog player from a table."""
     strategy, metadata = _read_table(table)
     try:
-        card = validation.write_player(strategy, metadata, out)
+        with working("writing and measuring the player", as_json):
+            card = validation.write_player(strategy, metadata, out)
     except (ValueError, OSError) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
+    if as_json:
+        print_json({"player": str(out), **card})
+        return
     console.print(
         f"wrote {out}: vs always_roll:6 "
         f"{card['against']['always_roll:6']['average']:.6f} (best possible "
         f"{card['best_possible_vs_always_roll_6']['average']:.6f}), guaranteed "
         f"{card['guaranteed']['average']:.6f}"
     )
+    next_step(f"mine validate hog {out}")
 
 
 def validate(
@@ -246,8 +271,9 @@ def validate(
     """Exact win rates of a player against every baseline and the optimal strategy, in the
     rules the module states (RULES, else goal = its table's size) with --rules over them."""
     try:
-        card, game_rules = validation.validate_player(player, rules)
-    except ValueError as error:  # PlayerFileError, or rules that do not make sense
+        with working(f"measuring {player}", as_json):
+            card, game_rules = validation.validate_player(player, rules)
+    except (ValueError, PlayerFault) as error:  # the file, or rules that make no sense
         raise fail(str(error)) from None
     if as_json:
         print_json({"player": str(player), **card})
@@ -269,14 +295,12 @@ def validate(
 def report(
     table: options.Table,
     out: options.out("The HTML file to write.") = Path("hog-report.html"),
+    as_json: options.Json = False,
 ) -> None:
     """Write one self-contained HTML page: the table as a heat map, its exact win rates
     and its provenance."""
     strategy, metadata = _read_table(table)
-    card, _ = validation.table_card(strategy, metadata)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(report_page.html(strategy, metadata, card), encoding="utf-8")
-    except OSError as error:
-        raise fail(f"cannot write {out}: {error.strerror}") from None
-    console.print(f"wrote {out}")
+    with working("measuring the table and drawing the page", as_json):
+        card, _ = validation.table_card(strategy, metadata)
+        page = report_page.html(strategy, metadata, card)
+    write_report(out, page, as_json)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from mine.models import tables
 from mine.models import twentyone as model
@@ -18,20 +18,26 @@ from mine.pipeline.console import (
     errors,
     fail,
     interval,
+    next_step,
     print_json,
     show,
     show_pairs,
+    write_report,
 )
+from mine.pipeline.progress import bar as progress_bar
+from mine.pipeline.progress import working
 from mine.pipeline.reports import twentyone as report_page
 from mine.pipeline.stats import has_logs
 from mine.pipeline.stats import twentyone as stats_of
 from mine.strategies.bots.twentyone import BOTS, make_bot
+from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone import simulate as play_games
 from mine.strategies.player_file import PlayerFileError
 from mine.strategies.validation import twentyone as validation
 
 GAME = "twentyone"
+LOG_BYTES_PER_DECISION = 200  # a round's rows of one seat, generously (about 140 measured)
 NO_LOGS = "no TwentyOne logs in the warehouse (run `mine ingest` first)"
 
 
@@ -60,12 +66,16 @@ def simulate(
     except ValueError as error:
         raise fail(str(error)) from None
     seats = [(spec, lambda rng, spec=spec: make_bot(spec, rng, game_rules)) for spec in specs]
+    options.room_for(out, games * game_rules.rounds * len(specs) * LOG_BYTES_PER_DECISION)
     columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=errors, disable=as_json, transient=True) as bar:
+    with progress_bar(*columns, as_json=as_json) as bar:
         task = bar.add_task("games", total=games)
-        summary = play_games(
-            game_rules, seats, games, seed, out, me, lambda: bar.update(task, advance=1)
-        )
+        try:
+            summary = play_games(
+                game_rules, seats, games, seed, out, me, lambda: bar.update(task, advance=1)
+            )
+        except OSError as error:
+            raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
     if as_json:
         print_json(summary)
         return
@@ -91,6 +101,7 @@ def simulate(
     )
     for where, reason in summary["disqualified"].items():
         errors.print(f"[yellow]disqualified:[/yellow] {where}: {reason}", highlight=False)
+    next_step(f"mine ingest {out}")
 
 
 def stats(db: options.Db = None, rules: options.Rules = None, as_json: options.Json = False):
@@ -167,10 +178,14 @@ def fit(
     finally:
         con.close()
     try:
-        fitted = model.fit(data)
+        with working("fitting the TwentyOne tables (learning the game, solving it)", as_json):
+            fitted = model.fit(data)
     except model.FitError as error:
         raise fail(str(error)) from None
-    path = tables.write(out, fitted.table, fitted.metadata)
+    try:
+        path = tables.write(out, fitted.table, fitted.metadata)
+    except tables.TableError as error:
+        raise fail(str(error)) from None
     if as_json:
         print_json({"table": str(path), **fitted.metadata})
         return
@@ -195,6 +210,7 @@ def fit(
         {"tc": "true count", "rounds": "rounds", "ev": "model value", "bid": "bid"},
         {"ev": "{:+.4f}".format},
     )
+    next_step(f"mine generate twentyone --table {path}")
 
 
 def _read_table(path: Path):
@@ -216,36 +232,39 @@ def generate(
     rules: options.Rules = None,
     hands: options.hands("Hands for the docstring's flat-bet figure.") = 200_000,
     seed: options.Seed = 0,
+    as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only TwentyOne player from a table."""
     chart, bids, count_charts, metadata = _read_table(table)
     game_rules = options.game_rules(TwentyOneRules, rules)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        figures = validation.generate(out, chart, bids, count_charts, metadata, game_rules,
-                                      hands, seed)  # fmt: skip
+        with working(f"writing the player and playing {hands:,} hands", as_json):
+            figures = validation.generate(out, chart, bids, count_charts, metadata, game_rules,
+                                          hands, seed)  # fmt: skip
     except (ValueError, OSError) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
+    if as_json:
+        print_json({"player": str(out), "figures": figures})
+        return
     flat = figures[validation.FLAT.format(hands, game_rules.decks)]
     console.print(
         f"wrote {out}: flat-bet return {flat:+.4f} per unit of bid "
         f"(exact optimum {figures['exact optimum, infinite deck']:+.4f}, infinite deck)"
     )
+    next_step(f"mine validate twentyone {out}")
 
 
 def validate(
     player: options.PlayerFile,
     rules: options.Rules = None,
     hands: options.hands("Hands for the flat-bet returns.") = 2_000_000,
-    shoe_hands: Annotated[
-        int,
-        typer.Option(
-            "--shoe-hands",
-            min=0,
-            help="Hands on continuous shoes for the count play, paired against the static "
-            "optimal chart (0: none).",
-        ),
-    ] = 1_000_000,
+    shoe_hands: options.hands(
+        "Hands on continuous shoes for the count play, paired against the static optimal "
+        "chart (0: none).",
+        minimum=0,
+        flag="--shoe-hands",
+    ) = 1_000_000,
     games: options.games("Full games at a table of baselines.", minimum=0) = 100,
     seed: options.Seed = 0,
     as_json: options.Json = False,
@@ -254,13 +273,22 @@ def validate(
     play on continuous shoes, full games, invalid actions and decision times."""
     game_rules = options.game_rules(TwentyOneRules, rules)
     try:
-        result = validation.validate(player, game_rules, hands, games, seed, shoe_hands=shoe_hands)
-    except PlayerFileError as error:
+        with working(f"measuring {player} (hands, count play, full games)", as_json):
+            result = validation.validate(
+                player, game_rules, hands, games, seed, shoe_hands=shoe_hands
+            )
+    except (PlayerFileError, PlayerFault) as error:
         raise fail(str(error)) from None
     if as_json:
         print_json(result)
-        return
-    _print_validation(result)
+    else:
+        _print_validation(result)
+    if result.get("invalid_actions"):
+        first = result["games"]["disqualified"][0]
+        raise fail(
+            f"{player}: {result['invalid_actions']} games lost to invalid actions "
+            f"(first, {first}); the figures above do not hold for its play()"
+        )
 
 
 def _print_validation(result: dict[str, Any]) -> None:
@@ -322,6 +350,9 @@ def _print_validation(result: dict[str, Any]) -> None:
             f"[{gain['ci95'][0]:+,.0f}, {gain['ci95'][1]:+,.0f}] over {gain['games']} games"
         )
     times, cpu = games["decision_seconds"], games["decision_cpu_seconds"]
+    if not games["decisions_timed"]:
+        console.print(f"invalid actions: {games['invalid_actions']}; no decision was timed")
+        return
     console.print(
         f"invalid actions: {games['invalid_actions']}; "
         f"decision time p50 {times['p50'] * 1e6:.0f} µs, "
@@ -341,6 +372,7 @@ def report(
         ),
     ] = "html",
     db: options.Db = None,
+    as_json: options.Json = False,
 ) -> None:
     """Write the table's report: one self-contained HTML page (the strategy as grids, play
     by the count, insurance, the bid table and, from the warehouse if there is one, the
@@ -360,10 +392,6 @@ def report(
                     counts = stats_of.stored(con, "count_results")
             finally:
                 con.close()
-        text = report_page.html(chart, bids, metadata, dealer, counts, count_charts)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise fail(f"cannot write {out}: {error.strerror}") from None
-    console.print(f"wrote {out}")
+        with working("drawing the page", as_json):
+            text = report_page.html(chart, bids, metadata, dealer, counts, count_charts)
+    write_report(out, text, as_json)

@@ -3,44 +3,63 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import sys
 from pathlib import Path
 
 import duckdb
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from mine.pipeline.console import console, errors, fail
+from mine.pipeline.progress import bar as progress_bar
+from mine.warehouse import export as exporting
 from mine.warehouse import ingest as ingesting
 from mine.warehouse import query as querying
+from mine.warehouse import schema
 from mine.warehouse.connection import WarehouseBusy, WarehouseMissing, connect, db_path
 from mine.warehouse.schema import WarehouseVersionError
 
 
 def open_warehouse(
-    db: Path | None, *, read_only: bool = True, wait: float = 60.0, create: bool = False
+    db: Path | None,
+    *,
+    read_only: bool = True,
+    wait: float = 60.0,
+    create: bool = False,
+    sealed: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """The warehouse, or one line saying why not. Only ingest and the demo create one:
-    deriving statistics from a warehouse that is not there must not leave an empty one."""
+    deriving statistics from a warehouse that is not there must not leave an empty one;
+    and a warehouse of another layout is refused by every command, before it reads."""
     path = db_path(db)
     if not create and not path.exists():
         raise fail(f"{path}: no warehouse here yet (run `mine ingest` first)")
+    if path.is_dir():
+        raise fail(f"{path}: is a folder, not a warehouse file")
     try:
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
-        return connect(
+        con = connect(
             path,
             read_only=read_only,
             wait=wait,
             memory_limit=None if read_only else ingesting.MEMORY_LIMIT,
+            sealed=sealed,
         )
     except (WarehouseBusy, WarehouseMissing) as error:
         raise fail(str(error)) from None
     except (OSError, duckdb.Error) as error:
-        raise fail(f"{path}: cannot open the warehouse ({error})".splitlines()[0]) from None
+        reason = str(error).strip().splitlines()[0]
+        raise fail(f"{path}: cannot open it as a DuckDB warehouse ({reason})") from None
+    try:
+        schema.check(con, path, empty_ok=create)
+    except WarehouseVersionError as error:
+        con.close()
+        raise fail(str(error)) from None
+    return con
 
 
 def ingest(paths: list[str], game: str | None, db: Path | None, as_json: bool, wait: float):
@@ -53,7 +72,7 @@ def ingest(paths: list[str], game: str | None, db: Path | None, as_json: bool, w
         TextColumn("{task.fields[rate]:,.0f} rows/s"),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=errors, disable=as_json, transient=True) as bar:
+    with progress_bar(*columns, as_json=as_json) as bar:
         files, _ = ingesting.find_files(paths)
         task = bar.add_task("ingest", total=len(files), rows=0, rate=0.0)
 
@@ -94,52 +113,104 @@ def _print_summary(summary: ingesting.Summary) -> None:
 
 
 def query(
-    sql: str | None, file: Path | None, fmt: str, out: Path | None, db: Path | None, wait: float
+    sql: str | None,
+    file: Path | None,
+    fmt: str | None,
+    out: Path | None,
+    limit: int,
+    db: Path | None,
+    wait: float,
 ) -> None:
-    if (sql is None) == (file is None):
-        raise fail("give the SQL as an argument or with --file, not both")
-    try:
-        text = sql if sql is not None else file.read_text()
-    except OSError as error:
-        raise fail(f"{file}: {error.strerror}") from None
+    text = _sql_text(sql, file)
+    fmt = fmt or _format_of(out)
     if fmt not in ("table", *querying.EXPORT_FORMATS):
         raise fail(f"unknown format {fmt!r}: use table, csv, json or parquet")
-    con = open_warehouse(db, wait=wait)
+    if fmt == "table" and out is not None:
+        raise fail("--format table prints; write a file as csv, json or parquet")
+    if fmt == "parquet" and out is None and sys.stdout.isatty():
+        raise fail("--format parquet is binary: give --out FILE, or pipe stdout elsewhere")
+    con = open_warehouse(db, wait=wait, sealed=True)
     try:
+        text = querying.statement(con, text)
         if fmt == "table":
-            columns, rows = querying.run(con, text)
-            _print_rows(columns, rows)
-        elif out is None:
-            if fmt == "parquet":
-                raise fail("--format parquet needs --out FILE")
-            columns, rows = querying.run(con, text)
-            _write_rows(columns, rows, fmt)
-        else:
-            count = querying.export(con, text, fmt, out)
-            errors.print(f"wrote {count:,} rows to {out}")
-    except duckdb.Error as error:
+            _print_preview(querying.preview(con, text, limit), limit)
+            return
+        count = querying.export(con, text, fmt, out, db_path(db))
+    except querying.QueryError as error:
         raise fail(str(error)) from None
+    except duckdb.Error as error:
+        if out is None and "Broken pipe" in str(error):  # `… | head` has what it wanted
+            raise typer.Exit(0) from None
+        raise fail(str(error).strip().splitlines()[0]) from None
+    if out is not None:
+        errors.print(f"wrote {count:,} rows to {out}")
 
 
-def _print_rows(columns: list[str], rows: list[tuple]) -> None:
-    table = Table(*columns, caption=f"{len(rows):,} rows")
-    for row in rows:
-        table.add_row(*("NULL" if v is None else str(v) for v in row))
+def _sql_text(sql: str | None, file: Path | None) -> str:
+    if sql is not None and file is not None:
+        raise fail("give the SQL as an argument or with --file, not both")
+    if file is not None:
+        try:
+            return file.read_text()
+        except (OSError, UnicodeDecodeError) as error:
+            raise fail(f"{file}: {getattr(error, 'strerror', None) or error}") from None
+    if sql is not None and sql != "-":
+        return sql
+    if sys.stdin.isatty():
+        raise fail("no SQL given: pass it as an argument, with --file, or on stdin")
+    return sys.stdin.read()
+
+
+def _format_of(out: Path | None) -> str:
+    if out is None:
+        return "table"
+    suffix = out.suffix.lower().lstrip(".")
+    if suffix not in querying.EXPORT_FORMATS:
+        raise fail(
+            f"{out}: cannot tell the format from {out.suffix or 'no extension'}; give --format"
+        )
+    return suffix
+
+
+def _print_preview(preview: querying.Preview, limit: int) -> None:
+    table = Table(*preview.columns)
+    for row in preview.rows:
+        table.add_row(*(Text("NULL", style="dim") if v is None else Text(v) for v in row))
     console.print(table)
-
-
-def _write_rows(columns: list[str], rows: list[tuple], fmt: str) -> None:
-    if fmt == "json":
-        print(json.dumps([dict(zip(columns, row, strict=True)) for row in rows], default=str))
-        return
-    writer = csv.writer(sys.stdout, lineterminator="\n")
-    writer.writerow(columns)
-    writer.writerows(rows)
+    shown = len(preview.rows)
+    more = shown < preview.total
+    console.print(
+        Text(
+            f"{f'first {shown:,} of ' if more else ''}{preview.total:,} rows "
+            f"({preview.seconds:.2f} s)" + (" · --limit N or --limit 0 for more" if more else "")
+        )
+    )
 
 
 def tables(db: Path | None, wait: float) -> None:
-    con = open_warehouse(db, wait=wait)
+    con = open_warehouse(db, wait=wait, sealed=True)
     table = Table("name", "kind", "rows", "description", title=str(db_path(db)))
     for name, kind, rows, comment in querying.tables(con):
         table.add_row(name, kind, f"{rows:,}", comment)
     console.print(table)
+
+
+def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
+    if folder.exists():
+        raise fail(f"{folder}: already exists; export into a new folder")
+    con = open_warehouse(db, wait=wait)
+    try:
+        manifest = exporting.export(con, folder)
+    except (OSError, duckdb.Error) as error:
+        reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
+        raise fail(f"{folder}: cannot export there ({reason})") from None
+    if as_json:
+        print(json.dumps(manifest, indent=2))
+        return
+    table = Table("table", "rows", "partitioned by", title=f"exported to {folder}")
+    for name, figures in manifest["tables"].items():
+        table.add_row(name, f"{figures['rows']:,}", ", ".join(figures["partitioned_by"]))
+    console.print(table)
+    console.print(
+        Text(f"read back: {manifest['read_with']} (the manifest: {folder}/manifest.json)")
+    )

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from mine.strategies.codegen import check_source, safe_text
+from mine.strategies.engines.twentyone import TwentyOneRules
 
 _text = partial(safe_text, number="{:+.5f}")
 
@@ -442,12 +443,17 @@ def module_source(
     literals = tables(chart, bids, count_charts)
     _check_tables(literals)
     numbers = {
-        "decks": int(learned.get("decks", 3)),
-        "min_bid": int(learned.get("min_bid", 10)),
-        "max_bid": int(learned.get("max_bid", 10)),
+        "decks": float(learned.get("decks", 3)),
+        "min_bid": float(learned.get("min_bid", 10)),
+        "max_bid": float(learned.get("max_bid", 10)),
     }
-    if not (1 <= numbers["decks"] <= 64 and 1 <= numbers["min_bid"] <= numbers["max_bid"]):
-        raise ValueError(f"table metadata out of range: {numbers}")
+    if not all(TwentyOneRules.within(k, v) and v == int(v) for k, v in numbers.items()):
+        raise ValueError(f"table metadata out of the rules' range: {numbers}")
+    numbers = {k: int(v) for k, v in numbers.items()}
+    if numbers["min_bid"] > numbers["max_bid"]:
+        raise ValueError(f"table metadata: min_bid above max_bid: {numbers}")
+    if any(not numbers["min_bid"] <= bid <= numbers["max_bid"] for bid in literals["BIDS"]):
+        raise ValueError("a bid of the table lies outside the table's min_bid..max_bid")
     flags = {
         k: bool(actions.get(k, False)) for k in ("insurance", "double_on_21", "double_after_split")
     }

@@ -38,13 +38,13 @@ melds whose lowest card it is.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from functools import cache
 from itertools import combinations
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 import numpy as np
 
@@ -415,6 +415,22 @@ class GinRummyRules(RuleSettings):
     max_straight: int = 5
     first_player: str = "alternate"  # "alternate" (the spec) or "random" (the real logs)
     declare_every_card: bool = True  # the engine's OmitError: deadwood is declared too
+
+    BOUNDS: ClassVar[Mapping[str, tuple[float, float]]] = {
+        "hand_size": (1, 25),
+        "knock_limit": (0, 100),
+        "gin_bonus": (0, 1000),
+        "undercut_bonus": (0, 1000),
+        "game_target": (1, 10_000),
+        "play_cap": (1, 10_000),
+        "call_ban_plays": (0, 100),
+        "memory_limit": (0, 10**6),
+        "time_limit": (0, 60),
+        "min_set": (2, 4),
+        "max_set": (2, 4),
+        "min_straight": (2, 13),
+        "max_straight": (2, 13),
+    }
 
     @property
     def meld_sizes(self) -> MeldSizes:

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import polars as pl
@@ -44,6 +44,12 @@ class HogRules(RuleSettings):
     sow_sad: bool = True
     pig_tail: bool = True
     square_swine: bool = True
+
+    BOUNDS: ClassVar[Mapping[str, tuple[float, float]]] = {
+        "goal": (1, 1000),
+        "dice_sides": (2, 20),
+        "max_rolls": (1, 20),
+    }
 
     def __post_init__(self) -> None:
         if self.goal < 1:

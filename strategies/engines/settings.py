@@ -8,8 +8,9 @@ type (on/off words for a flag) and let the dataclass's own checks have the last 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Mapping
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 ON = ("true", "1", "yes", "on")
 OFF = ("false", "0", "no", "off")
@@ -29,7 +30,12 @@ def parse(settings: Iterable[str] | Mapping[str, str]) -> dict[str, str]:
 
 
 class RuleSettings:
-    """Mixin for a frozen rules dataclass."""
+    """Mixin for a frozen rules dataclass. `BOUNDS` (a class attribute) gives each numeric
+    setting's least and greatest value: what a rule can be set to from outside (the
+    command line, a table's metadata), so that no setting asks for unbounded time or
+    memory."""
+
+    BOUNDS: ClassVar[Mapping[str, tuple[float, float]]] = {}
 
     @classmethod
     def from_settings(
@@ -45,7 +51,16 @@ class RuleSettings:
             if key not in fields:
                 raise ValueError(f"bad rule {key!r}: the rules are {', '.join(fields)}")
             changes[key] = _value(key, text, getattr(self, key))
+            if not self.within(key, changes[key]):
+                low, high = self.BOUNDS[key]
+                raise ValueError(f"bad rule {key}={text}: {key} takes {low:,} to {high:,}")
         return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def within(cls, key: str, value: float) -> bool:
+        """Whether `value` is a number `key` may be set to (finite, within its bounds)."""
+        low, high = cls.BOUNDS.get(key, (-math.inf, math.inf))
+        return math.isfinite(value) and low <= value <= high
 
     def changes(self) -> dict[str, Any]:
         """The settings that differ from the defaults."""

@@ -41,11 +41,11 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -83,6 +83,23 @@ class TwentyOneRules(RuleSettings):
     max_players: int = 10
     decision_seconds: float = 1.0
     memory_chars: int = 10000
+
+    BOUNDS: ClassVar[Mapping[str, tuple[float, float]]] = {
+        "decks": (1, 16),
+        "starting_points": (1, 10**9),
+        "min_bid": (1, 10**6),
+        "max_bid": (1, 10**6),
+        "rounds": (1, 100_000),
+        "charlie_cards": (3, 11),
+        "dealer_stands_on": (2, 21),
+        "dealer_card_limit": (0, 21),
+        "combo_payout": (0, 100),
+        "win_payout": (0, 100),
+        "insurance_payout": (0, 100),
+        "max_players": (1, 10),
+        "decision_seconds": (0, 60),
+        "memory_chars": (0, 10**6),
+    }
 
     def __post_init__(self) -> None:
         problems = []

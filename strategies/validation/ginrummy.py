@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gc
 import math
-import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from mine.strategies import contained
 from mine.strategies.bots.ginrummy import make_bot
 from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, play_game
 from mine.strategies.player_file import load_module
@@ -75,20 +75,16 @@ class GameResult(NamedTuple):
 
 
 RULES = GinRummyRules()
-# Per worker process: the player module and a solver, loaded once by the pool's initializer
-# (loading builds the player's tables, too slow to repeat for every game).
+# Per worker process: the player module and a solver, loaded on its first game (loading
+# builds the player's tables, too slow to repeat for every game).
 _WORKER: dict[str, Any] = {}
 
 
-def _init(path: str, worker: bool = False, rules: GinRummyRules = RULES) -> None:
-    _WORKER["module"] = load_player(path)
-    _WORKER["solver"] = MeldSolver(rules.meld_sizes)
-    _WORKER["rules"] = rules
-    if worker:
-        # What is loaded by now lives as long as the worker: out of the collector's sight,
-        # its full collections stay short and the call times measure the player, not the
-        # harness.
-        gc.freeze()
+def _load(path: str, rules: GinRummyRules) -> None:
+    _WORKER.update(path=path, module=load_player(path), solver=MeldSolver(rules.meld_sizes))
+    # What is loaded by now lives as long as the worker: out of the collector's sight, its
+    # full collections stay short and the call times measure the player, not the harness.
+    gc.freeze()
 
 
 def play_one(module: Any, opponent: str, seed: int, game: int, solver: MeldSolver,
@@ -133,9 +129,15 @@ def play_one(module: Any, opponent: str, seed: int, game: int, solver: MeldSolve
     )
 
 
-def _work(task: tuple[str, int, int]) -> GameResult:
-    opponent, seed, game = task
-    return play_one(_WORKER["module"], opponent, seed, game, _WORKER["solver"], _WORKER["rules"])
+def _loads(path: str) -> None:
+    load_player(path)
+
+
+def _work(task: tuple[str, GinRummyRules, str, int, int]) -> GameResult:
+    path, rules, opponent, seed, game = task
+    if _WORKER.get("path") != path:
+        _load(path, rules)
+    return play_one(_WORKER["module"], opponent, seed, game, _WORKER["solver"], rules)
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -187,27 +189,25 @@ def validate(
     workers: int = 2,
     progress: Callable[[str, int], None] | None = None,
     rules: GinRummyRules = RULES,
+    limits: contained.Limits = contained.LIMITS,
+    contain: bool = True,
 ) -> dict[str, dict[str, Any]]:
-    """Per opponent, the match's figures (see `summarise`), under `rules`."""
-    load_player(path)  # fail here, once, with a clear message
+    """Per opponent, the match's figures (see `summarise`), under `rules`; the player
+    runs contained (PlayerFault when it fails)."""
+    # A file that does not load fails here, once, before any game.
+    contained.run(path, _loads, [str(path)], limits=limits, contain=contain)
     figures = {}
     for opponent in opponents:
-        tasks = [(opponent, seed, game) for game in range(games)]
-        results: list[GameResult] = []
-        if workers > 1:
-            context = multiprocessing.get_context("fork")
-            with context.Pool(
-                workers, initializer=_init, initargs=(str(path), True, rules)
-            ) as pool:
-                for result in pool.imap(_work, tasks, chunksize=max(1, min(16, games // 8))):
-                    results.append(result)
-                    if progress:
-                        progress(opponent, len(results))
-        else:
-            _init(str(path), rules=rules)
-            for task in tasks:
-                results.append(_work(task))
-                if progress:
-                    progress(opponent, len(results))
+        tasks = [(str(path), rules, opponent, seed, game) for game in range(games)]
+        results = contained.run(
+            path,
+            _work,
+            tasks,
+            workers=workers,
+            limits=limits,
+            chunk=max(1, min(16, games // 8)),
+            progress=(lambda done, o=opponent: progress(o, done)) if progress else None,
+            contain=contain,
+        )
         figures[opponent] = summarise(results)
     return figures

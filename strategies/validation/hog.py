@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from mine.strategies import contained
 from mine.strategies.bots.hog import BASELINES
 from mine.strategies.codegen.hog import write_module
 from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, Strategy, as_table
@@ -76,11 +77,20 @@ def load_player(path: Path) -> tuple[Strategy, dict[str, str]]:
 
 
 def validate_player(
-    path: Path, settings: Iterable[str] | Mapping[str, str] | None = None
+    path: Path,
+    settings: Iterable[str] | Mapping[str, str] | None = None,
+    limits: contained.Limits = contained.LIMITS,
+    contain: bool = True,
 ) -> tuple[dict[str, Any], HogRules]:
     """The exact report card of a player module, with the gaps to the best possible
     figures, in the rules it states with `settings` over them; and those rules.
-    ValueError (`PlayerFileError` for the file) when either does not make sense."""
+    ValueError (`PlayerFileError` for the file) when either does not make sense; the file
+    runs contained (PlayerFault when it fails)."""
+    return contained.run(path, _card, [(path, settings)], limits=limits, contain=contain)[0]
+
+
+def _card(task: tuple) -> tuple[dict[str, Any], HogRules]:
+    path, settings = task
     strategy, stated = load_player(path)
     rules = DEFAULT_RULES.with_settings({**stated, **settings_parse(settings or [])})
     try:

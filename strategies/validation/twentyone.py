@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from mine.strategies import contained
 from mine.strategies.bots.twentyone import Textbook, Threshold, make_bot
 from mine.strategies.codegen.twentyone import chart_of_module, module_source, write_module
 from mine.strategies.engines.twentyone import (
@@ -840,9 +841,19 @@ def validate(
     seed: int,
     exact: bool = True,
     shoe_hands: int = 0,
+    limits: contained.Limits = contained.LIMITS,
+    contain: bool = True,
 ) -> dict[str, Any]:
     """Everything `mine validate twentyone` measures of a player file, as a dict; with
-    `shoe_hands`, its count play against the static optimal chart on continuous shoes."""
+    `shoe_hands`, its count play against the static optimal chart on continuous shoes.
+    The file runs contained (PlayerFault when it fails); nothing is reported before the
+    whole measure is done."""
+    task = (path, rules, hands, games, seed, exact, shoe_hands)
+    return contained.run(path, _measure, [task], limits=limits, contain=contain)[0]
+
+
+def _measure(task: tuple) -> dict[str, Any]:
+    path, rules, hands, games, seed, exact, shoe_hands = task
     module = load_player(path)
     chart = chart_of_module(module)
     policies = {"player": FilePolicy(module), **baseline_policies(rules)}

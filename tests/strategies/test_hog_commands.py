@@ -161,7 +161,7 @@ def test_fit_without_a_warehouse_or_tables(tmp_path):
     assert result.exit_code == 1 and "Traceback" not in result.output
     duckdb.connect(str(tmp_path / "empty.duckdb")).close()
     result = runner.invoke(app, ["fit", "hog", "--db", str(tmp_path / "empty.duckdb")])
-    assert result.exit_code == 1 and "hog_turns" in result.output
+    assert result.exit_code == 1 and "no logs yet (run `mine ingest` first)" in result.output
 
 
 def test_validate_rejects_a_non_player(tmp_path):

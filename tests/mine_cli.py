@@ -1,0 +1,44 @@
+"""The `mine` command as a user runs it: a real process, its exit code and its output."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+MINE = str(Path(sys.executable).parent / "mine")
+
+
+def mine(*args, stdin: str | None = None, cwd: Path | None = None, timeout: float = 120):
+    """Run mine with a wide console, so that tables show whole values."""
+    return subprocess.run(
+        [MINE, *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        env={**os.environ, "COLUMNS": "400"},
+    )
+
+
+def one_line_error(
+    result: subprocess.CompletedProcess, *, code: int | None = None, prefix: str = "error: "
+) -> str:
+    """The one error line of a failed run (asserting there is exactly that and no
+    traceback); its text. Ingest says `rejected …` of each file it leaves out."""
+    assert result.returncode != 0, result
+    if code is not None:
+        assert result.returncode == code, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(prefix), result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    return lines[0]
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -1,0 +1,84 @@
+"""Every command meets bad input with one line naming what and why, a non-zero exit code,
+no traceback, and nothing half-written: a table of the ways a user gets it wrong."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import duckdb
+import polars as pl
+import pytest
+
+from mine.warehouse.ingest import ingest
+from tests.conftest import REAL_GINRUMMY
+from tests.mine_cli import mine, one_line_error
+
+
+@pytest.fixture(scope="module")
+def place(tmp_path_factory):
+    """A folder with a warehouse of real Gin Rummy logs and every kind of bad file."""
+    root = tmp_path_factory.mktemp("bad")
+    con = duckdb.connect(str(root / "w.duckdb"))
+    ingest(con, [REAL_GINRUMMY])
+    con.close()
+    (root / "text.duckdb").write_text("not a database\n")
+    (root / "afile").write_text("a file where a folder is expected\n")
+    (root / "folder").mkdir()
+    (root / "lonely.csv").write_text("a,b\n1,2\n")
+    (root / "garbage.parquet").write_text("garbage")
+    (root / "garbage.json").write_text("{not json")
+    pl.DataFrame({"x": [1]}).write_parquet(root / "hogs.parquet")
+    metadata = {"game": "hog", "kind": "strategy", "fingerprint": "0", "rows": 0}
+    (root / "hogs.json").write_text(json.dumps({**metadata, "method": "x", "settings": {}}))
+    (root / "syntax.py").write_text("def play(:\n")
+    (root / "empty.py").write_text("X = 1\n")
+    return root
+
+
+CASES = [
+    ("tables --db text.duckdb", "cannot open it as a DuckDB warehouse"),
+    ("query 'SELECT 1' --db folder", "is a folder, not a warehouse file"),
+    ("stats twentyone --db missing.duckdb", "no warehouse here yet"),
+    ("stats hog --db w.duckdb", "no Hog turns in the warehouse"),
+    ("query --file folder --db w.duckdb", "folder"),
+    ("query --file missing.sql --db w.duckdb", "missing.sql"),
+    ("query '' --db w.duckdb", "no SQL given"),
+    ("query 'DROP TABLE logs' --db w.duckdb", "DROP is refused"),
+    ("query 'SELECT 1' --out out.txt --db w.duckdb", "give --format"),
+    ("query 'SELECT 1' --out afile/x.csv --db w.duckdb", "no folder"),
+    ("ingest nowhere/ --db w.duckdb", "no such file, folder or matching file"),
+    ("ingest lonely.csv --db w.duckdb", "unpaired"),
+    ("generate hog --table missing.parquet --out p.py", "not a readable table"),
+    ("generate twentyone --table garbage.parquet --out p.py", "not a readable table"),
+    ("report ginrummy --table garbage.parquet --out r.html", "not a readable table"),
+    ("generate ginrummy --table hogs.parquet --out p.py", "a table of 'hog'"),
+    ("simulate twentyone --games 1 --out afile/sub", "cannot write the logs"),
+    ("simulate ginrummy --games 1 --out afile/sub", "cannot create afile/sub"),
+    ("simulate hog --games 1 --out afile/sub", "cannot write the logs"),
+    ("fit ginrummy --out afile/sub/g.parquet --db w.duckdb", "afile/sub"),
+    ("export afile/x --db w.duckdb", "cannot export there"),
+    ("export folder --db w.duckdb", "already exists"),
+    ("validate ginrummy folder", "not a file"),
+    ("validate hog missing.py", "no such file"),
+    ("validate twentyone syntax.py", "cannot load (SyntaxError"),
+    ("validate ginrummy empty.py --games 1", "defines no pick, play, melds"),
+    ("simulate hog --players always_roll:6 --out sims", "needs at least two bots"),
+    ("simulate twentyone --players nosuchbot --out sims", "nosuchbot"),
+    ("simulate hog --rules bogus=1 --out sims", "bad rule 'bogus'"),
+    ("simulate hog --rules goal=abc --out sims", "goal takes a whole number"),
+    ("simulate hog --rules goal=0 --out sims", "goal takes 1 to 1,000"),
+    ("simulate ginrummy --games 10000000 --out sims", "less than or equal to 1000000"),
+    ("validate twentyone syntax.py --hands 5", "greater than or equal to 1000"),
+    ("nosuch", "No such command 'nosuch'"),
+]
+
+
+@pytest.mark.parametrize("command, says", CASES, ids=[c for c, _ in CASES])
+def test_bad_input_is_one_line_and_writes_nothing(place, command, says):
+    before = sorted(p.relative_to(place) for p in place.rglob("*"))
+    result = mine(*shlex.split(command), cwd=place)
+    prefix = "rejected " if command.startswith("ingest") else "error: "
+    assert says in one_line_error(result, prefix=prefix)
+    after = sorted(p.relative_to(place) for p in place.rglob("*"))
+    assert after == before, set(after) ^ set(before)

@@ -1,0 +1,124 @@
+"""`mine query` reads and never writes: not the warehouse, not any file it could reach,
+whatever the SQL asks; and every DuckDB type prints."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import duckdb
+import pytest
+
+from mine.warehouse.ingest import ingest
+from tests.conftest import REAL_GINRUMMY
+from tests.mine_cli import digest, mine, one_line_error
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sealed")
+    path = folder / "w.duckdb"
+    con = duckdb.connect(str(path))
+    ingest(con, [REAL_GINRUMMY])
+    con.close()
+    other = folder / "other.duckdb"
+    duckdb.connect(str(other)).execute("CREATE TABLE t AS SELECT 1 AS a").close()
+    os.link(path, folder / "link.duckdb")
+    return path
+
+
+HOSTILE = [
+    "COPY (SELECT 1) TO '{db}'",
+    "COPY logs TO '{folder}/out.csv'",
+    "ATTACH '{folder}/other.duckdb' AS o (READ_ONLY false)",
+    "ATTACH '{folder}/link.duckdb' AS l",
+    "DELETE FROM logs",
+    "DROP TABLE logs",
+    "CREATE TABLE x AS SELECT 1",
+    "INSERT INTO warehouse_version VALUES (99)",
+    "INSTALL httpfs",
+    "LOAD httpfs",
+    "SET threads = 1",
+    "EXPORT DATABASE '{folder}/dump'",
+    "CHECKPOINT",
+    "SELECT 1; DELETE FROM logs",
+    "SELECT * FROM read_csv('{db}')",
+    "SELECT * FROM glob('{folder}/*')",
+    "",
+    "   \n  ",
+    "SELEC 1",
+]
+
+
+@pytest.mark.parametrize("sql", HOSTILE)
+def test_what_is_not_a_read_is_refused_and_changes_no_byte(db, sql):
+    files = {p: digest(p) for p in db.parent.glob("*.duckdb")}
+    result = mine("query", sql.format(db=db, folder=db.parent), "--db", db)
+    one_line_error(result, code=1)
+    assert {p: digest(p) for p in db.parent.glob("*.duckdb")} == files
+    assert not (db.parent / "out.csv").exists() and not (db.parent / "dump").exists()
+
+
+@pytest.mark.parametrize("target", ["w.duckdb", "link.duckdb", "w.duckdb.wal"])
+def test_an_output_in_the_warehouses_place_is_refused(db, target):
+    before = digest(db)
+    result = mine("query", "SELECT 1", "--format", "csv", "--out", db.parent / target, "--db", db)
+    assert "that is the warehouse" in one_line_error(result)
+    assert digest(db) == before
+    assert not (db.parent / "w.duckdb.wal").exists()
+
+
+def test_every_duckdb_type_prints(db):
+    sql = (
+        "SELECT now() AS tz, INTERVAL 3 DAY AS i, '\\x01'::BLOB AS b, uuid() AS u, "
+        "1.5::DECIMAL(10,2) AS d, {'x': 1} AS s, MAP {'k': 2} AS m, [1, NULL] AS l, "
+        "170141183460469231731687303715884105727::HUGEINT AS h, NULL AS n, "
+        "'[not markup]' AS t"
+    )
+    result = mine("query", sql, "--db", db)
+    assert result.returncode == 0, result.stderr
+    assert "NULL" in result.stdout and "[not markup]" in result.stdout
+    assert "170141183460469231731687303715884105727" in result.stdout
+    exported = mine("query", sql, "--format", "json", "--db", db)
+    assert exported.returncode == 0, exported.stderr
+    assert json.loads(exported.stdout)[0]["h"] == 170141183460469231731687303715884105727
+
+
+def test_the_table_shows_the_first_rows_and_the_count(db):
+    total = mine("query", "SELECT count(*) FROM ginrummy_turns", "--format", "csv", "--db", db)
+    rows = int(total.stdout.splitlines()[1])
+    shown = mine("query", "SELECT line FROM ginrummy_turns", "--limit", "5", "--db", db)
+    assert f"first 5 of {rows:,} rows" in shown.stdout
+    everything = mine("query", "SELECT line FROM ginrummy_turns", "--limit", "0", "--db", db)
+    assert f"{rows:,} rows" in everything.stdout and "first" not in everything.stdout
+
+
+def test_the_format_follows_the_outputs_extension(db, tmp_path):
+    for ext in ("csv", "json", "parquet"):
+        out = tmp_path / f"logs.{ext}"
+        result = mine("query", "SELECT log_id, stem FROM logs", "--out", out, "--db", db)
+        assert result.returncode == 0, result.stderr
+        back = duckdb.sql(f"SELECT count(*) FROM '{out}'").fetchall()[0][0]
+        assert back == 12
+    assert "give --format" in one_line_error(
+        mine("query", "SELECT 1", "--out", tmp_path / "x.txt", "--db", db)
+    )
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_sql_comes_from_stdin_and_from_a_file(db, tmp_path):
+    piped = mine("query", "--format", "csv", "--db", db, stdin="SELECT 41 + 1 AS x")
+    assert piped.stdout.split() == ["x", "42"]
+    script = tmp_path / "q.sql"
+    script.write_text("SELECT 6 * 7 AS y;\n")
+    assert mine("query", "--file", script, "--format", "csv", "--db", db).stdout.split() == [
+        "y",
+        "42",
+    ]
+    assert "no-such.sql" in one_line_error(mine("query", "--file", tmp_path / "no-such.sql"))
+
+
+def test_an_unwritable_output_is_one_line_and_leaves_nothing(db, tmp_path):
+    result = mine("query", "SELECT 1", "--out", tmp_path / "missing" / "x.csv", "--db", db)
+    assert "no folder" in one_line_error(result)
+    assert not (tmp_path / "missing").exists()

@@ -1,0 +1,199 @@
+"""A player file runs contained: whatever it does, the harness reports it by name, with
+the reason, a non-zero exit code and no traceback, and keeps its own output clean."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from mine.strategies import contained
+from mine.strategies.codegen.twentyone import write_module
+from mine.strategies.contained import Limits, PlayerFault
+from mine.strategies.engines.twentyone import TwentyOneRules
+from mine.strategies.solvers.twentyone import solve
+from mine.strategies.validation import hog as hog_validation
+from tests.mine_cli import mine, one_line_error
+from tests.strategies.test_twentyone_codegen import BIDS, METADATA
+
+QUICK = Limits(import_seconds=1.0, call_seconds=0.5)
+
+HOG = {
+    "loops at import": ("while True:\n    pass\n", "importing the file ran over its 1 s limit"),
+    "loops in a call": (
+        "def final_strategy(score, opponent_score):\n    while True:\n        pass\n",
+        "final_strategy() ran over its 0.5 s limit",
+    ),
+    "sys.exit(0) at import": ("import sys\nsys.exit(0)\n", "it called sys.exit(0)"),
+    "sys.exit(3) in a call": (
+        "import sys\ndef final_strategy(score, opponent_score):\n    sys.exit(3)\n",
+        "called sys.exit(3) in final_strategy()",
+    ),
+    "os._exit(0) in a call": (
+        "import os\ndef final_strategy(score, opponent_score):\n    os._exit(0)\n",
+        "ended its process (exit code 0) in final_strategy()",
+    ),
+    "kills the harness": (
+        "import os, signal\n"
+        "def final_strategy(score, opponent_score):\n"
+        "    os.kill(os.getppid(), signal.SIGKILL)\n",
+        "may not send signals",
+    ),
+    "kills its group": (
+        "import os, signal\n"
+        "def final_strategy(score, opponent_score):\n"
+        "    os.killpg(0, signal.SIGKILL)\n",
+        "may not send signals",
+    ),
+    "raises": (
+        "def final_strategy(score, opponent_score):\n    raise KeyError('boom')\n",
+        "raised KeyError: 'boom' in final_strategy()",
+    ),
+    "returns garbage": (
+        "def final_strategy(score, opponent_score):\n    return 'lots'\n",
+        "final_strategy is not a Hog strategy here",
+    ),
+    "allocates without end": (
+        "def final_strategy(score, opponent_score):\n    return len(bytearray(10**12))\n",
+        "ran out of memory",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", HOG, ids=list(HOG))
+def test_a_misbehaving_player_is_a_fault_with_its_reason(case, tmp_path):
+    source, reason = HOG[case]
+    path = tmp_path / "player.py"
+    path.write_text(source)
+    with pytest.raises(PlayerFault) as fault:
+        hog_validation.validate_player(path, limits=QUICK)
+    assert str(fault.value).startswith(f"{path}: ")
+    assert reason in fault.value.reason
+
+
+def test_through_the_command_a_fault_is_one_line_and_a_failure(tmp_path):
+    path = tmp_path / "exits.py"
+    path.write_text(HOG["sys.exit(0) at import"][0])
+    assert f"{path}: cannot load (it called sys.exit(0))" in one_line_error(
+        mine("validate", "hog", path, "--json")
+    )
+
+
+def test_what_a_player_prints_stays_out_of_the_json(tmp_path):
+    path = tmp_path / "chatty.py"
+    path.write_text(
+        "import sys\nprint('hello')\n"
+        "def final_strategy(score, opponent_score):\n"
+        "    print('rolling', file=sys.stderr)\n    print(4)\n    return 4\n"
+    )
+    result = mine("validate", "hog", path, "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["player"] == str(path)
+    assert "hello" not in result.stdout + result.stderr
+
+
+def _square(task: int) -> int:
+    return task * task
+
+
+def test_jobs_return_in_order_from_several_workers_and_unguarded_alike():
+    tasks = list(range(40))
+    assert contained.run("none", _square, tasks, workers=3, chunk=4) == [t * t for t in tasks]
+    assert contained.run("none", _square, tasks, contain=False) == [t * t for t in tasks]
+
+
+def test_a_twentyone_file_whose_play_raises_reports_no_figures(tmp_path):
+    path = tmp_path / "t21.py"
+    write_module(path, solve(TwentyOneRules()).chart, BIDS, METADATA)
+    path.write_text(
+        path.read_text()
+        + textwrap.dedent(
+            """
+            def play(*args):
+                raise RuntimeError("no idea")
+            """
+        )
+    )
+    result = mine("validate", "twentyone", path, "--hands", "1000", "--shoe-hands", "0",
+                  "--games", "1")  # fmt: skip
+    line = one_line_error(result)
+    assert f"{path}: 1 games lost to invalid actions" in line and "no idea" in line
+
+
+def test_a_table_whose_numbers_are_out_of_range_writes_no_player(tmp_path):
+    huge = {**METADATA, "learned": {**METADATA.get("learned", {}), "max_bid": 1e30}}
+    path = tmp_path / "huge.py"
+    with pytest.raises(ValueError, match="out of the rules' range"):
+        write_module(path, solve(TwentyOneRules()).chart, BIDS, huge)
+    assert not path.exists()
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("simulate", "twentyone", "--rules", "decks=1000000000"), "decks takes 1 to 16"),
+        (("simulate", "hog", "--rules", "goal=1000000000"), "goal takes 1 to 1,000"),
+        (("simulate", "hog", "--games", str(10**12)), "less than or equal to 1000000"),
+        (("simulate", "hog", "--games", "-1"), "greater than or equal to 1"),
+        (("validate", "twentyone", "x.py", "--hands", str(10**12)), "--hands"),
+        (("validate", "ginrummy", "x.py", "--workers", "0"), "--workers"),
+    ],
+)
+def test_absurd_numbers_are_one_line_before_anything_runs(args, says, tmp_path):
+    result = mine(*args, "--out", tmp_path / "out") if args[0] == "simulate" else mine(*args)
+    assert says in one_line_error(result)
+    assert not (tmp_path / "out").exists()
+
+
+def test_simulate_checks_the_disk_before_it_writes(tmp_path):
+    from mine.pipeline.options import room_for
+
+    with pytest.raises(Exception) as refused:  # typer.Exit, after the one line
+        room_for(tmp_path / "logs", 10**18)
+    assert getattr(refused.value, "exit_code", None) == 1
+    room_for(tmp_path / "logs", 10**3)
+    assert not (tmp_path / "logs").exists()
+
+
+LOOP = "def {name}(*args):\n    while True:\n        pass\n"
+
+
+def _gin(path, limits):
+    from mine.strategies.validation import ginrummy
+
+    return ginrummy.validate(path, ["simple"], games=1, workers=1, limits=limits)
+
+
+def _twentyone(path, limits):
+    from mine.strategies.validation import twentyone
+
+    return twentyone.validate(path, TwentyOneRules(), 1000, 0, 0, exact=False, limits=limits)
+
+
+GAMES = {
+    "ginrummy": (_gin, ("pick", "play", "melds")),
+    "twentyone": (_twentyone, ("play", "action_for", "count_bucket")),
+}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_ends_a_file_that_loops_at_import(game, tmp_path):
+    validate, _ = GAMES[game]
+    path = tmp_path / "loops.py"
+    path.write_text("while True:\n    pass\n")
+    with pytest.raises(PlayerFault, match="importing the file ran over its 1 s limit"):
+        validate(path, QUICK)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_ends_a_call_that_loops(game, tmp_path):
+    validate, functions = GAMES[game]
+    path = tmp_path / "loops.py"
+    if game == "twentyone":  # its validator reads a generated file's tables first
+        write_module(path, solve(TwentyOneRules()).chart, BIDS, METADATA)
+        path.write_text(path.read_text() + LOOP.format(name="action_for"))
+    else:
+        path.write_text("".join(LOOP.format(name=name) for name in functions))
+    with pytest.raises(PlayerFault, match=r"\(\) ran over its 0.5 s limit"):
+        validate(path, QUICK)
