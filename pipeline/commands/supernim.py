@@ -29,6 +29,7 @@ from mine.pipeline.console import console, errors, fail, interval, print_json, s
 from mine.pipeline.reports import supernim as report_page
 from mine.pipeline.stats import supernim as stats_of
 from mine.strategies.bots.supernim import BASELINES, factory
+from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.supernim import SuperNimRules, parse_board, run_match
 from mine.strategies.validation import supernim as validation
 
@@ -214,7 +215,7 @@ def generate(
     fitted = _read_table(table)
     try:
         validation.write_player(fitted, out, budget, depth, check_games)
-    except (ValueError, OSError) as error:
+    except (ValueError, OSError, PlayerFault) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
     console.print(f"wrote {out} (depth {depth}, at most {budget} s a move)")
 
@@ -245,7 +246,7 @@ def validate(
             card = validation.validate_player(
                 player, options.names(baselines), games, seed, workers, equal_depth, advance
             )
-    except ValueError as error:  # PlayerFileError, or an unknown baseline
+    except (ValueError, PlayerFault) as error:  # PlayerFileError, an unknown baseline
         raise fail(str(error)) from None
     if as_json:
         print_json({"player": str(player), **card})

@@ -1,7 +1,8 @@
 """A Super-Nim player file measured on its own functions, in the reference engine.
 
-The file is loaded through `strategies.player_file` and only `_ask` calls into it (so it
-can later run in a contained worker). Each opponent plays `games` games from random start
+The file is loaded through `strategies.player_file` in contained worker processes
+(`strategies.contained`: time limits on import and calls, memory limit), and only `_ask`
+calls into it. Each opponent plays `games` games from random start
 boards: every board four times (the file as max and as min, each side moving first once).
 An answer that is not one of the handout's successors of the state is an invalid move: it
 is counted and the file loses that game. Figures: win / draw / loss with Wilson 95 %
@@ -15,7 +16,6 @@ import json
 import math
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from mine.models.supernim import Fitted
+from mine.strategies import contained
 from mine.strategies.bots.supernim import parse_bot
 from mine.strategies.codegen import supernim as codegen
 from mine.strategies.engines.supernim import (
@@ -40,6 +41,9 @@ FUNCTIONS = ("ai_move", "random_move")
 CHECK_GAMES = 40  # games per opponent behind the figures `mine generate` writes in
 CHECK_OPPONENTS = ("random", "greedy", "alphabeta:2")
 Z95 = 1.959964
+# The handout allows a minute a move; generated players take at most 1 s (0.2 s by
+# default). 10 s ends a file that loops without calling a busy machine's stall a fault.
+LIMITS = contained.Limits(call_seconds=10.0)
 
 
 def _ask(module: ModuleType, state: State, moves_left: int, depth: int | None):
@@ -103,12 +107,24 @@ def _starts(games: int, seed: int) -> list[tuple[str, State]]:
     return starts[:games]
 
 
-def _play_chunk(path: str, opponent: str, chunk: list, seed: int, depth: int | None) -> list:
-    module = load_module(path, "supernim", FUNCTIONS)
-    return [
-        play_one(module, opponent, seat, start, seed * 1_000_003 + number, depth)
-        for number, seat, start in chunk
-    ]
+_WORKER: dict[str, Any] = {}  # this worker's player module, loaded once
+
+
+def _player(path: str) -> ModuleType:
+    """The file's module in this worker, its calls timed by the contained harness."""
+    if _WORKER.get("path") != path:
+        module = load_module(path, "supernim", FUNCTIONS)
+        _WORKER.update(path=path, module=contained.load_wrapped(module, FUNCTIONS))
+    return _WORKER["module"]
+
+
+def _loads(path: str) -> None:
+    _player(path)
+
+
+def _work(task: tuple) -> dict[str, Any]:
+    path, opponent, seat, start, seed, depth = task
+    return play_one(_player(path), opponent, seat, start, seed, depth)
 
 
 def wilson(successes: int, n: int) -> dict[str, Any]:
@@ -153,7 +169,7 @@ def validate_player(
 ) -> dict[str, Any]:
     """The file against each opponent (and, with `equal_depth` D, its search at depth D
     against alphabeta:D: its heuristic against the plain one)."""
-    load_module(path, "supernim", FUNCTIONS)  # a bad file fails here, once
+    contained.run(path, _loads, [str(path)], limits=LIMITS)  # a bad file fails here, once
     for name in opponents:
         parse_bot(name, None)
     runs = [(name, name, None) for name in opponents]
@@ -168,43 +184,22 @@ def validate_player(
         "rules_text": "default rules: merge cap 10, split of 2 scores 2, cut-off 100 moves",
         "against": {},
     }
-    size = max(1, math.ceil(games / (workers * 4)))
-    with ProcessPoolExecutor(workers) if workers > 1 else _Inline() as pool:
-        for run, (label, opponent, depth) in enumerate(runs):
-            numbered = [(k, seat, start) for k, (seat, start) in enumerate(starts)]
-            chunks = [numbered[k : k + size] for k in range(0, len(numbered), size)]
-            futures = [
-                pool.submit(_play_chunk, str(path), opponent, chunk, seed + run, depth)
-                for chunk in chunks
-            ]
-            results: list = []
-            for future in futures:
-                results += future.result()
-                if progress:
-                    progress(label, len(results), games)
-            card["against"][label] = summarise(results)
+    for run, (label, opponent, depth) in enumerate(runs):
+        tasks = [
+            (str(path), opponent, seat, start, (seed + run) * 1_000_003 + number, depth)
+            for number, (seat, start) in enumerate(starts)
+        ]
+        results = contained.run(
+            path,
+            _work,
+            tasks,
+            workers=workers,
+            limits=LIMITS,
+            chunk=max(1, min(16, games // (4 * workers))),
+            progress=(lambda done, name=label: progress(name, done, games)) if progress else None,
+        )
+        card["against"][label] = summarise(results)
     return card
-
-
-class _Inline:
-    """A pool of one that runs each task when it is submitted (no worker processes)."""
-
-    def __enter__(self) -> _Inline:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def submit(self, function: Callable, *args: Any) -> _Done:
-        return _Done(function(*args))
-
-
-class _Done:
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def result(self) -> Any:
-        return self.value
 
 
 def write_player(

@@ -163,3 +163,22 @@ def test_the_demo_runs_the_loop_and_again_changes_nothing(tmp_path):
     }  # fmt: skip
     assert set(first["wins"]) == {"random", "greedy", "alphabeta:2"}
     assert (tmp_path / "demo" / "supernim-report.html").read_text().count("<svg") >= 4
+
+
+def test_a_player_that_answers_garbage_loses_on_invalid_moves(tmp_path):
+    path = tmp_path / "garbage.py"
+    path.write_text("def ai_move(state, **kw):\n    return state\n\n"
+                    "def random_move(state):\n    return state\n")  # fmt: skip
+    card = _json("validate", "supernim", path, "--games", 4, "--baselines", "random",
+                 "--equal-depth", 0)  # fmt: skip
+    row = card["against"]["random"]
+    assert row["invalid_moves"] == 4 and row["loss"]["count"] == 4
+
+
+def test_a_player_that_ends_its_process_is_named_in_one_line(tmp_path):
+    path = tmp_path / "exits.py"
+    path.write_text("import os\n\ndef ai_move(state, **kw):\n    os._exit(3)\n\n"
+                    "def random_move(state):\n    return state\n")  # fmt: skip
+    result = _run("validate", "supernim", path, "--games", 4, "--baselines", "random", ok=False)
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "exits.py" in result.output and "ended its process" in result.output
