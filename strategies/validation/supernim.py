@@ -166,10 +166,11 @@ def validate_player(
     workers: int = 1,
     equal_depth: int = 0,
     progress: Callable[[str, int, int], None] | None = None,
+    limits: contained.Limits = LIMITS,
 ) -> dict[str, Any]:
     """The file against each opponent (and, with `equal_depth` D, its search at depth D
     against alphabeta:D: its heuristic against the plain one)."""
-    contained.run(path, _loads, [str(path)], limits=LIMITS)  # a bad file fails here, once
+    contained.run(path, _loads, [str(path)], limits=limits)  # a bad file fails here, once
     for name in opponents:
         parse_bot(name, None)
     runs = [(name, name, None) for name in opponents]
@@ -194,7 +195,7 @@ def validate_player(
             _work,
             tasks,
             workers=workers,
-            limits=LIMITS,
+            limits=limits,
             chunk=max(1, min(16, games // (4 * workers))),
             progress=(lambda done, name=label: progress(name, done, games)) if progress else None,
         )

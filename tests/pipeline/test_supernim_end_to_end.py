@@ -10,7 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from mine.pipeline.cli import app
+from mine.strategies.contained import Limits, PlayerFault
 from mine.strategies.player_file import load_module
+from mine.strategies.validation import supernim as validation
 
 runner = CliRunner()
 
@@ -182,3 +184,21 @@ def test_a_player_that_ends_its_process_is_named_in_one_line(tmp_path):
     result = _run("validate", "supernim", path, "--games", 4, "--baselines", "random", ok=False)
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert "exits.py" in result.output and "ended its process" in result.output
+
+
+QUICK = Limits(import_seconds=1.0, call_seconds=0.5)
+
+
+def test_a_file_that_loops_at_import_is_ended(tmp_path):
+    path = tmp_path / "loops.py"
+    path.write_text("while True:\n    pass\n")
+    with pytest.raises(PlayerFault, match="importing the file ran over its 1 s limit"):
+        validation.validate_player(path, ["random"], 2, limits=QUICK)
+
+
+def test_a_call_that_loops_is_ended(tmp_path):
+    path = tmp_path / "loops.py"
+    path.write_text("def ai_move(*args, **kw):\n    while True:\n        pass\n\n"
+                    "def random_move(state):\n    return state\n")  # fmt: skip
+    with pytest.raises(PlayerFault, match=r"ai_move\(\) ran over its 0.5 s limit"):
+        validation.validate_player(path, ["random"], 2, limits=QUICK)
