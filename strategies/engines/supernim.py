@@ -23,10 +23,10 @@ small State API as the other engines (`legal_actions`, `apply_action`, `is_termi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -45,6 +45,15 @@ START_STICKS = (1, 10)  # … of 1–10 sticks each
 
 @dataclass(frozen=True)
 class SuperNimRules(RuleSettings):
+    # A game of more moves than this is no longer one a manager cuts off; larger caps
+    # and rewards would only let the numbers in the logs grow without meaning more.
+    BOUNDS: ClassVar[Mapping[str, tuple[float, float]]] = {
+        "merge_cap": (2, 1000),
+        "split_reward": (0, 1000),
+        "max_moves": (1, 10_000),
+        "ulam_limit": (0, 10_000),
+    }
+
     merge_cap: int = 10
     split_reward: int = 2
     max_moves: int = 100

@@ -138,7 +138,8 @@ def test_a_bad_log_is_one_line_and_a_failing_exit_code(loop, tmp_path):
     [
         (("simulate", "supernim", "--players", "random,alphabeta:9"), "alphabeta takes a depth"),
         (("simulate", "supernim", "--start", "2,0"), "at least one stick"),
-        (("simulate", "supernim", "--rules", "merge_cap=1"), "merge_cap must be at least 2"),
+        (("simulate", "supernim", "--rules", "merge_cap=1"), "merge_cap takes 2 to 1,000"),
+        (("simulate", "supernim", "--rules", "max_moves=100000"), "max_moves takes 1 to 10,000"),
         (("validate", "supernim", "nowhere.py"), "no such file"),
         (("generate", "supernim", "--table", "nowhere.parquet"), "not a readable table"),
     ],
