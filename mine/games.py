@@ -59,6 +59,7 @@ GAMES: tuple[Game, ...] = (
         parts=EVERY_PART - {"solver"},
     ),
     Game("hog", "Hog", "Hog, the dice game (CS 61A)"),
+    Game("supernim", "Super-Nim", "Super-Nim, merging and Collatz-splitting heaps"),
 )
 """In the order commands list them and ingest tries their formats."""
 

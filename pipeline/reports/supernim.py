@@ -1,0 +1,145 @@
+"""Super-Nim's report: win rates by pairing (the logs) and of the generated player (its
+validation card), score trajectories, and the values the fitted heuristic learned."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from mine.models.supernim import Fitted
+from mine.pipeline.reports import kit
+from mine.pipeline.stats.supernim import SuperNimStats
+
+RATE = "{:.3f}".format
+TRAJECTORY_PAIRINGS = 6  # the most played pairings get a score graph
+
+
+def html(fitted: Fitted, stats: SuperNimStats, card: dict[str, Any] | None) -> str:
+    pairings = stats.pairings.sort("games", descending=True)
+    sections = [
+        kit.Section(
+            "Win rates by pairing",
+            "Every pairing in the logs (max bot, min bot; first movers alternate): wins of "
+            "each side, draws and games cut off at the move limit, with their rates.",
+            [
+                kit.count_table(
+                    pairings.to_dicts(),
+                    title="Outcomes by pairing",
+                    formats={"max_win_rate": RATE, "draw_rate": RATE, "cutoff_rate": RATE},
+                ),
+                kit.bar_plot(
+                    [f"{a} v {b}" for a, b in pairings.select("max_player", "min_player").rows()],
+                    {
+                        "max wins": pairings["max_win_rate"].to_list(),
+                        "draws": pairings["draw_rate"].to_list(),
+                        "cut-offs": pairings["cutoff_rate"].to_list(),
+                    },
+                    title="Rates by pairing",
+                    x_label="pairing (max v min)",
+                    y_label="share of games",
+                    fmt=RATE,
+                ),
+            ],
+        ),
+        kit.Section(
+            "Score trajectories",
+            "Mean scores of max and min after each move, over the games of a pairing "
+            "still going at that move: how points accrue in games that mostly run to the "
+            "cut-off.",
+            [
+                _trajectory(stats.trajectories, a, b)
+                for a, b in pairings.select("max_player", "min_player").rows()[:TRAJECTORY_PAIRINGS]
+            ],  # fmt: skip
+        ),
+        kit.Section(
+            "What the heuristic learned",
+            "The fitted future margin of the mover by the number of 2-heaps on the board "
+            "(far from the cut-off, other features at their most common cell), and the "
+            "positions the logs saw per move kind.",
+            [
+                kit.count_table(
+                    stats.kinds.to_dicts(),
+                    title="Outcomes by move kind (the mover's side)",
+                    formats={"mean_final_margin": "{:+.3f}".format, "win_rate": RATE},
+                ),
+                kit.count_table(
+                    _values_by_twos(fitted),
+                    title="Fitted future margin by 2-heaps (mean over feature cells)",
+                    formats={"mean_value": "{:+.3f}".format},
+                ),
+            ],
+        ),
+    ]
+    if card:
+        sections.insert(1, _validation(card))
+    return kit.page(
+        "Super-Nim heuristic",
+        sections,
+        fitted.metadata,
+        intro=f"Fitted from {fitted.metadata.get('games', '?')} games "
+        f"({fitted.metadata.get('rows', '?')} positions): {fitted.metadata.get('method')}.",
+    )
+
+
+def _trajectory(trajectories: pl.DataFrame, max_player: str, min_player: str) -> str:
+    rows = trajectories.filter(
+        (pl.col("max_player") == max_player) & (pl.col("min_player") == min_player)
+    ).sort("move")
+    moves = rows["move"].to_list()
+    return kit.line_plot(
+        {
+            f"max ({max_player})": (moves, rows["mean_score_max"].to_list()),
+            f"min ({min_player})": (moves, rows["mean_score_min"].to_list()),
+        },
+        title=f"{max_player} v {min_player}: mean scores by move",
+        x_label="move",
+        y_label="mean score",
+        zero=True,
+    )
+
+
+def _values_by_twos(fitted: Fitted) -> list[dict[str, Any]]:
+    by_twos: dict[int, list[float]] = {}
+    for key, value in fitted.cells.items():
+        by_twos.setdefault(key[0], []).append(value)
+    return [
+        {"twos": twos, "cells": len(values), "mean_value": sum(values) / len(values)}
+        for twos, values in sorted(by_twos.items())
+    ]
+
+
+def _validation(card: dict[str, Any]) -> kit.Section:
+    rows = [
+        {
+            "opponent": name,
+            "games": row["games"],
+            "win": row["win"]["mean"],
+            "win_low": row["win"]["ci95"][0],
+            "win_high": row["win"]["ci95"][1],
+            "draw": row["draw"]["mean"],
+            "loss": row["loss"]["mean"],
+            "cutoff_rate": row["cutoff_rate"],
+            "mean_margin": row["mean_margin"],
+            "invalid_moves": row["invalid_moves"],
+            "p99_move_seconds": row["p99_move_seconds"],
+        }
+        for name, row in card["against"].items()
+    ]
+    rates = ("win", "win_low", "win_high", "draw", "loss", "cutoff_rate")
+    return kit.Section(
+        "The generated player",
+        f"The player file against each opponent ({card.get('rules_text', '')}), "
+        "from random start boards, both sides, both first movers; Wilson 95 % intervals.",
+        [
+            kit.count_table(rows, title="Win / draw / loss", formats=dict.fromkeys(rates, RATE)),
+            kit.bar_plot(
+                [row["opponent"] for row in rows],
+                {k: [row[k] for row in rows] for k in ("win", "draw", "loss")},
+                title="The player's results by opponent",
+                x_label="opponent",
+                y_label="share of games",
+                fmt=RATE,
+            ),
+        ],
+    )

@@ -1,0 +1,201 @@
+"""Super-Nim's statistics, derived from the warehouse and stored back into it.
+
+Six tables, each a count next to its opportunities (PokerTracker style):
+
+- `stats_supernim_pairings`: per pairing (max bot, min bot): games, wins of each side,
+  draws and cut-offs, with their rates;
+- `stats_supernim_starts`: the same per pairing and canonical start board;
+- `stats_supernim_boards`: per canonical board: positions seen, the sum and mean of the
+  final margin from the mover's side, and of the margin still to come (final − now);
+- `stats_supernim_features`: the same by board features (heaps, sticks, 2-heaps, odd
+  heaps), score margin and moves left before the default cut-off;
+- `stats_supernim_kinds`: per move kind (merge, ulam, split): moves, the mover's final
+  margin and wins;
+- `stats_supernim_trajectories`: per pairing and move number, the mean scores of max and
+  min over the games still going (the handout's score graphs);
+- `stats_supernim_parity`: per pairing and whether the start board holds an odd number of
+  2-heaps: games won by the first mover, by the second, and drawn. (2-heaps are made in
+  pairs, by splitting a 4, so between players who cash every 2 at once this parity and
+  the first mover decide the game.)
+
+Also the warehouse's side of fitting (`fit_inputs`: the positions of the chosen logs and
+their fingerprint). Nothing here knows the rules: it counts what the logs show.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import duckdb
+import polars as pl
+
+from mine.models import supernim as model
+from mine.pipeline import stats as shared
+from mine.pipeline.stats import data_fingerprint, has_logs, logs_matching, store
+
+GAME = "supernim"
+NO_MOVES = "no Super-Nim moves in the warehouse (run `mine ingest` on Super-Nim logs first)"
+
+
+class SuperNimStats(NamedTuple):
+    pairings: pl.DataFrame
+    starts: pl.DataFrame
+    boards: pl.DataFrame
+    features: pl.DataFrame
+    kinds: pl.DataFrame
+    trajectories: pl.DataFrame
+    parity: pl.DataFrame
+
+
+DESCRIPTIONS = {
+    "pairings": "Super-Nim: games per pairing (max bot, min bot) with wins, draws, cut-offs",
+    "starts": "Super-Nim: games per pairing and canonical start board with wins, draws, cut-offs",
+    "boards": "Super-Nim: positions per canonical board with the mover's final and future margin",
+    "features": "Super-Nim: positions per board features, margin and moves left, with margins",
+    "kinds": "Super-Nim: moves per kind with the mover's final margin and wins",
+    "trajectories": "Super-Nim: mean scores of max and min per pairing and move number",
+    "parity": "Super-Nim: games per pairing and start 2-heap parity won by first, second, drawn",
+}
+
+
+def chosen_logs(con: duckdb.DuckDBPyConnection, pattern: str | None) -> list[int] | None:
+    if not has_logs(con, GAME):
+        raise ValueError(NO_MOVES)
+    return None if pattern is None else logs_matching(con, GAME, pattern)
+
+
+def logs_filter(log_ids: list[int] | None) -> str:
+    if log_ids is None:
+        return "TRUE"
+    return f"log_id IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
+
+
+def _outcomes(games: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    counts = games.group_by(keys).agg(
+        pl.len().alias("games"),
+        (pl.col("winner") == "max").sum().alias("max_wins"),
+        (pl.col("winner") == "min").sum().alias("min_wins"),
+        (pl.col("winner") == "draw").sum().alias("draws"),
+        (pl.col("ended") == "cutoff").sum().alias("cutoffs"),
+    )
+    return counts.with_columns(
+        (pl.col("max_wins") / pl.col("games")).alias("max_win_rate"),
+        (pl.col("draws") / pl.col("games")).alias("draw_rate"),
+        (pl.col("cutoffs") / pl.col("games")).alias("cutoff_rate"),
+    ).sort(keys)
+
+
+def positions(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFrame:
+    """Every position a move was made from, from the mover's side, with its features."""
+    frame = shared.frame(
+        con,
+        "SELECT log_id, game, move, kind, canonical_board, margin_before, final_margin, "
+        f"winner = player AS mover_won FROM supernim_positions WHERE {where}",
+    )
+    return frame.with_columns(
+        *model.feature_columns("canonical_board", "move"),
+        (pl.col("final_margin") - pl.col("margin_before")).alias("future_margin"),
+    )
+
+
+def _margins(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    return (
+        frame.group_by(keys)
+        .agg(
+            pl.len().alias("positions"),
+            pl.col("final_margin").sum().alias("final_margin_sum"),
+            pl.col("future_margin").sum().alias("future_margin_sum"),
+        )
+        .with_columns(
+            (pl.col("final_margin_sum") / pl.col("positions")).alias("mean_final_margin"),
+            (pl.col("future_margin_sum") / pl.col("positions")).alias("mean_future_margin"),
+        )
+        .sort(keys)
+    )
+
+
+def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> SuperNimStats:
+    where = logs_filter(log_ids)
+    games = shared.frame(
+        con,
+        "SELECT max_player, min_player, start_key, winner, ended, moves, first_player, "
+        "len(list_filter(start_board, lambda n: n = 2)) % 2 = 1 AS odd_twos "
+        f"FROM supernim_matches WHERE {where}",
+    )
+    seen = positions(con, where)
+    boards = _margins(
+        seen.with_columns(
+            pl.col("canonical_board").list.eval(pl.element().cast(pl.String)).list.join(";")
+        ),
+        ["canonical_board"],
+    )
+    kinds = (
+        seen.group_by("kind")
+        .agg(
+            pl.len().alias("moves"),
+            pl.col("final_margin").sum().alias("final_margin_sum"),
+            pl.col("mover_won").sum().alias("mover_wins"),
+        )
+        .with_columns(
+            (pl.col("final_margin_sum") / pl.col("moves")).alias("mean_final_margin"),
+            (pl.col("mover_wins") / pl.col("moves")).alias("win_rate"),
+        )
+        .sort("kind")
+    )
+    trajectories = shared.frame(
+        con,
+        f"""
+        SELECT g.max_player, g.min_player, m.move, count(*) AS games,
+               avg(m.score_max) AS mean_score_max, avg(m.score_min) AS mean_score_min
+        FROM supernim_moves m JOIN supernim_matches g USING (log_id, game)
+        WHERE {where.replace("log_id", "m.log_id")}
+        GROUP BY ALL ORDER BY ALL
+        """,
+    )
+    return SuperNimStats(
+        pairings=_outcomes(games, ["max_player", "min_player"]),
+        starts=_outcomes(games, ["max_player", "min_player", "start_key"]),
+        boards=boards,
+        features=_margins(seen, ["heaps", "sticks", "twos", "odds", "margin_before", "left"]),
+        kinds=kinds,
+        trajectories=trajectories,
+        parity=_by_parity(games),
+    )
+
+
+def _by_parity(games: pl.DataFrame) -> pl.DataFrame:
+    keys = ["max_player", "min_player", "odd_twos"]
+    return (
+        games.group_by(keys)
+        .agg(
+            pl.len().alias("games"),
+            (pl.col("winner") == pl.col("first_player")).sum().alias("first_wins"),
+            ((pl.col("winner") != pl.col("first_player")) & (pl.col("winner") != "draw"))
+            .sum()
+            .alias("second_wins"),
+            (pl.col("winner") == "draw").sum().alias("draws"),
+        )
+        .with_columns((pl.col("first_wins") / pl.col("games")).alias("first_win_rate"))
+        .sort(keys)
+    )
+
+
+def store_all(con: duckdb.DuckDBPyConnection, stats: SuperNimStats) -> dict[str, str]:
+    return {
+        name: store(con, GAME, name, table, DESCRIPTIONS[name])
+        for name, table in stats._asdict().items()
+    }
+
+
+def fit_inputs(
+    con: duckdb.DuckDBPyConnection, log_ids: list[int] | None
+) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """The positions to fit from, and what names them: fingerprint, logs, games, rows."""
+    where = logs_filter(log_ids)
+    try:
+        seen = positions(con, where)
+        fingerprint, logs = data_fingerprint(con, GAME, log_ids)
+        games = con.execute(f"SELECT count(*) FROM supernim_games WHERE {where}").fetchone()[0]
+    except duckdb.Error as error:
+        raise ValueError(f"cannot read the Super-Nim tables: {error}".splitlines()[0]) from None
+    return seen, {"fingerprint": fingerprint, "logs": logs, "games": games, "rows": seen.height}

@@ -1,0 +1,205 @@
+"""Super-Nim end to end through the real CLI: simulate → ingest → stats → fit → generate →
+validate → report, plus what a user gets for bad input."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from mine.pipeline.cli import app
+from mine.strategies.contained import Limits, PlayerFault
+from mine.strategies.player_file import load_module
+from mine.strategies.validation import supernim as validation
+
+runner = CliRunner()
+
+
+def _run(*args, ok: bool = True):
+    result = runner.invoke(app, [str(a) for a in args])
+    if ok:
+        assert result.exit_code == 0, result.output
+    return result
+
+
+def _json(*args) -> dict:
+    return json.loads(_run(*args, "--json").stdout)
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory):
+    root = tmp_path_factory.mktemp("supernim")
+    db, logs = root / "w.duckdb", root / "logs"
+    out = {"root": root, "db": db, "logs": logs}
+    out["simulated"] = _json(
+        "simulate", "supernim", "--games", 24, "--seed", 3, "--out", logs,
+        "--players", "random,greedy,alphabeta:1,alphabeta:2",
+    )  # fmt: skip
+    out["ingested"] = _json("ingest", logs, "--db", db)
+    out["stats"] = _json("stats", "supernim", "--db", db)
+    out["fit"] = _json("fit", "supernim", "--db", db, "--out", root / "t.parquet")
+    _run("generate", "supernim", "--table", root / "t.parquet", "--out", root / "p.py",
+         "--check-games", 8)  # fmt: skip
+    out["card"] = _json(
+        "validate", "supernim", root / "p.py", "--games", 8,
+        "--baselines", "random,alphabeta:1", "--equal-depth", 1,
+    )  # fmt: skip
+    return out
+
+
+def test_every_pairing_is_simulated_ingested_and_counted(loop):
+    matches = loop["simulated"]["matches"]
+    assert len(matches) == 6 and all(m["games"] == 24 for m in matches)
+    assert loop["ingested"]["pairs"]["new"] == 6 and loop["ingested"]["ok"]
+    con = duckdb.connect(str(loop["db"]), read_only=True)
+    try:
+        games = con.execute("SELECT count(*) FROM supernim_games").fetchone()[0]
+        moves = con.execute("SELECT count(*) FROM supernim_moves").fetchone()[0]
+        pairings = con.execute(
+            "SELECT max_player, min_player, games, max_wins + min_wins + draws, cutoffs "
+            "FROM stats_supernim_pairings ORDER BY ALL"
+        ).fetchall()
+        kinds = con.execute("SELECT sum(moves) FROM stats_supernim_kinds").fetchone()[0]
+        parity = con.execute(
+            "SELECT sum(games), sum(first_wins + second_wins + draws), "
+            "sum(games) FILTER (odd_twos) FROM stats_supernim_parity"
+        ).fetchone()
+        odd_starts = con.execute(
+            "SELECT count(*) FROM supernim_games "
+            "WHERE len(list_filter(start_board, lambda n: n = 2)) % 2 = 1"
+        ).fetchone()[0]
+    finally:
+        con.close()
+    assert games == 6 * 24 and moves == sum(m["moves"] for m in matches) == kinds
+    assert all(total == n for _, _, n, total, _ in pairings) and len(pairings) == 6
+    assert parity == (games, games, odd_starts)
+    by_pair = {(a, b): (n, cut) for a, b, n, _, cut in pairings}
+    simulated = {(m["max"].replace(":", "_"), m["min"].replace(":", "_")): m for m in matches}
+    for key, match in simulated.items():
+        assert by_pair[key] == (match["games"], match["cutoffs"])
+
+
+def test_the_table_and_the_player_say_where_they_come_from(loop):
+    fit = loop["fit"]
+    assert fit["games"] == 6 * 24 and fit["logs"] == 6 and fit["feature_cells"] > 0
+    assert fit["yardstick"]["boards"] > 0
+    source = (loop["root"] / "p.py").read_text()
+    assert fit["fingerprint"] in source and "vs random" in source
+    assert "import numpy" not in source and "import mine" not in source
+
+
+def test_the_generated_player_moves_legally_and_deterministically(loop):
+    player = load_module(loop["root"] / "p.py", "supernim", ("ai_move", "random_move"))
+    again = load_module(loop["root"] / "p.py", "supernim", ("ai_move", "random_move"))
+    state = ("min", (2, 4, 2, 3), 6, 2)
+    successors = {s for s, _, _ in player.successors(state)}
+    assert player.ai_move(state) in successors and player.random_move(state) in successors
+    assert player.ai_move(state) == again.ai_move(state)
+    assert player.random_move(state) == again.random_move(state)
+    assert player.ai_move(("max", (2, 5, 7), 0, 0))[2] == 2  # it cashes the 2 in front of it
+
+
+def test_validation_reports_every_figure(loop):
+    card = loop["card"]
+    assert set(card["against"]) == {"random", "alphabeta:1", "equal depth 1 vs alphabeta:1"}
+    for row in card["against"].values():
+        assert row["games"] == 8 and row["invalid_moves"] == 0
+        assert row["win"]["count"] + row["draw"]["count"] + row["loss"]["count"] == 8
+        low, high = row["win"]["ci95"]
+        assert low <= row["win"]["mean"] <= high
+        assert 0 < row["p99_move_seconds"] < 1.0
+
+
+def test_the_report_draws_win_rates_and_trajectories(loop, tmp_path):
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps(loop["card"]))
+    out = tmp_path / "r.html"
+    _run("report", "supernim", "--table", loop["root"] / "t.parquet", "--db", loop["db"],
+         "--card", card, "--out", out)  # fmt: skip
+    page = out.read_text()
+    assert "Outcomes by pairing" in page and "mean scores by move" in page
+    assert "The generated player" in page and page.count("<svg") >= 4
+
+
+def test_a_bad_log_is_one_line_and_a_failing_exit_code(loop, tmp_path):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "a-vs-b-s1.csv").write_bytes(b"1,1,max,2;4,split,2,,2;2;2,2,0\r\n")
+    (bad / "a-vs-b-s1-score.csv").write_bytes(b"1,max,2;4,2,0,max,1,cutoff\r\n")
+    result = _run("ingest", bad, "--db", tmp_path / "w.duckdb", ok=False)
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "a-vs-b-s1.csv:1: split of heap 2 is not legal on 2;4" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("simulate", "supernim", "--players", "random,alphabeta:9"), "alphabeta takes a depth"),
+        (("simulate", "supernim", "--start", "2,0"), "at least one stick"),
+        (("simulate", "supernim", "--rules", "merge_cap=1"), "merge_cap takes 2 to 1,000"),
+        (("simulate", "supernim", "--rules", "max_moves=100000"), "max_moves takes 1 to 10,000"),
+        (("validate", "supernim", "nowhere.py"), "no such file"),
+        (("generate", "supernim", "--table", "nowhere.parquet"), "not a readable table"),
+    ],
+)
+def test_bad_options_fail_in_one_line(tmp_path, args, message):
+    result = (
+        _run(*args, "--out", tmp_path / "x", ok=False)
+        if args[0] != "validate"
+        else _run(*args, ok=False)
+    )
+    assert result.exit_code != 0 and message in result.output and "Traceback" not in result.output
+
+
+def test_the_demo_runs_the_loop_and_again_changes_nothing(tmp_path):
+    from rich.console import Console
+
+    from mine.pipeline.demos import supernim as demo
+
+    console = Console(file=open(tmp_path / "out.txt", "w"))  # noqa: SIM115
+    first = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, 2, 4)
+    again = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, 2, 4)
+    assert first["ingest"]["new"] == 6 and again["ingest"] == {
+        "new": 0, "unchanged": 6, "replaced": 0, "rejected": 0
+    }  # fmt: skip
+    assert set(first["wins"]) == {"random", "greedy", "alphabeta:2"}
+    assert (tmp_path / "demo" / "supernim-report.html").read_text().count("<svg") >= 4
+
+
+def test_a_player_that_answers_garbage_loses_on_invalid_moves(tmp_path):
+    path = tmp_path / "garbage.py"
+    path.write_text("def ai_move(state, **kw):\n    return state\n\n"
+                    "def random_move(state):\n    return state\n")  # fmt: skip
+    card = _json("validate", "supernim", path, "--games", 4, "--baselines", "random",
+                 "--equal-depth", 0)  # fmt: skip
+    row = card["against"]["random"]
+    assert row["invalid_moves"] == 4 and row["loss"]["count"] == 4
+
+
+def test_a_player_that_ends_its_process_is_named_in_one_line(tmp_path):
+    path = tmp_path / "exits.py"
+    path.write_text("import os\n\ndef ai_move(state, **kw):\n    os._exit(3)\n\n"
+                    "def random_move(state):\n    return state\n")  # fmt: skip
+    result = _run("validate", "supernim", path, "--games", 4, "--baselines", "random", ok=False)
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "exits.py" in result.output and "ended its process" in result.output
+
+
+QUICK = Limits(import_seconds=1.0, call_seconds=0.5)
+
+
+def test_a_file_that_loops_at_import_is_ended(tmp_path):
+    path = tmp_path / "loops.py"
+    path.write_text("while True:\n    pass\n")
+    with pytest.raises(PlayerFault, match="importing the file ran over its 1 s limit"):
+        validation.validate_player(path, ["random"], 2, limits=QUICK)
+
+
+def test_a_call_that_loops_is_ended(tmp_path):
+    path = tmp_path / "loops.py"
+    path.write_text("def ai_move(*args, **kw):\n    while True:\n        pass\n\n"
+                    "def random_move(state):\n    return state\n")  # fmt: skip
+    with pytest.raises(PlayerFault, match=r"ai_move\(\) ran over its 0.5 s limit"):
+        validation.validate_player(path, ["random"], 2, limits=QUICK)

@@ -1,0 +1,73 @@
+"""The generated Super-Nim player: stdlib only, its evaluator and search the package's."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mine.models import supernim as model
+from mine.strategies.bots.supernim import search_player
+from mine.strategies.codegen import supernim as codegen
+from mine.strategies.engines.supernim import Game, State
+from mine.strategies.player_file import load_source
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.default_rng(4)
+    boards = [tuple(sorted(rng.integers(1, 11, size=rng.integers(1, 7)).tolist()))
+              for _ in range(400)]  # fmt: skip
+    frame = pl.DataFrame(
+        {
+            "log_id": [1] * 400,
+            "game": [k // 50 + 1 for k in range(400)],
+            "move": [k % 50 + 1 for k in range(400)],
+            "canonical_board": [list(b) for b in boards],
+            "margin_before": rng.integers(-4, 5, size=400).tolist(),
+            "final_margin": rng.integers(-6, 7, size=400).tolist(),
+        }
+    ).with_columns(*model.feature_columns("canonical_board", "move"))
+    frame = frame.with_columns(
+        (pl.col("final_margin") - pl.col("margin_before")).alias("future_margin")
+    )
+    meta = {"fingerprint": "ab" * 32, "logs": 1, "games": 8, "rows": 400}
+    return model.fit(frame, meta)
+
+
+@pytest.fixture(scope="module")
+def player(fitted):
+    return load_source(codegen.module_source(fitted, None, 0.5, 2), "supernim")
+
+
+def test_the_source_imports_only_the_standard_library(fitted):
+    tree = ast.parse(codegen.module_source(fitted, None))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert imported == {"time", "bisect", "random"}
+
+
+def test_the_budget_is_never_over_a_second(fitted):
+    assert "BUDGET = 1.0" in codegen.module_source(fitted, None, 5.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=9), st.integers(1, 100))
+def test_the_files_evaluator_is_the_fitted_table(player, fitted, heaps, left):
+    board = tuple(sorted(heaps))
+    assert player.evaluate(board, left) == fitted.value(board, left)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 10), min_size=1, max_size=5), st.integers(2, 100))
+def test_the_file_moves_as_the_packages_search_with_the_same_leaves(player, fitted, heaps, left):
+    game = Game()
+    state = State("max", tuple(heaps), 0, 0, moves=100 - left)
+    move = search_player(2, fitted.value)(game, state)
+    after = game.after(state, move)
+    answer = player.ai_move(("max", tuple(heaps), 0, 0), moves_left=left)
+    assert answer == (after.player, after.board, after.score_max, after.score_min)
