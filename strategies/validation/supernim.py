@@ -111,10 +111,9 @@ _WORKER: dict[str, Any] = {}  # this worker's player module, loaded once
 
 
 def _player(path: str) -> ModuleType:
-    """The file's module in this worker, its calls timed by the contained harness."""
+    """The file's module in this worker (loading wraps its calls for the harness's clock)."""
     if _WORKER.get("path") != path:
-        module = load_module(path, "supernim", FUNCTIONS)
-        _WORKER.update(path=path, module=contained.load_wrapped(module, FUNCTIONS))
+        _WORKER.update(path=path, module=load_module(path, "supernim", FUNCTIONS))
     return _WORKER["module"]
 
 
