@@ -59,6 +59,7 @@ GAMES: tuple[Game, ...] = (
         parts=EVERY_PART - {"solver"},
     ),
     Game("hog", "Hog", "Hog, the dice game (CS 61A)"),
+    Game("cardguess", "Card guessing", "Card guessing, the deduction game (COMP30020 2016)"),
 )
 """In the order commands list them and ingest tries their formats."""
 
