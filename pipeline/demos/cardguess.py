@@ -21,11 +21,15 @@ from mine.pipeline.reports import cardguess as report_page
 from mine.pipeline.stats import cardguess as stats_of
 from mine.strategies.bots.cardguess import parse_guesser
 from mine.strategies.engines.cardguess import CardGuessRules, run_games
+from mine.strategies.solvers.cardguess import Plan
 from mine.strategies.validation import cardguess as validation
 from mine.warehouse import ingest
 
 GAMES = 500
 N = 2
+# A lighter search than `mine fit`'s (width 1 below the root, every hand a possible guess):
+# seconds rather than a minute, and still below greedy.
+PLAN = Plan(widths=(1,), members=1326, extras=1326, extras_from=12)
 
 QUERIES = {
     "Simulated card-guessing games by guesser and n (examples/logs/cardguess)": """
@@ -57,7 +61,7 @@ def run(db: Path, workdir: Path, console: Console, games: int = GAMES) -> dict[s
         log_ids = sorted({p.log_id for p in landed.pairs if p.log_id is not None})
         derived = stats_of.derive(con, log_ids)
         stats_of.store_all(con, derived)
-        fitted = stats_of.fit_from_warehouse(con, (N,), log_ids)
+        fitted = stats_of.fit_from_warehouse(con, (N,), log_ids, {N: PLAN})
     finally:
         con.close()
     path = model.write_table(workdir / "cardguess.parquet", fitted)

@@ -100,3 +100,14 @@ def test_bad_input_is_one_line_and_a_failure(tmp_path, monkeypatch, args, messag
     assert result.exit_code != 0
     assert message in " ".join(result.output.split())
     assert "Traceback" not in result.output
+
+
+def test_the_demo_runs_the_loop_and_the_tree_beats_greedy(tmp_path):
+    from rich.console import Console
+
+    from mine.pipeline.demos import cardguess as demo
+
+    figures = demo.run(tmp_path / "w.duckdb", tmp_path / "out", Console(quiet=True), games=60)
+    assert figures["player_mean"] < figures["greedy_mean"]
+    assert figures["player_worst"] <= 7
+    assert (tmp_path / "out" / "cardguess-report.html").exists()
