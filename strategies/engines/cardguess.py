@@ -338,9 +338,14 @@ class CardGuessState:
         """Every hand, by its number in `hands(n)`: any n distinct cards may be guessed."""
         return range(comb(DECK, self.rules.n))
 
-    def apply_action(self, guess: Sequence[int]) -> CardGuessState:
+    def apply_action(self, guess: int | Sequence[int]) -> CardGuessState:
+        """The state after `guess`: its cards, or its number among `legal_actions()`."""
         if self.is_terminal():
             raise ValueError("the game is over")
+        if isinstance(guess, int | np.integer):
+            if guess not in self.legal_actions():
+                raise InvalidGuess(f"no hand has the number {guess}")
+            guess = hands(self.rules.n).cards[guess].tolist()
         hand = check_guess(guess, self.rules.n)
         return CardGuessState(
             self.rules,

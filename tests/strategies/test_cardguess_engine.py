@@ -175,7 +175,9 @@ def test_the_time_limit_ends_a_game():
 def test_the_state_follows_the_rules():
     state = CardGuessState(DEFAULT_RULES, (2, 3))
     assert len(state.legal_actions()) == 1326 and not state.is_terminal()
+    after_number = state.apply_action(hand_index((2, 3)))
     state = state.apply_action((3, 2))
+    assert state == after_number
     assert state.is_terminal() and state.returns() == -1.0
     with pytest.raises(ValueError, match="over"):
         state.apply_action((0, 1))
