@@ -165,8 +165,8 @@ def fit(
             "search": "widths[d] guesses ranked first by the estimate are solved exactly at "
             "depth d, the estimate's best below (greedy); guesses considered: at most "
             "`members` candidates and `extras` non-candidates (evenly spaced over all hands) "
-            "for sets of `extras_from` or more; at the root of n = 4 only `root_pool` "
-            "evenly spaced hands",
+            "for sets of `extras_from` or more; at the root one hand of each shape (hands "
+            "equal up to renaming suits), for n = 4 only `root_pool` evenly spaced shapes",
         },
         "answerer": model.summary(),
         "trees": per_n,

@@ -162,7 +162,7 @@ class Plan:
     members: int = 1500
     extras: int = 1326
     extras_from: int = 5
-    root_pool: int = 0  # > 0: only this many hands (evenly spaced) are root guesses
+    root_pool: int = 0  # > 0: only this many shapes (evenly spaced) are root guesses
 
     def width(self, depth: int) -> int:
         return self.widths[depth] if depth < len(self.widths) else 1
@@ -194,10 +194,15 @@ class Search:
         everything = np.arange(len(self.universe))
         return self.solve(everything, 0, self.root_pool())
 
-    def root_pool(self) -> np.ndarray | None:
-        if not self.plan.root_pool:
-            return None
-        return spread(len(self.universe), self.plan.root_pool)
+    def root_pool(self) -> np.ndarray:
+        """One hand of each shape (the first), or `root_pool` of them evenly spaced: at the
+        root every candidate is still there, so hands of one shape split them alike (under
+        a prior that treats suits alike; a fitted prior does nearly)."""
+        _, first = np.unique(self.shapes, return_index=True)
+        first.sort()
+        if self.plan.root_pool:
+            first = first[spread(len(first), self.plan.root_pool)]
+        return first
 
     def solve(self, idx: np.ndarray, depth: int, pool: np.ndarray | None = None) -> Node:
         """The best node found for the candidates `idx` at `depth`."""
