@@ -245,8 +245,8 @@ def validate(
         typer.Option(
             "--answers",
             min=1,
-            help="Answers per n, drawn with a fixed seed (default: every answer for n = 2, 3 "
-            "and 5000 for n = 4 with the uniform answerer; 5000 otherwise).",
+            help="Answers per n, drawn with a fixed seed (default: every answer for n = 2, 3, "
+            "weighted by the answerer's exact chances: exact figures; 5000 for n = 4).",
         ),
     ] = None,
     baselines: options.baselines("Guessers playing the same answers.") = "greedy,entropy",

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import combinations, combinations_with_replacement
+from itertools import combinations, combinations_with_replacement, permutations
 from math import comb
 from pathlib import Path
 from typing import Any, Protocol
@@ -294,6 +294,22 @@ def draw_answer(n: int, answerer: str, rng: np.random.Generator) -> Hand:
     weights = card_weights(answerer)
     cards = rng.choice(DECK, size=n, replace=False, p=weights / weights.sum())
     return tuple(sorted(int(card) for card in cards))
+
+
+def answer_probabilities(n: int, answerer: str) -> np.ndarray:
+    """The exact chance the answerer picks each hand of `hands(n)`: it draws cards one by
+    one in proportion to their weights among those left, so a hand's chance is the sum
+    over the orders its cards can come in."""
+    weights = card_weights(answerer)
+    cards = hands(n).cards.astype(np.int64)
+    chance = np.zeros(len(cards))
+    for order in permutations(range(n)):
+        p, taken = np.ones(len(cards)), np.zeros(len(cards))
+        for position in order:
+            p *= weights[cards[:, position]] / (weights.sum() - taken)
+            taken += weights[cards[:, position]]
+        chance += p
+    return chance
 
 
 # --- state and game loop -------------------------------------------------------------------

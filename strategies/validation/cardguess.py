@@ -33,6 +33,7 @@ from mine.strategies.engines.cardguess import (
     GameOver,
     Guesser,
     Hand,
+    answer_probabilities,
     card_text,
     draw_answer,
     feedback,
@@ -53,19 +54,22 @@ EVERY = {2: True, 3: True, 4: False}  # n whose every answer is played by defaul
 
 def answers_for(
     n: int, answerer: str = "uniform", count: int | None = None, seed: int = SAMPLE_SEED
-) -> list[Hand]:
-    """The answers a validation plays: every hand (uniform, n = 2, 3), else `count`
-    (default SAMPLE) drawn with a fixed seed — distinct hands for the uniform answerer."""
+) -> tuple[list[Hand], np.ndarray | None]:
+    """The answers a validation plays, and their exact chances when they are every hand
+    (n = 2, 3, `count` not given): then the figures are exact expectations under the
+    answerer. Otherwise `count` (default SAMPLE) answers drawn with a fixed seed — distinct
+    hands for the uniform answerer — and None."""
     rng = np.random.default_rng(seed + n)
     universe = hands(n)
+    every = [tuple(int(c) for c in hand) for hand in universe.cards.tolist()]
+    if count is None and EVERY.get(n, False):
+        return every, answer_probabilities(n, answerer)
     if answerer == "uniform":
-        if count is None and EVERY.get(n, False):
-            chosen = np.arange(len(universe))
-        else:
-            size = min(count or SAMPLE, len(universe))
-            chosen = np.sort(rng.choice(len(universe), size=size, replace=False))
-        return [tuple(int(c) for c in universe.cards[i]) for i in chosen]
-    return [draw_answer(n, answerer, rng) for _ in range(count or SAMPLE)]
+        size = min(count or SAMPLE, len(universe))
+        return [
+            every[i] for i in np.sort(rng.choice(len(universe), size=size, replace=False))
+        ], None
+    return [draw_answer(n, answerer, rng) for _ in range(count or SAMPLE)], None
 
 
 # --- the player file -------------------------------------------------------------------------
@@ -154,20 +158,33 @@ def feedback_mismatches(path: str | Path, n: int, pairs: int = FEEDBACK_PAIRS) -
 # --- figures --------------------------------------------------------------------------------
 
 
-def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
-    counts = [r["guesses"] for r in records if r["guesses"] is not None]
-    invalid = len(records) - len(counts)
-    if not counts:
+def figures(records: list[dict[str, Any]], chances: np.ndarray | None = None) -> dict[str, Any]:
+    """Mean guesses (exact when `chances` weigh every answer, else with a 95 % interval),
+    the distribution (answers, or their total chance), worst case, invalid games, times."""
+    found = [i for i, r in enumerate(records) if r["guesses"] is not None]
+    invalid = len(records) - len(found)
+    if not found:
         return {"games": len(records), "invalid": invalid}
-    mean = sum(counts) / len(counts)
-    sd = math.sqrt(sum((c - mean) ** 2 for c in counts) / max(1, len(counts) - 1))
-    half = 1.96 * sd / math.sqrt(len(counts))
+    counts = np.array([records[i]["guesses"] for i in found], float)
+    if chances is None:
+        mean = float(counts.mean())
+        half = 1.96 * float(counts.std(ddof=1) if len(counts) > 1 else 0.0) / math.sqrt(len(counts))
+        shares = Counter(int(c) for c in counts)
+    else:
+        weights = chances[found] / chances[found].sum()
+        mean, half = float(weights @ counts), 0.0
+        shares = Counter()
+        for c, w in zip(counts.astype(int).tolist(), weights.tolist(), strict=True):
+            shares[c] += w
     out = {
         "games": len(records),
+        "exact": chances is not None,
         "mean": round(mean, 6),
         "ci95": [round(mean - half, 6), round(mean + half, 6)],
-        "distribution": dict(sorted(Counter(counts).items())),
-        "worst": max(counts),
+        "distribution": {
+            k: round(v, 6) if chances is not None else v for k, v in sorted(shares.items())
+        },
+        "worst": int(counts.max()),
         "invalid": invalid,
     }
     calls = [r["slowest_call"] for r in records if r.get("slowest_call") is not None]
@@ -179,21 +196,27 @@ def figures(records: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def paired(mine: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict[str, Any]:
+def paired(
+    mine: list[dict[str, Any]], other: list[dict[str, Any]], chances: np.ndarray | None = None
+) -> dict[str, Any]:
     """The other's guesses minus the player's, per answer both found: mean and 95 %
-    interval (positive: the player needs fewer)."""
-    diffs = [
-        b["guesses"] - a["guesses"]
-        for a, b in zip(mine, other, strict=True)
+    interval (exact with `chances`); positive: the player needs fewer."""
+    both = [
+        i
+        for i, (a, b) in enumerate(zip(mine, other, strict=True))
         if a["guesses"] is not None and b["guesses"] is not None
     ]
-    if not diffs:
+    if not both:
         return {"answers": 0}
-    mean = sum(diffs) / len(diffs)
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1))
-    half = 1.96 * sd / math.sqrt(len(diffs))
+    diffs = np.array([other[i]["guesses"] - mine[i]["guesses"] for i in both], float)
+    if chances is None:
+        mean = float(diffs.mean())
+        half = 1.96 * float(diffs.std(ddof=1) if len(diffs) > 1 else 0.0) / math.sqrt(len(diffs))
+    else:
+        mean, half = float(chances[both] @ diffs / chances[both].sum()), 0.0
     return {
-        "answers": len(diffs),
+        "answers": len(both),
+        "exact": chances is not None,
         "mean_difference": round(mean, 6),
         "ci95": [round(mean - half, 6), round(mean + half, 6)],
         "fewer_with_95_confidence": mean - half > 0,
@@ -245,33 +268,36 @@ def validate_player(
     }
     for n in sizes:
         game_rules = CardGuessRules(n=n, guess_limit=rules.guess_limit, seconds=rules.seconds)
-        answers = answers_for(n, answerer, count)
+        answers, chances = answers_for(n, answerer, count)
         mine = _in_workers(path, n, answers, game_rules, workers)
         entry: dict[str, Any] = {
-            "player": figures(mine),
+            "player": figures(mine, chances),
             "feedback_mismatches": feedback_mismatches(path, n),
             "baselines": {},
             "vs": {},
         }
         for name in baselines:
             theirs = baseline_records(name, n, answers, game_rules)
-            entry["baselines"][name] = figures(theirs)
-            entry["vs"][name] = paired(mine, theirs)
+            entry["baselines"][name] = figures(theirs, chances)
+            entry["vs"][name] = paired(mine, theirs, chances)
         if compare is not None:
             theirs = _in_workers(Path(compare), n, answers, game_rules, workers)
             entry["compared"] = {
                 "file": str(compare),
-                **figures(theirs),
-                "paired": paired(mine, theirs),
+                **figures(theirs, chances),
+                "paired": paired(mine, theirs, chances),
             }
         card["sizes"][str(n)] = entry
     return card
 
 
 def _answers_from(answerer: str, count: int | None) -> str:
-    if answerer == "uniform" and count is None:
-        return f"uniform: every answer for n = 2 and 3, {SAMPLE} fixed answers for n = 4"
-    return f"{answerer}: {count or SAMPLE} answers drawn with seed {SAMPLE_SEED} + n"
+    if count is None:
+        return (
+            f"{answerer}: every answer for n = 2 and 3 weighted by its exact chance, "
+            f"{SAMPLE} answers drawn with seed {SAMPLE_SEED} + n for n = 4"
+        )
+    return f"{answerer}: {count} answers drawn with seed {SAMPLE_SEED} + n"
 
 
 def write_player(

@@ -98,6 +98,13 @@ def test_validation_counts_what_the_file_does(tmp_path, source):
     records = measure_file(path, 2, answers, CardGuessRules(n=2))
     card = figures(records)
     assert card["games"] == 50 and card["invalid"] == 0 and card["slowest_call_s"] < 1.0
+    chances = np.linspace(1.0, 2.0, 50)
+    exact = figures(records, chances)
+    counts = np.array([r["guesses"] for r in records])
+    assert exact["exact"] and exact["mean"] == pytest.approx(
+        chances @ counts / chances.sum(), abs=1e-6
+    )
+    assert exact["ci95"] == [exact["mean"], exact["mean"]]
     broken = tmp_path / "broken.py"
     broken.write_text(
         source.replace("return _guess_at(n, 0), (n, 0, ())", 'return ["2C", "2C"], (n, 0, ())')

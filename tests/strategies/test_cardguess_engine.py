@@ -19,6 +19,7 @@ from mine.strategies.engines.cardguess import (
     GameOver,
     HandSet,
     InvalidGuess,
+    answer_probabilities,
     card_text,
     check_guess,
     decode,
@@ -191,6 +192,18 @@ def test_the_faces_answerer_picks_face_cards_more_often():
     assert uniform["K"] < 1.5 * uniform["5"]
     with pytest.raises(ValueError, match="unknown answerer"):
         draw_answer(2, "cheater", rng)
+
+
+def test_exact_answer_chances_match_the_draws():
+    chances = answer_probabilities(2, "faces")
+    assert chances.sum() == pytest.approx(1.0)
+    assert answer_probabilities(3, "uniform") == pytest.approx(1 / 22100)
+    rng = np.random.default_rng(8)
+    drawn = Counter(hand_index(draw_answer(2, "faces", rng)) for _ in range(40_000))
+    kings = hand_index(parse_hand("KC;KD"))
+    low = hand_index(parse_hand("2C;3D"))
+    assert drawn[kings] / 40_000 == pytest.approx(chances[kings], rel=0.25)
+    assert chances[kings] > 8 * chances[low]
 
 
 def test_the_same_seed_writes_the_same_bytes(tmp_path):
