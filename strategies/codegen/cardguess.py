@@ -5,7 +5,7 @@ The module has the handout's three functions with cards as the spec's strings:
 Each tree is embedded compactly, as numbers only: breadth-first, the guess of every node
 (n card numbers, one byte each), how many children each node has (uint16; where they
 start is the running sum) and the feedback code leading to each node (uint16),
-zlib-compressed and base85-encoded. A call
+zlib-compressed and base64-encoded (its decoder is C, base85's is Python). A call
 is a binary search among one node's children; off the tree (a feedback no answer gives,
 or an n without a tree) a fallback guesses a hand consistent with every feedback so far,
 or any hand not yet guessed, within a time budget, so it never fails.
@@ -34,7 +34,7 @@ def packed(tree: FlatTree) -> tuple[int, str]:
     children = np.diff(tree.first).astype("<u2").tobytes()
     codes = np.where(tree.code < 0, 0, tree.code).astype("<u2").tobytes()
     raw = zlib.compress(guesses + children + codes, 9)
-    return len(tree), base64.b85encode(raw).decode("ascii")
+    return len(tree), base64.b64encode(raw).decode("ascii")
 
 
 def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:
@@ -130,7 +130,7 @@ def feedback(answer, guess):
 def _tree(n):
     if n not in _DECODED:
         nodes, text = TREES[n]
-        raw = zlib.decompress(base64.b85decode(text))
+        raw = zlib.decompress(base64.b64decode(text))
         children = array.array("H")
         children.frombytes(raw[nodes * n : nodes * n + 2 * nodes])
         codes = array.array("H")
