@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -106,12 +107,19 @@ def spread(count: int, limit: int) -> np.ndarray:
     return np.unique(np.linspace(0, count - 1, limit).round().astype(np.int64))
 
 
-def best_candidate(candidates: HandSet, weights: np.ndarray, rule: str, limit: int = 1500) -> int:
-    """The position of the candidate the one-step `rule` prefers (the first on ties);
-    with more than `limit` candidates only `limit` evenly spaced ones are scored as guesses."""
+def best_candidate(
+    candidates: HandSet,
+    weights: np.ndarray,
+    rule: str,
+    limit: int = 1500,
+    considered: np.ndarray | None = None,
+) -> int:
+    """The position of the candidate the one-step `rule` prefers (the first on ties),
+    among the positions `considered` (default: all, or `limit` evenly spaced ones)."""
     if len(candidates) == 1:
         return 0
-    considered = spread(len(candidates), limit)
+    if considered is None:
+        considered = spread(len(candidates), limit)
     scores = score_pool(candidates, weights, candidates.take(considered), RULES[rule])
     return int(considered[np.argmin(scores)])
 
@@ -134,6 +142,13 @@ def shapes(hands_: HandSet) -> np.ndarray:
     for column in range(cards.shape[1]):
         key = (key * 13 + cards[:, column] // 4) * 4 + renamed[:, column]
     return key
+
+
+@cache
+def one_of_each_shape(n: int) -> np.ndarray:
+    """The first hand (its number) of each shape among `hands(n)`."""
+    _, first = np.unique(shapes(hands(n)), return_index=True)
+    return np.sort(first)
 
 
 def distinct_shapes(shape: np.ndarray, order: np.ndarray, width: int) -> np.ndarray:
@@ -198,8 +213,7 @@ class Search:
         """One hand of each shape (the first), or `root_pool` of them evenly spaced: at the
         root every candidate is still there, so hands of one shape split them alike (under
         a prior that treats suits alike; a fitted prior does nearly)."""
-        _, first = np.unique(self.shapes, return_index=True)
-        first.sort()
+        first = one_of_each_shape(self.n)
         if self.plan.root_pool:
             first = first[spread(len(first), self.plan.root_pool)]
         return first
