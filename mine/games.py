@@ -60,6 +60,7 @@ GAMES: tuple[Game, ...] = (
     ),
     Game("hog", "Hog", "Hog, the dice game (CS 61A)"),
     Game("supernim", "Super-Nim", "Super-Nim, merging and Collatz-splitting heaps"),
+    Game("cardguess", "Card guessing", "Card guessing, the deduction game (COMP30020 2016)"),
 )
 """In the order commands list them and ingest tries their formats."""
 

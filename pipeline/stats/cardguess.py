@@ -1,0 +1,256 @@
+"""Card guessing's statistics, derived from the warehouse and stored back into it.
+
+Counts are kept next to every mean or share, so any filter re-aggregates:
+
+- `stats_cardguess_guesses`: games by n, log (its stem names the guesser and answerer, as
+  `mine simulate` writes them) and number of guesses; `stats_cardguess_guess_summary` the
+  mean and worst per n and log;
+- `stats_cardguess_candidates`: the answers still consistent after each guess, rebuilt by
+  replaying the logged feedback over every hand (per n, log and guess number: games and
+  the sum of candidates left);
+- `stats_cardguess_answer_cards` / `_answer_ranks`: how often each card and each rank was
+  in an answer, out of how many answer cards (a uniform answerer gives 1/52 and 1/13);
+- `stats_cardguess_first_guess`: each logged first guess with the candidates it leaves
+  (expected over every answer, and observed).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import duckdb
+import numpy as np
+import polars as pl
+
+from mine.models import cardguess as model
+from mine.pipeline import stats as shared
+from mine.pipeline.stats import data_fingerprint, has_logs, logs_matching, store
+from mine.strategies.engines.cardguess import (
+    RANKS,
+    card_text,
+    encode,
+    feedback_codes,
+    hand_index,
+    hands,
+    parse_hand,
+)
+from mine.strategies.solvers.cardguess import expected_left, score_pool
+
+GAME = "cardguess"
+NO_GAMES = (
+    "no card-guessing games in the warehouse (cardguess_games; run `mine ingest` on "
+    "card-guessing logs first)"
+)
+
+
+class CardGuessStats(NamedTuple):
+    guesses: pl.DataFrame
+    guess_summary: pl.DataFrame
+    candidates: pl.DataFrame
+    answer_cards: pl.DataFrame
+    answer_ranks: pl.DataFrame
+    first_guess: pl.DataFrame
+
+
+def chosen_logs(con: duckdb.DuckDBPyConnection, pattern: str | None) -> list[int] | None:
+    if not has_logs(con, GAME):
+        raise ValueError(NO_GAMES)
+    return None if pattern is None else logs_matching(con, GAME, pattern)
+
+
+def logs_filter(log_ids: list[int] | None, column: str = "log_id") -> str:
+    if log_ids is None:
+        return "TRUE"
+    return f"{column} IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
+
+
+def guesses_per_game(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
+    return shared.frame(
+        con,
+        f"""
+        SELECT g.n, l.stem AS log, g.guesses, count(*) AS games
+        FROM cardguess_games g JOIN logs l USING (log_id)
+        WHERE {where} GROUP BY ALL ORDER BY n, log, guesses
+        """,
+    )
+
+
+def guess_summary(per_game: pl.DataFrame) -> pl.DataFrame:
+    return (
+        per_game.group_by("n", "log", maintain_order=True)
+        .agg(
+            pl.col("games").sum(),
+            (pl.col("guesses") * pl.col("games")).sum().alias("total_guesses"),
+            pl.col("guesses").max().alias("most"),
+        )
+        .with_columns((pl.col("total_guesses") / pl.col("games")).alias("mean"))
+    )
+
+
+def candidates_left(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
+    """Replays every game's feedback over all hands: candidates after each guess."""
+    rows = shared.frame(
+        con,
+        f"""
+        SELECT t.log_id, l.stem AS log, t.game, t.n, t.guess_no, t.guess,
+               t.correct, t.lower, t.ranks, t.higher, t.suits
+        FROM cardguess_guesses t JOIN logs l USING (log_id)
+        WHERE {where} ORDER BY t.log_id, t.line
+        """,
+    )
+    known: dict[tuple, np.ndarray] = {}  # a history shared by games is replayed once
+    out = []
+    for (_, log, _, n), turns in rows.group_by("log_id", "log", "game", "n", maintain_order=True):
+        history: tuple = (n,)
+        candidates = np.arange(len(hands(n)))
+        for guess_no, guess, *fb in turns.select(
+            "guess_no", "guess", "correct", "lower", "ranks", "higher", "suits"
+        ).iter_rows():
+            history += ("".join(guess), encode(fb))
+            if history not in known:
+                codes = feedback_codes(hands(n).take(candidates), parse_hand(";".join(guess)))
+                known[history] = candidates[codes == encode(fb)]
+            candidates = known[history]
+            out.append((n, log, guess_no, len(candidates)))
+    frame = pl.DataFrame(out, schema=["n", "log", "guess_no", "left"], orient="row")
+    return (
+        frame.group_by("n", "log", "guess_no", maintain_order=True)
+        .agg(
+            pl.len().alias("games"),
+            pl.col("left").sum().alias("total_left"),
+            pl.col("left").max().alias("most_left"),
+        )
+        .with_columns((pl.col("total_left") / pl.col("games")).alias("mean_left"))
+        .sort("n", "log", "guess_no")
+    )
+
+
+def answer_cards(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
+    counts = shared.frame(
+        con,
+        f"SELECT card, count(*) AS times FROM cardguess_answer_cards WHERE {where} GROUP BY card",
+    )
+    seen = dict(counts.iter_rows())
+    total = sum(seen.values())
+    cards = [card_text(c) for c in range(52)]
+    return pl.DataFrame(
+        {
+            "card": cards,
+            "rank": [card[0] for card in cards],
+            "suit": [card[1] for card in cards],
+            "times": [seen.get(card, 0) for card in cards],
+            "answer_cards": [total] * 52,
+        }
+    ).with_columns(
+        (pl.col("times") / pl.col("answer_cards")).alias("share"),
+        pl.lit(1 / 52).alias("uniform_share"),
+    )
+
+
+def answer_ranks(cards: pl.DataFrame) -> pl.DataFrame:
+    return (
+        cards.group_by("rank")
+        .agg(pl.col("times").sum(), pl.col("answer_cards").first())
+        .with_columns(
+            (pl.col("times") / pl.col("answer_cards")).alias("share"),
+            pl.lit(1 / 13).alias("uniform_share"),
+            pl.col("rank").map_elements(RANKS.index, return_dtype=pl.Int64).alias("order"),
+        )
+        .sort("order")
+        .drop("order")
+    )
+
+
+def first_guesses(con: duckdb.DuckDBPyConnection, where: str, left: pl.DataFrame) -> pl.DataFrame:
+    """Each logged first guess: how many games opened with it, the candidates it leaves on
+    average over every answer (uniform), and what it left in the logged games."""
+    opened = shared.frame(
+        con,
+        f"""
+        SELECT t.n, l.stem AS log, array_to_string(t.guess, ';') AS guess, count(*) AS games
+        FROM cardguess_guesses t JOIN logs l USING (log_id)
+        WHERE guess_no = 1 AND {where} GROUP BY ALL ORDER BY n, log, games DESC
+        """,
+    )
+    expected = []
+    for n, guess in opened.select("n", "guess").iter_rows():
+        universe = hands(n)
+        pool = universe.take(np.array([hand_index(parse_hand(guess))]))
+        expected.append(float(score_pool(universe, np.ones(len(universe)), pool, expected_left)[0]))
+    observed = left.filter(pl.col("guess_no") == 1).select("n", "log", "mean_left")
+    return opened.with_columns(pl.Series("expected_left_uniform", expected)).join(
+        observed.rename({"mean_left": "observed_left"}), on=["n", "log"], how="left"
+    )
+
+
+def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> CardGuessStats:
+    per_game = guesses_per_game(con, logs_filter(log_ids, "g.log_id"))
+    if per_game.is_empty():
+        raise ValueError(NO_GAMES)
+    where = logs_filter(log_ids, "t.log_id")
+    left = candidates_left(con, where)
+    cards = answer_cards(con, logs_filter(log_ids))
+    return CardGuessStats(
+        per_game,
+        guess_summary(per_game),
+        left,
+        cards,
+        answer_ranks(cards),
+        first_guesses(con, where, left),
+    )
+
+
+DESCRIPTIONS = {
+    "guesses": "Card guessing: games by n, log and number of guesses",
+    "guess_summary": "Card guessing: per n and log: games, total guesses, mean, most",
+    "candidates": "Card guessing: answers still consistent after each guess (replayed): "
+    "games, total and mean left",
+    "answer_cards": "Card guessing: times each card was in an answer, out of all answer cards",
+    "answer_ranks": "Card guessing: times each rank was in an answer, out of all answer cards",
+    "first_guess": "Card guessing: first guesses, games, candidates left "
+    "(expected over all answers, observed)",
+}
+
+
+def store_all(con: duckdb.DuckDBPyConnection, stats: CardGuessStats) -> dict[str, str]:
+    return {
+        name: store(con, GAME, name, table, DESCRIPTIONS[name])
+        for name, table in stats._asdict().items()
+    }
+
+
+def headline(stats: CardGuessStats) -> dict[str, Any]:
+    counts = stats.answer_cards["times"].to_numpy()
+    return {
+        "games": int(stats.guesses["games"].sum()),
+        "answers_uniform_p_value": round(model.chi_square_p(counts), 6),
+        "mean_guesses": {
+            f"n{n} {log}": round(mean, 4)
+            for n, log, mean in stats.guess_summary.select("n", "log", "mean").iter_rows()
+        },
+    }
+
+
+# --- fitting from the warehouse ----------------------------------------------------------
+
+
+def fit_from_warehouse(
+    con: duckdb.DuckDBPyConnection,
+    sizes: tuple[int, ...] | None = None,
+    log_ids: list[int] | None = None,
+    plans: dict | None = None,
+) -> model.Fit:
+    """Fit from the answers of the chosen logs; the metadata names them by fingerprint."""
+    where = logs_filter(log_ids)
+    answers = [
+        row[0]
+        for row in con.execute(
+            f"SELECT array_to_string(answer, ';') FROM cardguess_games WHERE {where} "
+            "ORDER BY log_id, line"
+        ).fetchall()
+    ]
+    rows = con.execute(f"SELECT count(*) FROM cardguess_guesses WHERE {where}").fetchone()[0]
+    fingerprint, logs = data_fingerprint(con, GAME, log_ids)
+    fitted = model.fit(answers, sizes, plans, fingerprint, rows)
+    fitted.metadata["logs"] = logs
+    return fitted

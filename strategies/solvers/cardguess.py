@@ -1,0 +1,355 @@
+"""Card guessing: choosing guesses, and the guessing tree that minimises expected guesses.
+
+A guesser's knowledge is the set of answers still consistent with the feedback (its
+candidates, each with its prior weight). A guess splits them into classes by feedback;
+the class of the winning feedback is the guess itself, and is done.
+
+- The one-step rules the baselines use score every guess of a pool at once (one feedback
+  matrix, one `bincount`): `greedy` minimises the expected number of candidates left (the
+  handout's hint 3), `entropy` maximises the information of the feedback.
+- `search` builds a whole tree — the next guess for every feedback history — minimising
+  the expected number of guesses: at each node the `width` guesses that a cheap estimate
+  ranks first are each solved exactly below (recursively), with a lower bound pruning the
+  hopeless ones; guesses need not be candidates (a non-candidate can split better). Below
+  the plan's depth, width 1: the estimate's best guess (a greedy rule).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+
+from mine.strategies.engines.cardguess import (
+    FEEDBACKS,
+    HandSet,
+    feedback_matrix,
+    hands,
+    winning_code,
+)
+
+CHUNK = 1 << 21  # feedback pairs scored at once: bounds memory (a few tens of MB)
+
+
+# --- scoring a pool of guesses ------------------------------------------------------------
+
+
+def class_weights(codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """(guesses, FEEDBACKS): the weight of the candidates each guess's feedback sends to
+    each class."""
+    rows = codes.shape[0]
+    offsets = (np.arange(rows, dtype=np.int64) * FEEDBACKS)[:, None]
+    flat = (codes.astype(np.int64) + offsets).ravel()
+    summed = np.bincount(flat, np.broadcast_to(weights, codes.shape).ravel(), rows * FEEDBACKS)
+    return summed.reshape(rows, FEEDBACKS)
+
+
+def score_pool(
+    candidates: HandSet,
+    weights: np.ndarray,
+    pool: HandSet,
+    score: Callable[[np.ndarray, np.ndarray, int], np.ndarray],
+) -> np.ndarray:
+    """`score(class weights, class sizes, n)` of every guess of the pool, in chunks."""
+    rows = max(1, CHUNK // max(1, len(candidates)))
+    out = np.empty(len(pool))
+    ones = np.ones(len(candidates))
+    for start in range(0, len(pool), rows):
+        part = pool.take(np.arange(start, min(start + rows, len(pool))))
+        codes = feedback_matrix(candidates, part)
+        out[start : start + len(part)] = score(
+            class_weights(codes, weights), class_weights(codes, ones), candidates.n
+        )
+    return out
+
+
+def expected_left(masses: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
+    """The handout's hint 3: the expected number of candidates left after the guess (the
+    winning class leaves none)."""
+    total = masses.sum(axis=1)
+    left = (masses * sizes).sum(axis=1) - masses[:, winning_code(n)]
+    return left / total
+
+
+def information(masses: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
+    """Minus the entropy of the feedback (lower is better, like the other scores)."""
+    p = masses / masses.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(p > 0, p * np.log2(p), 0.0).sum(axis=1)
+
+
+BRANCHING = 25.0  # how many ways a guess splits a large set, roughly (for the estimate)
+
+
+def estimated_guesses(masses: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
+    """An estimate of the expected number of guesses after this one: a class of one needs
+    one more guess, of two one and a half, a larger class about 2 - 1/s plus the further
+    splits its size needs; the winning class needs none."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per = np.where(
+            sizes > 1,
+            2.0 - 1.0 / sizes + np.log(np.maximum(sizes, 1) / 3.0).clip(0) / np.log(BRANCHING),
+            1.0,
+        )
+    per[:, winning_code(n)] = 0.0
+    return 1.0 + (masses * per).sum(axis=1) / masses.sum(axis=1)
+
+
+RULES = {"greedy": expected_left, "entropy": information, "estimate": estimated_guesses}
+
+
+def spread(count: int, limit: int) -> np.ndarray:
+    """At most `limit` of `count` positions, evenly spaced (all when there are few)."""
+    if count <= limit:
+        return np.arange(count)
+    return np.unique(np.linspace(0, count - 1, limit).round().astype(np.int64))
+
+
+def best_candidate(
+    candidates: HandSet,
+    weights: np.ndarray,
+    rule: str,
+    limit: int = 1500,
+    considered: np.ndarray | None = None,
+) -> int:
+    """The position of the candidate the one-step `rule` prefers (the first on ties),
+    among the positions `considered` (default: all, or `limit` evenly spaced ones)."""
+    if len(candidates) == 1:
+        return 0
+    if considered is None:
+        considered = spread(len(candidates), limit)
+    scores = score_pool(candidates, weights, candidates.take(considered), RULES[rule])
+    return int(considered[np.argmin(scores)])
+
+
+def shapes(hands_: HandSet) -> np.ndarray:
+    """A number per hand that is the same for hands equal up to renaming suits: its ranks,
+    and its suits numbered in order of first appearance. Under a prior that treats suits
+    alike, such hands are equally good guesses, so the search tries one of each shape."""
+    cards = hands_.cards.astype(np.int64)
+    suits = cards % 4
+    renamed = np.zeros_like(suits)
+    for column in range(1, suits.shape[1]):
+        earlier = suits[:, :column]
+        same = earlier == suits[:, column : column + 1]
+        seen = same.any(axis=1)
+        first = np.argmax(same, axis=1)
+        fresh = renamed[:, :column].max(axis=1) + 1
+        renamed[:, column] = np.where(seen, renamed[np.arange(len(cards)), first], fresh)
+    key = np.zeros(len(cards), np.int64)
+    for column in range(cards.shape[1]):
+        key = (key * 13 + cards[:, column] // 4) * 4 + renamed[:, column]
+    return key
+
+
+@cache
+def one_of_each_shape(n: int) -> np.ndarray:
+    """The first hand (its number) of each shape among `hands(n)`."""
+    _, first = np.unique(shapes(hands(n)), return_index=True)
+    return np.sort(first)
+
+
+def distinct_shapes(shape: np.ndarray, order: np.ndarray, width: int) -> np.ndarray:
+    """The first `width` positions of `order` whose shapes differ."""
+    chosen: list[int] = []
+    seen: set[int] = set()
+    for position in order:
+        if len(chosen) == width:
+            break
+        if int(shape[position]) not in seen:
+            seen.add(int(shape[position]))
+            chosen.append(int(position))
+    return np.array(chosen, np.int64)
+
+
+# --- the search ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How hard the search looks: `widths[d]` guesses are solved exactly at depth d (1
+    below); candidates scored as guesses at most `members`, plus `extras` non-candidates
+    (evenly spaced over all hands) for sets larger than `extras_from`."""
+
+    widths: tuple[int, ...] = (6, 3, 2)
+    members: int = 1500
+    extras: int = 1326
+    extras_from: int = 5
+    root_pool: int = 0  # > 0: only this many shapes (evenly spaced) are root guesses
+
+    def width(self, depth: int) -> int:
+        return self.widths[depth] if depth < len(self.widths) else 1
+
+
+@dataclass
+class Node:
+    guess: int  # the hand's number in `hands(n)`
+    cost: float  # expected guesses from here, over the answers that reach it
+    answers: int = 1  # how many answers reach it
+    children: dict[int, Node] = field(default_factory=dict)  # feedback code → next node
+
+
+class Search:
+    """The tree for answers `hands(n)` weighted by `prior` (None: uniform)."""
+
+    def __init__(self, n: int, prior: np.ndarray | None, plan: Plan):
+        self.n = n
+        self.universe = hands(n)
+        size = len(self.universe)
+        self.prior = np.ones(size) if prior is None else np.asarray(prior, float)
+        self.plan = plan
+        self.extras = spread(size, plan.extras)
+        self.win = winning_code(n)
+        self.nodes_solved = 0
+        self.shapes = shapes(self.universe)
+
+    def run(self) -> Node:
+        everything = np.arange(len(self.universe))
+        return self.solve(everything, 0, self.root_pool())
+
+    def root_pool(self) -> np.ndarray:
+        """One hand of each shape (the first), or `root_pool` of them evenly spaced: at the
+        root every candidate is still there, so hands of one shape split them alike (under
+        a prior that treats suits alike; a fitted prior does nearly)."""
+        first = one_of_each_shape(self.n)
+        if self.plan.root_pool:
+            first = first[spread(len(first), self.plan.root_pool)]
+        return first
+
+    def solve(self, idx: np.ndarray, depth: int, pool: np.ndarray | None = None) -> Node:
+        """The best node found for the candidates `idx` at `depth`."""
+        self.nodes_solved += 1
+        w = self.prior[idx]
+        if len(idx) <= 2:
+            return self._few(idx, w)
+        if pool is None:
+            pool = self._pool(idx)
+        candidates = self.universe.take(idx)
+        scores = score_pool(candidates, w, self.universe.take(pool), estimated_guesses)
+        order = distinct_shapes(
+            self.shapes[pool], np.argsort(scores, kind="stable"), self.plan.width(depth)
+        )
+        best: Node | None = None
+        for position in order:
+            guess = int(pool[position])
+            node = self._try(idx, w, guess, depth, best.cost if best else np.inf)
+            if node is not None and (best is None or node.cost < best.cost - 1e-12):
+                best = node
+        assert best is not None
+        return best
+
+    def _few(self, idx: np.ndarray, w: np.ndarray) -> Node:
+        """One or two candidates: guess the likelier first."""
+        first = int(np.argmax(w))
+        node = Node(int(idx[first]), 1.0, len(idx))
+        if len(idx) == 2:
+            other = int(idx[1 - first])
+            code = int(self._codes(np.array([other]), int(idx[first]))[0])
+            node.children[code] = Node(other, 1.0)
+            node.cost = 1.0 + float(w[1 - first] / w.sum())
+        return node
+
+    def _pool(self, idx: np.ndarray) -> np.ndarray:
+        members = idx[spread(len(idx), self.plan.members)]
+        if len(idx) < self.plan.extras_from:
+            return members
+        return np.union1d(members, self.extras)
+
+    def _codes(self, idx: np.ndarray, guess: int) -> np.ndarray:
+        return feedback_matrix(self.universe.take(idx), self.universe.take(np.array([guess])))[0]
+
+    def _try(
+        self, idx: np.ndarray, w: np.ndarray, guess: int, depth: int, bound: float
+    ) -> Node | None:
+        """The node guessing `guess` with every class solved below, or None once its cost
+        cannot beat `bound`."""
+        codes = self._codes(idx, guess)
+        total = w.sum()
+        order = np.argsort(codes, kind="stable")
+        classes = np.split(order, np.flatnonzero(np.diff(codes[order])) + 1)
+        lower = 1.0
+        for members in classes:
+            if codes[members[0]] != self.win:
+                mass = w[members]
+                lower += (2.0 * mass.sum() - mass.max() if len(members) > 1 else mass.sum()) / total
+        if lower >= bound:
+            return None
+        node = Node(guess, lower, len(idx))
+        for members in sorted(classes, key=len, reverse=True):
+            code = int(codes[members[0]])
+            if code == self.win:
+                continue
+            mass = w[members]
+            child = self.solve(idx[members], depth + 1)
+            node.children[code] = child
+            floor = (2.0 * mass.sum() - mass.max() if len(members) > 1 else mass.sum()) / total
+            node.cost += child.cost * mass.sum() / total - floor
+            if node.cost >= bound:
+                return None
+        return node
+
+
+def search(n: int, prior: np.ndarray | None = None, plan: Plan | None = None) -> Node:
+    """The guessing tree for n-card answers drawn with `prior` (one weight per hand of
+    `hands(n)`; None: uniform)."""
+    return Search(n, prior, plan or Plan()).run()
+
+
+# --- the tree as flat rows ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FlatTree:
+    """A tree in breadth-first order: node k's children are the nodes first[k] …
+    first[k + 1] - 1, reached by the feedback codes code[first[k]] … (sorted), so node j ≥ 1
+    hangs under the edge j - 1."""
+
+    n: int
+    guess: np.ndarray  # hand number per node
+    parent: np.ndarray  # -1 for the root
+    code: np.ndarray  # the feedback that leads to the node (-1 for the root)
+    depth: np.ndarray  # guesses made before this node's guess
+    first: np.ndarray  # len(nodes) + 1 offsets into the children (breadth-first numbers)
+    cost: np.ndarray  # expected guesses from the node, as the search found it
+    answers: np.ndarray  # answers that reach the node
+
+    def __len__(self) -> int:
+        return len(self.guess)
+
+    def child(self, node: int, code: int) -> int | None:
+        lo, hi = int(self.first[node]), int(self.first[node + 1])
+        at = lo + int(np.searchsorted(self.code[lo + 1 : hi + 1], code))
+        if at < hi and self.code[at + 1] == code:
+            return at + 1
+        return None
+
+
+def flatten(n: int, root: Node) -> FlatTree:
+    guess, parent, code, depth, cost, answers, first = [], [], [], [], [], [], []
+    queue: list[tuple[Node, int, int, int]] = [(root, -1, -1, 0)]
+    head = 0
+    while head < len(queue):
+        node, up, via, level = queue[head]
+        first.append(len(queue) - 1)
+        guess.append(node.guess)
+        parent.append(up)
+        code.append(via)
+        depth.append(level)
+        cost.append(node.cost)
+        answers.append(node.answers)
+        for feedback_code in sorted(node.children):
+            queue.append((node.children[feedback_code], head, feedback_code, level + 1))
+        head += 1
+    first.append(len(queue) - 1)
+    return FlatTree(
+        n,
+        np.array(guess, np.int64),
+        np.array(parent, np.int64),
+        np.array(code, np.int64),
+        np.array(depth, np.int64),
+        np.array(first, np.int64),
+        np.array(cost, float),
+        np.array(answers, np.int64),
+    )

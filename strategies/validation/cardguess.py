@@ -1,0 +1,310 @@
+"""Validation of a card-guessing player file (`mine validate cardguess`).
+
+The file's own `initial_guess` and `next_guess` play every answer for n = 2 and 3 and a
+fixed sample of answers for n = 4 (or answers drawn from a skewed answerer), in the
+reference engine's game loop with the handout's limits; every call into the file goes
+through `_call`, which times it. The baselines play the same answers. Figures: mean
+guesses (with a 95 % interval), the distribution, the worst case, the slowest call and
+game, invalid guesses; against each baseline the paired difference per answer. The file's
+`feedback` is checked against the engine's on a sample of pairs.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from mine.strategies.bots.cardguess import GUESSERS, parse_guesser
+from mine.strategies.codegen.cardguess import write_module
+from mine.strategies.engines.cardguess import (
+    DEFAULT_RULES,
+    SIZES,
+    CardError,
+    CardGuessRules,
+    Feedback,
+    GameOver,
+    Guesser,
+    Hand,
+    answer_probabilities,
+    card_text,
+    draw_answer,
+    feedback,
+    hands,
+    parse_card,
+    play_game,
+)
+from mine.strategies.player_file import load_module
+from mine.strategies.solvers.cardguess import FlatTree
+
+GAME = "cardguess"
+FUNCTIONS = ("feedback", "initial_guess", "next_guess")
+SAMPLE = 5_000  # answers of n = 4 (and of a skewed answerer), a fixed sample
+SAMPLE_SEED = 2016
+FEEDBACK_PAIRS = 2_000
+EVERY = {2: True, 3: True, 4: False}  # n whose every answer is played by default
+
+
+def answers_for(
+    n: int, answerer: str = "uniform", count: int | None = None, seed: int = SAMPLE_SEED
+) -> tuple[list[Hand], np.ndarray | None]:
+    """The answers a validation plays, and their exact chances when they are every hand
+    (n = 2, 3, `count` not given): then the figures are exact expectations under the
+    answerer. Otherwise `count` (default SAMPLE) answers drawn with a fixed seed — distinct
+    hands for the uniform answerer — and None."""
+    rng = np.random.default_rng(seed + n)
+    universe = hands(n)
+    every = [tuple(int(c) for c in hand) for hand in universe.cards.tolist()]
+    if count is None and EVERY.get(n, False):
+        return every, answer_probabilities(n, answerer)
+    if answerer == "uniform":
+        size = min(count or SAMPLE, len(universe))
+        return [
+            every[i] for i in np.sort(rng.choice(len(universe), size=size, replace=False))
+        ], None
+    return [draw_answer(n, answerer, rng) for _ in range(count or SAMPLE)], None
+
+
+# --- the player file -------------------------------------------------------------------------
+
+
+def _call(module: ModuleType, times: list[float], name: str, *args: Any) -> Any:
+    """Every call into the player file: timed, nothing else."""
+    started = time.perf_counter()
+    try:
+        return getattr(module, name)(*args)
+    finally:
+        times.append(time.perf_counter() - started)
+
+
+class FileGuesser:
+    """The file's functions as an engine guesser: cards as text to it, ints from it."""
+
+    def __init__(self, module: ModuleType):
+        self.module = module
+        self.times: list[float] = []
+
+    def initial_guess(self, n: int) -> tuple[Any, Any]:
+        guess, state = _call(self.module, self.times, "initial_guess", n)
+        return _cards(guess), (guess, state)
+
+    def next_guess(self, previous: tuple[Any, Any], fb: Feedback) -> tuple[Any, Any]:
+        _, (guess, state) = previous
+        guess, state = _call(self.module, self.times, "next_guess", (guess, state), fb)
+        return _cards(guess), (guess, state)
+
+
+def _cards(guess: Any) -> Any:
+    """The file's guess as card numbers; -1 for what is not a card (the engine rejects it)."""
+    try:
+        return [parse_card(text) if isinstance(text, str) else -1 for text in guess]
+    except CardError:
+        return [-1]
+    except TypeError:
+        return guess
+
+
+def measure_file(
+    path: str | Path, n: int, answers: Sequence[Hand], rules: CardGuessRules
+) -> list[dict[str, Any]]:
+    """One record per answer: guesses (None if invalid), slowest call, game seconds."""
+    module = load_module(path, GAME, FUNCTIONS)
+    player = FileGuesser(module)
+    return [_one_game(player, answer, rules, player.times) for answer in answers]
+
+
+def _one_game(
+    guesser: Guesser, answer: Hand, rules: CardGuessRules, times: list[float] | None = None
+) -> dict[str, Any]:
+    if times is not None:
+        times.clear()
+    try:
+        played = play_game(guesser, answer, rules)
+        record = {"guesses": len(played.guesses), "seconds": played.seconds, "error": None}
+    except GameOver as error:
+        record = {"guesses": None, "seconds": None, "error": str(error)}
+    except Exception as error:  # the player raised: its failure, not ours
+        record = {"guesses": None, "seconds": None, "error": f"{type(error).__name__}: {error}"}
+    record["slowest_call"] = max(times) if times else None
+    record["calls"] = len(times) if times else None
+    return record
+
+
+def feedback_mismatches(path: str | Path, n: int, pairs: int = FEEDBACK_PAIRS) -> int:
+    """Pairs (of a fixed sample) where the file's `feedback` differs from the engine's."""
+    module = load_module(path, GAME, FUNCTIONS)
+    rng = np.random.default_rng(SAMPLE_SEED)
+    universe = hands(n)
+    wrong = 0
+    for a, g in rng.integers(len(universe), size=(pairs, 2)):
+        answer, guess = universe.cards[a].tolist(), universe.cards[g].tolist()
+        texts = ([card_text(c) for c in answer], [card_text(c) for c in guess])
+        times: list[float] = []
+        try:
+            said = tuple(_call(module, times, "feedback", *texts))
+        except Exception:  # a broken feedback counts as wrong
+            said = None
+        wrong += said != feedback(answer, guess)
+    return wrong
+
+
+# --- figures --------------------------------------------------------------------------------
+
+
+def figures(records: list[dict[str, Any]], chances: np.ndarray | None = None) -> dict[str, Any]:
+    """Mean guesses (exact when `chances` weigh every answer, else with a 95 % interval),
+    the distribution (answers, or their total chance), worst case, invalid games, times."""
+    found = [i for i, r in enumerate(records) if r["guesses"] is not None]
+    invalid = len(records) - len(found)
+    if not found:
+        return {"games": len(records), "invalid": invalid}
+    counts = np.array([records[i]["guesses"] for i in found], float)
+    if chances is None:
+        mean = float(counts.mean())
+        half = 1.96 * float(counts.std(ddof=1) if len(counts) > 1 else 0.0) / math.sqrt(len(counts))
+        shares = Counter(int(c) for c in counts)
+    else:
+        weights = chances[found] / chances[found].sum()
+        mean, half = float(weights @ counts), 0.0
+        shares = Counter()
+        for c, w in zip(counts.astype(int).tolist(), weights.tolist(), strict=True):
+            shares[c] += w
+    out = {
+        "games": len(records),
+        "exact": chances is not None,
+        "mean": round(mean, 6),
+        "ci95": [round(mean - half, 6), round(mean + half, 6)],
+        "distribution": {
+            k: round(v, 6) if chances is not None else v for k, v in sorted(shares.items())
+        },
+        "worst": int(counts.max()),
+        "invalid": invalid,
+    }
+    calls = [r["slowest_call"] for r in records if r.get("slowest_call") is not None]
+    if calls:
+        games = [r["seconds"] for r in records if r["seconds"] is not None]
+        out["slowest_call_s"] = round(max(calls), 6)
+        out["slowest_game_s"] = round(max(games), 6) if games else None
+        out["mean_call_s"] = round(sum(games) / max(1, sum(r["calls"] or 0 for r in records)), 6)
+    return out
+
+
+def paired(
+    mine: list[dict[str, Any]], other: list[dict[str, Any]], chances: np.ndarray | None = None
+) -> dict[str, Any]:
+    """The other's guesses minus the player's, per answer both found: mean and 95 %
+    interval (exact with `chances`); positive: the player needs fewer."""
+    both = [
+        i
+        for i, (a, b) in enumerate(zip(mine, other, strict=True))
+        if a["guesses"] is not None and b["guesses"] is not None
+    ]
+    if not both:
+        return {"answers": 0}
+    diffs = np.array([other[i]["guesses"] - mine[i]["guesses"] for i in both], float)
+    if chances is None:
+        mean = float(diffs.mean())
+        half = 1.96 * float(diffs.std(ddof=1) if len(diffs) > 1 else 0.0) / math.sqrt(len(diffs))
+    else:
+        mean, half = float(chances[both] @ diffs / chances[both].sum()), 0.0
+    return {
+        "answers": len(both),
+        "exact": chances is not None,
+        "mean_difference": round(mean, 6),
+        "ci95": [round(mean - half, 6), round(mean + half, 6)],
+        "fewer_with_95_confidence": mean - half > 0,
+    }
+
+
+def baseline_records(name: str, n: int, answers: Sequence[Hand], rules: CardGuessRules) -> list:
+    guesser = parse_guesser(name, np.random.default_rng(SAMPLE_SEED))
+    if name in ("greedy", "entropy"):
+        guesser.initial_guess(rules.n)  # its first guess, remembered: not any one game's time
+    return [_one_game(guesser, answer, rules) for answer in answers]
+
+
+def _in_workers(path: Path, n: int, answers: list[Hand], rules: CardGuessRules, workers: int):
+    if workers <= 1:
+        return measure_file(path, n, answers, rules)
+    chunks = [answers[i::workers] for i in range(workers)]
+    with ProcessPoolExecutor(workers) as pool:
+        parts = list(
+            pool.map(measure_file, [path] * workers, [n] * workers, chunks, [rules] * workers)
+        )
+    records: list = [None] * len(answers)
+    for i, part in enumerate(parts):
+        records[i::workers] = part
+    return records
+
+
+def validate_player(
+    path: str | Path,
+    sizes: Sequence[int] = SIZES,
+    answerer: str = "uniform",
+    count: int | None = None,
+    baselines: Sequence[str] = ("greedy", "entropy"),
+    compare: str | Path | None = None,
+    workers: int = 1,
+    rules: CardGuessRules = DEFAULT_RULES,
+) -> dict[str, Any]:
+    """The report card of a player file (and, with `compare`, of another file on the same
+    answers, paired)."""
+    path = Path(path)
+    load_module(path, GAME, FUNCTIONS)  # a bad file is one error, before any game
+    unknown = [b for b in baselines if b not in GUESSERS]
+    if unknown:
+        raise ValueError(f"unknown baseline {unknown[0]!r} (known: {', '.join(GUESSERS)})")
+    card: dict[str, Any] = {
+        "player": str(path),
+        "answerer": answerer,
+        "answers_from": _answers_from(answerer, count),
+        "limits": {"guess_limit": rules.guess_limit, "seconds": rules.seconds},
+        "sizes": {},
+    }
+    for n in sizes:
+        game_rules = CardGuessRules(n=n, guess_limit=rules.guess_limit, seconds=rules.seconds)
+        answers, chances = answers_for(n, answerer, count)
+        mine = _in_workers(path, n, answers, game_rules, workers)
+        entry: dict[str, Any] = {
+            "player": figures(mine, chances),
+            "feedback_mismatches": feedback_mismatches(path, n),
+            "baselines": {},
+            "vs": {},
+        }
+        for name in baselines:
+            theirs = baseline_records(name, n, answers, game_rules)
+            entry["baselines"][name] = figures(theirs, chances)
+            entry["vs"][name] = paired(mine, theirs, chances)
+        if compare is not None:
+            theirs = _in_workers(Path(compare), n, answers, game_rules, workers)
+            entry["compared"] = {
+                "file": str(compare),
+                **figures(theirs, chances),
+                "paired": paired(mine, theirs, chances),
+            }
+        card["sizes"][str(n)] = entry
+    return card
+
+
+def _answers_from(answerer: str, count: int | None) -> str:
+    if count is None:
+        return (
+            f"{answerer}: every answer for n = 2 and 3 weighted by its exact chance, "
+            f"{SAMPLE} answers drawn with seed {SAMPLE_SEED} + n for n = 4"
+        )
+    return f"{answerer}: {count} answers drawn with seed {SAMPLE_SEED} + n"
+
+
+def write_player(
+    trees: dict[int, FlatTree], metadata: dict[str, Any], out: Path, card: dict | None = None
+) -> Path:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_module(out, trees, metadata, card)
+    return out

@@ -1,0 +1,181 @@
+"""Card guessing in the warehouse: one row per guess, one row per game.
+
+Ingest replays the rules over the staged rows (`RULE_CHECKS`): every logged feedback is
+recomputed from the logged answer and guess in SQL, so a log with one wrong number is a
+rejected file. Hands are stored as lists of the spec's card strings (`TH`); the views add
+ranks (2 … 14, ace high) and suits.
+"""
+
+from __future__ import annotations
+
+from mine.parsers import cardguess as log_format
+from mine.warehouse.checks import numbered_score_rows
+
+GAME = "cardguess"
+FORMAT = log_format
+
+RANK = "(instr('23456789TJQKA', c[1]) + 1)"  # of a card `c`: 2 … 14, ace high
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS cardguess_guesses (
+    log_id INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    game INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    answer VARCHAR[] NOT NULL,
+    guess_no INTEGER NOT NULL,
+    guess VARCHAR[] NOT NULL,
+    correct INTEGER NOT NULL,
+    lower INTEGER NOT NULL,
+    ranks INTEGER NOT NULL,
+    higher INTEGER NOT NULL,
+    suits INTEGER NOT NULL
+);
+COMMENT ON TABLE cardguess_guesses IS 'Card guessing: one row per guess: the answer, the guess and its five feedback numbers (correct cards, lower, correct ranks, higher, correct suits)';
+
+CREATE TABLE IF NOT EXISTS cardguess_games (
+    log_id INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    game INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    answer VARCHAR[] NOT NULL,
+    guesses INTEGER NOT NULL
+);
+COMMENT ON TABLE cardguess_games IS 'Card guessing: one row per game: the answer and how many guesses found it';
+
+CREATE OR REPLACE VIEW cardguess_answer_cards AS
+SELECT g.log_id, g.game, g.n, c AS card, {RANK} AS rank, c[2] AS suit
+FROM cardguess_games g, unnest(g.answer) AS t(c);
+COMMENT ON VIEW cardguess_answer_cards IS 'Card guessing: one row per card of each game''s answer, with its rank (2 … 14, ace high) and suit';
+
+CREATE OR REPLACE VIEW cardguess_turns AS
+SELECT *, correct = n AS solved,
+       format('{{}},{{}},{{}},{{}},{{}}', correct, lower, ranks, higher, suits) AS feedback
+FROM cardguess_guesses;
+COMMENT ON VIEW cardguess_turns IS 'Card guessing: the guesses with the feedback as text (correct,lower,ranks,higher,suits) and whether the guess was the answer';
+"""
+
+TABLES = ("cardguess_guesses", "cardguess_games")
+
+_HAND_ROWS = (
+    (
+        "len(string_split(answer, ';')) <> n",
+        "format('answer has {} cards, n is {}', len(string_split(answer, ';')), n)",
+    ),
+    (
+        "len(list_distinct(string_split(answer, ';'))) <> n",
+        "'answer repeats a card'",
+    ),
+)
+
+ROW_CHECKS = {
+    "turns": (
+        *_HAND_ROWS,
+        (
+            "len(string_split(guess, ';')) <> n",
+            "format('guess has {} cards, n is {}', len(string_split(guess, ';')), n)",
+        ),
+        ("len(list_distinct(string_split(guess, ';'))) <> n", "'guess repeats a card'"),
+        (
+            "greatest(correct, lower, ranks, higher, suits) > n",
+            "format('a feedback number is more than the {} cards', n)",
+        ),
+    ),
+    "scores": _HAND_ROWS,
+}
+
+# Games in order, guesses numbered 1, 2, … within a game, one answer and n per game, the
+# answer found by the last guess and by no other, and the score file agreeing.
+CHECKS = """
+WITH turns AS (
+    SELECT *, lag(game, 1, 0) OVER w AS previous_game, lag(guess_no) OVER w AS previous_no,
+           lag(answer) OVER w AS previous_answer, lag(n) OVER w AS previous_n,
+           lead(game) OVER w AS next_game,
+           list_sort(string_split(guess, ';')) = list_sort(string_split(answer, ';')) AS found
+    FROM stage_turns
+    WINDOW w AS (PARTITION BY log_id ORDER BY line)
+),
+games AS (
+    SELECT log_id, game, n, answer, count(*) AS guesses FROM stage_turns GROUP BY ALL
+),
+played AS (SELECT log_id, max(game) AS games FROM stage_turns GROUP BY log_id),
+scores AS (
+    SELECT s.*, p.games, max(s.line) OVER (PARTITION BY s.log_id) AS last_line
+    FROM stage_scores s JOIN played p USING (log_id)
+)
+SELECT log_id, 'turns' AS role, line, reason FROM (
+    SELECT log_id, line, CASE
+        WHEN game < previous_game THEN format('game goes back from {} to {}', previous_game, game)
+        WHEN game > previous_game + 1 THEN format('game {} follows game {}', game, previous_game)
+        WHEN game = previous_game AND guess_no <> previous_no + 1
+            THEN format('guess {} follows guess {}', guess_no, previous_no)
+        WHEN game <> previous_game AND guess_no <> 1
+            THEN format('game {} starts at guess {}', game, guess_no)
+        WHEN game = previous_game AND (answer <> previous_answer OR n <> previous_n)
+            THEN format('game {} changes its answer or n', game)
+        WHEN found AND next_game = game
+            THEN format('guess {} is the answer but the game goes on', guess_no)
+        WHEN NOT found AND next_game IS DISTINCT FROM game
+            THEN format('game {} ends without guessing the answer', game)
+    END AS reason
+    FROM turns
+) WHERE reason IS NOT NULL
+UNION ALL
+SELECT s.log_id, 'scores', s.line, CASE
+    WHEN g.game IS NULL THEN format('game {} has no guesses in the turn file', s.game)
+    WHEN s.n <> g.n OR s.answer <> g.answer
+        THEN format('game {} is n {} answer {} in the turn file', s.game, g.n, g.answer)
+    ELSE format('game {} took {} guesses in the turn file, not {}', s.game, g.guesses, s.guesses)
+END
+FROM stage_scores s LEFT JOIN games g USING (log_id, game)
+WHERE g.game IS NULL OR s.n <> g.n OR s.answer <> g.answer OR s.guesses <> g.guesses
+UNION ALL
+""" + numbered_score_rows("game", "games")
+
+# The rules replayed: each logged feedback recomputed from the logged answer and guess.
+_RANKS = "list_transform(string_split({hand}, ';'), lambda c: " + RANK + ")"
+_SUITS = "list_transform(string_split({hand}, ';'), lambda c: c[2])"
+
+
+def _overlap(values: str) -> str:
+    """SQL: the multiset overlap of the answer's and the guess's `values` lists."""
+    answer, guess = values.format(hand="answer"), values.format(hand="guess")
+    return (
+        f"coalesce(list_sum(list_transform(list_distinct({guess}), lambda v: least("
+        f"len(list_filter({answer}, lambda x: x = v)), len(list_filter({guess}, lambda x: x = v))"
+        "))), 0)"
+    )
+
+
+RULE_CHECKS = f"""
+SELECT log_id, 'turns' AS role, line,
+       format('feedback {{}},{{}},{{}},{{}},{{}} is wrong for answer {{}} and guess {{}}: it is {{}},{{}},{{}},{{}},{{}}',
+              correct, lower, ranks, higher, suits, answer, guess,
+              want_correct, want_lower, want_ranks, want_higher, want_suits) AS reason
+FROM (
+    SELECT *,
+        len(list_intersect(string_split(answer, ';'), string_split(guess, ';'))) AS want_correct,
+        len(list_filter({_RANKS.format(hand="answer")}, lambda r: r < list_min({_RANKS.format(hand="guess")}))) AS want_lower,
+        {_overlap(_RANKS)} AS want_ranks,
+        len(list_filter({_RANKS.format(hand="answer")}, lambda r: r > list_max({_RANKS.format(hand="guess")}))) AS want_higher,
+        {_overlap(_SUITS)} AS want_suits
+    FROM stage_turns
+)
+WHERE (correct, lower, ranks, higher, suits)
+      <> (want_correct, want_lower, want_ranks, want_higher, want_suits)
+"""
+
+CHECKS += "UNION ALL\n" + RULE_CHECKS  # RULE_CHECKS: until ingest runs them itself
+
+LOAD = {
+    "cardguess_guesses": """
+    INSERT INTO cardguess_guesses
+    SELECT log_id, line, game, n, string_split(answer, ';'), guess_no, string_split(guess, ';'),
+           correct, lower, ranks, higher, suits
+    FROM stage_turns
+    """,
+    "cardguess_games": """
+    INSERT INTO cardguess_games
+    SELECT log_id, line, game, n, string_split(answer, ';'), guesses FROM stage_scores
+    """,
+}
