@@ -16,6 +16,7 @@ import typer
 from mine.pipeline import options
 from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.console import console, fail, print_json, show, show_pairs
+from mine.strategies.contained import PlayerFault
 
 Sizes = Annotated[
     str | None,
@@ -229,7 +230,7 @@ def generate(
         if validate:
             card = validation.validate_player(out, sorted(trees), workers=workers)
             validation.write_player(trees, metadata, out, card)
-    except (ValueError, OSError) as error:
+    except (ValueError, OSError, PlayerFault) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
     console.print(f"wrote {out} ({out.stat().st_size:,} bytes)")
     if validate:
@@ -274,7 +275,7 @@ def validate(
             compare,
             workers,
         )
-    except ValueError as error:  # PlayerFileError, or a bad baseline
+    except (ValueError, PlayerFault) as error:  # the file, or a bad baseline
         raise fail(str(error)) from None
     if as_json:
         print_json(card)

@@ -15,13 +15,13 @@ import math
 import time
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from mine.strategies import contained
 from mine.strategies.bots.cardguess import GUESSERS, parse_guesser
 from mine.strategies.codegen.cardguess import write_module
 from mine.strategies.engines.cardguess import (
@@ -50,6 +50,7 @@ SAMPLE = 5_000  # answers of n = 4 (and of a skewed answerer), a fixed sample
 SAMPLE_SEED = 2016
 FEEDBACK_PAIRS = 2_000
 EVERY = {2: True, 3: True, 4: False}  # n whose every answer is played by default
+LIMITS = contained.Limits(call_seconds=1.0)  # "well under a second" a call; 10 s a game
 
 
 def answers_for(
@@ -111,13 +112,25 @@ def _cards(guess: Any) -> Any:
         return guess
 
 
+_WORKER: dict[str, Any] = {}  # this worker's player module, loaded once
+
+
+def _player(path: str) -> ModuleType:
+    if _WORKER.get("path") != path:
+        _WORKER.update(path=path, module=load_module(path, GAME, FUNCTIONS))
+    return _WORKER["module"]
+
+
 def measure_file(
     path: str | Path, n: int, answers: Sequence[Hand], rules: CardGuessRules
 ) -> list[dict[str, Any]]:
     """One record per answer: guesses (None if invalid), slowest call, game seconds."""
-    module = load_module(path, GAME, FUNCTIONS)
-    player = FileGuesser(module)
+    player = FileGuesser(_player(str(path)))
     return [_one_game(player, answer, rules, player.times) for answer in answers]
+
+
+def _measure(task: tuple) -> list[dict[str, Any]]:
+    return measure_file(*task)
 
 
 def _one_game(
@@ -139,7 +152,7 @@ def _one_game(
 
 def feedback_mismatches(path: str | Path, n: int, pairs: int = FEEDBACK_PAIRS) -> int:
     """Pairs (of a fixed sample) where the file's `feedback` differs from the engine's."""
-    module = load_module(path, GAME, FUNCTIONS)
+    module = _player(str(path))
     rng = np.random.default_rng(SAMPLE_SEED)
     universe = hands(n)
     wrong = 0
@@ -230,18 +243,22 @@ def baseline_records(name: str, n: int, answers: Sequence[Hand], rules: CardGues
     return [_one_game(guesser, answer, rules) for answer in answers]
 
 
-def _in_workers(path: Path, n: int, answers: list[Hand], rules: CardGuessRules, workers: int):
-    if workers <= 1:
-        return measure_file(path, n, answers, rules)
-    chunks = [answers[i::workers] for i in range(workers)]
-    with ProcessPoolExecutor(workers) as pool:
-        parts = list(
-            pool.map(measure_file, [path] * workers, [n] * workers, chunks, [rules] * workers)
-        )
-    records: list = [None] * len(answers)
-    for i, part in enumerate(parts):
-        records[i::workers] = part
-    return records
+def _in_workers(
+    path: Path, n: int, answers: list[Hand], rules: CardGuessRules, workers: int, limits
+) -> list[dict[str, Any]]:
+    """The file's records of `answers`, played in contained workers, in answer order."""
+    size = max(1, len(answers) // (8 * workers))
+    tasks = [(str(path), n, answers[i : i + size], rules) for i in range(0, len(answers), size)]
+    parts = contained.run(path, _measure, tasks, workers=workers, limits=limits)
+    return [record for part in parts for record in part]
+
+
+def _mismatches(task: tuple) -> int:
+    return feedback_mismatches(*task)
+
+
+def _loads(path: str) -> None:
+    _player(path)
 
 
 def validate_player(
@@ -253,11 +270,12 @@ def validate_player(
     compare: str | Path | None = None,
     workers: int = 1,
     rules: CardGuessRules = DEFAULT_RULES,
+    limits: contained.Limits = LIMITS,
 ) -> dict[str, Any]:
     """The report card of a player file (and, with `compare`, of another file on the same
-    answers, paired)."""
+    answers, paired); the files run contained (PlayerFault when one fails)."""
     path = Path(path)
-    load_module(path, GAME, FUNCTIONS)  # a bad file is one error, before any game
+    contained.run(path, _loads, [str(path)], limits=limits)  # a bad file fails here, once
     unknown = [b for b in baselines if b not in GUESSERS]
     if unknown:
         raise ValueError(f"unknown baseline {unknown[0]!r} (known: {', '.join(GUESSERS)})")
@@ -271,10 +289,10 @@ def validate_player(
     for n in sizes:
         game_rules = CardGuessRules(n=n, guess_limit=rules.guess_limit, seconds=rules.seconds)
         answers, chances = answers_for(n, answerer, count)
-        mine = _in_workers(path, n, answers, game_rules, workers)
+        mine = _in_workers(path, n, answers, game_rules, workers, limits)
         entry: dict[str, Any] = {
             "player": figures(mine, chances),
-            "feedback_mismatches": feedback_mismatches(path, n),
+            "feedback_mismatches": contained.run(path, _mismatches, [(path, n)], limits=limits)[0],
             "baselines": {},
             "vs": {},
         }
@@ -283,7 +301,7 @@ def validate_player(
             entry["baselines"][name] = figures(theirs, chances)
             entry["vs"][name] = paired(mine, theirs, chances)
         if compare is not None:
-            theirs = _in_workers(Path(compare), n, answers, game_rules, workers)
+            theirs = _in_workers(Path(compare), n, answers, game_rules, workers, limits)
             entry["compared"] = {
                 "file": str(compare),
                 **figures(theirs, chances),

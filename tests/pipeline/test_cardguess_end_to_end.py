@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mine.pipeline.cli import app
+from tests.mine_cli import mine
 
 runner = CliRunner()
 
@@ -79,7 +80,8 @@ def test_report_shows_the_tree_and_the_validation(loop):
 
 
 def test_stats_tables_are_in_the_warehouse(loop):
-    result = _run("query", "SELECT sum(games) FROM stats_cardguess_candidates WHERE guess_no = 1",
+    # DuckDB's CSV writer writes to the process's own stdout: run mine as a user does
+    result = mine("query", "SELECT sum(games) FROM stats_cardguess_candidates WHERE guess_no = 1",
                   "--db", loop["db"], "--format", "csv")  # fmt: skip
     assert result.stdout.strip().splitlines()[-1] == "300"
 
