@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from mine.parsers import twentyone as log_format
 from mine.parsers.cards import BLACKJACK_POINTS
-from mine.warehouse.checks import numbered_score_rows
+from mine.strategies.engines.twentyone import TwentyOneRules
+from mine.warehouse.checks import numbered_score_rows, out_of_range, rule
 
 GAME = "twentyone"
 FORMAT = log_format
+RULES = TwentyOneRules
 
 _POINTS = " ".join(f"WHEN '{rank}' THEN {points}" for rank, points in BLACKJACK_POINTS.items())
 
@@ -202,3 +204,261 @@ LOAD = {
     FROM stage_scores
     """,
 }
+
+# --- the rules, replayed (TwentyOneRules, `../shared/spec/twentyone.md`) --------------------
+# Each row is checked against the row before it in the same hand: the hand before the action
+# is that row's hand (a hand's first row, or the first after a Split, shows two cards plus
+# what the action added). The hands' final rows, classed and settled, must give every
+# player's change of points in the score file.
+
+SANE = {
+    "turns": {
+        "round": ("1", rule("rounds")),
+        "hand_id": ("0", f"4 * {rule('decks')}"),  # a split needs a pair: at most 4 × decks
+        "bid": ("0", f"2 * {rule('max_bid')}"),  # a DoubleDown doubles it
+    },
+    "scores": {
+        "round": ("1", rule("rounds")),
+        # at most 4 × decks hands a round, each doubled and paid at most 2.5 ×, + insurance
+        "points": (
+            "0",
+            f"{rule('starting_points')} + {rule('rounds')} * {rule('max_bid')} * "
+            f"(20 * {rule('decks')} + 2)",
+        ),
+    },
+}
+"""Each number's sane range, from the rules (points of the other players: `others` in the
+settlement check, which names the player)."""
+
+_PLAYER_CLASS = f"""CASE
+    WHEN n = 2 AND total = 21 AND ({rule("combo_after_split")} OR NOT split) THEN 40
+    WHEN {rule("charlie")} AND n >= {rule("charlie_cards")}
+         AND (total <= 21 OR NOT {rule("charlie_bust_first")}) THEN 30
+    WHEN total > 21 THEN -1 ELSE total END"""
+_DEALER_CLASS = f"""CASE
+    WHEN NOT played THEN -1
+    WHEN d_n = 2 AND d_total = 21 THEN 40
+    WHEN {rule("charlie")} AND d_n = {rule("charlie_cards")}
+         AND (d_total <= 21 OR NOT {rule("charlie_bust_first")}) THEN 30
+    WHEN d_total > 21 THEN -1 ELSE d_total END"""
+_DEALER_HITS = f"""(({rule("dealer_card_limit")} = 0 OR len(before) < {rule("dealer_card_limit")})
+    AND (hand_total(before) < {rule("dealer_stands_on")}
+         OR ({rule("dealer_hits_soft_17")} AND hand_total(before) = {rule("dealer_stands_on")}
+             AND hand_soft(before))))"""
+
+RULE_CHECKS = f"""
+WITH r AS (
+    SELECT log_id, line, round, player, hand_id, split_part(action, ' ', 1) AS act, bid, upcard,
+           CASE WHEN hand = '' THEN []::VARCHAR[] ELSE string_split(hand, ';') END AS cards
+    FROM stage_turns
+),
+bids AS (
+    SELECT log_id, round, player, count(*) AS n_bids, min(line) AS bid_line,
+           max(line) AS last_bid_line, arg_min(bid, line) AS bid
+    FROM r WHERE act = 'Bid' GROUP BY ALL
+),
+plays AS (
+    SELECT *, CASE
+            WHEN previous IS NULL OR previous_act = 'Split'
+                THEN CASE WHEN act = 'Hit' THEN cards[2:] ELSE cards END
+            ELSE previous END AS before
+    FROM (
+        SELECT *, lag(cards) OVER w AS previous, lag(act) OVER w AS previous_act,
+               lag(act, 2) OVER w AS act_before, lag(bid) OVER w AS previous_bid
+        FROM r WHERE player <> 'dealer' AND act <> 'Bid'
+        WINDOW w AS (PARTITION BY log_id, round, player, hand_id ORDER BY line)
+    )
+),
+hands AS (
+    SELECT log_id, round, player, hand_id, min(line) AS first_line,
+           arg_max(cards, line) AS final, arg_max(bid, line) AS final_bid,
+           hand_id > 0 OR bool_or(act = 'Split') AS split,
+           coalesce(min(bid) FILTER (WHERE act = 'Insurance'), 0) AS insured_bid
+    FROM plays GROUP BY log_id, round, player, hand_id
+),
+classed AS (
+    SELECT *, {_PLAYER_CLASS} AS p_class
+    FROM (SELECT *, len(final) AS n, hand_total(final) AS total FROM hands)
+),
+dealer AS (
+    SELECT *, CASE WHEN previous IS NULL THEN CASE WHEN act = 'Hit' THEN cards[2:] ELSE cards END
+                   ELSE previous END AS before
+    FROM (
+        SELECT *, lag(cards) OVER w AS previous, lead(line) OVER w IS NULL AS last_row
+        FROM r WHERE player = 'dealer'
+        WINDOW w AS (PARTITION BY log_id, round ORDER BY line)
+    )
+),
+rounds AS (
+    SELECT log_id, round, max(line) AS last_line,
+           max(line) FILTER (WHERE player <> 'dealer') AS last_player_line,
+           min(line) FILTER (WHERE player <> 'dealer' AND act <> 'Bid') AS first_play_line,
+           min(line) FILTER (WHERE player = 'dealer') AS first_dealer_line,
+           arg_max(cards, line) FILTER (WHERE player = 'dealer') AS dealer_final
+    FROM r GROUP BY ALL
+),
+tables AS (
+    SELECT r.*, coalesce(h.live, false) AS played, len(dealer_final) AS d_n,
+           hand_total(dealer_final) AS d_total
+    FROM rounds r LEFT JOIN (
+        SELECT log_id, round, bool_or(p_class <> -1) AS live FROM classed GROUP BY ALL
+    ) h USING (log_id, round)
+),
+settled AS (
+    SELECT h.log_id, h.round, h.player,
+           CAST(sum(CASE WHEN p_class = -1 THEN 0
+                    WHEN p_class = 40 AND d_class = 40 THEN final_bid
+                    WHEN p_class = 40 THEN round_even({rule("combo_payout")} * final_bid, 0)
+                    WHEN p_class > d_class THEN {rule("win_payout")} * final_bid
+                    WHEN p_class = d_class THEN final_bid ELSE 0 END
+               + CASE WHEN insured_bid > 0 AND played AND d_class = 40
+                       AND NOT ({rule("insurance_needs_live_hand")} AND p_class = -1)
+                      THEN round_even({rule("insurance_payout")} * CASE
+                           WHEN {rule("insurance_on_side_bet")} THEN insured_bid // 2
+                           ELSE insured_bid END, 0)
+                      ELSE 0 END
+               - final_bid - insured_bid // 2) AS BIGINT) AS change
+    FROM classed h JOIN (SELECT *, {_DEALER_CLASS} AS d_class FROM tables) t
+         USING (log_id, round)
+    GROUP BY ALL
+),
+seats AS (
+    SELECT log_id, player,
+           row_number() OVER (PARTITION BY log_id ORDER BY NOT mine, player) AS seat
+    FROM (SELECT log_id, player, bool_or(mine = '1') AS mine
+          FROM stage_turns WHERE player <> 'dealer' GROUP BY ALL)
+),
+points AS (
+    SELECT *, coalesce(lag(points) OVER (PARTITION BY log_id, seat ORDER BY round),
+                       {rule("starting_points")}) AS points_before
+    FROM (
+        SELECT log_id, line, round, 1 AS seat, CAST(points AS BIGINT) AS points FROM stage_scores
+        UNION ALL
+        SELECT log_id, line, round, CAST(o.seat AS INTEGER) + 1, o.points
+        FROM (SELECT log_id, line, round,
+                     unnest(TRY_CAST(string_split(others, ';') AS BIGINT[])) AS points,
+                     unnest(range(1, len(string_split(others, ';')) + 1)) AS seat
+              FROM stage_scores WHERE others <> '') o
+    )
+),
+players AS (
+    SELECT p.*, s.player FROM points p JOIN seats s USING (log_id, seat)
+)
+SELECT log_id, 'turns' AS role, line, reason FROM (
+    SELECT p.log_id, p.line, CASE
+        WHEN b.player IS NULL THEN format('{{}} plays a hand but did not bid this round', p.player)
+        WHEN len(p.before) <> 2 AND (p.previous IS NULL OR p.previous_act = 'Split')
+            THEN format('a {{}} row shows {{}} cards: a hand starts with two', p.act,
+                        len(p.cards))
+        WHEN p.previous_act = 'Split' AND p.before[1] <> p.previous[1]
+            THEN format('after the Split the hand keeps {{}}, not {{}}', p.previous[1],
+                        p.before[1])
+        WHEN p.act = 'Hit' AND p.cards[2:] <> p.before
+            THEN format('a Hit adds one card to {{}}, this row shows {{}}',
+                        array_to_string(p.before, ';'), array_to_string(p.cards, ';'))
+        WHEN p.act <> 'Hit' AND p.cards <> p.before
+            THEN format('a {{}} changes no card, but the hand was {{}} and is now {{}}', p.act,
+                        array_to_string(p.before, ';'), array_to_string(p.cards, ';'))
+        WHEN hand_total(p.before) > 21 OR len(p.before) >= {rule("charlie_cards")}
+            THEN format('a {{}} after the hand was finished ({{}} cards, {{}})', p.act,
+                        len(p.before), hand_total(p.before))
+        WHEN p.act = 'Hit' AND len(p.before) = 2 AND hand_total(p.before) = 21
+            THEN 'a Hit on a Combo (two cards worth 21)'
+        WHEN p.previous_act = 'DoubleDown' AND p.act <> 'Hit'
+            THEN format('a {{}} after a DoubleDown: the hand must Hit once', p.act)
+        WHEN p.act_before = 'DoubleDown' AND p.previous_act = 'Hit' AND p.act <> 'Stand'
+            THEN format('a {{}} after a DoubleDown''s Hit: the hand must Stand', p.act)
+        WHEN p.previous_act = 'Stand' THEN format('a {{}} after the hand stood', p.act)
+        WHEN p.act = 'Split' AND (len(p.before) <> 2
+                                  OR substr(p.before[1], 2) <> substr(p.before[2], 2))
+            THEN format('a Split of {{}}: only two cards of one rank split',
+                        array_to_string(p.before, ';'))
+        WHEN p.act = 'DoubleDown' AND len(p.before) <> 2
+            THEN format('a DoubleDown on {{}} cards: only two-card hands double', len(p.before))
+        WHEN p.act = 'Insurance' AND substr(p.upcard, 2) <> 'A'
+            THEN format('Insurance with up card {{}}: only against an Ace', p.upcard)
+        WHEN p.act = 'Insurance' AND (p.previous IS NOT NULL OR p.hand_id <> 0)
+            THEN 'Insurance is only the first action of the hand'
+        WHEN p.act = 'DoubleDown' AND p.bid <> 2 * coalesce(p.previous_bid, b.bid)
+            THEN format('a DoubleDown makes the bid {{}}, not {{}}',
+                        2 * coalesce(p.previous_bid, b.bid), p.bid)
+        WHEN p.act <> 'DoubleDown' AND p.bid <> coalesce(p.previous_bid, b.bid)
+            THEN format('bid {{}}, but the hand''s bid is {{}}', p.bid,
+                        coalesce(p.previous_bid, b.bid))
+    END AS reason
+    FROM plays p LEFT JOIN bids b USING (log_id, round, player)
+) WHERE reason IS NOT NULL
+UNION ALL
+SELECT log_id, 'turns', line, reason FROM (
+    SELECT d.log_id, d.line, CASE
+        WHEN d.line < t.last_player_line THEN 'a dealer row before the players have played'
+        WHEN NOT t.played AND (d.line <> t.first_dealer_line OR len(d.cards) <> 1
+                               OR d.cards[1] <> d.upcard OR d.act <> 'Stand')
+            THEN format('every hand is bust: the dealer only shows its up card {{}} and Stands',
+                        d.upcard)
+        WHEN NOT t.played THEN NULL
+        WHEN len(d.before) < 2
+            THEN format('the dealer shows {{}} card(s) though a hand is live', len(d.before))
+        WHEN d.previous IS NULL AND d.before[1] <> d.upcard
+            THEN format('the dealer''s first card {{}} is not the up card {{}}', d.before[1],
+                        d.upcard)
+        WHEN d.act = 'Hit' AND d.cards[2:] <> d.before
+            THEN format('a dealer Hit adds one card to {{}}, this row shows {{}}',
+                        array_to_string(d.before, ';'), array_to_string(d.cards, ';'))
+        WHEN d.act NOT IN ('Hit', 'Stand') THEN format('the dealer cannot {{}}', d.act)
+        WHEN d.act = 'Stand' AND d.cards <> d.before
+            THEN format('a dealer Stand changes the hand {{}} to {{}}',
+                        array_to_string(d.before, ';'), array_to_string(d.cards, ';'))
+        WHEN d.act = 'Hit' AND NOT {_DEALER_HITS.replace("before", "d.before")}
+            THEN format('the dealer hits on {{}}: it stands on {{}}', hand_total(d.before),
+                        {rule("dealer_stands_on")})
+        WHEN d.act = 'Stand' AND {_DEALER_HITS.replace("before", "d.cards")}
+            THEN format('the dealer stands on {{}}: it hits below {{}}', hand_total(d.cards),
+                        {rule("dealer_stands_on")})
+        WHEN d.last_row AND d.act <> 'Stand' THEN 'the dealer''s last row must be a Stand'
+    END AS reason
+    FROM dealer d JOIN tables t USING (log_id, round)
+) WHERE reason IS NOT NULL
+UNION ALL
+SELECT log_id, 'turns', last_line, format('round {{}} has no dealer rows', round)
+FROM rounds WHERE first_dealer_line IS NULL
+UNION ALL
+SELECT log_id, 'turns', CASE WHEN n_bids > 1 THEN last_bid_line ELSE bid_line END, CASE
+    WHEN n_bids > 1 THEN format('{{}} bids twice in round {{}}', player, round)
+    ELSE format('{{}} bids after the hands are dealt', player) END
+FROM bids JOIN rounds USING (log_id, round)
+WHERE n_bids > 1 OR last_bid_line > first_play_line
+UNION ALL
+SELECT b.log_id, 'turns', b.bid_line, format('{{}} bids but plays no hand', b.player)
+FROM bids b ANTI JOIN hands h USING (log_id, round, player)
+UNION ALL
+SELECT log_id, 'turns', last_line,
+       format('{{}} appears {{}} times in round {{}}: a {{}}-deck shoe holds {{}}', card, copies,
+              round, {rule("decks")}, 4 * {rule("decks")})
+FROM (
+    SELECT log_id, round, card, count(*) AS copies
+    FROM (SELECT log_id, round, unnest(final) AS card FROM hands
+          UNION ALL
+          SELECT log_id, round, unnest(dealer_final) FROM rounds)
+    GROUP BY ALL HAVING count(*) > 4 * {rule("decks")}
+) JOIN rounds USING (log_id, round)
+UNION ALL
+SELECT p.log_id, 'turns', b.bid_line,
+       format('{{}} bids {{}} with {{}} points: the bid must be between {{}} and {{}}', p.player,
+              b.bid, p.points_before, least({rule("min_bid")}, p.points_before),
+              least({rule("max_bid")}, p.points_before))
+FROM players p JOIN bids b USING (log_id, round, player)
+WHERE NOT b.bid BETWEEN least({rule("min_bid")}, p.points_before)
+                    AND least({rule("max_bid")}, p.points_before)
+   OR p.points_before <= 0
+UNION ALL
+SELECT p.log_id, 'scores', p.line,
+       format('{{}}''s points go from {{}} to {{}} in round {{}}, but its hands settle to {{:+d}}',
+              p.player, p.points_before, p.points, p.round, coalesce(s.change, 0))
+FROM players p LEFT JOIN settled s USING (log_id, round, player)
+WHERE p.points IS DISTINCT FROM p.points_before + coalesce(s.change, 0)
+UNION ALL
+{out_of_range("turns", SANE["turns"])}
+UNION ALL
+{out_of_range("scores", SANE["scores"])}
+"""
