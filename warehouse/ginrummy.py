@@ -79,7 +79,7 @@ ROW_CHECKS = {
 
 CHECKS = """
 WITH ordered AS (
-    SELECT *, lag(round) OVER w AS previous_round,
+    SELECT *, lag(round) OVER w AS previous_round, lead(round) OVER w AS next_round,
            lag(discarded) OVER w AS previous_discard
     FROM stage_turns
     WINDOW w AS (PARTITION BY log_id ORDER BY line)
@@ -91,6 +91,8 @@ scores AS (
 )
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT log_id, line, CASE
+        WHEN round > next_round AND coalesce(previous_round <= next_round, true)
+            THEN format('round {} comes before round {}', round, next_round)
         WHEN round < previous_round THEN format('round goes back from {} to {}', previous_round, round)
         WHEN round = previous_round AND discard_top <> previous_discard
             THEN format('discard top {} is not the previous row''s discard {}', discard_top, previous_discard)

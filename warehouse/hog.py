@@ -80,6 +80,8 @@ scores AS (
 )
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT log_id, line, CASE
+        WHEN game > next_game AND previous_game <= next_game
+            THEN format('game {} comes before game {}', game, next_game)
         WHEN game < previous_game THEN format('game goes back from {} to {}', previous_game, game)
         WHEN game = previous_game AND turn <> previous_turn + 1
             THEN format('turn {} follows turn {}', turn, previous_turn)
@@ -87,7 +89,8 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
     END AS reason
     FROM (
         SELECT log_id, line, game, turn,
-               lag(game, 1, 0) OVER w AS previous_game, lag(turn) OVER w AS previous_turn
+               lag(game, 1, 0) OVER w AS previous_game, lag(turn) OVER w AS previous_turn,
+               lead(game) OVER w AS next_game
         FROM stage_turns WHERE log_id IN (SELECT log_id FROM unordered)
         WINDOW w AS (PARTITION BY log_id ORDER BY line)
     )

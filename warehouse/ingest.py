@@ -32,7 +32,7 @@ from types import ModuleType
 import duckdb
 import pyarrow as pa
 
-from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, Format, file_problem
+from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, SHOWN, Format, file_problem
 from mine.parsers.errors import LogFormatError
 from mine.warehouse import schema
 
@@ -370,7 +370,12 @@ def _row_problem(fmt: Format, checks: tuple[tuple[str, str], ...]) -> str:
             bad = f"{column.name} < {1 if column.pattern == POSITIVE else 0}"
             shown = f"CAST({column.name} AS VARCHAR)"
         what = column.what.replace("'", "''")
-        reason = f"format('{column.name} {{}} is not {what}', {QUOTE} || {shown} || {QUOTE})"
+        shown = (
+            f"CASE WHEN length({shown}) <= {SHOWN} THEN {QUOTE} || {shown} || {QUOTE} "
+            f"ELSE format({QUOTE} || left({shown}, {SHOWN}) || {QUOTE} || '… ({{:,}} characters)', "
+            f"length({shown})) END"
+        )
+        reason = f"format('{column.name} {{}} is not {what}', {shown})"
         fields.append(f"WHEN {bad} THEN {{'reason': {reason}, 'column': {number}}}")
     rules = [
         f"WHEN {condition} THEN {{'reason': {reason}, 'column': NULL::INTEGER}}"
@@ -688,7 +693,12 @@ def _land(
             return
         if not fresh:
             raise
-        fresh[0].reject(LogFormatError(fresh[0].turns.path, None, str(error)))
+        # DuckDB could not read the pair: the project's own reader names the line.
+        pair = fresh[0]
+        found = _parse_error(module, pair.turns, "turns") or _parse_error(
+            module, pair.scores, "scores"
+        )
+        pair.reject(found or LogFormatError(pair.turns.path, None, str(error).splitlines()[0]))
         con.execute("BEGIN TRANSACTION")
         _record(con, batch)
         con.execute("COMMIT")

@@ -154,11 +154,15 @@ scores AS (
            max(s.line) OVER (PARTITION BY s.log_id) AS last_line
     FROM stage_scores s JOIN perspective p USING (log_id)
 )
-SELECT log_id, 'turns' AS role, line, format('round goes back from {} to {}', previous, round) AS reason
+SELECT log_id, 'turns' AS role, line, CASE
+    WHEN round > next AND coalesce(previous <= next, true)  -- this row, not the next, is out of place
+        THEN format('round {} comes before round {}', round, next)
+    ELSE format('round goes back from {} to {}', previous, round) END AS reason
 FROM (
-    SELECT log_id, line, round, lag(round) OVER (PARTITION BY log_id ORDER BY line) AS previous
+    SELECT log_id, line, round, lag(round) OVER w AS previous, lead(round) OVER w AS next
     FROM stage_turns WHERE log_id IN (SELECT log_id FROM unordered)
-) WHERE round < previous
+    WINDOW w AS (PARTITION BY log_id ORDER BY line)
+) WHERE round < previous OR (round > next AND coalesce(previous <= next, true))
 UNION ALL
 SELECT t.log_id, 'turns', t.line,
        format('up card {} differs from the round''s up card {}', t.upcard, r.first_upcard)

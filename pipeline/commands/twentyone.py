@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from mine.models import tables
 from mine.models import twentyone as model
@@ -90,7 +91,7 @@ def simulate(
         {"net_points": "{:+,}".format, "per_hand": "{:+.2f}".format},
     )
     for where, reason in summary["disqualified"].items():
-        errors.print(f"[yellow]disqualified:[/yellow] {where}: {reason}", highlight=False)
+        errors.print(Text.assemble(("disqualified:", "yellow"), f" {where}: {reason}"))
 
 
 def stats(db: options.Db = None, rules: options.Rules = None, as_json: options.Json = False):
