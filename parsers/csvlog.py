@@ -17,6 +17,7 @@ from mine.parsers.errors import LogFormatError
 UINT = r"0|[1-9][0-9]*"
 INTEGER_MAX = 2**31 - 1  # the warehouse's INTEGER: a larger number is no sane log value
 SHOWN = 40  # characters of a bad field an error message quotes
+MAX_LINE = 1 << 20  # characters of a line: real lines hold about a hundred
 POSITIVE = r"[1-9][0-9]*"
 FLAG = r"[01]"
 
@@ -36,6 +37,12 @@ class Format(NamedTuple):
 
     def check(self, path: str | Path, line: int, text: str) -> list[str]:
         """Split one line into its fields, or raise naming the first field that is wrong."""
+        if len(text) > MAX_LINE:  # DuckDB's reader skips such a line: say which it is
+            raise LogFormatError(
+                path,
+                line,
+                f"a line of {len(text):,} characters (a log line has at most {MAX_LINE:,})",
+            )
         fields = text.split(",")
         if len(fields) != len(self.columns):
             raise LogFormatError(
@@ -46,7 +53,9 @@ class Format(NamedTuple):
                 raise LogFormatError(
                     path, line, f"{column.name} {shown(field)} is not {column.what}", column=number
                 )
-            if column.sql_type == "INTEGER" and int(field) > INTEGER_MAX:
+            if column.sql_type == "INTEGER" and (
+                len(field) > len(str(INTEGER_MAX)) or int(field) > INTEGER_MAX
+            ):  # a huge number's digits are not even converted
                 raise LogFormatError(
                     path, line, f"{column.name} {shown(field)} is out of range", column=number
                 )

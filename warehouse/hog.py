@@ -145,10 +145,11 @@ WITH t AS (
     FROM stage_turns
     WINDOW w AS (PARTITION BY log_id, game ORDER BY line)
 ),
-players AS (
-    SELECT log_id, list(player ORDER BY first_line) AS ids, arg_max(player, first_line) AS third,
-           max(first_line) AS third_line
-    FROM (SELECT log_id, player, min(line) AS first_line FROM stage_turns GROUP BY ALL)
+players AS (  -- of three or more, the one with the fewest turns is the intruder
+    SELECT log_id, list(player ORDER BY first_line) AS ids, arg_min(player, turns) AS third,
+           arg_min(first_line, turns) AS third_line
+    FROM (SELECT log_id, player, min(line) AS first_line, count(*) AS turns
+          FROM stage_turns GROUP BY ALL)
     GROUP BY log_id
 ),
 games AS (

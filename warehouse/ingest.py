@@ -96,6 +96,7 @@ class Pair:
     error: LogFormatError | None = None
     log_id: int | None = None
     replaces: list[int] = field(default_factory=list)
+    copy_of: Pair | None = None  # an earlier pair of the same batch with the same content
 
     @property
     def files(self) -> tuple[LogFile, LogFile]:
@@ -448,8 +449,11 @@ def _first_errors(
         ),
         f'SELECT log_id, role, line, reason, NULL AS "column" FROM ({module.CHECKS})',
     ]
-    for log_id, error in _problems(con, queries, pairs):
-        errors.setdefault(log_id, error)
+    # A row that breaks its format comes first: what the file-wide checks make of a broken
+    # row (a round of -1 out of order) is not the error.
+    for tier in (queries[:2], queries[2:]):
+        for log_id, error in _problems(con, tier, pairs):
+            errors.setdefault(log_id, error)
     return errors
 
 
@@ -457,10 +461,25 @@ def _rule_errors(
     con: duckdb.DuckDBPyConnection, module: ModuleType, pairs: dict[int, Pair]
 ) -> dict[int, LogFormatError]:
     """The first broken rule of every staged pair that breaks one."""
+    # Round by round (a score row before the next round's turns), since a wrong score shows
+    # again in the next round's bids.
+    turn_unit = module.FORMAT.TURNS.columns[0].name
+    score_unit = module.FORMAT.SCORES.columns[0].name
+    rows = con.execute(
+        f"""
+        SELECT p.log_id, p.role, p.line, p.reason
+        FROM ({module.RULE_CHECKS}) p
+        LEFT JOIN stage_turns t
+               ON p.role = 'turns' AND t.log_id = p.log_id AND t.line = p.line
+        LEFT JOIN stage_scores s
+               ON p.role = 'scores' AND s.log_id = p.log_id AND s.line = p.line
+        ORDER BY p.log_id, coalesce(t.{turn_unit}, s.{score_unit}), p.role = 'scores', p.line
+        """
+    ).fetchall()
     errors: dict[int, LogFormatError] = {}
-    query = f'SELECT log_id, role, line, reason, NULL AS "column" FROM ({module.RULE_CHECKS})'
-    for log_id, error in _problems(con, [query], pairs):
-        errors.setdefault(log_id, error)
+    for log_id, role, line, reason in rows:
+        if log_id in pairs and log_id not in errors:
+            errors[log_id] = LogFormatError(getattr(pairs[log_id], role).path, line, reason)
     return errors
 
 
@@ -511,9 +530,11 @@ def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     )
     seen: dict[str, Pair] = {}
     for pair in pairs:
-        if pair.content_sha256 in existing or pair.content_sha256 in seen:
-            pair.outcome = "unchanged"
-            pair.log_id = existing.get(pair.content_sha256) or seen[pair.content_sha256].log_id
+        if pair.content_sha256 in existing:
+            pair.outcome, pair.log_id = "unchanged", existing[pair.content_sha256]
+            continue
+        if pair.content_sha256 in seen:  # lands, or not, as its first copy does
+            pair.outcome, pair.copy_of = "unchanged", seen[pair.content_sha256]
             continue
         seen[pair.content_sha256] = pair
         old = {previous[str(f.path)] for f in pair.files if str(f.path) in previous}
@@ -663,6 +684,7 @@ def _land(
             set_rules(con, module, summary.rules.get(module.GAME))
             _check_and_load(con, module, fresh, summary.verified)
         good = [p for p in fresh if p.outcome != "rejected"]
+        _follow_copies(batch)
         _drop_replaced(con, module, good)
         if good:
             con.execute(
@@ -705,6 +727,23 @@ def _land(
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+def _follow_copies(batch: list[Pair]) -> None:
+    """A pair whose content came earlier in the batch: the same log, or the same error in
+    its own file."""
+    for pair in batch:
+        first = pair.copy_of
+        if first is None:
+            continue
+        if first.error is not None:
+            role = "scores" if Path(first.error.path) == first.scores.path else "turns"
+            error = first.error
+            pair.reject(
+                LogFormatError(getattr(pair, role).path, error.line, error.reason, error.column)
+            )
+        else:
+            pair.log_id = first.log_id
 
 
 def _read(batch: list[Pair]) -> None:

@@ -125,7 +125,7 @@ ROW_CHECKS = {
 CHECKS = """
 WITH rounds AS (
     SELECT log_id, round, min(line) AS first_line, max(line) AS last_line,
-           min(upcard) <> max(upcard) AS mixed_upcards, arg_min(upcard, line) AS first_upcard
+           min(upcard) <> max(upcard) AS mixed_upcards, mode(upcard) AS first_upcard
     FROM stage_turns GROUP BY log_id, round
 ),
 unordered AS (
@@ -135,12 +135,19 @@ unordered AS (
         FROM rounds
     ) WHERE first_line < earlier_last
 ),
-players AS (
-    SELECT log_id, player, bool_or(mine = '1') AS marked, bool_or(mine = '0') AS unmarked
+players AS (  -- a player is yours when most of its rows say so
+    SELECT log_id, player, min(line) AS first_line, count(*) AS n_rows,
+           count(*) FILTER (WHERE mine = '1') AS n_marked,
+           count(*) FILTER (WHERE mine = '0') AS n_unmarked,
+           count(*) FILTER (WHERE mine = '1') > count(*) FILTER (WHERE mine = '0') AS marked,
+           count(*) FILTER (WHERE mine = '1') <= count(*) FILTER (WHERE mine = '0') AS unmarked
     FROM stage_turns WHERE player <> 'dealer' GROUP BY log_id, player
 ),
 perspective AS (
-    SELECT p.log_id, list_sort(list(p.player) FILTER (WHERE p.marked)) AS mine_ids,
+    -- the player with the fewest rows is the odd one out (a renamed row makes a new id)
+    SELECT p.log_id, list(p.player ORDER BY p.first_line) FILTER (WHERE p.marked) AS mine_ids,
+           arg_min(p.first_line, p.n_rows) FILTER (WHERE p.marked) AS odd_mine_line,
+           arg_min(p.first_line, p.n_rows) FILTER (WHERE p.unmarked) AS odd_other_line,
            count(*) FILTER (WHERE p.unmarked) AS opponents, any_value(r.rounds) AS rounds,
            any_value(r.last_line) AS last_line
     FROM players p
@@ -169,15 +176,26 @@ SELECT t.log_id, 'turns', t.line,
 FROM stage_turns t JOIN (SELECT * FROM rounds WHERE mixed_upcards) r USING (log_id, round)
 WHERE t.upcard <> r.first_upcard AND log_id NOT IN (SELECT log_id FROM unordered)
 UNION ALL
-SELECT log_id, 'turns', last_line, CASE len(mine_ids)
+SELECT t.log_id, 'turns', min(t.line),
+       format('{} is marked as yours on some rows and not on others', any_value(t.player))
+FROM stage_turns t JOIN players p USING (log_id, player)
+WHERE p.n_marked > 0 AND p.n_unmarked > 0 AND (t.mine = '1') = p.unmarked
+GROUP BY t.log_id, t.player
+UNION ALL
+SELECT log_id, 'turns', CASE WHEN len(mine_ids) > 1 THEN odd_mine_line ELSE last_line END, CASE coalesce(len(mine_ids), 0)
     WHEN 0 THEN 'no row is marked as yours (column 4)'
     ELSE format('rows marked as yours belong to several players: {}', array_to_string(mine_ids, ', '))
   END
-FROM perspective WHERE len(mine_ids) <> 1
+FROM perspective WHERE coalesce(len(mine_ids), 0) <> 1
+UNION ALL
+SELECT s.log_id, 'turns', p.odd_other_line,
+       format('a player the score file does not list: it has {} other players', s.n_others)
+FROM scores s JOIN perspective p USING (log_id)
+WHERE s.round = s.line AND s.n_others < s.opponents
 UNION ALL
 SELECT log_id, 'scores', line,
        format('{} other players'' points, but the turn file has {} other players', n_others, opponents)
-FROM scores WHERE round = line AND n_others <> opponents
+FROM scores WHERE round = line AND n_others > opponents
 UNION ALL
 """ + numbered_score_rows("round", "rounds")
 
@@ -277,8 +295,16 @@ hands AS (
     SELECT log_id, round, player, hand_id, min(line) AS first_line,
            arg_max(cards, line) AS final, arg_max(bid, line) AS final_bid,
            hand_id > 0 OR bool_or(act = 'Split') AS split,
-           coalesce(min(bid) FILTER (WHERE act = 'Insurance'), 0) AS insured_bid
+           coalesce(min(bid) FILTER (WHERE act = 'Insurance'), 0) AS insured_bid,
+           max(line) AS last_line, count(*) AS n_rows, arg_max(act, line) AS last_act,
+           count(*) FILTER (WHERE act = 'Split') AS splits
     FROM plays GROUP BY log_id, round, player, hand_id
+),
+seated AS (  -- each player's hands: one run of rows, hands in id order, one per Split
+    SELECT log_id, round, player, min(first_line) AS first_line, max(last_line) AS last_line,
+           sum(n_rows) AS n_rows, count(*) AS n_hands, max(hand_id) AS top_hand,
+           sum(splits) AS splits
+    FROM hands GROUP BY ALL
 ),
 classed AS (
     SELECT *, {_PLAYER_CLASS} AS p_class
@@ -288,7 +314,8 @@ dealer AS (
     SELECT *, CASE WHEN previous IS NULL THEN CASE WHEN act = 'Hit' THEN cards[2:] ELSE cards END
                    ELSE previous END AS before
     FROM (
-        SELECT *, lag(cards) OVER w AS previous, lead(line) OVER w IS NULL AS last_row
+        SELECT *, lag(cards) OVER w AS previous, lag(act) OVER w AS previous_act,
+               lead(line) OVER w IS NULL AS last_row
         FROM r WHERE player = 'dealer'
         WINDOW w AS (PARTITION BY log_id, round ORDER BY line)
     )
@@ -410,6 +437,7 @@ SELECT log_id, 'turns', line, reason FROM (
             THEN format('a dealer Hit adds one card to {{}}, this row shows {{}}',
                         array_to_string(d.before, ';'), array_to_string(d.cards, ';'))
         WHEN d.act NOT IN ('Hit', 'Stand') THEN format('the dealer cannot {{}}', d.act)
+        WHEN d.previous_act = 'Stand' THEN 'a dealer row after the dealer stood'
         WHEN d.act = 'Stand' AND d.cards <> d.before
             THEN format('a dealer Stand changes the hand {{}} to {{}}',
                         array_to_string(d.before, ';'), array_to_string(d.cards, ';'))
@@ -435,6 +463,33 @@ WHERE n_bids > 1 OR last_bid_line > first_play_line
 UNION ALL
 SELECT b.log_id, 'turns', b.bid_line, format('{{}} bids but plays no hand', b.player)
 FROM bids b ANTI JOIN hands h USING (log_id, round, player)
+UNION ALL
+SELECT log_id, 'turns', bid_line, format('{{}} bids out of the seat order its hands are played in',
+                                         player)
+FROM (
+    SELECT b.log_id, b.bid_line, b.player,
+           row_number() OVER (PARTITION BY b.log_id, b.round ORDER BY b.bid_line) AS bid_rank,
+           row_number() OVER (PARTITION BY b.log_id, b.round ORDER BY s.first_line) AS play_rank
+    FROM bids b JOIN seated s USING (log_id, round, player)
+) WHERE bid_rank <> play_rank
+UNION ALL
+SELECT log_id, 'turns', last_line, CASE
+    WHEN last_line - first_line + 1 <> n_rows
+        THEN format('{{}}''s hands are not played in one run of rows', player)
+    ELSE format('{{}} has {{}} hands (ids up to {{}}) after {{}} Splits', player, n_hands,
+                top_hand, splits) END
+FROM seated
+WHERE last_line - first_line + 1 <> n_rows OR n_hands <> splits + 1 OR top_hand <> splits
+UNION ALL
+SELECT log_id, 'turns', last_line, CASE
+    WHEN last_line - first_line + 1 <> n_rows
+        THEN format('hand {{}} of {{}} is not played in one run of rows', hand_id, player)
+    ELSE format('hand {{}} of {{}} ends with a {{}}, not a Stand, before it is finished',
+                hand_id, player, last_act) END
+FROM classed
+WHERE last_line - first_line + 1 <> n_rows
+   OR NOT (last_act = 'Stand' OR total > 21 OR n >= {rule("charlie_cards")}
+           OR (last_act = 'DoubleDown' AND n = 2 AND total = 21))
 UNION ALL
 SELECT log_id, 'turns', last_line,
        format('{{}} appears {{}} times in round {{}}: a {{}}-deck shoe holds {{}}', card, copies,

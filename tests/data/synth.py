@@ -14,10 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from mine.parsers import ginrummy, twentyone
+from mine.parsers import ginrummy, hog, twentyone
 from mine.strategies.bots import ginrummy as ginrummy_bots
+from mine.strategies.bots import hog as hog_bots
 from mine.strategies.bots import twentyone as twentyone_bots
 from mine.strategies.engines import ginrummy as ginrummy_engine
+from mine.strategies.engines import hog as hog_engine
 from mine.strategies.engines import twentyone as twentyone_engine
 
 TWENTYONE_BOTS = ("textbook", "random", "cautious", "dealer")
@@ -62,6 +64,15 @@ def ginrummy_game(
     record = ginrummy_engine.play_game(rules, seats, generator, solver)
     seat = rng.randrange(2)
     return ginrummy_engine.turns_for(record, seat), ginrummy_engine.scores_for(record, seat)
+
+
+def hog_game(rng: random.Random, games: int = 4) -> tuple[list[hog.Turn], list[hog.Score]]:
+    """A match of `games` games between two of the handout's strategies."""
+    specs = ("always_roll:6", "square_strategy", "tail_strategy", f"random:{rng.randrange(99)}")
+    names = rng.sample(specs, 2)
+    strategies = tuple(hog_bots.parse_bot(name) for name in names)
+    ids = tuple(hog_engine.player_ids([name.split(":")[0] for name in names]))
+    return hog_engine.play_match(strategies, ids, games, _generator(rng))
 
 
 def write_pair(folder: Path, stem: str, module, turns, scores) -> tuple[Path, Path]:
