@@ -117,6 +117,7 @@ ROW_CHECKS = {
         ("action NOT LIKE 'Bid%' AND hand = ''", "format('a {} row must show the hand', action)"),
         ("player = 'dealer' AND mine = '1'", "'dealer rows cannot be marked as yours'"),
         ("player = 'dealer' AND bid <> 0", "'dealer rows must have bid 0'"),
+        ("player = 'dealer' AND hand_id <> 0", "'dealer rows must have hand id 0'"),
     ),
 }
 
@@ -270,9 +271,35 @@ _DEALER_HITS = f"""(({rule("dealer_card_limit")} = 0 OR len(before) < {rule("dea
 
 RULE_CHECKS = f"""
 WITH r AS (
-    SELECT log_id, line, round, player, hand_id, split_part(action, ' ', 1) AS act, bid, upcard,
-           CASE WHEN hand = '' THEN []::VARCHAR[] ELSE string_split(hand, ';') END AS cards
-    FROM stage_turns
+    -- A hand's rows are one run of the file (checked below), so the row before in the file
+    -- is the row before in the hand when it has the same round, player and hand id: one
+    -- window in file order, which costs far less than one partitioned by hand.
+    SELECT *, coalesce(lag(round) OVER w = round AND lag(player) OVER w = player
+                       AND lag(hand_id) OVER w = hand_id AND lag(act) OVER w <> 'Bid',
+                       false) AS chained,
+           coalesce(lag(round, 2) OVER w = round AND lag(player, 2) OVER w = player
+                    AND lag(hand_id, 2) OVER w = hand_id, false) AS chained2,
+           NOT coalesce(lead(round) OVER w = round AND lead(player) OVER w = player
+                        AND lead(hand_id) OVER w = hand_id, false) AS last_row,
+           lag(cards) OVER w AS previous_row_cards, lag(act) OVER w AS previous_row_act,
+           lag(act, 2) OVER w AS act_two_back, lag(bid) OVER w AS previous_row_bid,
+           lag(hit_total) OVER w AS previous_row_total
+    FROM (
+        SELECT log_id, line, round, player, hand_id, split_part(action, ' ', 1) AS act, bid,
+               upcard, CASE WHEN hand = '' THEN []::VARCHAR[] ELSE string_split(hand, ';') END AS cards,
+               -- a hand busts only on a Hit: the only rows whose total the checks need
+               CASE WHEN action = 'Hit' THEN hand_total(string_split(hand, ';')) END AS hit_total
+        FROM stage_turns
+    )
+    WINDOW w AS (PARTITION BY log_id ORDER BY line)
+),
+chains AS (
+    SELECT *, CASE WHEN chained THEN previous_row_cards END AS previous,
+           CASE WHEN chained THEN previous_row_act END AS previous_act,
+           CASE WHEN chained2 THEN act_two_back END AS act_before,
+           CASE WHEN chained THEN previous_row_bid END AS previous_bid,
+           CASE WHEN chained THEN previous_row_total END AS previous_total
+    FROM r
 ),
 bids AS (
     SELECT log_id, round, player, count(*) AS n_bids, min(line) AS bid_line,
@@ -284,12 +311,7 @@ plays AS (
             WHEN previous IS NULL OR previous_act = 'Split'
                 THEN CASE WHEN act = 'Hit' THEN cards[2:] ELSE cards END
             ELSE previous END AS before
-    FROM (
-        SELECT *, lag(cards) OVER w AS previous, lag(act) OVER w AS previous_act,
-               lag(act, 2) OVER w AS act_before, lag(bid) OVER w AS previous_bid
-        FROM r WHERE player <> 'dealer' AND act <> 'Bid'
-        WINDOW w AS (PARTITION BY log_id, round, player, hand_id ORDER BY line)
-    )
+    FROM chains WHERE player <> 'dealer' AND act <> 'Bid'
 ),
 hands AS (
     SELECT log_id, round, player, hand_id, min(line) AS first_line,
@@ -313,12 +335,7 @@ classed AS (
 dealer AS (
     SELECT *, CASE WHEN previous IS NULL THEN CASE WHEN act = 'Hit' THEN cards[2:] ELSE cards END
                    ELSE previous END AS before
-    FROM (
-        SELECT *, lag(cards) OVER w AS previous, lag(act) OVER w AS previous_act,
-               lead(line) OVER w IS NULL AS last_row
-        FROM r WHERE player = 'dealer'
-        WINDOW w AS (PARTITION BY log_id, round ORDER BY line)
-    )
+    FROM chains WHERE player = 'dealer'
 ),
 rounds AS (
     SELECT log_id, round, max(line) AS last_line,
@@ -390,7 +407,8 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
         WHEN p.act <> 'Hit' AND p.cards <> p.before
             THEN format('a {{}} changes no card, but the hand was {{}} and is now {{}}', p.act,
                         array_to_string(p.before, ';'), array_to_string(p.cards, ';'))
-        WHEN hand_total(p.before) > 21 OR len(p.before) >= {rule("charlie_cards")}
+        WHEN p.previous IS NOT NULL AND p.previous_act <> 'Split'
+             AND (len(p.before) >= {rule("charlie_cards")} OR coalesce(p.previous_total > 21, false))
             THEN format('a {{}} after the hand was finished ({{}} cards, {{}})', p.act,
                         len(p.before), hand_total(p.before))
         WHEN p.act = 'Hit' AND len(p.before) = 2 AND hand_total(p.before) = 21
