@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mine.parsers import ginrummy as log_format
-from mine.strategies.engines.ginrummy import GinRummyRules
+from mine.parsers.cards import parse_course
+from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver
 from mine.warehouse.checks import numbered_score_rows, out_of_range, rule
 
 GAME = "ginrummy"
@@ -134,6 +137,21 @@ points a card."""
 
 _HAND_POINTS = "list_sum(list_transform({}, lambda c: deadwood_points(c)))"
 
+
+def functions(rules: GinRummyRules) -> dict[str, tuple[Callable, list[str], str]]:
+    """SQL functions the rule checks call: `gin_least_deadwood(hand)`, the deadwood of a
+    hand's best meld declaration (the engine's solver). Called once per round's final
+    hands, which no SQL expression could arrange into melds."""
+    solver = MeldSolver(rules.meld_sizes)
+
+    def least_deadwood(hand: list[str]) -> int:
+        return solver.deadwood_of(parse_course(card) for card in hand)
+
+    return {"gin_least_deadwood": (least_deadwood, ["VARCHAR[]"], "INTEGER")}
+
+
+FUNCTIONS = functions
+
 RULE_CHECKS = f"""
 WITH t AS (
     SELECT log_id, line, round, mine, discard_top, picked, discarded,
@@ -156,11 +174,13 @@ ends AS (
     GROUP BY ALL
 ),
 scored AS (
-    SELECT s.*, e.last_mine AS turn_last_mine,
+    SELECT s.*, e.last_mine AS turn_last_mine, e.caller_hand,
            CASE WHEN s.last_mine = '1' THEN s.points ELSE s.opponent_points END AS caller_points,
            CASE WHEN s.last_mine = '1' THEN s.opponent_points ELSE s.points END AS other_points,
            {_HAND_POINTS.format("e.caller_hand")} AS caller_most,
-           coalesce({_HAND_POINTS.format("e.other_hand")}, 10 * {rule("hand_size")}) AS other_most
+           coalesce({_HAND_POINTS.format("e.other_hand")}, 10 * {rule("hand_size")}) AS other_most,
+           gin_least_deadwood(e.caller_hand) AS caller_least,
+           coalesce(gin_least_deadwood(e.other_hand), 0) AS other_least
     FROM stage_scores s LEFT JOIN ends e USING (log_id, round)
 )
 SELECT log_id, 'turns' AS role, line, reason FROM (
@@ -178,33 +198,35 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
     FROM t LEFT JOIN seen s ON s.log_id = t.log_id AND s.round = t.round AND s.card = t.picked
 ) WHERE reason IS NOT NULL
 UNION ALL
-SELECT log_id, 'scores', line, CASE
+SELECT log_id, 'scores', line, reason FROM (
+    SELECT log_id, line, CASE
     WHEN points > 0 AND opponent_points > 0 THEN 'both sides score: only the round''s winner does'
     WHEN points = 0 AND opponent_points = 0 THEN 'nobody scores: the round''s winner scores at least 1'
     WHEN last_mine <> turn_last_mine
         THEN format('the last play is marked {{}}, but the turn file''s last play is {{}}',
                     last_mine, turn_last_mine)
-    WHEN ending = 'Gin' AND NOT caller_points BETWEEN {rule("gin_bonus")}
+    WHEN ending = 'Gin' AND caller_least > 0
+        THEN format('a Gin, but the caller''s hand {{}} leaves deadwood {{}} at best',
+                    array_to_string(caller_hand, ';'), caller_least)
+    WHEN ending = 'Knock' AND caller_least > {rule("knock_limit")}
+        THEN format('a Knock, but the caller''s hand {{}} leaves deadwood {{}} at best (limit {{}})',
+                    array_to_string(caller_hand, ';'), caller_least, {rule("knock_limit")})
+    WHEN ending = 'Gin' AND NOT caller_points BETWEEN {rule("gin_bonus")} + other_least
                                                   AND {rule("gin_bonus")} + other_most
-        THEN format('a Gin scores {{}} + the opponent''s deadwood (at most {{}}), not {{}}',
-                    {rule("gin_bonus")}, other_most, caller_points)
-    WHEN ending <> 'Gin' AND caller_points > other_most
-        THEN format('the caller scores {{}}, more than the opponent''s hand holds ({{}})',
-                    caller_points, other_most)
+        THEN format('a Gin scores {{}} + the opponent''s deadwood ({{}} to {{}}), not {{}}',
+                    {rule("gin_bonus")}, other_least, other_most, caller_points)
+    WHEN ending <> 'Gin' AND caller_points > 0 AND caller_points > other_most - caller_least
+        THEN format('the caller scores {{}}, more than the hands allow ({{}})', caller_points,
+                    other_most - caller_least)
     WHEN ending <> 'Gin' AND other_points > 0
          AND NOT other_points BETWEEN {rule("undercut_bonus")}
-                                  AND {rule("undercut_bonus")} + caller_most
+                                  AND {rule("undercut_bonus")} + caller_cap - other_least
         THEN format('an undercut scores {{}} + the difference (at most {{}}), not {{}}',
-                    {rule("undercut_bonus")}, caller_most, other_points)
-  END
-FROM scored
-WHERE (points > 0) = (opponent_points > 0) OR last_mine <> turn_last_mine
-   OR (ending = 'Gin' AND NOT caller_points BETWEEN {rule("gin_bonus")}
-                                                AND {rule("gin_bonus")} + other_most)
-   OR (ending <> 'Gin' AND caller_points > other_most)
-   OR (ending <> 'Gin' AND other_points > 0
-       AND NOT other_points BETWEEN {rule("undercut_bonus")}
-                                AND {rule("undercut_bonus")} + caller_most)
+                    {rule("undercut_bonus")}, caller_cap - other_least, other_points)
+    END AS reason
+    FROM (SELECT *, CASE WHEN ending = 'Knock' THEN least({rule("knock_limit")}, caller_most)
+                         ELSE caller_most END AS caller_cap FROM scored)
+) WHERE reason IS NOT NULL
 UNION ALL
 {out_of_range("turns", SANE["turns"])}
 UNION ALL

@@ -17,6 +17,7 @@ How a batch goes in, in one transaction:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import glob
 import hashlib
@@ -416,6 +417,12 @@ def set_rules(con: duckdb.DuckDBPyConnection, module: ModuleType, rules: object 
         value = getattr(settings, item.name)
         if isinstance(value, bool | int | float | str):
             con.execute(f"SET VARIABLE rule_{item.name} = ?", [value])
+    # Python functions the checks call, made for these rules (per round, never per row).
+    make = getattr(module, "FUNCTIONS", None)
+    for name, (function, parameters, returns) in (make(settings) if make else {}).items():
+        with contextlib.suppress(duckdb.InvalidInputException):  # not registered yet
+            con.remove_function(name)
+        con.create_function(name, function, parameters, returns)
 
 
 def _first_errors(

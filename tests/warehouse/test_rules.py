@@ -154,10 +154,16 @@ def ginrummy_million(t, s):
 
 
 def ginrummy_gin_zero(t, s):
-    i = _find(s, lambda f: True)
-    fields = s[i].split(",")
-    s[i] = ",".join([fields[0], "0", "0", "Gin", fields[4]])
-    return "scores", i + 1, "nobody scores"
+    fields = s[0].split(",")
+    s[0] = ",".join([fields[0], "0", "0", "Gin", fields[4]])
+    return "scores", 1, "nobody scores"
+
+
+def ginrummy_knock_called_gin(t, s):
+    """A Gin whose caller still holds deadwood under every meld declaration."""
+    i = _find(s, lambda f: f[3] == "Knock")
+    _field(s, i, 3, "Gin")
+    return "scores", i + 1, "a Gin, but the caller's hand"
 
 
 def hog_die_nine(t, s):
@@ -207,6 +213,7 @@ CASES = {
         ginrummy_both_score,
         ginrummy_million,
         ginrummy_gin_zero,
+        ginrummy_knock_called_gin,
     ],
     "hog": [hog_die_nine, hog_new_score, hog_third_player, hog_winner_not_a_player, hog_final_zero],
 }
