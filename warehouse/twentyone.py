@@ -68,6 +68,12 @@ CREATE OR REPLACE MACRO hand_soft(hand) AS
     AND hand_hard_total(hand) + 10 <= 21;
 CREATE OR REPLACE MACRO hand_total(hand) AS
     hand_hard_total(hand) + CASE WHEN hand_soft(hand) THEN 10 ELSE 0 END;
+-- A hand as the file writes it (SQ;H3, newest card first), without making it a list.
+CREATE OR REPLACE MACRO text_cards(hand) AS
+    CASE WHEN hand = '' THEN 0 ELSE length(hand) - length(replace(hand, ';', '')) + 1 END;
+CREATE OR REPLACE MACRO text_older(hand) AS  -- the hand before its newest card
+    CASE WHEN contains(hand, ';') THEN substr(hand, strpos(hand, ';') + 1) ELSE '' END;
+CREATE OR REPLACE MACRO text_total(hand) AS hand_total(string_split(hand, ';'));
 CREATE OR REPLACE MACRO hand_class(hand, charlie_cards := 5, dealer := false) AS
     CASE WHEN len(hand) = 2 AND hand_total(hand) = 21 THEN 'Combo'
          WHEN hand_total(hand) > 21 THEN 'Bust'
@@ -264,10 +270,10 @@ _DEALER_CLASS = f"""CASE
     WHEN {rule("charlie")} AND d_n = {rule("charlie_cards")}
          AND (d_total <= 21 OR NOT {rule("charlie_bust_first")}) THEN 30
     WHEN d_total > 21 THEN -1 ELSE d_total END"""
-_DEALER_HITS = f"""(({rule("dealer_card_limit")} = 0 OR len(before) < {rule("dealer_card_limit")})
-    AND (hand_total(before) < {rule("dealer_stands_on")}
-         OR ({rule("dealer_hits_soft_17")} AND hand_total(before) = {rule("dealer_stands_on")}
-             AND hand_soft(before))))"""
+_DEALER_HITS = f"""(({rule("dealer_card_limit")} = 0 OR text_cards(before) < {rule("dealer_card_limit")})
+    AND (text_total(before) < {rule("dealer_stands_on")}
+         OR ({rule("dealer_hits_soft_17")} AND text_total(before) = {rule("dealer_stands_on")}
+             AND hand_soft(string_split(before, ';')))))"""
 
 RULE_CHECKS = f"""
 WITH r AS (
@@ -281,20 +287,20 @@ WITH r AS (
                     AND lag(hand_id, 2) OVER w = hand_id, false) AS chained2,
            NOT coalesce(lead(round) OVER w = round AND lead(player) OVER w = player
                         AND lead(hand_id) OVER w = hand_id, false) AS last_row,
-           lag(cards) OVER w AS previous_row_cards, lag(act) OVER w AS previous_row_act,
+           lag(hand) OVER w AS previous_row_hand, lag(act) OVER w AS previous_row_act,
            lag(act, 2) OVER w AS act_two_back, lag(bid) OVER w AS previous_row_bid,
            lag(hit_total) OVER w AS previous_row_total
     FROM (
         SELECT log_id, line, round, player, hand_id, split_part(action, ' ', 1) AS act, bid,
-               upcard, CASE WHEN hand = '' THEN []::VARCHAR[] ELSE string_split(hand, ';') END AS cards,
+               upcard, hand,
                -- a hand busts only on a Hit: the only rows whose total the checks need
-               CASE WHEN action = 'Hit' THEN hand_total(string_split(hand, ';')) END AS hit_total
+               CASE WHEN split_part(action, ' ', 1) = 'Hit' THEN text_total(hand) END AS hit_total
         FROM stage_turns
     )
     WINDOW w AS (PARTITION BY log_id ORDER BY line)
 ),
 chains AS (
-    SELECT *, CASE WHEN chained THEN previous_row_cards END AS previous,
+    SELECT *, CASE WHEN chained THEN previous_row_hand END AS previous,
            CASE WHEN chained THEN previous_row_act END AS previous_act,
            CASE WHEN chained2 THEN act_two_back END AS act_before,
            CASE WHEN chained THEN previous_row_bid END AS previous_bid,
@@ -309,13 +315,13 @@ bids AS (
 plays AS (
     SELECT *, CASE
             WHEN previous IS NULL OR previous_act = 'Split'
-                THEN CASE WHEN act = 'Hit' THEN cards[2:] ELSE cards END
+                THEN CASE WHEN act = 'Hit' THEN text_older(hand) ELSE hand END
             ELSE previous END AS before
     FROM chains WHERE player <> 'dealer' AND act <> 'Bid'
 ),
 hands AS (
     SELECT log_id, round, player, hand_id, min(line) AS first_line,
-           arg_max(cards, line) AS final, arg_max(bid, line) AS final_bid,
+           arg_max(hand, line) AS final, arg_max(bid, line) AS final_bid,
            hand_id > 0 OR bool_or(act = 'Split') AS split,
            coalesce(min(bid) FILTER (WHERE act = 'Insurance'), 0) AS insured_bid,
            max(line) AS last_line, count(*) AS n_rows, arg_max(act, line) AS last_act,
@@ -330,10 +336,10 @@ seated AS (  -- each player's hands: one run of rows, hands in id order, one per
 ),
 classed AS (
     SELECT *, {_PLAYER_CLASS} AS p_class
-    FROM (SELECT *, len(final) AS n, hand_total(final) AS total FROM hands)
+    FROM (SELECT *, text_cards(final) AS n, text_total(final) AS total FROM hands)
 ),
 dealer AS (
-    SELECT *, CASE WHEN previous IS NULL THEN CASE WHEN act = 'Hit' THEN cards[2:] ELSE cards END
+    SELECT *, CASE WHEN previous IS NULL THEN CASE WHEN act = 'Hit' THEN text_older(hand) ELSE hand END
                    ELSE previous END AS before
     FROM chains WHERE player = 'dealer'
 ),
@@ -342,12 +348,12 @@ rounds AS (
            max(line) FILTER (WHERE player <> 'dealer') AS last_player_line,
            min(line) FILTER (WHERE player <> 'dealer' AND act <> 'Bid') AS first_play_line,
            min(line) FILTER (WHERE player = 'dealer') AS first_dealer_line,
-           arg_max(cards, line) FILTER (WHERE player = 'dealer') AS dealer_final
+           arg_max(hand, line) FILTER (WHERE player = 'dealer') AS dealer_final
     FROM r GROUP BY ALL
 ),
 tables AS (
-    SELECT r.*, coalesce(h.live, false) AS played, len(dealer_final) AS d_n,
-           hand_total(dealer_final) AS d_total
+    SELECT r.*, coalesce(h.live, false) AS played, text_cards(dealer_final) AS d_n,
+           text_total(dealer_final) AS d_total
     FROM rounds r LEFT JOIN (
         SELECT log_id, round, bool_or(p_class <> -1) AS live FROM classed GROUP BY ALL
     ) h USING (log_id, round)
@@ -395,35 +401,36 @@ players AS (
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT p.log_id, p.line, CASE
         WHEN b.player IS NULL THEN format('{{}} plays a hand but did not bid this round', p.player)
-        WHEN len(p.before) <> 2 AND (p.previous IS NULL OR p.previous_act = 'Split')
+        WHEN text_cards(p.before) <> 2 AND (p.previous IS NULL OR p.previous_act = 'Split')
             THEN format('a {{}} row shows {{}} cards: a hand starts with two', p.act,
-                        len(p.cards))
-        WHEN p.previous_act = 'Split' AND p.before[1] <> p.previous[1]
-            THEN format('after the Split the hand keeps {{}}, not {{}}', p.previous[1],
-                        p.before[1])
-        WHEN p.act = 'Hit' AND p.cards[2:] <> p.before
+                        text_cards(p.hand))
+        WHEN p.previous_act = 'Split' AND split_part(p.before, ';', 1) <> split_part(p.previous, ';', 1)
+            THEN format('after the Split the hand keeps {{}}, not {{}}',
+                        split_part(p.previous, ';', 1), split_part(p.before, ';', 1))
+        WHEN p.act = 'Hit' AND text_older(p.hand) <> p.before
             THEN format('a Hit adds one card to {{}}, this row shows {{}}',
-                        array_to_string(p.before, ';'), array_to_string(p.cards, ';'))
-        WHEN p.act <> 'Hit' AND p.cards <> p.before
+                        p.before, p.hand)
+        WHEN p.act <> 'Hit' AND p.hand <> p.before
             THEN format('a {{}} changes no card, but the hand was {{}} and is now {{}}', p.act,
-                        array_to_string(p.before, ';'), array_to_string(p.cards, ';'))
+                        p.before, p.hand)
         WHEN p.previous IS NOT NULL AND p.previous_act <> 'Split'
-             AND (len(p.before) >= {rule("charlie_cards")} OR coalesce(p.previous_total > 21, false))
+             AND (text_cards(p.before) >= {rule("charlie_cards")} OR coalesce(p.previous_total > 21, false))
             THEN format('a {{}} after the hand was finished ({{}} cards, {{}})', p.act,
-                        len(p.before), hand_total(p.before))
-        WHEN p.act = 'Hit' AND len(p.before) = 2 AND hand_total(p.before) = 21
+                        text_cards(p.before), text_total(p.before))
+        WHEN p.act = 'Hit' AND text_cards(p.before) = 2 AND text_total(p.before) = 21
             THEN 'a Hit on a Combo (two cards worth 21)'
         WHEN p.previous_act = 'DoubleDown' AND p.act <> 'Hit'
             THEN format('a {{}} after a DoubleDown: the hand must Hit once', p.act)
         WHEN p.act_before = 'DoubleDown' AND p.previous_act = 'Hit' AND p.act <> 'Stand'
             THEN format('a {{}} after a DoubleDown''s Hit: the hand must Stand', p.act)
         WHEN p.previous_act = 'Stand' THEN format('a {{}} after the hand stood', p.act)
-        WHEN p.act = 'Split' AND (len(p.before) <> 2
-                                  OR substr(p.before[1], 2) <> substr(p.before[2], 2))
-            THEN format('a Split of {{}}: only two cards of one rank split',
-                        array_to_string(p.before, ';'))
-        WHEN p.act = 'DoubleDown' AND len(p.before) <> 2
-            THEN format('a DoubleDown on {{}} cards: only two-card hands double', len(p.before))
+        WHEN p.act = 'Split' AND (text_cards(p.before) <> 2
+                                  OR substr(split_part(p.before, ';', 1), 2)
+                                     <> substr(split_part(p.before, ';', 2), 2))
+            THEN format('a Split of {{}}: only two cards of one rank split', p.before)
+        WHEN p.act = 'DoubleDown' AND text_cards(p.before) <> 2
+            THEN format('a DoubleDown on {{}} cards: only two-card hands double',
+                        text_cards(p.before))
         WHEN p.act = 'Insurance' AND substr(p.upcard, 2) <> 'A'
             THEN format('Insurance with up card {{}}: only against an Ace', p.upcard)
         WHEN p.act = 'Insurance' AND (p.previous IS NOT NULL OR p.hand_id <> 0)
@@ -441,29 +448,31 @@ UNION ALL
 SELECT log_id, 'turns', line, reason FROM (
     SELECT d.log_id, d.line, CASE
         WHEN d.line < t.last_player_line THEN 'a dealer row before the players have played'
-        WHEN NOT t.played AND (d.line <> t.first_dealer_line OR len(d.cards) <> 1
-                               OR d.cards[1] <> d.upcard OR d.act <> 'Stand')
+        WHEN NOT t.played AND (d.line <> t.first_dealer_line OR d.hand <> d.upcard
+                               OR d.act <> 'Stand')
             THEN format('every hand is bust: the dealer only shows its up card {{}} and Stands',
                         d.upcard)
         WHEN NOT t.played THEN NULL
-        WHEN len(d.before) < 2
-            THEN format('the dealer shows {{}} card(s) though a hand is live', len(d.before))
-        WHEN d.previous IS NULL AND d.before[1] <> d.upcard
-            THEN format('the dealer''s first card {{}} is not the up card {{}}', d.before[1],
+        WHEN text_cards(d.before) < 2
+            THEN format('the dealer shows {{}} card(s) though a hand is live',
+                        text_cards(d.before))
+        WHEN d.previous IS NULL AND split_part(d.before, ';', 1) <> d.upcard
+            THEN format('the dealer''s first card {{}} is not the up card {{}}',
+                        split_part(d.before, ';', 1),
                         d.upcard)
-        WHEN d.act = 'Hit' AND d.cards[2:] <> d.before
+        WHEN d.act = 'Hit' AND text_older(d.hand) <> d.before
             THEN format('a dealer Hit adds one card to {{}}, this row shows {{}}',
-                        array_to_string(d.before, ';'), array_to_string(d.cards, ';'))
+                        d.before, d.hand)
         WHEN d.act NOT IN ('Hit', 'Stand') THEN format('the dealer cannot {{}}', d.act)
         WHEN d.previous_act = 'Stand' THEN 'a dealer row after the dealer stood'
-        WHEN d.act = 'Stand' AND d.cards <> d.before
+        WHEN d.act = 'Stand' AND d.hand <> d.before
             THEN format('a dealer Stand changes the hand {{}} to {{}}',
-                        array_to_string(d.before, ';'), array_to_string(d.cards, ';'))
+                        d.before, d.hand)
         WHEN d.act = 'Hit' AND NOT {_DEALER_HITS.replace("before", "d.before")}
-            THEN format('the dealer hits on {{}}: it stands on {{}}', hand_total(d.before),
+            THEN format('the dealer hits on {{}}: it stands on {{}}', text_total(d.before),
                         {rule("dealer_stands_on")})
-        WHEN d.act = 'Stand' AND {_DEALER_HITS.replace("before", "d.cards")}
-            THEN format('the dealer stands on {{}}: it hits below {{}}', hand_total(d.cards),
+        WHEN d.act = 'Stand' AND {_DEALER_HITS.replace("before", "d.hand")}
+            THEN format('the dealer stands on {{}}: it hits below {{}}', text_total(d.hand),
                         {rule("dealer_stands_on")})
         WHEN d.last_row AND d.act <> 'Stand' THEN 'the dealer''s last row must be a Stand'
     END AS reason
@@ -514,9 +523,9 @@ SELECT log_id, 'turns', last_line,
               round, {rule("decks")}, 4 * {rule("decks")})
 FROM (
     SELECT log_id, round, card, count(*) AS copies
-    FROM (SELECT log_id, round, unnest(final) AS card FROM hands
+    FROM (SELECT log_id, round, unnest(string_split(final, ';')) AS card FROM hands
           UNION ALL
-          SELECT log_id, round, unnest(dealer_final) FROM rounds)
+          SELECT log_id, round, unnest(string_split(dealer_final, ';')) FROM rounds)
     GROUP BY ALL HAVING count(*) > 4 * {rule("decks")}
 ) JOIN rounds USING (log_id, round)
 UNION ALL
