@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test fuzz bench lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,13 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest
+
+# The fuzz test at ten times its `make test` size, over several seeds.
+FUZZ_PAIRS ?= 5000
+fuzz: $(STAMP)
+	for seed in 1 2 3; do \
+		MINE_FUZZ_SEED=$$seed MINE_FUZZ_PAIRS=$(FUZZ_PAIRS) $(BIN)/pytest -q -p no:cacheprovider tests/warehouse/test_fuzz.py || exit 1; \
+	done
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

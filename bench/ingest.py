@@ -3,10 +3,11 @@
 Writes (once, then reuses) a synthetic corpus of one game with the project's writers — by
 default the first game of the registry that `tests/data/synth.py` can write (TwentyOne,
 whose logs are the largest), at least 1 GB in at least 1,000 file pairs — then, in this run, times (a) DuckDB reading the
-same files into bare tables and (b) `mine ingest` into a fresh warehouse, each in its own
-process so that each one's peak memory can be read, alternating (--repeat times) and
-keeping each side's fastest run. Prints rows/s, the ratio b/a and the peak memory, and
-writes them to bench/results/ingest.json.
+same files into bare tables, (b) `mine ingest` into a fresh warehouse (verifying every
+game's rules, the default) and (c) `mine ingest --no-verify`, each in its own process so
+that each one's peak memory can be read, alternating (--repeat times) and keeping each
+side's fastest run. Prints rows/s, the ratios b/a and c/a and the peak memory, and writes
+them to bench/results/ingest.json.
 
     .venv/bin/python bench/ingest.py [--game NAME] [--gigabytes 1.0] [--pairs 1300] [--repeat 2]
 """
@@ -96,7 +97,7 @@ import json, resource, sys, time
 from mine.pipeline.cli import app
 started = time.perf_counter()
 try:
-    app(['ingest', sys.argv[1], '--db', sys.argv[2], '--json'], standalone_mode=False)
+    app(['ingest', sys.argv[1], '--db', sys.argv[2], '--json', *sys.argv[3:]], standalone_mode=False)
 except SystemExit:
     pass
 seconds = time.perf_counter() - started
@@ -122,12 +123,12 @@ def run_bare(game: str, scratch: Path) -> tuple[float, int, float, float]:
     return seconds, int(rows), kb, cpu
 
 
-def run_mine(game: str, scratch: Path, pairs: int) -> tuple[float, int, float, float]:
-    """(b): seconds, table rows, peak kB, CPU seconds."""
+def run_mine(game: str, scratch: Path, pairs: int, *flags: str) -> tuple[float, int, float, float]:
+    """(b), or (c) with `--no-verify`: seconds, table rows, peak kB, CPU seconds."""
     db = scratch / "mine.duckdb"
     for leftover in scratch.glob("mine.duckdb*"):
         leftover.unlink()
-    out = run(MINE, str(corpus_folder(game)), str(db))
+    out = run(MINE, str(corpus_folder(game)), str(db), *flags)
     summary = json.loads(out[: out.rindex("}") + 1])
     assert summary["ok"] and summary["pairs"]["new"] == pairs, summary["errors"][:3]
     seconds, kb, cpu = map(float, out.strip().splitlines()[-1].split())
@@ -144,12 +145,14 @@ def main() -> None:
     files, size = corpus(options.game, options.gigabytes, options.pairs)
     scratch = ROOT / "bench" / "corpus"
     # Alternating runs, each side's fastest kept: a busy moment slows one run, not the figure.
-    bare_runs, mine_runs = [], []
+    bare_runs, mine_runs, fast_runs = [], [], []
     for _ in range(options.repeat):
         bare_runs.append(run_bare(options.game, scratch))
         mine_runs.append(run_mine(options.game, scratch, len(files) // 2))
+        fast_runs.append(run_mine(options.game, scratch, len(files) // 2, "--no-verify"))
     bare_seconds, rows, bare_kb, bare_cpu = min(bare_runs)
     mine_seconds, mine_rows, mine_kb, mine_cpu = min(mine_runs)
+    fast_seconds, _, fast_kb, fast_cpu = min(fast_runs)
     bare_kb = max(r[2] for r in bare_runs)
     mine_kb = max(r[2] for r in mine_runs)
 
@@ -163,6 +166,7 @@ def main() -> None:
         "runs": {
             "read_csv_seconds": [round(r[0], 2) for r in bare_runs],
             "mine_ingest_seconds": [round(r[0], 2) for r in mine_runs],
+            "mine_ingest_no_verify_seconds": [round(r[0], 2) for r in fast_runs],
         },
         "read_csv": {
             "seconds": round(bare_seconds, 2),
@@ -175,7 +179,13 @@ def main() -> None:
             "peak_mb": round(mine_kb / 1024),
             "table_rows": mine_rows,
         },
+        "mine_ingest_no_verify": {
+            "seconds": round(fast_seconds, 2),
+            "rows_per_s": round(rows / fast_seconds),
+            "peak_mb": round(max(r[2] for r in fast_runs) / 1024),
+        },
         "ratio": round(bare_seconds / mine_seconds, 3),
+        "ratio_no_verify": round(bare_seconds / fast_seconds, 3),
         # CPU seconds are steadier than wall time when the machine is shared.
         "cpu_seconds": {"read_csv": round(bare_cpu, 1), "mine_ingest": round(mine_cpu, 1)},
         "cpu_ratio": round(bare_cpu / mine_cpu, 3),
@@ -193,7 +203,9 @@ def main() -> None:
     print(
         f"(b) mine ingest:     {mine_seconds:.1f} s, {rows / mine_seconds:,.0f} rows/s, peak {mine_kb / 1024:.0f} MB"
     )
+    print(f"(c) mine ingest --no-verify: {fast_seconds:.1f} s, {rows / fast_seconds:,.0f} rows/s")
     print(f"ratio b/a: {result['ratio']:.0%} of read_csv's rows/s (goal ≥ 50 %)")
+    print(f"ratio c/a: {result['ratio_no_verify']:.0%} of read_csv's rows/s, rules not verified")
     print(
         f"CPU seconds: read_csv {bare_cpu:.1f}, mine ingest {mine_cpu:.1f} "
         f"(ratio {result['cpu_ratio']:.0%})"

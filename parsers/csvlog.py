@@ -15,6 +15,9 @@ from typing import Any, NamedTuple
 from mine.parsers.errors import LogFormatError
 
 UINT = r"0|[1-9][0-9]*"
+INTEGER_MAX = 2**31 - 1  # the warehouse's INTEGER: a larger number is no sane log value
+SHOWN = 40  # characters of a bad field an error message quotes
+MAX_LINE = 1 << 20  # characters of a line: real lines hold about a hundred
 POSITIVE = r"[1-9][0-9]*"
 FLAG = r"[01]"
 
@@ -34,6 +37,12 @@ class Format(NamedTuple):
 
     def check(self, path: str | Path, line: int, text: str) -> list[str]:
         """Split one line into its fields, or raise naming the first field that is wrong."""
+        if len(text) > MAX_LINE:  # DuckDB's reader skips such a line: say which it is
+            raise LogFormatError(
+                path,
+                line,
+                f"a line of {len(text):,} characters (a log line has at most {MAX_LINE:,})",
+            )
         fields = text.split(",")
         if len(fields) != len(self.columns):
             raise LogFormatError(
@@ -42,9 +51,20 @@ class Format(NamedTuple):
         for number, (field, column) in enumerate(zip(fields, self.columns, strict=True), 1):
             if not _compiled(column.pattern).fullmatch(field):
                 raise LogFormatError(
-                    path, line, f"{column.name} {field!r} is not {column.what}", column=number
+                    path, line, f"{column.name} {shown(field)} is not {column.what}", column=number
+                )
+            if column.sql_type == "INTEGER" and (
+                len(field) > len(str(INTEGER_MAX)) or int(field) > INTEGER_MAX
+            ):  # a huge number's digits are not even converted
+                raise LogFormatError(
+                    path, line, f"{column.name} {shown(field)} is out of range", column=number
                 )
         return fields
+
+
+def shown(field: str) -> str:
+    """A field as an error message quotes it: its repr, cut short."""
+    return repr(field) if len(field) <= SHOWN else f"{field[:SHOWN]!r}… ({len(field):,} characters)"
 
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
@@ -77,6 +97,9 @@ def file_problem(data: bytes) -> tuple[int | None, str] | None:
             data.decode("utf-8")
         except UnicodeDecodeError as error:
             return _line_of(data, error.start), f"not UTF-8 text ({error.reason})"
+    cr = _LONE_CR.search(data)
+    if cr:
+        return _line_of(data, cr.start()), "carriage return (CR) inside a line"
     for blank in (b"\n\n", b"\n\r\n"):
         at = data.find(blank)
         if at >= 0:
@@ -86,6 +109,9 @@ def file_problem(data: bytes) -> tuple[int | None, str] | None:
     if not data.endswith(b"\n"):
         return _line_of(data, len(data) - 1), "truncated last line (no line ending)"
     return None
+
+
+_LONE_CR = re.compile(rb"\r(?!\n)")
 
 
 def _line_of(data: bytes, offset: int) -> int:

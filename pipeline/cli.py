@@ -92,11 +92,27 @@ def ingest(
     db: options.Db = None,
     as_json: options.Json = False,
     wait: options.Wait = 60.0,
+    verify: Annotated[
+        bool,
+        typer.Option(
+            "--verify/--no-verify",
+            help="Replay each game's rules over its logs (--no-verify: format checks only).",
+        ),
+    ] = True,
+    rules: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rules",
+            metavar="KEY=VALUE",
+            help="The rules the logs were played under (as `mine simulate --rules`), "
+            "repeatable; a key applies to every game (or --game) whose rules have it.",
+        ),
+    ] = None,
 ) -> None:
     """Ingest turn/score log pairs; each pair lands whole or not at all, once per content."""
     from mine.pipeline.commands import warehouse
 
-    warehouse.ingest(paths, game, db, as_json, wait)
+    warehouse.ingest(paths, game, db, as_json, wait, verify, rules or [])
 
 
 @app.command()

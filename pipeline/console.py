@@ -12,14 +12,17 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-console = Console()
-errors = Console(stderr=True)
+# What is printed is often user data (paths, player ids, fields of a log): it is text,
+# never rich markup (`[/]`) or an emoji code (`:100:`); styles come from `Text` parts.
+console = Console(markup=False, emoji=False, highlight=False)
+errors = Console(stderr=True, markup=False, emoji=False, highlight=False)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print a one-line error (no traceback) and return the Exit to raise."""
-    errors.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    errors.print(Text.assemble(("error:", "red"), f" {message}"), soft_wrap=True)
     return typer.Exit(code)
 
 

@@ -14,3 +14,24 @@ SELECT log_id, 'scores', line, CASE
   END
 FROM scores WHERE {unit} <> line OR (line = last_line AND {unit} <> {turns_count})
 """
+
+
+def rule(name: str) -> str:
+    """SQL for a rule setting: ingest sets each field of the game's rules dataclass as the
+    DuckDB variable `rule_<field>` before the game's `RULE_CHECKS` run."""
+    return f"getvariable('rule_{name}')"
+
+
+def out_of_range(role: str, ranges: dict[str, tuple[str, str]]) -> str:
+    """SQL: the rows of `stage_<role>` with a number outside its column's sane range,
+    `ranges` mapping a column to SQL for its (lowest, highest) value (rule settings)."""
+    cases = " ".join(
+        f"WHEN NOT {column} BETWEEN {low} AND {high} THEN format("
+        f"'{column} {{}} is outside this game''s range {{}}..{{}}', {column}, {low}, {high})"
+        for column, (low, high) in ranges.items()
+    )
+    return f"""
+SELECT log_id, '{role}' AS role, line, reason
+FROM (SELECT log_id, line, CASE {cases} END AS reason FROM stage_{role})
+WHERE reason IS NOT NULL
+"""

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mine.parsers import ginrummy as log_format
-from mine.warehouse.checks import numbered_score_rows
+from mine.parsers.cards import parse_course
+from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver
+from mine.warehouse.checks import numbered_score_rows, out_of_range, rule
 
 GAME = "ginrummy"
 FORMAT = log_format
+RULES = GinRummyRules
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ginrummy_turns (
@@ -77,7 +82,7 @@ ROW_CHECKS = {
 
 CHECKS = """
 WITH ordered AS (
-    SELECT *, lag(round) OVER w AS previous_round,
+    SELECT *, lag(round) OVER w AS previous_round, lead(round) OVER w AS next_round,
            lag(discarded) OVER w AS previous_discard
     FROM stage_turns
     WINDOW w AS (PARTITION BY log_id ORDER BY line)
@@ -89,6 +94,8 @@ scores AS (
 )
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT log_id, line, CASE
+        WHEN round > next_round AND coalesce(previous_round <= next_round, true)
+            THEN format('round {} comes before round {}', round, next_round)
         WHEN round < previous_round THEN format('round goes back from {} to {}', previous_round, round)
         WHEN round = previous_round AND discard_top <> previous_discard
             THEN format('discard top {} is not the previous row''s discard {}', discard_top, previous_discard)
@@ -111,3 +118,117 @@ LOAD = {
     FROM stage_scores
     """,
 }
+
+# --- the rules, replayed (GinRummyRules, `../shared/spec/ginrummy.md`) ----------------------
+# The sides alternate; each hand is the side's last hand with the picked card in and the
+# discard out; a card from the stock has not been seen before in the round (in a hand or on
+# the pile). Exactly one side scores a round, within what the final hands allow.
+
+SANE = {
+    "turns": {"round": ("1", f"2 * {rule('game_target')}")},  # every round scores ≥ 1
+    "scores": {
+        "round": ("1", f"2 * {rule('game_target')}"),
+        "points": ("0", f"{rule('gin_bonus')} + 10 * {rule('hand_size')}"),
+        "opponent_points": ("0", f"{rule('gin_bonus')} + 10 * {rule('hand_size')}"),
+    },
+}
+"""Each number's sane range, from the rules: a round scores at most the Gin bonus and ten
+points a card."""
+
+_HAND_POINTS = "list_sum(list_transform({}, lambda c: deadwood_points(c)))"
+
+
+def functions(rules: GinRummyRules) -> dict[str, tuple[Callable, list[str], str]]:
+    """SQL functions the rule checks call: `gin_least_deadwood(hand)`, the deadwood of a
+    hand's best meld declaration (the engine's solver). Called once per round's final
+    hands, which no SQL expression could arrange into melds."""
+    solver = MeldSolver(rules.meld_sizes)
+
+    def least_deadwood(hand: list[str]) -> int:
+        return solver.deadwood_of(parse_course(card) for card in hand)
+
+    return {"gin_least_deadwood": (least_deadwood, ["VARCHAR[]"], "INTEGER")}
+
+
+FUNCTIONS = functions
+
+RULE_CHECKS = f"""
+WITH t AS (
+    SELECT log_id, line, round, mine, discard_top, picked, discarded,
+           string_split(hand, ';') AS cards,
+           lag(mine) OVER w AS previous_mine, lag(string_split(hand, ';'), 2) OVER w AS own_last
+    FROM stage_turns
+    WINDOW w AS (PARTITION BY log_id, round ORDER BY line)
+),
+seen AS (
+    SELECT log_id, round, card, min(line) AS first_line
+    FROM (SELECT log_id, round, line, unnest(list_append(cards, discard_top)) AS card FROM t)
+    GROUP BY ALL
+),
+ends AS (
+    SELECT log_id, round, arg_max(mine, line) AS last_mine,
+           arg_max(cards, line) AS caller_hand,
+           arg_max(cards, line) FILTER (WHERE mine <> last_side) AS other_hand
+    FROM (SELECT *, last_value(mine) OVER (PARTITION BY log_id, round ORDER BY line
+              ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS last_side FROM t)
+    GROUP BY ALL
+),
+scored AS (
+    SELECT s.*, e.last_mine AS turn_last_mine, e.caller_hand,
+           CASE WHEN s.last_mine = '1' THEN s.points ELSE s.opponent_points END AS caller_points,
+           CASE WHEN s.last_mine = '1' THEN s.opponent_points ELSE s.points END AS other_points,
+           {_HAND_POINTS.format("e.caller_hand")} AS caller_most,
+           coalesce({_HAND_POINTS.format("e.other_hand")}, 10 * {rule("hand_size")}) AS other_most,
+           gin_least_deadwood(e.caller_hand) AS caller_least,
+           coalesce(gin_least_deadwood(e.other_hand), 0) AS other_least
+    FROM stage_scores s LEFT JOIN ends e USING (log_id, round)
+)
+SELECT log_id, 'turns' AS role, line, reason FROM (
+    SELECT t.log_id, t.line, CASE
+        WHEN t.mine = t.previous_mine THEN 'the same side plays two turns in a row'
+        WHEN t.own_last IS NOT NULL
+             AND list_sort(t.cards) <> list_sort(list_filter(list_append(t.own_last, t.picked),
+                                                             lambda c: c <> t.discarded))
+            THEN format('the hand is not the side''s last hand {{}} with {{}} in and {{}} out',
+                        array_to_string(t.own_last, ';'), t.picked, t.discarded)
+        WHEN t.picked <> t.discard_top AND s.first_line < t.line
+            THEN format('{{}} is drawn from the stock, but it was seen before in the round '
+                        '(line {{}})', t.picked, s.first_line)
+    END AS reason
+    FROM t LEFT JOIN seen s ON s.log_id = t.log_id AND s.round = t.round AND s.card = t.picked
+) WHERE reason IS NOT NULL
+UNION ALL
+SELECT log_id, 'scores', line, reason FROM (
+    SELECT log_id, line, CASE
+    WHEN points > 0 AND opponent_points > 0 THEN 'both sides score: only the round''s winner does'
+    WHEN points = 0 AND opponent_points = 0 THEN 'nobody scores: the round''s winner scores at least 1'
+    WHEN last_mine <> turn_last_mine
+        THEN format('the last play is marked {{}}, but the turn file''s last play is {{}}',
+                    last_mine, turn_last_mine)
+    WHEN ending = 'Gin' AND caller_least > 0
+        THEN format('a Gin, but the caller''s hand {{}} leaves deadwood {{}} at best',
+                    array_to_string(caller_hand, ';'), caller_least)
+    WHEN ending = 'Knock' AND caller_least > {rule("knock_limit")}
+        THEN format('a Knock, but the caller''s hand {{}} leaves deadwood {{}} at best (limit {{}})',
+                    array_to_string(caller_hand, ';'), caller_least, {rule("knock_limit")})
+    WHEN ending = 'Gin' AND NOT caller_points BETWEEN {rule("gin_bonus")} + other_least
+                                                  AND {rule("gin_bonus")} + other_most
+        THEN format('a Gin scores {{}} + the opponent''s deadwood ({{}} to {{}}), not {{}}',
+                    {rule("gin_bonus")}, other_least, other_most, caller_points)
+    WHEN ending <> 'Gin' AND caller_points > 0 AND caller_points > other_most - caller_least
+        THEN format('the caller scores {{}}, more than the hands allow ({{}})', caller_points,
+                    other_most - caller_least)
+    WHEN ending <> 'Gin' AND other_points > 0
+         AND NOT other_points BETWEEN {rule("undercut_bonus")}
+                                  AND {rule("undercut_bonus")} + caller_cap - other_least
+        THEN format('an undercut scores {{}} + the difference (at most {{}}), not {{}}',
+                    {rule("undercut_bonus")}, caller_cap - other_least, other_points)
+    END AS reason
+    FROM (SELECT *, CASE WHEN ending = 'Knock' THEN least({rule("knock_limit")}, caller_most)
+                         ELSE caller_most END AS caller_cap FROM scored)
+) WHERE reason IS NOT NULL
+UNION ALL
+{out_of_range("turns", SANE["turns"])}
+UNION ALL
+{out_of_range("scores", SANE["scores"])}
+"""

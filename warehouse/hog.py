@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from mine.parsers import hog as log_format
-from mine.warehouse.checks import numbered_score_rows
+from mine.strategies.engines.hog import HogRules
+from mine.warehouse.checks import numbered_score_rows, out_of_range, rule
 
 GAME = "hog"
 FORMAT = log_format
+RULES = HogRules
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS hog_turns (
@@ -78,6 +80,8 @@ scores AS (
 )
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT log_id, line, CASE
+        WHEN game > next_game AND previous_game <= next_game
+            THEN format('game {} comes before game {}', game, next_game)
         WHEN game < previous_game THEN format('game goes back from {} to {}', previous_game, game)
         WHEN game = previous_game AND turn <> previous_turn + 1
             THEN format('turn {} follows turn {}', turn, previous_turn)
@@ -85,7 +89,8 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
     END AS reason
     FROM (
         SELECT log_id, line, game, turn,
-               lag(game, 1, 0) OVER w AS previous_game, lag(turn) OVER w AS previous_turn
+               lag(game, 1, 0) OVER w AS previous_game, lag(turn) OVER w AS previous_turn,
+               lead(game) OVER w AS next_game
         FROM stage_turns WHERE log_id IN (SELECT log_id FROM unordered)
         WINDOW w AS (PARTITION BY log_id ORDER BY line)
     )
@@ -107,3 +112,111 @@ LOAD = {
     FROM stage_scores
     """,
 }
+
+# --- the rules, replayed (HogRules, `../shared/spec/hog.md`) --------------------------------
+
+_MAX_POINTS = f"greatest({rule('max_rolls')} * {rule('dice_sides')}, 19)"
+_MAX_SCORE = f"pow(floor(sqrt({rule('goal')} - 1 + {_MAX_POINTS})) + 1, 2)"
+SANE = {
+    "turns": {
+        "turn": ("1", f"2 * {rule('goal')}"),  # every turn scores at least 1
+        "score": ("0", f"{rule('goal')} - 1"),
+        "opponent_score": ("0", f"{rule('goal')} - 1"),
+        "num_rolls": (f"CASE WHEN {rule('pig_tail')} THEN 0 ELSE 1 END", rule("max_rolls")),
+        "points": ("1", _MAX_POINTS),
+        "new_score": ("1", _MAX_SCORE),
+    },
+    "scores": {"final_score_first": ("0", _MAX_SCORE), "final_score_second": ("0", _MAX_SCORE)},
+}
+"""Each number's sane range, from the rules: a turn starts below the goal and scores at most
+all dice on their top face (Pig Tail at most 19), which Square Swine lifts once."""
+
+_SWINE = f"""CASE WHEN {rule("square_swine")} AND pow(floor(sqrt(score + points)), 2) = score + points
+     THEN CAST(pow(floor(sqrt(score + points)) + 1, 2) AS INTEGER) ELSE score + points END"""
+
+RULE_CHECKS = f"""
+WITH t AS (
+    SELECT log_id, line, game, turn, player, score, opponent_score, num_rolls, points, new_score,
+           CASE WHEN outcomes = '' THEN []::INTEGER[]
+                ELSE TRY_CAST(string_split(outcomes, ';') AS INTEGER[]) END AS dice,
+           lag(player) OVER w AS previous_player, lag(new_score) OVER w AS previous_new,
+           lag(player, 2) OVER w AS player_before, lag(new_score, 2) OVER w AS own_previous,
+           lead(line) OVER w IS NULL AS last_turn
+    FROM stage_turns
+    WINDOW w AS (PARTITION BY log_id, game ORDER BY line)
+),
+players AS (  -- of three or more, the one with the fewest turns is the intruder
+    SELECT log_id, list(player ORDER BY first_line) AS ids, arg_min(player, turns) AS third,
+           arg_min(first_line, turns) AS third_line
+    FROM (SELECT log_id, player, min(line) AS first_line, count(*) AS turns
+          FROM stage_turns GROUP BY ALL)
+    GROUP BY log_id
+),
+games AS (
+    SELECT log_id, game, arg_min(player, line) AS first_player,
+           arg_max(player, line) AS winner, arg_max(new_score, line) AS winner_score,
+           arg_max(previous_new, line) AS loser_score
+    FROM t GROUP BY log_id, game
+)
+SELECT log_id, 'turns' AS role, line, reason FROM (
+    SELECT log_id, line, CASE
+        WHEN list_bool_or(list_transform(dice, lambda d: NOT d BETWEEN 1 AND {rule("dice_sides")}))
+            THEN format('a die shows {{}}: the dice have {{}} sides',
+                        list_filter(dice, lambda d: NOT d BETWEEN 1 AND {rule("dice_sides")})[1],
+                        {rule("dice_sides")})
+        WHEN previous_player = player
+            THEN format('{{}} moves twice in a row', player)
+        WHEN score <> coalesce(own_previous, 0)
+            THEN format('score {{}} is not the mover''s score after its last turn ({{}})',
+                        score, coalesce(own_previous, 0))
+        WHEN opponent_score <> coalesce(previous_new, 0)
+            THEN format('opponent_score {{}} is not the opponent''s score after its last turn ({{}})',
+                        opponent_score, coalesce(previous_new, 0))
+        WHEN points <> CASE
+                WHEN num_rolls = 0 AND {rule("pig_tail")}
+                    THEN 2 * abs(opponent_score % 100 // 10 - opponent_score % 10) + 1
+                WHEN {rule("sow_sad")} AND list_contains(dice, 1) THEN 1
+                ELSE coalesce(list_sum(dice), 0) END
+            THEN format('points {{}} do not follow from the dice and the rules ({{}})', points,
+                 CASE WHEN num_rolls = 0 AND {rule("pig_tail")}
+                      THEN 2 * abs(opponent_score % 100 // 10 - opponent_score % 10) + 1
+                      WHEN {rule("sow_sad")} AND list_contains(dice, 1) THEN 1
+                      ELSE coalesce(list_sum(dice), 0) END)
+        WHEN new_score <> {_SWINE}
+            THEN format('new_score {{}} does not follow from score {{}} and points {{}} ({{}})',
+                        new_score, score, points, {_SWINE})
+        WHEN last_turn AND new_score < {rule("goal")}
+            THEN format('the game ends at {{}} points, before the goal {{}}', new_score,
+                        {rule("goal")})
+        WHEN NOT last_turn AND new_score >= {rule("goal")}
+            THEN format('the game goes on after {{}} reached the goal with {{}}', player,
+                        new_score)
+    END AS reason FROM t
+) WHERE reason IS NOT NULL
+UNION ALL
+SELECT log_id, 'turns', third_line, format('a third player {{}}: a match has two', third)
+FROM players WHERE len(ids) > 2
+UNION ALL
+SELECT s.log_id, 'scores', s.line, CASE
+    WHEN s.first_player <> g.first_player
+        THEN format('first player {{}}, but {{}} moves first in the turn file', s.first_player,
+                    g.first_player)
+    WHEN s.winner <> g.winner
+        THEN format('winner {{}}, but {{}} reaches the goal in the turn file', s.winner, g.winner)
+    ELSE format('final scores {{}} and {{}}, but the turn file ends at {{}} and {{}}',
+                s.final_score_first, s.final_score_second,
+                CASE WHEN g.winner = g.first_player THEN g.winner_score
+                     ELSE coalesce(g.loser_score, 0) END,
+                CASE WHEN g.winner = g.first_player THEN coalesce(g.loser_score, 0)
+                     ELSE g.winner_score END)
+  END
+FROM stage_scores s JOIN games g USING (log_id, game)
+WHERE s.first_player <> g.first_player OR s.winner <> g.winner
+   OR [s.final_score_first, s.final_score_second] <> CASE WHEN g.winner = g.first_player
+        THEN [g.winner_score, coalesce(g.loser_score, 0)]
+        ELSE [coalesce(g.loser_score, 0), g.winner_score] END
+UNION ALL
+{out_of_range("turns", SANE["turns"])}
+UNION ALL
+{out_of_range("scores", SANE["scores"])}
+"""

@@ -6,7 +6,9 @@ How a batch goes in, in one transaction:
 2. DuckDB's CSV reader stores each line whole, in file order (so `rowid` gives the line),
    and SQL cuts the fields into typed staging tables, marking each row sound or not (the
    format's patterns, the game's row rules);
-3. the game's consistency checks run as SQL over the staging tables;
+3. the game's consistency checks run as SQL over the staging tables, and (unless
+   `verify=False`) its `RULE_CHECKS` replay the rules over them, reading the rule settings
+   as DuckDB variables `rule_<field>` set from the game's rules dataclass;
 4. the pairs that passed go into the game's tables; a pair with an unsound row, a line
    DuckDB could not read or a broken rule is read again field by field, and the same
    checks (or the Python parser) name its first bad line and column;
@@ -15,12 +17,14 @@ How a batch goes in, in one transaction:
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import glob
 import hashlib
 import os
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +33,7 @@ from types import ModuleType
 import duckdb
 import pyarrow as pa
 
-from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, Format, file_problem
+from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, SHOWN, Format, file_problem
 from mine.parsers.errors import LogFormatError
 from mine.warehouse import schema
 
@@ -93,6 +97,7 @@ class Pair:
     error: LogFormatError | None = None
     log_id: int | None = None
     replaces: list[int] = field(default_factory=list)
+    copy_of: Pair | None = None  # an earlier pair of the same batch with the same content
 
     @property
     def files(self) -> tuple[LogFile, LogFile]:
@@ -112,6 +117,8 @@ class Summary:
     orphans: list[LogFormatError] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    verified: bool = True  # whether each game's rules were replayed over its logs
+    rules: Mapping[str, object] = field(default_factory=dict)  # game → its rules, if not default
 
     def count(self, outcome: str) -> int:
         return sum(1 for pair in self.pairs if pair.outcome == outcome)
@@ -127,6 +134,7 @@ class Summary:
     def as_json(self) -> dict:
         return {
             "ok": self.ok,
+            "verified": self.verified,
             "seconds": round(self.seconds, 3),
             "pairs": {o: self.count(o) for o in ("new", "unchanged", "replaced", "rejected")},
             "rows": self.rows,
@@ -364,7 +372,12 @@ def _row_problem(fmt: Format, checks: tuple[tuple[str, str], ...]) -> str:
             bad = f"{column.name} < {1 if column.pattern == POSITIVE else 0}"
             shown = f"CAST({column.name} AS VARCHAR)"
         what = column.what.replace("'", "''")
-        reason = f"format('{column.name} {{}} is not {what}', {QUOTE} || {shown} || {QUOTE})"
+        shown = (
+            f"CASE WHEN length({shown}) <= {SHOWN} THEN {QUOTE} || {shown} || {QUOTE} "
+            f"ELSE format({QUOTE} || left({shown}, {SHOWN}) || {QUOTE} || '… ({{:,}} characters)', "
+            f"length({shown})) END"
+        )
+        reason = f"format('{column.name} {{}} is not {what}', {shown})"
         fields.append(f"WHEN {bad} THEN {{'reason': {reason}, 'column': {number}}}")
     rules = [
         f"WHEN {condition} THEN {{'reason': {reason}, 'column': NULL::INTEGER}}"
@@ -385,10 +398,37 @@ def _row_checks(role: str, fmt: Format, checks: tuple[tuple[str, str], ...]) -> 
     """
 
 
+def _consistency(module: ModuleType, verify: bool) -> str:
+    """SQL: the game's whole-file checks and, when verifying, its rule checks."""
+    rules = getattr(module, "RULE_CHECKS", None) if verify else None
+    if not rules:
+        return module.CHECKS
+    return f"SELECT * FROM ({module.CHECKS}) UNION ALL SELECT * FROM ({rules})"
+
+
+def set_rules(con: duckdb.DuckDBPyConnection, module: ModuleType, rules: object | None) -> None:
+    """Each field of the game's rules (its `RULES` class's defaults unless `rules` is given)
+    as the DuckDB variable `rule_<field>` its `RULE_CHECKS` read."""
+    kind = getattr(module, "RULES", None)
+    if kind is None:
+        return
+    settings = rules if rules is not None else kind()
+    for item in dataclasses.fields(settings):
+        value = getattr(settings, item.name)
+        if isinstance(value, bool | int | float | str):
+            con.execute(f"SET VARIABLE rule_{item.name} = ?", [value])
+    # Python functions the checks call, made for these rules (per round, never per row).
+    make = getattr(module, "FUNCTIONS", None)
+    for name, (function, parameters, returns) in (make(settings) if make else {}).items():
+        with contextlib.suppress(duckdb.InvalidInputException):  # not registered yet
+            con.remove_function(name)
+        con.create_function(name, function, parameters, returns)
+
+
 def _first_errors(
     con: duckdb.DuckDBPyConnection, module: ModuleType, pairs: dict[int, Pair]
 ) -> dict[int, LogFormatError]:
-    """The first problem of every staged pair that has one."""
+    """The first format or consistency problem of every staged pair that has one."""
     errors: dict[int, LogFormatError] = {}
     counts = con.execute(
         """
@@ -416,6 +456,44 @@ def _first_errors(
         ),
         f'SELECT log_id, role, line, reason, NULL AS "column" FROM ({module.CHECKS})',
     ]
+    # A row that breaks its format comes first: what the file-wide checks make of a broken
+    # row (a round of -1 out of order) is not the error.
+    for tier in (queries[:2], queries[2:]):
+        for log_id, error in _problems(con, tier, pairs):
+            errors.setdefault(log_id, error)
+    return errors
+
+
+def _rule_errors(
+    con: duckdb.DuckDBPyConnection, module: ModuleType, pairs: dict[int, Pair]
+) -> dict[int, LogFormatError]:
+    """The first broken rule of every staged pair that breaks one."""
+    # Round by round (a score row before the next round's turns), since a wrong score shows
+    # again in the next round's bids.
+    turn_unit = module.FORMAT.TURNS.columns[0].name
+    score_unit = module.FORMAT.SCORES.columns[0].name
+    rows = con.execute(
+        f"""
+        SELECT p.log_id, p.role, p.line, p.reason
+        FROM ({module.RULE_CHECKS}) p
+        LEFT JOIN stage_turns t
+               ON p.role = 'turns' AND t.log_id = p.log_id AND t.line = p.line
+        LEFT JOIN stage_scores s
+               ON p.role = 'scores' AND s.log_id = p.log_id AND s.line = p.line
+        ORDER BY p.log_id, coalesce(t.{turn_unit}, s.{score_unit}), p.role = 'scores', p.line
+        """
+    ).fetchall()
+    errors: dict[int, LogFormatError] = {}
+    for log_id, role, line, reason in rows:
+        if log_id in pairs and log_id not in errors:
+            errors[log_id] = LogFormatError(getattr(pairs[log_id], role).path, line, reason)
+    return errors
+
+
+def _problems(
+    con: duckdb.DuckDBPyConnection, queries: list[str], pairs: dict[int, Pair]
+) -> Iterable[tuple[int, LogFormatError]]:
+    """Each query's problems (log_id, role, line, reason, column), first line first."""
     problems = con.execute(
         " UNION ALL ".join(
             f'SELECT log_id, role, line, reason, "column" FROM ({q})' for q in queries
@@ -423,10 +501,8 @@ def _first_errors(
         + " ORDER BY log_id, role = 'scores', line"
     ).fetchall()
     for log_id, role, line, reason, column in problems:
-        if log_id not in errors:
-            path = getattr(pairs[log_id], role).path
-            errors[log_id] = LogFormatError(path, line, reason, column)
-    return errors
+        if log_id in pairs:
+            yield log_id, LogFormatError(getattr(pairs[log_id], role).path, line, reason, column)
 
 
 def _parse_error(module: ModuleType, log: LogFile, role: str) -> LogFormatError | None:
@@ -461,9 +537,11 @@ def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     )
     seen: dict[str, Pair] = {}
     for pair in pairs:
-        if pair.content_sha256 in existing or pair.content_sha256 in seen:
-            pair.outcome = "unchanged"
-            pair.log_id = existing.get(pair.content_sha256) or seen[pair.content_sha256].log_id
+        if pair.content_sha256 in existing:
+            pair.outcome, pair.log_id = "unchanged", existing[pair.content_sha256]
+            continue
+        if pair.content_sha256 in seen:  # lands, or not, as its first copy does
+            pair.outcome, pair.copy_of = "unchanged", seen[pair.content_sha256]
             continue
         seen[pair.content_sha256] = pair
         old = {previous[str(f.path)] for f in pair.files if str(f.path) in previous}
@@ -507,7 +585,9 @@ def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     con.unregister("manifest_batch")
 
 
-def _check_and_load(con: duckdb.DuckDBPyConnection, module: ModuleType, fresh: list[Pair]) -> None:
+def _check_and_load(
+    con: duckdb.DuckDBPyConnection, module: ModuleType, fresh: list[Pair], verify: bool
+) -> None:
     """Stage the pairs, load those that pass every check, reject the others with the
     first problem of each."""
     checks = getattr(module, "ROW_CHECKS", {})
@@ -519,7 +599,8 @@ def _check_and_load(con: duckdb.DuckDBPyConnection, module: ModuleType, fresh: l
         flagged |= {row[0] for row in con.execute(unsound).fetchall()}
         rows = dict(con.execute(f"SELECT log_id, rows FROM stage_{role}_files").fetchall())
         flagged |= {p.log_id for p in fresh if rows.get(p.log_id, 0) != getattr(p, role).lines}
-    flagged |= {row[0] for row in con.execute(f"SELECT log_id FROM ({module.CHECKS})").fetchall()}
+    consistency = _consistency(module, verify)
+    flagged |= {row[0] for row in con.execute(f"SELECT log_id FROM ({consistency})").fetchall()}
     suspects = [p for p in fresh if p.log_id in flagged]
     if suspects:  # LOAD takes whatever is staged
         for role in ("turns", "scores"):
@@ -529,10 +610,12 @@ def _check_and_load(con: duckdb.DuckDBPyConnection, module: ModuleType, fresh: l
     for statement in module.LOAD.values():
         con.execute(statement)
     if suspects:
-        _diagnose(con, module, suspects)
+        _diagnose(con, module, suspects, verify)
 
 
-def _diagnose(con: duckdb.DuckDBPyConnection, module: ModuleType, suspects: list[Pair]) -> None:
+def _diagnose(
+    con: duckdb.DuckDBPyConnection, module: ModuleType, suspects: list[Pair], verify: bool
+) -> None:
     """Reject each flagged pair with its first problem, read field by field; the parser
     speaks for what the typed reader let through."""
     _list_files(con, suspects)
@@ -541,10 +624,15 @@ def _diagnose(con: duckdb.DuckDBPyConnection, module: ModuleType, suspects: list
         _stage_fields(con, role, fmt, [getattr(p, role) for p in suspects])
     by_id = {p.log_id: p for p in suspects}
     errors = _first_errors(con, module, by_id)
+    # The rules are replayed over well-formed logs only: in a log whose rows or order are
+    # broken, the first broken row is the error, not what it makes of the rules.
+    verifying = verify and hasattr(module, "RULE_CHECKS")
+    broken_rules = _rule_errors(con, module, by_id) if verifying else {}
     for pair in suspects:
         error = errors.get(pair.log_id)
         for role in ("turns", "scores"):
             error = error or _parse_error(module, getattr(pair, role), role)
+        error = error or broken_rules.get(pair.log_id)
         pair.reject(
             error or LogFormatError(pair.turns.path, None, "breaks a rule no check could locate")
         )
@@ -600,8 +688,10 @@ def _land(
     try:
         before = con.execute(count_rows).fetchall()[0]
         if fresh:
-            _check_and_load(con, module, fresh)
+            set_rules(con, module, summary.rules.get(module.GAME))
+            _check_and_load(con, module, fresh, summary.verified)
         good = [p for p in fresh if p.outcome != "rejected"]
+        _follow_copies(batch)
         _drop_replaced(con, module, good)
         if good:
             con.execute(
@@ -632,13 +722,35 @@ def _land(
             return
         if not fresh:
             raise
-        fresh[0].reject(LogFormatError(fresh[0].turns.path, None, str(error)))
+        # DuckDB could not read the pair: the project's own reader names the line.
+        pair = fresh[0]
+        found = _parse_error(module, pair.turns, "turns") or _parse_error(
+            module, pair.scores, "scores"
+        )
+        pair.reject(found or LogFormatError(pair.turns.path, None, str(error).splitlines()[0]))
         con.execute("BEGIN TRANSACTION")
         _record(con, batch)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+def _follow_copies(batch: list[Pair]) -> None:
+    """A pair whose content came earlier in the batch: the same log, or the same error in
+    its own file."""
+    for pair in batch:
+        first = pair.copy_of
+        if first is None:
+            continue
+        if first.error is not None:
+            role = "scores" if Path(first.error.path) == first.scores.path else "turns"
+            error = first.error
+            pair.reject(
+                LogFormatError(getattr(pair, role).path, error.line, error.reason, error.column)
+            )
+        else:
+            pair.log_id = first.log_id
 
 
 def _read(batch: list[Pair]) -> None:
@@ -665,8 +777,13 @@ def ingest(
     paths: Iterable[str | Path],
     game: str | None = None,
     progress: Progress | None = None,
+    verify: bool = True,
+    rules: Mapping[str, object] | None = None,
 ) -> Summary:
-    """Ingest every log pair under `paths`; return what happened to each."""
+    """Ingest every log pair under `paths`; return what happened to each.
+
+    `verify`: replay each game's rules over its logs (`RULE_CHECKS`), under `rules[game]`
+    (a game's rules dataclass) or else the game's default rules."""
     started = time.perf_counter()
     schema.ensure(con)
     modules = schema.game_schemas()
@@ -674,7 +791,9 @@ def ingest(
         raise ValueError(f"unknown game {game!r} (known: {', '.join(modules)})")
     files, missing = find_files(paths)
     pairs, orphans = pair_files(files)
-    summary = Summary(pairs=pairs, orphans=missing + orphans)
+    summary = Summary(
+        pairs=pairs, orphans=missing + orphans, verified=verify, rules=dict(rules or {})
+    )
     formats = {name: module.FORMAT for name, module in modules.items()}
     done_files = done_rows = 0
     batches = list(_batches(pairs))

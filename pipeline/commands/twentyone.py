@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from mine.models import tables
 from mine.models import twentyone as model
@@ -104,7 +105,7 @@ def simulate(
         {"net_points": "{:+,}".format, "per_hand": "{:+.2f}".format},
     )
     for where, reason in summary["disqualified"].items():
-        errors.print(f"[yellow]disqualified:[/yellow] {where}: {reason}", highlight=False)
+        errors.print(Text.assemble(("disqualified:", "yellow"), f" {where}: {reason}"))
     next_step(f"mine ingest {out}")
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from rich.text import Text
 
 from mine.pipeline.console import console, errors, fail
 from mine.pipeline.progress import bar as progress_bar
+from mine.strategies.engines import settings as rule_settings
 from mine.warehouse import export as exporting
 from mine.warehouse import ingest as ingesting
 from mine.warehouse import query as querying
@@ -62,7 +64,44 @@ def open_warehouse(
     return con
 
 
-def ingest(paths: list[str], game: str | None, db: Path | None, as_json: bool, wait: float):
+def ingest_rules(settings: list[str], game: str | None) -> dict[str, object]:
+    """`--rules KEY=VALUE` as each game's rules: a key applies to every game (or only
+    `game`) whose rules dataclass has that field; a key no such game has is an error."""
+    if not settings:
+        return {}
+    try:
+        wanted = rule_settings.parse(settings)
+    except ValueError as error:
+        raise fail(str(error)) from None
+    rules, used = {}, set()
+    for name, module in schema.game_schemas().items():
+        kind = getattr(module, "RULES", None)
+        if kind is None or (game is not None and name != game):
+            continue
+        fields = {f.name for f in dataclasses.fields(kind)}
+        mine = {key: text for key, text in wanted.items() if key in fields}
+        if mine:
+            try:
+                rules[name] = kind.from_settings(mine)
+            except (ValueError, TypeError) as error:
+                raise fail(f"{name}: {error}") from None
+            used |= mine.keys()
+    unknown = sorted(wanted.keys() - used)
+    if unknown:
+        raise fail(f"bad rule {unknown[0]!r}: no game's rules have it")
+    return rules
+
+
+def ingest(
+    paths: list[str],
+    game: str | None,
+    db: Path | None,
+    as_json: bool,
+    wait: float,
+    verify: bool = True,
+    settings: list[str] | None = None,
+):
+    rules = ingest_rules(settings or [], game)
     con = open_warehouse(db, read_only=False, wait=wait, create=True)
     columns = (
         TextColumn("{task.description}"),
@@ -81,7 +120,9 @@ def ingest(paths: list[str], game: str | None, db: Path | None, as_json: bool, w
             bar.update(task, completed=done_files, rows=done_rows, rate=done_rows / elapsed)
 
         try:
-            summary = ingesting.ingest(con, paths, game=game, progress=progress)
+            summary = ingesting.ingest(
+                con, paths, game=game, progress=progress, verify=verify, rules=rules
+            )
         except (ValueError, WarehouseVersionError) as error:
             raise fail(str(error)) from None
     con.close()
@@ -89,7 +130,7 @@ def ingest(paths: list[str], game: str | None, db: Path | None, as_json: bool, w
         print(json.dumps(summary.as_json(), indent=2))
     else:
         for error in summary.errors:
-            errors.print(f"[red]rejected[/red] {error}", highlight=False, soft_wrap=True)
+            errors.print(Text.assemble(("rejected", "red"), f" {error}"), soft_wrap=True)
         _print_summary(summary)
     raise typer.Exit(0 if summary.ok else 1)
 
@@ -102,6 +143,7 @@ def _print_summary(summary: ingesting.Summary) -> None:
         table.add_row(outcome, str(summary.count(outcome)))
     if summary.orphans:
         table.add_row("unreadable or unpaired files", str(len(summary.orphans)))
+    table.add_row("rules verified", "yes" if summary.verified else "no (--no-verify)")
     console.print(table)
     if summary.rows:
         rows = Table(title="rows added")

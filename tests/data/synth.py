@@ -1,77 +1,78 @@
-"""Structurally valid logs in the real formats, written with the project's own writers.
+"""Valid logs in the real formats, played by the reference engines and written with the
+project's own writers.
 
-They obey every format rule the warehouse checks (round order, one up card per round,
-empty hands on Bid rows, one score row per round with one entry per opponent, the Gin
-Rummy discard chain) without playing real games: the engines do that. Tests use them to
-make good files to break, the ingest benchmark to make a large corpus quickly.
+Ingest verifies every game's rules, so a good file to break (tests), or a corpus to time
+(the ingest benchmark), must be a game that was really played: baseline bots play it,
+seeded from the `random.Random` given, so the same generator gives the same logs.
 """
 
 from __future__ import annotations
 
 import random
+from functools import cache
 from pathlib import Path
 
-from mine.parsers import ginrummy, twentyone
-from mine.parsers.cards import DECK
+import numpy as np
+
+from mine.parsers import ginrummy, hog, twentyone
+from mine.strategies.bots import ginrummy as ginrummy_bots
+from mine.strategies.bots import hog as hog_bots
+from mine.strategies.bots import twentyone as twentyone_bots
+from mine.strategies.engines import ginrummy as ginrummy_engine
+from mine.strategies.engines import hog as hog_engine
+from mine.strategies.engines import twentyone as twentyone_engine
+
+TWENTYONE_BOTS = ("textbook", "random", "cautious", "dealer")
+
+
+def _generator(rng: random.Random) -> np.random.Generator:
+    return np.random.default_rng(rng.getrandbits(64))
 
 
 def twentyone_game(
     rng: random.Random, rounds: int = 10, players: int = 4
 ) -> tuple[list[twentyone.Turn], list[twentyone.Score]]:
-    ids = sorted(rng.sample(range(1, 100), players), key=str)
-    ids = [str(i) for i in ids]
+    """`rounds` rounds at a table of `players` bots (ids 1..99, one of them logging)."""
+    rules = twentyone_engine.TwentyOneRules(rounds=rounds)
+    ids = [str(i) for i in rng.sample(range(1, 100), players)]
+    bots = {
+        pid: twentyone_bots.make_bot(rng.choice(TWENTYONE_BOTS), _generator(rng), rules)
+        for pid in ids
+    }
+    state = twentyone_engine.play_game(rules, bots, _generator(rng))
     me = rng.choice(ids)
-    points = {pid: 10000 for pid in ids}
-    turns, scores = [], []
-    for r in range(1, rounds + 1):
-        shoe = rng.sample(DECK, 52)
-        upcard = shoe.pop()
-        bids = {pid: rng.randrange(10, 101) for pid in ids}
-        turns += [twentyone.Turn(r, (), pid, pid == me, 0, "Bid", bids[pid], upcard) for pid in ids]
-        for pid in ids:
-            hand = (shoe.pop(), shoe.pop())
-            for _ in range(rng.randrange(0, 3)):
-                hand = (shoe.pop(), *hand)
-                turns.append(twentyone.Turn(r, hand, pid, pid == me, 0, "Hit", bids[pid], upcard))
-            turns.append(twentyone.Turn(r, hand, pid, pid == me, 0, "Stand", bids[pid], upcard))
-            points[pid] += rng.choice((-1, 0, 1)) * bids[pid]
-        dealer = (shoe.pop(), upcard)
-        for _ in range(rng.randrange(0, 3)):
-            turns.append(twentyone.Turn(r, dealer, "dealer", False, 0, "Hit", 0, upcard))
-            dealer = (shoe.pop(), *dealer)
-        turns.append(twentyone.Turn(r, dealer, "dealer", False, 0, "Stand", 0, upcard))
-        others = tuple(points[pid] for pid in ids if pid != me)
-        scores.append(twentyone.Score(r, points[me], others))
-    return turns, scores
+    return list(twentyone_engine.turns(state, me)), list(twentyone_engine.scores(state, me))
+
+
+@cache
+def _ginrummy_solver() -> ginrummy_engine.MeldSolver:
+    return ginrummy_engine.MeldSolver(ginrummy_engine.GinRummyRules().meld_sizes)
 
 
 def ginrummy_game(
-    rng: random.Random, rounds: int = 3, turns_per_round: int = 12
+    rng: random.Random, rounds: int = 3
 ) -> tuple[list[ginrummy.Turn], list[ginrummy.Score]]:
-    turns, scores = [], []
-    for r in range(1, rounds + 1):
-        deck = rng.sample(DECK, 52)
-        hands = [deck[:10], deck[10:20]]
-        top, stock = deck[20], deck[21:]
-        mover = rng.randrange(2)
-        for _ in range(turns_per_round):
-            hand = hands[mover]
-            picked = top if rng.random() < 0.3 else stock.pop()
-            discarded = rng.choice(hand)
-            kept = [card for card in hand if card != discarded]
-            hands[mover] = [picked, *kept]
-            turns.append(ginrummy.Turn(r, tuple(hands[mover]), mover == 0, top, picked, discarded))
-            top = discarded
-            mover = 1 - mover
-        winner = rng.randrange(2)
-        points = rng.randrange(1, 40)
-        ending = rng.choice(ginrummy.ENDINGS)
-        scores.append(
-            ginrummy.Score(
-                r, points * (winner == 0), points * (winner == 1), ending, rng.random() < 0.5
-            )
-        )
-    return turns, scores
+    """A game between two bots, to `game_target` points: about 100 × `rounds` / 3 (a round
+    scores 30 or so)."""
+    rules = ginrummy_engine.GinRummyRules(game_target=max(1, 100 * rounds // 3))
+    solver = _ginrummy_solver()
+    generator = _generator(rng)
+    seats = [
+        ginrummy_bots.make_bot(rng.choice(("simple", "random")), generator, rules, solver)
+        for _ in range(2)
+    ]
+    record = ginrummy_engine.play_game(rules, seats, generator, solver)
+    seat = rng.randrange(2)
+    return ginrummy_engine.turns_for(record, seat), ginrummy_engine.scores_for(record, seat)
+
+
+def hog_game(rng: random.Random, games: int = 4) -> tuple[list[hog.Turn], list[hog.Score]]:
+    """A match of `games` games between two of the handout's strategies."""
+    specs = ("always_roll:6", "square_strategy", "tail_strategy", f"random:{rng.randrange(99)}")
+    names = rng.sample(specs, 2)
+    strategies = tuple(hog_bots.parse_bot(name) for name in names)
+    ids = tuple(hog_engine.player_ids([name.split(":")[0] for name in names]))
+    return hog_engine.play_match(strategies, ids, games, _generator(rng))
 
 
 def write_pair(folder: Path, stem: str, module, turns, scores) -> tuple[Path, Path]:

@@ -50,7 +50,7 @@ def _loop(tmp_path, db, games: int, rules: list[str]) -> dict:
         "--players", "square_strategy,tail_strategy,random:1",
         "--opponent", "always_roll:6", *rule_args,
     )  # fmt: skip
-    ingested = _json("ingest", logs, "--db", db)
+    ingested = _json("ingest", logs, "--db", db, *rule_args)  # verified under their rules
     stats = _json("stats", "hog", "--db", db)
     out = {"simulated": simulated, "ingested": ingested, "stats": stats}
     for method, extra in (("best-response", ["--opponent", "always_roll:6"]), ("minimax", [])):
@@ -178,7 +178,8 @@ def test_stats_and_fit_take_some_logs_only(tmp_path):
             "simulate", "hog", "--games", 200, "--seed", 2, "--out", tmp_path / name,
             "--players", "always_roll:5", "--opponent", "always_roll:6", "--json", *rules,
         )  # fmt: skip
-    _run("ingest", tmp_path, "--db", db, "--json")
+    _run("ingest", tmp_path / "plain", "--db", db, "--json")
+    _run("ingest", tmp_path / "variant", "--db", db, "--json", "--rules", "goal=60")
     whole = _json("stats", "hog", "--db", db)
     plain = _json("stats", "hog", "--db", db, "--logs", tmp_path / "plain" / "*")
     variant = _json("stats", "hog", "--db", db, "--logs", tmp_path / "variant" / "*")

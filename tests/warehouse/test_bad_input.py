@@ -234,8 +234,8 @@ def two_perspective_players(root):
         for i, row in enumerate(rows, 1)
         if row.split(b",")[3] == b"0" and row.split(b",")[2] != b"dealer"
     )
-    set_field(path, line, 4, b"1")
-    return path, len(rows), "rows marked as yours belong to several players"
+    set_field(path, line, 4, b"1")  # one row of an opponent's now says it is yours
+    return path, line, "is marked as yours on some rows and not on others"
 
 
 CASES = [

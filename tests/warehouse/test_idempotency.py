@@ -1,8 +1,11 @@
 """Same content twice changes nothing; changed content replaces the earlier version."""
 
+import random
 import shutil
 
+from mine.parsers import ginrummy
 from mine.warehouse.ingest import ingest
+from tests.data import synth
 
 DATA = ("twentyone_turns", "twentyone_scores", "ginrummy_turns", "ginrummy_rounds", "logs")
 
@@ -56,11 +59,9 @@ def test_changed_content_replaces_the_earlier_version(warehouse, good_logs):
     ingest(con, [good_logs])
     score = good_logs / "ginrummy" / "g0-score.csv"
     old_id = con.execute("SELECT log_id FROM manifest WHERE path = ?", [str(score)]).fetchone()[0]
-    rows = score.read_bytes().split(b"\r\n")
-    fields = rows[0].split(b",")
-    fields[3] = b"Gin" if fields[3] != b"Gin" else b"Knock"
-    rows[0] = b",".join(fields)
-    score.write_bytes(b"\r\n".join(rows))
+    # The same names now hold another game (a changed log must still be one that was played).
+    turns, scores = synth.ginrummy_game(random.Random(99))
+    synth.write_pair(score.parent, "g0", ginrummy, turns, scores)
     summary = ingest(con, [good_logs])
     assert summary.count("replaced") == 1 and summary.count("unchanged") == 3
     assert con.execute("SELECT count(*) FROM logs WHERE log_id = ?", [old_id]).fetchone() == (0,)
@@ -73,5 +74,5 @@ def test_changed_content_replaces_the_earlier_version(warehouse, good_logs):
     ending = con.execute(
         "SELECT ending FROM ginrummy_rounds WHERE log_id = ? AND round = 1", [new_id]
     ).fetchone()[0]
-    assert ending == fields[3].decode()
+    assert ending == scores[0].ending
     assert con.execute("SELECT count(*) FROM logs").fetchone() == (4,)

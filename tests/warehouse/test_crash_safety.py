@@ -1,0 +1,133 @@
+"""An ingest killed (SIGKILL) anywhere in a multi-file batch leaves a warehouse that opens,
+holds only whole logs, and that the same ingest, run again, completes."""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from mine import games
+from mine.parsers import ginrummy, hog, twentyone
+from tests.data import synth
+
+# One transaction per pair (a batch as small as a pair), printing each batch as it lands,
+# so that the test can kill it between transactions as well as inside one.
+INGEST = """
+import sys
+from mine.warehouse import ingest
+from mine.warehouse.connection import connect
+ingest.BATCH_BYTES = 1
+con = connect(sys.argv[2], read_only=False, wait=30, memory_limit=ingest.MEMORY_LIMIT)
+def progress(files, rows):
+    print(files, flush=True)
+summary = ingest.ingest(con, [sys.argv[1]], progress=progress)
+print("done" if summary.ok else "failed", flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory) -> Path:
+    """Eight pairs of three games, tens of kilobytes each."""
+    root = tmp_path_factory.mktemp("batch")
+    rng = random.Random(11)
+    for i in range(4):
+        synth.write_pair(root, f"t{i}", twentyone, *synth.twentyone_game(rng, 60, 6))
+    for i in range(2):
+        synth.write_pair(root, f"g{i}", ginrummy, *synth.ginrummy_game(rng, 6))
+        synth.write_pair(root, f"h{i}", hog, *synth.hog_game(rng, 30))
+    return root
+
+
+def _start(batch: Path, db: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", INGEST, str(batch), str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _kill_after_batches(process: subprocess.Popen, batches: int) -> None:
+    for _ in range(batches):
+        process.stdout.readline()
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+
+
+def _kill_after_seconds(process: subprocess.Popen, seconds: float) -> None:
+    time.sleep(seconds)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+
+
+def _whole_logs(db: Path, batch: Path) -> int:
+    """The warehouse opens, and each log in it holds every line of its files; returns how
+    many logs it holds."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        # A kill while the first ingest creates the schema leaves part of it: the next
+        # ingest creates the rest.
+        present = {
+            row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+        }
+        if "logs" not in present:
+            return 0
+        logs = con.execute("SELECT log_id, game, stem, turn_rows, score_rows FROM logs").fetchall()
+        for log_id, game, stem, turn_rows, score_rows in logs:
+            tables = games.get(game).module("schema").TABLES
+            turns = len((batch / f"{stem}.csv").read_bytes().splitlines())
+            scores = len((batch / f"{stem}-score.csv").read_bytes().splitlines())
+            stored = con.execute(
+                f"SELECT (SELECT count(*) FROM {tables[0]} WHERE log_id = $id), "
+                f"(SELECT count(*) FROM {tables[-1]} WHERE log_id = $id)",
+                {"id": log_id},
+            ).fetchone()
+            assert (turn_rows, score_rows) == (turns, scores), stem
+            assert stored == (turns, scores), stem
+        for game in games.with_part("schema"):
+            for table in set(game.module("schema").TABLES) & present:
+                stray = con.execute(
+                    f"SELECT count(*) FROM {table} WHERE log_id NOT IN (SELECT log_id FROM logs)"
+                ).fetchone()[0]
+                assert stray == 0, f"{table} holds rows of no whole log"
+        return len(logs)
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize(
+    "kill",
+    [
+        ("batches", 1),
+        ("batches", 5),
+        ("seconds", 0.7),
+        ("seconds", 1.4),
+    ],
+    ids=lambda kill: f"{kill[0]}-{kill[1]}",
+)
+def test_a_killed_ingest_leaves_whole_logs_and_completes_when_run_again(tmp_path, batch, kill):
+    db = tmp_path / "w.duckdb"
+    process = _start(batch, db)
+    how, when = kill
+    if how == "batches":
+        _kill_after_batches(process, when)
+    else:
+        _kill_after_seconds(process, when)
+    assert process.returncode == -signal.SIGKILL  # it was killed, not finished
+
+    if db.exists():
+        landed = _whole_logs(db, batch)
+        if how == "batches":  # each batch printed had committed
+            assert landed >= when
+
+    again = _start(batch, db)
+    out, err = again.communicate(timeout=300)
+    assert again.returncode == 0 and out.strip().endswith("done"), err
+    assert _whole_logs(db, batch) == 8
