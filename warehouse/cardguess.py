@@ -165,7 +165,6 @@ WHERE (correct, lower, ranks, higher, suits)
       <> (want_correct, want_lower, want_ranks, want_higher, want_suits)
 """
 
-CHECKS += "UNION ALL\n" + RULE_CHECKS  # RULE_CHECKS: until ingest runs them itself
 
 LOAD = {
     "cardguess_guesses": """

@@ -6,19 +6,20 @@ supernim` names its logs) and each position's final margin from the mover's side
 
 `RULE_CHECKS` replays every move at ingest, in SQL over the staged rows: the board it
 leaves, the points it scores, whose turn it is, and that each move starts where the last
-one ended. The rules checked are the spec's defaults (merge cap 10, 2 points for
-splitting a 2); the loop-breaking variants only end games earlier, which the checks allow.
+one ended, under the rules `mine ingest --rules` gives (default: the spec's merge cap 10
+and 2 points for splitting a 2); the loop-breaking variants only end games earlier, which
+the checks allow.
 """
 
 from __future__ import annotations
 
 from mine.parsers import supernim as log_format
-from mine.warehouse.checks import numbered_score_rows
+from mine.strategies.engines.supernim import SuperNimRules
+from mine.warehouse.checks import numbered_score_rows, rule
 
 GAME = "supernim"
 FORMAT = log_format
-MERGE_CAP = 10
-SPLIT_REWARD = 2
+RULES = SuperNimRules  # ingest sets its fields (`--rules`) as the variables RULE_CHECKS read
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS supernim_moves (
@@ -196,9 +197,9 @@ WHERE l.moves IS NULL OR s.moves <> l.moves
    OR s.winner <> CASE WHEN s.score_max > s.score_min THEN 'max'
                        WHEN s.score_max < s.score_min THEN 'min' ELSE 'draw' END
    OR (s.ended = '') <> (l.board_after = '')
-""".replace("MERGE_CAP", str(MERGE_CAP)).replace("SPLIT_REWARD", str(SPLIT_REWARD))
+""".replace("MERGE_CAP", rule("merge_cap")).replace("SPLIT_REWARD", rule("split_reward"))
 
-CHECKS = ORDER_CHECKS + f"UNION ALL SELECT * FROM ({RULE_CHECKS})"  # until ingest runs RULE_CHECKS
+CHECKS = ORDER_CHECKS
 
 LOAD = {
     "supernim_moves": """
