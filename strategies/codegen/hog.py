@@ -16,6 +16,7 @@ import numpy as np
 
 from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
+from mine.strategies.engines.hog import HogRules
 
 
 def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:
@@ -72,6 +73,9 @@ def _rules_literal(rules: dict[str, Any] | None, goal: int) -> dict[str, int | b
         out[key] = value if isinstance(value, bool) else int(value)
     if out.get("goal", goal) != goal:
         raise ValueError(f"a {goal} × {goal} table cannot play to {out['goal']}")
+    outside = [k for k, v in out.items() if not isinstance(v, bool) and not HogRules.within(k, v)]
+    if outside:
+        raise ValueError(f"rule {outside[0]}={out[outside[0]]} is outside the rules' bounds")
     return out
 
 
@@ -82,7 +86,12 @@ def module_source(
     rules: dict[str, Any] | None = None,
 ) -> str:
     goal = table.shape[0]
+    if not HogRules.within("goal", goal):
+        raise ValueError(f"a {goal} × {goal} table: the goal is outside the rules' bounds")
     literal = tuple(tuple(int(k) for k in row) for row in table)
+    most = int((rules or {}).get("max_rolls", HogRules().max_rolls))
+    if any(not 0 <= k <= most for row in literal for k in row):
+        raise ValueError(f"the table asks for dice outside 0..{most}")
     rules_literal = _rules_literal(rules, goal)
     rows = "\n".join(f"    {row!r}," for row in literal)
     doc = docstring(metadata, card)

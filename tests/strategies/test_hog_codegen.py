@@ -88,3 +88,15 @@ def test_module_states_its_rules_for_validation():
 def test_rules_are_checked_literals(rules):
     with pytest.raises(ValueError):
         module_source(TABLE, METADATA, None, rules=rules)
+
+
+def test_a_table_whose_numbers_are_out_of_range_writes_no_player():
+    import numpy as np
+
+    from mine.strategies.codegen.hog import module_source
+
+    metadata = {"fingerprint": "0" * 64, "method": "test", "rows": 0}
+    with pytest.raises(ValueError, match="dice outside 0..10"):
+        module_source(np.full((100, 100), 10**30, dtype=object), metadata, None)
+    with pytest.raises(ValueError, match="outside the rules' bounds"):
+        module_source(np.full((100, 100), 4), metadata, None, {"goal": 100, "dice_sides": 10**6})
