@@ -14,12 +14,12 @@ from mine import games
 from mine.parsers import ginrummy, hog, twentyone
 from mine.parsers.csvlog import pair_paths
 from mine.warehouse.ingest import ingest
+from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.data import synth
 from tests.data.mutate import Base, Mutant, Mutator, unit
 
 PAIRS = int(os.environ.get("MINE_FUZZ_PAIRS", "520"))
 SEED = int(os.environ.get("MINE_FUZZ_SEED", "2026"))
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 FORMATS = {"twentyone": twentyone, "ginrummy": ginrummy, "hog": hog}
 
 
@@ -46,11 +46,11 @@ def _simulated(game: str, stem: str, log) -> Base:
 
 def bases(rng: random.Random) -> list[Base]:
     found = []
-    for game, folder in (
-        ("twentyone", "twentyone-engine-2021"),
-        ("ginrummy", "ginrummy-real-2020"),
-    ):
-        for turns in sorted((FIXTURES / folder).glob("*.csv")):
+    # The real fixtures as the repository carries them (byte copies of ../shared/fixtures').
+    for game, folder in (("twentyone", REAL_TWENTYONE), ("ginrummy", REAL_GINRUMMY)):
+        turn_files = sorted(folder.glob("*.csv"))
+        assert turn_files, f"no real logs in {folder}"
+        for turns in turn_files:
             if not turns.name.endswith("-score.csv"):
                 scores = pair_paths(turns.parent, turns.stem)[1]
                 found.append(_first_rounds(game, turns.stem, turns, scores, rng.randint(2, 5)))

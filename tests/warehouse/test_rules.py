@@ -16,11 +16,13 @@ import pytest
 from mine.parsers import hog
 from mine.strategies.engines.hog import HogRules
 from mine.warehouse.ingest import ingest
+from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.data import synth
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
-TWENTYONE = FIXTURES / "twentyone-engine-2021" / "20211024-120000-001"
-GINRUMMY = FIXTURES / "ginrummy-real-2020" / "1604731633"
+# The real fixtures, as the repository carries them (byte copies of ../shared/fixtures'
+# logs), so that a clone anywhere runs these tests.
+TWENTYONE = REAL_TWENTYONE / "20211024-120000-001"
+GINRUMMY = REAL_GINRUMMY / "1604731633"
 MINE = str(Path(sys.executable).parent / "mine")
 
 
@@ -95,7 +97,7 @@ def points_jump(t, s):
 
 
 def another_logs_scores(t, s):
-    other = Path(f"{FIXTURES}/twentyone-engine-2021/20211024-120000-002-score.csv")
+    other = REAL_TWENTYONE / "20211024-120000-002-score.csv"
     s[:] = other.read_text().splitlines()
     return "scores", None, ""
 
@@ -247,7 +249,7 @@ def test_a_log_that_breaks_its_games_rules_is_rejected_at_its_line(tmp_path, gam
 
 def test_every_real_fixture_log_passes_verification(tmp_path):
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
-    summary = ingest(con, [FIXTURES])
+    summary = ingest(con, [REAL_TWENTYONE, REAL_GINRUMMY])
     assert summary.ok and summary.verified and summary.count("new") == 22, summary.errors
 
 
