@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -42,3 +43,20 @@ def one_line_error(
 
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def invoke(*args, ok: bool = True):
+    """Run mine in this process (typer's runner): quicker than a process, for the loops
+    the end-to-end tests drive; `ok` asserts it succeeded."""
+    from typer.testing import CliRunner
+
+    from mine.pipeline.cli import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    if ok:
+        assert result.exit_code == 0, result.output
+    return result
+
+
+def invoke_json(*args) -> dict:
+    return json.loads(invoke(*args, "--json").stdout)

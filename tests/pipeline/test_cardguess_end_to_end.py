@@ -3,26 +3,9 @@ generate → validate → report, with a skewed answerer too; and bad input."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from typer.testing import CliRunner
 
-from mine.pipeline.cli import app
-from tests.mine_cli import mine
-
-runner = CliRunner()
-
-
-def _run(*args, ok: bool = True):
-    result = runner.invoke(app, [str(a) for a in args])
-    if ok:
-        assert result.exit_code == 0, result.output
-    return result
-
-
-def _json(*args) -> dict:
-    return json.loads(_run(*args, "--json").stdout)
+from tests.mine_cli import invoke, invoke_json, mine
 
 
 @pytest.fixture(scope="module")
@@ -30,17 +13,17 @@ def loop(tmp_path_factory):
     root = tmp_path_factory.mktemp("cardguess")
     db, logs = root / "w.duckdb", root / "logs"
     out = {"root": root, "db": db}
-    out["simulated"] = _json("simulate", "cardguess", "--n", 2, "--games", 150, "--guesser",
+    out["simulated"] = invoke_json("simulate", "cardguess", "--n", 2, "--games", 150, "--guesser",
                              "greedy", "--answerer", "uniform", "--seed", 4, "--out", logs)  # fmt: skip
-    _json("simulate", "cardguess", "--n", 2, "--games", 150, "--guesser", "random-consistent",
+    invoke_json("simulate", "cardguess", "--n", 2, "--games", 150, "--guesser", "random-consistent",
           "--answerer", "faces", "--seed", 5, "--out", logs / "faces")  # fmt: skip
-    out["ingested"] = _json("ingest", logs, "--db", db)
-    out["stats"] = _json("stats", "cardguess", "--db", db)
-    out["fit"] = _json("fit", "cardguess", "--db", db, "--quick", "--n", 2,
+    out["ingested"] = invoke_json("ingest", logs, "--db", db)
+    out["stats"] = invoke_json("stats", "cardguess", "--db", db)
+    out["fit"] = invoke_json("fit", "cardguess", "--db", db, "--quick", "--n", 2,
                        "--logs", str(logs / "greedy*"), "--out", root / "t.parquet")  # fmt: skip
-    _run("generate", "cardguess", "--table", root / "t.parquet", "--out", root / "p.py",
+    invoke("generate", "cardguess", "--table", root / "t.parquet", "--out", root / "p.py",
          "--no-validate")  # fmt: skip
-    out["card"] = _json("validate", "cardguess", root / "p.py", "--n", 2, "--answers", 300,
+    out["card"] = invoke_json("validate", "cardguess", root / "p.py", "--n", 2, "--answers", 300,
                         "--baselines", "greedy,first-consistent")  # fmt: skip
     return out
 
@@ -73,7 +56,7 @@ def test_validate_plays_the_files_own_functions_against_the_baselines(loop):
 
 def test_report_shows_the_tree_and_the_validation(loop):
     root = loop["root"]
-    _run("report", "cardguess", "--table", root / "t.parquet", "--out", root / "r.html",
+    invoke("report", "cardguess", "--table", root / "t.parquet", "--out", root / "r.html",
          "--player", root / "p.py")  # fmt: skip
     page = (root / "r.html").read_text()
     assert "after the first guess" in page and "the generated player and the baselines" in page
@@ -98,7 +81,7 @@ def test_stats_tables_are_in_the_warehouse(loop):
 def test_bad_input_is_one_line_and_a_failure(tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "mine.duckdb").touch()  # so `fit` gets as far as its options
-    result = _run(*args, ok=False)
+    result = invoke(*args, ok=False)
     assert result.exit_code != 0
     assert message in " ".join(result.output.split())
     assert "Traceback" not in result.output

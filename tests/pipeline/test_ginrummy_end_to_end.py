@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from pathlib import Path
@@ -19,31 +18,26 @@ from mine.pipeline.cli import app
 from mine.pipeline.reports.ginrummy import KNOCK_SCORES
 from mine.pipeline.stats.ginrummy import load_features
 from mine.strategies.validation.ginrummy import load_player
+from tests.mine_cli import invoke_json
 
 runner = CliRunner()
 REAL_LOGS = Path(__file__).resolve().parents[2] / "examples" / "logs" / "ginrummy"
-
-
-def _json(*args: object) -> dict:
-    result = runner.invoke(app, [str(a) for a in args] + ["--json"])
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
 
 
 @pytest.fixture(scope="module")
 def chain(tmp_path_factory):
     root = tmp_path_factory.mktemp("gin")
     db, table, player = root / "w.duckdb", root / "t.parquet", root / "player.py"
-    _json("simulate", "ginrummy", "--games", 30, "--seed", 3, "--out", root / "logs",
+    invoke_json("simulate", "ginrummy", "--games", 30, "--seed", 3, "--out", root / "logs",
           "--players", "simple,explorer")  # fmt: skip
-    ingested = _json("ingest", root / "logs", REAL_LOGS, "--db", db)
-    stats = _json("stats", "ginrummy", "--db", db)
-    fitted = _json("fit", "ginrummy", "--db", db, "--out", table)
+    ingested = invoke_json("ingest", root / "logs", REAL_LOGS, "--db", db)
+    stats = invoke_json("stats", "ginrummy", "--db", db)
+    fitted = invoke_json("fit", "ginrummy", "--db", db, "--out", table)
     result = runner.invoke(
         app, ["generate", "ginrummy", "--table", str(table), "--out", str(player), "--games", "0"]
     )
     assert result.exit_code == 0, result.output
-    validated = _json("validate", "ginrummy", player, "--games", 4, "--seed", 5,
+    validated = invoke_json("validate", "ginrummy", player, "--games", 4, "--seed", 5,
                       "--baselines", "simple,random,ginhunter", "--workers", 1)  # fmt: skip
     report = root / "r.html"
     result = runner.invoke(
@@ -130,8 +124,8 @@ def test_stored_features_serve_only_while_they_hold_exactly_the_logs(chain, tmp_
         assert load_features(con, "all").equals(stored)
     finally:
         con.close()
-    _json("simulate", "ginrummy", "--games", 1, "--seed", 9, "--out", tmp_path / "more")
-    assert _json("ingest", tmp_path / "more", "--db", db)["pairs"]["new"] == 1
+    invoke_json("simulate", "ginrummy", "--games", 1, "--seed", 9, "--out", tmp_path / "more")
+    assert invoke_json("ingest", tmp_path / "more", "--db", db)["pairs"]["new"] == 1
     con = duckdb.connect(str(db), read_only=True)
     try:
         logs = {log_id for (log_id,) in con.execute("SELECT log_id FROM logs").fetchall()}

@@ -3,18 +3,14 @@ generate → validate, for the default rules and for a variant; and `demo`."""
 
 from __future__ import annotations
 
-import json
 import math
 
 import duckdb
 import pytest
 from rich.console import Console
-from typer.testing import CliRunner
 
-from mine.pipeline.cli import app
 from mine.pipeline.demos import hog as demo
-
-runner = CliRunner()
+from tests.mine_cli import invoke, invoke_json
 
 # The fit is exact, not merely close, whenever the logs let it learn the true rules and
 # the opponent: (1) the dice — the chi-square test cannot reject a fair die in these seeded
@@ -30,37 +26,26 @@ runner = CliRunner()
 TOLERANCE = 0.001
 
 
-def _run(*args: str, ok: bool = True):
-    result = runner.invoke(app, [str(a) for a in args])
-    if ok:
-        assert result.exit_code == 0, result.output
-    return result
-
-
-def _json(*args: str) -> dict:
-    return json.loads(_run(*args, "--json").stdout)
-
-
 def _loop(tmp_path, db, games: int, rules: list[str]) -> dict:
     """simulate → ingest → stats → fit ×2 → generate ×2 → validate ×2; the JSON of each."""
     logs = tmp_path / "logs"
     rule_args = [a for r in rules for a in ("--rules", r)]
-    simulated = _json(
+    simulated = invoke_json(
         "simulate", "hog", "--games", games, "--seed", 11, "--out", logs,
         "--players", "square_strategy,tail_strategy,random:1",
         "--opponent", "always_roll:6", *rule_args,
     )  # fmt: skip
-    ingested = _json("ingest", logs, "--db", db, *rule_args)  # verified under their rules
-    stats = _json("stats", "hog", "--db", db)
+    ingested = invoke_json("ingest", logs, "--db", db, *rule_args)  # verified under their rules
+    stats = invoke_json("stats", "hog", "--db", db)
     out = {"simulated": simulated, "ingested": ingested, "stats": stats}
     for method, extra in (("best-response", ["--opponent", "always_roll:6"]), ("minimax", [])):
         table = tmp_path / f"{method}.parquet"
         player = tmp_path / f"{method.replace('-', '_')}.py"
-        out[method] = _json(
+        out[method] = invoke_json(
             "fit", "hog", "--db", db, "--method", method, "--out", table, *extra
         )  # fmt: skip
-        _run("generate", "hog", "--table", table, "--out", player)
-        out[f"{method} card"] = _json("validate", "hog", player)
+        invoke("generate", "hog", "--table", table, "--out", player)
+        out[f"{method} card"] = invoke_json("validate", "hog", player)
     return out
 
 
@@ -174,39 +159,39 @@ def test_variant_end_to_end(tmp_path):
 def test_stats_and_fit_take_some_logs_only(tmp_path):
     db = tmp_path / "w.duckdb"
     for name, rules in (("plain", []), ("variant", ["--rules", "goal=60"])):
-        _run(
+        invoke(
             "simulate", "hog", "--games", 200, "--seed", 2, "--out", tmp_path / name,
             "--players", "always_roll:5", "--opponent", "always_roll:6", "--json", *rules,
         )  # fmt: skip
-    _run("ingest", tmp_path / "plain", "--db", db, "--json")
-    _run("ingest", tmp_path / "variant", "--db", db, "--json", "--rules", "goal=60")
-    whole = _json("stats", "hog", "--db", db)
-    plain = _json("stats", "hog", "--db", db, "--logs", tmp_path / "plain" / "*")
-    variant = _json("stats", "hog", "--db", db, "--logs", tmp_path / "variant" / "*")
+    invoke("ingest", tmp_path / "plain", "--db", db, "--json")
+    invoke("ingest", tmp_path / "variant", "--db", db, "--json", "--rules", "goal=60")
+    whole = invoke_json("stats", "hog", "--db", db)
+    plain = invoke_json("stats", "hog", "--db", db, "--logs", tmp_path / "plain" / "*")
+    variant = invoke_json("stats", "hog", "--db", db, "--logs", tmp_path / "variant" / "*")
     assert whole["turns"] == plain["turns"] + variant["turns"] > 0
-    fitted = _json(
+    fitted = invoke_json(
         "fit", "hog", "--db", db, "--logs", tmp_path / "variant" / "*", "--method", "minimax",
         "--out", tmp_path / "t.parquet",
     )  # fmt: skip
     assert fitted["learned"]["goal"] == 60 and fitted["logs"] == 1
-    plain_fit = _json(
+    plain_fit = invoke_json(
         "fit", "hog", "--db", db, "--logs", tmp_path / "plain" / "*", "--method", "minimax",
         "--out", tmp_path / "u.parquet",
     )  # fmt: skip
     assert plain_fit["learned"]["goal"] == 100 and plain_fit["fingerprint"] != fitted["fingerprint"]
     # Both together contradict any one goal: the fitter says so rather than guessing.
-    mixed = _run("fit", "hog", "--db", db, "--out", tmp_path / "v.parquet", ok=False)
+    mixed = invoke("fit", "hog", "--db", db, "--out", tmp_path / "v.parquet", ok=False)
     assert mixed.exit_code == 1 and "no goal explains the logs" in mixed.output
-    missing = _run("stats", "hog", "--db", db, "--logs", tmp_path / "nothing" / "*", ok=False)
+    missing = invoke("stats", "hog", "--db", db, "--logs", tmp_path / "nothing" / "*", ok=False)
     assert missing.exit_code == 1 and "no ingested Hog log" in missing.output
 
 
 def test_stats_on_a_warehouse_without_hog(tmp_path):
     db = tmp_path / "w.duckdb"
-    result = _run("stats", "hog", "--db", db, ok=False)
+    result = invoke("stats", "hog", "--db", db, ok=False)
     assert result.exit_code == 1 and "no warehouse" in result.output and not db.exists()
     duckdb.connect(str(db)).close()
-    result = _run("stats", "hog", "--db", db, ok=False)
+    result = invoke("stats", "hog", "--db", db, ok=False)
     assert result.exit_code == 1 and "error:" in result.output
     assert "Traceback" not in result.output
 

@@ -7,25 +7,11 @@ import json
 
 import duckdb
 import pytest
-from typer.testing import CliRunner
 
-from mine.pipeline.cli import app
 from mine.strategies.contained import Limits, PlayerFault
 from mine.strategies.player_file import load_module
 from mine.strategies.validation import supernim as validation
-
-runner = CliRunner()
-
-
-def _run(*args, ok: bool = True):
-    result = runner.invoke(app, [str(a) for a in args])
-    if ok:
-        assert result.exit_code == 0, result.output
-    return result
-
-
-def _json(*args) -> dict:
-    return json.loads(_run(*args, "--json").stdout)
+from tests.mine_cli import invoke, invoke_json
 
 
 @pytest.fixture(scope="module")
@@ -33,16 +19,16 @@ def loop(tmp_path_factory):
     root = tmp_path_factory.mktemp("supernim")
     db, logs = root / "w.duckdb", root / "logs"
     out = {"root": root, "db": db, "logs": logs}
-    out["simulated"] = _json(
+    out["simulated"] = invoke_json(
         "simulate", "supernim", "--games", 24, "--seed", 3, "--out", logs,
         "--players", "random,greedy,alphabeta:1,alphabeta:2",
     )  # fmt: skip
-    out["ingested"] = _json("ingest", logs, "--db", db)
-    out["stats"] = _json("stats", "supernim", "--db", db)
-    out["fit"] = _json("fit", "supernim", "--db", db, "--out", root / "t.parquet")
-    _run("generate", "supernim", "--table", root / "t.parquet", "--out", root / "p.py",
+    out["ingested"] = invoke_json("ingest", logs, "--db", db)
+    out["stats"] = invoke_json("stats", "supernim", "--db", db)
+    out["fit"] = invoke_json("fit", "supernim", "--db", db, "--out", root / "t.parquet")
+    invoke("generate", "supernim", "--table", root / "t.parquet", "--out", root / "p.py",
          "--check-games", 8)  # fmt: skip
-    out["card"] = _json(
+    out["card"] = invoke_json(
         "validate", "supernim", root / "p.py", "--games", 8,
         "--baselines", "random,alphabeta:1", "--equal-depth", 1,
     )  # fmt: skip
@@ -116,7 +102,7 @@ def test_the_report_draws_win_rates_and_trajectories(loop, tmp_path):
     card = tmp_path / "card.json"
     card.write_text(json.dumps(loop["card"]))
     out = tmp_path / "r.html"
-    _run("report", "supernim", "--table", loop["root"] / "t.parquet", "--db", loop["db"],
+    invoke("report", "supernim", "--table", loop["root"] / "t.parquet", "--db", loop["db"],
          "--card", card, "--out", out)  # fmt: skip
     page = out.read_text()
     assert "Outcomes by pairing" in page and "mean scores by move" in page
@@ -128,7 +114,7 @@ def test_a_bad_log_is_one_line_and_a_failing_exit_code(loop, tmp_path):
     bad.mkdir()
     (bad / "a-vs-b-s1.csv").write_bytes(b"1,1,max,2;4,split,2,,2;2;2,2,0\r\n")
     (bad / "a-vs-b-s1-score.csv").write_bytes(b"1,max,2;4,2,0,max,1,cutoff\r\n")
-    result = _run("ingest", bad, "--db", tmp_path / "w.duckdb", ok=False)
+    result = invoke("ingest", bad, "--db", tmp_path / "w.duckdb", ok=False)
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert "a-vs-b-s1.csv:1: split of heap 2 is not legal on 2;4" in result.output
 
@@ -146,9 +132,9 @@ def test_a_bad_log_is_one_line_and_a_failing_exit_code(loop, tmp_path):
 )
 def test_bad_options_fail_in_one_line(tmp_path, args, message):
     result = (
-        _run(*args, "--out", tmp_path / "x", ok=False)
+        invoke(*args, "--out", tmp_path / "x", ok=False)
         if args[0] != "validate"
-        else _run(*args, ok=False)
+        else invoke(*args, ok=False)
     )
     assert result.exit_code != 0 and message in result.output and "Traceback" not in result.output
 
@@ -172,7 +158,7 @@ def test_a_player_that_answers_garbage_loses_on_invalid_moves(tmp_path):
     path = tmp_path / "garbage.py"
     path.write_text("def ai_move(state, **kw):\n    return state\n\n"
                     "def random_move(state):\n    return state\n")  # fmt: skip
-    card = _json("validate", "supernim", path, "--games", 4, "--baselines", "random",
+    card = invoke_json("validate", "supernim", path, "--games", 4, "--baselines", "random",
                  "--equal-depth", 0)  # fmt: skip
     row = card["against"]["random"]
     assert row["invalid_moves"] == 4 and row["loss"]["count"] == 4
@@ -182,7 +168,7 @@ def test_a_player_that_ends_its_process_is_named_in_one_line(tmp_path):
     path = tmp_path / "exits.py"
     path.write_text("import os\n\ndef ai_move(state, **kw):\n    os._exit(3)\n\n"
                     "def random_move(state):\n    return state\n")  # fmt: skip
-    result = _run("validate", "supernim", path, "--games", 4, "--baselines", "random", ok=False)
+    result = invoke("validate", "supernim", path, "--games", 4, "--baselines", "random", ok=False)
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert "exits.py" in result.output and "ended its process" in result.output
 
