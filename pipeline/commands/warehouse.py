@@ -7,6 +7,7 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import typer
@@ -18,11 +19,19 @@ from mine.pipeline.console import console, errors, fail
 from mine.pipeline.progress import bar as progress_bar
 from mine.strategies.engines import settings as rule_settings
 from mine.warehouse import export as exporting
-from mine.warehouse import ingest as ingesting
 from mine.warehouse import query as querying
 from mine.warehouse import schema
-from mine.warehouse.connection import WarehouseBusy, WarehouseMissing, connect, db_path
+from mine.warehouse.connection import (
+    MEMORY_LIMIT,
+    WarehouseBusy,
+    WarehouseMissing,
+    connect,
+    db_path,
+)
 from mine.warehouse.schema import WarehouseVersionError
+
+if TYPE_CHECKING:
+    from mine.warehouse.ingest import Summary
 
 
 def open_warehouse(
@@ -48,7 +57,7 @@ def open_warehouse(
             path,
             read_only=read_only,
             wait=wait,
-            memory_limit=None if read_only else ingesting.MEMORY_LIMIT,
+            memory_limit=None if read_only else MEMORY_LIMIT,
             sealed=sealed,
         )
     except (WarehouseBusy, WarehouseMissing) as error:
@@ -101,6 +110,9 @@ def ingest(
     verify: bool = True,
     settings: list[str] | None = None,
 ):
+    # Here, not at the top: ingest's reader (pyarrow) would slow every query's start.
+    from mine.warehouse import ingest as ingesting
+
     rules = ingest_rules(settings or [], game)
     con = open_warehouse(db, read_only=False, wait=wait, create=True)
     columns = (
@@ -135,7 +147,7 @@ def ingest(
     raise typer.Exit(0 if summary.ok else 1)
 
 
-def _print_summary(summary: ingesting.Summary) -> None:
+def _print_summary(summary: Summary) -> None:
     table = Table(title=f"ingest ({summary.seconds:.2f} s)")
     table.add_column("pairs")
     table.add_column("count", justify="right")

@@ -22,9 +22,9 @@ from tests.data import synth
 INGEST = """
 import sys
 from mine.warehouse import ingest
-from mine.warehouse.connection import connect
+from mine.warehouse.connection import MEMORY_LIMIT, connect
 ingest.BATCH_BYTES = 1
-con = connect(sys.argv[2], read_only=False, wait=30, memory_limit=ingest.MEMORY_LIMIT)
+con = connect(sys.argv[2], read_only=False, wait=30, memory_limit=MEMORY_LIMIT)
 def progress(files, rows):
     print(files, flush=True)
 summary = ingest.ingest(con, [sys.argv[1]], progress=progress)
