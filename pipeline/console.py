@@ -97,13 +97,13 @@ def write_report(out: Path, text: str, as_json: bool = False) -> None:
     if as_json:
         print_json({"wrote": str(out), "bytes": len(text.encode())})
     else:
-        console.print(f"wrote {out}", highlight=False)
+        console.print(f"wrote {out}")
 
 
 def next_step(command: str, as_json: bool = False) -> None:
     """What a user would run next, on stderr (results stay alone on stdout)."""
     if not as_json:
-        errors.print(f"next: {command}", style="dim", highlight=False, soft_wrap=True)
+        errors.print(f"next: {command}", style="dim", soft_wrap=True)
 
 
 def ratio(count: int | None, opportunities: int | None) -> str:

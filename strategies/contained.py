@@ -20,10 +20,12 @@ import contextlib
 import functools
 import multiprocessing
 import os
+import posix
 import resource
 import signal
+import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -52,9 +54,9 @@ LIMITS = Limits()
 class PlayerFault(RuntimeError):
     """The player file, not the harness, failed; the message names the file and why."""
 
-    def __init__(self, path: Path | str, reason: str, done: int = 0):
+    def __init__(self, path: Path | str, reason: str):
         super().__init__(f"{path}: {reason}")
-        self.path, self.reason, self.done = str(path), reason, done
+        self.path, self.reason = str(path), reason
 
 
 class _Watch:
@@ -68,17 +70,13 @@ class _Watch:
         self.names = multiprocessing.RawArray("c", NAME_BYTES * MAX_NAMES)
         self.raised: tuple[str, BaseException] | None = None
 
-    def importing(self) -> contextlib.AbstractContextManager:
-        return self._running(IMPORTING)
-
     @contextlib.contextmanager
-    def _running(self, index: int):
-        outer = self.function.value, self.started.value
-        self.function.value, self.started.value = index, time.monotonic()
+    def importing(self) -> Iterator[None]:
+        self.function.value, self.started.value = IMPORTING, time.monotonic()
         try:
             yield
         finally:
-            self.function.value, self.started.value = outer
+            self.function.value = IDLE
 
     def name(self, index: int) -> str:
         return self.names[index * NAME_BYTES : (index + 1) * NAME_BYTES].rstrip(b"\0").decode()
@@ -131,9 +129,6 @@ def _seal(memory_mb: int) -> None:
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
-    import posix
-    import sys
-
     sys.stdin = sys.stdout = sys.stderr = open(os.devnull, "r+")  # noqa: SIM115
     for module, name in ((os, "kill"), (os, "killpg"), (posix, "kill"), (posix, "killpg"),
                          (signal, "pthread_kill")):  # fmt: skip
@@ -255,7 +250,7 @@ def run(
                 if worker.conn in ready:
                     _receive(worker, path, results, progress, queue)
                 elif worker.busy and (reason := worker.overdue(limits, now)):
-                    raise PlayerFault(path, reason, len(results))
+                    raise PlayerFault(path, reason)
     finally:
         _WATCH = None
         for worker in pool:
@@ -279,10 +274,10 @@ def _receive(worker, path, results, progress, queue) -> None:
         worker.process.join(timeout=5)
         code = worker.process.exitcode
         raise PlayerFault(
-            path, f"ended its process (exit code {code}) in {worker.watch.doing()}", len(results)
+            path, f"ended its process (exit code {code}) in {worker.watch.doing()}"
         ) from None
     if message[0] == "fault":
-        raise PlayerFault(path, message[1], len(results))
+        raise PlayerFault(path, message[1])
     _, index, result = message
     results[index] = result
     worker.busy.remove(index)
