@@ -23,6 +23,7 @@ PARTS = {
     "solver": "strategies.solvers",  # the exact optimum, where the game allows one
     "codegen": "strategies.codegen",  # table → single-file player
     "validator": "strategies.validation",  # a player file measured in the engine
+    "match": "strategies.tournament",  # one game between two players, for tournaments
     "report": "pipeline.reports",  # the HTML page (and other formats) of a table
     "commands": "pipeline.commands",  # `mine <verb> <game>`: options → the layers
     "demo": "pipeline.demos",  # its part of `mine demo`

@@ -28,6 +28,7 @@ VERBS = {
     "fit": "Fit lookup tables from the warehouse's logs.",
     "generate": "Generate a single-file player from a fitted table.",
     "validate": "Measure a player file against the baselines in the reference engine.",
+    "tournament": "Play player files and bots in a round robin: ratings, intervals, faults.",
     "report": "Write a fitted table's report (a self-contained HTML page).",
 }
 

@@ -83,8 +83,9 @@ def interval(figure: Mapping[str, Any], fmt: str = "{:+.4f}") -> str:
     return f"{fmt.format(figure['mean'])} [{fmt.format(low)}, {fmt.format(high)}]"
 
 
-def write_report(out: Path, text: str, as_json: bool = False) -> None:
-    """Write a page (or any text a command makes) whole or not at all, and say so."""
+def write_report(out: Path, text: str, as_json: bool = False, say: bool = True) -> None:
+    """Write a page (or any text a command makes) whole or not at all, and say so (unless
+    `say` is False: the command's own result says it)."""
     partial = out.with_name(f".{out.name}.partial")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -94,6 +95,8 @@ def write_report(out: Path, text: str, as_json: bool = False) -> None:
         with contextlib.suppress(OSError):
             partial.unlink()
         raise fail(f"cannot write {out}: {error.strerror}") from None
+    if not say:
+        return
     if as_json:
         print_json({"wrote": str(out), "bytes": len(text.encode())})
     else:

@@ -155,3 +155,29 @@ def grouping(by: str | None, table: Path | None) -> str | None:
     if by is None and table is not None:
         raise fail("--table needs --by player (the deviations are measured per player)")
     return by
+
+
+PlayerFiles = Annotated[
+    list[Path] | None,
+    typer.Argument(
+        help="Player files (modules written by `mine generate`, or your own).", show_default=False
+    ),
+]
+Bots = Annotated[
+    str,
+    typer.Option(
+        "--bots", help="Baseline bots that enter too, comma-separated (the game's names)."
+    ),
+]
+Against = Annotated[
+    Path | None,
+    typer.Option(
+        "--against",
+        help="Another player file, measured head to head against this one (as a baseline is).",
+        show_default=False,
+    ),
+]
+Html = Annotated[
+    Path | None,
+    typer.Option("--html", help="Also write the standings as an HTML page.", show_default=False),
+]

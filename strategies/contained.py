@@ -7,7 +7,8 @@ of its own, with stdout and stderr sent to /dev/null, the kill calls refused and
 address-space limit; the player's functions are wrapped to stamp each call's start in
 memory shared with the parent, and the parent ends a worker whose import or call runs
 over its limit. Whatever goes wrong is a `PlayerFault` naming the file and the reason;
-the harness itself never ends with the player.
+the harness itself never ends with the player. Several files may share a worker (two
+players head to head): the watch also stamps whose code runs, so a fault names its file.
 
 The engine runs in the worker next to the player (a round trip per call would cost more
 than the games), so the limits are the harness's, not a jail: a file that rewrites the
@@ -63,15 +64,22 @@ class _Watch:
     """The worker's side: which of the player's functions runs, since when (shared memory
     the parent reads without asking)."""
 
-    def __init__(self) -> None:
+    def __init__(self, paths: Sequence[str] = ()) -> None:
+        self.paths = tuple(paths)  # the files of this run, in the parent's order
         self.started = multiprocessing.RawValue("d", 0.0)
         self.function = multiprocessing.RawValue("i", IDLE)
+        self.owner = multiprocessing.RawValue("i", 0)  # whose code runs (or ran last)
         # The names are wrapped in the worker, after the fork: the parent reads them here.
         self.names = multiprocessing.RawArray("c", NAME_BYTES * MAX_NAMES)
-        self.raised: tuple[str, BaseException] | None = None
+        self.raised: tuple[int, str, BaseException] | None = None
+
+    def owner_of(self, path: Path | str) -> int:
+        name = str(Path(path))
+        return self.paths.index(name) if name in self.paths else 0
 
     @contextlib.contextmanager
-    def importing(self) -> Iterator[None]:
+    def importing(self, path: Path | str = "") -> Iterator[None]:
+        self.owner.value = self.owner_of(path)
         self.function.value, self.started.value = IMPORTING, time.monotonic()
         try:
             yield
@@ -81,7 +89,7 @@ class _Watch:
     def name(self, index: int) -> str:
         return self.names[index * NAME_BYTES : (index + 1) * NAME_BYTES].rstrip(b"\0").decode()
 
-    def wrap(self, name: str, function: Callable) -> Callable:
+    def wrap(self, name: str, function: Callable, owner: int = 0) -> Callable:
         known = [self.name(i) for i in range(MAX_NAMES)]
         index = known.index(name) if name in known else known.index("")
         self.names[index * NAME_BYTES : (index + 1) * NAME_BYTES] = name.encode()[
@@ -92,11 +100,12 @@ class _Watch:
         def timed(*args: Any, **kwargs: Any) -> Any:
             if self.function.value != IDLE:  # the player calling its own function
                 return function(*args, **kwargs)
+            self.owner.value = owner
             self.function.value, self.started.value = index, time.monotonic()
             try:
                 return function(*args, **kwargs)
             except BaseException as error:
-                self.raised = (name, error)
+                self.raised = (owner, name, error)
                 raise
             finally:
                 self.function.value = IDLE
@@ -148,18 +157,24 @@ def _describe(error: BaseException) -> str:
     return f"raised {type(error).__name__}" + (f": {text}" if text else "")
 
 
-def _blame(error: BaseException, watch_: _Watch, path: str) -> str:
-    """Why the job ended, said of the player where its code is to blame."""
+def _blame(error: BaseException, watch_: _Watch, paths: Sequence[str]) -> tuple[int, str]:
+    """Why the job ended, said of the player (its index in `paths`) whose code is to
+    blame."""
     if watch_.raised is None:
+        owner = watch_.owner.value
         if isinstance(error, ValueError):  # the loader's or the validator's own words
-            return str(error).removeprefix(f"{path}: ")
-        return f"{_describe(error)} in the harness"
-    name, raised = watch_.raised
+            text = str(error)
+            for index, path in enumerate(paths):  # a file's own error names the file
+                if text.startswith(f"{path}: "):
+                    return index, text.removeprefix(f"{path}: ")
+            return owner, text
+        return owner, f"{_describe(error)} in the harness"
+    owner, name, raised = watch_.raised
     then = "" if raised is error else f" (the harness then failed: {_describe(error)})"
-    return f"{_describe(raised)} in {name}(){then}"
+    return owner, f"{_describe(raised)} in {name}(){then}"
 
 
-def _serve(conn: Connection, job: Callable[[Any], Any], memory_mb: int, path: str) -> None:
+def _serve(conn: Connection, job: Callable[[Any], Any], memory_mb: int, paths: tuple) -> None:
     _seal(memory_mb)
     watch_ = _WATCH
     assert watch_ is not None
@@ -176,7 +191,7 @@ def _serve(conn: Connection, job: Callable[[Any], Any], memory_mb: int, path: st
             try:
                 result = job(task)
             except BaseException as error:  # the player's exit or error ends this worker
-                conn.send(("fault", _blame(error, watch_, path)))
+                conn.send(("fault", *_blame(error, watch_, paths)))
                 conn.close()
                 os._exit(1)
             conn.send(("done", index, result))
@@ -188,6 +203,9 @@ class _Worker:
     conn: Connection
     watch: _Watch
     busy: list[int]
+
+    def owner(self, paths: Sequence[str]) -> str:
+        return paths[self.watch.owner.value] if paths else ""
 
     def overdue(self, limits: Limits, now: float) -> str | None:
         index, started = self.watch.function.value, self.watch.started.value
@@ -206,7 +224,7 @@ class _Worker:
 
 
 def run(
-    path: Path | str,
+    path: Path | str | Sequence[Path | str],
     job: Callable[[Any], Any],
     tasks: Sequence[Any],
     *,
@@ -217,9 +235,12 @@ def run(
     contain: bool = True,
 ) -> list[Any]:
     """`job(task)` for every task, in contained workers (fork: `job` and what it loads
-    run in the child); results in task order. PlayerFault when the player fails.
-    `contain=False` runs the jobs here, unguarded: what the benchmark compares against."""
+    run in the child); results in task order. PlayerFault when the player fails: `path`
+    is the player file, or the files that play in the same jobs (the fault names the one
+    to blame). `contain=False` runs the jobs here, unguarded: what the benchmark compares
+    against."""
     global _WATCH
+    paths = tuple(str(Path(p)) for p in ([path] if isinstance(path, str | Path) else path))
     if not contain:
         done = []
         for task in tasks:
@@ -235,8 +256,8 @@ def run(
     try:
         for _ in range(max(1, min(workers, len(queue)))):
             here, there = context.Pipe()
-            _WATCH = _Watch()
-            process = context.Process(target=_serve, args=(there, job, limits.memory_mb, str(path)))
+            _WATCH = _Watch(paths)
+            process = context.Process(target=_serve, args=(there, job, limits.memory_mb, paths))
             process.start()
             there.close()
             pool.append(_Worker(process, here, _WATCH, []))
@@ -248,9 +269,9 @@ def run(
             now = time.monotonic()
             for worker in pool:
                 if worker.conn in ready:
-                    _receive(worker, path, results, progress, queue)
+                    _receive(worker, paths, results, progress, queue)
                 elif worker.busy and (reason := worker.overdue(limits, now)):
-                    raise PlayerFault(path, reason)
+                    raise PlayerFault(worker.owner(paths), reason)
     finally:
         _WATCH = None
         for worker in pool:
@@ -267,17 +288,17 @@ def _give(worker: _Worker, queue: list[list[tuple[int, Any]]]) -> None:
         worker.conn.send(chunk)
 
 
-def _receive(worker, path, results, progress, queue) -> None:
+def _receive(worker, paths, results, progress, queue) -> None:
     try:
         message = worker.conn.recv()
     except EOFError:
         worker.process.join(timeout=5)
         code = worker.process.exitcode
         raise PlayerFault(
-            path, f"ended its process (exit code {code}) in {worker.watch.doing()}"
+            worker.owner(paths), f"ended its process (exit code {code}) in {worker.watch.doing()}"
         ) from None
     if message[0] == "fault":
-        raise PlayerFault(path, message[1])
+        raise PlayerFault(paths[message[1]] if paths else "", message[2])
     _, index, result = message
     results[index] = result
     worker.busy.remove(index)
@@ -287,10 +308,11 @@ def _receive(worker, path, results, progress, queue) -> None:
         _give(worker, queue)
 
 
-def load_wrapped(module: ModuleType, functions: Iterable[str]) -> ModuleType:
-    """Inside a contained worker, the module's `functions` stamp each call for the parent's
-    time limit; elsewhere the module as it is."""
+def load_wrapped(module: ModuleType, functions: Iterable[str], path: Path | str = "") -> ModuleType:
+    """Inside a contained worker, the module's `functions` (of the file at `path`) stamp
+    each call for the parent's time limit; elsewhere the module as it is."""
     if _WATCH is not None:
+        owner = _WATCH.owner_of(path)
         for name in functions:
-            setattr(module, name, _WATCH.wrap(name, getattr(module, name)))
+            setattr(module, name, _WATCH.wrap(name, getattr(module, name), owner))
     return module

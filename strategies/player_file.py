@@ -29,7 +29,7 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
     sys.modules[name] = module  # dataclasses look their module up while the file runs
     watch = contained.watch()
     try:
-        with watch.importing() if watch else contextlib.nullcontext():
+        with watch.importing(path) if watch else contextlib.nullcontext():
             spec.loader.exec_module(module)
     except SystemExit as error:
         raise PlayerFileError(f"{path}: cannot load (it called sys.exit({error.code!r}))") from None
@@ -40,7 +40,7 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
     missing = [f for f in functions if not callable(getattr(module, f, None))]
     if missing:
         raise PlayerFileError(f"{path}: defines no {', '.join(missing)}")
-    return contained.load_wrapped(module, functions)
+    return contained.load_wrapped(module, functions, path)
 
 
 def load_source(source: str, game: str) -> ModuleType:

@@ -253,7 +253,11 @@ def validate(
     baselines: options.baselines("Guessers playing the same answers.") = "greedy,entropy",
     compare: Annotated[
         Path | None,
-        typer.Option("--compare", help="Another player file, measured on the same answers."),
+        typer.Option(
+            "--against",
+            "--compare",
+            help="Another player file, measured on the same answers (paired, head to head).",
+        ),
     ] = None,
     workers: options.Workers = 1,
     as_json: options.Json = False,
@@ -319,6 +323,27 @@ def _show_card(card: dict[str, Any]) -> None:
 
 def _or_blank(fmt: str):
     return lambda value: "" if value is None else fmt.format(value)
+
+
+def tournament(
+    players: options.PlayerFiles = None,
+    n: Annotated[int, typer.Option("--n", min=1, max=4, help="Cards in each answer.")] = 2,
+    bots: options.Bots = "",
+    games: options.games("Answers per pairing (even), each found by both guessers.", 2) = 100,
+    seed: options.Seed = 0,
+    workers: options.Workers = 1,
+    rules: options.Rules = None,
+    as_json: options.Json = False,
+    html: options.Html = None,
+) -> None:
+    """A round robin of guesser files and bots on the same answers: fewer guesses wins
+    (equal: a draw); win rates and paired guess differences with 95 % intervals,
+    Elo-style ratings, invalid games and faults per player."""
+    from mine.pipeline.commands import tournament as shared
+    from mine.strategies.engines.cardguess import CardGuessRules
+
+    game_rules = options.game_rules(CardGuessRules, [f"n={n}", *(rules or [])])
+    shared.run("cardguess", players, bots, games, seed, workers, game_rules, as_json, html)
 
 
 def report(

@@ -334,19 +334,24 @@ def validate(
     ) = BASELINES,
     rules: options.Rules = None,
     workers: options.Workers = 2,
+    against: options.Against = None,
     as_json: options.Json = False,
 ) -> None:
-    """Full games to the target against each baseline, seats alternating: win rate with its
-    95 % interval, points per round, how rounds end, invalid plays and call times."""
+    """Full games to the target against each baseline (and --against another file), seats
+    alternating: win rate with its 95 % interval, points per round, how rounds end,
+    invalid plays and call times."""
     game_rules = options.game_rules(GinRummyRules, rules)
     opponents = options.names(baselines)
     _bots(opponents, game_rules)
-    _validated(player, [], game_rules)  # a bad file fails here, before the progress bars
+    # a bad file fails here, before the progress bars
+    _validated(player, [], game_rules, against=against)
+    labels = opponents + ([] if against is None else [str(against)])
     with progress_bar(*PROGRESS, as_json=as_json) as bar:
-        tasks = {name: bar.add_task(f"vs {name}", total=games) for name in opponents}
+        tasks = {name: bar.add_task(f"vs {name}", total=games) for name in labels}
         figures = _validated(
             player, opponents, game_rules, games=games, seed=seed, workers=workers,
             progress=lambda name, done: bar.update(tasks[name], completed=done),
+            against=against,
         )  # fmt: skip
     if as_json:
         print_json({"player": str(player), "games": games, "seed": seed, "against": figures})
@@ -357,6 +362,25 @@ def validate(
         f"{player}: {games:,} games per baseline, seed {seed}",
         {"vs": "vs", **{name: name for name in figures}},
     )  # fmt: skip
+
+
+def tournament(
+    players: options.PlayerFiles = None,
+    bots: options.Bots = "",
+    games: options.games("Games per pairing (even: each deal from both seats).", 2) = 100,
+    seed: options.Seed = 0,
+    workers: options.Workers = 2,
+    rules: options.Rules = None,
+    as_json: options.Json = False,
+    html: options.Html = None,
+) -> None:
+    """A round robin of player files and bots: full games to the target, each deal played
+    from both seats; win rates and point margins with 95 % intervals, Elo-style ratings,
+    invalid plays and faults per player."""
+    from mine.pipeline.commands import tournament as shared
+
+    game_rules = options.game_rules(GinRummyRules, rules)
+    shared.run("ginrummy", players, bots, games, seed, workers, game_rules, as_json, html)
 
 
 def report(

@@ -266,13 +266,15 @@ def generate(
 def validate(
     player: options.PlayerFile,
     rules: options.Rules = None,
+    against: options.Against = None,
     as_json: options.Json = False,
 ) -> None:
-    """Exact win rates of a player against every baseline and the optimal strategy, in the
-    rules the module states (RULES, else goal = its table's size) with --rules over them."""
+    """Exact win rates of a player against every baseline and the optimal strategy (and
+    --against another file), in the rules the module states (RULES, else goal = its
+    table's size) with --rules over them."""
     try:
         with working(f"measuring {player}", as_json):
-            card, game_rules = validation.validate_player(player, rules)
+            card, game_rules = validation.validate_player(player, rules, against=against)
     except (ValueError, PlayerFault) as error:  # the file, or rules that make no sense
         raise fail(str(error)) from None
     if as_json:
@@ -290,6 +292,25 @@ def validate(
         f"{gaps['best_vs_always_roll_6_minus_player']:.6f}; gap to the optimal guaranteed: "
         f"{gaps['optimal_guaranteed_minus_player_guaranteed']:.6f}"
     )
+
+
+def tournament(
+    players: options.PlayerFiles = None,
+    bots: options.Bots = "",
+    games: options.games("Weight of each pairing in the ratings (its win rates are exact).") = 100,
+    seed: options.Seed = 0,
+    workers: options.Workers = 1,
+    rules: options.Rules = None,
+    as_json: options.Json = False,
+    html: options.Html = None,
+) -> None:
+    """A round robin of player files and bots: every pairing's exact win rate (each side
+    moving first half the time), Elo-style ratings, faults; in the default rules with
+    --rules over them."""
+    from mine.pipeline.commands import tournament as shared
+
+    game_rules = options.game_rules(HogRules, rules)
+    shared.run("hog", players, bots, games, seed, workers, game_rules, as_json, html)
 
 
 def report(

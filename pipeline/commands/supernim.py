@@ -236,16 +236,19 @@ def validate(
     ] = 3,
     seed: options.Seed = 0,
     workers: options.Workers = 1,
+    against: options.Against = None,
     as_json: options.Json = False,
 ) -> None:
-    """Play a player file against the baselines from random start boards, both sides:
-    win/draw/loss with 95 % intervals, cut-offs, margin, invalid moves, p99 move time."""
+    """Play a player file against the baselines (and --against another file) from random
+    start boards, both sides: win/draw/loss with 95 % intervals, cut-offs, margin, invalid
+    moves, p99 move time."""
     bar, advance = _progress(as_json)
     try:
         with bar:
             card = validation.validate_player(
-                player, options.names(baselines), games, seed, workers, equal_depth, advance
-            )
+                player, options.names(baselines), games, seed, workers, equal_depth, advance,
+                against=against,
+            )  # fmt: skip
     except (ValueError, PlayerFault) as error:  # PlayerFileError, an unknown baseline
         raise fail(str(error)) from None
     if as_json:
@@ -267,6 +270,23 @@ def validate(
         for name, row in card["against"].items()
     ]
     show(rows, f"{player} ({card['rules_text']})", formats={"cutoff": percent})
+
+
+def tournament(
+    players: options.PlayerFiles = None,
+    bots: options.Bots = "",
+    games: options.games("Games per pairing (even: each board from both seats).", 2) = 100,
+    seed: options.Seed = 0,
+    workers: options.Workers = 1,
+    as_json: options.Json = False,
+    html: options.Html = None,
+) -> None:
+    """A round robin of player files and bots from random start boards, each board played
+    from both seats: win rates and score margins with 95 % intervals, Elo-style ratings,
+    invalid moves and faults per player."""
+    from mine.pipeline.commands import tournament as shared
+
+    shared.run("supernim", players, bots, games, seed, workers, None, as_json, html)
 
 
 def report(

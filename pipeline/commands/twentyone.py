@@ -375,15 +375,17 @@ def validate(
     ) = 1_000_000,
     games: options.games("Full games at a table of baselines.", minimum=0) = 100,
     seed: options.Seed = 0,
+    against: options.Against = None,
     as_json: options.Json = False,
 ) -> None:
     """Measure a player file: flat-bet return vs baselines and the exact optimum, count
-    play on continuous shoes, full games, invalid actions and decision times."""
+    play on continuous shoes, full games, invalid actions and decision times; with
+    --against, another file on the same cards and head to head at one table."""
     game_rules = options.game_rules(TwentyOneRules, rules)
     try:
         with working(f"measuring {player} (hands, count play, full games)", as_json):
             result = validation.validate(
-                player, game_rules, hands, games, seed, shoe_hands=shoe_hands
+                player, game_rules, hands, games, seed, shoe_hands=shoe_hands, against=against
             )
     except (PlayerFileError, PlayerFault) as error:
         raise fail(str(error)) from None
@@ -397,6 +399,41 @@ def validate(
             f"{player}: {result['invalid_actions']} games lost to invalid actions "
             f"(first, {first}); the figures above do not hold for its play()"
         )
+
+
+def tournament(
+    players: options.PlayerFiles = None,
+    bots: options.Bots = "",
+    games: options.games("Games per pairing (even: each shoe from both seats).", 2) = 20,
+    seed: options.Seed = 0,
+    workers: options.Workers = 1,
+    rules: options.Rules = None,
+    table_bots: Annotated[
+        str,
+        typer.Option("--table-bots", help="Bots that sit at every table beside the pair."),
+    ] = "",
+    as_json: options.Json = False,
+    html: options.Html = None,
+) -> None:
+    """A round robin of player files and bots: each pairing plays full games at one table
+    (with --table-bots), each shoe from both seats; who ranks higher, point margins with
+    95 % intervals, Elo-style ratings, invalid actions and faults per player."""
+    from mine.pipeline.commands import tournament as shared
+    from mine.strategies.tournament.twentyone import Table, check_bot
+
+    game_rules = options.game_rules(TwentyOneRules, rules)
+    seated = tuple(options.names(table_bots))
+    try:
+        for spec in seated:
+            check_bot(spec, Table(game_rules))
+    except ValueError as error:
+        raise fail(str(error), 2) from None
+    if len(seated) + 2 > game_rules.max_players:
+        raise fail(
+            f"--table-bots: a table seats {game_rules.max_players} players, the pair included", 2
+        )
+    table = Table(game_rules, seated)
+    shared.run("twentyone", players, bots, games, seed, workers, table, as_json, html)
 
 
 def _print_validation(result: dict[str, Any]) -> None:
@@ -414,6 +451,13 @@ def _print_validation(result: dict[str, Any]) -> None:
         {"player": f"exact optimum ({name.replace('_', ' ')})", "return": f"{v:+.4f}", "gap": ""}
         for name, v in flat["exact_optimum"].items()
     ]
+    other = result.get("against")
+    if other:
+        rows.append({
+            "player": other["file"],
+            "return": interval(other["flat_bet"]["return"]),
+            "gap": interval(other["flat_bet"]["player_minus_this"]),
+        })  # fmt: skip
     value = flat["exact_value_of_player_chart_infinite_deck"]
     rows.append({"player": "exact value of this chart (infinite deck)", "return": f"{value:+.4f}"})
     show(
@@ -437,6 +481,15 @@ def _print_validation(result: dict[str, Any]) -> None:
         f"{'within' if flat['within_0.005_of_optimum'] else 'NOT within'} 0.005; "
         f"beats every baseline with 95% confidence: {flat['beats_every_baseline_95']}"
     )
+    if other and other["games"]:
+        pair = other["games"]
+        low, high = pair["a_score_ci95"]
+        console.print(
+            f"head to head with {other['file']}, {pair['games']} games at one table (each "
+            f"shoe from both seats): this file ranks higher in {pair['a_wins']}, draws "
+            f"{pair['draws']}, lower in {pair['b_wins']}; score {pair['a_score_rate']:.3f} "
+            f"[{low:.3f}, {high:.3f}]"
+        )
     games = result.get("games")
     if not games:
         return

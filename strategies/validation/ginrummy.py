@@ -22,7 +22,7 @@ import numpy as np
 
 from mine.strategies import contained
 from mine.strategies.bots.ginrummy import make_bot
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, play_game
+from mine.strategies.engines.ginrummy import GameRecord, GinRummyRules, MeldSolver, play_game
 from mine.strategies.player_file import load_module
 
 BASELINES = ("simple", "random", "ginhunter")
@@ -87,16 +87,21 @@ def _load(path: str, rules: GinRummyRules) -> None:
     gc.freeze()
 
 
-def play_one(module: Any, opponent: str, seed: int, game: int, solver: MeldSolver,
+def play_one(module: Any, opponent: str | Any, seed: int, game: int, solver: MeldSolver,
              rules: GinRummyRules = RULES) -> GameResult:  # fmt: skip
+    """One game of the file against `opponent`: a bot's name, or another file's module."""
     rng = np.random.default_rng([seed, game])
     times: list[float] = []
     cpu: list[float] = []
     player = Timed(module, times, cpu)
-    bot = make_bot(opponent, rng, rules, solver)
+    bot = make_bot(opponent, rng, rules, solver) if isinstance(opponent, str) else opponent
     me = game % 2
     seats = [player, bot] if me == 0 else [bot, player]
-    record = play_game(rules, seats, rng, solver)
+    return game_result(play_game(rules, seats, rng, solver), me, times, cpu)
+
+
+def game_result(record: GameRecord, me: int, times=(), cpu=()) -> GameResult:
+    """A played game's figures from seat `me`'s side."""
     invalid = record.invalid
     gins = knocks = undercut = made = stockouts = points = 0
     for game_round in record.rounds:
@@ -133,11 +138,14 @@ def _loads(path: str) -> None:
     load_player(path)
 
 
-def _work(task: tuple[str, GinRummyRules, str, int, int]) -> GameResult:
-    path, rules, opponent, seed, game = task
+def _work(task: tuple[str, GinRummyRules, str, int, int, bool]) -> GameResult:
+    path, rules, opponent, seed, game, is_file = task
     if _WORKER.get("path") != path:
         _load(path, rules)
-    return play_one(_WORKER["module"], opponent, seed, game, _WORKER["solver"], rules)
+    if is_file and _WORKER.get("against") != opponent:
+        _WORKER.update(against=opponent, other=load_player(opponent))
+    other = _WORKER["other"] if is_file else opponent
+    return play_one(_WORKER["module"], other, seed, game, _WORKER["solver"], rules)
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -191,16 +199,22 @@ def validate(
     rules: GinRummyRules = RULES,
     limits: contained.Limits = contained.LIMITS,
     contain: bool = True,
+    against: str | Path | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Per opponent, the match's figures (see `summarise`), under `rules`; the player
-    runs contained (PlayerFault when it fails)."""
+    """Per opponent (the baselines, then the file `against`, head to head), the match's
+    figures (see `summarise`), under `rules`; the files run contained (PlayerFault naming
+    the one that fails)."""
     # A file that does not load fails here, once, before any game.
-    contained.run(path, _loads, [str(path)], limits=limits, contain=contain)
+    files = [path] if against is None else [path, against]
+    for file in files:
+        contained.run(file, _loads, [str(file)], limits=limits, contain=contain)
     figures = {}
-    for opponent in opponents:
-        tasks = [(str(path), rules, opponent, seed, game) for game in range(games)]
+    runs = [(name, False) for name in opponents]
+    runs += [] if against is None else [(str(against), True)]
+    for opponent, is_file in runs:
+        tasks = [(str(path), rules, opponent, seed, game, is_file) for game in range(games)]
         results = contained.run(
-            path,
+            files,
             _work,
             tasks,
             workers=workers,

@@ -27,7 +27,7 @@ from mine.strategies.codegen.hog import write_module
 from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, Strategy, as_table
 from mine.strategies.engines.settings import parse as settings_parse
 from mine.strategies.player_file import PlayerFileError, load_module
-from mine.strategies.solvers.hog import report_card
+from mine.strategies.solvers.hog import TurnModel, report_card, win_rates
 
 GAME = "hog"
 EXTRA_ROWS = {  # the report card's figures beyond one row per opponent, and their names
@@ -76,30 +76,45 @@ def load_player(path: Path) -> tuple[Strategy, dict[str, str]]:
     return strategy, {"goal": str(goal)}
 
 
+def file_table(path: Path | str, strategy: Strategy, rules: HogRules) -> np.ndarray:
+    """A file's `final_strategy` as its table in `rules` (PlayerFileError if it is not)."""
+    try:
+        return as_table(strategy, rules)
+    except (ValueError, TypeError, IndexError) as error:
+        raise PlayerFileError(
+            f"{path}: final_strategy is not a Hog strategy here ({error})"
+        ) from None
+
+
 def validate_player(
     path: Path,
     settings: Iterable[str] | Mapping[str, str] | None = None,
     limits: contained.Limits = contained.LIMITS,
     contain: bool = True,
+    against: Path | None = None,
 ) -> tuple[dict[str, Any], HogRules]:
     """The exact report card of a player module, with the gaps to the best possible
-    figures, in the rules it states with `settings` over them; and those rules.
-    ValueError (`PlayerFileError` for the file) when either does not make sense; the file
-    runs contained (PlayerFault when it fails)."""
-    return contained.run(path, _card, [(path, settings)], limits=limits, contain=contain)[0]
+    figures, in the rules it states with `settings` over them; and those rules. With
+    `against`, another player file: the exact rates head to head, in the same rules.
+    ValueError (`PlayerFileError` for the file) when either does not make sense; the files
+    run contained (PlayerFault naming the one that fails)."""
+    files = [path] if against is None else [path, against]
+    task = (path, settings, against)
+    return contained.run(files, _card, [task], limits=limits, contain=contain)[0]
 
 
 def _card(task: tuple) -> tuple[dict[str, Any], HogRules]:
-    path, settings = task
+    path, settings, against = task
     strategy, stated = load_player(path)
     rules = DEFAULT_RULES.with_settings({**stated, **settings_parse(settings or [])})
-    try:
-        table = as_table(strategy, rules)
-    except (ValueError, TypeError, IndexError) as error:
-        raise PlayerFileError(
-            f"{path}: final_strategy is not a Hog strategy here ({error})"
-        ) from None
+    table = file_table(path, strategy, rules)
     card = report_card(table, rules, BASELINES)
+    if against is not None:  # head to head: first, second and average, as each baseline
+        other = file_table(against, load_player(against)[0], rules)
+        rates = win_rates(TurnModel.from_rules(rules), table, other)
+        card["against"][str(against)] = {
+            "first": rates.first, "second": rates.second, "average": rates.average
+        }  # fmt: skip
     card["gaps"] = {
         "best_vs_always_roll_6_minus_player": card["best_possible_vs_always_roll_6"]["average"]
         - card["against"]["always_roll:6"]["average"],

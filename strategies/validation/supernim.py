@@ -67,32 +67,72 @@ def _file_move(game: Game, state: State, answer: Any):
 
 
 def play_one(
-    module: ModuleType, opponent: str, seat: str, start: State, seed: int, depth: int | None
+    module: ModuleType,
+    opponent: str | ModuleType,
+    seat: str,
+    start: State,
+    seed: int,
+    depth: int | None,
 ) -> dict[str, Any]:
-    """One game: the file in `seat` against `opponent`; its result from the file's side."""
-    game = Game(DEFAULT_RULES)
-    bot = parse_bot(opponent, np.random.default_rng(seed))
-    state, times, invalid = start, [], 0
-    while not game.is_terminal(state):
-        if state.player == seat:
-            answer, seconds = _ask(module, state, game.moves_left(state), depth)
-            times.append(seconds)
-            move = _file_move(game, state, answer)
-            if move is None:
-                invalid += 1
-                break
-        else:
-            move = bot(game, state)
-        state = game.after(state, move)
-    margin = state.margin(seat)
+    """One game: the file in `seat` against `opponent` (a bot's name, or another file's
+    module, which searches to its own depth); its result from the file's side."""
+    other_seat = other(seat)
+    movers = {
+        seat: file_mover(module, depth),
+        other_seat: file_mover(opponent, None)
+        if isinstance(opponent, ModuleType)
+        else bot_mover(parse_bot(opponent, np.random.default_rng(seed))),
+    }
+    played = play_sides(movers, start)
+    invalid = played["invalid"][seat]
+    margin = played["final"].margin(seat)
     outcome = "loss" if invalid or margin < 0 else "win" if margin > 0 else "draw"
+    if played["invalid"][other_seat]:
+        outcome = "win"
     return {
         "outcome": outcome,
         "margin": margin,
-        "cutoff": game.is_cut_off(state) and not invalid,
+        "cutoff": played["cutoff"],
         "invalid": invalid,
-        "times": times,
+        "times": played["times"][seat],
     }
+
+
+Mover = Callable[[Game, State], tuple[Any, float | None]]
+
+
+def file_mover(module: ModuleType, depth: int | None) -> Mover:
+    """A file's side: its `ai_move` answer as a legal move (None: invalid), and its time."""
+
+    def move(game: Game, state: State) -> tuple[Any, float | None]:
+        answer, seconds = _ask(module, state, game.moves_left(state), depth)
+        return _file_move(game, state, answer), seconds
+
+    return move
+
+
+def bot_mover(bot: Callable[[Game, State], Any]) -> Mover:
+    return lambda game, state: (bot(game, state), None)
+
+
+def play_sides(movers: dict[str, Mover], start: State) -> dict[str, Any]:
+    """One game from `start` between the movers of MAX and MIN; an invalid move ends it
+    (the side that made it loses). The final state, cut-off, invalid moves and call times
+    by seat."""
+    game = Game(DEFAULT_RULES)
+    state = start
+    times: dict[str, list[float]] = {MAX: [], MIN: []}
+    invalid = dict.fromkeys((MAX, MIN), 0)
+    while not game.is_terminal(state):
+        move, seconds = movers[state.player](game, state)
+        if seconds is not None:
+            times[state.player].append(seconds)
+        if move is None:
+            invalid[state.player] += 1
+            break
+        state = game.after(state, move)
+    cutoff = game.is_cut_off(state) and not any(invalid.values())
+    return {"final": state, "cutoff": cutoff, "invalid": invalid, "times": times}
 
 
 def _starts(games: int, seed: int) -> list[tuple[str, State]]:
@@ -122,8 +162,19 @@ def _loads(path: str) -> None:
 
 
 def _work(task: tuple) -> dict[str, Any]:
-    path, opponent, seat, start, seed, depth = task
-    return play_one(_player(path), opponent, seat, start, seed, depth)
+    path, opponent, seat, start, seed, depth, is_file = task
+    against = load(opponent) if is_file else opponent
+    return play_one(_player(path), against, seat, start, seed, depth)
+
+
+def load(path: str) -> ModuleType:
+    """Another file's module in this worker (an opponent head to head), loaded once."""
+    if path not in _OTHERS:
+        _OTHERS[path] = load_module(path, "supernim", FUNCTIONS)
+    return _OTHERS[path]
+
+
+_OTHERS: dict[str, ModuleType] = {}
 
 
 def wilson(successes: int, n: int) -> dict[str, Any]:
@@ -166,16 +217,22 @@ def validate_player(
     equal_depth: int = 0,
     progress: Callable[[str, int, int], None] | None = None,
     limits: contained.Limits = LIMITS,
+    against: str | Path | None = None,
 ) -> dict[str, Any]:
     """The file against each opponent (and, with `equal_depth` D, its search at depth D
-    against alphabeta:D: its heuristic against the plain one)."""
-    contained.run(path, _loads, [str(path)], limits=limits)  # a bad file fails here, once
+    against alphabeta:D: its heuristic against the plain one; with `against`, head to head
+    against another file, both at their own depth); PlayerFault names the file that fails."""
+    files = [path] if against is None else [path, against]
+    for file in files:
+        contained.run(file, _loads, [str(file)], limits=limits)  # a bad file fails here, once
     for name in opponents:
         parse_bot(name, None)
-    runs = [(name, name, None) for name in opponents]
+    runs = [(name, name, None, False) for name in opponents]
     if equal_depth:
         runs.append((f"equal depth {equal_depth} vs alphabeta:{equal_depth}",
-                     f"alphabeta:{equal_depth}", equal_depth))  # fmt: skip
+                     f"alphabeta:{equal_depth}", equal_depth, False))  # fmt: skip
+    if against is not None:
+        runs.append((str(against), str(against), None, True))
     starts = _starts(games, seed)
     card: dict[str, Any] = {
         "games_per_opponent": games,
@@ -184,13 +241,13 @@ def validate_player(
         "rules_text": "default rules: merge cap 10, split of 2 scores 2, cut-off 100 moves",
         "against": {},
     }
-    for run, (label, opponent, depth) in enumerate(runs):
+    for run, (label, opponent, depth, is_file) in enumerate(runs):
         tasks = [
-            (str(path), opponent, seat, start, (seed + run) * 1_000_003 + number, depth)
+            (str(path), opponent, seat, start, (seed + run) * 1_000_003 + number, depth, is_file)
             for number, (seat, start) in enumerate(starts)
         ]
         results = contained.run(
-            path,
+            files,
             _work,
             tasks,
             workers=workers,

@@ -843,20 +843,42 @@ def validate(
     shoe_hands: int = 0,
     limits: contained.Limits = contained.LIMITS,
     contain: bool = True,
+    against: Path | None = None,
 ) -> dict[str, Any]:
     """Everything `mine validate twentyone` measures of a player file, as a dict; with
-    `shoe_hands`, its count play against the static optimal chart on continuous shoes.
-    The file runs contained (PlayerFault when it fails); nothing is reported before the
-    whole measure is done."""
-    task = (path, rules, hands, games, seed, exact, shoe_hands)
-    return contained.run(path, _measure, [task], limits=limits, contain=contain)[0]
+    `shoe_hands`, its count play against the static optimal chart on continuous shoes;
+    with `against`, another file head to head: its flat-bet return on the same cards, and
+    full games of the two at one table, seats swapped on the same shoe (the tournament's
+    pairing). The files run contained (PlayerFault naming the one that fails); nothing is
+    reported before the whole measure is done."""
+    task = (path, rules, hands, games, seed, exact, shoe_hands, against)
+    files = [path] if against is None else [path, against]
+    return contained.run(files, _measure, [task], limits=limits, contain=contain)[0]
+
+
+def head_to_head(path: Path, against: Path, rules: TwentyOneRules, games: int, seed: int) -> dict:
+    """Full games of the file and `against` at one table (the tournament's pairing: each
+    deal from both seats), from the file's side."""
+    from mine.strategies import tournament
+    from mine.strategies.tournament import twentyone as match
+
+    a, b = (tournament.Entrant(str(f), str(f)) for f in (path, against))
+    table = match.Table(rules)
+    outcomes = [
+        match.play(a, b, deal, swapped, seed, table)
+        for deal in range(max(1, games // 2))
+        for swapped in (False, True)
+    ]
+    return tournament.summarise_pairing(outcomes, 1.0, exact=False)
 
 
 def _measure(task: tuple) -> dict[str, Any]:
-    path, rules, hands, games, seed, exact, shoe_hands = task
+    path, rules, hands, games, seed, exact, shoe_hands, against = task
     module = load_player(path)
     chart = chart_of_module(module)
     policies = {"player": FilePolicy(module), **baseline_policies(rules)}
+    if against is not None:
+        policies[str(against)] = FilePolicy(load_player(against))
     started = time.perf_counter()
     flat = flat_returns(policies, rules, hands, seed, rules.decks, "player")
     flat_seconds = time.perf_counter() - started
@@ -866,7 +888,7 @@ def _measure(task: tuple) -> dict[str, Any]:
         optimum[f"{rules.decks}_decks"] = solve(rules, decks=rules.decks).ev
     player = flat["player"]["return"]
     reference = optimum.get(f"{rules.decks}_decks", optimum["infinite_deck"])
-    baselines = {name: flat[name] for name in policies if name != "player"}
+    baselines = {name: flat[name] for name in policies if name not in ("player", str(against))}
     result = {
         "player": str(path),
         "rules": dataclasses.asdict(rules),
@@ -903,6 +925,12 @@ def _measure(task: tuple) -> dict[str, Any]:
             "static_optimum": shoe["static optimum"]["return"],
             "gain_over_static_optimum": shoe["static optimum"]["player_minus_this"],
             "count_cells": len(module.BY_COUNT),
+        }
+    if against is not None:
+        result["against"] = {
+            "file": str(against),
+            "flat_bet": flat[str(against)],
+            "games": head_to_head(path, against, rules, games, seed) if games else None,
         }
     if games:
         twin = flat_minimum(load_player(path))

@@ -1,0 +1,120 @@
+"""`mine tournament <game>`: what every game's command shares once its options are read.
+
+A game's `tournament` command reads its options (its rules among them) and calls `run`
+with its game's name: the round robin itself is `strategies.tournament`, the per-game
+match its `match` part. Here: progress while it plays, the standings and pairings as
+tables (or one JSON document), the HTML page, and the exit code (1 when an entrant was
+disqualified, after everything else is printed).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn
+
+from mine import games as registry
+from mine.pipeline import options
+from mine.pipeline.console import fail, interval, print_json, show, write_report
+from mine.pipeline.progress import bar as progress_bar
+from mine.strategies import tournament as core
+
+
+def run(
+    game: str,
+    files: list[Path] | None,
+    bots: str,
+    games: int,
+    seed: int,
+    workers: int,
+    context: Any,
+    as_json: bool,
+    html: Path | None,
+) -> None:
+    """The round robin of `files` and `bots` in `game`, printed; exit code 1 when an
+    entrant was disqualified (its reason printed, the rest of the results too)."""
+    match = registry.get(game).module("match")
+    try:
+        entrants = core.entrants_of(files or [], options.names(bots), match, context)
+    except core.TournamentError as error:
+        missing = str(error).endswith(("no such file", "not a file"))
+        raise fail(str(error), 1 if missing else 2) from None
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    bar = progress_bar(*columns, TimeElapsedColumn(), as_json=as_json)
+    tasks: dict[str, TaskID] = {}
+
+    def progress(label: str, done: int, total: int) -> None:
+        if label not in tasks:
+            tasks[label] = bar.add_task(label, total=total)
+        bar.update(tasks[label], completed=done)
+
+    try:
+        with bar:
+            result = core.round_robin(match, entrants, games, seed, context, workers,
+                                      progress=progress)  # fmt: skip
+    except core.TournamentError as error:
+        raise fail(str(error), 2) from None
+    result = {"game": game, **result}
+    if html is not None:
+        from mine.pipeline.reports import tournament as page
+
+        write_report(html, page.html(result, match.MARGIN), say=not as_json)
+        result["html"] = str(html)
+    if as_json:
+        print_json(result)
+    else:
+        _print(result, match.MARGIN)
+    for name, fault in result["disqualified"].items():  # one line each, after the results
+        fail(f"{name}: disqualified, {fault['reason']} ({fault['when']})")
+    if result["disqualified"]:
+        raise typer.Exit(1)
+
+
+def _print(result: dict[str, Any], margin: str | None) -> None:
+    percent = "{:.1%}".format
+    rows = [
+        {
+            "rank": row["rank"],
+            "player": row["name"],
+            "rating": "–"
+            if row["rating"] is None
+            else f"{row['rating']:.0f} ± {row['plus_minus']:.0f}",
+            "games": row["games"],
+            "score": "–" if row["score_rate"] is None else percent(row["score_rate"]),
+            "invalid": row["invalid"],
+            "disqualified": row["disqualified"] or "",
+        }
+        for row in result["standings"]
+    ]
+    exact = " (exact win probabilities)" if result["exact"] else ""
+    show(rows, f"{result['game']} round robin: {result['games_per_pairing']} games a pairing, "
+         f"seed {result['seed']}{exact}")  # fmt: skip
+    pairs = []
+    for p in result["pairings"]:
+        if "void" in p:
+            pairs.append({"A": p["a"], "B": p["b"], "A score [95 %]": p["void"]})
+            continue
+        row = {
+            "A": p["a"],
+            "B": p["b"],
+            "games": p["games"],
+            "first A/B": f"{p['a_first']}/{p['b_first']}",
+            "A score [95 %]": f"{p['a_score_rate']:.3f}"
+            if result["exact"]
+            else interval(
+                {"mean": p["a_score_rate"], "ci95": p["a_score_ci95"]}, "{:.3f}"
+            ),  # fmt: skip
+            "invalid A/B": f"{p['invalid'][0]}/{p['invalid'][1]}",
+        }
+        if not result["exact"]:
+            row["W-D-L"] = f"{p['a_wins']}-{p['draws']}-{p['b_wins']}"
+        if p.get("margin", {}).get("ci95"):
+            row["margin [95 %]"] = interval(p["margin"], "{:+.2f}")
+        pairs.append(row)
+    columns = dict.fromkeys(
+        key for row in pairs for key in row
+    )  # every column any row has, in order
+    show(pairs, "pairings (A's side; draws count half)", {k: k for k in columns},
+         caption=f"margin: {margin}" if margin else None)  # fmt: skip

@@ -1,0 +1,349 @@
+"""Players against players: a round robin of player files and baseline bots, and ratings.
+
+One core for every game. A game's part is a small module beside this one
+(`tournament/<game>.py`, the registry's `match` part) that plays one game between two
+sides in its reference engine, reusing its validator's game loop:
+
+- `BOTS`: the baseline bot names; `check_bot(spec, context)` raises ValueError for an
+  unknown one; `LIMITS`: the contained limits of its player files; `EXACT`: whether a
+  game is an exact expectation (Hog) rather than one sampled game;
+- `load(path)`: the file's module in this worker (loaded once);
+- `play(a, b, deal, swapped, seed, context) -> Outcome`: one game from side A's point of
+  view; deal `deal` (its cards, board or answer, from `seed`) is played twice, the second
+  time with the seats swapped (`swapped`: B sits where A sat, B moves first), as in
+  duplicate bridge: luck of the deal cancels within each pair of games.
+
+Every pairing of entrants plays `games` games (half the deals from each seat); files run
+contained (`strategies.contained`), both files of a pairing in the same workers, and a
+fault (a file that does not load, ends its process, or runs over its time limit) names
+its file: that entrant is disqualified — its games are void, it is not rated and ranks
+last — and the rest of the tournament goes on. What a game's own rules call an invalid
+play (a crash inside a call, a move that is not legal) loses that game, as in `validate`.
+
+Ratings: Bradley–Terry on the Elo scale, fitted by maximum likelihood over all games at
+once (draws count half a win to each side), so the order of the games does not matter;
+one virtual draw per pairing keeps a perfect record finite (BayesElo's prior); the mean
+is anchored at 1500 and each ± is 1.96 standard errors from the fit's observed
+information.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mine.strategies import contained
+
+Z95 = 1.959964
+ELO = math.log(10) / 400  # a rating difference of 400 is odds of 10 to 1
+PRIOR_DRAWS = 1.0  # virtual draws per pairing: a finite rating for a perfect record
+MEAN_RATING = 1500.0
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A player file (`file` its path) or a named baseline bot (`file` None)."""
+
+    name: str
+    file: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return "file" if self.file else "bot"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One game from side A's point of view: A's score (1 win, ½ draw, 0 loss; an exact
+    game's expectation), whether A sat or moved first, A's margin in the game's own units
+    (None where the game has none), and each side's invalid play (None: none)."""
+
+    score: float
+    a_first: bool
+    margin: float | None = None
+    invalid: tuple[str | None, str | None] = (None, None)
+
+
+class TournamentError(ValueError):
+    """A tournament that cannot start: too few entrants, an unknown bot, a missing file."""
+
+
+def entrants_of(files: Sequence[str | Path], bots: Sequence[str], match, context) -> list[Entrant]:
+    """The entrants (files first, then bots), checked: at least two, each once, files that
+    exist, bots the game knows."""
+    entrants = [Entrant(str(f), str(f)) for f in files] + [Entrant(b) for b in bots]
+    for entrant in entrants:
+        if entrant.file is not None and not Path(entrant.file).is_file():
+            there = "not a file" if Path(entrant.file).exists() else "no such file"
+            raise TournamentError(f"{entrant.file}: {there}")
+        if entrant.file is None:
+            try:
+                match.check_bot(entrant.name, context)
+            except ValueError as error:
+                raise TournamentError(str(error)) from None
+    names = [e.name for e in entrants]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise TournamentError(f"{twice[0]} is entered twice (each entrant plays once)")
+    if len(entrants) < 2:
+        raise TournamentError(
+            f"a tournament needs at least two entrants (files and --bots), not {len(entrants)}"
+        )
+    return entrants
+
+
+# --- playing ---------------------------------------------------------------------------------
+
+
+def _play(task: tuple) -> Outcome:
+    """One game in a worker: the game's match module plays it."""
+    module, a, b, deal, swapped, seed, context = task
+    return importlib.import_module(module).play(a, b, deal, swapped, seed, context)
+
+
+def _load(task: tuple) -> None:
+    module, path = task
+    importlib.import_module(module).load(path)
+
+
+def round_robin(
+    match,
+    entrants: Sequence[Entrant],
+    games: int,
+    seed: int,
+    context: Any = None,
+    workers: int = 1,
+    limits: contained.Limits | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Every pairing of `entrants` plays `games` games in `match`'s game (see the module
+    docstring); the standings, each pairing's result with its intervals, and the faults.
+    Timings are under the one key `timings` (everything else depends on the seed only)."""
+    if games < 1 or (games % 2 and not match.EXACT):
+        raise TournamentError(
+            f"--games {games}: a pairing plays an even number of games, at least 2 "
+            "(each deal from both seats)"
+        )
+    limits = limits or match.LIMITS
+    name = match.__name__
+    timings: dict[str, float] = {}
+    faults: dict[str, dict[str, str]] = {}
+    started = time.perf_counter()
+    for entrant in entrants:
+        if entrant.file is not None:
+            try:
+                contained.run(entrant.file, _load, [(name, entrant.file)], limits=limits)
+            except contained.PlayerFault as fault:
+                faults[entrant.name] = {"when": "loading", "reason": fault.reason}
+    timings["loading"] = round(time.perf_counter() - started, 3)
+    deals = 1 if match.EXACT else games // 2
+    weight = games / 2 if match.EXACT else 1.0
+    pairings = []
+    for i, a in enumerate(entrants):
+        for b in entrants[i + 1 :]:
+            label = f"{a.name} v {b.name}"
+            record: dict[str, Any] = {"a": a.name, "b": b.name}
+            if a.name in faults or b.name in faults:
+                record["void"] = "disqualified: " + ", ".join(
+                    e.name for e in (a, b) if e.name in faults
+                )
+                pairings.append(record)
+                continue
+            tasks = [
+                (name, a, b, deal, swapped, seed, context)
+                for deal in range(deals)
+                for swapped in (False, True)
+            ]
+            files = [e.file for e in (a, b) if e.file is not None] or [label]
+            started = time.perf_counter()
+            total = len(tasks)
+            try:
+                outcomes = contained.run(
+                    files,
+                    _play,
+                    tasks,
+                    workers=workers,
+                    limits=limits,
+                    chunk=max(1, min(16, total // (4 * workers))),
+                    progress=(lambda done, t=total, x=label: progress(x, done, t))
+                    if progress
+                    else None,
+                )
+            except contained.PlayerFault as fault:
+                faulty = next((e for e in (a, b) if e.file and str(Path(e.file)) == fault.path),
+                              None)  # fmt: skip
+                if faulty is None:
+                    raise
+                faults[faulty.name] = {"when": f"playing {label}", "reason": fault.reason}
+                record["void"] = f"disqualified: {faulty.name}"
+                pairings.append(record)
+                continue
+            timings[label] = round(time.perf_counter() - started, 3)
+            record.update(summarise_pairing(outcomes, weight, match.EXACT))
+            pairings.append(record)
+    for record in pairings:  # a disqualified entrant's earlier pairings are void too
+        if "void" not in record and (record["a"] in faults or record["b"] in faults):
+            a, b = record["a"], record["b"]
+            record.clear()
+            gone = ", ".join(x for x in (a, b) if x in faults)
+            record.update(a=a, b=b, void=f"disqualified: {gone}")
+    return {
+        "games_per_pairing": games,
+        "seed": seed,
+        "exact": bool(match.EXACT),
+        "entrants": [{"name": e.name, "kind": e.kind} for e in entrants],
+        "standings": standings(entrants, pairings, faults),
+        "pairings": pairings,
+        "disqualified": faults,
+        "timings": timings,
+    }
+
+
+# --- one pairing -----------------------------------------------------------------------------
+
+
+def summarise_pairing(outcomes: Sequence[Outcome], weight: float, exact: bool) -> dict[str, Any]:
+    """A pairing's result from A's side: wins, draws, losses, A's score rate with its
+    Wilson 95 % interval (draws half), seats, the paired margin, invalid plays. Outcomes
+    come in deal pairs (the deal, then the same deal with the seats swapped)."""
+    scores = np.array([o.score for o in outcomes], float)
+    games = round(len(outcomes) * weight)
+    score = round(float(scores.sum() * weight), 6)
+    result: dict[str, Any] = {
+        "games": games,
+        "a_wins": int((scores == 1).sum()) if not exact else None,
+        "draws": int((scores == 0.5).sum()) if not exact else None,
+        "b_wins": int((scores == 0).sum()) if not exact else None,
+        "a_score": score,
+        "a_score_rate": round(score / games, 6),
+        "a_score_ci95": [round(score / games, 6)] * 2 if exact else wilson(score, games),
+        "a_first": int(sum(o.a_first for o in outcomes) * weight),
+        "b_first": int(sum(not o.a_first for o in outcomes) * weight),
+        "invalid": [sum(o.invalid[side] is not None for o in outcomes) for side in (0, 1)],
+        "invalid_reasons": [
+            sorted({o.invalid[side] for o in outcomes if o.invalid[side]})[:3] for side in (0, 1)
+        ],
+    }
+    if outcomes and outcomes[0].margin is not None:
+        result["margin"] = paired_margin(outcomes)
+    return result
+
+
+def wilson(successes: float, n: float) -> list[float]:
+    """The Wilson score 95 % interval of a rate (`successes` may count draws as halves)."""
+    if n <= 0:
+        return [0.0, 1.0]
+    p = successes / n
+    centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
+    return [round(max(0.0, centre - half), 6), round(min(1.0, centre + half), 6)]
+
+
+def paired_margin(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """A's mean margin per game with a paired t 95 % interval: each deal's two games (one
+    from each seat) make one difference, so the deal's luck cancels; deals with a game
+    without a margin (an invalid play) are left out."""
+    pairs = [outcomes[k : k + 2] for k in range(0, len(outcomes) - 1, 2)]
+    both = [(x.margin, y.margin) for x, y in pairs if x.margin is not None and y.margin is not None]
+    per_deal = np.array([(x + y) / 2 for x, y in both], float)
+    n = len(per_deal)
+    if n == 0:
+        return {"mean": None, "ci95": None, "deals": 0}
+    mean = round(float(per_deal.mean()), 6)
+    if n < 2:
+        return {"mean": mean, "ci95": None, "deals": n}
+    from scipy.stats import t  # scikit-learn's own dependency; only needed here
+
+    half = float(t.ppf(0.975, n - 1)) * float(per_deal.std(ddof=1)) / math.sqrt(n)
+    return {"mean": mean, "ci95": [round(mean - half, 6), round(mean + half, 6)], "deals": n}
+
+
+# --- ratings ---------------------------------------------------------------------------------
+
+
+def fit_ratings(
+    count: int, results: Sequence[tuple[int, int, float, float]], prior_draws: float = PRIOR_DRAWS
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bradley–Terry ratings on the Elo scale of `count` players from (i, j, i's score, games)
+    results (draws as half wins), by maximum likelihood with `prior_draws` virtual draws per
+    pair (Newton's method); the mean is 1500. Returns the ratings and their 95 % ± (1.96
+    standard errors, from the inverse of the observed information under the mean's
+    anchor)."""
+    scored = np.zeros((count, count))  # scored[i, j]: i's score against j
+    played = np.zeros((count, count))
+    for i, j, score, games in results:
+        scored[i, j] += score
+        scored[j, i] += games - score
+        played[i, j] += games
+        played[j, i] += games
+    met = played > 0
+    scored += np.where(met, prior_draws / 2, 0.0)
+    played += np.where(met, prior_draws, 0.0)
+    r = np.zeros(count)
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-ELO * (r[:, None] - r[None, :])))
+        gradient = ELO * (scored - played * p).sum(axis=1)
+        w = ELO**2 * played * p * (1 - p)
+        information = np.diag(w.sum(axis=1)) - w
+        step = np.linalg.pinv(information) @ gradient
+        r = r + step
+        r -= r.mean()
+        if np.abs(step).max() < 1e-9:
+            break
+    p = 1 / (1 + np.exp(-ELO * (r[:, None] - r[None, :])))
+    w = ELO**2 * played * p * (1 - p)
+    covariance = np.linalg.pinv(np.diag(w.sum(axis=1)) - w)
+    return MEAN_RATING + r, Z95 * np.sqrt(np.maximum(np.diag(covariance), 0.0))
+
+
+def standings(
+    entrants: Sequence[Entrant], pairings: Sequence[dict[str, Any]], faults: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Rated entrants by rating (best first), then the disqualified, in entry order."""
+    rated = [e.name for e in entrants if e.name not in faults]
+    index = {name: k for k, name in enumerate(rated)}
+    results = [
+        (index[p["a"]], index[p["b"]], p["a_score"], p["games"])
+        for p in pairings
+        if "void" not in p
+    ]
+    ratings, plus = fit_ratings(len(rated), results) if rated else (np.zeros(0), np.zeros(0))
+    rows = []
+    for name in rated:
+        k = index[name]
+        mine = [p for p in pairings if "void" not in p and name in (p["a"], p["b"])]
+        side = [0 if p["a"] == name else 1 for p in mine]
+        games = sum(p["games"] for p in mine)
+        score = sum(
+            p["a_score"] if s == 0 else p["games"] - p["a_score"]
+            for p, s in zip(mine, side, strict=True)
+        )
+        rows.append({
+            "name": name,
+            "rating": round(float(ratings[k]), 1),
+            "plus_minus": round(float(plus[k]), 1),
+            "games": games,
+            "score": round(score, 6),
+            "score_rate": round(score / games, 6) if games else None,
+            "invalid": sum(p["invalid"][s] for p, s in zip(mine, side, strict=True)),
+            "disqualified": None,
+        })  # fmt: skip
+    rows.sort(key=lambda row: (-row["rating"], row["name"]))
+    for entrant in entrants:
+        if entrant.name in faults:
+            fault = faults[entrant.name]
+            rows.append({
+                "name": entrant.name, "rating": None, "plus_minus": None, "games": 0,
+                "score": 0, "score_rate": None, "invalid": 0,
+                "disqualified": f"{fault['reason']} ({fault['when']})",
+            })  # fmt: skip
+    for rank, row in enumerate(rows, start=1):
+        row["rank"] = rank
+    return rows
