@@ -344,7 +344,7 @@ def validate(
     opponents = options.names(baselines)
     _bots(opponents, game_rules)
     # a bad file fails here, before the progress bars
-    _validated(player, [], game_rules, against=against)
+    _validated(player, [], game_rules, against=against, games=0)
     labels = opponents + ([] if against is None else [str(against)])
     with progress_bar(*PROGRESS, as_json=as_json) as bar:
         tasks = {name: bar.add_task(f"vs {name}", total=games) for name in labels}

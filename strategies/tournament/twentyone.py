@@ -22,7 +22,8 @@ from mine.strategies import contained
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import TwentyOneRules, play_game
 from mine.strategies.tournament import Entrant, Outcome
-from mine.strategies.validation.twentyone import BASELINES, engine_player, load_player
+from mine.strategies.player_file import load_module
+from mine.strategies.validation.twentyone import BASELINES, engine_player
 
 BOTS = BASELINES
 EXACT = False
@@ -46,8 +47,10 @@ def check_bot(spec: str, table: Table | None = None) -> None:
 
 
 def load(path: str) -> ModuleType:
+    """The file's module: any file with the spec's `play` plays (validation's tables,
+    which only a generated player has, are not needed at a table)."""
     if path not in _WORKER:
-        _WORKER[path] = load_player(path)
+        _WORKER[path] = load_module(path, "twentyone", ("play",))
     return _WORKER[path]
 
 
