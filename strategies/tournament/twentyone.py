@@ -21,8 +21,8 @@ import numpy as np
 from mine.strategies import contained
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import TwentyOneRules, play_game
-from mine.strategies.tournament import Entrant, Outcome
 from mine.strategies.player_file import load_module
+from mine.strategies.tournament import Entrant, Outcome
 from mine.strategies.validation.twentyone import BASELINES, engine_player
 
 BOTS = BASELINES
