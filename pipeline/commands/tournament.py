@@ -84,6 +84,7 @@ def _print(result: dict[str, Any], margin: str | None) -> None:
             "games": row["games"],
             "score": "–" if row["score_rate"] is None else percent(row["score_rate"]),
             "invalid": row["invalid"],
+            "time-outs": row["timeouts"],
             "disqualified": row["disqualified"] or "",
         }
         for row in result["standings"]

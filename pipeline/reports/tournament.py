@@ -30,6 +30,7 @@ def html(result: dict[str, Any], margin: str | None) -> str:
             "games": row["games"],
             "score rate": row["score_rate"],
             "invalid plays": row["invalid"],
+            "of them time-outs": row["timeouts"],
             "disqualified": row["disqualified"] or "",
         }
         for row in standings

@@ -6,7 +6,8 @@ sides in its reference engine, reusing its validator's game loop:
 
 - `BOTS`: the baseline bot names; `check_bot(spec, context)` raises ValueError for an
   unknown one; `LIMITS`: the contained limits of its player files; `EXACT`: whether a
-  game is an exact expectation (Hog) rather than one sampled game;
+  game is an exact expectation (Hog) rather than one sampled game; `TIMED_OUT`: words of
+  the invalid-play reasons that are the game's own clock (a time-out, counted apart);
 - `load(path)`: the file's module in this worker (loaded once);
 - `play(a, b, deal, swapped, seed, context) -> Outcome`: one game from side A's point of
   view; deal `deal` (its cards, board or answer, from `seed`) is played twice, the second
@@ -186,7 +187,7 @@ def round_robin(
                 pairings.append(record)
                 continue
             timings[label] = round(time.perf_counter() - started, 3)
-            record.update(summarise_pairing(outcomes, weight, match.EXACT))
+            record.update(summarise_pairing(outcomes, weight, match.EXACT, match.TIMED_OUT))
             pairings.append(record)
     for record in pairings:  # a disqualified entrant's earlier pairings are void too
         if "void" not in record and (record["a"] in faults or record["b"] in faults):
@@ -209,9 +210,12 @@ def round_robin(
 # --- one pairing -----------------------------------------------------------------------------
 
 
-def summarise_pairing(outcomes: Sequence[Outcome], weight: float, exact: bool) -> dict[str, Any]:
+def summarise_pairing(
+    outcomes: Sequence[Outcome], weight: float, exact: bool, timed_out: Sequence[str] = ()
+) -> dict[str, Any]:
     """A pairing's result from A's side: wins, draws, losses, A's score rate with its
-    Wilson 95 % interval (draws half), seats, the paired margin, invalid plays. Outcomes
+    Wilson 95 % interval (draws half), seats, the paired margin, invalid plays (and how
+    many of them the game's clock called: reasons holding a `timed_out` word). Outcomes
     come in deal pairs (the deal, then the same deal with the seats swapped)."""
     scores = np.array([o.score for o in outcomes], float)
     games = round(len(outcomes) * weight)
@@ -227,6 +231,9 @@ def summarise_pairing(outcomes: Sequence[Outcome], weight: float, exact: bool) -
         "a_first": int(sum(o.a_first for o in outcomes) * weight),
         "b_first": int(sum(not o.a_first for o in outcomes) * weight),
         "invalid": [sum(o.invalid[side] is not None for o in outcomes) for side in (0, 1)],
+        "timeouts": [
+            sum(_timed_out(o.invalid[side], timed_out) for o in outcomes) for side in (0, 1)
+        ],  # fmt: skip
         "invalid_reasons": [
             sorted({o.invalid[side] for o in outcomes if o.invalid[side]})[:3] for side in (0, 1)
         ],
@@ -234,6 +241,10 @@ def summarise_pairing(outcomes: Sequence[Outcome], weight: float, exact: bool) -
     if outcomes and outcomes[0].margin is not None:
         result["margin"] = paired_margin(outcomes)
     return result
+
+
+def _timed_out(reason: str | None, words: Sequence[str]) -> bool:
+    return reason is not None and any(word in reason for word in words)
 
 
 def wilson(successes: float, n: float) -> list[float]:
@@ -333,6 +344,7 @@ def standings(
             "score": round(score, 6),
             "score_rate": round(score / games, 6) if games else None,
             "invalid": sum(p["invalid"][s] for p, s in zip(mine, side, strict=True)),
+            "timeouts": sum(p["timeouts"][s] for p, s in zip(mine, side, strict=True)),
             "disqualified": None,
         })  # fmt: skip
     rows.sort(key=lambda row: (-row["rating"], row["name"]))
@@ -341,7 +353,7 @@ def standings(
             fault = faults[entrant.name]
             rows.append({
                 "name": entrant.name, "rating": None, "plus_minus": None, "games": 0,
-                "score": 0, "score_rate": None, "invalid": 0,
+                "score": 0, "score_rate": None, "invalid": 0, "timeouts": 0,
                 "disqualified": f"{fault['reason']} ({fault['when']})",
             })  # fmt: skip
     for rank, row in enumerate(rows, start=1):

@@ -23,6 +23,7 @@ from mine.strategies.validation.cardguess import LIMITS, FileGuesser, _one_game,
 
 BOTS = GUESSERS
 EXACT = False
+TIMED_OUT = (" s after ",)  # the handout's 10 s a game
 MARGIN = "guesses, B − A (positive: A needs fewer)"
 __all__ = ["LIMITS", "check_bot", "load", "play"]
 

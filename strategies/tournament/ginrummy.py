@@ -24,6 +24,7 @@ from mine.strategies.validation.ginrummy import BASELINES, RULES, game_result, l
 BOTS = BASELINES
 EXACT = False
 LIMITS = contained.LIMITS
+TIMED_OUT = ("Took too long",)  # the engine's second a call
 MARGIN = "points per game (A − B, summed over rounds)"
 
 _WORKER: dict[Any, Any] = {}  # this worker's loaded files and meld solvers

@@ -23,6 +23,7 @@ from mine.strategies.validation.hog import file_table, load_player
 BOTS = BASELINES
 EXACT = True
 LIMITS = contained.LIMITS
+TIMED_OUT = ()  # only the harness's clock: a disqualification
 MARGIN = None  # an exact game has a winning chance, not a margin
 
 _WORKER: dict[Any, Any] = {}  # this worker's loaded files, tables and solutions

@@ -28,6 +28,7 @@ from mine.strategies.validation.twentyone import BASELINES, engine_player
 BOTS = BASELINES
 EXACT = False
 LIMITS = contained.LIMITS
+TIMED_OUT = ("(limit ",)  # the engine's `decision_seconds`
 MARGIN = "final points, A − B"
 IDS = ("p1", "p2")  # the two seats' ids: who sits under which is what the swap changes
 

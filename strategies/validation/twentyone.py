@@ -869,7 +869,7 @@ def head_to_head(path: Path, against: Path, rules: TwentyOneRules, games: int, s
         for deal in range(max(1, games // 2))
         for swapped in (False, True)
     ]
-    return tournament.summarise_pairing(outcomes, 1.0, exact=False)
+    return tournament.summarise_pairing(outcomes, 1.0, False, match.TIMED_OUT)
 
 
 def _measure(task: tuple) -> dict[str, Any]:

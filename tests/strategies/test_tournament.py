@@ -161,3 +161,20 @@ def test_an_entrant_list_that_cannot_play_is_refused(folder):
     entrants = core.entrants_of([], ["random", "greedy"], match, None)
     with pytest.raises(core.TournamentError, match="even number"):
         core.round_robin(match, entrants, 3, 0)
+
+
+def test_a_call_over_the_games_own_clock_is_a_time_out_that_loses_the_game(folder):
+    """Gin Rummy's engine forfeits a call over its time limit: an invalid play, counted
+    as a time-out for that player (the harness's far longer limit never fires)."""
+    slow = folder / "ginrummy_slow.py"
+    source = generated("ginrummy", folder).read_text()
+    slow.write_text(source.replace("def pick(", "def _pick(") + (
+        "\n\nimport time\n\ndef pick(*args):\n    time.sleep(0.03)\n    return _pick(*args)\n"
+    ))  # fmt: skip
+    match = games.get("ginrummy").module("match")
+    rules = GinRummyRules(game_target=30, time_limit=0.01)
+    entrants = core.entrants_of([slow], ["simple"], match, rules)
+    result = core.round_robin(match, entrants, 2, 0, rules)
+    slow_row = next(row for row in result["standings"] if row["name"] == str(slow))
+    assert slow_row["invalid"] == slow_row["timeouts"] == 2 and slow_row["rank"] == 2
+    assert result["pairings"][0]["invalid_reasons"][0] == ["Took too long to play"]
