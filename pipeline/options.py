@@ -163,12 +163,15 @@ PlayerFiles = Annotated[
         help="Player files (modules written by `mine generate`, or your own).", show_default=False
     ),
 ]
-Bots = Annotated[
-    str,
-    typer.Option(
-        "--bots", help="Baseline bots that enter too, comma-separated (the game's names)."
-    ),
-]
+
+
+def bots(names: str):
+    return Annotated[
+        str,
+        typer.Option("--bots", help=f"Baseline bots that enter too, comma-separated ({names})."),
+    ]
+
+
 Against = Annotated[
     Path | None,
     typer.Option(

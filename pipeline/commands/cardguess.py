@@ -328,7 +328,7 @@ def _or_blank(fmt: str):
 def tournament(
     players: options.PlayerFiles = None,
     n: Annotated[int, typer.Option("--n", min=1, max=4, help="Cards in each answer.")] = 2,
-    bots: options.Bots = "",
+    bots: options.bots("first-consistent, random-consistent, greedy, entropy") = "",
     games: options.games("Answers per pairing (even), each found by both guessers.", 2) = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 1,

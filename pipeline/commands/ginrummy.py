@@ -366,7 +366,7 @@ def validate(
 
 def tournament(
     players: options.PlayerFiles = None,
-    bots: options.Bots = "",
+    bots: options.bots("simple, random, ginhunter, explorer:POLICY:SHARE") = "",
     games: options.games("Games per pairing (even: each deal from both seats).", 2) = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 2,

@@ -296,7 +296,7 @@ def validate(
 
 def tournament(
     players: options.PlayerFiles = None,
-    bots: options.Bots = "",
+    bots: options.bots("always_roll:N, tail_strategy, square_strategy, random, …") = "",
     games: options.games("Weight of each pairing in the ratings (its win rates are exact).") = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 1,

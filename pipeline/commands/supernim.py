@@ -274,7 +274,7 @@ def validate(
 
 def tournament(
     players: options.PlayerFiles = None,
-    bots: options.Bots = "",
+    bots: options.bots("random, greedy, alphabeta:D") = "",
     games: options.games("Games per pairing (even: each board from both seats).", 2) = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 1,

@@ -403,7 +403,7 @@ def validate(
 
 def tournament(
     players: options.PlayerFiles = None,
-    bots: options.Bots = "",
+    bots: options.bots("textbook, dealer, cautious, random, explorer, …") = "",
     games: options.games("Games per pairing (even: each shoe from both seats).", 2) = 20,
     seed: options.Seed = 0,
     workers: options.Workers = 1,

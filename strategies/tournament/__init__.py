@@ -133,68 +133,39 @@ def round_robin(
             "(each deal from both seats)"
         )
     limits = limits or match.LIMITS
-    name = match.__name__
-    timings: dict[str, float] = {}
-    faults: dict[str, dict[str, str]] = {}
     started = time.perf_counter()
-    for entrant in entrants:
-        if entrant.file is not None:
-            try:
-                contained.run(entrant.file, _load, [(name, entrant.file)], limits=limits)
-            except contained.PlayerFault as fault:
-                faults[entrant.name] = {"when": "loading", "reason": fault.reason}
-    timings["loading"] = round(time.perf_counter() - started, 3)
-    deals = 1 if match.EXACT else games // 2
-    weight = games / 2 if match.EXACT else 1.0
-    pairings = []
+    faults = _loading_faults(match, entrants, limits)
+    timings = {"loading": round(time.perf_counter() - started, 3)}
+    played: dict[tuple[str, str], dict[str, Any]] = {}
     for i, a in enumerate(entrants):
         for b in entrants[i + 1 :]:
-            label = f"{a.name} v {b.name}"
-            record: dict[str, Any] = {"a": a.name, "b": b.name}
             if a.name in faults or b.name in faults:
-                record["void"] = "disqualified: " + ", ".join(
-                    e.name for e in (a, b) if e.name in faults
-                )
-                pairings.append(record)
                 continue
-            tasks = [
-                (name, a, b, deal, swapped, seed, context)
-                for deal in range(deals)
-                for swapped in (False, True)
-            ]
-            files = [e.file for e in (a, b) if e.file is not None] or [label]
+            label = f"{a.name} v {b.name}"
             started = time.perf_counter()
-            total = len(tasks)
             try:
-                outcomes = contained.run(
-                    files,
-                    _play,
-                    tasks,
-                    workers=workers,
-                    limits=limits,
-                    chunk=max(1, min(16, total // (4 * workers))),
-                    progress=(lambda done, t=total, x=label: progress(x, done, t))
-                    if progress
-                    else None,
-                )
+                outcomes = _pairing(match, a, b, games, seed, context, workers, limits,
+                                    progress)  # fmt: skip
             except contained.PlayerFault as fault:
                 faulty = next((e for e in (a, b) if e.file and str(Path(e.file)) == fault.path),
                               None)  # fmt: skip
-                if faulty is None:
+                if faulty is None:  # the harness itself, not a file: not the players' fault
                     raise
                 faults[faulty.name] = {"when": f"playing {label}", "reason": fault.reason}
-                record["void"] = f"disqualified: {faulty.name}"
-                pairings.append(record)
                 continue
             timings[label] = round(time.perf_counter() - started, 3)
-            record.update(summarise_pairing(outcomes, weight, match.EXACT, match.TIMED_OUT))
-            pairings.append(record)
-    for record in pairings:  # a disqualified entrant's earlier pairings are void too
-        if "void" not in record and (record["a"] in faults or record["b"] in faults):
-            a, b = record["a"], record["b"]
-            record.clear()
-            gone = ", ".join(x for x in (a, b) if x in faults)
-            record.update(a=a, b=b, void=f"disqualified: {gone}")
+            weight = games / 2 if match.EXACT else 1.0
+            played[a.name, b.name] = summarise_pairing(
+                outcomes, weight, match.EXACT, match.TIMED_OUT
+            )
+    pairings = []
+    for i, a in enumerate(entrants):  # a disqualified entrant's pairings are all void
+        for b in entrants[i + 1 :]:
+            gone = [e.name for e in (a, b) if e.name in faults]
+            result = (
+                {"void": f"disqualified: {', '.join(gone)}"} if gone else played[a.name, b.name]
+            )
+            pairings.append({"a": a.name, "b": b.name, **result})
     return {
         "games_per_pairing": games,
         "seed": seed,
@@ -205,6 +176,40 @@ def round_robin(
         "disqualified": faults,
         "timings": timings,
     }
+
+
+def _loading_faults(match, entrants: Sequence[Entrant], limits) -> dict[str, dict[str, str]]:
+    """Each file loaded once, contained, before any game: the ones that fail, and why."""
+    faults = {}
+    for entrant in entrants:
+        if entrant.file is not None:
+            try:
+                contained.run(entrant.file, _load, [(match.__name__, entrant.file)], limits=limits)
+            except contained.PlayerFault as fault:
+                faults[entrant.name] = {"when": "loading", "reason": fault.reason}
+    return faults
+
+
+def _pairing(match, a, b, games, seed, context, workers, limits, progress) -> list[Outcome]:
+    """A pairing's games, deal by deal, each deal from both seats; both files run in the
+    same contained workers (PlayerFault names the one that failed)."""
+    deals = 1 if match.EXACT else games // 2
+    tasks = [
+        (match.__name__, a, b, deal, swapped, seed, context)
+        for deal in range(deals)
+        for swapped in (False, True)
+    ]
+    label = f"{a.name} v {b.name}"
+    files = [e.file for e in (a, b) if e.file is not None] or [label]
+    return contained.run(
+        files,
+        _play,
+        tasks,
+        workers=workers,
+        limits=limits,
+        chunk=max(1, min(16, len(tasks) // (4 * workers))),
+        progress=(lambda done: progress(label, done, len(tasks))) if progress else None,
+    )
 
 
 # --- one pairing -----------------------------------------------------------------------------
