@@ -73,49 +73,45 @@ def run(
 
 
 def _print(result: dict[str, Any], margin: str | None) -> None:
+    """The standings, then the pairings (a column only where some row has a value)."""
     percent = "{:.1%}".format
     rows = [
         {
             "rank": row["rank"],
             "player": row["name"],
-            "rating": "–"
+            "rating": "disqualified"
             if row["rating"] is None
-            else f"{row['rating']:.0f} ± {row['plus_minus']:.0f}",
+            else f"{row['rating']:.0f}±{row['plus_minus']:.0f}",
             "games": row["games"],
             "score": "–" if row["score_rate"] is None else percent(row["score_rate"]),
             "invalid": row["invalid"],
             "time-outs": row["timeouts"],
-            "disqualified": row["disqualified"] or "",
         }
         for row in result["standings"]
     ]
-    exact = " (exact win probabilities)" if result["exact"] else ""
-    show(rows, f"{result['game']} round robin: {result['games_per_pairing']} games a pairing, "
-         f"seed {result['seed']}{exact}")  # fmt: skip
-    pairs = []
-    for p in result["pairings"]:
-        if "void" in p:
-            pairs.append({"A": p["a"], "B": p["b"], "A score [95 %]": p["void"]})
-            continue
-        row = {
-            "A": p["a"],
-            "B": p["b"],
-            "games": p["games"],
-            "first A/B": f"{p['a_first']}/{p['b_first']}",
-            "A score [95 %]": f"{p['a_score_rate']:.3f}"
-            if result["exact"]
-            else interval(
-                {"mean": p["a_score_rate"], "ci95": p["a_score_ci95"]}, "{:.3f}"
-            ),  # fmt: skip
-            "invalid A/B": f"{p['invalid'][0]}/{p['invalid'][1]}",
-        }
-        if not result["exact"]:
-            row["W-D-L"] = f"{p['a_wins']}-{p['draws']}-{p['b_wins']}"
-        if p.get("margin", {}).get("ci95"):
-            row["margin [95 %]"] = interval(p["margin"], "{:+.2f}")
-        pairs.append(row)
-    columns = dict.fromkeys(
-        key for row in pairs for key in row
-    )  # every column any row has, in order
-    show(pairs, "pairings (A's side; draws count half)", {k: k for k in columns},
-         caption=f"margin: {margin}" if margin else None)  # fmt: skip
+    exact = ", exact win probabilities" if result["exact"] else ""
+    show(rows, f"{result['game']} round robin ({result['games_per_pairing']} games a pairing, "
+         f"seed {result['seed']}{exact})",
+         caption="rating: Bradley–Terry (Elo scale, mean 1500) ± its 95 % interval; "
+         "score: wins and half the draws")  # fmt: skip
+    pairs = [_pairing_row(p, result["exact"]) for p in result["pairings"]]
+    columns = dict.fromkeys(key for row in pairs for key in row)  # in order of appearance
+    show(pairs, "pairings, from A's side", {k: k for k in columns},
+         caption=f"margin: {margin}, mean per game" if margin else None)  # fmt: skip
+
+
+def _pairing_row(p: dict[str, Any], exact: bool) -> dict[str, Any]:
+    if "void" in p:
+        return {"A": p["a"], "B": p["b"], "A score [95 %]": p["void"]}
+    row = {"A": p["a"], "B": p["b"]}
+    if exact:
+        row["A score"] = f"{p['a_score_rate']:.4f}"
+    else:
+        row["W-D-L"] = f"{p['a_wins']}-{p['draws']}-{p['b_wins']}"
+        ci = {"mean": p["a_score_rate"], "ci95": p["a_score_ci95"]}
+        row["A score [95 %]"] = interval(ci, "{:.3f}")
+    row["first A/B"] = f"{p['a_first']}/{p['b_first']}"
+    row["invalid A/B"] = f"{p['invalid'][0]}/{p['invalid'][1]}"
+    if (p.get("margin") or {}).get("ci95"):
+        row["margin [95 %]"] = interval(p["margin"], "{:+.1f}")
+    return row
