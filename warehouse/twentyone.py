@@ -60,20 +60,26 @@ COMMENT ON VIEW twentyone_scores IS 'TwentyOne: every player''s running points a
 
 CREATE OR REPLACE MACRO blackjack_points(card) AS
     CASE substr(card, 2) {_POINTS} END;
+CREATE OR REPLACE MACRO card_hard_points(card) AS  -- the ace counted low (1)
+    CASE WHEN substr(card, 2) = 'A' THEN 1 ELSE blackjack_points(card) END;
+-- A hand's best total from its hard total: an ace counts 11 while that keeps it to 21.
+CREATE OR REPLACE MACRO best_total(hard, has_ace) AS
+    hard + CASE WHEN has_ace AND hard <= 11 THEN 10 ELSE 0 END;
 CREATE OR REPLACE MACRO hand_hard_total(hand) AS
-    coalesce(list_sum(list_transform(hand, lambda c: CASE WHEN substr(c, 2) = 'A' THEN 1
-                                                 ELSE blackjack_points(c) END)), 0);
+    coalesce(list_sum(list_transform(hand, lambda c: card_hard_points(c))), 0);
 CREATE OR REPLACE MACRO hand_soft(hand) AS
     list_bool_or(list_transform(hand, lambda c: substr(c, 2) = 'A'))
     AND hand_hard_total(hand) + 10 <= 21;
 CREATE OR REPLACE MACRO hand_total(hand) AS
-    hand_hard_total(hand) + CASE WHEN hand_soft(hand) THEN 10 ELSE 0 END;
+    best_total(hand_hard_total(hand), list_bool_or(list_transform(hand, lambda c: substr(c, 2) = 'A')));
 -- A hand as the file writes it (SQ;H3, newest card first), without making it a list.
 CREATE OR REPLACE MACRO text_cards(hand) AS
     CASE WHEN hand = '' THEN 0 ELSE length(hand) - length(replace(hand, ';', '')) + 1 END;
 CREATE OR REPLACE MACRO text_older(hand) AS  -- the hand before its newest card
     CASE WHEN contains(hand, ';') THEN substr(hand, strpos(hand, ';') + 1) ELSE '' END;
-CREATE OR REPLACE MACRO text_total(hand) AS hand_total(string_split(hand, ';'));
+-- Suits are letters other than A, so an A in the text is an ace.
+CREATE OR REPLACE MACRO text_total(hand) AS
+    best_total(hand_hard_total(string_split(hand, ';')), contains(hand, 'A'));
 CREATE OR REPLACE MACRO hand_class(hand, charlie_cards := 5, dealer := false) AS
     CASE WHEN len(hand) = 2 AND hand_total(hand) = 21 THEN 'Combo'
          WHEN hand_total(hand) > 21 THEN 'Bust'
@@ -325,7 +331,8 @@ hands AS (
            hand_id > 0 OR bool_or(act = 'Split') AS split,
            coalesce(min(bid) FILTER (WHERE act = 'Insurance'), 0) AS insured_bid,
            max(line) AS last_line, count(*) AS n_rows, arg_max(act, line) AS last_act,
-           count(*) FILTER (WHERE act = 'Split') AS splits
+           count(*) FILTER (WHERE act = 'Split') AS splits,
+           text_cards(arg_max(hand, line)) AS n, text_total(arg_max(hand, line)) AS total
     FROM plays GROUP BY log_id, round, player, hand_id
 ),
 seated AS (  -- each player's hands: one run of rows, hands in id order, one per Split
@@ -334,10 +341,7 @@ seated AS (  -- each player's hands: one run of rows, hands in id order, one per
            sum(splits) AS splits
     FROM hands GROUP BY ALL
 ),
-classed AS (
-    SELECT *, {_PLAYER_CLASS} AS p_class
-    FROM (SELECT *, text_cards(final) AS n, text_total(final) AS total FROM hands)
-),
+classed AS (SELECT *, {_PLAYER_CLASS} AS p_class FROM hands),
 dealer AS (
     SELECT *, CASE WHEN previous IS NULL THEN CASE WHEN act = 'Hit' THEN text_older(hand) ELSE hand END
                    ELSE previous END AS before
