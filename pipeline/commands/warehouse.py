@@ -17,6 +17,7 @@ from rich.text import Text
 
 from mine.pipeline.console import console, errors, fail
 from mine.pipeline.progress import bar as progress_bar
+from mine.pipeline.progress import shown as bar_shown
 from mine.strategies.engines import settings as rule_settings
 from mine.warehouse import export as exporting
 from mine.warehouse import query as querying
@@ -118,7 +119,7 @@ def ingest(
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total} files"),
+        TextColumn("{task.completed:.0f}/{task.total} files"),
         TextColumn("{task.fields[rows]:,} rows"),
         TextColumn("{task.fields[rate]:,.0f} rows/s"),
         TimeElapsedColumn(),
@@ -127,13 +128,24 @@ def ingest(
         files, _ = ingesting.find_files(paths)
         task = bar.add_task("ingest", total=len(files), rows=0, rate=0.0)
 
-        def progress(done_files: int, done_rows: int) -> None:
+        def progress(done_files: float, done_rows: int, doing: str) -> None:
             elapsed = bar.tasks[task].elapsed or 1e-9
-            bar.update(task, completed=done_files, rows=done_rows, rate=done_rows / elapsed)
+            bar.update(
+                task,
+                completed=done_files,
+                rows=done_rows,
+                rate=done_rows / elapsed,
+                description=f"ingest: {doing}" if doing else "ingest",
+            )
 
         try:
             summary = ingesting.ingest(
-                con, paths, game=game, progress=progress, verify=verify, rules=rules
+                con,
+                paths,
+                game=game,
+                progress=progress if bar_shown(as_json) else None,
+                verify=verify,
+                rules=rules,
             )
         except (ValueError, WarehouseVersionError) as error:
             raise fail(str(error)) from None
