@@ -36,6 +36,7 @@ import pyarrow as pa
 from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, SHOWN, Format, file_problem
 from mine.parsers.errors import LogFormatError
 from mine.warehouse import schema
+from mine.warehouse.checks import OUT_OF_RANGE
 from mine.warehouse.watch import BatchWatch, Progress
 
 BATCH_BYTES = 48 * 1024 * 1024
@@ -474,8 +475,10 @@ def _rule_errors(
                ON p.role = 'turns' AND t.log_id = p.log_id AND t.line = p.line
         LEFT JOIN stage_scores s
                ON p.role = 'scores' AND s.log_id = p.log_id AND s.line = p.line
-        ORDER BY p.log_id, coalesce(t.{turn_unit}, s.{score_unit}), p.role = 'scores', p.line
-        """
+        ORDER BY p.log_id, coalesce(t.{turn_unit}, s.{score_unit}), p.role = 'scores', p.line,
+                 NOT contains(p.reason, $sane), p.reason
+        """,
+        {"sane": OUT_OF_RANGE},
     ).fetchall()
     errors: dict[int, LogFormatError] = {}
     for log_id, role, line, reason in rows:

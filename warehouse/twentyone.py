@@ -362,6 +362,37 @@ tables AS (
         SELECT log_id, round, bool_or(p_class <> -1) AS live FROM classed GROUP BY ALL
     ) h USING (log_id, round)
 ),
+shoes AS (
+    -- The shoe is dealt round after round (the dealer's hole card too, shown or not), so
+    -- the cards dealt before a round say which shoe it drew from; a round that opens a
+    -- fresh shoe partway drew from two and is counted on its own.
+    SELECT log_id, round, last_line,
+           CASE WHEN dealt_before // (52 * {rule("decks")})
+                     = (dealt_before + cards - 1) // (52 * {rule("decks")})
+                THEN dealt_before // (52 * {rule("decks")}) END AS shoe
+    FROM (
+        SELECT *, coalesce(sum(cards) OVER (PARTITION BY log_id ORDER BY round ROWS BETWEEN
+                                            UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS dealt_before
+        FROM (
+            SELECT t.log_id, t.round, t.last_line, coalesce(p.cards, 0) + CASE
+                       WHEN p.cards IS NULL THEN 0 WHEN t.played THEN t.d_n ELSE 2 END AS cards
+            FROM tables t LEFT JOIN (SELECT log_id, round, sum(n) AS cards FROM hands GROUP BY ALL) p
+                 USING (log_id, round)
+        )
+    )
+),
+cards AS (
+    SELECT c.*, s.shoe, s.last_line FROM (
+        SELECT log_id, round, unnest(string_split(final, ';')) AS card FROM hands
+        UNION ALL
+        SELECT log_id, round, unnest(string_split(dealer_final, ';')) FROM rounds
+    ) c JOIN shoes s USING (log_id, round)
+),
+overdrawn AS (  -- a card seen more often than its shoe holds it (a lone round: its two shoes)
+    SELECT log_id, shoe, CASE WHEN shoe IS NULL THEN round END AS lone_round, card,
+           CASE WHEN shoe IS NULL THEN 2 ELSE 1 END * {rule("decks")} AS held
+    FROM cards GROUP BY ALL HAVING count(*) > held
+),
 settled AS (
     SELECT h.log_id, h.round, h.player,
            CAST(sum(CASE WHEN p_class = -1 THEN 0
@@ -522,16 +553,24 @@ WHERE last_line - first_line + 1 <> n_rows
    OR NOT (last_act = 'Stand' OR total > 21 OR n >= {rule("charlie_cards")}
            OR (last_act = 'DoubleDown' AND n = 2 AND total = 21))
 UNION ALL
-SELECT log_id, 'turns', last_line,
-       format('{{}} appears {{}} times in round {{}}: a {{}}-deck shoe holds {{}}', card, copies,
-              round, {rule("decks")}, 4 * {rule("decks")})
-FROM (
-    SELECT log_id, round, card, count(*) AS copies
-    FROM (SELECT log_id, round, unnest(string_split(final, ';')) AS card FROM hands
-          UNION ALL
-          SELECT log_id, round, unnest(string_split(dealer_final, ';')) FROM rounds)
-    GROUP BY ALL HAVING count(*) > 4 * {rule("decks")}
-) JOIN rounds USING (log_id, round)
+SELECT log_id, 'turns', last_line, CASE
+    WHEN shoe IS NULL THEN format('{{}} appears {{}} times in round {{}}: the two shoes it was '
+                                  'dealt from hold {{}}', card, copies, round, held)
+    ELSE format('{{}} appears {{}} times in rounds {{}} to {{}}, all dealt from one shoe of {{}} '
+                'decks: it holds {{}}', card, copies, first_round, round, {rule("decks")}, held)
+    END
+FROM (  -- the round where the copies run over
+    SELECT *, min(round) OVER (PARTITION BY log_id, shoe, lone_round, card) AS first_round,
+           sum(in_round) OVER (PARTITION BY log_id, shoe, lone_round, card ORDER BY round)
+               AS copies
+    FROM (
+        SELECT c.log_id, o.shoe, o.lone_round, c.card, o.held, c.round,
+               any_value(c.last_line) AS last_line, count(*) AS in_round
+        FROM cards c JOIN overdrawn o ON c.log_id = o.log_id AND c.card = o.card
+             AND (c.shoe = o.shoe OR c.round = o.lone_round)
+        GROUP BY ALL
+    )
+) WHERE copies > held AND copies - in_round <= held
 UNION ALL
 SELECT p.log_id, 'turns', b.bid_line,
        format('{{}} bids {{}} with {{}} points: the bid must be between {{}} and {{}}', p.player,

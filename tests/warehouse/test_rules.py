@@ -60,7 +60,7 @@ def bid_zero(t, s):
 def bid_five_million(t, s):
     i = _find(t, lambda f: f[5] == "Bid")
     _field(t, i, 6, "5000000")
-    return "turns", i + 1, "the bid must be between 10 and 100"
+    return "turns", i + 1, "bid 5000000 is outside this game's range 0..200"
 
 
 def hit_gains_no_card(t, s):
@@ -125,6 +125,38 @@ def deleted_line(t, s):
 def swapped_bids(t, s):
     t[0], t[1] = t[1], t[0]
     return "turns", 1, "seat order"
+
+
+def fourth_copy_in_one_shoe(t, s):
+    """Ten-point cards of lone Stand hands (two cards, nothing before them) in the first
+    rounds become the queen of spades, until the shoe's three decks have shown it four
+    times: totals and points stay as they were, only the shoe is broken."""
+    rows = [row.split(",") for row in t]
+
+    def shown_in(round_: str) -> int:  # the copies in the round's final hands
+        finals = {}
+        for f in rows:
+            if f[0] == round_ and f[5] != "Bid":
+                finals[f[2], f[4]] = f[1].split(";")
+        return sum(cards.count("SQ") for cards in finals.values())
+
+    copies = 0
+    for round_ in ("1", "2", "3"):  # 3 rounds of 7 players: well inside the first shoe
+        for i, f in enumerate(rows):
+            alone = rows[i - 1][:1] + rows[i - 1][2:3] != f[:1] + f[2:3]
+            cards = f[1].split(";")
+            if f[0] != round_ or f[5] != "Stand" or f[2] == "dealer" or not alone:
+                continue
+            ten = next((k for k, c in enumerate(cards) if c[1:] in ("10", "J", "K", "Q")), None)
+            if ten is not None and cards[ten] != "SQ" and copies + shown_in(round_) < 4:
+                cards[ten] = "SQ"
+                f[1] = ";".join(cards)
+        copies += shown_in(round_)
+        if copies >= 4:
+            t[:] = [",".join(f) for f in rows]
+            last = max(i for i, f in enumerate(rows) if f[0] == round_)
+            return "turns", last + 1, "SQ appears 4 times in rounds 1 to " + round_
+    raise AssertionError("the log has too few lone Stand hands for this case")
 
 
 def ginrummy_pick_from_opponent(t, s):
@@ -208,6 +240,7 @@ CASES = {
         duplicated_line,
         deleted_line,
         swapped_bids,
+        fourth_copy_in_one_shoe,
     ],
     "ginrummy": [
         ginrummy_pick_from_opponent,
