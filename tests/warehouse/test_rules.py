@@ -14,6 +14,8 @@ import duckdb
 import pytest
 
 from mine.parsers import hog
+from mine.parsers.cards import parse_course
+from mine.strategies.engines.ginrummy import MeldSolver, hand_mask
 from mine.strategies.engines.hog import HogRules
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
@@ -200,6 +202,27 @@ def ginrummy_knock_called_gin(t, s):
     return "scores", i + 1, "a Gin, but the caller's hand"
 
 
+def ginrummy_knock_no_declaration_gives(t, s):
+    """A Knock's points inside the old bounds (up to the opponent's most deadwood less the
+    caller's least) that no pair of meld declarations of the final hands leaves."""
+    solver = MeldSolver()
+    for i, score in enumerate(row.split(",") for row in s):
+        if score[3] != "Knock":
+            continue
+        rows = [row.split(",") for row in t if row.split(",")[0] == score[0]]
+        caller = rows[-1][2]
+        hands = {f[2]: f[1].split(";") for f in rows}  # each side's last hand
+        other = "0" if caller == "1" else "1"
+        can = {side: solver.deadwoods(hand_mask(map(parse_course, hands[side]))) for side in hands}
+        made = {o - c for c in can[caller] if c <= 10 for o in can[other] if o > c}
+        unmade = [v for v in range(1, max(can[other]) - can[caller][0]) if v not in made]
+        if unmade:
+            _field(s, i, 1 if caller == "1" else 2, str(unmade[0]))
+            _field(s, i, 2 if caller == "1" else 1, "0")
+            return "scores", i + 1, "which no declarations of the two hands leave"
+    raise AssertionError("no Knock round with points the hands cannot make")
+
+
 def hog_die_nine(t, s):
     i = _find(t, lambda f: f[6] != "")
     _field(t, i, 6, ";".join(["9", *t[i].split(",")[6].split(";")[1:]]))
@@ -249,6 +272,7 @@ CASES = {
         ginrummy_million,
         ginrummy_gin_zero,
         ginrummy_knock_called_gin,
+        ginrummy_knock_no_declaration_gives,
     ],
     "hog": [hog_die_nine, hog_new_score, hog_third_player, hog_winner_not_a_player, hog_final_zero],
 }
