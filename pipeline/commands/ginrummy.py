@@ -228,7 +228,8 @@ def fit(
     """Fit the danger, draw and knock tables from the warehouse's Gin Rummy logs."""
     if source not in stats_of.SOURCES:
         raise fail(f"--source must be all, simulated or server, not {source!r}")
-    features, fingerprint = _from_warehouse(db, lambda con: stats_of.fit_data(con, source))
+    with working("reading the Gin Rummy logs", as_json):
+        features, fingerprint = _from_warehouse(db, lambda con: stats_of.fit_data(con, source))
     logs = features.select("log_id").n_unique()
     try:
         with working("fitting the Gin Rummy tables", as_json):

@@ -271,7 +271,8 @@ def fit(
     try:
         if not has_logs(con, GAME):
             raise fail(NO_LOGS)
-        data = stats_of.fit_data(con)
+        with working("reading the TwentyOne logs", as_json):
+            data = stats_of.fit_data(con)
     finally:
         con.close()
     try:
