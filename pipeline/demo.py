@@ -17,6 +17,7 @@ from rich.table import Table
 from mine import games
 from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.console import console, fail
+from mine.pipeline.progress import working
 from mine.warehouse import ingest, query
 from mine.warehouse.connection import db_path
 from mine.warehouse.schema import WarehouseVersionError
@@ -42,7 +43,8 @@ def run(path: Path) -> int:
         if real.is_dir():
             ok &= show_real_logs(path, real, getattr(demo, "QUERIES", {}))
         console.rule(f"{game.name}: simulate → ingest → stats → fit → generate → validate")
-        demo.run(path, path.parent / "demo-out" / game.name, console)
+        with working(f"{game.title}: running its loop"):
+            demo.run(path, path.parent / "demo-out" / game.name, console)
     console.rule(f"done in {time.perf_counter() - started:.0f} s")
     console.print(f'Try: mine tables --db {path}   ·   mine query "SELECT ..." --db {path}')
     return 0 if ok else 1
