@@ -145,11 +145,11 @@ def query(
 
 
 @app.command()
-def tables(db: options.Db = None, wait: options.Wait = 60.0) -> None:
+def tables(db: options.Db = None, as_json: options.Json = False, wait: options.Wait = 60.0) -> None:
     """List the warehouse's tables and views with row counts and descriptions."""
     from mine.pipeline.commands import warehouse
 
-    warehouse.tables(db, wait)
+    warehouse.tables(db, wait, as_json)
 
 
 @app.command()

@@ -1,9 +1,10 @@
 """`mine demo`: the main job end to end on the embedded default warehouse.
 
-For every game of the registry: the real logs shipped in `examples/logs/<game>/`, if there
-are any, go in and the game's demo queries show what SQL over game history looks like
-(the game's `pipeline/demos/<game>.py` names them; they read the real logs through the
-temporary table `real_logs`); then the game's whole loop (simulate → ingest → stats → fit →
+For every game of the registry: the logs shipped in `examples/logs/<game>/` (real server
+logs where the game has any, simulated ones otherwise: the folder's README says which) go
+in and the game's demo queries show what SQL over game history looks like (the game's
+`pipeline/demos/<game>.py` names them; they read those logs through the temporary table
+`example_logs`); then the game's whole loop (simulate → ingest → stats → fit →
 generate → validate → report) runs on the same warehouse.
 """
 
@@ -17,6 +18,7 @@ from rich.table import Table
 from mine import games
 from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.console import console, fail
+from mine.pipeline.progress import working
 from mine.warehouse import ingest, query
 from mine.warehouse.connection import db_path
 from mine.warehouse.schema import WarehouseVersionError
@@ -25,7 +27,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "logs"
 
 
 def main(db: str | Path | None) -> int:
-    """The whole demo; the exit code (1 if a real log was rejected)."""
+    """The whole demo; the exit code (1 if an example log was rejected)."""
     try:
         return run(db_path(db))
     except WarehouseVersionError as error:
@@ -38,28 +40,30 @@ def run(path: Path) -> int:
     ok = True
     for game in games.with_part("demo"):
         demo = game.module("demo")
-        real = EXAMPLES / game.name
-        if real.is_dir():
-            ok &= show_real_logs(path, real, getattr(demo, "QUERIES", {}))
+        examples = EXAMPLES / game.name
+        if examples.is_dir():
+            ok &= show_examples(path, examples, getattr(demo, "QUERIES", {}))
         console.rule(f"{game.name}: simulate → ingest → stats → fit → generate → validate")
-        demo.run(path, path.parent / "demo-out" / game.name, console)
+        with working(f"{game.title}: running its loop"):
+            demo.run(path, path.parent / "demo-out" / game.name, console)
     console.rule(f"done in {time.perf_counter() - started:.0f} s")
     console.print(f'Try: mine tables --db {path}   ·   mine query "SELECT ..." --db {path}')
     return 0 if ok else 1
 
 
-def show_real_logs(path: Path, folder: Path, queries: dict[str, str]) -> bool:
-    """Ingest the real logs in `folder` and run `queries` over them; whether all landed."""
+def show_examples(path: Path, folder: Path, queries: dict[str, str]) -> bool:
+    """Ingest the example logs in `folder` and run `queries` over them; whether all landed."""
     con = open_warehouse(path, read_only=False, create=True)
     try:
         summary = ingest.ingest(con, [folder])
         console.print(
-            f"ingested the real logs in {folder}: {summary.count('new')} new, "
+            f"ingested {folder} ({about(folder)}): {summary.count('new')} new, "
             f"{summary.count('unchanged')} unchanged, {summary.count('rejected')} rejected"
         )
         ids = [pair.log_id for pair in summary.pairs if pair.log_id is not None]
         con.execute(
-            "CREATE OR REPLACE TEMP TABLE real_logs AS SELECT unnest(?::INTEGER[]) AS log_id", [ids]
+            "CREATE OR REPLACE TEMP TABLE example_logs AS SELECT unnest(?::INTEGER[]) AS log_id",
+            [ids],
         )
         for title, sql in queries.items():
             columns, rows = query.run(con, sql)
@@ -70,3 +74,10 @@ def show_real_logs(path: Path, folder: Path, queries: dict[str, str]) -> bool:
     finally:
         con.close()
     return summary.ok
+
+
+def about(folder: Path) -> str:
+    """What the example logs are, as the title of the folder's README says."""
+    readme = folder / "README.md"
+    title = readme.read_text().splitlines()[0] if readme.exists() else ""
+    return title.lstrip("# ").strip() or "example logs"

@@ -103,6 +103,15 @@ def baselines(help: str):
     return Annotated[str, typer.Option("--baselines", help=help)]
 
 
+def again(db: Path | None = None, logs: str | None = None) -> str:
+    """The `--db` and `--logs` a command was given, as options of the command its `next:`
+    hint names (the warehouse and the logs it worked on are the next step's too)."""
+    import shlex
+
+    given = [("--db", db), ("--logs", logs)]
+    return "".join(f" {flag} {shlex.quote(str(value))}" for flag, value in given if value)
+
+
 def default_db_exists() -> bool:
     """Whether there is a warehouse where `--db` would point by default."""
     from mine.warehouse.connection import db_path
@@ -168,7 +177,9 @@ PlayerFiles = Annotated[
 def bots(names: str):
     return Annotated[
         str,
-        typer.Option("--bots", help=f"Baseline bots that enter too, comma-separated ({names})."),
+        typer.Option(
+            "--bots", help=f"Baseline bots that enter too, comma-separated ({names}; '' for none)."
+        ),
     ]
 
 

@@ -22,12 +22,18 @@ def rule(name: str) -> str:
     return f"getvariable('rule_{name}')"
 
 
+OUT_OF_RANGE = "is outside this game's range"
+"""How a sane-range reason reads. It goes first on its line: a number outside anything the
+rules could make is the problem, not what replaying the rules over it makes of it."""
+
+
 def out_of_range(role: str, ranges: dict[str, tuple[str, str]]) -> str:
     """SQL: the rows of `stage_<role>` with a number outside its column's sane range,
     `ranges` mapping a column to SQL for its (lowest, highest) value (rule settings)."""
+    said = OUT_OF_RANGE.replace("'", "''")
     cases = " ".join(
         f"WHEN NOT {column} BETWEEN {low} AND {high} THEN format("
-        f"'{column} {{}} is outside this game''s range {{}}..{{}}', {column}, {low}, {high})"
+        f"'{column} {{}} {said} {{}}..{{}}', {column}, {low}, {high})"
         for column, (low, high) in ranges.items()
     )
     return f"""

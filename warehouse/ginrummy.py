@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from mine.parsers import ginrummy as log_format
 from mine.parsers.cards import parse_course
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver
+from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, hand_mask
 from mine.warehouse.checks import numbered_score_rows, out_of_range, rule
 
 GAME = "ginrummy"
@@ -135,19 +135,17 @@ SANE = {
 """Each number's sane range, from the rules: a round scores at most the Gin bonus and ten
 points a card."""
 
-_HAND_POINTS = "list_sum(list_transform({}, lambda c: deadwood_points(c)))"
-
 
 def functions(rules: GinRummyRules) -> dict[str, tuple[Callable, list[str], str]]:
-    """SQL functions the rule checks call: `gin_least_deadwood(hand)`, the deadwood of a
-    hand's best meld declaration (the engine's solver). Called once per round's final
-    hands, which no SQL expression could arrange into melds."""
+    """SQL functions the rule checks call: `gin_deadwoods(hand)`, every deadwood some meld
+    declaration of the hand leaves, least first (the engine's solver). Called once per
+    round's final hands, which no SQL expression could arrange into melds."""
     solver = MeldSolver(rules.meld_sizes)
 
-    def least_deadwood(hand: list[str]) -> int:
-        return solver.deadwood_of(parse_course(card) for card in hand)
+    def deadwoods(hand: list[str]) -> list[int]:
+        return solver.deadwoods(hand_mask(parse_course(card) for card in hand))
 
-    return {"gin_least_deadwood": (least_deadwood, ["VARCHAR[]"], "INTEGER")}
+    return {"gin_deadwoods": (deadwoods, ["VARCHAR[]"], "INTEGER[]")}
 
 
 FUNCTIONS = functions
@@ -177,11 +175,16 @@ scored AS (
     SELECT s.*, e.last_mine AS turn_last_mine, e.caller_hand,
            CASE WHEN s.last_mine = '1' THEN s.points ELSE s.opponent_points END AS caller_points,
            CASE WHEN s.last_mine = '1' THEN s.opponent_points ELSE s.points END AS other_points,
-           {_HAND_POINTS.format("e.caller_hand")} AS caller_most,
-           coalesce({_HAND_POINTS.format("e.other_hand")}, 10 * {rule("hand_size")}) AS other_most,
-           gin_least_deadwood(e.caller_hand) AS caller_least,
-           coalesce(gin_least_deadwood(e.other_hand), 0) AS other_least
+           gin_deadwoods(e.caller_hand) AS caller_can,
+           -- no hand when the caller played every turn: any deadwood of ten cards
+           coalesce(gin_deadwoods(e.other_hand), range(10 * {rule("hand_size")} + 1)) AS other_can
     FROM stage_scores s LEFT JOIN ends e USING (log_id, round)
+),
+settled AS (  -- the caller's declarations the score allows (a knock declares to its limit)
+    SELECT *, caller_can[1] AS caller_least,
+           list_filter(caller_can, lambda c: ending <> 'Knock' OR c <= {rule("knock_limit")})
+               AS caller_may
+    FROM scored
 )
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT t.log_id, t.line, CASE
@@ -211,21 +214,23 @@ SELECT log_id, 'scores', line, reason FROM (
     WHEN ending = 'Knock' AND caller_least > {rule("knock_limit")}
         THEN format('a Knock, but the caller''s hand {{}} leaves deadwood {{}} at best (limit {{}})',
                     array_to_string(caller_hand, ';'), caller_least, {rule("knock_limit")})
-    WHEN ending = 'Gin' AND NOT caller_points BETWEEN {rule("gin_bonus")} + other_least
-                                                  AND {rule("gin_bonus")} + other_most
-        THEN format('a Gin scores {{}} + the opponent''s deadwood ({{}} to {{}}), not {{}}',
-                    {rule("gin_bonus")}, other_least, other_most, caller_points)
-    WHEN ending <> 'Gin' AND caller_points > 0 AND caller_points > other_most - caller_least
-        THEN format('the caller scores {{}}, more than the hands allow ({{}})', caller_points,
-                    other_most - caller_least)
+    WHEN ending = 'Gin' AND NOT list_contains(other_can, caller_points - {rule("gin_bonus")})
+        THEN format('a Gin scores {{}} + a deadwood the opponent''s hand can leave ({{}}), not {{}}',
+                    {rule("gin_bonus")}, array_to_string(other_can, ', '), caller_points)
+    WHEN ending <> 'Gin' AND caller_points > 0
+         AND len(list_filter(caller_may, lambda c: list_contains(other_can, c + caller_points))) = 0
+        THEN format('the caller scores {{}}, which no declarations of the two hands leave '
+                    '(caller {{}}; opponent {{}})', caller_points,
+                    array_to_string(caller_may, ', '), array_to_string(other_can, ', '))
     WHEN ending <> 'Gin' AND other_points > 0
-         AND NOT other_points BETWEEN {rule("undercut_bonus")}
-                                  AND {rule("undercut_bonus")} + caller_cap - other_least
-        THEN format('an undercut scores {{}} + the difference (at most {{}}), not {{}}',
-                    {rule("undercut_bonus")}, caller_cap - other_least, other_points)
+         AND (other_points < {rule("undercut_bonus")} OR len(list_filter(caller_may, lambda c:
+                  list_contains(other_can, c - other_points + {rule("undercut_bonus")}))) = 0)
+        THEN format('an undercut scores {{}} + the difference, and no declarations of the two '
+                    'hands make {{}} (caller {{}}; opponent {{}})', {rule("undercut_bonus")},
+                    other_points, array_to_string(caller_may, ', '),
+                    array_to_string(other_can, ', '))
     END AS reason
-    FROM (SELECT *, CASE WHEN ending = 'Knock' THEN least({rule("knock_limit")}, caller_most)
-                         ELSE caller_most END AS caller_cap FROM scored)
+    FROM settled
 ) WHERE reason IS NOT NULL
 UNION ALL
 {out_of_range("turns", SANE["turns"])}

@@ -24,7 +24,7 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +36,8 @@ import pyarrow as pa
 from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, SHOWN, Format, file_problem
 from mine.parsers.errors import LogFormatError
 from mine.warehouse import schema
+from mine.warehouse.checks import OUT_OF_RANGE
+from mine.warehouse.watch import BatchWatch, Progress
 
 BATCH_BYTES = 48 * 1024 * 1024
 """Bytes of logs staged at once: bounds memory whatever the corpus size."""
@@ -149,10 +151,6 @@ class Summary:
                 for p in self.pairs
             ],
         }
-
-
-Progress = Callable[[int, int], None]
-"""Called after each batch with (files done, rows done)."""
 
 
 # --- finding and pairing files ---------------------------------------------------------------
@@ -477,8 +475,10 @@ def _rule_errors(
                ON p.role = 'turns' AND t.log_id = p.log_id AND t.line = p.line
         LEFT JOIN stage_scores s
                ON p.role = 'scores' AND s.log_id = p.log_id AND s.line = p.line
-        ORDER BY p.log_id, coalesce(t.{turn_unit}, s.{score_unit}), p.role = 'scores', p.line
-        """
+        ORDER BY p.log_id, coalesce(t.{turn_unit}, s.{score_unit}), p.role = 'scores', p.line,
+                 NOT contains(p.reason, $sane), p.reason
+        """,
+        {"sane": OUT_OF_RANGE},
     ).fetchall()
     errors: dict[int, LogFormatError] = {}
     for log_id, role, line, reason in rows:
@@ -583,12 +583,17 @@ def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
 
 
 def _check_and_load(
-    con: duckdb.DuckDBPyConnection, module: ModuleType, fresh: list[Pair], verify: bool
+    con: duckdb.DuckDBPyConnection,
+    module: ModuleType,
+    fresh: list[Pair],
+    verify: bool,
+    watch: BatchWatch,
 ) -> None:
     """Stage the pairs, load those that pass every check, reject the others with the
     first problem of each."""
     checks = getattr(module, "ROW_CHECKS", {})
     flagged = set()
+    watch.doing("reading")
     for role in ("turns", "scores"):
         fmt = getattr(module.FORMAT, role.upper())
         _stage(con, role, fmt, checks.get(role, ()), fresh)
@@ -597,6 +602,7 @@ def _check_and_load(
         rows = dict(con.execute(f"SELECT log_id, rows FROM stage_{role}_files").fetchall())
         flagged |= {p.log_id for p in fresh if rows.get(p.log_id, 0) != getattr(p, role).lines}
     consistency = _consistency(module, verify)
+    watch.doing("checking", "checking the rules" if verify else None)
     flagged |= {row[0] for row in con.execute(f"SELECT log_id FROM ({consistency})").fetchall()}
     suspects = [p for p in fresh if p.log_id in flagged]
     if suspects:  # LOAD takes whatever is staged
@@ -604,6 +610,7 @@ def _check_and_load(
             con.execute(
                 f"DELETE FROM stage_{role} WHERE log_id IN (SELECT unnest(?))", [sorted(flagged)]
             )
+    watch.doing("landing")
     for statement in module.LOAD.values():
         con.execute(statement)
     if suspects:
@@ -672,7 +679,11 @@ def _drop_replaced(con: duckdb.DuckDBPyConnection, module: ModuleType, good: lis
 
 
 def _land(
-    con: duckdb.DuckDBPyConnection, module: ModuleType, batch: list[Pair], summary: Summary
+    con: duckdb.DuckDBPyConnection,
+    module: ModuleType,
+    batch: list[Pair],
+    summary: Summary,
+    watch: BatchWatch,
 ) -> None:
     """Check and insert one batch of pairs of one game, in one transaction."""
     fresh = [p for p in batch if p.outcome in ("new", "replaced")]
@@ -686,7 +697,7 @@ def _land(
         before = con.execute(count_rows).fetchall()[0]
         if fresh:
             set_rules(con, module, summary.rules.get(module.GAME))
-            _check_and_load(con, module, fresh, summary.verified)
+            _check_and_load(con, module, fresh, summary.verified, watch)
         good = [p for p in fresh if p.outcome != "rejected"]
         _follow_copies(batch)
         _drop_replaced(con, module, good)
@@ -715,7 +726,7 @@ def _land(
         con.execute("ROLLBACK")
         if len(fresh) > 1:  # find the pair DuckDB cannot read by landing them one by one
             for pair in batch:
-                _land(con, module, [pair], summary)
+                _land(con, module, [pair], summary, watch)
             return
         if not fresh:
             raise
@@ -792,15 +803,16 @@ def ingest(
         pairs=pairs, orphans=missing + orphans, verified=verify, rules=dict(rules or {})
     )
     formats = {name: module.FORMAT for name, module in modules.items()}
-    done_files = done_rows = 0
     batches = list(_batches(pairs))
+    watch = BatchWatch(con, progress)
     # Reading and hashing the next batch overlaps with DuckDB landing this one.
-    with ThreadPoolExecutor(max_workers=1) as reader:
+    with ThreadPoolExecutor(max_workers=1) as reader, contextlib.closing(watch):
         ahead = reader.submit(_read, batches[0]) if batches else None
         for number, batch in enumerate(batches):
             ahead.result()
             if number + 1 < len(batches):
                 ahead = reader.submit(_read, batches[number + 1])
+            watch.start(2 * len(batch), sum(p.turns.lines + p.scores.lines for p in batch))
             by_game: dict[str, list[Pair]] = {}
             for pair in batch:
                 problem = pair.turns.problem or pair.scores.problem
@@ -817,10 +829,7 @@ def ingest(
                 con.execute("COMMIT")
             for name, group in by_game.items():
                 _known_logs(con, group)
-                _land(con, modules[name], group, summary)
-            done_files += 2 * len(batch)
-            done_rows += sum(p.turns.lines + p.scores.lines for p in batch)
-            if progress:
-                progress(done_files, done_rows)
+                _land(con, modules[name], group, summary, watch)
+            watch.finish()
     summary.seconds = time.perf_counter() - started
     return summary

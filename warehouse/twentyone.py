@@ -60,20 +60,26 @@ COMMENT ON VIEW twentyone_scores IS 'TwentyOne: every player''s running points a
 
 CREATE OR REPLACE MACRO blackjack_points(card) AS
     CASE substr(card, 2) {_POINTS} END;
+CREATE OR REPLACE MACRO card_hard_points(card) AS  -- the ace counted low (1)
+    CASE WHEN substr(card, 2) = 'A' THEN 1 ELSE blackjack_points(card) END;
+-- A hand's best total from its hard total: an ace counts 11 while that keeps it to 21.
+CREATE OR REPLACE MACRO best_total(hard, has_ace) AS
+    hard + CASE WHEN has_ace AND hard <= 11 THEN 10 ELSE 0 END;
 CREATE OR REPLACE MACRO hand_hard_total(hand) AS
-    coalesce(list_sum(list_transform(hand, lambda c: CASE WHEN substr(c, 2) = 'A' THEN 1
-                                                 ELSE blackjack_points(c) END)), 0);
+    coalesce(list_sum(list_transform(hand, lambda c: card_hard_points(c))), 0);
 CREATE OR REPLACE MACRO hand_soft(hand) AS
     list_bool_or(list_transform(hand, lambda c: substr(c, 2) = 'A'))
     AND hand_hard_total(hand) + 10 <= 21;
 CREATE OR REPLACE MACRO hand_total(hand) AS
-    hand_hard_total(hand) + CASE WHEN hand_soft(hand) THEN 10 ELSE 0 END;
+    best_total(hand_hard_total(hand), list_bool_or(list_transform(hand, lambda c: substr(c, 2) = 'A')));
 -- A hand as the file writes it (SQ;H3, newest card first), without making it a list.
 CREATE OR REPLACE MACRO text_cards(hand) AS
     CASE WHEN hand = '' THEN 0 ELSE length(hand) - length(replace(hand, ';', '')) + 1 END;
 CREATE OR REPLACE MACRO text_older(hand) AS  -- the hand before its newest card
     CASE WHEN contains(hand, ';') THEN substr(hand, strpos(hand, ';') + 1) ELSE '' END;
-CREATE OR REPLACE MACRO text_total(hand) AS hand_total(string_split(hand, ';'));
+-- Suits are letters other than A, so an A in the text is an ace.
+CREATE OR REPLACE MACRO text_total(hand) AS
+    best_total(hand_hard_total(string_split(hand, ';')), contains(hand, 'A'));
 CREATE OR REPLACE MACRO hand_class(hand, charlie_cards := 5, dealer := false) AS
     CASE WHEN len(hand) = 2 AND hand_total(hand) = 21 THEN 'Combo'
          WHEN hand_total(hand) > 21 THEN 'Bust'
@@ -325,7 +331,8 @@ hands AS (
            hand_id > 0 OR bool_or(act = 'Split') AS split,
            coalesce(min(bid) FILTER (WHERE act = 'Insurance'), 0) AS insured_bid,
            max(line) AS last_line, count(*) AS n_rows, arg_max(act, line) AS last_act,
-           count(*) FILTER (WHERE act = 'Split') AS splits
+           count(*) FILTER (WHERE act = 'Split') AS splits,
+           text_cards(arg_max(hand, line)) AS n, text_total(arg_max(hand, line)) AS total
     FROM plays GROUP BY log_id, round, player, hand_id
 ),
 seated AS (  -- each player's hands: one run of rows, hands in id order, one per Split
@@ -334,10 +341,7 @@ seated AS (  -- each player's hands: one run of rows, hands in id order, one per
            sum(splits) AS splits
     FROM hands GROUP BY ALL
 ),
-classed AS (
-    SELECT *, {_PLAYER_CLASS} AS p_class
-    FROM (SELECT *, text_cards(final) AS n, text_total(final) AS total FROM hands)
-),
+classed AS (SELECT *, {_PLAYER_CLASS} AS p_class FROM hands),
 dealer AS (
     SELECT *, CASE WHEN previous IS NULL THEN CASE WHEN act = 'Hit' THEN text_older(hand) ELSE hand END
                    ELSE previous END AS before
@@ -357,6 +361,37 @@ tables AS (
     FROM rounds r LEFT JOIN (
         SELECT log_id, round, bool_or(p_class <> -1) AS live FROM classed GROUP BY ALL
     ) h USING (log_id, round)
+),
+shoes AS (
+    -- The shoe is dealt round after round (the dealer's hole card too, shown or not), so
+    -- the cards dealt before a round say which shoe it drew from; a round that opens a
+    -- fresh shoe partway drew from two and is counted on its own.
+    SELECT log_id, round, last_line,
+           CASE WHEN dealt_before // (52 * {rule("decks")})
+                     = (dealt_before + cards - 1) // (52 * {rule("decks")})
+                THEN dealt_before // (52 * {rule("decks")}) END AS shoe
+    FROM (
+        SELECT *, coalesce(sum(cards) OVER (PARTITION BY log_id ORDER BY round ROWS BETWEEN
+                                            UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS dealt_before
+        FROM (
+            SELECT t.log_id, t.round, t.last_line, coalesce(p.cards, 0) + CASE
+                       WHEN p.cards IS NULL THEN 0 WHEN t.played THEN t.d_n ELSE 2 END AS cards
+            FROM tables t LEFT JOIN (SELECT log_id, round, sum(n) AS cards FROM hands GROUP BY ALL) p
+                 USING (log_id, round)
+        )
+    )
+),
+cards AS (
+    SELECT c.*, s.shoe, s.last_line FROM (
+        SELECT log_id, round, unnest(string_split(final, ';')) AS card FROM hands
+        UNION ALL
+        SELECT log_id, round, unnest(string_split(dealer_final, ';')) FROM rounds
+    ) c JOIN shoes s USING (log_id, round)
+),
+overdrawn AS (  -- a card seen more often than its shoe holds it (a lone round: its two shoes)
+    SELECT log_id, shoe, CASE WHEN shoe IS NULL THEN round END AS lone_round, card,
+           CASE WHEN shoe IS NULL THEN 2 ELSE 1 END * {rule("decks")} AS held
+    FROM cards GROUP BY ALL HAVING count(*) > held
 ),
 settled AS (
     SELECT h.log_id, h.round, h.player,
@@ -518,16 +553,24 @@ WHERE last_line - first_line + 1 <> n_rows
    OR NOT (last_act = 'Stand' OR total > 21 OR n >= {rule("charlie_cards")}
            OR (last_act = 'DoubleDown' AND n = 2 AND total = 21))
 UNION ALL
-SELECT log_id, 'turns', last_line,
-       format('{{}} appears {{}} times in round {{}}: a {{}}-deck shoe holds {{}}', card, copies,
-              round, {rule("decks")}, 4 * {rule("decks")})
-FROM (
-    SELECT log_id, round, card, count(*) AS copies
-    FROM (SELECT log_id, round, unnest(string_split(final, ';')) AS card FROM hands
-          UNION ALL
-          SELECT log_id, round, unnest(string_split(dealer_final, ';')) FROM rounds)
-    GROUP BY ALL HAVING count(*) > 4 * {rule("decks")}
-) JOIN rounds USING (log_id, round)
+SELECT log_id, 'turns', last_line, CASE
+    WHEN shoe IS NULL THEN format('{{}} appears {{}} times in round {{}}: the two shoes it was '
+                                  'dealt from hold {{}}', card, copies, round, held)
+    ELSE format('{{}} appears {{}} times in rounds {{}} to {{}}, all dealt from one shoe of {{}} '
+                'decks: it holds {{}}', card, copies, first_round, round, {rule("decks")}, held)
+    END
+FROM (  -- the round where the copies run over
+    SELECT *, min(round) OVER (PARTITION BY log_id, shoe, lone_round, card) AS first_round,
+           sum(in_round) OVER (PARTITION BY log_id, shoe, lone_round, card ORDER BY round)
+               AS copies
+    FROM (
+        SELECT c.log_id, o.shoe, o.lone_round, c.card, o.held, c.round,
+               any_value(c.last_line) AS last_line, count(*) AS in_round
+        FROM cards c JOIN overdrawn o ON c.log_id = o.log_id AND c.card = o.card
+             AND (c.shoe = o.shoe OR c.round = o.lone_round)
+        GROUP BY ALL
+    )
+) WHERE copies > held AND copies - in_round <= held
 UNION ALL
 SELECT p.log_id, 'turns', b.bid_line,
        format('{{}} bids {{}} with {{}} points: the bid must be between {{}} and {{}}', p.player,

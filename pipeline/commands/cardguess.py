@@ -15,7 +15,16 @@ import typer
 
 from mine.pipeline import options
 from mine.pipeline.commands.warehouse import open_warehouse
-from mine.pipeline.console import console, fail, print_json, show, show_pairs
+from mine.pipeline.console import (
+    console,
+    fail,
+    next_step,
+    print_json,
+    show,
+    show_pairs,
+    write_report,
+)
+from mine.pipeline.progress import per_name, working
 from mine.strategies.contained import PlayerFault
 
 Sizes = Annotated[
@@ -65,10 +74,13 @@ def simulate(
     if answerer not in ANSWERERS:
         raise fail(f"unknown answerer {answerer!r} (known: {', '.join(ANSWERERS)})")
     stem = out / f"{guesser}-{answerer}-n{game_rules.n}"
+    bar, advance = per_name(as_json)
     try:
-        summary = run_games(
-            lambda rng: parse_guesser(guesser, rng), answerer, games, seed, game_rules, stem
-        )
+        with bar:
+            summary = run_games(
+                lambda rng: parse_guesser(guesser, rng), answerer, games, seed, game_rules, stem,
+                lambda done, total: advance(stem.name, done, total),
+            )  # fmt: skip
     except GameOver as error:
         raise fail(f"{guesser}: {error}") from None
     except OSError as error:
@@ -77,6 +89,7 @@ def simulate(
         print_json({"seed": seed, "out": str(out), "n": game_rules.n, **summary})
         return
     show([summary], f"cardguess {guesser} vs {answerer}, n = {game_rules.n} → {out}")
+    next_step(f"mine ingest {out}")
 
 
 def stats(
@@ -91,8 +104,9 @@ def stats(
 
     con = open_warehouse(db, read_only=False)
     try:
-        derived = stats_of.derive(con, stats_of.chosen_logs(con, logs))
-        names = stats_of.store_all(con, derived)
+        with working("deriving card guessing's statistics (replaying every game)", as_json):
+            derived = stats_of.derive(con, stats_of.chosen_logs(con, logs))
+            names = stats_of.store_all(con, derived)
     except ValueError as error:
         raise fail(str(error)) from None
     finally:
@@ -137,6 +151,7 @@ def stats(
           "expected_left_uniform": "expected left", "observed_left": "observed left"},
          {"expected_left_uniform": "{:.2f}".format, "observed_left": "{:.2f}".format})  # fmt: skip
     console.print(f"stored {', '.join(names.values())}")
+    next_step(f"mine fit cardguess{options.again(db, logs)}")
 
 
 def _distribution_rows(per_game) -> list[dict[str, Any]]:
@@ -169,7 +184,8 @@ def fit(
     try:
         log_ids = stats_of.chosen_logs(con, logs)
         plans = dict.fromkeys(sizes or (2, 3, 4), model.QUICK) if quick else None
-        fitted = stats_of.fit_from_warehouse(con, sizes, log_ids, plans)
+        with working("fitting the guessing trees" + ("" if quick else " (minutes)"), as_json):
+            fitted = stats_of.fit_from_warehouse(con, sizes, log_ids, plans)
     except ValueError as error:  # model.FitError, or no logs to fit
         raise fail(str(error)) from None
     finally:
@@ -197,6 +213,7 @@ def fit(
             ),
         ],
     )  # fmt: skip
+    next_step(f"mine generate cardguess --table {path}")
 
 
 def _read_table(path: Path):
@@ -220,21 +237,28 @@ def generate(
         ),
     ] = True,
     workers: options.Workers = 1,
+    as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only card-guessing player from a table."""
     from mine.strategies.validation import cardguess as validation
 
     trees, metadata = _read_table(table)
+    card = None
     try:
         validation.write_player(trees, metadata, out)
         if validate:
-            card = validation.validate_player(out, sorted(trees), workers=workers)
+            with working(f"measuring {out} on every answer", as_json):
+                card = validation.validate_player(out, sorted(trees), workers=workers)
             validation.write_player(trees, metadata, out, card)
     except (ValueError, OSError, PlayerFault) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
+    if as_json:
+        print_json({"player": str(out), "bytes": out.stat().st_size, "card": card})
+        return
     console.print(f"wrote {out} ({out.stat().st_size:,} bytes)")
-    if validate:
+    if card is not None:
         _show_card(card)
+    next_step(f"mine validate cardguess {out}")
 
 
 def validate(
@@ -270,15 +294,16 @@ def validate(
     if answerer not in ANSWERERS:
         raise fail(f"unknown answerer {answerer!r} (known: {', '.join(ANSWERERS)})")
     try:
-        card = validation.validate_player(
-            player,
-            _sizes(n) or (2, 3, 4),
-            answerer,
-            answers,
-            options.names(baselines),
-            compare,
-            workers,
-        )
+        with working(f"measuring {player} and the baselines on the same answers", as_json):
+            card = validation.validate_player(
+                player,
+                _sizes(n) or (2, 3, 4),
+                answerer,
+                answers,
+                options.names(baselines),
+                compare,
+                workers,
+            )
     except (ValueError, PlayerFault) as error:  # the file, or a bad baseline
         raise fail(str(error)) from None
     if as_json:
@@ -328,7 +353,9 @@ def _or_blank(fmt: str):
 def tournament(
     players: options.PlayerFiles = None,
     n: Annotated[int, typer.Option("--n", min=1, max=4, help="Cards in each answer.")] = 2,
-    bots: options.bots("first-consistent, random-consistent, greedy, entropy") = "",
+    bots: options.bots(
+        "first-consistent, random-consistent, greedy, entropy"
+    ) = "greedy,random-consistent",
     games: options.games("Answers per pairing (even), each found by both guessers.", 2) = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 1,
@@ -353,6 +380,7 @@ def report(
         Path | None,
         typer.Option("--player", help="A generated player whose validation to show (runs it)."),
     ] = None,
+    as_json: options.Json = False,
 ) -> None:
     """Write one self-contained HTML page: each tree's first levels and the guess-count
     distributions (the model's, and the player's against the baselines with --player)."""
@@ -363,12 +391,10 @@ def report(
     card = None
     if player is not None:
         try:
-            card = validation.validate_player(player, sorted(trees))
-        except ValueError as error:
+            with working(f"measuring {player}", as_json):
+                card = validation.validate_player(player, sorted(trees))
+        except (ValueError, PlayerFault) as error:
             raise fail(str(error)) from None
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(report_page.html(trees, metadata, card), encoding="utf-8")
-    except OSError as error:
-        raise fail(f"cannot write {out}: {error.strerror}") from None
-    console.print(f"wrote {out}")
+    with working("drawing the page", as_json):
+        page = report_page.html(trees, metadata, card)
+    write_report(out, page, as_json)

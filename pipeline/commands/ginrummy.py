@@ -142,7 +142,8 @@ def stats(
         fitted = _read_table(table)[0] if table is not None else None
         _stats_by_player(db, fitted, table, as_json)
         return
-    computed = _from_warehouse(db, stats_of.run, read_only=False)
+    with working("deriving Gin Rummy's statistics", as_json):
+        computed = _from_warehouse(db, stats_of.run, read_only=False)
     if as_json:
         print_json({name: table.to_dicts() for name, table in computed.items()})
         return
@@ -151,6 +152,7 @@ def stats(
     knocks = stats_of.knocks_by_deadwood(computed["knocks"])
     _show(knocks, "stats_ginrummy_knocks (summed over turns)")
     console.print(f"stored {len(computed) + 1} tables: stats_ginrummy_*")
+    next_step(f"mine fit ginrummy{options.again(db)}")
 
 
 def _stats_by_player(db: Path | None, fitted, table: Path | None, as_json: bool) -> None:
@@ -226,7 +228,8 @@ def fit(
     """Fit the danger, draw and knock tables from the warehouse's Gin Rummy logs."""
     if source not in stats_of.SOURCES:
         raise fail(f"--source must be all, simulated or server, not {source!r}")
-    features, fingerprint = _from_warehouse(db, lambda con: stats_of.fit_data(con, source))
+    with working("reading the Gin Rummy logs", as_json):
+        features, fingerprint = _from_warehouse(db, lambda con: stats_of.fit_data(con, source))
     logs = features.select("log_id").n_unique()
     try:
         with working("fitting the Gin Rummy tables", as_json):
@@ -287,14 +290,15 @@ def generate(
         source = codegen.module_source(nested, metadata)
     except ValueError as error:
         raise fail(f"{table}: {error}") from None
+    playing = f" and playing {games} games against simple" if games else ""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(source, encoding="utf-8")
         figures = None
-        if games:
-            with working(f"playing {games} games against simple", as_json):
+        with working(f"writing the player{playing}", as_json):
+            out.write_text(source, encoding="utf-8")
+            if games:
                 figures = _validated(out, ["simple"], game_rules, games=games, seed=seed)
-            codegen.write_module(out, nested, metadata, figures, game_rules.changes())
+                codegen.write_module(out, nested, metadata, figures, game_rules.changes())
     except OSError as error:
         raise fail(f"cannot write {out}: {error.strerror}") from None
     if as_json:
@@ -366,7 +370,7 @@ def validate(
 
 def tournament(
     players: options.PlayerFiles = None,
-    bots: options.bots("simple, random, ginhunter, explorer:POLICY:SHARE") = "",
+    bots: options.bots("simple, random, ginhunter, explorer:POLICY:SHARE") = BASELINES,
     games: options.games("Games per pairing (even: each deal from both seats).", 2) = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 2,

@@ -15,13 +15,6 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from mine.models import hog as model
 from mine.models.tables import TableError
@@ -36,16 +29,16 @@ from mine.pipeline.console import (
     show_pairs,
     write_report,
 )
-from mine.pipeline.progress import bar as progress_bar
-from mine.pipeline.progress import working
+from mine.pipeline.progress import per_name, working
 from mine.pipeline.reports import hog as report_page
 from mine.pipeline.stats import hog as stats_of
-from mine.strategies.bots.hog import parse_bot
+from mine.strategies.bots.hog import BASELINES, parse_bot
 from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.hog import HogRules, run_matches
 from mine.strategies.validation import hog as validation
 
 DIGITS = {str(d): str(d) for d in range(10)}
+BOTS = ",".join(BASELINES)  # a tournament's bots unless --bots says otherwise
 
 
 LOG_BYTES_PER_GAME = 2_000  # a match's files per game, generously (about 780 measured)
@@ -83,15 +76,7 @@ def simulate(
         raise fail(str(error)) from None
     matches = len(specs) if against else len(specs) * (len(specs) - 1) // 2
     options.room_for(out, matches * games * LOG_BYTES_PER_GAME)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    bar = progress_bar(*columns, TimeElapsedColumn(), as_json=as_json)
-    tasks: dict[str, TaskID] = {}
-
-    def progress(stem: str, done: int, total: int) -> None:
-        if stem not in tasks:
-            tasks[stem] = bar.add_task(stem, total=total)
-        bar.update(tasks[stem], completed=done)
-
+    bar, progress = per_name(as_json)
     try:
         with bar:
             summary = run_matches(bots, games, seed, game_rules, out, against, progress)
@@ -123,8 +108,9 @@ def stats(
     points by number of dice (Sow Sad), Pig Tail, Square Swine, win rates by state and k."""
     con = open_warehouse(db, read_only=False)
     try:
-        derived = stats_of.derive(con, bucket, stats_of.chosen_logs(con, logs))
-        names = stats_of.store_all(con, derived)
+        with working("deriving Hog's statistics", as_json):
+            derived = stats_of.derive(con, bucket, stats_of.chosen_logs(con, logs))
+            names = stats_of.store_all(con, derived)
     except ValueError as error:
         raise fail(str(error)) from None
     finally:
@@ -135,6 +121,7 @@ def stats(
         return
     _print_stats(derived, bucket)
     console.print(f"stored {', '.join(names.values())}")
+    next_step(f"mine fit hog{options.again(db, logs)}")
 
 
 def _print_stats(derived: stats_of.HogStats, bucket: int) -> None:
@@ -296,7 +283,7 @@ def validate(
 
 def tournament(
     players: options.PlayerFiles = None,
-    bots: options.bots("always_roll:N, tail_strategy, square_strategy, random, …") = "",
+    bots: options.bots("always_roll:N, tail_strategy, square_strategy, random, …") = BOTS,
     games: options.games("Weight of each pairing in the ratings (its win rates are exact).") = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 1,

@@ -12,20 +12,22 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from mine.models import supernim as model
 from mine.models.tables import TableError
 from mine.pipeline import options
 from mine.pipeline.commands.warehouse import open_warehouse
-from mine.pipeline.console import console, errors, fail, interval, print_json, show, show_pairs
+from mine.pipeline.console import (
+    console,
+    fail,
+    interval,
+    next_step,
+    print_json,
+    show,
+    show_pairs,
+    write_report,
+)
+from mine.pipeline.progress import per_name, working
 from mine.pipeline.reports import supernim as report_page
 from mine.pipeline.stats import supernim as stats_of
 from mine.strategies.bots.supernim import BASELINES, factory
@@ -40,19 +42,6 @@ Start = Annotated[
         "--start", help="The start board (heap sizes like 2,4,2,3), or random: 3-6 heaps of 1-10."
     ),
 ]
-
-
-def _progress(quiet: bool):
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    bar = Progress(*columns, TimeElapsedColumn(), console=errors, disable=quiet, transient=True)
-    tasks: dict[str, TaskID] = {}
-
-    def advance(name: str, done: int, total: int) -> None:
-        if name not in tasks:
-            tasks[name] = bar.add_task(name, total=total)
-        bar.update(tasks[name], completed=done)
-
-    return bar, advance
 
 
 def _start_board(start: str) -> tuple[int, ...] | None:
@@ -87,7 +76,7 @@ def simulate(
     except ValueError as error:
         raise fail(str(error)) from None
     pairs = [(a, b) for k, a in enumerate(specs) for b in specs[k + 1 :]]
-    bar, advance = _progress(as_json)
+    bar, advance = per_name(as_json)
     summary = []
     try:
         with bar:
@@ -102,6 +91,7 @@ def simulate(
         print_json({"rules": asdict(game_rules), "seed": seed, "out": str(out), "matches": summary})
         return
     show(summary, f"supernim matches → {out}")
+    next_step(f"mine ingest {out}")
 
 
 def stats(
@@ -113,8 +103,9 @@ def stats(
     pairing and start board, position values, outcomes by move kind, score trajectories."""
     con = open_warehouse(db, read_only=False)
     try:
-        derived = stats_of.derive(con, stats_of.chosen_logs(con, logs))
-        names = stats_of.store_all(con, derived)
+        with working("deriving Super-Nim's statistics", as_json):
+            derived = stats_of.derive(con, stats_of.chosen_logs(con, logs))
+            names = stats_of.store_all(con, derived)
     except ValueError as error:
         raise fail(str(error)) from None
     finally:
@@ -144,6 +135,7 @@ def stats(
         formats={"mean_future_margin": "{:+.3f}".format, "mean_final_margin": "{:+.3f}".format},
     )
     console.print(f"stored {', '.join(names.values())}")
+    next_step(f"mine fit supernim{options.again(db, logs)}")
 
 
 def fit(
@@ -158,8 +150,9 @@ def fit(
     features, tabulated, plus the values of the canonical boards the logs cover well."""
     con = open_warehouse(db)
     try:
-        positions, metadata = stats_of.fit_inputs(con, stats_of.chosen_logs(con, logs))
-        fitted = model.fit(positions, metadata)
+        with working("fitting the Super-Nim heuristic (and the exact yardstick)", as_json):
+            positions, metadata = stats_of.fit_inputs(con, stats_of.chosen_logs(con, logs))
+            fitted = model.fit(positions, metadata)
     except ValueError as error:
         raise fail(str(error)) from None
     finally:
@@ -185,6 +178,7 @@ def fit(
             ("mean |0 - exact| (plain)", f"{meta['yardstick']['plain_mean_abs_error']:.3f}"),
         ],
     )
+    next_step(f"mine generate supernim --table {path}")
 
 
 def _read_table(path: Path):
@@ -210,14 +204,20 @@ def generate(
             "--check-games", min=4, help="Games per opponent behind the docstring's figures."
         ),
     ] = validation.CHECK_GAMES,
+    as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only Super-Nim player from a table."""
     fitted = _read_table(table)
     try:
-        validation.write_player(fitted, out, budget, depth, check_games)
+        with working(f"writing the player and playing {check_games} games a baseline", as_json):
+            card = validation.write_player(fitted, out, budget, depth, check_games)
     except (ValueError, OSError, PlayerFault) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
+    if as_json:
+        print_json({"player": str(out), "depth": depth, "budget_seconds": budget, "card": card})
+        return
     console.print(f"wrote {out} (depth {depth}, at most {budget} s a move)")
+    next_step(f"mine validate supernim {out}")
 
 
 def validate(
@@ -242,7 +242,7 @@ def validate(
     """Play a player file against the baselines (and --against another file) from random
     start boards, both sides: win/draw/loss with 95 % intervals, cut-offs, margin, invalid
     moves, p99 move time."""
-    bar, advance = _progress(as_json)
+    bar, advance = per_name(as_json)
     try:
         with bar:
             card = validation.validate_player(
@@ -274,7 +274,7 @@ def validate(
 
 def tournament(
     players: options.PlayerFiles = None,
-    bots: options.bots("random, greedy, alphabeta:D") = "",
+    bots: options.bots("random, greedy, alphabeta:D") = "random,greedy,alphabeta:2",
     games: options.games("Games per pairing (even: each board from both seats).", 2) = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 1,
@@ -297,24 +297,22 @@ def report(
     ] = None,
     db: options.Db = None,
     out: options.out("The HTML file to write.") = Path("supernim-report.html"),
+    as_json: options.Json = False,
 ) -> None:
     """Write one self-contained HTML page: win rates by pairing (logs) and of the player
     (its validation card), score trajectories, position values, and the table's provenance."""
     fitted = _read_table(table)
-    con = open_warehouse(db)
-    try:
-        derived = stats_of.derive(con, stats_of.chosen_logs(con, None))
-    except ValueError as error:
-        raise fail(str(error)) from None
-    finally:
-        con.close()
     try:
         validation_card = validation.read_card(card) if card else None
     except ValueError as error:
         raise fail(str(error)) from None
+    con = open_warehouse(db)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(report_page.html(fitted, derived, validation_card), encoding="utf-8")
-    except OSError as error:
-        raise fail(f"cannot write {out}: {error.strerror}") from None
-    console.print(f"wrote {out}")
+        with working("reading the statistics and drawing the page", as_json):
+            derived = stats_of.derive(con, stats_of.chosen_logs(con, None))
+            page = report_page.html(fitted, derived, validation_card)
+    except ValueError as error:
+        raise fail(str(error)) from None
+    finally:
+        con.close()
+    write_report(out, page, as_json)

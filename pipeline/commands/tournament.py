@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from mine import games as registry
 from mine.pipeline import options
 from mine.pipeline.console import fail, interval, print_json, show, write_report
-from mine.pipeline.progress import bar as progress_bar
+from mine.pipeline.progress import per_name
 from mine.strategies import tournament as core
 
 
@@ -41,15 +40,7 @@ def run(
     except core.TournamentError as error:
         missing = str(error).endswith(("no such file", "not a file"))
         raise fail(str(error), 1 if missing else 2) from None
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    bar = progress_bar(*columns, TimeElapsedColumn(), as_json=as_json)
-    tasks: dict[str, TaskID] = {}
-
-    def progress(label: str, done: int, total: int) -> None:
-        if label not in tasks:
-            tasks[label] = bar.add_task(label, total=total)
-        bar.update(tasks[label], completed=done)
-
+    bar, progress = per_name(as_json)
     try:
         with bar:
             result = core.round_robin(match, entrants, games, seed, context, workers,

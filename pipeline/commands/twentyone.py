@@ -127,8 +127,9 @@ def stats(
     try:
         if not has_logs(con, GAME):
             raise fail(NO_LOGS)
-        computed = stats_of.compute(con, game_rules)
-        stored = stats_of.store_all(con, computed)
+        with working("deriving TwentyOne's statistics", as_json):
+            computed = stats_of.compute(con, game_rules)
+            stored = stats_of.store_all(con, computed)
     finally:
         con.close()
     check = computed["settlement"][0].row(0, named=True)
@@ -176,6 +177,7 @@ def stats(
         {"share": rate, "mean_result": "{:+.4f}".format, "mean_bid": "{:.1f}".format},
     )  # fmt: skip
     console.print("stored: " + ", ".join(stored))
+    next_step(f"mine fit twentyone{options.again(db)}")
 
 
 def _stats_by_player(db, game_rules: TwentyOneRules, chart, table, as_json: bool) -> None:
@@ -269,7 +271,8 @@ def fit(
     try:
         if not has_logs(con, GAME):
             raise fail(NO_LOGS)
-        data = stats_of.fit_data(con)
+        with working("reading the TwentyOne logs", as_json):
+            data = stats_of.fit_data(con)
     finally:
         con.close()
     try:
@@ -403,7 +406,9 @@ def validate(
 
 def tournament(
     players: options.PlayerFiles = None,
-    bots: options.bots("textbook, dealer, cautious, random, explorer, …") = "",
+    bots: options.bots(
+        "textbook, dealer, cautious, random, explorer, …"
+    ) = "textbook,dealer,random",
     games: options.games("Games per pairing (even: each shoe from both seats).", 2) = 20,
     seed: options.Seed = 0,
     workers: options.Workers = 1,

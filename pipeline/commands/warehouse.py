@@ -15,8 +15,12 @@ from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from mine.pipeline.console import console, errors, fail
+from mine import games
+from mine.pipeline.console import console, errors, fail, next_step, print_json
+from mine.pipeline.options import again
 from mine.pipeline.progress import bar as progress_bar
+from mine.pipeline.progress import shown as bar_shown
+from mine.pipeline.progress import working
 from mine.strategies.engines import settings as rule_settings
 from mine.warehouse import export as exporting
 from mine.warehouse import query as querying
@@ -118,7 +122,7 @@ def ingest(
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total} files"),
+        TextColumn("{task.completed:.0f}/{task.total} files"),
         TextColumn("{task.fields[rows]:,} rows"),
         TextColumn("{task.fields[rate]:,.0f} rows/s"),
         TimeElapsedColumn(),
@@ -127,13 +131,24 @@ def ingest(
         files, _ = ingesting.find_files(paths)
         task = bar.add_task("ingest", total=len(files), rows=0, rate=0.0)
 
-        def progress(done_files: int, done_rows: int) -> None:
+        def progress(done_files: float, done_rows: int, doing: str) -> None:
             elapsed = bar.tasks[task].elapsed or 1e-9
-            bar.update(task, completed=done_files, rows=done_rows, rate=done_rows / elapsed)
+            bar.update(
+                task,
+                completed=done_files,
+                rows=done_rows,
+                rate=done_rows / elapsed,
+                description=f"ingest: {doing}" if doing else "ingest",
+            )
 
         try:
             summary = ingesting.ingest(
-                con, paths, game=game, progress=progress, verify=verify, rules=rules
+                con,
+                paths,
+                game=game,
+                progress=progress if bar_shown(as_json) else None,
+                verify=verify,
+                rules=rules,
             )
         except (ValueError, WarehouseVersionError) as error:
             raise fail(str(error)) from None
@@ -144,7 +159,16 @@ def ingest(
         for error in summary.errors:
             errors.print(Text.assemble(("rejected", "red"), f" {error}"), soft_wrap=True)
         _print_summary(summary)
+        for name in _games_in(summary):
+            next_step(f"mine stats {name}{again(db)}")
     raise typer.Exit(0 if summary.ok else 1)
+
+
+def _games_in(summary: Summary) -> list[str]:
+    """The games whose logs are in the warehouse after this ingest (new or already there),
+    in the registry's order."""
+    landed = {pair.game for pair in summary.pairs if pair.outcome != "rejected"}
+    return [name for name in games.names() if name in landed]
 
 
 def _print_summary(summary: Summary) -> None:
@@ -241,12 +265,29 @@ def _print_preview(preview: querying.Preview, limit: int) -> None:
     )
 
 
-def tables(db: Path | None, wait: float) -> None:
+def tables(db: Path | None, wait: float, as_json: bool = False) -> None:
     con = open_warehouse(db, wait=wait, sealed=True)
+    try:
+        with working("counting the rows of every table and view", as_json):
+            found = list(querying.tables(con))
+    finally:
+        con.close()
+    if as_json:
+        print_json(
+            {
+                "warehouse": str(db_path(db)),
+                "tables": [
+                    {"name": name, "kind": kind, "rows": rows, "description": comment}
+                    for name, kind, rows, comment in found
+                ],
+            }
+        )
+        return
     table = Table("name", "kind", "rows", "description", title=str(db_path(db)))
-    for name, kind, rows, comment in querying.tables(con):
+    for name, kind, rows, comment in found:
         table.add_row(name, kind, f"{rows:,}", comment)
     console.print(table)
+    next_step(f'mine query "SELECT * FROM logs LIMIT 10"{again(db)}')
 
 
 def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
@@ -254,7 +295,8 @@ def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
         raise fail(f"{folder}: already exists; export into a new folder")
     con = open_warehouse(db, wait=wait)
     try:
-        manifest = exporting.export(con, folder)
+        with working(f"exporting the warehouse to {folder}", as_json):
+            manifest = exporting.export(con, folder)
     except (OSError, duckdb.Error) as error:
         reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
         raise fail(f"{folder}: cannot export there ({reason})") from None

@@ -35,11 +35,11 @@ QUERIES = {
     "Simulated card-guessing games by guesser and n (examples/logs/cardguess)": """
         SELECT l.stem AS log, g.n, count(*) AS games, round(avg(g.guesses), 3) AS mean_guesses,
                max(g.guesses) AS most
-        FROM cardguess_games g JOIN logs l USING (log_id) JOIN real_logs USING (log_id)
+        FROM cardguess_games g JOIN logs l USING (log_id) JOIN example_logs USING (log_id)
         GROUP BY ALL ORDER BY log""",
     "How often a first guess's feedback shows each correct-ranks count": """
         SELECT n, ranks AS correct_ranks, count(*) AS guesses
-        FROM cardguess_guesses JOIN real_logs USING (log_id)
+        FROM cardguess_guesses JOIN example_logs USING (log_id)
         WHERE guess_no = 1 GROUP BY ALL ORDER BY n, correct_ranks""",
 }
 

@@ -21,22 +21,22 @@ from mine.strategies.validation import ginrummy as validation
 from mine.warehouse.ingest import ingest
 
 # Over the real server logs of `examples/logs/ginrummy/` (November 2020): the demo ingests
-# them first and names their logs `real_logs`.
+# them first and names their logs `example_logs`.
 QUERIES = {
     "Real Gin Rummy rounds by how they ended": """
         SELECT ending, count(*) AS rounds, round(avg(points + opponent_points), 1) AS mean_points
-        FROM ginrummy_rounds JOIN real_logs USING (log_id)
+        FROM ginrummy_rounds JOIN example_logs USING (log_id)
         GROUP BY ending ORDER BY rounds DESC""",
     "Mean points per round, by side": """
         SELECT round(avg(points), 2) AS mine, round(avg(opponent_points), 2) AS opponent,
                count(*) AS rounds
-        FROM ginrummy_rounds JOIN real_logs USING (log_id)""",
+        FROM ginrummy_rounds JOIN example_logs USING (log_id)""",
     "Draws from the discard pile": """
         SELECT CASE WHEN mine THEN 'me' ELSE 'opponent' END AS player,
                count(*) FILTER (WHERE drawn_from = 'discard') AS from_discard,
                count(*) AS draws,
                round(100.0 * count(*) FILTER (WHERE drawn_from = 'discard') / count(*), 1) AS pct
-        FROM ginrummy_turns JOIN real_logs USING (log_id)
+        FROM ginrummy_turns JOIN example_logs USING (log_id)
         GROUP BY ALL ORDER BY player""",
 }
 MATCHES = (("simple", "explorer"), ("ginhunter", "simple"))

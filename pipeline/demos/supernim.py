@@ -36,12 +36,12 @@ QUERIES = {
                count(*) FILTER (winner = 'max') AS max_wins,
                count(*) FILTER (winner = 'min') AS min_wins,
                count(*) FILTER (ended = 'cutoff') AS cutoffs
-        FROM supernim_matches WHERE log_id IN (SELECT log_id FROM real_logs)
+        FROM supernim_matches WHERE log_id IN (SELECT log_id FROM example_logs)
         GROUP BY ALL ORDER BY ALL
     """,
     "Super-Nim example logs: points by move kind": """
         SELECT kind, count(*) AS moves, count(*) FILTER (kind = 'split') * 2 AS points
-        FROM supernim_moves WHERE log_id IN (SELECT log_id FROM real_logs)
+        FROM supernim_moves WHERE log_id IN (SELECT log_id FROM example_logs)
         GROUP BY ALL ORDER BY ALL
     """,
 }

@@ -22,18 +22,18 @@ from mine.warehouse import ingest
 
 GAME = "twentyone"
 # Over the real logs of `examples/logs/twentyone/` (the course engine's, 2021): the demo
-# ingests them first and names their logs `real_logs`.
+# ingests them first and names their logs `example_logs`.
 QUERIES = {
     "Real TwentyOne rounds: the dealer's final hand by its number of cards": """
         SELECT n_cards AS cards, count(*) AS rounds,
                count(*) FILTER (WHERE total > 21) AS bust,
                count(*) FILTER (WHERE hand_class = 'Charlie') AS charlie
-        FROM twentyone_dealer_hands JOIN real_logs USING (log_id) WHERE played
+        FROM twentyone_dealer_hands JOIN example_logs USING (log_id) WHERE played
         GROUP BY ALL ORDER BY cards""",
     "Their players' decisions": """
         SELECT action, count(*) AS decisions,
                round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS pct
-        FROM twentyone_turns JOIN real_logs USING (log_id)
+        FROM twentyone_turns JOIN example_logs USING (log_id)
         WHERE player <> 'dealer' AND action <> 'Bid' GROUP BY ALL ORDER BY decisions DESC""",
 }
 SEATS = [

@@ -289,6 +289,27 @@ class MeldSolver:
                 best_bits.append(bit)
         return best_value, best_bits
 
+    def deadwoods(self, hand: int) -> list[int]:
+        """Every deadwood some declaration of `hand` (a mask) leaves, least first: a player
+        may declare any melds it holds, not only the best ones."""
+        by_lowest, memo = self._by_lowest, {}
+
+        def absorbed(mask: int) -> frozenset[int]:
+            if not mask:
+                return frozenset((0,))
+            found = memo.get(mask)
+            if found is None:
+                low = mask & -mask
+                values = set(absorbed(mask ^ low))  # the lowest card in no meld
+                for meld, points in by_lowest[low.bit_length() - 1]:
+                    if meld & mask == meld:
+                        values.update(points + v for v in absorbed(mask ^ meld))
+                found = memo[mask] = frozenset(values)
+            return found
+
+        total = mask_value(hand)
+        return sorted(total - value for value in absorbed(self._meldable(hand)))
+
     # --- the same on cards ---
 
     def deadwood_of(self, cards: Iterable[Card]) -> int:

@@ -3,6 +3,8 @@ check of declared melds."""
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -36,6 +38,36 @@ def cards(text: str) -> tuple[Card, ...]:
 @given(st.one_of(hands, dense))
 def test_solver_matches_brute_force(hand):
     assert SOLVER.deadwood_of(hand) == naive_deadwood(hand)
+
+
+def every_declared_deadwood(hand) -> set[int]:
+    """By brute force: the deadwood of every set of disjoint melds the hand holds."""
+    hand = list(hand)
+    melds = [
+        set(group)
+        for n in range(3, len(hand) + 1)
+        for group in combinations(hand, n)
+        if meld_kind(group, MeldSizes())
+    ]
+    total = sum(map(deadwood_points, hand))
+
+    def absorbed(start: int, used: set) -> set[int]:
+        found = {0}
+        for index in range(start, len(melds)):
+            if not melds[index] & used:
+                points = sum(map(deadwood_points, melds[index]))
+                found |= {points + v for v in absorbed(index + 1, used | melds[index])}
+        return found
+
+    return {total - v for v in absorbed(0, set())}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(hands, dense))
+def test_every_deadwood_a_declaration_can_leave(hand):
+    found = SOLVER.deadwoods(hand_mask(hand))
+    assert found == sorted(every_declared_deadwood(hand))
+    assert found[0] == SOLVER.deadwood_of(hand)
 
 
 @settings(max_examples=200, deadline=None)

@@ -25,8 +25,9 @@ from mine.warehouse import ingest
 from mine.warehouse.connection import MEMORY_LIMIT, connect
 ingest.BATCH_BYTES = 1
 con = connect(sys.argv[2], read_only=False, wait=30, memory_limit=MEMORY_LIMIT)
-def progress(files, rows):
-    print(files, flush=True)
+def progress(files, rows, doing):
+    if not doing:  # a batch has landed
+        print(files, flush=True)
 summary = ingest.ingest(con, [sys.argv[1]], progress=progress)
 print("done" if summary.ok else "failed", flush=True)
 """

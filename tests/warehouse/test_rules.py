@@ -14,6 +14,8 @@ import duckdb
 import pytest
 
 from mine.parsers import hog
+from mine.parsers.cards import parse_course
+from mine.strategies.engines.ginrummy import MeldSolver, hand_mask
 from mine.strategies.engines.hog import HogRules
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
@@ -60,7 +62,7 @@ def bid_zero(t, s):
 def bid_five_million(t, s):
     i = _find(t, lambda f: f[5] == "Bid")
     _field(t, i, 6, "5000000")
-    return "turns", i + 1, "the bid must be between 10 and 100"
+    return "turns", i + 1, "bid 5000000 is outside this game's range 0..200"
 
 
 def hit_gains_no_card(t, s):
@@ -127,6 +129,38 @@ def swapped_bids(t, s):
     return "turns", 1, "seat order"
 
 
+def fourth_copy_in_one_shoe(t, s):
+    """Ten-point cards of lone Stand hands (two cards, nothing before them) in the first
+    rounds become the queen of spades, until the shoe's three decks have shown it four
+    times: totals and points stay as they were, only the shoe is broken."""
+    rows = [row.split(",") for row in t]
+
+    def shown_in(round_: str) -> int:  # the copies in the round's final hands
+        finals = {}
+        for f in rows:
+            if f[0] == round_ and f[5] != "Bid":
+                finals[f[2], f[4]] = f[1].split(";")
+        return sum(cards.count("SQ") for cards in finals.values())
+
+    copies = 0
+    for round_ in ("1", "2", "3"):  # 3 rounds of 7 players: well inside the first shoe
+        for i, f in enumerate(rows):
+            alone = rows[i - 1][:1] + rows[i - 1][2:3] != f[:1] + f[2:3]
+            cards = f[1].split(";")
+            if f[0] != round_ or f[5] != "Stand" or f[2] == "dealer" or not alone:
+                continue
+            ten = next((k for k, c in enumerate(cards) if c[1:] in ("10", "J", "K", "Q")), None)
+            if ten is not None and cards[ten] != "SQ" and copies + shown_in(round_) < 4:
+                cards[ten] = "SQ"
+                f[1] = ";".join(cards)
+        copies += shown_in(round_)
+        if copies >= 4:
+            t[:] = [",".join(f) for f in rows]
+            last = max(i for i, f in enumerate(rows) if f[0] == round_)
+            return "turns", last + 1, "SQ appears 4 times in rounds 1 to " + round_
+    raise AssertionError("the log has too few lone Stand hands for this case")
+
+
 def ginrummy_pick_from_opponent(t, s):
     """A stock draw that takes a card the opponent holds."""
     i = next(i for i, row in enumerate(t) if i > 1 and row.split(",")[3] != row.split(",")[4])
@@ -166,6 +200,27 @@ def ginrummy_knock_called_gin(t, s):
     i = _find(s, lambda f: f[3] == "Knock")
     _field(s, i, 3, "Gin")
     return "scores", i + 1, "a Gin, but the caller's hand"
+
+
+def ginrummy_knock_no_declaration_gives(t, s):
+    """A Knock's points inside the old bounds (up to the opponent's most deadwood less the
+    caller's least) that no pair of meld declarations of the final hands leaves."""
+    solver = MeldSolver()
+    for i, score in enumerate(row.split(",") for row in s):
+        if score[3] != "Knock":
+            continue
+        rows = [row.split(",") for row in t if row.split(",")[0] == score[0]]
+        caller = rows[-1][2]
+        hands = {f[2]: f[1].split(";") for f in rows}  # each side's last hand
+        other = "0" if caller == "1" else "1"
+        can = {side: solver.deadwoods(hand_mask(map(parse_course, hands[side]))) for side in hands}
+        made = {o - c for c in can[caller] if c <= 10 for o in can[other] if o > c}
+        unmade = [v for v in range(1, max(can[other]) - can[caller][0]) if v not in made]
+        if unmade:
+            _field(s, i, 1 if caller == "1" else 2, str(unmade[0]))
+            _field(s, i, 2 if caller == "1" else 1, "0")
+            return "scores", i + 1, "which no declarations of the two hands leave"
+    raise AssertionError("no Knock round with points the hands cannot make")
 
 
 def hog_die_nine(t, s):
@@ -208,6 +263,7 @@ CASES = {
         duplicated_line,
         deleted_line,
         swapped_bids,
+        fourth_copy_in_one_shoe,
     ],
     "ginrummy": [
         ginrummy_pick_from_opponent,
@@ -216,6 +272,7 @@ CASES = {
         ginrummy_million,
         ginrummy_gin_zero,
         ginrummy_knock_called_gin,
+        ginrummy_knock_no_declaration_gives,
     ],
     "hog": [hog_die_nine, hog_new_score, hog_third_player, hog_winner_not_a_player, hog_final_zero],
 }

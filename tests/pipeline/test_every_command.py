@@ -1,0 +1,141 @@
+"""Every command that prints a summary, for every game of the registry, on tiny inputs and
+on a terminal (rich told it is one): with `--json` stdout is one JSON document and stderr
+stays empty (no bar, no spinner, no hint); without it, progress shows on stderr and each
+step of the loop names the next.
+
+The cases come from the registry and the commands the CLI mounts, and each command's
+options are filled from their names (the warehouse, the files the loop has written so far,
+every count at its smallest), so a new game or verb is covered without editing this file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+
+from mine import games
+from mine.pipeline import cli
+from tests.mine_cli import invoke
+
+CLI = typer.main.get_command(cli.app)
+SHARED = [name for name in CLI.commands if name not in cli.VERBS]  # ingest, query, tables, …
+COUNTS = {"games", "hands", "shoe_hands", "check_games", "answers", "equal_depth", "workers"}
+SIMULATED_GAMES = 3  # per match: enough for every game's fit, at its smallest
+SLOW_DEFAULTS = {"n": "2", "quick": True}  # card guessing's sizes: n = 4 takes its time
+NEXT = {"simulate": "ingest", "ingest": "stats", "stats": "fit", "fit": "generate",
+        "generate": "validate"}  # fmt: skip
+SHOWS_PROGRESS = "\x1b[?25l"  # a live display hides the cursor while it draws
+
+
+def command(verb: str, game: str):
+    """`mine <verb> <game>` as the CLI mounts it (or `mine <verb>` for a shared command)."""
+    found = CLI.commands[verb]
+    return found if verb in SHARED else found.get_command(None, game)
+
+
+def prints_summary(found) -> bool:
+    return found is not None and any(param.name == "as_json" for param in found.params)
+
+
+def loop_of(game: str) -> list[str]:
+    """The game's verbs in the loop's order (ingest after simulate), then the shared ones."""
+    verbs = ["simulate", "ingest", *(v for v in cli.VERBS if v != "simulate"), *SHARED]
+    ordered = list(dict.fromkeys(verbs))
+    return [verb for verb in ordered if prints_summary(command(verb, game))]
+
+
+CASES = [(game.name, verb) for game in games.with_part("commands") for verb in loop_of(game.name)]
+
+
+class Loop:
+    """The files one game's loop has written, and what each option of a step is given."""
+
+    def __init__(self, root: Path) -> None:
+        self.root, self.db = root, root / "w.duckdb"
+        self.logs, self.table, self.player = root / "logs", root / "t.parquet", root / "p.py"
+        self.runs = 0
+
+    def arguments(self, verb: str, found) -> list[str]:
+        self.runs += 1
+        outs = {"simulate": self.logs, "fit": self.table, "generate": self.player}
+        given = {
+            "db": self.db,
+            "paths": self.logs,
+            "player": self.player,
+            "players": self.player,  # a tournament: the loop's player against the bots
+            "table": self.table,
+            "out": outs.get(verb, self.root / f"{verb}-{self.runs}.out"),
+            "folder": self.root / f"{verb}-{self.runs}",  # export wants a new folder
+            **SLOW_DEFAULTS,
+        }
+        words: list[str] = []
+        for param in found.params:
+            name, flag = param.name, param.opts[0]
+            if name == "as_json" or (name == "table" and not param.required):
+                continue
+            if name == "games" and verb == "simulate":
+                value = SIMULATED_GAMES
+            elif name in COUNTS:
+                value = param.min
+            elif name in given:
+                value = given[name]
+            else:
+                continue  # its default
+            if param.param_type_name == "argument":
+                words.append(str(value))
+            elif value is True:
+                words.append(flag)
+            else:
+                words += [flag, str(value)]
+        return words
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Each game's loop run once as a user runs it and once with --json, step by step, on a
+    terminal: {(game, verb): (plain result, JSON result)}."""
+    done = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TTY_COMPATIBLE", "1")  # rich: stderr is a terminal, progress would show
+        for game in games.with_part("commands"):
+            loop = Loop(tmp_path_factory.mktemp(game.name))
+            for verb in loop_of(game.name):
+                found = command(verb, game.name)
+                args = [verb, *([] if verb in SHARED else [game.name])]
+                plain = invoke(*args, *loop.arguments(verb, found))
+                done[game.name, verb] = plain, invoke(*args, *loop.arguments(verb, found), "--json")
+    return done
+
+
+@pytest.mark.parametrize("game, verb", CASES)
+def test_json_is_one_document_and_nothing_else(runs, game, verb):
+    _, as_json = runs[game, verb]
+    assert isinstance(json.loads(as_json.stdout), dict | list)
+    assert as_json.stderr == "", f"mine {verb} {game} --json wrote to stderr"
+
+
+@pytest.mark.parametrize("game, verb", CASES)
+def test_progress_shows_on_a_terminal(runs, game, verb):
+    plain, _ = runs[game, verb]
+    assert SHOWS_PROGRESS in plain.stderr, f"mine {verb} {game} shows no progress"
+
+
+@pytest.mark.parametrize("game", [game.name for game in games.with_part("commands")])
+def test_each_step_names_the_next(runs, game):
+    for verb, following in NEXT.items():
+        plain, _ = runs[game, verb]
+        words = ["mine", following] + ([] if following == "ingest" else [game])
+        hints = [line for line in plain.stderr.splitlines() if "next: " in line]
+        assert any(" ".join(words) in hint for hint in hints), (verb, plain.stderr)
+
+
+def test_every_command_but_query_and_demo_prints_json():
+    """`query` writes JSON with --format json; `demo` shows the loop, it returns nothing."""
+    for game in games.with_part("commands"):
+        for verb in [*cli.VERBS, *SHARED]:
+            found = command(verb, game.name)
+            if found is not None and verb not in ("query", "demo"):
+                assert prints_summary(found), f"mine {verb} {game.name} has no --json"
