@@ -351,7 +351,7 @@ def _or_blank(fmt: str):
 
 
 def tournament(
-    players: options.PlayerFiles = None,
+    files: options.PlayerFiles = None,
     n: Annotated[int, typer.Option("--n", min=1, max=4, help="Cards in each answer.")] = 2,
     bots: options.bots(
         "first-consistent, random-consistent, greedy, entropy"
@@ -370,7 +370,7 @@ def tournament(
     from mine.strategies.engines.cardguess import CardGuessRules
 
     game_rules = options.game_rules(CardGuessRules, [f"n={n}", *(rules or [])])
-    shared.run("cardguess", players, bots, games, seed, workers, game_rules, as_json, html)
+    shared.run("cardguess", files, bots, games, seed, workers, game_rules, as_json, html)
 
 
 def report(

@@ -369,7 +369,7 @@ def validate(
 
 
 def tournament(
-    players: options.PlayerFiles = None,
+    files: options.PlayerFiles = None,
     bots: options.bots("simple, random, ginhunter, explorer:POLICY:SHARE") = BASELINES,
     games: options.games("Games per pairing (even: each deal from both seats).", 2) = 100,
     seed: options.Seed = 0,
@@ -384,7 +384,7 @@ def tournament(
     from mine.pipeline.commands import tournament as shared
 
     game_rules = options.game_rules(GinRummyRules, rules)
-    shared.run("ginrummy", players, bots, games, seed, workers, game_rules, as_json, html)
+    shared.run("ginrummy", files, bots, games, seed, workers, game_rules, as_json, html)
 
 
 def report(

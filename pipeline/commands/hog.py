@@ -282,7 +282,7 @@ def validate(
 
 
 def tournament(
-    players: options.PlayerFiles = None,
+    files: options.PlayerFiles = None,
     bots: options.bots("always_roll:N, tail_strategy, square_strategy, random, …") = BOTS,
     games: options.games("Weight of each pairing in the ratings (its win rates are exact).") = 100,
     seed: options.Seed = 0,
@@ -297,7 +297,7 @@ def tournament(
     from mine.pipeline.commands import tournament as shared
 
     game_rules = options.game_rules(HogRules, rules)
-    shared.run("hog", players, bots, games, seed, workers, game_rules, as_json, html)
+    shared.run("hog", files, bots, games, seed, workers, game_rules, as_json, html)
 
 
 def report(

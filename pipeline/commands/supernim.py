@@ -273,7 +273,7 @@ def validate(
 
 
 def tournament(
-    players: options.PlayerFiles = None,
+    files: options.PlayerFiles = None,
     bots: options.bots("random, greedy, alphabeta:D") = "random,greedy,alphabeta:2",
     games: options.games("Games per pairing (even: each board from both seats).", 2) = 100,
     seed: options.Seed = 0,
@@ -286,7 +286,7 @@ def tournament(
     invalid moves and faults per player."""
     from mine.pipeline.commands import tournament as shared
 
-    shared.run("supernim", players, bots, games, seed, workers, None, as_json, html)
+    shared.run("supernim", files, bots, games, seed, workers, None, as_json, html)
 
 
 def report(

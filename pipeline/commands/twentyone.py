@@ -405,7 +405,7 @@ def validate(
 
 
 def tournament(
-    players: options.PlayerFiles = None,
+    files: options.PlayerFiles = None,
     bots: options.bots(
         "textbook, dealer, cautious, random, explorer, …"
     ) = "textbook,dealer,random",
@@ -438,7 +438,7 @@ def tournament(
             f"--table-bots: a table seats {game_rules.max_players} players, the pair included", 2
         )
     table = Table(game_rules, seated)
-    shared.run("twentyone", players, bots, games, seed, workers, table, as_json, html)
+    shared.run("twentyone", files, bots, games, seed, workers, table, as_json, html)
 
 
 def _print_validation(result: dict[str, Any]) -> None:

@@ -65,7 +65,7 @@ class Loop:
             "db": self.db,
             "paths": self.logs,
             "player": self.player,
-            "players": self.player,  # a tournament: the loop's player against the bots
+            "files": self.player,  # a tournament's: the loop's player against the bots
             "table": self.table,
             "out": outs.get(verb, self.root / f"{verb}-{self.runs}.out"),
             "folder": self.root / f"{verb}-{self.runs}",  # export wants a new folder
