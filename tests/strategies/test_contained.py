@@ -197,3 +197,31 @@ def test_every_game_ends_a_call_that_loops(game, tmp_path):
         path.write_text("".join(LOOP.format(name=name) for name in functions))
     with pytest.raises(PlayerFault, match=r"\(\) ran over its 0.5 s limit"):
         validate(path, QUICK)
+
+
+def _both_play(task: tuple) -> int:
+    """Two files in one job, as a head-to-head game has them: each file's function once."""
+    from mine.strategies.player_file import load_module
+
+    first, second = (load_module(path, "hog", ("final_strategy",)) for path in task)
+    return first.final_strategy(0, 0) + second.final_strategy(0, 0)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("    os._exit(0)", "ended its process (exit code 0) in final_strategy()"),
+        ("    while True:\n        pass", "final_strategy() ran over its 0.5 s limit"),
+        ("    raise KeyError('boom')", "raised KeyError: 'boom' in final_strategy()"),
+    ],
+    ids=["exits", "loops", "raises"],
+)
+def test_with_two_files_in_a_worker_the_fault_names_the_file_to_blame(body, reason, tmp_path):
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text("def final_strategy(score, opponent_score):\n    return 4\n")
+    bad.write_text(f"import os\n\ndef final_strategy(score, opponent_score):\n{body}\n")
+    for order in ((good, bad), (bad, good)):
+        with pytest.raises(PlayerFault) as fault:
+            contained.run(list(order), _both_play, [order], limits=QUICK)
+        assert fault.value.path == str(bad) and reason in fault.value.reason
+    assert contained.run([good, good], _both_play, [(good, good)], limits=QUICK) == [8]
