@@ -81,6 +81,7 @@ def html(result: dict[str, Any], margin: str | None) -> str:
                 kit.count_table(
                     pairings,
                     title="Pairings",
+                    columns={key: key for row in pairings for key in row},  # void rows too
                     formats={"A score rate": _rate, "margin": _signed},
                 )
             ],

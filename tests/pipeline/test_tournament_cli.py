@@ -57,15 +57,23 @@ def test_a_terminal_table_and_an_escaped_standings_page(folder, tmp_path):
     assert "Standings" in text and "Pairings" in text
 
 
-def test_a_file_that_loops_is_disqualified_in_one_line_and_the_rest_still_prints(folder):
+def test_a_file_that_loops_is_disqualified_in_one_line_and_the_rest_still_prints(folder, tmp_path):
     good, bad = generated("hog", folder), faulty("hog", folder, "loops")
+    page = tmp_path / "standings.html"
     result = mine("tournament", "hog", good, bad, "--bots", "always_roll:6", "--rules",
-                  "goal=40", "--json")  # fmt: skip
+                  "goal=40", "--json", "--html", page)  # fmt: skip
     line = one_line_error(result, code=1)
     assert f"{bad}: disqualified, final_strategy() ran over its 1 s limit" in line
-    standings = json.loads(result.stdout)["standings"]
+    printed = json.loads(result.stdout)
+    standings = printed["standings"]
     assert [row["name"] for row in standings][-1] == str(bad)
     assert standings[0]["rating"] is not None and standings[-1]["rating"] is None
+    played = next(p for p in printed["pairings"] if "void" not in p)
+    text = page.read_text()  # the page shows the played pairing's figures beside void ones
+    assert printed["html"] == str(page) and f"disqualified: {bad}" in text
+    rows = text[text.index("<figcaption>Pairings") :].split("<tr>")
+    row = next(r for r in rows if "always_roll:6" in r and str(good) in r)
+    assert f"<td class=num>{played['a_score_rate']:.3f}</td>" in row
 
 
 @pytest.mark.parametrize(
