@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
-from mine.strategies import contained
+from mine.strategies import contained, intervals
+from mine.strategies.intervals import Z95
 
-Z95 = 1.959964
 ELO = math.log(10) / 400  # a rating difference of 400 is odds of 10 to 1
 PRIOR_DRAWS = 1.0  # virtual draws per pairing: a finite rating for a perfect record
 MEAN_RATING = 1500.0
@@ -253,13 +253,8 @@ def _timed_out(reason: str | None, words: Sequence[str]) -> bool:
 
 
 def wilson(successes: float, n: float) -> list[float]:
-    """The Wilson score 95 % interval of a rate (`successes` may count draws as halves)."""
-    if n <= 0:
-        return [0.0, 1.0]
-    p = successes / n
-    centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
-    return [round(max(0.0, centre - half), 6), round(min(1.0, centre + half), 6)]
+    """The Wilson score 95 % interval of a rate, rounded for the report."""
+    return [round(bound, 6) for bound in intervals.wilson(successes, n)]
 
 
 def paired_margin(outcomes: Sequence[Outcome]) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from mine.strategies.engines.cardguess import (
     parse_card,
     play_game,
 )
+from mine.strategies.intervals import Z95
 from mine.strategies.player_file import load_module
 from mine.strategies.solvers.cardguess import FlatTree
 
@@ -181,7 +182,7 @@ def figures(records: list[dict[str, Any]], chances: np.ndarray | None = None) ->
     counts = np.array([records[i]["guesses"] for i in found], float)
     if chances is None:
         mean = float(counts.mean())
-        half = 1.96 * float(counts.std(ddof=1) if len(counts) > 1 else 0.0) / math.sqrt(len(counts))
+        half = Z95 * float(counts.std(ddof=1) if len(counts) > 1 else 0.0) / math.sqrt(len(counts))
         shares = Counter(int(c) for c in counts)
     else:
         weights = chances[found] / chances[found].sum()
@@ -224,7 +225,7 @@ def paired(
     diffs = np.array([other[i]["guesses"] - mine[i]["guesses"] for i in both], float)
     if chances is None:
         mean = float(diffs.mean())
-        half = 1.96 * float(diffs.std(ddof=1) if len(diffs) > 1 else 0.0) / math.sqrt(len(diffs))
+        half = Z95 * float(diffs.std(ddof=1) if len(diffs) > 1 else 0.0) / math.sqrt(len(diffs))
     else:
         mean, half = float(chances[both] @ diffs / chances[both].sum()), 0.0
     return {

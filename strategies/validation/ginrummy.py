@@ -11,7 +11,6 @@ ends the game as a loss for whoever made it.
 from __future__ import annotations
 
 import gc
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ import numpy as np
 from mine.strategies import contained
 from mine.strategies.bots.ginrummy import make_bot
 from mine.strategies.engines.ginrummy import GameRecord, GinRummyRules, MeldSolver, play_game
+from mine.strategies.intervals import wilson
 from mine.strategies.player_file import load_module
 
 BASELINES = ("simple", "random", "ginhunter")
@@ -146,16 +146,6 @@ def _work(task: tuple[str, GinRummyRules, str, int, int, bool]) -> GameResult:
         _WORKER.update(against=opponent, other=load_player(opponent))
     other = _WORKER["other"] if is_file else opponent
     return play_one(_WORKER["module"], other, seed, game, _WORKER["solver"], rules)
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95 % Wilson score interval of a win rate."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def summarise(results: Sequence[GameResult]) -> dict[str, Any]:

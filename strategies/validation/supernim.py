@@ -13,7 +13,6 @@ percentile of the time `ai_move` took.
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,12 +34,12 @@ from mine.strategies.engines.supernim import (
     other,
     random_board,
 )
+from mine.strategies.intervals import wilson
 from mine.strategies.player_file import load_module
 
 FUNCTIONS = ("ai_move", "random_move")
 CHECK_GAMES = 40  # games per opponent behind the figures `mine generate` writes in
 CHECK_OPPONENTS = ("random", "greedy", "alphabeta:2")
-Z95 = 1.959964
 # The handout allows a minute a move; generated players take at most 1 s (0.2 s by
 # default). 10 s ends a file that loops without calling a busy machine's stall a fault.
 LIMITS = contained.Limits(call_seconds=10.0)
@@ -177,16 +176,11 @@ def load(path: str) -> ModuleType:
 _OTHERS: dict[str, ModuleType] = {}
 
 
-def wilson(successes: int, n: int) -> dict[str, Any]:
-    if n == 0:
-        return {"mean": 0.0, "ci95": [0.0, 0.0]}
-    p = successes / n
-    centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
+def rate(successes: int, n: int) -> dict[str, Any]:
     return {
-        "mean": p,
+        "mean": successes / n if n else 0.0,
         "count": successes,
-        "ci95": [max(0.0, centre - half), min(1.0, centre + half)],
+        "ci95": list(wilson(successes, n)),
     }
 
 
@@ -196,9 +190,9 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     times = [t for r in results for t in r["times"]]
     return {
         "games": n,
-        "win": wilson(outcomes.count("win"), n),
-        "draw": wilson(outcomes.count("draw"), n),
-        "loss": wilson(outcomes.count("loss"), n),
+        "win": rate(outcomes.count("win"), n),
+        "draw": rate(outcomes.count("draw"), n),
+        "loss": rate(outcomes.count("loss"), n),
         "cutoff_rate": sum(r["cutoff"] for r in results) / n if n else 0.0,
         "mean_margin": float(np.mean([r["margin"] for r in results])) if n else 0.0,
         "invalid_moves": sum(r["invalid"] for r in results),

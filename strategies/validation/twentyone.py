@@ -58,6 +58,7 @@ from mine.strategies.engines.twentyone import (
     play_game,
     return_multiple,
 )
+from mine.strategies.intervals import Z95
 from mine.strategies.player_file import PlayerFileError, load_module, load_source
 from mine.strategies.solvers.twentyone import (
     INSURED,
@@ -68,7 +69,6 @@ from mine.strategies.solvers.twentyone import (
     solve,
 )
 
-Z95 = 1.959964
 ENGINE_ACTIONS = {
     "Bid": Bid,
     "Hit": Hit,

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from mine.pipeline.cli import app
 from mine.strategies.codegen import ginrummy as codegen
 from mine.strategies.engines.ginrummy import GinRummyRules
+from mine.strategies.intervals import wilson
 from mine.strategies.validation import ginrummy as validating
 from tests.strategies.test_ginrummy_codegen import METADATA, TABLES
 
@@ -70,8 +71,8 @@ def test_results_do_not_depend_on_the_number_of_workers(player):
 
 
 def test_wilson_interval():
-    assert validating.wilson(0, 0) == (0.0, 1.0)
-    low, high = validating.wilson(600, 1000)
+    assert wilson(0, 0) == (0.0, 1.0)
+    low, high = wilson(600, 1000)
     assert low == pytest.approx(0.569, abs=1e-3) and high == pytest.approx(0.630, abs=1e-3)
 
 
