@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
+import importlib
 import json
 import os
 import random
@@ -50,13 +52,31 @@ def _write_game(game: str, folder: Path, args: tuple[int, int]) -> int:
     return turn_path.stat().st_size + score_path.stat().st_size
 
 
+def writer_fingerprint(game: str) -> str:
+    """What wrote a corpus: the sources of the synthesiser, the game's engine and bots, and
+    its log format. A corpus another version wrote may break today's rules."""
+    parts = [synth.__file__] + [
+        importlib.import_module(games.get(game).module_name(part)).__file__
+        for part in ("engine", "bots", "log_format")
+    ]
+    digest = hashlib.sha256()
+    for path in parts:
+        digest.update(Path(path).read_bytes())
+    return digest.hexdigest()
+
+
 def corpus(game: str, gigabytes: float, pairs: int) -> tuple[list[Path], int]:
-    """The corpus's files and bytes, written now if what is on disk is smaller."""
+    """The corpus's files and bytes, written now if what is on disk is smaller or was
+    written by other sources."""
     folder = corpus_folder(game)
+    stamp = folder / ".written-by"
     files = sorted(folder.glob("*.csv")) if folder.exists() else []
     size = sum(f.stat().st_size for f in files)
-    if size >= gigabytes * 1e9 and len(files) >= 2 * pairs:
+    current = stamp.exists() and stamp.read_text() == writer_fingerprint(game)
+    if size >= gigabytes * 1e9 and len(files) >= 2 * pairs and current:
         return files, size
+    for stale in files:
+        stale.unlink()
     sample = folder / "sample"
     per_round = _write_game(game, sample, (0, 20)) / 20  # bytes of a round, measured
     for path in sample.glob("*.csv"):
@@ -67,6 +87,7 @@ def corpus(game: str, gigabytes: float, pairs: int) -> tuple[list[Path], int]:
     write = functools.partial(_write_game, game, folder)
     with Pool(2) as pool:
         size = sum(pool.imap_unordered(write, [(i, rounds) for i in range(pairs)], 8))
+    stamp.write_text(writer_fingerprint(game))
     print(
         f"wrote corpus: {pairs} pairs, {size / 1e9:.2f} GB in {time.perf_counter() - started:.0f} s"
     )
