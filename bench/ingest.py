@@ -85,11 +85,20 @@ def corpus(game: str, gigabytes: float, pairs: int) -> tuple[list[Path], int]:
     rounds = max(1, int(gigabytes * 1e9 / pairs / per_round))
     started = time.perf_counter()
     write = functools.partial(_write_game, game, folder)
+    written, size = 0, 0
     with Pool(2) as pool:
-        size = sum(pool.imap_unordered(write, [(i, rounds) for i in range(pairs)], 8))
+        # later rounds are smaller (players go bankrupt): more pairs until the size is there
+        while written < pairs or size < gigabytes * 1e9:
+            more = (
+                pairs if written == 0 else max(2, int(written * (gigabytes * 1e9 / size - 1)) + 1)
+            )
+            batch = [(i, rounds) for i in range(written, written + more)]
+            size += sum(pool.imap_unordered(write, batch, 8))
+            written += more
     stamp.write_text(writer_fingerprint(game))
     print(
-        f"wrote corpus: {pairs} pairs, {size / 1e9:.2f} GB in {time.perf_counter() - started:.0f} s"
+        f"wrote corpus: {written} pairs, {size / 1e9:.2f} GB in "
+        f"{time.perf_counter() - started:.0f} s"
     )
     return sorted(folder.glob("*.csv")), size
 
