@@ -324,6 +324,7 @@ ROWS = {
     "  of them undercut": lambda f: f"{f['undercut_rate']:.3f}",
     "rounds run out of stock": lambda f: f"{f['stockout_rate']:.3f}",
     "invalid plays": lambda f: str(f["invalid"]),
+    "  the opponent's": lambda f: str(f["opponent_invalid"]),  # a win by its fault
     "p99 call ms (CPU)": lambda f: f"{f['p99_call_ms']:.2f} ({f['p99_call_cpu_ms']:.2f})",
     "max call ms (CPU)": lambda f: f"{f['max_call_ms']:.2f} ({f['max_call_cpu_ms']:.2f})",
 }

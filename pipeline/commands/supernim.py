@@ -265,6 +265,7 @@ def validate(
             "cutoff": row["cutoff_rate"],
             "margin": row["mean_margin"],
             "invalid": row["invalid_moves"],
+            "theirs": row["opponent_invalid_moves"],
             "p99 s": row["p99_move_seconds"],
         }
         for name, row in card["against"].items()

@@ -93,6 +93,7 @@ def play_one(
         "margin": margin,
         "cutoff": played["cutoff"],
         "invalid": invalid,
+        "opponent_invalid": bool(played["invalid"][other_seat]),
         "times": played["times"][seat],
     }
 
@@ -196,6 +197,8 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "cutoff_rate": sum(r["cutoff"] for r in results) / n if n else 0.0,
         "mean_margin": float(np.mean([r["margin"] for r in results])) if n else 0.0,
         "invalid_moves": sum(r["invalid"] for r in results),
+        # a file opponent's: each is a win the file did not play for
+        "opponent_invalid_moves": sum(r["opponent_invalid"] for r in results),
         "moves_timed": len(times),
         "p99_move_seconds": float(np.percentile(times, 99)) if times else 0.0,
         "max_move_seconds": max(times, default=0.0),

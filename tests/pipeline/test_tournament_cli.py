@@ -128,3 +128,21 @@ def test_validate_against_a_faulty_file_names_that_file(folder):
                   faulty("hog", folder, "raises"))  # fmt: skip
     line = one_line_error(result, code=1)
     assert f"{folder / 'hog_raises.py'}: raised ValueError: boom in final_strategy()" in line
+
+
+@pytest.mark.parametrize(("game", "invalid"), [("supernim", "opponent_invalid_moves"),
+                                               ("ginrummy", "opponent_invalid")])  # fmt: skip
+def test_validate_against_a_file_that_plays_invalidly_says_whose_plays_they_were(
+    game, invalid, folder
+):
+    """Every game won, each by the other file's invalid play: the card says so, apart from
+    the player's own invalid plays."""
+    options, _ = AGAINST[game]
+    other = str(faulty(game, folder, "raises"))
+    result = mine("validate", game, generated(game, folder), "--against", other, *options,
+                  "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)["against"][other]
+    assert figures[invalid] == figures["games"] > 0
+    own = "invalid_moves" if game == "supernim" else "invalid"
+    assert figures[own] == 0
