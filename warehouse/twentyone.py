@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mine.parsers import twentyone as log_format
-from mine.parsers.cards import BLACKJACK_POINTS
+from mine.parsers.cards import COURSE_RANKS
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.warehouse.checks import numbered_score_rows, out_of_range, rule
 
@@ -11,7 +11,10 @@ GAME = "twentyone"
 FORMAT = log_format
 RULES = TwentyOneRules
 
-_POINTS = " ".join(f"WHEN '{rank}' THEN {points}" for rank, points in BLACKJACK_POINTS.items())
+# A card's points with the ace low are the place of its rank's first letter in this string,
+# at most 10 ("10" is the only rank of two letters, and its "1" sits tenth): one `strpos`,
+# less than half the time of a CASE over the ranks.
+_INITIALS = "".join(rank[0] for rank in COURSE_RANKS)
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS twentyone_turn_rows (
@@ -58,10 +61,10 @@ SELECT r.log_id, r.round, s.player, s.mine, r.points[s.seat] AS points
 FROM twentyone_round_points r JOIN twentyone_seats s USING (log_id);
 COMMENT ON VIEW twentyone_scores IS 'TwentyOne: every player''s running points after each round (long form; opponents'' ids recovered from the turn file)';
 
-CREATE OR REPLACE MACRO blackjack_points(card) AS
-    CASE substr(card, 2) {_POINTS} END;
 CREATE OR REPLACE MACRO card_hard_points(card) AS  -- the ace counted low (1)
-    CASE WHEN substr(card, 2) = 'A' THEN 1 ELSE blackjack_points(card) END;
+    least(strpos('{_INITIALS}', card[2]), 10);
+CREATE OR REPLACE MACRO blackjack_points(card) AS  -- the ace counted high (11)
+    CASE WHEN card[2] = 'A' THEN 11 ELSE card_hard_points(card) END;
 -- A hand's best total from its hard total: an ace counts 11 while that keeps it to 21.
 CREATE OR REPLACE MACRO best_total(hard, has_ace) AS
     hard + CASE WHEN has_ace AND hard <= 11 THEN 10 ELSE 0 END;

@@ -1,5 +1,6 @@
 """TwentyOne tables hold exactly what the files say; the SQL hand arithmetic matches Python's."""
 
+import functools
 import random
 
 import duckdb
@@ -7,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mine.parsers import twentyone
-from mine.parsers.cards import format_course, hand_value, parse_hand
+from mine.parsers.cards import DECK, blackjack_points, format_course, hand_value, parse_hand
+from mine.warehouse import schema
 from mine.warehouse.ingest import ingest
 from tests.data import synth
 
@@ -120,3 +122,31 @@ def test_many_files_read_in_parallel_keep_their_line_order(tmp_path):
             "(SELECT log_id FROM manifest WHERE path = ?)",
             [path],
         ).fetchone() == (len(rows),)
+
+
+@functools.cache
+def _macros() -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    schema.ensure(con)
+    return con
+
+
+def test_sql_card_points_are_the_spec_points():
+    con = _macros()
+    for card in DECK:
+        text = format_course(card)
+        high, low = con.execute(
+            "SELECT blackjack_points(?), card_hard_points(?)", [text, text]
+        ).fetchone()
+        assert high == blackjack_points(card), text
+        assert low == (1 if card.rank == 1 else blackjack_points(card)), text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(DECK), min_size=1, max_size=8))
+def test_sql_text_totals_match_python(cards):
+    """The totals the rule checks read off a hand as the file writes it (SQ;H3)."""
+    text = ";".join(format_course(card) for card in cards)
+    con = _macros()
+    total, n = con.execute("SELECT text_total(?), text_cards(?)", [text, text]).fetchone()
+    assert (total, n) == (hand_value(cards)[0], len(cards))
