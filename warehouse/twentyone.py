@@ -319,7 +319,9 @@ chains AS (
 bids AS (
     SELECT log_id, round, player, count(*) AS n_bids, min(line) AS bid_line,
            max(line) AS last_bid_line, arg_min(bid, line) AS bid
-    FROM r WHERE act = 'Bid' GROUP BY ALL
+    FROM (SELECT log_id, line, round, player, bid FROM stage_turns
+          WHERE split_part(action, ' ', 1) = 'Bid')
+    GROUP BY ALL
 ),
 plays AS (
     SELECT *, CASE
@@ -353,10 +355,12 @@ dealer AS (
 rounds AS (
     SELECT log_id, round, max(line) AS last_line,
            max(line) FILTER (WHERE player <> 'dealer') AS last_player_line,
-           min(line) FILTER (WHERE player <> 'dealer' AND act <> 'Bid') AS first_play_line,
+           min(line) FILTER (WHERE player <> 'dealer' AND NOT bid_row) AS first_play_line,
            min(line) FILTER (WHERE player = 'dealer') AS first_dealer_line,
            arg_max(hand, line) FILTER (WHERE player = 'dealer') AS dealer_final
-    FROM r GROUP BY ALL
+    FROM (SELECT log_id, line, round, player, hand,
+                 split_part(action, ' ', 1) = 'Bid' AS bid_row FROM stage_turns)
+    GROUP BY ALL
 ),
 tables AS (
     SELECT r.*, coalesce(h.live, false) AS played, text_cards(dealer_final) AS d_n,
