@@ -7,7 +7,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import duckdb
@@ -18,17 +17,33 @@ from mine.parsers import ginrummy, hog, twentyone
 from tests.data import synth
 
 # One transaction per pair (a batch as small as a pair), printing each batch as it lands,
-# so that the test can kill it between transactions as well as inside one.
+# so that the test can kill it between transactions; or, given a statement and a count,
+# killing itself just before that statement's count-th run: inside a transaction, at a
+# point that does not depend on how fast the machine is.
 INGEST = """
-import sys
+import os, signal, sys
 from mine.warehouse import ingest
 from mine.warehouse.connection import MEMORY_LIMIT, connect
 ingest.BATCH_BYTES = 1
+start, count = (sys.argv[3], int(sys.argv[4])) if len(sys.argv) > 3 else ("", 0)
+
+class Dying:
+    def __init__(self, con):
+        self.con, self.seen = con, 0
+    def __getattr__(self, name):
+        return getattr(self.con, name)
+    def execute(self, sql, *args):
+        if start and sql.lstrip().startswith(start):
+            self.seen += 1
+            if self.seen == count:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return self.con.execute(sql, *args)
+
 con = connect(sys.argv[2], read_only=False, wait=30, memory_limit=MEMORY_LIMIT)
 def progress(files, rows, doing):
     if not doing:  # a batch has landed
         print(files, flush=True)
-summary = ingest.ingest(con, [sys.argv[1]], progress=progress)
+summary = ingest.ingest(Dying(con), [sys.argv[1]], progress=progress)
 print("done" if summary.ok else "failed", flush=True)
 """
 
@@ -46,9 +61,9 @@ def batch(tmp_path_factory) -> Path:
     return root
 
 
-def _start(batch: Path, db: Path) -> subprocess.Popen:
+def _start(batch: Path, db: Path, *dying: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-c", INGEST, str(batch), str(db)],
+        [sys.executable, "-c", INGEST, str(batch), str(db), *dying],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -58,12 +73,6 @@ def _start(batch: Path, db: Path) -> subprocess.Popen:
 def _kill_after_batches(process: subprocess.Popen, batches: int) -> None:
     for _ in range(batches):
         process.stdout.readline()
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=60)
-
-
-def _kill_after_seconds(process: subprocess.Popen, seconds: float) -> None:
-    time.sleep(seconds)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=60)
 
@@ -108,19 +117,21 @@ def _whole_logs(db: Path, batch: Path) -> int:
     [
         ("batches", 1),
         ("batches", 5),
-        ("seconds", 0.7),
-        ("seconds", 1.4),
+        ("INSERT INTO", 3),  # inside the first transactions, rows going in
+        ("INSERT INTO", 12),
+        ("COMMIT", 4),  # a batch's rows all in, not committed
     ],
     ids=lambda kill: f"{kill[0]}-{kill[1]}",
 )
 def test_a_killed_ingest_leaves_whole_logs_and_completes_when_run_again(tmp_path, batch, kill):
     db = tmp_path / "w.duckdb"
-    process = _start(batch, db)
     how, when = kill
     if how == "batches":
+        process = _start(batch, db)
         _kill_after_batches(process, when)
     else:
-        _kill_after_seconds(process, when)
+        process = _start(batch, db, how, str(when))
+        process.communicate(timeout=300)
     assert process.returncode == -signal.SIGKILL  # it was killed, not finished
 
     if db.exists():
