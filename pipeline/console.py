@@ -26,6 +26,16 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
+def read_fitted(read: Callable[[Path], Any], path: Path) -> Any:
+    """`read(path)` of a fitted table file; a file that is not one is one error line."""
+    from mine.models.tables import TableError
+
+    try:
+        return read(path)
+    except TableError as error:
+        raise fail(str(error)) from None
+
+
 def print_json(result: Any) -> None:
     print(json.dumps(result, indent=2, default=str))
 

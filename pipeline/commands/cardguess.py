@@ -20,6 +20,7 @@ from mine.pipeline.console import (
     fail,
     next_step,
     print_json,
+    read_fitted,
     show,
     show_pairs,
     write_report,
@@ -216,16 +217,6 @@ def fit(
     next_step(f"mine generate cardguess --table {path}")
 
 
-def _read_table(path: Path):
-    from mine.models import cardguess as model
-    from mine.models.tables import TableError
-
-    try:
-        return model.read_table(path)
-    except TableError as error:
-        raise fail(str(error)) from None
-
-
 def generate(
     table: options.Table,
     out: options.out("The player module to write.") = Path("cardguess_player.py"),
@@ -240,9 +231,10 @@ def generate(
     as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only card-guessing player from a table."""
+    from mine.models import cardguess as model
     from mine.strategies.validation import cardguess as validation
 
-    trees, metadata = _read_table(table)
+    trees, metadata = read_fitted(model.read_table, table)
     card = None
     try:
         validation.write_player(trees, metadata, out)
@@ -384,10 +376,11 @@ def report(
 ) -> None:
     """Write one self-contained HTML page: each tree's first levels and the guess-count
     distributions (the model's, and the player's against the baselines with --player)."""
+    from mine.models import cardguess as model
     from mine.pipeline.reports import cardguess as report_page
     from mine.strategies.validation import cardguess as validation
 
-    trees, metadata = _read_table(table)
+    trees, metadata = read_fitted(model.read_table, table)
     card = None
     if player is not None:
         try:

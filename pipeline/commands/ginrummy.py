@@ -22,6 +22,7 @@ from mine.pipeline.console import (
     print_json,
     print_players_json,
     ratio,
+    read_fitted,
     show,
     show_against,
     show_pairs,
@@ -261,10 +262,7 @@ def fit(
 
 
 def _read_table(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
-    try:
-        return tables.read(path, GAME, model.KIND)
-    except tables.TableError as error:
-        raise fail(str(error)) from None
+    return read_fitted(lambda p: tables.read(p, GAME, model.KIND), path)
 
 
 def _validated(player: Path, baselines: list[str], rules: GinRummyRules, **settings: Any):

@@ -13,7 +13,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 
 from mine.models import hog as model
@@ -25,6 +24,7 @@ from mine.pipeline.console import (
     fail,
     next_step,
     print_json,
+    read_fitted,
     show,
     show_pairs,
     write_report,
@@ -219,20 +219,13 @@ def fit(
     next_step(f"mine generate hog --table {path}")
 
 
-def _read_table(path: Path) -> tuple[np.ndarray, dict[str, Any]]:
-    try:
-        return model.read_table(path)
-    except TableError as error:
-        raise fail(str(error)) from None
-
-
 def generate(
     table: options.Table,
     out: options.out("The player module to write.") = Path("hog_player.py"),
     as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only Hog player from a table."""
-    strategy, metadata = _read_table(table)
+    strategy, metadata = read_fitted(model.read_table, table)
     try:
         with working("writing and measuring the player", as_json):
             card = validation.write_player(strategy, metadata, out)
@@ -307,7 +300,7 @@ def report(
 ) -> None:
     """Write one self-contained HTML page: the table as a heat map, its exact win rates
     and its provenance."""
-    strategy, metadata = _read_table(table)
+    strategy, metadata = read_fitted(model.read_table, table)
     with working("measuring the table and drawing the page", as_json):
         card, _ = validation.table_card(strategy, metadata)
         page = report_page.html(strategy, metadata, card)

@@ -23,6 +23,7 @@ from mine.pipeline.console import (
     interval,
     next_step,
     print_json,
+    read_fitted,
     show,
     show_pairs,
     write_report,
@@ -181,13 +182,6 @@ def fit(
     next_step(f"mine generate supernim --table {path}")
 
 
-def _read_table(path: Path):
-    try:
-        return model.read_table(path)
-    except TableError as error:
-        raise fail(str(error)) from None
-
-
 def generate(
     table: options.Table,
     out: options.out("The player module to write.") = Path("supernim_player.py"),
@@ -207,7 +201,7 @@ def generate(
     as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only Super-Nim player from a table."""
-    fitted = _read_table(table)
+    fitted = read_fitted(model.read_table, table)
     try:
         with working(f"writing the player and playing {check_games} games a baseline", as_json):
             card = validation.write_player(fitted, out, budget, depth, check_games)
@@ -302,7 +296,7 @@ def report(
 ) -> None:
     """Write one self-contained HTML page: win rates by pairing (logs) and of the player
     (its validation card), score trajectories, position values, and the table's provenance."""
-    fitted = _read_table(table)
+    fitted = read_fitted(model.read_table, table)
     try:
         validation_card = validation.read_card(card) if card else None
     except ValueError as error:

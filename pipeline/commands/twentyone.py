@@ -24,6 +24,7 @@ from mine.pipeline.console import (
     print_json,
     print_players_json,
     ratio,
+    read_fitted,
     show,
     show_against,
     show_pairs,
@@ -325,10 +326,7 @@ def _check_learned(learned: dict[str, Any]) -> None:
 
 
 def _read_table(path: Path):
-    try:
-        frame, metadata = tables.read(path, GAME, model.KIND)
-    except tables.TableError as error:
-        raise fail(str(error)) from None
+    frame, metadata = read_fitted(lambda p: tables.read(p, GAME, model.KIND), path)
     return (
         model.chart_from_frame(frame),
         model.bids_from_frame(frame),
