@@ -147,34 +147,25 @@ def _starts(games: int, seed: int) -> list[tuple[str, State]]:
     return starts[:games]
 
 
-_WORKER: dict[str, Any] = {}  # this worker's player module, loaded once
+_LOADED: dict[str, ModuleType] = {}
 
 
-def _player(path: str) -> ModuleType:
-    """The file's module in this worker (loading wraps its calls for the harness's clock)."""
-    if _WORKER.get("path") != path:
-        _WORKER.update(path=path, module=load_module(path, "supernim", FUNCTIONS))
-    return _WORKER["module"]
+def load(path: str) -> ModuleType:
+    """A file's module in this worker, loaded once (loading wraps its calls for the
+    harness's clock): the file measured, or another file it plays head to head."""
+    if path not in _LOADED:
+        _LOADED[path] = load_module(path, "supernim", FUNCTIONS)
+    return _LOADED[path]
 
 
 def _loads(path: str) -> None:
-    _player(path)
+    load(path)
 
 
 def _work(task: tuple) -> dict[str, Any]:
     path, opponent, seat, start, seed, depth, is_file = task
     against = load(opponent) if is_file else opponent
-    return play_one(_player(path), against, seat, start, seed, depth)
-
-
-def load(path: str) -> ModuleType:
-    """Another file's module in this worker (an opponent head to head), loaded once."""
-    if path not in _OTHERS:
-        _OTHERS[path] = load_module(path, "supernim", FUNCTIONS)
-    return _OTHERS[path]
-
-
-_OTHERS: dict[str, ModuleType] = {}
+    return play_one(load(path), against, seat, start, seed, depth)
 
 
 def rate(successes: int, n: int) -> dict[str, Any]:
