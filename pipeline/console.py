@@ -36,6 +36,17 @@ def read_fitted(read: Callable[[Path], Any], path: Path) -> Any:
         raise fail(str(error)) from None
 
 
+def write_fitted(write: Callable[..., Path], out: Path, *parts: Any) -> Path:
+    """`write(out, *parts)` of a fitted table file; a file that cannot be written is one
+    error line."""
+    from mine.models.tables import TableError
+
+    try:
+        return write(out, *parts)
+    except (TableError, OSError) as error:
+        raise fail(f"cannot write {out}: {error}") from None
+
+
 def print_json(result: Any) -> None:
     print(json.dumps(result, indent=2, default=str))
 

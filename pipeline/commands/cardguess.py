@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from mine.pipeline import options
-from mine.pipeline.commands.warehouse import open_warehouse
+from mine.pipeline.commands.warehouse import working_on
 from mine.pipeline.console import (
     console,
     fail,
@@ -23,6 +23,7 @@ from mine.pipeline.console import (
     read_fitted,
     show,
     show_pairs,
+    write_fitted,
     write_report,
 )
 from mine.pipeline.progress import per_name, working
@@ -103,15 +104,12 @@ def stats(
     first-guess quality."""
     from mine.pipeline.stats import cardguess as stats_of
 
-    con = open_warehouse(db, read_only=False)
-    try:
-        with working("deriving card guessing's statistics (replaying every game)", as_json):
-            derived = stats_of.derive(con, stats_of.chosen_logs(con, logs))
-            names = stats_of.store_all(con, derived)
-    except ValueError as error:
-        raise fail(str(error)) from None
-    finally:
-        con.close()
+    with (
+        working_on(db, read_only=False) as con,
+        working("deriving card guessing's statistics (replaying every game)", as_json),
+    ):
+        derived = stats_of.derive(con, stats_of.chosen_logs(con, logs))
+        names = stats_of.store_all(con, derived)
     headline = stats_of.headline(derived)
     if as_json:
         print_json(
@@ -177,24 +175,15 @@ def fit(
     """Fit guessing trees from the logged answers: the answer distribution, then for each
     n the tree minimising the expected number of guesses."""
     from mine.models import cardguess as model
-    from mine.models.tables import TableError
     from mine.pipeline.stats import cardguess as stats_of
 
     sizes = _sizes(n)
-    con = open_warehouse(db)
-    try:
+    with working_on(db) as con:
         log_ids = stats_of.chosen_logs(con, logs)
         plans = dict.fromkeys(sizes or (2, 3, 4), model.QUICK) if quick else None
         with working("fitting the guessing trees" + ("" if quick else " (minutes)"), as_json):
             fitted = stats_of.fit_from_warehouse(con, sizes, log_ids, plans)
-    except ValueError as error:  # model.FitError, or no logs to fit
-        raise fail(str(error)) from None
-    finally:
-        con.close()
-    try:
-        path = model.write_table(out, fitted)
-    except (TableError, OSError) as error:
-        raise fail(f"cannot write {out}: {error}") from None
+    path = write_fitted(model.write_table, out, fitted)
     metadata = fitted.metadata
     if as_json:
         print_json({"table": str(path), **metadata})

@@ -16,9 +16,8 @@ from typing import Annotated, Any
 import typer
 
 from mine.models import hog as model
-from mine.models.tables import TableError
 from mine.pipeline import options
-from mine.pipeline.commands.warehouse import open_warehouse
+from mine.pipeline.commands.warehouse import working_on
 from mine.pipeline.console import (
     console,
     fail,
@@ -27,6 +26,7 @@ from mine.pipeline.console import (
     read_fitted,
     show,
     show_pairs,
+    write_fitted,
     write_report,
 )
 from mine.pipeline.progress import per_name, working
@@ -106,15 +106,12 @@ def stats(
 ) -> None:
     """Derive Hog's statistics from the warehouse and store them as stats_hog_* tables:
     points by number of dice (Sow Sad), Pig Tail, Square Swine, win rates by state and k."""
-    con = open_warehouse(db, read_only=False)
-    try:
-        with working("deriving Hog's statistics", as_json):
-            derived = stats_of.derive(con, bucket, stats_of.chosen_logs(con, logs))
-            names = stats_of.store_all(con, derived)
-    except ValueError as error:
-        raise fail(str(error)) from None
-    finally:
-        con.close()
+    with (
+        working_on(db, read_only=False) as con,
+        working("deriving Hog's statistics", as_json),
+    ):
+        derived = stats_of.derive(con, bucket, stats_of.chosen_logs(con, logs))
+        names = stats_of.store_all(con, derived)
     if as_json:
         rows = {names[n]: t.height for n, t in derived._asdict().items()}
         print_json({"tables": rows, **stats_of.headline(derived)})
@@ -185,19 +182,13 @@ def fit(
     as_json: options.Json = False,
 ) -> None:
     """Fit a Hog table from the warehouse: learn the rules and the players, solve exactly."""
-    con = open_warehouse(db)
-    try:
-        with working("fitting the Hog table (learning the rules, solving)", as_json):
-            chosen = stats_of.chosen_logs(con, logs)
-            fitted = stats_of.fit_from_warehouse(con, method, opponent, chosen)
-    except ValueError as error:  # model.FitError, or no logs to fit
-        raise fail(str(error)) from None
-    finally:
-        con.close()
-    try:
-        path = model.write_table(out, fitted.table, fitted.metadata)
-    except (TableError, OSError) as error:
-        raise fail(f"cannot write {out}: {error}") from None
+    with (
+        working_on(db) as con,
+        working("fitting the Hog table (learning the rules, solving)", as_json),
+    ):
+        chosen = stats_of.chosen_logs(con, logs)
+        fitted = stats_of.fit_from_warehouse(con, method, opponent, chosen)
+    path = write_fitted(model.write_table, out, fitted.table, fitted.metadata)
     if as_json:
         print_json({"table": str(path), **fitted.metadata})
         return

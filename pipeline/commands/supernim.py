@@ -14,9 +14,8 @@ from typing import Annotated
 import typer
 
 from mine.models import supernim as model
-from mine.models.tables import TableError
 from mine.pipeline import options
-from mine.pipeline.commands.warehouse import open_warehouse
+from mine.pipeline.commands.warehouse import working_on
 from mine.pipeline.console import (
     console,
     fail,
@@ -26,6 +25,7 @@ from mine.pipeline.console import (
     read_fitted,
     show,
     show_pairs,
+    write_fitted,
     write_report,
 )
 from mine.pipeline.progress import per_name, working
@@ -102,15 +102,12 @@ def stats(
 ) -> None:
     """Derive Super-Nim's statistics and store them as stats_supernim_* tables: outcomes by
     pairing and start board, position values, outcomes by move kind, score trajectories."""
-    con = open_warehouse(db, read_only=False)
-    try:
-        with working("deriving Super-Nim's statistics", as_json):
-            derived = stats_of.derive(con, stats_of.chosen_logs(con, logs))
-            names = stats_of.store_all(con, derived)
-    except ValueError as error:
-        raise fail(str(error)) from None
-    finally:
-        con.close()
+    with (
+        working_on(db, read_only=False) as con,
+        working("deriving Super-Nim's statistics", as_json),
+    ):
+        derived = stats_of.derive(con, stats_of.chosen_logs(con, logs))
+        names = stats_of.store_all(con, derived)
     if as_json:
         print_json({"tables": {names[n]: t.height for n, t in derived._asdict().items()}})
         return
@@ -149,19 +146,13 @@ def fit(
 ) -> None:
     """Fit Super-Nim's heuristic from the warehouse: a scikit-learn model on position
     features, tabulated, plus the values of the canonical boards the logs cover well."""
-    con = open_warehouse(db)
-    try:
-        with working("fitting the Super-Nim heuristic (and the exact yardstick)", as_json):
-            positions, metadata = stats_of.fit_inputs(con, stats_of.chosen_logs(con, logs))
-            fitted = model.fit(positions, metadata)
-    except ValueError as error:
-        raise fail(str(error)) from None
-    finally:
-        con.close()
-    try:
-        path = model.write_table(out, fitted)
-    except (TableError, OSError) as error:
-        raise fail(f"cannot write {out}: {error}") from None
+    with (
+        working_on(db) as con,
+        working("fitting the Super-Nim heuristic (and the exact yardstick)", as_json),
+    ):
+        positions, metadata = stats_of.fit_inputs(con, stats_of.chosen_logs(con, logs))
+        fitted = model.fit(positions, metadata)
+    path = write_fitted(model.write_table, out, fitted)
     if as_json:
         print_json({"table": str(path), **fitted.metadata})
         return
@@ -301,13 +292,10 @@ def report(
         validation_card = validation.read_card(card) if card else None
     except ValueError as error:
         raise fail(str(error)) from None
-    con = open_warehouse(db)
-    try:
-        with working("reading the statistics and drawing the page", as_json):
-            derived = stats_of.derive(con, stats_of.chosen_logs(con, None))
-            page = report_page.html(fitted, derived, validation_card)
-    except ValueError as error:
-        raise fail(str(error)) from None
-    finally:
-        con.close()
+    with (
+        working_on(db) as con,
+        working("reading the statistics and drawing the page", as_json),
+    ):
+        derived = stats_of.derive(con, stats_of.chosen_logs(con, None))
+        page = report_page.html(fitted, derived, validation_card)
     write_report(out, page, as_json)

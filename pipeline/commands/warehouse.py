@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,6 +77,19 @@ def open_warehouse(
         con.close()
         raise fail(str(error)) from None
     return con
+
+
+@contextlib.contextmanager
+def working_on(db: Path | None, *, read_only: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The warehouse for one command's work, closed after it; what the layers refuse with a
+    ValueError (no logs chosen, a fit that cannot be made) is one error line."""
+    con = open_warehouse(db, read_only=read_only)
+    try:
+        yield con
+    except ValueError as error:
+        raise fail(str(error)) from None
+    finally:
+        con.close()
 
 
 def ingest_rules(settings: list[str], game: str | None) -> dict[str, object]:
