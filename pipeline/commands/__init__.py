@@ -5,3 +5,5 @@ A game's module defines a function per verb it supports (`simulate`, `stats`, `f
 `generate`, `validate`, `report`); `pipeline.cli` mounts it as `mine <verb> <game>` from
 the registry (`mine.games`), importing the module only when the command runs.
 """
+
+CONTRACT = {"OPTIONS": None, "simulate": None}

@@ -3,6 +3,13 @@
 What every generator shares lives here: log content reaches a generated file only as a
 number or as text from a fixed alphabet (`safe_text`), and a generated source is parsed
 back and checked before it is written (`check_source`).
+
+A game's module (the registry's `codegen`) provides `CONTRACT`: `module_source(fitted,
+card, **options)`, the whole file for a fitted table (the player's code embedded by source
+from `strategies/players/<game>.py`, the table as literals, and `card` — the figures
+measured on the file, or None before they are — in its docstring), and `IMPORTS`, the
+standard modules the file may import. Writing goes one way for every game
+(`write_player`): write the file, measure that file, write it again with the figures.
 """
 
 from __future__ import annotations
@@ -12,6 +19,8 @@ import math
 import re
 import sys
 from typing import Any
+
+CONTRACT = {"module_source": ("fitted", "card"), "IMPORTS": None}
 
 SAFE_TEXT = re.compile(r"[\w.:+\-=/ ()×→,%\[\]]*")
 

@@ -43,6 +43,17 @@ import numpy as np
 from mine.strategies import contained, intervals
 from mine.strategies.intervals import Z95
 
+CONTRACT = {
+    "BOTS": None,
+    "EXACT": None,
+    "LIMITS": None,
+    "TIMED_OUT": None,
+    "MARGIN": None,
+    "check_bot": ("spec",),
+    "load": ("path",),
+    "play": ("a", "b", "deal", "swapped", "seed", "context"),
+}
+
 ELO = math.log(10) / 400  # a rating difference of 400 is odds of 10 to 1
 PRIOR_DRAWS = 1.0  # virtual draws per pairing: a finite rating for a perfect record
 MEAN_RATING = 1500.0
