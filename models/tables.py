@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -51,16 +52,78 @@ def write(path: str | Path, frame: pl.DataFrame, metadata: dict[str, Any]) -> Pa
     return path
 
 
-def read(path: str | Path, game: str, kind: str | None = None) -> tuple[pl.DataFrame, dict]:
-    """The table and its metadata, checked to be `game`'s table of `kind`."""
+def read(
+    path: str | Path,
+    game: str,
+    kind: str | None = None,
+    columns: dict[str, pl.DataType] | None = None,
+) -> tuple[pl.DataFrame, dict]:
+    """The table and its metadata, checked to be `game`'s table of `kind`; with
+    `columns`, the frame holds each of them, every value present and of that type (a
+    hand-edited file with a dropped column, a null, a NaN or a fraction is refused)."""
     path = Path(path)
     try:
         metadata = json.loads(metadata_path(path).read_text())
         frame = pl.read_parquet(path.with_suffix(".parquet"))
-    except (OSError, json.JSONDecodeError, pl.exceptions.PolarsError) as error:
-        raise TableError(f"{path}: not a readable table ({error})") from None
+    except (OSError, UnicodeDecodeError, ValueError, pl.exceptions.PolarsError) as error:
+        raise TableError(f"{path}: not a readable table ({_first_line(error)})") from None
+    if not isinstance(metadata, dict):
+        raise TableError(f"{path}: its metadata is not a JSON object")
     if metadata.get("game") != game:
         raise TableError(f"{path}: a table of {metadata.get('game')!r}, not of {game!r}")
     if kind is not None and metadata.get("kind") != kind:
         raise TableError(f"{path}: a {metadata.get('kind')!r} table, not a {kind!r} table")
-    return frame, metadata
+    return (frame if columns is None else typed(path, frame, columns)), metadata
+
+
+def typed(path: Path, frame: pl.DataFrame, columns: dict[str, pl.DataType]) -> pl.DataFrame:
+    """`frame`'s `columns`, each cast to its type without loss; TableError otherwise."""
+    missing = [name for name in columns if name not in frame.columns]
+    if missing:
+        raise TableError(f"{path}: the table lacks the column {missing[0]!r}")
+    try:
+        cast = frame.select(pl.col(name).cast(kind, strict=True) for name, kind in columns.items())
+        if any(frame[name].dtype.is_float() for name in columns if columns[name].is_integer()):
+            exact = frame.select(
+                (pl.col(name) == pl.col(name).round()).all() for name in columns
+                if frame[name].dtype.is_float() and columns[name].is_integer()
+            )  # fmt: skip
+            if not all(exact.row(0)):
+                raise TableError(f"{path}: a whole number expected, a fraction found")
+    except pl.exceptions.PolarsError as error:
+        raise TableError(f"{path}: a value of the wrong type ({_first_line(error)})") from None
+    for name in columns:
+        nulls = cast[name].null_count() + (
+            cast[name].is_nan().sum() if cast[name].dtype.is_float() else 0
+        )
+        if nulls:
+            raise TableError(f"{path}: column {name!r} has {nulls} missing values")
+        if cast[name].dtype.is_float() and not cast[name].is_finite().all():
+            raise TableError(f"{path}: column {name!r} holds an infinite value")
+    return cast
+
+
+def fields(path: str | Path, metadata: dict, key: str, types: dict[str, type]) -> dict:
+    """`metadata[key]`, a JSON object whose `types` fields are each of that type (an int
+    is not a bool here, a number is finite); TableError otherwise."""
+    found = metadata.get(key)
+    if not isinstance(found, dict):
+        raise TableError(f"{path}: its metadata lacks {key!r}")
+    for name, kind in types.items():
+        value = found.get(name)
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if kind is bool:
+            fine = isinstance(value, bool)
+        elif kind is int:
+            fine = isinstance(value, int) and not isinstance(value, bool)
+        elif kind is float:
+            fine = number and math.isfinite(value)
+        else:
+            fine = isinstance(value, kind)
+        if not fine:
+            raise TableError(f"{path}: metadata {key}.{name} is {value!r}, not a {kind.__name__}")
+    return found
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

@@ -51,11 +51,13 @@ class GameCommands(TyperGroup):
             formatter.write_dl(rows)
 
     def get_command(self, ctx, name: str):
+        from mine.pipeline.commands import command
+
         try:
             game = games.get(name)
         except LookupError:
             return None
-        function = getattr(game.module("commands"), self.name, None)
+        function = command(self.name, game)
         if function is None:
             return None
         single = typer.Typer(**HELP)

@@ -195,3 +195,9 @@ Html = Annotated[
     Path | None,
     typer.Option("--html", help="Also write the standings as an HTML page.", show_default=False),
 ]
+
+
+def own(kind, flag: str, default, help: str, **settings) -> tuple:
+    """A game's own option of a loop command (`OPTIONS` in its commands module): the
+    annotation typer reads and the default."""
+    return Annotated[kind, typer.Option(flag, help=help, **settings)], default

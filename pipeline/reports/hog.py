@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from mine.pipeline.reports import kit
-from mine.strategies.engines.hog import DEFAULT_RULES
-from mine.strategies.validation.hog import card_rows
+from mine.strategies.bots.hog import BASELINES
+from mine.strategies.engines.hog import DEFAULT_RULES, HogRules
+from mine.strategies.validation.hog import card_rows, report_card
 
 # Dice 0 (Pig Tail) … 10 (the spec's most), light to dark; a table that rolls more dice
 # (learned from logs that show more) gets a palette as long as it needs.
@@ -18,9 +19,12 @@ CELL = 6  # pixels per state in the map
 RATE = "{:.6f}".format
 
 
-def html(table: np.ndarray, metadata: dict[str, Any], card: dict[str, Any]) -> str:
-    """The whole page for a goal × goal table (dice per state), its metadata and its
-    report card (`strategies.validation.hog.table_card`)."""
+def html(fitted: Any, observed: None = None) -> str:
+    """The whole page of a fitted table (dice per state): the table, its exact report card
+    in the rules it was solved in, its provenance."""
+    table, metadata = fitted.table, fitted.metadata
+    rules = HogRules.learned(metadata.get("learned", {}))
+    card = report_card(table, rules, BASELINES)
     goal = table.shape[0]
     labels = [str(score) for score in range(goal)]  # the kit labels as many as fit
     dice, states = np.unique(table, return_counts=True)

@@ -74,6 +74,16 @@ def has_logs(con: duckdb.DuckDBPyConnection, game: str) -> bool:
         return False
 
 
+def chosen_logs(con: duckdb.DuckDBPyConnection, game: str, pattern: str | None) -> list[int] | None:
+    """The logs of `game` a command works on: those ingested from files matching the glob
+    `pattern`, or every one (None); ValueError when the warehouse holds none of the game's
+    logs, or none from such a file."""
+    if not has_logs(con, game):
+        title = games.get(game).title
+        raise ValueError(f"no {title} logs in the warehouse (run `mine ingest` on them first)")
+    return None if pattern is None else logs_matching(con, game, pattern)
+
+
 def logs_matching(con: duckdb.DuckDBPyConnection, game: str, pattern: str) -> list[int]:
     """The ingested logs of `game` whose files match the glob `pattern` (as given, or
     relative to the working folder); ValueError when there are none."""

@@ -15,10 +15,15 @@ standard modules the file may import. Writing goes one way for every game
 from __future__ import annotations
 
 import ast
+import inspect
 import math
 import re
 import sys
-from typing import Any
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any, NamedTuple
 
 CONTRACT = {"module_source": ("fitted", "card"), "IMPORTS": None}
 
@@ -62,3 +67,38 @@ def check_source(
                 root = (name or "").split(".")[0]
                 if root not in imports or root not in sys.stdlib_module_names:
                     raise ValueError(f"generated code imports {name!r}")
+
+
+class Written(NamedTuple):
+    source: str  # the file, its figures in its docstring
+    card: dict[str, Any]  # the figures, measured on the file itself
+
+
+def write_player(
+    generator: ModuleType,
+    fitted: Any,
+    measure: Callable[[Path], dict[str, Any]],
+    **options: Any,
+) -> Written:
+    """The one way a player file is made: its source without figures, that file measured
+    (`measure(path)`: the game's `validation.check` on it), then the source again with the
+    figures in its docstring. The code is the same in both: only the docstring differs,
+    so the figures are the written file's own."""
+    with tempfile.TemporaryDirectory(prefix="mine-player-") as folder:
+        draft = Path(folder) / "player.py"
+        draft.write_text(generator.module_source(fitted, None, **options), encoding="utf-8")
+        card = measure(draft)
+    return Written(generator.module_source(fitted, card, **options), card)
+
+
+MARKER = "# --- the player's code (a generated file holds what follows) ---"
+
+
+def embedded(module: ModuleType) -> str:
+    """A player module's code (`strategies/players/<game>.py`) to embed in a generated file:
+    its source after the marker line (above it: its docstring and placeholder data, which
+    the generated file replaces with its own)."""
+    source = inspect.getsource(module)
+    if MARKER not in source:
+        raise ValueError(f"{module.__name__} has no line {MARKER!r}")
+    return source[source.index(MARKER) + len(MARKER) :].lstrip("\n")

@@ -7,8 +7,9 @@ dataclass, and `DEFAULT_RULES`), what its returns pay (`UTILITY`, words; `ZERO_S
 `State` and `new_game(rules, rng, **setup)` (a game from its start, chance drawn from the
 seeded rng), and one simulation signature for every game:
 `simulate(rules, players, games, seed, out, *, progress=None, **options)` plays `games`
-games between the bots named in `players` and writes their logs into the folder `out`
-(the same seed, the same bytes); it returns the summary a command prints.
+games between `players` — (name, bot) pairs, the bots as the game's `bots.make_bot`
+makes them — and writes their logs into the folder `out` (the same seed, the same bytes);
+it returns the summary a command prints.
 """
 
 CONTRACT = {

@@ -17,14 +17,11 @@ with perfect information); a maximiser against a fixed policy gives the best res
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
-from mine.strategies.bots.hog import parse_bot
-from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, as_table, swine_map, tail_map
+from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, swine_map, tail_map
 
 Policy = np.ndarray | None
 TIE = 1e-12  # win probabilities this close count as equal: the fewest dice wins the tie
@@ -199,30 +196,3 @@ def guaranteed(model: TurnModel, table: np.ndarray) -> Solution:
     """`table`'s win rates against the opponent that exploits it best: what it is sure to
     win. In `solve`'s terms A is `table`, B the best response to it."""
     return solve(model, table, None)
-
-
-# --- the validation harness -----------------------------------------------------------
-
-
-def report_card(table: np.ndarray, rules: HogRules, baselines: Sequence[str]) -> dict[str, Any]:
-    """A table's exact win rates in the reference rules: against each baseline bot and
-    the optimal strategy, what it is guaranteed, and what was possible."""
-    model = TurnModel.from_rules(rules)
-    best = optimal(model)
-
-    def rates(solution: Solution) -> dict[str, float]:
-        return {"first": solution.first, "second": solution.second, "average": solution.average}
-
-    against = {
-        spec: rates(win_rates(model, table, as_table(parse_bot(spec, rules), rules)))
-        for spec in baselines
-    }
-    against["optimal"] = rates(win_rates(model, table, best.table[0]))
-    always_6 = as_table(parse_bot("always_roll:6", rules), rules)
-    return {
-        "rules": asdict(rules),
-        "against": against,
-        "guaranteed": rates(guaranteed(model, table)),
-        "best_possible_vs_always_roll_6": rates(best_response(model, always_6)),
-        "optimal_guaranteed": rates(best),
-    }

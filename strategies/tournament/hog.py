@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from mine.strategies import contained
-from mine.strategies.bots.hog import BASELINES, parse_bot
+from mine.strategies.bots.hog import BASELINES, make_bot
 from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, as_table
 from mine.strategies.solvers.hog import TurnModel, win_rates
 from mine.strategies.tournament import Entrant, Outcome
@@ -30,7 +30,7 @@ _WORKER: dict[Any, Any] = {}  # this worker's loaded files, tables and solutions
 
 
 def check_bot(spec: str, rules: HogRules | None) -> None:
-    parse_bot(spec, rules or DEFAULT_RULES)
+    make_bot(spec, rules or DEFAULT_RULES)
 
 
 def load(path: str) -> Any:
@@ -42,14 +42,15 @@ def load(path: str) -> Any:
 def _table(entrant: Entrant, rules: HogRules) -> np.ndarray:
     if entrant.file is not None:
         return file_table(entrant.file, load(entrant.file), rules)
-    return as_table(parse_bot(entrant.name, rules), rules)
+    return as_table(make_bot(entrant.name, rules), rules)
 
 
 def play(
-    a: Entrant, b: Entrant, deal: int, swapped: bool, seed: int, rules: HogRules | None
+    a: Entrant, b: Entrant, deal: int, swapped: bool, seed: int, context: HogRules | None
 ) -> Outcome:
-    """A's exact chance to win, moving first (or second when `swapped`)."""
-    rules = rules or DEFAULT_RULES
+    """A's exact chance to win, moving first (or second when `swapped`), in the rules
+    `context` (the defaults when None)."""
+    rules = context or DEFAULT_RULES
     key = ("pair", a, b, rules)
     if key not in _WORKER:
         _WORKER[key] = win_rates(TurnModel.from_rules(rules), _table(a, rules), _table(b, rules))

@@ -70,7 +70,7 @@ def hog_game(rng: random.Random, games: int = 4) -> tuple[list[hog.Turn], list[h
     """A match of `games` games between two of the handout's strategies."""
     specs = ("always_roll:6", "square_strategy", "tail_strategy", f"random:{rng.randrange(99)}")
     names = rng.sample(specs, 2)
-    strategies = tuple(hog_bots.parse_bot(name) for name in names)
+    strategies = tuple(hog_bots.make_bot(name) for name in names)
     ids = tuple(hog_engine.player_ids([name.split(":")[0] for name in names]))
     return hog_engine.play_match(strategies, ids, games, _generator(rng))
 

@@ -67,7 +67,7 @@ def test_a_misbehaving_player_is_a_fault_with_its_reason(case, tmp_path):
     path = tmp_path / "player.py"
     path.write_text(source)
     with pytest.raises(PlayerFault) as fault:
-        hog_validation.validate_player(path, limits=QUICK)
+        hog_validation.validate(path, limits=QUICK)
     assert str(fault.value).startswith(f"{path}: ")
     assert reason in fault.value.reason
 

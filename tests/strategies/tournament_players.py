@@ -3,7 +3,6 @@ generators' test tables), and files that misbehave."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 
 GENERATED = ("hog", "ginrummy", "supernim", "twentyone", "cardguess")
@@ -15,14 +14,15 @@ def generated(game: str, folder: Path) -> Path:
     if path.exists():
         return path
     if game == "hog":
-        from mine.strategies.codegen.hog import write_module
+        from mine.models.hog import Fit
+        from mine.strategies.codegen.hog import module_source
         from mine.strategies.engines.hog import HogRules
         from mine.strategies.solvers.hog import TurnModel, optimal
         from tests.strategies.test_hog_codegen import METADATA
 
         rules = HogRules(goal=40)  # a small goal: a quick table, stated in the file
         table = optimal(TurnModel.from_rules(rules)).table[0]
-        write_module(path, table, METADATA, None, rules=asdict(rules))
+        path.write_text(module_source(Fit(table, METADATA), None))
     elif game == "ginrummy":
         from mine.strategies.codegen import ginrummy
         from tests.strategies.test_ginrummy_codegen import METADATA, TABLES
