@@ -47,7 +47,11 @@ def run(path: Path) -> int:
         if examples.is_dir():
             ok &= show_examples(path, examples, getattr(demo, "QUERIES", {}))
         console.rule(f"{game.name}: simulate → ingest → stats → fit → generate → validate")
-        ok &= run_loop(demo.LOOP, path, path.parent / "demo-out" / game.name)
+        workdir = path.parent / "demo-out" / game.name
+        if hasattr(demo, "LOOP"):
+            ok &= run_loop(demo.LOOP, path, workdir)
+        else:  # until every game migrates to LOOP
+            demo.run(path, workdir, console)
     console.rule(f"done in {time.perf_counter() - started:.0f} s")
     console.print(f'Try: mine tables --db {path}   ·   mine query "SELECT ..." --db {path}')
     return 0 if ok else 1
