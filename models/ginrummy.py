@@ -57,7 +57,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
-from mine.strategies.engines.ginrummy import SPREAD
+from mine.strategies.engines.melds import SPREAD
 
 # A discard's relation to the opponent's earlier pickups and passes this round (the
 # features' `picked_relation` and `passed_relation`, the danger model's inputs), least
@@ -304,6 +304,11 @@ class Fitted:
 
     def part(self, name: str) -> pl.DataFrame:
         return self.frame.filter(pl.col("table") == name)
+
+    @property
+    def tables(self) -> dict[str, tuple]:
+        """The tables as the generated player embeds them (`nested`)."""
+        return nested(self.frame)
 
 
 # --- danger ----------------------------------------------------------------------------

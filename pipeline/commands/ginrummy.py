@@ -33,18 +33,20 @@ from mine.pipeline.progress import working
 from mine.pipeline.reports import ginrummy as report_page
 from mine.pipeline.stats import ginrummy as stats_of
 from mine.pipeline.stats import has_logs
+from mine.strategies.bots.ginrummy import BASELINES as BASELINE_BOTS
 from mine.strategies.bots.ginrummy import make_bot
 from mine.strategies.codegen import ginrummy as codegen
 from mine.strategies.contained import PlayerFault
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver
+from mine.strategies.engines.ginrummy import GinRummyRules
 from mine.strategies.engines.ginrummy import simulate as play_games
+from mine.strategies.engines.melds import MeldSolver
 from mine.strategies.player_file import PlayerFileError
 from mine.strategies.validation import ginrummy as validation
 
 GAME = "ginrummy"
 NO_LOGS = "no Gin Rummy logs in the warehouse (run `mine ingest` first)"
 BOT_NAMES = "simple, random, ginhunter, explorer, explorer:<share>, explorer:<policy>:<share>"
-BASELINES = ",".join(validation.BASELINES)
+BASELINES = ",".join(BASELINE_BOTS)
 PROGRESS = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
             TimeElapsedColumn())  # fmt: skip
 
@@ -56,7 +58,7 @@ def _bots(names: list[str], rules: GinRummyRules, solver: MeldSolver | None = No
     """Fail with one line, before anything runs, if a bot name is bad."""
     try:
         for name in names:
-            make_bot(name, np.random.default_rng(0), rules, solver)
+            make_bot(name, rules, np.random.default_rng(0), solver)
     except ValueError as error:
         raise fail(str(error)) from None
 
@@ -86,14 +88,12 @@ def simulate(
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise fail(f"cannot create {out}: {error.strerror}") from None
-    seats = [
-        (spec, lambda rng, spec=spec: make_bot(spec, rng, game_rules, solver)) for spec in specs
-    ]
     with progress_bar(*PROGRESS, as_json=as_json) as bar:
         task = bar.add_task(f"{specs[0]} vs {specs[1]}", total=games)
         try:
-            summary = play_games(game_rules, seats, games, seed, out, me,
-                                 lambda: bar.advance(task), solver=solver)  # fmt: skip
+            summary = play_games(game_rules, specs, games, seed, out,
+                                 progress=lambda: bar.advance(task), make_bot=make_bot, me=me,
+                                 solver=solver)  # fmt: skip
         except OSError as error:
             raise fail(f"cannot write the logs to {out}: {error.strerror}") from None
     if as_json:
@@ -265,9 +265,10 @@ def _read_table(path: Path) -> tuple[pl.DataFrame, dict[str, Any]]:
     return read_fitted(lambda p: tables.read(p, GAME, model.KIND), path)
 
 
-def _validated(player: Path, baselines: list[str], rules: GinRummyRules, **settings: Any):
+def _validated(measure: Callable[..., dict[str, Any]], player: Path, *args: Any, **settings: Any):
+    """`measure(player, …)`'s card, or one line naming what is wrong with a file."""
     try:
-        return validation.validate(player, baselines, rules=rules, **settings)
+        return measure(player, *args, **settings)
     except (PlayerFileError, PlayerFault) as error:
         raise fail(str(error)) from None
 
@@ -281,11 +282,10 @@ def generate(
     as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only Gin Rummy player from fitted tables."""
-    frame, metadata = _read_table(table)
+    fitted = model.Fitted(*_read_table(table))
     game_rules = options.game_rules(GinRummyRules, rules)
     try:
-        nested = model.nested(frame)
-        source = codegen.module_source(nested, metadata)
+        source = codegen.module_source(fitted, None)
     except ValueError as error:
         raise fail(f"{table}: {error}") from None
     playing = f" and playing {games} games against simple" if games else ""
@@ -295,8 +295,10 @@ def generate(
         with working(f"writing the player{playing}", as_json):
             out.write_text(source, encoding="utf-8")
             if games:
-                figures = _validated(out, ["simple"], game_rules, games=games, seed=seed)
-                codegen.write_module(out, nested, metadata, figures, game_rules.changes())
+                card = _validated(validation.check, out, fitted, games=games, seed=seed,
+                                  rules=game_rules)  # fmt: skip
+                out.write_text(codegen.module_source(fitted, card), encoding="utf-8")
+                figures = card["against"]
     except OSError as error:
         raise fail(f"cannot write {out}: {error.strerror}") from None
     if as_json:
@@ -347,15 +349,15 @@ def validate(
     opponents = options.names(baselines)
     _bots(opponents, game_rules)
     # a bad file fails here, before the progress bars
-    _validated(player, [], game_rules, against=against, games=0)
+    _validated(validation.validate, player, game_rules, against=against, opponents=[], games=0)
     labels = opponents + ([] if against is None else [str(against)])
     with progress_bar(*PROGRESS, as_json=as_json) as bar:
         tasks = {name: bar.add_task(f"vs {name}", total=games) for name in labels}
         figures = _validated(
-            player, opponents, game_rules, games=games, seed=seed, workers=workers,
+            validation.validate, player, game_rules, opponents=opponents, games=games,
+            seed=seed, workers=workers, against=against,
             progress=lambda name, done: bar.update(tasks[name], completed=done),
-            against=against,
-        )  # fmt: skip
+        )["against"]  # fmt: skip
     if as_json:
         print_json({"player": str(player), "games": games, "seed": seed, "against": figures})
         return

@@ -16,7 +16,8 @@ from mine.pipeline.reports import ginrummy as report_page
 from mine.pipeline.stats import ginrummy as stats_of
 from mine.strategies.bots.ginrummy import make_bot
 from mine.strategies.codegen import ginrummy as codegen
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, simulate
+from mine.strategies.engines.ginrummy import GinRummyRules, simulate
+from mine.strategies.engines.melds import MeldSolver
 from mine.strategies.validation import ginrummy as validation
 from mine.warehouse.ingest import ingest
 
@@ -50,10 +51,7 @@ def run(db: Path, workdir: Path, console: Console) -> dict[str, Any]:
     solver = MeldSolver()
     logs = workdir / "logs"
     for index, specs in enumerate(MATCHES):
-        seats = [
-            (spec, lambda rng, spec=spec: make_bot(spec, rng, rules, solver)) for spec in specs
-        ]
-        simulate(rules, seats, GAMES, (SEED, index), logs, solver=solver,
+        simulate(rules, specs, GAMES, (SEED, index), logs, make_bot=make_bot, solver=solver,
                  stem=f"ginrummy-demo{index}")  # fmt: skip
     con = open_warehouse(db, read_only=False, create=True)
     try:
@@ -65,15 +63,14 @@ def run(db: Path, workdir: Path, console: Console) -> dict[str, Any]:
         con.close()
     fitted = model.fit(features, fingerprint, features.select("log_id").n_unique())
     table_path = tables.write(workdir / "ginrummy-table.parquet", fitted.frame, fitted.metadata)
-    nested = model.nested(fitted.frame)
     player = workdir / "ginrummy_player.py"
-    codegen.write_module(player, nested, fitted.metadata)
-    figures = validation.validate(player, ["simple"], games=30, seed=1)
-    codegen.write_module(player, nested, fitted.metadata, figures)
+    player.write_text(codegen.module_source(fitted, None), encoding="utf-8")
+    card = validation.check(player, fitted, games=30, seed=1)
+    player.write_text(codegen.module_source(fitted, card), encoding="utf-8")
     (workdir / "ginrummy-report.html").write_text(
         report_page.html(fitted.frame, fitted.metadata, **shown), encoding="utf-8"
     )
-    f = figures["simple"]
+    f = card["against"]["simple"]
     server = computed["rounds"].filter(pl.col("source") == "server")
     console.print(
         f"ginrummy: {summary.count('new')} simulated logs ingested; "

@@ -5,10 +5,10 @@ The logs show both players' hands after every play (the perspective player's row
 opponent's), so each turn's situation is rebuilt whole: the hand before the draw is the
 hand after it minus the card picked plus the card discarded. `turn_features` derives one
 row per turn with what the player knew and did (and `opponent_unseen`, the cards the
-opponent could not see as the play began, a 52-bit mask in `strategies.engines.ginrummy` order: how
+opponent could not see as the play began, a 52-bit mask in `strategies.engines.melds` order: how
 often a card hidden from a player is its opponent's next discard); the `*_stats` functions
 aggregate it PokerTracker-style (a count next to every number of opportunities, rates
-beside them). Deadwood comes from the exact meld solver (`strategies.engines.ginrummy`), never
+beside them). Deadwood comes from the exact meld solver (`strategies.engines.melds`), never
 re-implemented here.
 
 Relations of a discard to the opponent's earlier choices (this round) use the categories
@@ -38,7 +38,8 @@ from mine.models.ginrummy import (
 )
 from mine.parsers.cards import SUITS, format_course, parse_course
 from mine.pipeline.stats import data_fingerprint, drop, frame, store
-from mine.strategies.engines.ginrummy import CARD_BITS, STEM_PREFIX, MeldSolver
+from mine.strategies.engines.ginrummy import STEM_PREFIX
+from mine.strategies.engines.melds import CARD_BITS, MeldSolver
 
 BITS = {format_course(card): bit for card, bit in CARD_BITS.items()}
 

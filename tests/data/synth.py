@@ -58,7 +58,7 @@ def ginrummy_game(
     solver = _ginrummy_solver()
     generator = _generator(rng)
     seats = [
-        ginrummy_bots.make_bot(rng.choice(("simple", "random")), generator, rules, solver)
+        ginrummy_bots.make_bot(rng.choice(("simple", "random")), rules, generator, solver)
         for _ in range(2)
     ]
     record = ginrummy_engine.play_game(rules, seats, generator, solver)

@@ -14,7 +14,8 @@ from mine.models import ginrummy as value_model
 from mine.models import tables
 from mine.pipeline.stats import ginrummy as ginrummy_stats
 from mine.strategies.bots.ginrummy import make_bot
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, play_game, write_game
+from mine.strategies.engines.ginrummy import GinRummyRules, play_game, write_game
+from mine.strategies.engines.melds import MeldSolver
 from mine.warehouse.ingest import ingest
 
 
@@ -26,7 +27,7 @@ def fitted(tmp_path_factory):
     for index, seats in enumerate((("simple", "explorer:0.3"), ("ginhunter", "simple"))):
         for game in range(25):
             rng = np.random.default_rng([5, index, game])
-            players = [make_bot(spec, rng, rules, solver) for spec in seats]
+            players = [make_bot(spec, rules, rng, solver) for spec in seats]
             write_game(play_game(rules, players, rng, solver), 0, root / "logs",
                        f"ginrummy-{index}-{game:06d}")  # fmt: skip
     con = duckdb.connect(str(root / "w.duckdb"))

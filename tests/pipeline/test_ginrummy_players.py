@@ -15,7 +15,7 @@ from mine.models import ginrummy as model
 from mine.models import tables
 from mine.parsers.cards import parse_course
 from mine.pipeline.stats import ginrummy as stats_of
-from mine.strategies.engines.ginrummy import MeldSolver
+from mine.strategies.engines.melds import MeldSolver
 from mine.warehouse.connection import connect
 from tests.conftest import REAL_GINRUMMY, ingested, read_only_warehouse
 from tests.mine_cli import mine

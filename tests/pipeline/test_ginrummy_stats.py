@@ -9,7 +9,7 @@ import pytest
 from mine.parsers.cards import parse_course, parse_hand
 from mine.parsers.ginrummy import Score, Turn, read_scores, read_turns, write_scores, write_turns
 from mine.pipeline.stats import ginrummy as ginrummy_stats
-from mine.strategies.engines.ginrummy import CARD_BITS
+from mine.strategies.engines.melds import CARD_BITS
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY
 

@@ -162,7 +162,7 @@ LOOP = "def {name}(*args):\n    while True:\n        pass\n"
 def _gin(path, limits):
     from mine.strategies.validation import ginrummy
 
-    return ginrummy.validate(path, ["simple"], games=1, workers=1, limits=limits)
+    return ginrummy.validate(path, opponents=["simple"], games=1, workers=1, limits=limits)
 
 
 def _twentyone(path, limits):

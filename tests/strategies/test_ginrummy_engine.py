@@ -1,7 +1,9 @@
-"""The Gin Rummy reference engine: rule enforcement, scoring, and the real logs replayed."""
+"""The Gin Rummy reference engine: rule enforcement (the state refuses, the referee rules),
+scoring, and the real logs replayed."""
 
 from __future__ import annotations
 
+import pickle
 import time
 from pathlib import Path
 
@@ -14,15 +16,17 @@ from mine.strategies.engines.ginrummy import (
     Deal,
     FunctionPlayer,
     GinRummyRules,
-    GinRummyState,
-    MeldSolver,
     Play,
+    State,
+    new_game,
     play_game,
     round_points,
     scores_for,
     turns_for,
     write_game,
 )
+from mine.strategies.engines.melds import MeldSolver
+from mine.strategies.engines.state import IllegalAction
 from tests.strategies.ginrummy_replay import (
     Scripted,
     deal_of,
@@ -52,11 +56,20 @@ def dealt(stock: tuple[Card, ...] = STOCK, first: int = 0) -> list[Deal]:
     return [Deal(first, (MELDED, JUNK), UPCARD, stock)]
 
 
-def scripted_state(rules: GinRummyRules = RULES, stock: tuple[Card, ...] = STOCK) -> GinRummyState:
-    return GinRummyState(rules, np.random.default_rng(0), SOLVER, deals=dealt(stock))
+def scripted_state(rules: GinRummyRules = RULES, stock: tuple[Card, ...] = STOCK) -> State:
+    return new_game(rules, np.random.default_rng(0), solver=SOLVER, deals=dealt(stock))
 
 
-def drop_round(state: GinRummyState) -> None:
+def refused(state: State, action) -> str:
+    """Why the state refuses `action` (IllegalAction), having left the state as it was."""
+    before = pickle.dumps(state)
+    with pytest.raises(IllegalAction) as error:
+        state.apply_action(action)
+    assert pickle.dumps(state) == before
+    return str(error.value)
+
+
+def drop_round(state: State) -> None:
     """Both players take the stock and drop their oldest card, once each."""
     for _ in range(2):
         state.apply_action("stock")
@@ -91,14 +104,23 @@ def drop_round(state: GinRummyState) -> None:
     ],
 )
 def test_invalid_plays_end_the_game_with_their_reason(plays, reason):
+    actions = [action for pair in plays(None) for action in pair if action is not None]
     state = scripted_state()
-    for draw, play in plays(state):
-        state.apply_action(draw)
-        if not state.is_terminal():
-            state.apply_action(play)
-    assert state.is_terminal()
-    assert state.invalid is not None and state.invalid.reason.startswith(reason)
-    assert state.returns()[state.invalid.seat] == -1.0
+    for action in actions[:-1]:
+        state.apply_action(action)
+    assert refused(state, actions[-1]).startswith(reason)
+    seat = state.current_player()
+    # The referee: the player of the refused action loses the game.
+    script = iter(actions)
+    scripted = FunctionPlayer(
+        lambda top, scores, memory, draw, hand: (next(script), "m"),
+        lambda picked, scores, memory, hand: (next(script), "m"),
+        lambda scores, memory, hand: SOLVER.melds_of(hand),
+    )
+    record = play_game(RULES, [scripted, scripted], np.random.default_rng(0), SOLVER, dealt())
+    assert record.invalid is not None and record.invalid.reason.startswith(reason)
+    assert record.invalid.seat == seat and not record.rounds
+    assert record.returns()[record.invalid.seat] == -1.0
 
 
 def test_knock_over_the_limit_and_gin_with_deadwood_are_rejected():
@@ -106,16 +128,16 @@ def test_knock_over_the_limit_and_gin_with_deadwood_are_rejected():
     drop_round(over)
     over.apply_action("stock")  # seat 0 draws D2 into SA S2 S3 H5 H6 H7 C9 D9 S9 HA
     assert SOLVER.deadwood_of([*over.hands[0], over.picked]) > 0
-    over.apply_action(Play("gin", over.hands[0][-1]))
-    assert over.invalid is not None and over.invalid.reason == "Called gin with remaining deadwood"
+    assert refused(over, Play("gin", over.hands[0][-1])) == "Called gin with remaining deadwood"
     junk = scripted_state()
     drop_round(junk)
     junk.apply_action("stock")
     junk.apply_action(Play("drop", junk.hands[0][-1]))
     junk.apply_action("stock")
-    junk.apply_action(Play("knock", junk.hands[1][-1]))
-    assert junk.invalid is not None and junk.invalid.seat == 1
-    assert junk.invalid.reason.startswith("Knocked with more than 10 points")
+    assert refused(junk, Play("knock", junk.hands[1][-1])).startswith(
+        "Knocked with more than 10 points"
+    )
+    assert junk.current_player() == 1
 
 
 def test_legal_actions_only_offer_allowed_calls():
@@ -153,8 +175,7 @@ def test_bad_declarations_are_rejected(declared, reason):
     state.apply_action("stock")  # D2: SA S2 S3 H5 H6 H7 C9 D9 S9 D2 knocks with 2
     state.apply_action(Play("knock", parse_course("HA")))
     assert not state.is_terminal() and state.caller == 0
-    state.apply_action(declared)
-    assert state.invalid is not None and reason in state.invalid.reason
+    assert reason in refused(state, declared)
 
 
 def test_a_declaration_over_the_knock_limit_is_rejected_at_the_melds():
@@ -166,10 +187,8 @@ def test_a_declaration_over_the_knock_limit_is_rejected_at_the_melds():
     state.apply_action("stock")  # D2
     state.apply_action(Play("knock", parse_course("HA")))
     hand = state.hands[0]
-    state.apply_action([(card,) for card in hand])  # everything as deadwood
-    assert state.invalid is not None and state.invalid.reason.startswith(
-        "Knocked with more than 10"
-    )
+    everything = [(card,) for card in hand]  # everything as deadwood
+    assert refused(state, everything).startswith("Knocked with more than 10")
 
 
 def _bot(pick=None, play=None):
@@ -264,8 +283,8 @@ def test_stock_out_makes_the_last_player_the_caller():
 
 
 def test_play_cap_ends_the_round_as_a_drop():
-    state = GinRummyState(
-        GinRummyRules(play_cap=4), np.random.default_rng(0), SOLVER, deals=dealt()
+    state = new_game(
+        GinRummyRules(play_cap=4), np.random.default_rng(0), solver=SOLVER, deals=dealt()
     )
     for _ in range(4):
         state.apply_action("discard")
@@ -281,7 +300,7 @@ def test_games_run_to_the_target_with_differing_totals_and_alternate_dealers():
         rng = np.random.default_rng(seed)
         record = play_game(
             RULES,
-            [make_bot("simple", rng, RULES, SOLVER), make_bot("random", rng, RULES, SOLVER)],
+            [make_bot("simple", RULES, rng, SOLVER), make_bot("random", RULES, rng, SOLVER)],
             rng,
             SOLVER,
         )

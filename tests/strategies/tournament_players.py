@@ -25,9 +25,9 @@ def generated(game: str, folder: Path) -> Path:
         path.write_text(module_source(Fit(table, METADATA), None))
     elif game == "ginrummy":
         from mine.strategies.codegen import ginrummy
-        from tests.strategies.test_ginrummy_codegen import METADATA, TABLES
+        from tests.strategies.test_ginrummy_codegen import FITTED
 
-        ginrummy.write_module(path, TABLES, METADATA)
+        path.write_text(ginrummy.module_source(FITTED, None), encoding="utf-8")
     elif game == "supernim":
         from mine.strategies.codegen import supernim
         from tests.strategies import test_supernim_codegen
