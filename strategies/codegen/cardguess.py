@@ -1,15 +1,15 @@
 """Generate a single-file card-guessing player from fitted trees.
 
-The module has the handout's three functions with cards as the spec's strings:
-`feedback(answer, guess)`, `initial_guess(n)` and `next_guess((guess, state), feedback)`.
-Each tree is embedded compactly, as numbers only: breadth-first, the guess of every node
-(n card numbers, one byte each), how many children each node has (uint16; where they
-start is the running sum) and the feedback code leading to each node (uint16),
-zlib-compressed and base64-encoded (its decoder is C, base85's is Python). A call
-is a binary search among one node's children; off the tree (a feedback no answer gives,
-or an n without a tree) a fallback guesses a hand consistent with every feedback so far,
-or any hand not yet guessed, within a time budget, so it never fails.
-"""
+The file is the player module (`strategies/players/cardguess.py`: the handout's three
+functions with cards as the spec's strings, `feedback(answer, guess)`, `initial_guess(n)`
+and `next_guess((guess, state), feedback)`) copied below a docstring of its own, with the
+trees written into its `TREES`. Each tree is embedded compactly, as numbers only:
+breadth-first, the guess of every node (n card numbers, one byte each), how many children
+each node has (uint16; where they start is the running sum) and the feedback code leading
+to each node (uint16), zlib-compressed and base64-encoded (its decoder is C, base85's is
+Python). A call is a binary search among one node's children; off the tree (a feedback no
+answer gives, or an n without a tree) a fallback guesses a hand consistent with every
+feedback so far, or any hand not yet guessed, within a time budget, so it never fails."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.engines.cardguess import hands
 from mine.strategies.players import cardguess as player
-from mine.strategies.solvers.cardguess import FlatTree
+from mine.strategies.solvers.cardguess import FlatTree, Trees
 
 IMPORTS = frozenset({"array", "base64", "bisect", "sys", "time", "zlib", "itertools"})
 
@@ -86,17 +86,19 @@ def player_code(trees: dict) -> str:
     return code.replace(PLACE, f"TREES = {trees!r}\n")
 
 
-def module_source(trees: dict[int, FlatTree], metadata: dict, card: dict | None) -> str:
-    literal = {int(n): packed(tree) for n, tree in sorted(trees.items())}
-    doc = docstring(metadata, card)
+def module_source(fitted: Trees, card: dict | None) -> str:
+    """The whole file of `fitted`'s trees, `card` (the figures measured on it) in its
+    docstring."""
+    literal = {int(n): packed(tree) for n, tree in sorted(fitted.trees.items())}
+    doc = docstring(fitted.metadata, card)
     source = f'"""{doc}"""\n{player_code(literal)}'
     check_source(source, doc, {"TREES": literal}, IMPORTS)
     return source
 
 
-def write_module(
-    path: str | Path, trees: dict[int, FlatTree], metadata: dict, card: dict | None
-) -> str:
-    source = module_source(trees, metadata, card)
-    Path(path).write_text(source, encoding="utf-8")
-    return source
+def write_module(path: str | Path, fitted: Trees, card: dict | None = None) -> Path:
+    """Write the file (its folder made if need be); its path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(module_source(fitted, card), encoding="utf-8")
+    return path

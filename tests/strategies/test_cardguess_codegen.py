@@ -19,7 +19,7 @@ from mine.strategies.engines.cardguess import (
     play_game,
 )
 from mine.strategies.player_file import load_source
-from mine.strategies.solvers.cardguess import Plan, Search, flatten
+from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
 from mine.strategies.validation.cardguess import FileGuesser, figures, measure_file
 
 METADATA = {
@@ -39,7 +39,7 @@ def tree():
 
 @pytest.fixture(scope="module")
 def source(tree):
-    return module_source({2: tree}, METADATA, None)
+    return module_source(Trees({2: tree}, METADATA), None)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,7 @@ def test_the_file_needs_only_the_standard_library_and_states_its_provenance(sour
     doc = ast.get_docstring(tree_ast)
     assert "fingerprint (SHA-256): " + "ab" * 32 in doc and "games: 10" in doc
     assert "first guess 6C TD" in doc
-    assert source == module_source({2: tree}, METADATA, None)  # deterministic
+    assert source == module_source(Trees({2: tree}, METADATA), None)  # deterministic
 
 
 def test_the_file_decides_exactly_as_its_tree_on_every_answer(player, tree):
