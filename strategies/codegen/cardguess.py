@@ -26,7 +26,9 @@ from mine.strategies.engines.cardguess import hands
 from mine.strategies.players import cardguess as player
 from mine.strategies.solvers.cardguess import FlatTree, Trees
 
-IMPORTS = frozenset({"array", "base64", "bisect", "sys", "time", "zlib", "itertools"})
+IMPORTS = frozenset(
+    {"array", "base64", "bisect", "collections", "itertools", "sys", "time", "zlib"}
+)
 
 
 def packed(tree: FlatTree) -> tuple[int, str]:

@@ -37,9 +37,10 @@ from mine.parsers.cards import GUESS_RANKS, GUESS_SUITS, CardError, guess_rank, 
 from mine.parsers.csvlog import pair_paths
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
+from mine.strategies.players import cardguess as player
 
-RANKS = "23456789TJQKA"  # ace high, as the spec orders them
-SUITS = GUESS_SUITS  # C D H S
+RANKS = player.RANKS  # ace high, as the spec orders them
+SUITS = player.SUITS  # C D H S
 DECK = 52
 SIZES = (2, 3, 4)  # the handout's answer sizes
 BASE = 5  # each feedback number is 0 … 4, so a feedback is one base-5 number
@@ -85,8 +86,7 @@ def suit_of(card: int) -> int:
     return card % 4
 
 
-def card_text(card: int) -> str:
-    return RANKS[rank_of(card)] + SUITS[suit_of(card)]
+card_text = player.card_text  # 0 … 51 → `2C` … `AS`
 
 
 def parse_card(text: str) -> int:
@@ -109,34 +109,16 @@ def parse_hand(text: str, n: int | None = None) -> Hand:
     return tuple(sorted(cards))
 
 
-assert "".join(GUESS_RANKS[1:]) + GUESS_RANKS[0] == RANKS  # the parser's ranks, ace moved up
+# The parser's cards are the player's: its ranks with the ace moved up, its suits.
+assert "".join(GUESS_RANKS[1:]) + GUESS_RANKS[0] == RANKS and GUESS_SUITS == SUITS
 
 
 # --- feedback ------------------------------------------------------------------------------
 
 
-def feedback(answer: Sequence[int], guess: Sequence[int]) -> Feedback:
-    """The five numbers, read straight off the spec (the plain reference)."""
-    guess_ranks = [rank_of(card) for card in guess]
-    low, high = min(guess_ranks), max(guess_ranks)
-    answer_ranks = [rank_of(card) for card in answer]
-    correct = len(set(answer) & set(guess))
-    lower = sum(1 for rank in answer_ranks if rank < low)
-    higher = sum(1 for rank in answer_ranks if rank > high)
-    ranks = _overlap(answer_ranks, guess_ranks)
-    suits = _overlap([suit_of(card) for card in answer], [suit_of(card) for card in guess])
-    return correct, lower, ranks, higher, suits
-
-
-def _overlap(answer: list[int], guess: list[int]) -> int:
-    """Multiset overlap: each guess value matches at most one answer value."""
-    unmatched = list(guess)
-    matched = 0
-    for value in answer:
-        if value in unmatched:
-            unmatched.remove(value)
-            matched += 1
-    return matched
+feedback: Callable[[Sequence[int], Sequence[int]], Feedback] = player.card_feedback
+"""`feedback(answer, guess)` on card numbers, read straight off the spec (the plain
+reference): the generated player's own code, so the player and the engine cannot differ."""
 
 
 def encode(fb: Sequence[int]) -> int:
