@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -254,13 +255,13 @@ def _in_workers(
     rules: CardGuessRules,
     workers: int,
     limits: contained.Limits,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """The file's records of `answers`, played in contained workers, in answer order;
-    `progress(answers done)`."""
-    size = max(1, len(answers) // (8 * workers))
-    tasks = [(str(path), n, answers[i : i + size], rules) for i in range(0, len(answers), size)]
-    shown = (lambda tasks_done: progress(tasks_done * size)) if progress else None
+    `progress(answers done, answers)`."""
+    count, size = len(answers), max(1, len(answers) // (8 * workers))
+    tasks = [(str(path), n, answers[i : i + size], rules) for i in range(0, count, size)]
+    shown = (lambda done: progress(min(done * size, count), count)) if progress else None
     parts = contained.run(path, _measure, tasks, workers=workers, limits=limits, progress=shown)
     return [record for part in parts for record in part]
 
@@ -307,7 +308,7 @@ def validate(
     for n in sizes:
         game_rules = replace(base, n=n)
         played, chances = answers_for(n, answerer, answers)
-        shown = _shown(progress, f"n = {n}", len(played))
+        shown = partial(progress, f"n = {n}") if progress else None
         mine = _in_workers(path, n, played, game_rules, workers, limits, shown)
         entry: dict[str, Any] = {
             "player": figures(mine, chances),
@@ -342,18 +343,13 @@ def failure(card: dict[str, Any]) -> str | None:
     for n, entry in card["sizes"].items():
         lost, wrong = entry["player"]["invalid"], entry["feedback_mismatches"]
         if lost:
-            games = entry["player"]["games"]
-            return f"{card['player']} lost {lost} of {games} games of n = {n} (invalid guesses)"
+            return (
+                f"{card['player']}: {lost} of {entry['player']['games']} games of n = {n} lost "
+                "to an invalid guess, a crash or a limit"
+            )
         if wrong:
-            return f"{card['player']}'s feedback is wrong for {wrong} of {FEEDBACK_PAIRS} pairs"
+            return f"{card['player']}: its feedback is wrong for {wrong} of {FEEDBACK_PAIRS} pairs"
     return None
-
-
-def _shown(
-    progress: Callable[[str, int, int], None] | None, name: str, total: int
-) -> Callable[[int], None] | None:
-    """`progress` as the harness's count of answers done."""
-    return (lambda done: progress(name, min(done, total), total)) if progress else None
 
 
 def _answers_from(answerer: str, count: int | None) -> str:

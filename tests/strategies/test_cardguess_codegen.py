@@ -20,7 +20,13 @@ from mine.strategies.engines.cardguess import (
 )
 from mine.strategies.player_file import load_source
 from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
-from mine.strategies.validation.cardguess import FileGuesser, figures, measure_file
+from mine.strategies.validation.cardguess import (
+    FileGuesser,
+    failure,
+    figures,
+    measure_file,
+    validate,
+)
 
 METADATA = {
     "games": 10,
@@ -110,3 +116,24 @@ def test_validation_counts_what_the_file_does(tmp_path, source):
         source.replace("return _guess_at(n, 0), (n, 0, ())", 'return ["2C", "2C"], (n, 0, ())')
     )
     assert figures(measure_file(broken, 2, answers, CardGuessRules(n=2)))["invalid"] == 50
+
+
+def test_validate_reads_the_rules_shows_progress_and_says_what_fails(tmp_path, source):
+    path = tmp_path / "p.py"
+    path.write_text(source)
+    seen = []
+    strict = validate(path, ["guess_limit=3"], sizes=(2,), answers=40, baselines=(),
+                      progress=lambda *args: seen.append(args))  # fmt: skip
+    assert strict["limits"]["guess_limit"] == 3 and seen[-1] == ("n = 2", 40, 40)
+    lost = strict["sizes"]["2"]["player"]["invalid"]
+    assert 0 < lost < 40  # the tree needs more than three guesses for some answers only
+    assert (
+        failure(strict)
+        == f"{path}: {lost} of 40 games of n = 2 lost to an invalid guess, a crash or a limit"
+    )
+    assert failure(validate(path, sizes=(2,), answers=40, baselines=())) is None
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text(source.replace("overlap(answer_ranks, guess_ranks),", "0,"))
+    card = validate(wrong, sizes=(2,), answers=40, baselines=())
+    assert card["sizes"]["2"]["player"]["invalid"] == 0
+    assert "its feedback is wrong for" in failure(card)
