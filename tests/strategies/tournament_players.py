@@ -42,10 +42,11 @@ def generated(game: str, folder: Path) -> Path:
         write_module(path, solve(TwentyOneRules()).chart, BIDS, METADATA, None)
     else:
         from mine.strategies.codegen.cardguess import module_source
+        from mine.strategies.solvers.cardguess import Trees
         from tests.strategies import test_cardguess_codegen as fixtures
 
         tree = fixtures.tree.__wrapped__()
-        path.write_text(module_source({2: tree}, fixtures.METADATA, None))
+        path.write_text(module_source(Trees({2: tree}, fixtures.METADATA), None))
     return path
 
 
