@@ -23,7 +23,7 @@ import numpy as np
 
 from mine.models.cardguess import PLANS, QUICK
 from mine.strategies.bots.cardguess import make_bot
-from mine.strategies.codegen.cardguess import write_module
+from mine.strategies.codegen.cardguess import module_source
 from mine.strategies.engines.cardguess import (
     CardGuessRules,
     draw_answer,
@@ -69,9 +69,9 @@ def games_per_s() -> dict[str, float]:
                     guess, memory = guesser.next_guess((guess, memory), feedback(answer, guess))
 
         bare_s = best_of(3, bare)
-        path = write_module(
-            f"{folder}/player.py", Trees({2: flatten(2, Search(2, None, QUICK).run())}, {})
-        )
+        path = Path(folder) / "player.py"
+        tree = flatten(2, Search(2, None, QUICK[2]).run())
+        path.write_text(module_source(Trees({2: tree}, {}), None), encoding="utf-8")
         answers = [tuple(hand) for hand in hands(2).cards.tolist()]
         validate_s = best_of(3, lambda: validate(path, sizes=(2,), baselines=()))
         module = player_module(str(path))

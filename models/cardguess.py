@@ -16,12 +16,12 @@ expected guesses from it.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -29,6 +29,7 @@ import polars as pl
 from mine.models import tables
 from mine.strategies.engines.cardguess import (
     DECK,
+    FEEDBACKS,
     RANKS,
     SIZES,
     card_text,
@@ -49,7 +50,11 @@ PLANS = {  # how hard `mine fit` searches for each n (minutes in all on two core
     3: Plan(widths=(2,), members=1500, extras=1000, extras_from=12),
     4: Plan(widths=(1,), members=600, extras=300, extras_from=12, root_pool=2000),
 }
-QUICK = Plan(widths=(1,), members=1326, extras=0)  # for tests and smoke runs
+QUICK = {  # `mine fit --quick`: the estimate's best guess at every node, in seconds
+    2: Plan(widths=(1,), members=1326, extras=1326, extras_from=12),  # below greedy
+    3: Plan(widths=(1,), members=1326, extras=0),
+    4: Plan(widths=(1,), members=1326, extras=0),
+}
 
 
 class FitError(ValueError):
@@ -117,22 +122,33 @@ def chi_square_p(counts: np.ndarray) -> float:
     return 0.5 * math.erfc(z / math.sqrt(2))
 
 
+class Logged(NamedTuple):
+    """What `fit` reads from the warehouse (`pipeline/stats`' `fit_inputs`): the logged
+    answers in log order (each the spec's cards joined by `;`), the guess rows they came
+    with, the fingerprint of their logs and how many logs."""
+
+    answers: list[str]
+    rows: int
+    fingerprint: str
+    logs: int
+
+
 def fit(
-    answers: list[str],
-    sizes: tuple[int, ...] | None = None,
+    inputs: Logged,
+    sizes: Sequence[int] | None = None,
+    quick: bool = False,
     plans: dict[int, Plan] | None = None,
-    data_fingerprint: str | None = None,
-    rows: int | None = None,
 ) -> Trees:
-    """The answer model of the logged `answers`, and a tree for each n of `sizes` (default:
-    the sizes the logs show)."""
-    model = answer_model(answers)
-    logged = sorted({len(text.split(";")) for text in answers})
+    """The answer model of the logged answers, and a tree for each n of `sizes` (default:
+    the sizes the logs show), searched with each n's plan (`PLANS`; `QUICK` if `quick`;
+    `plans`: a plan of its own for some n)."""
+    model = answer_model(inputs.answers)
+    logged = sorted({len(text.split(";")) for text in inputs.answers})
     sizes = tuple(sizes or logged)
     bad = [n for n in sizes if n not in SIZES]
     if bad:
         raise FitError(f"n must be one of {', '.join(map(str, SIZES))}, not {bad[0]}")
-    plans = {**PLANS, **(plans or {})}
+    plans = {**(QUICK if quick else PLANS), **(plans or {})}
     trees, per_n = {}, {}
     for n in sizes:
         started = time.perf_counter()
@@ -150,9 +166,10 @@ def fit(
     metadata = {
         "game": GAME,
         "kind": KIND,
-        "fingerprint": data_fingerprint or _fingerprint(answers),
-        "rows": rows if rows is not None else len(answers),
-        "games": len(answers),
+        "fingerprint": inputs.fingerprint,
+        "rows": inputs.rows,
+        "games": len(inputs.answers),
+        "logs": inputs.logs,
         "method": "search",
         "settings": {
             "sizes": list(sizes),
@@ -166,10 +183,6 @@ def fit(
         "trees": per_n,
     }
     return Trees(trees, metadata)
-
-
-def _fingerprint(answers: list[str]) -> str:
-    return hashlib.sha256("\n".join(answers).encode()).hexdigest()
 
 
 # --- the table file ----------------------------------------------------------------------
@@ -213,35 +226,66 @@ def write_table(path: str | Path, fitted: Trees) -> Path:
     return tables.write(path, table_frame(fitted.trees), {**fitted.metadata, "kind": KIND})
 
 
+TOP = {"games": int, "rows": int, "fingerprint": str, "method": str}
+ANSWERER = {"games": int, "uniform": bool, "chi_square_p_value": float}
+PER_N = {"expected_guesses": float, "nodes": int, "first_guess": str}
+
+
 def read_table(path: str | Path) -> Trees:
-    """The trees by n and the metadata; TableError for a file that is not a tree table."""
-    frame, metadata = tables.read(path, GAME, KIND)
-    if set(SCHEMA) - set(frame.columns):
-        raise tables.TableError(
-            f"{path}: lacks columns {', '.join(set(SCHEMA) - set(frame.columns))}"
-        )
+    """The trees by n and the metadata, checked: every column whole and of its type, each
+    tree well formed (see `tree_of`) and stated in the metadata, the figures the commands
+    print of the right types; `tables.TableError` (one line) for anything else."""
+    frame, metadata = tables.read(path, GAME, KIND, columns=SCHEMA)
+    tables.fields(path, {"table": metadata}, "table", TOP)
+    tables.fields(path, metadata, "answerer", ANSWERER)
+    stated = metadata.get("trees")
+    if frame.is_empty() or not isinstance(stated, dict):
+        raise tables.TableError(f"{path}: the table holds no tree")
     trees = {}
     for (n,), rows in frame.sort("n", "node").group_by("n", maintain_order=True):
+        if n not in SIZES:
+            raise tables.TableError(f"{path}: a tree for n = {n} (n is 2, 3 or 4)")
+        figures = tables.fields(path, stated, str(n), PER_N)
         try:
             trees[int(n)] = tree_of(int(n), rows)
         except ValueError as error:
             raise tables.TableError(f"{path}: the n = {n} tree is broken ({error})") from None
+        if figures["nodes"] != rows.height:
+            raise tables.TableError(
+                f"{path}: the n = {n} tree has {rows.height} nodes, its metadata says "
+                f"{figures['nodes']}"
+            )
+    if sorted(stated) != sorted(map(str, trees)):
+        raise tables.TableError(f"{path}: its metadata states trees the table does not hold")
     return Trees(trees, metadata)
 
 
 def tree_of(n: int, rows: pl.DataFrame) -> FlatTree:
-    """A tree from its rows, checked: breadth-first numbers, children in code order."""
+    """A tree from its rows, checked: breadth-first numbers, children in feedback order,
+    each node one guess deeper than its parent, every guess n distinct cards, feedback
+    codes the rules can give, at least one answer and one guess expected at each node."""
     count = rows.height
     node = rows["node"].to_numpy()
     parent = rows["parent"].to_numpy().astype(np.int64)
     code = rows["code"].to_numpy().astype(np.int64)
+    depth = rows["depth"].to_numpy().astype(np.int64)
+    cost = rows["expected_guesses"].to_numpy()
+    answers = rows["answers"].to_numpy().astype(np.int64)
     if not (node == np.arange(count)).all() or parent[0] != -1:
         raise ValueError("nodes are not numbered 0, 1, … from the root")
     if count > 1 and (np.diff(parent[1:]) < 0).any() or (parent[1:] >= np.arange(1, count)).any():
         raise ValueError("nodes are not in breadth-first order")
+    if count > 1 and (parent[1:] < 0).any():
+        raise ValueError("a second root")
     key = parent[1:] * 4096 + code[1:]
     if count > 2 and (np.diff(key) <= 0).any():
         raise ValueError("a node's children are not in feedback order")
+    if ((code[1:] < 0) | (code[1:] >= FEEDBACKS)).any():
+        raise ValueError("a feedback code out of range")
+    if depth[0] != 0 or (depth[1:] != depth[parent[1:]] + 1).any():
+        raise ValueError("a node's depth is not its parent's plus one")
+    if (answers < 1).any() or (cost < 1).any() or (cost > len(hands(n))).any():
+        raise ValueError("a node without answers, or expecting guesses out of range")
     first = np.searchsorted(parent[1:], np.arange(count + 1))
     guesses = [parse_hand(text, n) for text in rows["guess"].to_list()]
     return FlatTree(
@@ -249,8 +293,8 @@ def tree_of(n: int, rows: pl.DataFrame) -> FlatTree:
         np.array([hand_index(hand) for hand in guesses], np.int64),
         parent,
         code,
-        rows["depth"].to_numpy().astype(np.int64),
+        depth,
         first.astype(np.int64),
-        rows["expected_guesses"].to_numpy(),
-        rows["answers"].to_numpy().astype(np.int64),
+        cost,
+        answers,
     )

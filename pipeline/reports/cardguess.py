@@ -4,13 +4,16 @@ with a validated player, its distributions against the baselines on the same ans
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mine.pipeline.reports import kit
+from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.cardguess import decode, hand_text, hands
-from mine.strategies.solvers.cardguess import FlatTree
+from mine.strategies.solvers.cardguess import FlatTree, Trees
+from mine.strategies.validation.cardguess import validate
 
 FIRST_LEVEL_ROWS = 15  # the feedbacks after the first guess shown, most answers first
 
@@ -103,7 +106,14 @@ def _size_section(
     )
 
 
-def html(trees: dict[int, FlatTree], metadata: dict[str, Any], card: dict | None = None) -> str:
+def html(fitted: Trees, observed: None = None, player: Path | None = None) -> str:
+    """The whole page of fitted trees; with `player` (a generated file), its validation
+    on the answers of every n the trees cover, against the baselines."""
+    trees, metadata = fitted.trees, fitted.metadata
+    try:
+        card = None if player is None else validate(player, sizes=sorted(trees))
+    except PlayerFault as fault:  # the file's failure: one line, as `mine validate` says it
+        raise ValueError(str(fault)) from None
     figures = metadata.get("trees", {})
     sections = [
         _size_section(n, tree, figures.get(str(n), {}), card) for n, tree in sorted(trees.items())

@@ -2,9 +2,11 @@
 
 Counts are kept next to every mean or share, so any filter re-aggregates:
 
-- `stats_cardguess_guesses`: games by n, log (its stem names the guesser and answerer, as
-  `mine simulate` writes them) and number of guesses; `stats_cardguess_guess_summary` the
-  mean and worst per n and log;
+- `stats_cardguess_guesses`: games by n, log and number of guesses;
+  `stats_cardguess_guess_summary` the mean and worst per n and log. A log is its `log_id`
+  (two folders may hold logs of the same stem); `log` names it by its stem (which names
+  the guesser and answerer, as `mine simulate` writes them), with its id where the stem
+  alone would not tell it apart;
 - `stats_cardguess_candidates`: the answers still consistent after each guess, rebuilt by
   replaying the logged feedback over every hand (per n, log and guess number: games and
   the sum of candidates left);
@@ -12,6 +14,9 @@ Counts are kept next to every mean or share, so any filter re-aggregates:
   in an answer, out of how many answer cards (a uniform answerer gives 1/52 and 1/13);
 - `stats_cardguess_first_guess`: each logged first guess with the candidates it leaves
   (expected over every answer, and observed).
+
+Also the warehouse's side of fitting (`fit_inputs`: the answers of the chosen logs and
+their fingerprint).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import polars as pl
 
 from mine.models import cardguess as model
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint, has_logs, logs_matching, store
+from mine.pipeline.stats import data_fingerprint
 from mine.strategies.engines.cardguess import (
     RANKS,
     card_text,
@@ -34,7 +39,7 @@ from mine.strategies.engines.cardguess import (
     hands,
     parse_hand,
 )
-from mine.strategies.solvers.cardguess import Trees, expected_left, score_pool
+from mine.strategies.solvers.cardguess import expected_left, score_pool
 
 GAME = "cardguess"
 NO_GAMES = (
@@ -52,32 +57,33 @@ class CardGuessStats(NamedTuple):
     first_guess: pl.DataFrame
 
 
-def chosen_logs(con: duckdb.DuckDBPyConnection, pattern: str | None) -> list[int] | None:
-    if not has_logs(con, GAME):
-        raise ValueError(NO_GAMES)
-    return None if pattern is None else logs_matching(con, GAME, pattern)
-
-
 def logs_filter(log_ids: list[int] | None, column: str = "log_id") -> str:
     if log_ids is None:
         return "TRUE"
     return f"{column} IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
 
 
+LOG_NAMES = """
+    SELECT log_id, CASE WHEN count(*) OVER (PARTITION BY stem) > 1
+                        THEN stem || ' (log ' || log_id || ')' ELSE stem END AS log
+    FROM logs WHERE game = 'cardguess'
+"""  # each log's name: its stem, and its id where another log has the same stem
+
+
 def guesses_per_game(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
     return shared.frame(
         con,
         f"""
-        SELECT g.n, l.stem AS log, g.guesses, count(*) AS games
-        FROM cardguess_games g JOIN logs l USING (log_id)
-        WHERE {where} GROUP BY ALL ORDER BY n, log, guesses
+        SELECT g.n, log_id, l.log, g.guesses, count(*) AS games
+        FROM cardguess_games g JOIN ({LOG_NAMES}) l USING (log_id)
+        WHERE {where} GROUP BY ALL ORDER BY n, log, log_id, guesses
         """,
     )
 
 
 def guess_summary(per_game: pl.DataFrame) -> pl.DataFrame:
     return (
-        per_game.group_by("n", "log", maintain_order=True)
+        per_game.group_by("n", "log_id", "log", maintain_order=True)
         .agg(
             pl.col("games").sum(),
             (pl.col("guesses") * pl.col("games")).sum().alias("total_guesses"),
@@ -92,15 +98,17 @@ def candidates_left(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
     rows = shared.frame(
         con,
         f"""
-        SELECT t.log_id, l.stem AS log, t.game, t.n, t.guess_no, t.guess,
+        SELECT t.log_id, l.log, t.game, t.n, t.guess_no, t.guess,
                t.correct, t.lower, t.ranks, t.higher, t.suits
-        FROM cardguess_guesses t JOIN logs l USING (log_id)
-        WHERE {where} ORDER BY t.log_id, t.line
+        FROM cardguess_guesses t JOIN ({LOG_NAMES}) l USING (log_id)
+        WHERE {where} ORDER BY l.log, t.log_id, t.line
         """,
     )
     known: dict[tuple, np.ndarray] = {}  # a history shared by games is replayed once
     out = []
-    for (_, log, _, n), turns in rows.group_by("log_id", "log", "game", "n", maintain_order=True):
+    for (log_id, log, _, n), turns in rows.group_by(
+        "log_id", "log", "game", "n", maintain_order=True
+    ):
         history: tuple = (n,)
         candidates = np.arange(len(hands(n)))
         for guess_no, guess, *fb in turns.select(
@@ -111,17 +119,17 @@ def candidates_left(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
                 codes = feedback_codes(hands(n).take(candidates), parse_hand(";".join(guess)))
                 known[history] = candidates[codes == encode(fb)]
             candidates = known[history]
-            out.append((n, log, guess_no, len(candidates)))
-    frame = pl.DataFrame(out, schema=["n", "log", "guess_no", "left"], orient="row")
+            out.append((n, log_id, log, guess_no, len(candidates)))
+    frame = pl.DataFrame(out, schema=["n", "log_id", "log", "guess_no", "left"], orient="row")
     return (
-        frame.group_by("n", "log", "guess_no", maintain_order=True)
+        frame.group_by("n", "log_id", "log", "guess_no", maintain_order=True)
         .agg(
             pl.len().alias("games"),
             pl.col("left").sum().alias("total_left"),
             pl.col("left").max().alias("most_left"),
         )
         .with_columns((pl.col("total_left") / pl.col("games")).alias("mean_left"))
-        .sort("n", "log", "guess_no")
+        .sort("n", "log", "log_id", "guess_no")
     )
 
 
@@ -167,9 +175,9 @@ def first_guesses(con: duckdb.DuckDBPyConnection, where: str, left: pl.DataFrame
     opened = shared.frame(
         con,
         f"""
-        SELECT t.n, l.stem AS log, array_to_string(t.guess, ';') AS guess, count(*) AS games
-        FROM cardguess_guesses t JOIN logs l USING (log_id)
-        WHERE guess_no = 1 AND {where} GROUP BY ALL ORDER BY n, log, games DESC
+        SELECT t.n, log_id, l.log, array_to_string(t.guess, ';') AS guess, count(*) AS games
+        FROM cardguess_guesses t JOIN ({LOG_NAMES}) l USING (log_id)
+        WHERE guess_no = 1 AND {where} GROUP BY ALL ORDER BY n, log, log_id, games DESC
         """,
     )
     expected = []
@@ -177,13 +185,15 @@ def first_guesses(con: duckdb.DuckDBPyConnection, where: str, left: pl.DataFrame
         universe = hands(n)
         pool = universe.take(np.array([hand_index(parse_hand(guess))]))
         expected.append(float(score_pool(universe, np.ones(len(universe)), pool, expected_left)[0]))
-    observed = left.filter(pl.col("guess_no") == 1).select("n", "log", "mean_left")
+    observed = left.filter(pl.col("guess_no") == 1).select("n", "log_id", "mean_left")
     return opened.with_columns(pl.Series("expected_left_uniform", expected)).join(
-        observed.rename({"mean_left": "observed_left"}), on=["n", "log"], how="left"
+        observed.rename({"mean_left": "observed_left"}), on=["n", "log_id"], how="left"
     )
 
 
 def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> CardGuessStats:
+    """Every card-guessing statistic, from the games of `log_ids` (every log by default);
+    ValueError when there is no game to count."""
     per_game = guesses_per_game(con, logs_filter(log_ids, "g.log_id"))
     if per_game.is_empty():
         raise ValueError(NO_GAMES)
@@ -212,11 +222,12 @@ DESCRIPTIONS = {
 }
 
 
-def store_all(con: duckdb.DuckDBPyConnection, stats: CardGuessStats) -> dict[str, str]:
-    return {
-        name: store(con, GAME, name, table, DESCRIPTIONS[name])
+def store(con: duckdb.DuckDBPyConnection, stats: CardGuessStats) -> list[str]:
+    """Write the six tables; their names."""
+    return [
+        shared.store(con, GAME, name, table, DESCRIPTIONS[name])
         for name, table in stats._asdict().items()
-    }
+    ]
 
 
 def headline(stats: CardGuessStats) -> dict[str, Any]:
@@ -234,23 +245,23 @@ def headline(stats: CardGuessStats) -> dict[str, Any]:
 # --- fitting from the warehouse ----------------------------------------------------------
 
 
-def fit_from_warehouse(
-    con: duckdb.DuckDBPyConnection,
-    sizes: tuple[int, ...] | None = None,
-    log_ids: list[int] | None = None,
-    plans: dict | None = None,
-) -> Trees:
-    """Fit from the answers of the chosen logs; the metadata names them by fingerprint."""
+def fit_inputs(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> model.Logged:
+    """The answers of `log_ids` (every card-guessing log by default) in log order, their
+    guess rows and the warehouse's fingerprint of those logs: what `models.cardguess.fit`
+    reads."""
     where = logs_filter(log_ids)
-    answers = [
-        row[0]
-        for row in con.execute(
-            f"SELECT array_to_string(answer, ';') FROM cardguess_games WHERE {where} "
-            "ORDER BY log_id, line"
-        ).fetchall()
-    ]
-    rows = con.execute(f"SELECT count(*) FROM cardguess_guesses WHERE {where}").fetchone()[0]
-    fingerprint, logs = data_fingerprint(con, GAME, log_ids)
-    fitted = model.fit(answers, sizes, plans, fingerprint, rows)
-    fitted.metadata["logs"] = logs
-    return fitted
+    try:
+        answers = [
+            row[0]
+            for row in con.execute(
+                f"SELECT array_to_string(answer, ';') FROM cardguess_games WHERE {where} "
+                "ORDER BY log_id, line"
+            ).fetchall()
+        ]
+        rows = con.execute(f"SELECT count(*) FROM cardguess_guesses WHERE {where}").fetchone()
+        fingerprint, logs = data_fingerprint(con, GAME, log_ids)
+    except duckdb.Error as error:
+        raise model.FitError(
+            f"cannot read the card-guessing tables: {error}".splitlines()[0]
+        ) from None
+    return model.Logged(answers, rows[0], fingerprint, logs)

@@ -96,11 +96,3 @@ def module_source(fitted: Trees, card: dict | None) -> str:
     source = f'"""{doc}"""\n{player_code(literal)}'
     check_source(source, doc, {"TREES": literal}, IMPORTS)
     return source
-
-
-def write_module(path: str | Path, fitted: Trees, card: dict | None = None) -> Path:
-    """Write the file (its folder made if need be); its path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(module_source(fitted, card), encoding="utf-8")
-    return path

@@ -280,19 +280,21 @@ def validate(
     *,
     against: str | Path | None = None,
     progress: Callable[[str, int, int], None] | None = None,
-    sizes: Sequence[int] = SIZES,
+    sizes: Sequence[int] | None = None,
     answerer: str = "uniform",
     answers: int | None = None,
-    baselines: Sequence[str] = BASELINES,
+    baselines: Sequence[str] | None = None,
     workers: int = 1,
     limits: contained.Limits = LIMITS,
 ) -> dict[str, Any]:
     """The report card of a player file for each n of `sizes` (and, with `against`, of
     another file on the same answers, paired); the files run contained (PlayerFault when
     one fails). `rules`: settings over the defaults (the guess and time limits; n is each
-    of `sizes`); `answers`: that many answers drawn per n instead of every answer;
-    `progress(name, answers done, answers)` as the file plays each n."""
-    path = Path(path)
+    of `sizes`, default 2, 3, 4); `answers`: that many answers drawn per n instead of every
+    answer; `baselines` (default: `BASELINES`) play the same answers; `progress(name,
+    answers done, answers)` as the file plays each n."""
+    path, sizes = Path(path), SIZES if sizes is None else sizes
+    baselines = BASELINES if baselines is None else baselines
     base = RULES.from_settings(rules or ())
     contained.run(path, _loads, [str(path)], limits=limits)  # a bad file fails here, once
     unknown = [b for b in baselines if b not in GUESSERS]
@@ -333,8 +335,11 @@ def validate(
 
 def check(path: str | Path, fitted: Any, *, workers: int = 1) -> dict[str, Any]:
     """The figures `mine generate` writes into a file: every n its table has a tree for
-    (every answer of n = 2 and 3, a sample of n = 4), against the baselines."""
-    return validate(path, sizes=sorted(fitted.trees), workers=workers)
+    (every answer of n = 2 and 3, a sample of n = 4), against the baselines. They are the
+    file's wherever it is written, so the card does not name the path it was measured at."""
+    card = validate(path, sizes=sorted(fitted.trees), workers=workers)
+    del card["player"]
+    return card
 
 
 def failure(card: dict[str, Any]) -> str | None:

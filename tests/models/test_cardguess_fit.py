@@ -9,11 +9,19 @@ import pytest
 from mine.models import cardguess as model
 from mine.models.tables import TableError
 from mine.strategies.engines.cardguess import draw_answer, hand_text
+from mine.strategies.solvers.cardguess import Plan
+
+CHEAP = Plan(widths=(1,), members=1326, extras=0)
 
 
 def answers(answerer: str, games: int, seed: int, n: int = 2) -> list[str]:
     rng = np.random.default_rng(seed)
     return [hand_text(draw_answer(n, answerer, rng)) for _ in range(games)]
+
+
+def logged(answers: list[str]) -> model.Logged:
+    """What the warehouse would hand `fit` for these answers (one log, a guess each)."""
+    return model.Logged(answers, len(answers), "ab" * 32, 1)
 
 
 def test_uniform_logs_give_the_uniform_prior():
@@ -38,11 +46,11 @@ def test_the_chi_square_p_value_is_calibrated_at_the_extremes():
 
 def test_no_games_is_a_fit_error():
     with pytest.raises(model.FitError, match="no card-guessing games"):
-        model.fit([])
+        model.fit(logged([]))
 
 
 def test_the_table_file_round_trips(tmp_path):
-    fitted = model.fit(answers("uniform", 300, 3), (2,), {2: model.QUICK})
+    fitted = model.fit(logged(answers("uniform", 300, 3)), (2,), plans={2: CHEAP})
     path = model.write_table(tmp_path / "t.parquet", fitted)
     read = model.read_table(path)
     trees, metadata = read.trees, read.metadata
@@ -54,7 +62,7 @@ def test_the_table_file_round_trips(tmp_path):
 
 
 def test_a_table_out_of_order_is_refused(tmp_path):
-    fitted = model.fit(answers("uniform", 300, 3), (2,), {2: model.QUICK})
+    fitted = model.fit(logged(answers("uniform", 300, 3)), (2,), plans={2: CHEAP})
     path = model.write_table(tmp_path / "t.parquet", fitted)
     frame = pl.read_parquet(path)
     frame.with_columns(pl.col("parent").reverse()).write_parquet(path)

@@ -3,8 +3,11 @@ generate → validate → report, with a skewed answerer too; and bad input."""
 
 from __future__ import annotations
 
+import duckdb
 import pytest
 
+from mine.pipeline.demo import run_loop
+from mine.pipeline.demos import cardguess as demo
 from tests.mine_cli import invoke, invoke_json, mine
 
 
@@ -21,8 +24,8 @@ def loop(tmp_path_factory):
     out["stats"] = invoke_json("stats", "cardguess", "--db", db)
     out["fit"] = invoke_json("fit", "cardguess", "--db", db, "--quick", "--n", 2,
                        "--logs", str(logs / "greedy*"), "--out", root / "t.parquet")  # fmt: skip
-    invoke("generate", "cardguess", "--table", root / "t.parquet", "--out", root / "p.py",
-         "--no-validate")  # fmt: skip
+    out["generated"] = invoke_json("generate", "cardguess", "--table", root / "t.parquet",
+                                   "--out", root / "p.py")  # fmt: skip
     out["card"] = invoke_json("validate", "cardguess", root / "p.py", "--n", 2, "--answers", 300,
                         "--baselines", "greedy,first-consistent")  # fmt: skip
     return out
@@ -42,6 +45,13 @@ def test_fit_reads_only_the_chosen_logs_and_sees_them_uniform(loop):
     assert fit["games"] == 150 and fit["logs"] == 1
     assert fit["answerer"]["uniform"] is True
     assert fit["trees"]["2"]["nodes"] >= 1326
+
+
+def test_generate_measures_the_file_it_writes(loop):
+    generated = loop["generated"]
+    assert generated["player"] == str(loop["root"] / "p.py")
+    assert list(generated["sizes"]) == ["2"] and generated["sizes"]["2"]["player"]["exact"]
+    assert generated["sizes"]["2"]["player"]["games"] == 1326
 
 
 def test_validate_plays_the_files_own_functions_against_the_baselines(loop):
@@ -69,6 +79,28 @@ def test_stats_tables_are_in_the_warehouse(loop):
     assert result.stdout.strip().splitlines()[-1] == "300"
 
 
+def test_logs_of_the_same_stem_in_two_folders_stay_apart(tmp_path):
+    """Issue 27: a log is its log_id; two folders' `first-consistent-uniform-n2` are two."""
+    db = tmp_path / "w.duckdb"
+    for folder, games, seed in (("a", 20, 1), ("b", 30, 2)):
+        invoke("simulate", "cardguess", "--guesser", "first-consistent", "--games", games,
+               "--seed", seed, "--out", tmp_path / folder)  # fmt: skip
+    invoke("ingest", tmp_path / "a", tmp_path / "b", "--db", db)
+    stats = invoke_json("stats", "cardguess", "--db", db)
+    assert stats["games"] == 50 and len(stats["mean_guesses"]) == 2
+    with duckdb.connect(str(db), read_only=True) as con:
+        per_log = con.execute(
+            "SELECT log_id, log, sum(games) FROM stats_cardguess_guesses GROUP BY ALL ORDER BY 3"
+        ).fetchall()
+        first = con.execute(
+            "SELECT log_id, games FROM stats_cardguess_first_guess ORDER BY games"
+        ).fetchall()
+    assert [games for *_, games in per_log] == [20, 30]
+    assert per_log[0][0] != per_log[1][0]
+    assert all(log.startswith("first-consistent-uniform-n2 (log ") for _, log, _ in per_log)
+    assert first == [(log_id, games) for log_id, _, games in per_log]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -76,6 +108,7 @@ def test_stats_tables_are_in_the_warehouse(loop):
         (("simulate", "cardguess", "--answerer", "cheat"), "unknown answerer 'cheat'"),
         (("validate", "cardguess", "missing.py"), "missing.py: no such file"),
         (("fit", "cardguess", "--n", "5"), "--n takes 2, 3 or 4"),
+        (("validate", "cardguess", "p.py", "--answerer", "cheat"), "unknown answerer 'cheat'"),
     ],
 )
 def test_bad_input_is_one_line_and_a_failure(tmp_path, monkeypatch, args, message):
@@ -87,12 +120,12 @@ def test_bad_input_is_one_line_and_a_failure(tmp_path, monkeypatch, args, messag
     assert "Traceback" not in result.output
 
 
-def test_the_demo_runs_the_loop_and_the_tree_beats_greedy(tmp_path):
-    from rich.console import Console
-
-    from mine.pipeline.demos import cardguess as demo
-
-    figures = demo.run(tmp_path / "w.duckdb", tmp_path / "out", Console(quiet=True), games=60)
-    assert figures["player_mean"] < figures["greedy_mean"]
-    assert figures["player_worst"] <= 7
-    assert (tmp_path / "out" / "cardguess-report.html").exists()
+def test_the_demo_runs_the_loop_and_the_tree_beats_greedy(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run_loop(demo.LOOP, tmp_path / "w.duckdb", out)
+    assert "$ mine fit cardguess --n 2 --quick" in capsys.readouterr().out
+    entry = invoke_json("validate", "cardguess", out / "cardguess_player.py", "--n", "2")
+    entry = entry["sizes"]["2"]
+    assert entry["player"]["mean"] < entry["baselines"]["greedy"]["mean"]
+    assert entry["player"]["worst"] <= 7
+    assert (out / "cardguess-report.html").exists()
