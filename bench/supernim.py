@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from mine.strategies.bots.supernim import plain
-from mine.strategies.bots.supernim_search import Searcher, canonical_children
-from mine.strategies.engines.supernim import SuperNim, random_board
+from mine.strategies.engines.supernim import random_board
+from mine.strategies.players.supernim import Searcher, SuperNim, canonical_children
 
 RESULTS = Path(__file__).resolve().parent / "results" / "supernim.json"
 DEPTH = 3
