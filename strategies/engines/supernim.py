@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
@@ -127,6 +127,8 @@ class State:
     growths: int = 0  # odd Ulam steps made so far (the Ulam-limit variant counts them)
     seen: frozenset = frozenset()  # earlier positions (the repeat variant only)
     rules: SuperNimRules = DEFAULT_RULES
+    # The legal moves, once a player has asked: the referee checks the move against them.
+    _legal: list[Move] | None = field(default=None, init=False, repr=False, compare=False)
 
     # the State API
 
@@ -134,13 +136,19 @@ class State:
         return TERMINAL if self.is_terminal() else SEATS.index(self.player)
 
     def legal_actions(self) -> list[Move]:
+        self._legal = self._moves()
+        return list(self._legal)
+
+    def _moves(self) -> list[Move]:
+        if self._legal is not None:
+            return self._legal
         if self.is_terminal():
             return []
         return moves(self.board, self.rules, self.rules.growth_allowed(self.growths))
 
     def apply_action(self, action: Any) -> None:
         """Play `action`, one of `legal_actions()`; IllegalAction (and no change) if not."""
-        if action not in self.legal_actions():
+        if action not in self._moves():
             raise IllegalAction(f"{action!r} is not a legal move for {self.player} on {self.board}")
         self.play(action)
 
@@ -164,7 +172,8 @@ class State:
         return len(SEATS)
 
     def clone(self) -> State:
-        return dataclasses.replace(self)
+        return State(self.player, self.board, self.score_max, self.score_min, self.moves,
+                     self.growths, self.seen, self.rules)  # fmt: skip
 
     # what the game manager and the players read
 
@@ -180,6 +189,7 @@ class State:
         self.moves += 1
         self.player = other(self.player)
         self.board = move.after
+        self._legal = None
 
     @property
     def key(self) -> tuple[str, tuple[int, ...]]:

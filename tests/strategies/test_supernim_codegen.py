@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import inspect
 
 import numpy as np
 import polars as pl
@@ -15,6 +16,7 @@ from mine.strategies.bots.supernim import search_player
 from mine.strategies.codegen import supernim as codegen
 from mine.strategies.engines.supernim import State
 from mine.strategies.player_file import load_source
+from mine.strategies.players import supernim as player_module
 
 
 @pytest.fixture(scope="module")
@@ -70,3 +72,23 @@ def test_the_file_moves_as_the_packages_search_with_the_same_leaves(player, fitt
     state.apply_action(move)
     answer = player.ai_move(("max", tuple(heaps), 0, 0), moves_left=left)
     assert answer == state.handout()
+
+
+def test_the_file_is_the_player_module_with_the_table_in_place(fitted):
+    """The player's code is embedded by source: line for line the module's, but for the
+    lines that assign the table (rules, search, fitted values)."""
+    table = ("MERGE_CAP", "SPLIT_REWARD", "MAX_MOVES", "DEPTH", "BUDGET", "CELLS", "BOARDS")
+    source = codegen.module_source(fitted, None, 0.5, 2)
+    module = inspect.getsource(player_module)
+
+    def code(text: str) -> list[str]:
+        body = text[text.index('"""', 3) + 3 :].splitlines()  # past the docstring
+        return [line for line in body if not line.startswith(tuple(f"{n} = " for n in table))]
+
+    assert code(source) == code(module)
+    assert "\nDEPTH = 2  # plies" in source and "\nBUDGET = 0.5  # seconds" in source
+
+
+def test_a_table_name_the_module_does_not_assign_is_refused():
+    with pytest.raises(ValueError, match="assigns no"):
+        codegen.player_code({"CELLS": {}, "WEIGHTS": {}})

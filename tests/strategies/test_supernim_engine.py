@@ -22,6 +22,7 @@ from mine.strategies.engines.supernim import (
     new_game,
     play_game,
     run_match,
+    simulate,
 )
 from mine.strategies.players.supernim import SuperNim, canonical_children
 
@@ -176,3 +177,28 @@ def test_same_seed_same_bytes(tmp_path):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     other = run_match(specs, 6, None, 4, rules, tmp_path / "c", make_bot)
     assert other["stem"].endswith("s4")
+
+
+def test_new_game_draws_a_random_board_from_the_rng_or_takes_the_one_given():
+    rules = SuperNimRules(max_moves=20)
+    drawn = [new_game(rules, np.random.default_rng(9)) for _ in range(2)]
+    assert drawn[0] == drawn[1] and drawn[0].rules == rules and drawn[0].player == MAX
+    assert 3 <= len(drawn[0].board) <= 6 and all(1 <= n <= 10 for n in drawn[0].board)
+    assert new_game(rules, None, board=[2, 4], first=MIN) == State(MIN, (2, 4), rules=rules)
+    with pytest.raises(ValueError, match="at least one stick"):
+        new_game(rules, None, board=(2, 0))
+
+
+def test_simulate_plays_every_pair_and_checks_every_bot_before_a_game(tmp_path):
+    rules = SuperNimRules(max_moves=20)
+    with pytest.raises(ValueError, match="unknown Super-Nim bot"):
+        simulate(rules, ["random", "clever"], 2, 1, tmp_path / "none", make_bot=make_bot)
+    assert not (tmp_path / "none").exists()
+    summary = simulate(rules, ["random", "greedy", "alphabeta:1"], 4, 7, tmp_path / "logs",
+                       make_bot=make_bot, start=(2, 4, 5))  # fmt: skip
+    stems = [match["stem"] for match in summary["matches"]]
+    assert stems == ["random-vs-greedy-s7", "random-vs-alphabeta_1-s8", "greedy-vs-alphabeta_1-s9"]
+    assert summary["rules"]["max_moves"] == 20 and summary["seed"] == 7
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == sorted(
+        name for stem in stems for name in (f"{stem}.csv", f"{stem}-score.csv")
+    )
