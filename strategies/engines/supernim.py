@@ -178,7 +178,7 @@ class State:
     # what the game manager and the players read
 
     def play(self, move: Move) -> None:
-        """Play a move already known to be legal (the harness's and the search's fast path)."""
+        """Play a move already known to be legal (the harness's fast path)."""
         if self.rules.repeat_ends:
             self.seen = self.seen | {self.key}
         if self.player == MAX:

@@ -233,10 +233,13 @@ def validate(
     against another file, both at their own depth), under the rules the file states with
     the `rules` settings over them. PlayerFault names the file that fails."""
     files = [path] if against is None else [path, against]
-    stated = {}
-    for file in files:  # a bad file fails here, once
-        stated[file] = contained.run(file, _stated, [str(file)], limits=limits)[0]
-    game_rules = DEFAULT_RULES.with_settings(stated[path]).with_settings(rules or [])
+    # Each file is loaded here first (a bad one fails once); the one measured states its rules.
+    stated = [contained.run(file, _stated, [str(file)], limits=limits)[0] for file in files]
+    try:
+        game_rules = DEFAULT_RULES.with_settings(stated[0])
+    except ValueError as error:
+        raise ValueError(f"{path}: the rules it states: {error}") from None
+    game_rules = game_rules.with_settings(rules or [])
     for name in baselines:
         make_bot(name, game_rules, None)
     runs = [(name, name, None, False) for name in baselines]

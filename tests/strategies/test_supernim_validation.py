@@ -48,3 +48,10 @@ def test_a_card_fails_on_the_files_own_invalid_moves_only():
     card = {"against": {"random": row, "greedy": {**row, "invalid_moves": 2}}}
     assert validation.failure(card) == "the player made invalid moves: 2 against greedy"
     assert validation.failure({"against": {"random": row}}) is None
+
+
+def test_a_file_stating_rules_out_of_bounds_is_named(tmp_path):
+    path = tmp_path / "endless.py"
+    path.write_text(player_code({"MAX_MOVES": 100_000}))
+    with pytest.raises(ValueError, match="endless.py: the rules it states: bad rule max_moves"):
+        validation.validate(path, None, baselines=["random"], games=2)
