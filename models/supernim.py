@@ -26,14 +26,15 @@ from threadpoolctl import threadpool_limits
 
 from mine.models import tables
 from mine.strategies.engines.supernim import DEFAULT_RULES
+from mine.strategies.players import supernim as player
+from mine.strategies.players.supernim import FEATURES, cell
 from mine.strategies.solvers.supernim import ExactSolver
 
 GAME = "supernim"
 KIND = "heuristic"
-DEPTH = 3  # the generated player's default search depth cap
-CAPS = {"twos": 5, "fours": 3, "ones": 3, "odds": 5, "heaps": 9, "left": 12}
-"""Feature values above these are counted as these (`left` ≥ 12: far from the cut-off)."""
-FEATURES = tuple(CAPS)
+CAPS = dict(zip(FEATURES, player.CAPS, strict=True))
+"""Feature values above these are counted as these (`left` ≥ 12: far from the cut-off):
+the player's own features (`cell`), which the table is keyed by."""
 MIN_POSITIONS = 40  # a board's own mean is kept only if the logs saw it this often
 SHRINK = 20  # … and is pulled towards the model's value as if it had this many more
 HORIZON = 8  # moves (even: the same mover) over which a position's gain is counted
@@ -61,19 +62,6 @@ def feature_columns(board: str, move: str) -> list[pl.Expr]:
     ]
 
 
-def cell(board: tuple[int, ...], left: int) -> tuple[int, ...]:
-    """A position's feature cell (capped counts), as the table keys it."""
-    counts = {
-        "twos": board.count(2),
-        "fours": board.count(4),
-        "ones": board.count(1),
-        "odds": sum(n % 2 for n in board),
-        "heaps": len(board),
-        "left": left,
-    }
-    return tuple(min(counts[name], CAPS[name]) for name in FEATURES)
-
-
 def with_horizon_margin(positions: pl.DataFrame) -> pl.DataFrame:
     """`horizon_margin`: what the mover gains over the next `HORIZON` moves (or until the
     game stops): the final margin carries the noise of a whole game between players of
@@ -99,9 +87,7 @@ class Fitted:
 
     def value(self, board: tuple[int, ...], left: int) -> float:
         """The mover's fitted future margin (what the generated player's leaves use)."""
-        if left >= CAPS["left"] and board in self.boards:
-            return self.boards[board]
-        return self.cells.get(cell(board, left), 0.0)
+        return player.leaf_value(board, left, self.cells, self.boards)
 
 
 def fit(positions: pl.DataFrame, metadata: dict[str, Any]) -> Fitted:

@@ -7,7 +7,6 @@ fit to the logs ingested from matching files.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -31,9 +30,11 @@ from mine.pipeline.console import (
 from mine.pipeline.progress import per_name, working
 from mine.pipeline.reports import supernim as report_page
 from mine.pipeline.stats import supernim as stats_of
-from mine.strategies.bots.supernim import BASELINES, factory
+from mine.strategies.bots.supernim import BASELINES, make_bot
+from mine.strategies.codegen import supernim as codegen
 from mine.strategies.contained import PlayerFault
-from mine.strategies.engines.supernim import SuperNimRules, parse_board, run_match
+from mine.strategies.engines import supernim as engine
+from mine.strategies.players.supernim import DEPTH
 from mine.strategies.validation import supernim as validation
 
 ALL_BASELINES = ",".join(BASELINES)
@@ -49,7 +50,7 @@ def _start_board(start: str) -> tuple[int, ...] | None:
     if start == "random":
         return None
     try:
-        return parse_board(start)
+        return engine.parse_board(start)
     except ValueError as error:
         raise fail(str(error)) from None
 
@@ -67,31 +68,24 @@ def simulate(
     as_json: options.Json = False,
 ) -> None:
     """Play Super-Nim matches between bots and write <stem>.csv + <stem>-score.csv each."""
-    game_rules = options.game_rules(SuperNimRules, rules)
+    game_rules = options.game_rules(engine.RULES, rules)
     specs = options.names(players)
     if len(specs) < 2:
         raise fail("--players needs at least two bots (a bot may play itself: random,random)")
     board = _start_board(start)
-    try:
-        bots = {spec: factory(spec) for spec in specs}
-    except ValueError as error:
-        raise fail(str(error)) from None
-    pairs = [(a, b) for k, a in enumerate(specs) for b in specs[k + 1 :]]
     bar, advance = per_name(as_json)
-    summary = []
     try:
         with bar:
-            for number, (a, b) in enumerate(pairs):
-                factories = ((a, bots[a]), (b, bots[b]))
-                summary.append(
-                    run_match(factories, games, board, seed + number, game_rules, out, advance)
-                )
+            summary = engine.simulate(game_rules, specs, games, seed, out, progress=advance,
+                                      make_bot=make_bot, start=board)  # fmt: skip
+    except ValueError as error:
+        raise fail(str(error)) from None
     except OSError as error:
         raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
     if as_json:
-        print_json({"rules": asdict(game_rules), "seed": seed, "out": str(out), "matches": summary})
+        print_json(summary)
         return
-    show(summary, f"supernim matches → {out}")
+    show(summary["matches"], f"supernim matches → {out}")
     next_step(f"mine ingest {out}")
 
 
@@ -182,7 +176,7 @@ def generate(
     ] = 0.2,
     depth: Annotated[
         int, typer.Option("--depth", min=1, max=8, help="Search depth cap (plies).")
-    ] = model.DEPTH,
+    ] = DEPTH,
     check_games: Annotated[
         int,
         typer.Option(
@@ -195,7 +189,7 @@ def generate(
     fitted = read_fitted(model.read_table, table)
     try:
         with working(f"writing the player and playing {check_games} games a baseline", as_json):
-            card = validation.write_player(fitted, out, budget, depth, check_games)
+            card = write_player(fitted, out, budget, depth, check_games)
     except (ValueError, OSError, PlayerFault) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
     if as_json:
@@ -203,6 +197,17 @@ def generate(
         return
     console.print(f"wrote {out} (depth {depth}, at most {budget} s a move)")
     next_step(f"mine validate supernim {out}")
+
+
+def write_player(
+    fitted: model.Fitted, out: Path, budget: float, depth: int, games: int = validation.CHECK_GAMES
+) -> dict:
+    """Write the player, measure that file briefly, and write it again with the figures
+    in its docstring (the code is the same; only the docstring gains the figures)."""
+    codegen.write_module(out, fitted, None, budget, depth)
+    card = validation.check(out, fitted, games=games)
+    codegen.write_module(out, fitted, card, budget, depth)
+    return card
 
 
 def validate(
@@ -230,9 +235,10 @@ def validate(
     bar, advance = per_name(as_json)
     try:
         with bar:
-            card = validation.validate_player(
-                player, options.names(baselines), games, seed, workers, equal_depth, advance,
-                against=against,
+            card = validation.validate(
+                player, None, against=against, progress=advance,
+                baselines=options.names(baselines), games=games, seed=seed, workers=workers,
+                equal_depth=equal_depth,
             )  # fmt: skip
     except (ValueError, PlayerFault) as error:  # PlayerFileError, an unknown baseline
         raise fail(str(error)) from None

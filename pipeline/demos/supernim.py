@@ -17,11 +17,13 @@ from rich.console import Console
 from rich.table import Table
 
 from mine.models import supernim as model
+from mine.pipeline.commands.supernim import write_player
 from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.reports import supernim as report_page
 from mine.pipeline.stats import supernim as stats_of
-from mine.strategies.bots.supernim import factory
-from mine.strategies.engines.supernim import DEFAULT_RULES, run_match
+from mine.strategies.bots.supernim import make_bot
+from mine.strategies.engines.supernim import DEFAULT_RULES, simulate
+from mine.strategies.players.supernim import DEPTH
 from mine.strategies.validation import supernim as validation
 from mine.warehouse import ingest
 
@@ -56,10 +58,7 @@ def run(
 ) -> dict[str, Any]:
     started = time.perf_counter()
     logs = workdir / "logs"
-    pairs = [(a, b) for k, a in enumerate(POPULATION) for b in POPULATION[k + 1 :]]
-    for number, (a, b) in enumerate(pairs):
-        bots = ((a, factory(a)), (b, factory(b)))
-        run_match(bots, games, None, number, DEFAULT_RULES, logs)
+    simulated = simulate(DEFAULT_RULES, POPULATION, games, 0, logs, make_bot=make_bot)
     con = open_warehouse(db, read_only=False, create=True)
     try:
         landed = ingest.ingest(con, [logs])
@@ -73,14 +72,14 @@ def run(
     path = model.write_table(workdir / "supernim-table.parquet", fitted)
     fitted = model.read_table(path)  # as `mine generate supernim --table` reads it
     player = workdir / "supernim_player.py"
-    validation.write_player(fitted, player, 0.2, model.DEPTH, validation_games)
-    card = validation.validate_player(player, list(OPPONENTS), validation_games)
+    write_player(fitted, player, 0.2, DEPTH, validation_games)
+    card = validation.validate(player, baselines=OPPONENTS, games=validation_games, equal_depth=0)
     (workdir / "supernim-card.json").write_text(json.dumps(card, indent=2))
     (workdir / "supernim-report.html").write_text(
         report_page.html(fitted, derived, card), encoding="utf-8"
     )
     figures = {
-        "games": len(pairs) * games,
+        "games": sum(match["games"] for match in simulated["matches"]),
         "positions": positions.height,
         "ingest": {o: landed.count(o) for o in ("new", "unchanged", "replaced", "rejected")},
         "wins": {name: row["win"]["mean"] for name, row in card["against"].items()},

@@ -180,7 +180,7 @@ def test_a_file_that_loops_at_import_is_ended(tmp_path):
     path = tmp_path / "loops.py"
     path.write_text("while True:\n    pass\n")
     with pytest.raises(PlayerFault, match="importing the file ran over its 1 s limit"):
-        validation.validate_player(path, ["random"], 2, limits=QUICK)
+        validation.validate(path, baselines=["random"], games=2, equal_depth=0, limits=QUICK)
 
 
 def test_a_call_that_loops_is_ended(tmp_path):
@@ -188,4 +188,4 @@ def test_a_call_that_loops_is_ended(tmp_path):
     path.write_text("def ai_move(*args, **kw):\n    while True:\n        pass\n\n"
                     "def random_move(state):\n    return state\n")  # fmt: skip
     with pytest.raises(PlayerFault, match=r"ai_move\(\) ran over its 0.5 s limit"):
-        validation.validate_player(path, ["random"], 2, limits=QUICK)
+        validation.validate(path, baselines=["random"], games=2, equal_depth=0, limits=QUICK)
