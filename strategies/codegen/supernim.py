@@ -10,12 +10,10 @@ parsed back with `ast` and compared with what was meant before it is written.
 
 from __future__ import annotations
 
-import ast
-import inspect
 from pathlib import Path
 from typing import Any, Protocol
 
-from mine.strategies.codegen import check_source
+from mine.strategies.codegen import check_source, player_code
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.players import supernim as player
 
@@ -29,26 +27,6 @@ class Fitted(Protocol):
     cells: dict[tuple[int, ...], float]
     boards: dict[tuple[int, ...], float]
     metadata: dict[str, Any]
-
-
-def player_code(literals: dict[str, Any]) -> str:
-    """The player module's code after its docstring, each of `literals` (name → value)
-    written in place of the module's own value."""
-    source = inspect.getsource(player)
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    written = set()
-    for node in reversed(tree.body):
-        target = node.targets[0] if isinstance(node, ast.Assign) else None
-        if isinstance(target, ast.Name) and target.id in literals:
-            after = lines[node.end_lineno - 1][node.end_col_offset :]  # a comment, the newline
-            lines[node.lineno - 1 : node.end_lineno] = [
-                f"{target.id} = {literals[target.id]!r}{after}"
-            ]
-            written.add(target.id)
-    if written != set(literals):
-        raise ValueError(f"the player module assigns no {sorted(set(literals) - written)}")
-    return "".join(lines[tree.body[0].end_lineno :])
 
 
 def docstring(metadata: dict[str, Any], card: dict[str, Any] | None, depth: int) -> str:
@@ -103,7 +81,7 @@ def module_source(fitted: Fitted, card: dict | None, budget: float = 0.2,
     boards = {tuple(int(v) for v in key): float(value) for key, value in fitted.boards.items()}
     table = {**rules, **search, "CELLS": cells, "BOARDS": boards}
     doc = docstring(fitted.metadata, card, depth)
-    source = f'"""{doc}"""\n{player_code(table)}'
+    source = f'"""{doc}"""\n{player_code(player.__name__, table)}'
     check_source(source, doc, {**table, "CAPS": player.CAPS}, imports=IMPORTS)
     return source
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from mine.models import supernim as model
 from mine.strategies.bots.supernim import search_player
+from mine.strategies.codegen import player_code
 from mine.strategies.codegen import supernim as codegen
 from mine.strategies.engines.supernim import State
 from mine.strategies.player_file import load_source
@@ -91,4 +92,4 @@ def test_the_file_is_the_player_module_with_the_table_in_place(fitted):
 
 def test_a_table_name_the_module_does_not_assign_is_refused():
     with pytest.raises(ValueError, match="assigns no"):
-        codegen.player_code({"CELLS": {}, "WEIGHTS": {}})
+        player_code("mine.strategies.players.supernim", {"CELLS": {}, "WEIGHTS": {}})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mine.strategies.codegen.supernim import player_code
+from mine.strategies.codegen import player_code
 from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
 from mine.strategies.validation import supernim as validation
 
@@ -14,7 +14,7 @@ from mine.strategies.validation import supernim as validation
 def short_game(tmp_path_factory):
     """The plain player (the module's own code) stating a 30-move cut-off."""
     path = tmp_path_factory.mktemp("nim") / "short.py"
-    path.write_text(player_code({"MAX_MOVES": 30, "DEPTH": 1}))
+    path.write_text(player_code("mine.strategies.players.supernim", {"MAX_MOVES": 30, "DEPTH": 1}))
     return path
 
 
@@ -52,6 +52,6 @@ def test_a_card_fails_on_the_files_own_invalid_moves_only():
 
 def test_a_file_stating_rules_out_of_bounds_is_named(tmp_path):
     path = tmp_path / "endless.py"
-    path.write_text(player_code({"MAX_MOVES": 100_000}))
+    path.write_text(player_code("mine.strategies.players.supernim", {"MAX_MOVES": 100_000}))
     with pytest.raises(ValueError, match="endless.py: the rules it states: bad rule max_moves"):
         validation.validate(path, None, baselines=["random"], games=2)
