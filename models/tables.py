@@ -62,6 +62,13 @@ def read(
     `columns`, the frame holds each of them, every value present and of that type (a
     hand-edited file with a dropped column, a null, a NaN or a fraction is refused)."""
     path = Path(path)
+    rows, sidecar = path.with_suffix(".parquet"), metadata_path(path)
+    if not (rows.is_file() and sidecar.is_file()):
+        lacking = " and ".join(str(p) for p in (rows, sidecar) if not p.is_file())
+        raise TableError(
+            f"{path}: no table here ({lacking} missing; a table is two files, {rows.name} "
+            f"and {sidecar.name}, that `mine fit` writes: run it first)"
+        )
     try:
         metadata = json.loads(metadata_path(path).read_text())
         frame = pl.read_parquet(path.with_suffix(".parquet"))
