@@ -10,12 +10,13 @@ costs, by the game's forfeit policy.
 end and returns each seat's last memory. The game's engine gives it:
 
 - `players`, one per seat, each one of:
-  - a callable `call(state, seat, memory) -> (action, memory)`: the game's adapter
-    around a player's function — it shows the seat what the course's interface shows
-    (its hand, the scores, `memory`: what the player returned last time, None at first),
-    calls the function and returns its action and new memory; a result of the wrong shape
-    is the player's fault: the adapter raises `Fault(reason)`. The call is timed whole,
-    and checked (below);
+  - a `Call`, the game's adapter around a player's functions: `call(state, seat,
+    memory) -> (function, arguments, read)` says which function the seat's player is
+    asked (a game with phases asks different ones), with what the course's interface
+    shows it (its hand, the scores, `memory`: what it returned last time, None at first);
+    the referee times `function(*arguments)` alone and hands its result to `read`, which
+    returns (action, memory) — or raises `Fault(reason)` for a result of the wrong shape,
+    the player's fault;
   - a `Trusted` player: the engine's own code (a table look-up bot) that plays its seat's
     decision itself, `move(state) -> None | reason` (the reason a fault of its own: an
     action it chose is not legal) — no clock, no memory: the fast path of simulations;
@@ -28,8 +29,8 @@ end and returns each seat's last memory. The game's engine gives it:
 - `words` (`Words`): how the faults read (each course engine words them its own way).
 
 The faults of a call, in the order they are checked: it raised (`words.raised`); it took
-`limits.seconds` or more (`words.slow`); its result was not of the interface's shape (the
-adapter's `Fault`); the memory is not text (`words.not_text`) or longer than the limit
+`limits.seconds` or more (`words.slow`); its result was not of the interface's shape
+(`read`'s `Fault`); the memory is not text (`words.not_text`) or longer than the limit
 (`words.too_long`); the action is not legal (the state's `IllegalAction`, its reason). The
 first fault found is forfeited and the game goes on as the policy leaves it.
 """
@@ -45,11 +46,12 @@ from typing import Any
 from mine.strategies.engines.state import GameState, IllegalAction
 
 Forfeit = Callable[[Any, int, str], None]
-Call = Callable[[Any, int, str | None], tuple[Any, Any]]
+Read = Callable[[Any], tuple[Any, Any]]
+Call = Callable[[Any, int, str | None], tuple[Callable[..., Any], tuple[Any, ...], Read]]
 
 
 class Fault(Exception):
-    """Raised by a game's adapter when a player's result is not of the interface's shape."""
+    """Raised by a `Read` when a player's result is not of the interface's shape."""
 
 
 class Trusted:
@@ -123,19 +125,19 @@ def call(
     clock: Callable[[], float] = time.perf_counter,
 ) -> str | None:
     """One checked call of `seat`'s player, its action applied: None, or the fault."""
+    function, arguments, read = player(state, seat, memories[seat])
     started = clock()
-    fault = None
     try:
-        action, memory = player(state, seat, memories[seat])
-    except Fault as wrong:
-        fault = str(wrong)
+        result = function(*arguments)
     except Exception as error:  # a player's crash is its own fault, not the table's
         return words.raised.format(kind=type(error).__name__, error=error)
     elapsed = clock() - started
     if elapsed >= limits.seconds:
         return words.slow.format(seconds=elapsed, limit=limits.seconds)
-    if fault is not None:
-        return fault
+    try:
+        action, memory = read(result)
+    except Fault as wrong:
+        return str(wrong)
     if not isinstance(memory, str):
         return words.not_text.format(kind=type(memory).__name__)
     if len(memory) > limits.memory_chars:

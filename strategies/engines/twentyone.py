@@ -48,7 +48,6 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
@@ -58,6 +57,8 @@ from mine.parsers.twentyone import DEALER
 from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
+from mine.strategies.engines.twentyone_simulation import simulate  # noqa: F401 (the contract's)
+from mine.strategies.players.twentyone import Bid, DoubleDown, Hit, Insurance, Split, Stand
 
 GAME = "twentyone"
 UTILITY = "points won or lost over the game: final points minus starting points"
@@ -273,40 +274,11 @@ def hand_total(codes: Iterable[int]) -> tuple[int, int]:
 
 BID, HIT, STAND, DOUBLE, SPLIT, INSURANCE = range(6)
 ACTION_NAMES = ("Bid", "Hit", "Stand", "DoubleDown", "Split", "Insurance")
+# The actions are the spec's, as the player module declares them (`Bid(n)`, `Hit()`, …).
 # Bits of a legal-action mask, as handed to table policies.
 CAN_HIT, CAN_STAND, CAN_DOUBLE, CAN_SPLIT, CAN_INSURE = (
     1 << k for k in (HIT, STAND, DOUBLE, SPLIT, INSURANCE)
 )
-
-
-@dataclass(frozen=True)
-class Bid:
-    amount: int
-
-
-@dataclass(frozen=True)
-class Hit:
-    pass
-
-
-@dataclass(frozen=True)
-class Stand:
-    pass
-
-
-@dataclass(frozen=True)
-class DoubleDown:
-    amount: int
-
-
-@dataclass(frozen=True)
-class Split:
-    amount: int
-
-
-@dataclass(frozen=True)
-class Insurance:
-    amount: int
 
 
 Action = Bid | Hit | Stand | DoubleDown | Split | Insurance
@@ -838,17 +810,20 @@ def play_game(
 
 
 def course_player(play: PlayFunc) -> referee.Call:
-    """A player with the spec's interface as the referee calls it: it sees its
-    `observation` and answers (action, memory)."""
+    """A player with the spec's interface as the referee calls it: its `play` is asked
+    with what the seat's `observation` shows, and answers (action, memory)."""
 
-    def call(state: State, seat: int, memory: str | None) -> tuple[object, str | None]:
+    def call(state: State, seat: int, memory: str | None) -> tuple:
         upcard, points, infos, hand = state.observation(seat)
-        result = play(upcard, points, infos, state.ids[seat], memory, hand)
-        if not (isinstance(result, tuple) and len(result) == 2):
-            raise referee.Fault(f"returned {result!r}, not (action, memory)")
-        return result
+        return play, (upcard, points, infos, state.ids[seat], memory, hand), _action_and_memory
 
     return call
+
+
+def _action_and_memory(result: object) -> tuple[object, object]:
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise referee.Fault(f"returned {result!r}, not (action, memory)")
+    return result
 
 
 class _TableSeat(referee.Trusted):
@@ -913,26 +888,3 @@ def _why(state: State, kind: object) -> str | None:
 def _cost(state: State, kind: int) -> int:
     bid = state.current_hand().bid
     return bid // 2 if kind == INSURANCE else bid
-
-
-# --- simulation ---------------------------------------------------------------------------
-
-
-def simulate(
-    rules: TwentyOneRules,
-    players: Sequence[str],
-    games: int,
-    seed: int,
-    out: str | Path,
-    *,
-    progress: Callable[[str, int, int], None] | None = None,
-    **options: Any,
-) -> dict[str, Any]:
-    """Games between the bots named in `players`, their logs written into `out`, and the
-    summary: `twentyone_simulation.simulate`, which takes the bots' `make_bot` and the
-    perspective seat `me` among `options`."""
-    from mine.strategies.engines import twentyone_simulation  # it plays through this module
-
-    return twentyone_simulation.simulate(
-        rules, players, games, seed, out, progress=progress, **options
-    )

@@ -1,5 +1,9 @@
 """TwentyOne simulations: games between bots, logs in the server's format
-(`mine simulate twentyone`; the engine's `simulate` is this)."""
+(`mine simulate twentyone`; the engine module's `simulate` is this one).
+
+The engine module offers `simulate` as its contract asks, and this module plays through
+the engine: so it reads the engine (and its log writer) when it runs, not when it loads.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,12 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mine.strategies.engines.twentyone import BID, Player, TwentyOneRules, play_game
-from mine.strategies.engines.twentyone_logs import write_logs
+if TYPE_CHECKING:
+    from mine.strategies.engines.twentyone import Player, TwentyOneRules
 
 EPOCH = datetime(2021, 10, 1)  # stems look like the server's timestamps; game g is EPOCH + g s
 
@@ -37,6 +41,9 @@ def simulate(
     from seat `me`'s point of view; returns the summary (net points, hands and wins per
     player). Game g draws its table's and its players' generators from the g-th child of
     `seed`, so the same seed writes the same bytes."""
+    from mine.strategies.engines.twentyone import BID, play_game
+    from mine.strategies.engines.twentyone_logs import write_logs
+
     ids = [str(i + 1) for i in range(len(players))]  # the server's ids are numbers
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
