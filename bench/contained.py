@@ -24,6 +24,7 @@ from twentyone_player import METADATA  # noqa: E402
 
 from mine.strategies.codegen.twentyone import write_module  # noqa: E402
 from mine.strategies.engines.twentyone import TwentyOneRules  # noqa: E402
+from mine.strategies.engines.twentyone_chart import Strategy  # noqa: E402
 from mine.strategies.solvers.twentyone import solve  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "contained.json"
@@ -60,7 +61,7 @@ def main() -> None:
     rules = TwentyOneRules()
     with tempfile.TemporaryDirectory() as tmp:
         t21 = Path(tmp) / "player.py"
-        write_module(t21, solve(rules).chart, [(-10, 0, 10), (1, 10, 100)], METADATA)
+        write_module(t21, Strategy(solve(rules).chart, ((-10, 0, 10), (1, 10, 100)), (), METADATA))
         hog_file = Path(tmp) / "hog_player.py"
         hog_file.write_text(HOG_PLAYER)
         result = {
@@ -69,7 +70,7 @@ def main() -> None:
             "twentyone validate (200,000 hands, 4 full games)": both_ways(
                 "from mine.strategies.engines.twentyone import TwentyOneRules\n"
                 "from mine.strategies.validation.twentyone import validate\n"
-                f"validate({str(t21)!r}, TwentyOneRules(), 200_000, 4, 0, exact=False, "
+                f"validate({str(t21)!r}, TwentyOneRules(), hands=200_000, games=4, seed=0, exact=False, "
                 "contain=contain)"
             ),
             "hog validate (exact report card)": both_ways(

@@ -40,8 +40,14 @@ from typing import Any
 
 import numpy as np
 
-from mine.strategies import contained, intervals
-from mine.strategies.intervals import Z95
+from mine.strategies import contained
+from mine.strategies.intervals import (  # noqa: F401 (the tournament's modules import them here)
+    Z95,
+    Outcome,
+    paired_margin,
+    summarise_pairing,
+)
+from mine.strategies.intervals import rounded_wilson as wilson  # noqa: F401 (the report's)
 
 CONTRACT = {
     "BOTS": None,
@@ -69,18 +75,6 @@ class Entrant:
     @property
     def kind(self) -> str:
         return "file" if self.file else "bot"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One game from side A's point of view: A's score (1 win, ½ draw, 0 loss; an exact
-    game's expectation), whether A sat or moved first, A's margin in the game's own units
-    (None where the game has none), and each side's invalid play (None: none)."""
-
-    score: float
-    a_first: bool
-    margin: float | None = None
-    invalid: tuple[str | None, str | None] = (None, None)
 
 
 class TournamentError(ValueError):
@@ -221,70 +215,6 @@ def _pairing(match, a, b, games, seed, context, workers, limits, progress) -> li
         chunk=max(1, min(16, len(tasks) // (4 * workers))),
         progress=(lambda done: progress(label, done, len(tasks))) if progress else None,
     )
-
-
-# --- one pairing -----------------------------------------------------------------------------
-
-
-def summarise_pairing(
-    outcomes: Sequence[Outcome], weight: float, exact: bool, timed_out: Sequence[str] = ()
-) -> dict[str, Any]:
-    """A pairing's result from A's side: wins, draws, losses, A's score rate with its
-    Wilson 95 % interval (draws half), seats, the paired margin, invalid plays (and how
-    many of them the game's clock called: reasons holding a `timed_out` word). Outcomes
-    come in deal pairs (the deal, then the same deal with the seats swapped)."""
-    scores = np.array([o.score for o in outcomes], float)
-    games = round(len(outcomes) * weight)
-    score = round(float(scores.sum() * weight), 6)
-    result: dict[str, Any] = {
-        "games": games,
-        "a_wins": int((scores == 1).sum()) if not exact else None,
-        "draws": int((scores == 0.5).sum()) if not exact else None,
-        "b_wins": int((scores == 0).sum()) if not exact else None,
-        "a_score": score,
-        "a_score_rate": round(score / games, 6),
-        "a_score_ci95": [round(score / games, 6)] * 2 if exact else wilson(score, games),
-        "a_first": int(sum(o.a_first for o in outcomes) * weight),
-        "b_first": int(sum(not o.a_first for o in outcomes) * weight),
-        "invalid": [sum(o.invalid[side] is not None for o in outcomes) for side in (0, 1)],
-        "timeouts": [
-            sum(_timed_out(o.invalid[side], timed_out) for o in outcomes) for side in (0, 1)
-        ],  # fmt: skip
-        "invalid_reasons": [
-            sorted({o.invalid[side] for o in outcomes if o.invalid[side]})[:3] for side in (0, 1)
-        ],
-    }
-    if outcomes and outcomes[0].margin is not None:
-        result["margin"] = paired_margin(outcomes)
-    return result
-
-
-def _timed_out(reason: str | None, words: Sequence[str]) -> bool:
-    return reason is not None and any(word in reason for word in words)
-
-
-def wilson(successes: float, n: float) -> list[float]:
-    """The Wilson score 95 % interval of a rate, rounded for the report."""
-    return [round(bound, 6) for bound in intervals.wilson(successes, n)]
-
-
-def paired_margin(outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    """A's mean margin per game with a paired t 95 % interval: each deal's two games (one
-    from each seat) make one difference, so the deal's luck cancels; deals with a game
-    without a margin (an invalid play) are left out."""
-    pairs = [outcomes[k : k + 2] for k in range(0, len(outcomes) - 1, 2)]
-    both = [(x.margin, y.margin) for x, y in pairs if x.margin is not None and y.margin is not None]
-    per_deal = np.array([(x + y) / 2 for x, y in both], float)
-    n = len(per_deal)
-    if n == 0:
-        return {"mean": None, "ci95": None, "deals": 0}
-    mean = round(float(per_deal.mean()), 6)
-    if n < 2:
-        return {"mean": mean, "ci95": None, "deals": n}
-    from scipy.stats import t  # scikit-learn's own dependency; only needed here
-
-    half = float(t.ppf(0.975, n - 1)) * float(per_deal.std(ddof=1)) / math.sqrt(n)
-    return {"mean": mean, "ci95": [round(mean - half, 6), round(mean + half, 6)], "deals": n}
 
 
 # --- ratings ---------------------------------------------------------------------------------

@@ -36,10 +36,11 @@ def generated(game: str, folder: Path) -> Path:
     elif game == "twentyone":
         from mine.strategies.codegen.twentyone import write_module
         from mine.strategies.engines.twentyone import TwentyOneRules
+        from mine.strategies.engines.twentyone_chart import Strategy
         from mine.strategies.solvers.twentyone import solve
         from tests.strategies.test_twentyone_codegen import BIDS, METADATA
 
-        write_module(path, solve(TwentyOneRules()).chart, BIDS, METADATA, None)
+        write_module(path, Strategy(solve(TwentyOneRules()).chart, BIDS, (), METADATA))
     else:
         from mine.strategies.codegen.cardguess import module_source
         from mine.strategies.solvers.cardguess import Trees
