@@ -15,7 +15,6 @@ standard modules the file may import. Writing goes one way for every game
 from __future__ import annotations
 
 import ast
-import importlib.util
 import math
 import re
 import sys
@@ -89,34 +88,3 @@ def write_player(
         draft.write_text(generator.module_source(fitted, None, **options), encoding="utf-8")
         card = measure(draft)
     return Written(generator.module_source(fitted, card, **options), card)
-
-
-class Code(str):
-    """A value's source text, already written (rows of a large table, one per line)."""
-
-
-def player_code(module: str, literals: dict[str, Any]) -> str:
-    """The code of the player module `module` (`mine.strategies.players.<game>`) after its
-    docstring, each of `literals` (name → value, or its `Code`) assigned in place of the
-    module's own top-level value (keeping the line's comment). The source is read, not
-    imported: a command that writes a player need not load it."""
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.origin is None:
-        raise ValueError(f"no player module {module}")
-    source = Path(spec.origin).read_text(encoding="utf-8")
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    written = set()
-    for node in reversed(tree.body):
-        target = node.targets[0] if isinstance(node, ast.Assign) else None
-        if isinstance(target, ast.Name) and target.id in literals:
-            value = literals[target.id]
-            text = value if isinstance(value, Code) else repr(value)
-            after = lines[node.end_lineno - 1][node.end_col_offset :]  # a comment, the newline
-            lines[node.lineno - 1 : node.end_lineno] = [f"{target.id} = {text}{after}"]
-            written.add(target.id)
-    if written != set(literals):
-        raise ValueError(f"{module} assigns no {', '.join(sorted(set(literals) - written))}")
-    first = tree.body[0]
-    docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-    return "".join(lines[first.end_lineno :] if docstring else lines)

@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from mine.strategies.codegen import check_source, player_code
+from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.engines.cardguess import hands
 from mine.strategies.players import cardguess as player
+from mine.strategies.players.source import player_code
 from mine.strategies.solvers.cardguess import FlatTree, Trees
 
 IMPORTS = frozenset(

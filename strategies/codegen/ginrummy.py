@@ -14,7 +14,8 @@ import math
 from functools import partial
 from typing import Any, Protocol
 
-from mine.strategies.codegen import check_source, player_code, safe_text
+from mine.strategies.codegen import check_source, safe_text
+from mine.strategies.players.source import player_code
 
 # The player's code is read, not run: importing it builds its tables (a tenth of a second).
 PLAYER = "mine.strategies.players.ginrummy"

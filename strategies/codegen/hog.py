@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from mine.strategies.codegen import Code, check_source, player_code
+from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.engines.hog import HogRules
+from mine.strategies.players.source import Code, player_code
 
 
 def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:

@@ -13,9 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
-from mine.strategies.codegen import check_source, player_code
+from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.players import supernim as player
+from mine.strategies.players.source import player_code
 
 IMPORTS = frozenset({"time", "bisect", "random"})
 MAX_BUDGET = player.MAX_BUDGET  # seconds a move may take, whatever is asked

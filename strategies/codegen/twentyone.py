@@ -20,7 +20,7 @@ from typing import Any
 from mine.strategies.codegen import check_source, safe_text
 from mine.strategies.engines.twentyone_chart import TABLES, Strategy, player_constants
 from mine.strategies.players import twentyone as player
-from mine.strategies.players.source import embed
+from mine.strategies.players.source import player_code, wrap
 
 IMPORTS = frozenset({"dataclasses", "re"})
 _text = partial(safe_text, number="{:+.5f}")
@@ -87,6 +87,9 @@ def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+WRAPPED = ("HAND", "SPLIT", "INSURE", "BY_COUNT")  # long tables, broken over lines
+
+
 def module_source(fitted: Strategy, card: dict[str, Any] | None) -> str:
     """The player file of a fitted table; `card`: the figures measured on the file (None
     before they are)."""
@@ -94,7 +97,10 @@ def module_source(fitted: Strategy, card: dict[str, Any] | None) -> str:
     tables = {name: constants[name] for name in TABLES}
     _check_tables(tables)
     doc = docstring(fitted.metadata, card)
-    source = embed(player, doc, constants, wrapped=("HAND", "SPLIT", "INSURE", "BY_COUNT"))
+    wrapped = {
+        name: wrap(repr(constants[name])) for name in ("HAND", "SPLIT", "INSURE", "BY_COUNT")
+    }
+    source = f'"""{doc}"""\n' + player_code(player.__name__, {**constants, **wrapped})
     check_source(source, doc, tables, IMPORTS)
     return source
 

@@ -1,66 +1,56 @@
-"""A player module as the source of a generated file.
+"""A player module as the source of a generated file: its own code, the values a fitted
+table sets written where the module assigns its placeholders.
 
-The file is the module's own code with two things changed: its docstring (the file's
-provenance instead of the module's) and the constants a fitted table sets, each written
-as a literal where the module assigns its default. The repository's lint pragmas (`# fmt:
-skip`, `# noqa`) are left out: they speak to the repository's linter, not to the file.
+Here, not in `codegen/`, so that validation may build a player from a table too (to
+measure a chart as a file plays it) without importing the code generators.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
-from collections.abc import Collection, Mapping
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-PRAGMA = re.compile(r"  # (?:fmt: skip|noqa: [A-Z0-9, ]+)$")
+
+class Code(str):
+    """A value's source text, already written (rows of a large table, one per line)."""
 
 
-def embed(
-    module: ModuleType,
-    doc: str,
-    constants: Mapping[str, Any],
-    wrapped: Collection[str] = (),
-    width: int = 96,
-) -> str:
-    """`module`'s source with `doc` as its docstring and each of `constants` (name →
-    value) assigned its `repr` where the module assigns the name at its top level (the
-    names in `wrapped` broken over lines of about `width`). ValueError for a constant the
-    module does not assign."""
-    source = Path(module.__file__ or "").read_text(encoding="utf-8")
+PRAGMA = re.compile(r"  # (?:fmt: skip|noqa: [A-Z0-9, ]+)$", re.MULTILINE)
+
+
+def player_code(module: str, literals: dict[str, Any]) -> str:
+    """The code of the player module `module` (`mine.strategies.players.<game>`) after its
+    docstring, each of `literals` (name → value, or its `Code`) assigned in place of the
+    module's own top-level value (keeping the line's comment), without the repository's
+    lint pragmas (`# fmt: skip`, `# noqa`: they speak to its linter, not to the file). The
+    source is read, not imported: a command that writes a player need not load it."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise ValueError(f"no player module {module}")
+    source = Path(spec.origin).read_text(encoding="utf-8")
     tree = ast.parse(source)
-    assigned = {
-        node.targets[0].id: node
-        for node in tree.body
-        if isinstance(node, ast.Assign)
-        and len(node.targets) == 1
-        and isinstance(node.targets[0], ast.Name)
-    }
-    unknown = sorted(set(constants) - set(assigned))
-    if unknown:
-        raise ValueError(f"{module.__name__} assigns no {', '.join(unknown)}")
-    replaced = {}
-    for name, value in constants.items():
-        text = wrap(repr(value), width) if name in wrapped else repr(value)
-        node = assigned[name]
-        replaced[node.lineno - 1] = (node.end_lineno, f"{name} = {text}\n")
     lines = source.splitlines(keepends=True)
-    out = [f'"""{doc}"""\n']
-    at = tree.body[0].end_lineno or 0  # the line after the module's docstring
-    while at < len(lines):
-        if at in replaced:
-            at, text = replaced[at]
-            out.append(text)
-            continue
-        out.append(PRAGMA.sub("", lines[at].rstrip("\n")) + "\n")
-        at += 1
-    return "".join(out)
+    written = set()
+    for node in reversed(tree.body):
+        target = node.targets[0] if isinstance(node, ast.Assign) else None
+        if isinstance(target, ast.Name) and target.id in literals:
+            value = literals[target.id]
+            text = value if isinstance(value, Code) else repr(value)
+            after = lines[node.end_lineno - 1][node.end_col_offset :]  # a comment, the newline
+            lines[node.lineno - 1 : node.end_lineno] = [f"{target.id} = {text}{after}"]
+            written.add(target.id)
+    if written != set(literals):
+        raise ValueError(f"{module} assigns no {', '.join(sorted(set(literals) - written))}")
+    first = tree.body[0]
+    docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+    return PRAGMA.sub("", "".join(lines[first.end_lineno :] if docstring else lines))
 
 
-def wrap(text: str, width: int = 96) -> str:
-    """Break a long literal after commas (inside the brackets, so it stays one literal)."""
+def wrap(text: str, width: int = 96) -> Code:
+    """A long literal broken after commas (inside its brackets, so it stays one literal)."""
     out, line = [], ""
     for part in text.split(", "):
         piece = part if not line else ", " + part
@@ -70,4 +60,4 @@ def wrap(text: str, width: int = 96) -> str:
         else:
             line += piece
     out.append(line)
-    return "\n".join(out)
+    return Code("\n".join(out))

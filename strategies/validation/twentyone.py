@@ -47,8 +47,8 @@ from mine.strategies.engines.twentyone_chart import (
 )
 from mine.strategies.intervals import Z95, Outcome, summarise_pairing
 from mine.strategies.player_file import PlayerFileError, load_module, load_source
-from mine.strategies.players import twentyone as player_code
-from mine.strategies.players.source import embed
+from mine.strategies.players import twentyone as player
+from mine.strategies.players.source import player_code
 from mine.strategies.solvers.twentyone import chart_value, solve
 from mine.strategies.validation.twentyone_evaluator import (
     FilePolicy,
@@ -106,7 +106,7 @@ def chart_module(chart: Chart, rules: TwentyOneRules) -> ModuleType:
         },
     }
     constants = player_constants(Strategy(chart, ((0, 0, rules.min_bid),), (), metadata))
-    return load_source(embed(player_code, "", constants), "twentyone")
+    return load_source(player_code(player.__name__, constants), "twentyone")
 
 
 def engine_player(play: Callable, times: list[tuple[float, float]] | None = None) -> Callable:

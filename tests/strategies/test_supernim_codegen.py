@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from mine.models import supernim as model
 from mine.strategies.bots.supernim import search_player
-from mine.strategies.codegen import player_code
 from mine.strategies.codegen import supernim as codegen
 from mine.strategies.engines.supernim import State
 from mine.strategies.player_file import load_source
 from mine.strategies.players import supernim as player_module
+from mine.strategies.players.source import PRAGMA, player_code
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +77,12 @@ def test_the_file_moves_as_the_packages_search_with_the_same_leaves(player, fitt
 
 def test_the_file_is_the_player_module_with_the_table_in_place(fitted):
     """The player's code is embedded by source: line for line the module's, but for the
-    lines that assign the table (rules, search, fitted values)."""
+    lines that assign the table (rules, search, fitted values) and the repository's lint
+    pragmas."""
     table = ("MERGE_CAP", "SPLIT_REWARD", "MAX_MOVES", "DEPTH", "BUDGET", "CELLS", "BOARDS")
     source = codegen.module_source(fitted, None, 0.5, 2)
-    module = inspect.getsource(player_module)
+    module = PRAGMA.sub("", inspect.getsource(player_module))
+    assert "# fmt: skip" not in source
 
     def code(text: str) -> list[str]:
         body = text[text.index('"""', 3) + 3 :].splitlines()  # past the docstring

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mine.strategies.codegen import player_code
 from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
+from mine.strategies.players.source import player_code
 from mine.strategies.validation import supernim as validation
 
 

@@ -17,8 +17,8 @@ from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.codegen.twentyone import module_source
 from mine.strategies.engines.twentyone import TwentyOneRules, hand_total, play_game
 from mine.strategies.engines.twentyone_chart import Strategy, player_constants
-from mine.strategies.players import source
 from mine.strategies.players import twentyone as player
+from mine.strategies.players.source import player_code
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation.twentyone import engine_player
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
@@ -54,7 +54,7 @@ def test_a_generated_file_is_the_module_with_the_tables_written_in(table):
     generated = module_source(table, {"flat-bet return": 0.07})
     constants = player_constants(table)
     mine = ast.parse(generated)
-    theirs = ast.parse(source.embed(player, "", {}))
+    theirs = ast.parse(player_code(player.__name__, {}))
     assigned = {
         node.targets[0].id: ast.literal_eval(node.value)
         for node in mine.body
@@ -62,7 +62,7 @@ def test_a_generated_file_is_the_module_with_the_tables_written_in(table):
     }
     assert assigned == constants
     code = [n for n in mine.body[1:] if not _sets(n, constants)]
-    same = [n for n in theirs.body[1:] if not _sets(n, constants)]
+    same = [n for n in theirs.body if not _sets(n, constants)]
     assert [ast.dump(n) for n in code] == [ast.dump(n) for n in same]
     assert "# fmt: skip" in Path(player.__file__).read_text()
     assert "# fmt: skip" not in generated and "noqa" not in generated
@@ -74,4 +74,4 @@ def _sets(node: ast.stmt, names) -> bool:
 
 def test_embedding_refuses_a_constant_the_module_does_not_set():
     with pytest.raises(ValueError, match="assigns no NOT_A_TABLE"):
-        source.embed(player, "", {"NOT_A_TABLE": 1})
+        player_code(player.__name__, {"NOT_A_TABLE": 1})
