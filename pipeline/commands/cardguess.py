@@ -8,6 +8,7 @@ place of `--players`.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -217,20 +218,30 @@ def generate(
         ),
     ] = True,
     workers: options.Workers = 1,
+    lang: options.Lang = options.Language.python,
     as_json: options.Json = False,
 ) -> None:
-    """Generate a single-file, standard-library-only card-guessing player from a table."""
+    """Generate a single-file, standard-library-only card-guessing player from a table (or
+    the course's Proj1.hs, guessing as the Python file does)."""
     from mine.models import cardguess as model
+    from mine.strategies.codegen.haskell.cardguess import write_haskell
     from mine.strategies.validation import cardguess as validation
 
     trees, metadata = read_fitted(model.read_table, table)
+    out = options.course_file(out, Path("cardguess_player.py"), lang, "Proj1.hs")
+    haskell = lang is options.Language.haskell
     card = None
     try:
-        validation.write_player(trees, metadata, out)
-        if validate:
-            with working(f"measuring {out} on every answer", as_json):
-                card = validation.validate_player(out, sorted(trees), workers=workers)
-            validation.write_player(trees, metadata, out, card)
+        with tempfile.TemporaryDirectory() as scratch:
+            python = Path(scratch) / "player.py" if haskell else out  # measured, then written
+            validation.write_player(trees, metadata, python)
+            if validate:
+                with working(f"measuring {out} on every answer", as_json):
+                    card = validation.validate_player(python, sorted(trees), workers=workers)
+                validation.write_player(trees, metadata, python, card)
+            if haskell:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                write_haskell(out, trees, metadata, card)
     except (ValueError, OSError, PlayerFault) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
     if as_json:
@@ -239,7 +250,10 @@ def generate(
     console.print(f"wrote {out} ({out.stat().st_size:,} bytes)")
     if card is not None:
         _show_card(card)
-    next_step(f"mine validate cardguess {out}")
+    if haskell:
+        next_step(f"cp {out} <beside the handout's Card.hs> && ghc -O2 --make Proj1test")
+    else:
+        next_step(f"mine validate cardguess {out}")
 
 
 def validate(

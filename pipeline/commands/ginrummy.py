@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -35,6 +36,7 @@ from mine.pipeline.stats import ginrummy as stats_of
 from mine.pipeline.stats import has_logs
 from mine.strategies.bots.ginrummy import make_bot
 from mine.strategies.codegen import ginrummy as codegen
+from mine.strategies.codegen.haskell.ginrummy import haskell_source, write_haskell
 from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver
 from mine.strategies.engines.ginrummy import simulate as play_games
@@ -278,25 +280,35 @@ def generate(
     games: options.games("Games against simple for the docstring's figures.", minimum=0) = 100,
     seed: options.Seed = 0,
     rules: options.Rules = None,
+    lang: options.Lang = options.Language.python,
     as_json: options.Json = False,
 ) -> None:
-    """Generate a single-file, standard-library-only Gin Rummy player from fitted tables."""
+    """Generate a single-file, standard-library-only Gin Rummy player from fitted tables (or
+    the course's Player.hs, deciding as the Python file does)."""
     frame, metadata = _read_table(table)
     game_rules = options.game_rules(GinRummyRules, rules)
+    out = options.course_file(out, Path("ginrummy_player.py"), lang, "Player.hs")
+    haskell = lang is options.Language.haskell
     try:
         nested = model.nested(frame)
         source = codegen.module_source(nested, metadata)
+        if haskell:
+            haskell_source(nested, metadata)  # what the Haskell file cannot hold fails here
     except ValueError as error:
         raise fail(f"{table}: {error}") from None
     playing = f" and playing {games} games against simple" if games else ""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         figures = None
-        with working(f"writing the player{playing}", as_json):
-            out.write_text(source, encoding="utf-8")
+        with working(f"writing the player{playing}", as_json), \
+                tempfile.TemporaryDirectory() as scratch:  # fmt: skip
+            python = Path(scratch) / "player.py" if haskell else out  # measured, then written
+            python.write_text(source, encoding="utf-8")
             if games:
-                figures = _validated(out, ["simple"], game_rules, games=games, seed=seed)
-                codegen.write_module(out, nested, metadata, figures, game_rules.changes())
+                figures = _validated(python, ["simple"], game_rules, games=games, seed=seed)
+                codegen.write_module(python, nested, metadata, figures, game_rules.changes())
+            if haskell:
+                write_haskell(out, nested, metadata, figures, game_rules.changes())
     except OSError as error:
         raise fail(f"cannot write {out}: {error.strerror}") from None
     if as_json:
@@ -309,7 +321,10 @@ def generate(
                  f"(95% CI {f['win_ci'][0]:.3f}-{f['win_ci'][1]:.3f}), "
                  f"{f['invalid']} invalid")  # fmt: skip
     console.print(line)
-    next_step(f"mine validate ginrummy {out}")
+    if haskell:
+        next_step(f"cp {out} <the course bundle>/submission/Player.hs && stack build")
+    else:
+        next_step(f"mine validate ginrummy {out}")
 
 
 # The validation table's rows: one column per baseline stays readable in 80 columns.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -36,6 +37,7 @@ from mine.pipeline.reports import twentyone as report_page
 from mine.pipeline.stats import has_logs
 from mine.pipeline.stats import twentyone as stats_of
 from mine.strategies.bots.twentyone import BOTS, make_bot
+from mine.strategies.codegen.haskell.twentyone import write_haskell
 from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone import simulate as play_games
@@ -341,16 +343,24 @@ def generate(
     rules: options.Rules = None,
     hands: options.hands("Hands for the docstring's flat-bet figure.") = 200_000,
     seed: options.Seed = 0,
+    lang: options.Lang = options.Language.python,
     as_json: options.Json = False,
 ) -> None:
-    """Generate a single-file, standard-library-only TwentyOne player from a table."""
+    """Generate a single-file, standard-library-only TwentyOne player from a table (or the
+    course's Player.hs, deciding as the Python file does)."""
     chart, bids, count_charts, metadata = _read_table(table)
     game_rules = options.game_rules(TwentyOneRules, rules)
+    out = options.course_file(out, Path("twentyone_player.py"), lang, "Player.hs")
+    haskell = lang is options.Language.haskell
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        with working(f"writing the player and playing {hands:,} hands", as_json):
-            figures = validation.generate(out, chart, bids, count_charts, metadata, game_rules,
-                                          hands, seed)  # fmt: skip
+        with working(f"writing the player and playing {hands:,} hands", as_json), \
+                tempfile.TemporaryDirectory() as scratch:  # fmt: skip
+            python = Path(scratch) / "player.py" if haskell else out  # measured, then written
+            figures = validation.generate(python, chart, bids, count_charts, metadata,
+                                          game_rules, hands, seed)  # fmt: skip
+            if haskell:
+                write_haskell(out, chart, bids, metadata, figures, count_charts)
     except (ValueError, OSError) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
     if as_json:
@@ -361,7 +371,10 @@ def generate(
         f"wrote {out}: flat-bet return {flat:+.4f} per unit of bid "
         f"(exact optimum {figures['exact optimum, infinite deck']:+.4f}, infinite deck)"
     )
-    next_step(f"mine validate twentyone {out}")
+    if haskell:
+        next_step(f"cp {out} <the course bundle>/submission/Player.hs && stack build")
+    else:
+        next_step(f"mine validate twentyone {out}")
 
 
 def validate(
