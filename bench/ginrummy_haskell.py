@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from haskell_figures import figures, report
+from haskell_figures import example_logs, figures, report
 
 from mine.models import ginrummy as model
 from mine.pipeline.stats import ginrummy as stats_of
@@ -26,22 +26,15 @@ from mine.strategies.codegen.haskell.ginrummy import haskell_source
 from mine.strategies.haskell import compare
 from mine.strategies.haskell.build import build
 from mine.strategies.player_file import load_source
-from mine.warehouse.connection import connect
-from mine.warehouse.ingest import ingest
 
-LOGS = Path(__file__).resolve().parent.parent / "examples" / "logs" / "ginrummy"
 GAMES = 240
 
 
 def fitted(folder: Path) -> tuple:
-    con = connect(folder / "w.duckdb")
-    try:
-        if not ingest(con, [LOGS]).ok:
-            raise SystemExit(f"cannot ingest {LOGS}")
+    """The tables `mine fit ginrummy` writes, as `mine generate` reads them back."""
+    with example_logs("ginrummy", folder) as con:
         features, fingerprint = stats_of.fit_data(con, "all")
         logs = con.execute("SELECT count(*) FROM logs").fetchone()[0]
-    finally:
-        con.close()
     fit = model.fit(features, fingerprint, logs)
     return model.nested(fit.frame), fit.metadata
 

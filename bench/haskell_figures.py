@@ -1,21 +1,41 @@
 """What the Haskell players' benchmarks share (`bench/<game>_haskell.py`; not a benchmark
-itself): the proof's figures from a `strategies.haskell.compare.Comparison`, printed and
-written to bench/results/<name>.json, and the exit code (1 if a decision differs or the
-file compiled with a warning)."""
+itself): a warehouse of the example logs the tables are fitted from, and the proof's
+figures from a `strategies.haskell.compare.Comparison`, printed and written to
+bench/results/<name>.json, with the exit code (1 if a decision differs or the file
+compiled with a warning)."""
 
 from __future__ import annotations
 
 import json
 import platform
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import numpy as np
 
 from mine.strategies.haskell.build import Built
 from mine.strategies.haskell.compare import Comparison
+from mine.warehouse.connection import connect
+from mine.warehouse.ingest import ingest
 
-RESULTS = Path(__file__).resolve().parent / "results"
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+
+@contextmanager
+def example_logs(game: str, folder: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A warehouse in `folder` holding examples/logs/<game>."""
+    logs = HERE.parent / "examples" / "logs" / game
+    con = connect(folder / "w.duckdb")
+    try:
+        if not ingest(con, [logs]).ok:
+            raise SystemExit(f"cannot ingest {logs}")
+        yield con
+    finally:
+        con.close()
 
 
 def figures(result: Comparison, built: Built, **more: Any) -> dict[str, Any]:

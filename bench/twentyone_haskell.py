@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from haskell_figures import figures, report
+from haskell_figures import example_logs, figures, report
 
 from mine.models import twentyone as model
 from mine.pipeline.stats.twentyone import fit_data
@@ -26,22 +26,15 @@ from mine.strategies.codegen.twentyone import module_source
 from mine.strategies.haskell import compare
 from mine.strategies.haskell.build import build
 from mine.strategies.player_file import load_source
-from mine.warehouse.connection import connect
-from mine.warehouse.ingest import ingest
 
-LOGS = Path(__file__).resolve().parent.parent / "examples" / "logs" / "twentyone"
 GAMES = 13  # about 8,000 decisions of the Python file's three seats a game
 DECISIONS = 100_000
 
 
 def fitted(folder: Path) -> tuple:
-    con = connect(folder / "w.duckdb")
-    try:
-        if not ingest(con, [LOGS]).ok:
-            raise SystemExit(f"cannot ingest {LOGS}")
+    """The table `mine fit twentyone` writes, as `mine generate` reads it back."""
+    with example_logs("twentyone", folder) as con:
         fit = model.fit(fit_data(con))
-    finally:
-        con.close()
     frame = fit.table
     return (
         model.chart_from_frame(frame), model.bids_from_frame(frame), fit.metadata, None,

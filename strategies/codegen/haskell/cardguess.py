@@ -33,9 +33,10 @@ TITLE = (
 )
 
 
-def haskell_source(trees: dict[int, Any], metadata: dict, card: dict | None) -> str:
-    """The Haskell file; the arguments are `codegen.cardguess.module_source`'s."""
-    doc, values = python_parts(module_source(trees, metadata, card))
+def haskell_source(*args: Any, **kwargs: Any) -> str:
+    """The Haskell file of the trees `codegen.cardguess.module_source(*args, **kwargs)`
+    writes as Python (trees, metadata, validation card)."""
+    doc, values = python_parts(module_source(*args, **kwargs))
     entries = [
         f"({integer(n)}, {integer(nodes)}, {_literal(_encoded(n, nodes, packed))})"
         for n, (nodes, packed) in sorted(values["TREES"].items())

@@ -22,14 +22,10 @@ TITLE = (
 )
 
 
-def haskell_source(
-    tables: dict[str, tuple],
-    metadata: dict[str, Any],
-    validation: dict[str, Any] | None = None,
-    rules: dict[str, Any] | None = None,
-) -> str:
-    """The Haskell file; the arguments are `codegen.ginrummy.module_source`'s."""
-    doc, values = python_parts(module_source(tables, metadata, validation, rules))
+def haskell_source(*args: Any, **kwargs: Any) -> str:
+    """The Haskell file of the tables `codegen.ginrummy.module_source(*args, **kwargs)`
+    writes as Python (tables, metadata, validation figures, the rules they were met under)."""
+    doc, values = python_parts(module_source(*args, **kwargs))
     knock = [
         [["".join(str(flag) for flag in turns) for turns in cell] for cell in line]
         for line in values["KNOCK"]

@@ -24,15 +24,10 @@ CELLS = {"H": "HandCell", "P": "SplitCell", "I": "InsureCell"}
 ACTIONS = {"H": "SHD", "P": "P-", "I": "01"}
 
 
-def haskell_source(
-    chart: Any,
-    bids: list[tuple[int, int, int]],
-    metadata: dict[str, Any],
-    validation: dict[str, Any] | None = None,
-    count_charts: list[tuple[int, int, Any]] = (),
-) -> str:
-    """The Haskell file; the arguments are `codegen.twentyone.module_source`'s."""
-    doc, values = python_parts(module_source(chart, bids, metadata, validation, count_charts))
+def haskell_source(*args: Any, **kwargs: Any) -> str:
+    """The Haskell file of the table `codegen.twentyone.module_source(*args, **kwargs)`
+    writes as Python (chart, bids, metadata, validation figures, count charts)."""
+    doc, values = python_parts(module_source(*args, **kwargs))
     rows = [row for ctx in values["HAND"] for up in ctx for soft in up for row in soft]
     splits = [row for ctx in values["SPLIT"] for row in ctx]
     cells = [

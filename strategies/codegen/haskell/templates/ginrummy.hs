@@ -201,6 +201,18 @@ dropLowest mask = mask `xor` (mask .&. negate mask)
 deadwood :: Int -> Int
 deadwood hand = maskValue hand - absorbed (meldable hand)
 
+-- | The deadwood `hand` leaves without each of `cards`. A card in no meld of
+-- the hand leaves its melds as they are (its deadwood less the card's
+-- value), so only the others are solved again.
+withoutEach :: Int -> [Int] -> [Int]
+withoutEach hand = map without
+  where
+    cover = meldable hand
+    whole = deadwood hand
+    without c
+      | cover .&. c == 0 = whole - cardValue (countTrailingZeros c)
+      | otherwise = deadwood (hand `xor` c)
+
 -- | A least-deadwood set of melds of `hand`, found as the Python file finds
 -- it.
 arrangement :: Int -> [Int]
@@ -282,10 +294,9 @@ afterDraw hand10 unseen bucket thrown
   | otherwise = maybe stockWorth ((stockWorth +) . gain) thrown
   where
     cards = bitsOf hand10
-    base = minimumOr 0 [deadwood (hand10 `xor` c) | c <- cards]
+    base = minimumOr 0 (withoutEach hand10 cards)
     left new
-      | meldable grown .&. new /= 0 =
-        minimumOr 0 [deadwood (grown `xor` c) | c <- cards]
+      | meldable grown .&. new /= 0 = minimumOr 0 (withoutEach grown cards)
       | otherwise = cardValue (countTrailingZeros new) + base
       where
         grown = hand10 .|. new
@@ -384,7 +395,7 @@ pickCard top scores' memory opponent hand = (draw, showMemory after)
   where
     m = observe top scores' memory opponent hand
     grown = held m .|. bit (indexOf top)
-    taken = minimumOr 0 [deadwood (grown `xor` c) | c <- bitsOf (held m)]
+    taken = minimumOr 0 (withoutEach grown (bitsOf (held m)))
     bucket = bucketOf m 0
     stockWorth = afterDraw (held m) (unseenOf m (held m)) bucket Nothing
     (draw, after)
@@ -398,7 +409,8 @@ playCard picked scores' memory hand = (Action act played, showMemory after)
     m = fromMaybe afresh (readMemory memory)
     afresh = Memory scores' (maskOf hand) 0 True stockSize Nothing 0 0 0
     full = maskOf hand .|. bit (indexOf picked)
-    options = sort [(deadwood (full `xor` c), c) | c <- bitsOf (maskOf hand)]
+    discards = bitsOf (maskOf hand)
+    options = sort (zip (withoutEach full discards) discards)
     (least, bestCard) = case options of
       best : _ -> best
       [] -> (0, 0)
