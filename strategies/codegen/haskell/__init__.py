@@ -81,7 +81,7 @@ def check(source: str, text: str) -> None:
     head, found, rest = source.partition(before)
     if not found or not rest.endswith(after) or source.count(BEGIN) != 1:
         raise ValueError("generated Haskell is not the template with its data written")
-    if not all(line.startswith("--") for line in head.splitlines()):
+    if not all(line == "--" or line.startswith("-- ") for line in head.splitlines()):
         raise ValueError("generated header is not all comment lines")
     code = STRING.sub("0", rest[: len(rest) - len(after)])
     if not CODE.fullmatch(code) or "--" in code:
