@@ -44,12 +44,12 @@ def read_text(field: str) -> str:
     return ESCAPE.sub(lambda found: chr(int(found.group(1), 16)), field[1:])
 
 
-def cards(hand: Sequence[Card], notation=format_course) -> str:
-    return "+".join(notation(card) for card in hand) if hand else "."
+def cards(hand: Sequence[Card]) -> str:
+    return "+".join(format_course(card) for card in hand) if hand else "."
 
 
-def read_cards(field: str, parse=parse_course) -> tuple[Card, ...]:
-    return () if field == "." else tuple(parse(part) for part in field.split("+"))
+def read_cards(field: str) -> tuple[Card, ...]:
+    return () if field == "." else tuple(parse_course(part) for part in field.split("+"))
 
 
 def ask(program: Path, requests: Iterable[str], timeout: float = 600) -> list[Reply]:
