@@ -96,8 +96,8 @@ def twentyone_calls(
     for game in range(games):
         rng = np.random.default_rng([seed, game])
         players: dict[str, Any] = {f"file{k}": engine_player(recorded) for k in range(seats)}
-        players["textbook"] = table_bot("textbook", rng, rules)
-        players["random"] = table_bot("random", rng, rules)
+        players["textbook"] = table_bot("textbook", rules, rng)
+        players["random"] = table_bot("random", rules, rng)
         state = play_table(rules, players, rng)
         if any(state.disqualified[state.ids.index(f"file{k}")] for k in range(seats)):
             raise AssertionError(f"the Python file was disqualified: {state.disqualified}")
@@ -146,7 +146,7 @@ def ginrummy_calls(module: ModuleType, games: int, seed: int) -> list[Call]:
     calls: list[Call] = []
     for game in range(games):
         rng = np.random.default_rng([seed, game])
-        opponent = gin_bot(BASELINES[game % len(BASELINES)], rng, rules, solver)
+        opponent = gin_bot(BASELINES[game % len(BASELINES)], rules, rng, solver)
         me = _Recorded(module, calls)
         record = play_gin(rules, [me, opponent] if game % 2 == 0 else [opponent, me], rng, solver)
         if record.invalid is not None and record.invalid.seat == game % 2:

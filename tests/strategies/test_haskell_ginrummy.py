@@ -17,7 +17,8 @@ from mine.pipeline.stats import ginrummy as stats_of
 from mine.strategies.codegen.ginrummy import module_source
 from mine.strategies.codegen.haskell import check, template
 from mine.strategies.codegen.haskell.ginrummy import haskell_source
-from mine.strategies.engines.ginrummy import GinRummyRules, check_melds, meld_kind
+from mine.strategies.engines.ginrummy import GinRummyRules
+from mine.strategies.engines.melds import check_melds, meld_kind
 from mine.strategies.haskell import protocol
 from mine.strategies.haskell.build import build
 from mine.strategies.player_file import load_source
