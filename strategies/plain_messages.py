@@ -17,7 +17,7 @@ import struct
 import sys
 from typing import Any
 
-MAX_BYTES = 64 * 2**20  # far above any job's result (the largest seen are a few kB)
+MAX_BYTES = 16 * 2**20  # far above any job's result (the largest seen are a few kB)
 HEADER = struct.Struct(">I")
 TUPLE, DICT, RECORD = "\0t", "\0d", "\0r"
 HARNESS = "mine."  # the modules whose records a message may name
@@ -38,7 +38,9 @@ def encode(value: Any) -> bytes:
 def _plain(value: Any) -> Any:
     if value is None or isinstance(value, bool | str):
         return value
-    if isinstance(value, numbers.Integral):  # numpy's too
+    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == ():
+        return _plain(value.item())  # a numpy scalar: its Python number or bool
+    if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
         return float(value)

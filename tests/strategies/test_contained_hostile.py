@@ -34,12 +34,15 @@ def final_strategy(score, opponent_score):
 """
 
 
-def _player(tmp_path: Path, attack: str, name: str = "hostile.py") -> Path:
+def _player(tmp_path: Path, attack: str, at_import: bool = False) -> Path:
     """A Hog player that returns 4 and runs `attack` (the body of `attack()`) on its
-    first call, its errors swallowed: it plays on whatever the harness refuses."""
-    path = tmp_path / name
+    first call, or when it is imported, its errors swallowed: it plays on whatever the
+    harness refuses."""
+    path = tmp_path / "hostile.py"
     body = "\n".join("    " + line for line in attack.strip().splitlines())
-    path.write_text(ONCE + f"TMP = {str(tmp_path)!r}\ndef attack():\n{body}\n")
+    then = "DONE.append(1)\ntry:\n    attack()\nexcept Exception:\n    pass\n"
+    path.write_text(ONCE + f"TMP = {str(tmp_path)!r}\ndef attack():\n{body}\n"
+                    + (then if at_import else ""))  # fmt: skip
     return path
 
 
@@ -226,19 +229,30 @@ def test_a_player_that_hides_its_loop_from_the_watch_is_still_ended(tmp_path):
     assert time.monotonic() - started < 30
 
 
-ESCAPES = """
-if os.fork() == 0:  # a grandchild in a session of its own, its parent gone
+ESCAPES = {
+    "a grandchild in a session of its own": """
+if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
         os.chdir(TMP)
         time.sleep(3600)
     os._exit(0)
 os.wait()
-"""
+""",
+    "a fork bomb, each in a session of its own": """
+for _ in range(100):
+    if os.fork() == 0:
+        os.setsid()
+        os.chdir(TMP)
+        time.sleep(3600)
+        os._exit(0)
+""",
+}
 
 
-def test_nothing_a_player_starts_outlives_validate(tmp_path, leftovers):
-    path = _player(tmp_path, ESCAPES)
+@pytest.mark.parametrize("how", ESCAPES, ids=list(ESCAPES))
+def test_nothing_a_player_starts_outlives_validate(how, tmp_path, leftovers):
+    path = _player(tmp_path, ESCAPES[how], at_import=True)  # the 10 s limit: time to fork
     _succeeds_with_clean_json(mine("validate", "hog", path, "--json"), path)
     assert leftovers() == []
 

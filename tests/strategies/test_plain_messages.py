@@ -7,6 +7,7 @@ import json
 import math
 from dataclasses import dataclass, fields
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -55,6 +56,12 @@ def test_records_of_the_harness_come_back_as_their_class(record, value):
 def test_numbers_beyond_json_come_back():
     back = _round_trip([math.inf, -math.inf, math.nan])
     assert back[:2] == [math.inf, -math.inf] and math.isnan(back[2])
+
+
+def test_numpy_scalars_come_back_as_python_numbers():
+    back = _round_trip([np.int64(3), np.float32(0.5), np.bool_(True), np.uint8(7)])
+    assert back == [3, 0.5, True, 7]
+    assert [type(value) for value in back] == [int, float, bool, int]
 
 
 def test_what_is_not_plain_data_is_not_sent():
@@ -111,5 +118,5 @@ def test_a_message_that_is_not_plain_data_is_malformed(text, says):
 
 def test_a_message_over_the_cap_is_refused_by_its_header():
     assert length(HEADER.pack(MAX_BYTES)) == MAX_BYTES
-    with pytest.raises(Malformed, match="over the 64 MB cap"):
+    with pytest.raises(Malformed, match="over the 16 MB cap"):
         length(HEADER.pack(MAX_BYTES + 1))
