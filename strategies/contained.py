@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import mmap
 import os
 import pickle
@@ -77,7 +78,7 @@ class PlayerFault(RuntimeError):
 
 
 class _Page(ctypes.Structure):
-    """The shared page: calls counted (each start and end), the function that runs (an
+    """The shared page: the calls started (the import too), the function that runs (an
     index into `names`, IMPORTING or IDLE) and whose code it is (an index into the run's
     files)."""
 
@@ -112,7 +113,6 @@ class _Watch:
             yield
         finally:
             page.function = IDLE
-            page.calls += 1
 
     def wrap(self, name: str, function: Callable, owner: int = 0) -> Callable:
         encoded = name.encode()[:NAME_BYTES]
@@ -121,6 +121,7 @@ class _Watch:
         self.page.names[index].value = encoded
         page = self.page
 
+        @functools.wraps(function)
         def timed(*args: Any, **kwargs: Any) -> Any:
             if page.function != IDLE:  # the player calling its own function
                 return function(*args, **kwargs)
@@ -133,7 +134,6 @@ class _Watch:
                 raise
             finally:
                 page.function = IDLE
-                page.calls += 1
 
         return timed
 
@@ -192,7 +192,7 @@ def _work(channel: socket.socket, job: Callable[[Any], Any], watch_: _Watch, pat
     """Run the tasks the parent sends (pickles: the parent's own data) and answer each in
     plain data; the first fault ends the worker."""
     while True:
-        for index, task in pickle.loads(_exactly(channel, length(_exactly(channel, 4)))):
+        for index, task in pickle.loads(_exactly(channel, length(_exactly(channel, HEADER.size)))):
             watch_.raised = None
             try:
                 result = job(task)
@@ -251,7 +251,7 @@ class _Worker:
     page: _Page
     busy: list[int] = field(default_factory=list)
     given: float = 0.0  # when the parent gave the tasks it is busy with (its clock)
-    seen: tuple[int, int] = (0, IDLE)  # the page's calls and function when last changed
+    seen: tuple[int, int] = (0, IDLE)  # the page's calls and function, as last seen
     since: float = 0.0  # when the parent saw them change
     received: bytearray = field(default_factory=bytearray)
     exited: bool = False
