@@ -80,17 +80,35 @@ def _succeeds_with_clean_json(result, path: Path) -> None:
     assert "PWNED" not in result.stdout + result.stderr
 
 
-KILLS = {
-    "the kill command": 'subprocess.run(["kill", "-9", str(os.getppid())])',
-    "kill() from the C library": "ctypes.CDLL(None).kill(os.getppid(), 9)",
-    "a pidfd": "signal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL)",
-    "its process group": "ctypes.CDLL(None).kill(-os.getpgid(os.getppid()), 9)",
-}
+def _everywhere(data: str) -> str:
+    """Code that writes the bytes `data` (an expression) on every descriptor it has but
+    stdin, stdout and stderr."""
+    return f"""
+for fd in map(int, os.listdir("/proc/self/fd")):
+    try:
+        if fd > 2:
+            os.write(fd, {data})
+    except OSError:
+        pass
+"""
 
 
-@pytest.mark.parametrize("how", KILLS, ids=list(KILLS))
-def test_a_player_cannot_kill_the_harness(how, tmp_path, leftovers):
-    path = _player(tmp_path, KILLS[how])
+KILLS = """
+for kill in (
+    lambda: subprocess.run(["kill", "-9", str(os.getppid())]),
+    lambda: ctypes.CDLL(None).kill(os.getppid(), 9),
+    lambda: signal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL),
+    lambda: ctypes.CDLL(None).kill(-os.getpgid(os.getppid()), 9),  # its process group
+):
+    try:
+        kill()
+    except OSError:
+        pass
+"""
+
+
+def test_a_player_cannot_kill_the_harness(tmp_path, leftovers):
+    path = _player(tmp_path, KILLS)
     result = subprocess.run(  # its own session: a group kill must not reach pytest
         [MINE, "validate", "hog", str(path), "--json"], capture_output=True, text=True,
         timeout=120, start_new_session=True, stdin=subprocess.DEVNULL,
@@ -116,18 +134,9 @@ def test_a_player_cannot_write_into_the_harness_output(tmp_path, leftovers):
 
 
 def test_bytes_written_to_every_descriptor_are_a_fault_not_a_hang(tmp_path, leftovers):
-    path = _player(
-        tmp_path,
-        """
-        for fd in range(3, 40):
-            try:
-                os.write(fd, b"garbage" * 1000)
-            except OSError:
-                pass
-        """,
-    )
+    path = _player(tmp_path, _everywhere('b"garbage" * 1000'))
     line = one_line_error(mine("validate", "hog", path, "--json", timeout=60), code=1)
-    assert line.startswith(f"error: {path}: ")
+    assert line.startswith(f"error: {path}: sent the harness a malformed message")
     assert leftovers() == []
 
 
@@ -146,50 +155,30 @@ while frame is not None:  # a multiprocessing connection on the stack: send it t
             except Exception:
                 pass
     frame = frame.f_back
-for fd in range(3, 40):  # and raw, length first, on every descriptor
-    try:
-        os.write(fd, struct.pack("!i", len(message)) + message)
-    except OSError:
-        pass
-"""
+""" + _everywhere('struct.pack("!i", len(message)) + message')  # and raw, length first
 
 
 def test_a_pickle_sent_to_the_harness_never_runs(tmp_path, leftovers):
     path = _player(tmp_path, PICKLE)
     line = one_line_error(mine("validate", "hog", path, "--json", timeout=60), code=1)
-    assert line.startswith(f"error: {path}: ")
+    assert line.startswith(f"error: {path}: sent the harness a malformed message")
     assert not (tmp_path / "ran-in").exists()
     assert leftovers() == []
 
 
-def _frame(text: str) -> str:
-    """Code that writes `text` as one message on every descriptor (length first)."""
-    return f"""
-data = {text.encode()!r}
-for fd in range(3, 40):
-    try:
-        os.write(fd, struct.pack(">I", len(data)) + data)
-    except OSError:
-        pass
-"""
+def _message(text: str) -> str:
+    return _everywhere(f'struct.pack(">I", {len(text.encode())}) + {text.encode()!r}')
 
 
 MALFORMED = {
-    "an oversized message": (
-        "for fd in range(3, 40):\n"
-        "    try:\n"
-        "        os.write(fd, struct.pack('>I', 2**31) + b'[' * 4096)\n"
-        "    except OSError:\n"
-        "        pass\n",
-        "over the",
-    ),
-    "not JSON": (_frame("\x80\x04not json"), "malformed message"),
-    "a result it was not asked for": (_frame('["done", 12345, 4]'), "malformed message"),
+    "an oversized message": (_everywhere("struct.pack('>I', 2**31) + b'[' * 4096"), "over the"),
+    "not JSON": (_message("\x80\x04not json"), "not plain data"),
+    "a result it was not asked for": (_message('["done", 12345, 4]'), "not a result"),
     "a class of its choosing": (
-        _frame('["done", 0, {"\\u0000r": ["subprocess:Popen", {"args": "id"}]}]'),
-        "malformed message",
+        _message('["done", 0, {"\\u0000r": ["subprocess:Popen", {"args": "id"}]}]'),
+        "not a record of the harness",
     ),
-    "a fault naming another file": (_frame('["fault", 7, "not me"]'), "malformed message"),
+    "a fault naming another file": (_message('["fault", 7, "not me"]'), "nor a fault of its"),
 }
 
 
@@ -197,8 +186,11 @@ MALFORMED = {
 def test_a_message_the_harness_cannot_read_is_a_fault_naming_the_file(case, tmp_path, leftovers):
     attack, says = MALFORMED[case]
     path = _player(tmp_path, attack)
-    line = one_line_error(mine("validate", "hog", path, "--json", timeout=60), code=1)
-    assert line.startswith(f"error: {path}: ") and says in line
+    with pytest.raises(PlayerFault) as fault:
+        hog_validation.validate_player(path)
+    assert fault.value.path == str(path)
+    assert fault.value.reason.startswith("sent the harness a malformed message")
+    assert says in fault.value.reason
     assert leftovers() == []
 
 
@@ -316,16 +308,7 @@ def test_the_harness_is_as_it_was_after_a_hostile_file(tmp_path):
     import ctypes
 
     libc = ctypes.CDLL(None)
-    path = _player(
-        tmp_path,
-        """
-        for fd in map(int, os.listdir("/proc/self/fd")):
-            try:
-                os.write(fd, b"x" * 64 if fd > 2 else b"")
-            except OSError:
-                pass
-        """,
-    )
+    path = _player(tmp_path, _everywhere('b"x" * 64'))
     before = _children()
     with pytest.raises(PlayerFault, match="malformed message"):
         hog_validation.validate_player(path)
