@@ -245,6 +245,9 @@ def _worker(job, paths, limits: Limits, users: str, guard: confinement.Guard) ->
 
 @dataclass
 class _Worker:
+    """The parent's side of a worker: its process, channel and page, what it was given
+    and when, and what it has sent so far."""
+
     pid: int
     pidfd: int
     channel: socket.socket
@@ -383,7 +386,7 @@ def run(
     pool: list[_Worker] = []
     users = confinement.player_users()
     with confinement.harness_settings():
-        since, guard = confinement.ticks(), confinement.guard()
+        began, guard = confinement.ticks(), confinement.guard()
         try:
             for _ in range(max(1, min(workers, len(queue)))):
                 pool.append(_worker(job, paths, limits, users, guard))
@@ -394,7 +397,7 @@ def run(
         finally:
             for worker in pool:
                 worker.end()
-            confinement.end_started(since, guard.pid)
+            confinement.end_started(began, guard.pid)
             for worker in pool:
                 guard.tell("-", worker.pid, confinement.user_of(worker.pid, users))
     return [results[i] for i in range(len(tasks))]
