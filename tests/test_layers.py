@@ -15,6 +15,8 @@ FOLDERS = ("mine", "parsers", "warehouse", "models", "strategies", "pipeline")
 PLAYERS = "mine.strategies.players"
 HARNESS = (
     "mine.strategies.contained",
+    "mine.strategies.confinement",
+    "mine.strategies.plain_messages",
     "mine.strategies.player_file",
     "mine.strategies.intervals",
     "mine.strategies.haskell",  # building and running a Haskell player
