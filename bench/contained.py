@@ -86,8 +86,8 @@ def main() -> None:
                 "contain=contain)"
             ),
             "hog validate (exact report card)": both_ways(
-                "from mine.strategies.validation.hog import validate_player\n"
-                f"validate_player({str(hog_file)!r}, contain=contain)"
+                "from mine.strategies.validation.hog import validate\n"
+                f"validate({str(hog_file)!r}, contain=contain)"
             ),
         }
     for name, figures in result.items():

@@ -187,7 +187,7 @@ def test_a_message_the_harness_cannot_read_is_a_fault_naming_the_file(case, tmp_
     attack, says = MALFORMED[case]
     path = _player(tmp_path, attack)
     with pytest.raises(PlayerFault) as fault:
-        hog_validation.validate_player(path)
+        hog_validation.validate(path)
     assert fault.value.path == str(path)
     assert fault.value.reason.startswith("sent the harness a malformed message")
     assert says in fault.value.reason
@@ -216,7 +216,7 @@ def test_a_player_that_hides_its_loop_from_the_watch_is_still_ended(tmp_path):
     limits = Limits(import_seconds=1.0, call_seconds=0.5, job_seconds=3.0)
     started = time.monotonic()
     with pytest.raises(PlayerFault) as fault:
-        hog_validation.validate_player(path, limits=limits)
+        hog_validation.validate(path, limits=limits)
     assert fault.value.path == str(path) and "3 s limit" in fault.value.reason
     assert time.monotonic() - started < 30
 
@@ -313,7 +313,7 @@ def test_the_harness_is_as_it_was_after_a_hostile_file(tmp_path):
     assert contained.run("none", _jobs, [1]) == [2]  # the guard starts with the first run
     before = _children()
     with pytest.raises(PlayerFault, match="malformed message"):
-        hog_validation.validate_player(path)
+        hog_validation.validate(path)
     subreaper = ctypes.c_int()
     libc.prctl(37, ctypes.byref(subreaper), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
     assert (subreaper.value, libc.prctl(3, 0, 0, 0, 0)) == (0, 1)  # PR_GET_DUMPABLE
