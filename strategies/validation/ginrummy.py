@@ -217,7 +217,7 @@ def validate(
     figures = {}
     runs = [(name, False) for name in opponents]
     runs += [] if against is None else [(str(against), True)]
-    for opponent, is_file in runs if games else []:
+    for opponent, is_file in runs if games else []:  # no games, no match (generate --games 0)
         tasks = [(str(path), rules, opponent, seed, game, is_file) for game in range(games)]
         results = contained.run(
             files,
