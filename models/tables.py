@@ -110,10 +110,11 @@ def typed(path: Path, frame: pl.DataFrame, columns: dict[str, pl.DataType]) -> p
     return cast
 
 
-def fields(path: str | Path, metadata: dict, key: str, types: dict[str, type]) -> dict:
-    """`metadata[key]`, a JSON object whose `types` fields are each of that type (an int
-    is not a bool here, a number is finite); TableError otherwise."""
-    found = metadata.get(key)
+def fields(path: str | Path, metadata: dict, key: str | None, types: dict[str, type]) -> dict:
+    """`metadata[key]` (the metadata itself for None), a JSON object whose `types` fields
+    are each of that type (an int is not a bool here, a number is finite); TableError
+    otherwise."""
+    found = metadata if key is None else metadata.get(key)
     if not isinstance(found, dict):
         raise TableError(f"{path}: its metadata lacks {key!r}")
     for name, kind in types.items():
@@ -128,7 +129,8 @@ def fields(path: str | Path, metadata: dict, key: str, types: dict[str, type]) -
         else:
             fine = isinstance(value, kind)
         if not fine:
-            raise TableError(f"{path}: metadata {key}.{name} is {value!r}, not a {kind.__name__}")
+            field = name if key is None else f"{key}.{name}"
+            raise TableError(f"{path}: metadata {field} is {value!r}, not a {kind.__name__}")
     return found
 
 
