@@ -181,8 +181,9 @@ def validate(game: Game, player: Path, rules=None, against=None, as_json=False, 
                         progress=progress, own=own)  # fmt: skip
     except (ValueError, PlayerFault) as error:
         raise fail(str(error)) from None
+    card = {"player": str(player), **card}
     if as_json:
-        print_json({"player": str(player), **card})
+        print_json(card)
     else:
         game.module("display").validated(card)
     reason = validator.failure(card)

@@ -86,7 +86,7 @@ def validated(card: dict[str, Any]) -> None:
     show(
         [{"vs": label, **{name: row(f) for name, f in figures.items()}}
          for label, row in ROWS.items()],
-        f"{card['games']:,} games per baseline, seed {card['seed']}",
+        f"{card['player']}: {card['games']:,} games per baseline, seed {card['seed']}",
         {"vs": "vs", **{name: name for name in figures}},
     )  # fmt: skip
 
