@@ -342,7 +342,10 @@ def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
 
     model = LogisticRegression(C=1.0, max_iter=1000)
     model.fit(design[~held], target[~held])
-    auc = float(roc_auc_score(target[held], model.predict_proba(design[held])[:, 1]))
+    # An AUC needs both outcomes among the held-out discards; a small sample may lack one.
+    auc = None
+    if len(set(target[held].tolist())) == 2:
+        auc = float(roc_auc_score(target[held], model.predict_proba(design[held])[:, 1]))
     model.fit(design, target)
     grid = [(p, q, r) for p in range(4) for q in range(3) for r in range(1, 14)]
     cells = np.array(grid)
@@ -376,7 +379,7 @@ def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
     info = {
         "discards": discards.height,
         "picked_up": int(target.sum()),
-        "held_out_auc": round(auc, 4),
+        "held_out_auc": None if auc is None else round(auc, 4),
         "coefficients": dict(
             zip(
                 [f"picked={p}" for p in PICKED[1:]]
@@ -571,7 +574,7 @@ CELLS = {
 METADATA = {"fingerprint": str, "rows": int, "games": int, "rounds": int, "method": str,
             "sources": list}  # fmt: skip
 SETTINGS = {"turn_bucket": int, "score_bucket": int}
-DANGER = {"discards": int, "picked_up": int, "held_out_auc": float}
+DANGER = {"discards": int, "picked_up": int, "held_out_auc": tables.Optional(float)}
 
 
 def read_table(path: str | Path) -> Fitted:

@@ -11,7 +11,7 @@ import contextlib
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -110,15 +110,25 @@ def typed(path: Path, frame: pl.DataFrame, columns: dict[str, pl.DataType]) -> p
     return cast
 
 
-def fields(path: str | Path, metadata: dict, key: str | None, types: dict[str, type]) -> dict:
+class Optional(NamedTuple):
+    """A field that may also be null (a figure the data could not give)."""
+
+    kind: type
+
+
+def fields(path: str | Path, metadata: dict, key: str | None, types: dict[str, Any]) -> dict:
     """`metadata[key]` (the metadata itself for None), a JSON object whose `types` fields
-    are each of that type (an int is not a bool here, a number is finite); TableError
-    otherwise."""
+    are each of that type (an int is not a bool here, a number is finite; an `Optional`
+    type is null or that type); TableError otherwise."""
     found = metadata if key is None else metadata.get(key)
     if not isinstance(found, dict):
         raise TableError(f"{path}: its metadata lacks {key!r}")
     for name, kind in types.items():
         value = found.get(name)
+        if isinstance(kind, Optional):
+            if value is None:
+                continue
+            kind = kind.kind
         number = isinstance(value, int | float) and not isinstance(value, bool)
         if kind is bool:
             fine = isinstance(value, bool)

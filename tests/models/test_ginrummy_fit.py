@@ -232,3 +232,14 @@ def test_near_the_target_a_sure_knock_beats_waiting_for_gin():
     # target, in game-win chance; from 90 points on either ends the game: knock at once.
     assert not knock[:7, :, 5].any() and (margin[:7, :, 5] < 0).all()
     assert knock[9, :, 5].all() and knock[9, :, 10].all()
+
+
+def test_a_fit_whose_held_out_discards_show_one_outcome_reads_back(fitted, tmp_path):
+    """A held-out sample with no pickup (or only pickups) has no AUC: the fit says so with
+    null, and its table reads back; a NaN there is still refused (above)."""
+    fit, _ = fitted
+    metadata = json.loads(json.dumps(fit.metadata))
+    metadata["danger"]["held_out_auc"] = None
+    fit.frame.write_parquet(tmp_path / "t.parquet")
+    (tmp_path / "t.json").write_text(json.dumps(metadata))
+    assert model.read_table(tmp_path / "t.parquet").metadata["danger"]["held_out_auc"] is None
