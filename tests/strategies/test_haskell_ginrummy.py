@@ -34,8 +34,7 @@ con = read_only_warehouse(REAL_GINRUMMY)
 
 @pytest.fixture(scope="module")
 def fitted(con):
-    features, fingerprint = stats_of.fit_data(con, "all")
-    return model.fit(features, fingerprint, 12)
+    return model.fit(stats_of.fit_inputs(con))
 
 
 @pytest.fixture(scope="module")
