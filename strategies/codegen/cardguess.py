@@ -24,6 +24,7 @@ from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.engines.cardguess import hands
 from mine.strategies.players import cardguess as player
+from mine.strategies.players.source import player_code
 from mine.strategies.solvers.cardguess import FlatTree, Trees
 
 IMPORTS = frozenset(
@@ -76,23 +77,11 @@ def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-PLACE = "TREES = {}\n"  # in the player module: where the file's trees are written
-
-
-def player_code(trees: dict) -> str:
-    """The player module's code below its docstring, with `trees` written into TREES."""
-    source = Path(player.__file__).read_text(encoding="utf-8")
-    code = source[source.index('"""\n', 3) + 4 :]
-    if code.count(PLACE) != 1:
-        raise ValueError(f"the player module must assign {PLACE.strip()!r} once")
-    return code.replace(PLACE, f"TREES = {trees!r}\n")
-
-
 def module_source(fitted: Trees, card: dict | None) -> str:
     """The whole file of `fitted`'s trees, `card` (the figures measured on it) in its
     docstring."""
     literal = {int(n): packed(tree) for n, tree in sorted(fitted.trees.items())}
     doc = docstring(fitted.metadata, card)
-    source = f'"""{doc}"""\n{player_code(literal)}'
+    source = f'"""{doc}"""\n{player_code(player.__name__, {"TREES": literal})}'
     check_source(source, doc, {"TREES": literal}, IMPORTS)
     return source

@@ -11,21 +11,16 @@ before it is written.
 from __future__ import annotations
 
 import math
-import re
 from functools import partial
-from importlib.util import find_spec
-from pathlib import Path
 from typing import Any, Protocol
 
 from mine.strategies.codegen import check_source, safe_text
+from mine.strategies.players.source import player_code
 
 # The player's code is read, not run: importing it builds its tables (a tenth of a second).
-PLAYER = Path(find_spec("mine.strategies.players.ginrummy").origin)
+PLAYER = "mine.strategies.players.ginrummy"
 
 IMPORTS = frozenset({"re"})
-TABLES_START = "# --- tables"  # the player's block of tables: from this line …
-TABLES_END = "# --- end of tables ---"  # … to this one
-ASSIGNMENT = re.compile(r"^(?P<name>[A-Z_]+) = .*?(?P<comment>  # .*)?$", re.MULTILINE)
 _text = partial(safe_text, number="{:.4f}")
 
 
@@ -37,27 +32,6 @@ class Fitted(Protocol):
 
     @property
     def metadata(self) -> dict[str, Any]: ...
-
-
-def player_code(values: dict[str, Any]) -> str:
-    """The player module's code after its docstring, with `values` (name → value, written
-    as literals) assigned in its tables block in place of the neutral tables."""
-    source = PLAYER.read_text(encoding="utf-8")
-    code = source[source.index('"""', 3) + 3 :]
-    start, end = code.index(TABLES_START), code.index(TABLES_END)
-    missing = set(values)
-
-    def literal(assignment: re.Match[str]) -> str:
-        name = assignment["name"]
-        if name not in values:
-            return assignment[0]
-        missing.discard(name)
-        return f"{name} = {values[name]!r}{assignment['comment'] or ''}"
-
-    block = ASSIGNMENT.sub(literal, code[start:end])
-    if missing:
-        raise ValueError(f"the player's tables block lacks {', '.join(sorted(missing))}")
-    return code[:start] + block + code[end:]
 
 
 def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:
@@ -175,6 +149,6 @@ def module_source(fitted: Fitted, card: dict[str, Any] | None) -> str:
         **{name.upper(): table for name, table in tables.items()},
     }
     doc = docstring(fitted.metadata, card)
-    source = f'"""{doc}"""{player_code(values)}'
+    source = f'"""{doc}"""\n{player_code(PLAYER, values)}'
     check_source(source, doc, values, IMPORTS)
     return source
