@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -45,15 +46,15 @@ KIND = "tree"
 UNIFORM_ALPHA = 0.001  # significance of the chi-square test that rejects a uniform answerer
 SMOOTHING = 1.0  # pseudo-count added to every card
 
-PLANS = {  # how hard `mine fit` searches for each n (minutes in all on two cores)
+PLANS = {  # how hard `mine fit` searches for each n (CPU: about 0.5, 2 and 4 minutes)
     2: Plan(widths=(6, 3), members=1326, extras=1326, extras_from=12),
     3: Plan(widths=(2,), members=1500, extras=1000, extras_from=12),
     4: Plan(widths=(1,), members=600, extras=300, extras_from=12, root_pool=2000),
 }
 QUICK = {  # `mine fit --quick`: the estimate's best guess at every node, in seconds
-    2: Plan(widths=(1,), members=1326, extras=1326, extras_from=12),  # below greedy
+    2: Plan(widths=(1,), members=1326, extras=1326, extras_from=12),
     3: Plan(widths=(1,), members=1326, extras=0),
-    4: Plan(widths=(1,), members=1326, extras=0),
+    4: PLANS[4],  # already width 1; a narrower pool risks falling below greedy
 }
 
 
@@ -137,30 +138,40 @@ def fit(
     inputs: Logged,
     sizes: Sequence[int] | None = None,
     quick: bool = False,
+    workers: int = 1,
     plans: dict[int, Plan] | None = None,
 ) -> Trees:
     """The answer model of the logged answers, and a tree for each n of `sizes` (default:
-    the sizes the logs show), searched with each n's plan (`PLANS`; `QUICK` if `quick`;
-    `plans`: a plan of its own for some n)."""
+    2, 3 and 4, the sizes the course grades, whatever sizes the logs show), searched with
+    each n's plan (`PLANS`; `QUICK` if `quick`; `plans`: a plan of its own for some n), in
+    `workers` processes (one tree each at a time)."""
     model = answer_model(inputs.answers)
-    logged = sorted({len(text.split(";")) for text in inputs.answers})
-    sizes = tuple(sizes or logged)
+    sizes = tuple(SIZES if sizes is None else sizes)
     bad = [n for n in sizes if n not in SIZES]
-    if bad:
-        raise FitError(f"n must be one of {', '.join(map(str, SIZES))}, not {bad[0]}")
+    if bad or not sizes:
+        raise FitError(
+            f"n must be one of {', '.join(map(str, SIZES))}, not {bad[0] if bad else 'none'}"
+        )
     plans = {**(QUICK if quick else PLANS), **(plans or {})}
+    jobs = [(n, model.prior(n), plans[n]) for n in sizes]
+    if workers > 1 and len(jobs) > 1:
+        with ProcessPoolExecutor(min(workers, len(jobs))) as pool:  # the largest n first
+            searched = dict(zip(sorted(sizes, reverse=True),
+                                pool.map(_search, sorted(jobs, key=lambda job: -job[0])),
+                                strict=True))  # fmt: skip
+    else:
+        searched = {n: _search(job) for n, job in zip(sizes, jobs, strict=True)}
     trees, per_n = {}, {}
     for n in sizes:
-        started = time.perf_counter()
-        search = Search(n, model.prior(n), plans[n])
-        tree = flatten(n, search.run())
+        tree, seconds = searched[n]
         trees[n] = tree
         per_n[str(n)] = {
             "expected_guesses": round(float(tree.cost[0]), 6),
             "nodes": len(tree),
             "deepest": int(tree.depth.max()) + 1,
             "first_guess": hand_text(hands(n).cards[tree.guess[0]]),
-            "seconds": round(time.perf_counter() - started, 1),
+            "seconds": round(seconds, 1),
+            "quick": quick and QUICK[n] != PLANS[n],
             "plan": asdict(plans[n]),
         }
     metadata = {
@@ -183,6 +194,14 @@ def fit(
         "trees": per_n,
     }
     return Trees(trees, metadata)
+
+
+def _search(job: tuple[int, np.ndarray | None, Plan]) -> tuple[FlatTree, float]:
+    """One n's tree and the seconds its search took."""
+    n, prior, plan = job
+    started = time.perf_counter()
+    tree = flatten(n, Search(n, prior, plan).run())
+    return tree, time.perf_counter() - started
 
 
 # --- the table file ----------------------------------------------------------------------
@@ -237,7 +256,12 @@ def read_table(path: str | Path) -> Trees:
     print of the right types; `tables.TableError` (one line) for anything else."""
     frame, metadata = tables.read(path, GAME, KIND, columns=SCHEMA)
     tables.fields(path, {"table": metadata}, "table", TOP)
-    tables.fields(path, metadata, "answerer", ANSWERER)
+    if not tables.fields(path, metadata, "answerer", ANSWERER)["uniform"]:
+        weights = metadata["answerer"].get("card_weights")
+        cards = [card_text(card) for card in range(DECK)]
+        tables.fields(path, metadata["answerer"], "card_weights", dict.fromkeys(cards, float))
+        if not all(weights[card] > 0 for card in cards):
+            raise tables.TableError(f"{path}: a card weight that is not positive")
     stated = metadata.get("trees")
     if frame.is_empty() or not isinstance(stated, dict):
         raise tables.TableError(f"{path}: the table holds no tree")

@@ -44,8 +44,12 @@ def read_answerer(text: str) -> str:
 OPTIONS = {
     "fit": {
         "sizes": own(Any, "--n", None, "Answer sizes to fit a tree for, comma-separated "
-                     "(default: the sizes the logs show).", parser=read_sizes, metavar="2,3,4"),
-        "quick": own(bool, "--quick", False, "A greedy-estimate tree in seconds (for trials)."),
+                     "(default: 2,3,4, the sizes the course grades; a player refuses an n its "
+                     "table has no tree for).", parser=read_sizes, metavar="2,3,4"),
+        "quick": own(bool, "--quick", False, "Search n = 2 and 3 in seconds, not minutes (for "
+                     "trials; n = 4 is searched as without it)."),
+        "workers": own(int, "--workers", 1, "Worker processes (one n's tree each).", min=1,
+                       max=options.MAX_WORKERS),
     },
     "generate": {"workers": own(int, "--workers", 1, "Worker processes.", min=1,
                                 max=options.MAX_WORKERS)},
@@ -74,7 +78,8 @@ ABOUT = {
     "guesses per game, candidates left after each guess, answer card and rank frequencies, "
     "first-guess quality.",
     "fit": "Fit guessing trees from the logged answers: the answer distribution, then for "
-    "each n the tree minimising the expected number of guesses.",
+    "each n (2, 3 and 4 by default) the tree minimising the expected number of guesses "
+    "(minutes; n = 4 takes the most).",
     "generate": "Generate a single-file, standard-library-only card-guessing player from a "
     "table, measured on every answer it has a tree for against the baselines.",
     "validate": "Play the file's own initial_guess/next_guess on every answer (n = 2, 3) and "

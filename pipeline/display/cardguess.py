@@ -10,6 +10,7 @@ import polars as pl
 
 from mine.pipeline.console import console, show, show_pairs
 from mine.pipeline.stats.cardguess import CardGuessStats, headline
+from mine.strategies.engines.cardguess import SIZES
 from mine.strategies.solvers.cardguess import Trees
 
 
@@ -58,13 +59,20 @@ def fitted(fitted: Trees, path: Path) -> None:
              f"{metadata['logs']} / {metadata['games']:,} / {metadata['rows']:,}"),
             ("data fingerprint", metadata["fingerprint"][:16] + "…"),
             ("answerer uniform", f"{answerer['uniform']} (p {answerer['chi_square_p_value']:.4g})"),
-            *(
-                (f"n = {size}", f"{tree['expected_guesses']:.4f} expected guesses, "
-                 f"{tree['nodes']:,} nodes, first {tree['first_guess']}, {tree['seconds']} s")
-                for size, tree in metadata["trees"].items()
-            ),
+            *((f"n = {n}", tree_line(metadata["trees"].get(str(n)), n)) for n in SIZES),
         ],
     )  # fmt: skip
+
+
+def tree_line(tree: dict[str, Any] | None, n: int) -> str:
+    """What a player from the table does for n: its searched tree, or a refusal."""
+    if tree is None:
+        return f"no tree: a player from this table refuses n = {n} (fit it with --n {n})"
+    search = "quick search" if tree.get("quick") else "search"
+    return (
+        f"{search}: {tree['expected_guesses']:.4f} expected guesses, {tree['nodes']:,} nodes, "
+        f"first {tree['first_guess']}, {tree['seconds']} s"
+    )
 
 
 def generated(path: Path, card: dict[str, Any]) -> None:
@@ -73,8 +81,11 @@ def generated(path: Path, card: dict[str, Any]) -> None:
 
 
 def validated(card: dict[str, Any]) -> None:
-    rows = []
+    rows, refused = [], {}
     for n, entry in card["sizes"].items():
+        if "refused" in entry:
+            refused[n] = entry["refused"]
+            continue
         named = [
             ("player", entry["player"], None),
             *((name, figures, entry["vs"][name]) for name, figures in entry["baselines"].items()),
@@ -97,6 +108,8 @@ def validated(card: dict[str, Any]) -> None:
     show(rows, f"{card['player']} ({card['answers_from']})",
          formats={"mean": "{:.4f}".format, "slowest call (s)": _or_blank("{:.4f}"),
                   "player needs fewer by": _or_blank("{:+.4f}")})  # fmt: skip
+    for n, reason in refused.items():
+        console.print(f"n = {n}: refused, not played ({reason})")
     for n, entry in card["sizes"].items():
         if "compared" in entry:
             paired = entry["compared"]["paired"]

@@ -1,6 +1,8 @@
-"""Card guessing's report: per answer size, the tree's guess-count distribution and its
-first levels (the first guess, the feedbacks that matter most and the guess after each);
-with a validated player, its distributions against the baselines on the same answers."""
+"""Card guessing's report: first, what a player from the table plays (a searched tree per
+n, or a refusal) and, with a validated player, how it does against the baselines; then per
+answer size, the tree's guess-count distribution and its first levels (the first guess,
+the feedbacks that matter most and the guess after each), and the player's distributions
+against the baselines on the same answers."""
 
 from __future__ import annotations
 
@@ -11,9 +13,9 @@ import numpy as np
 
 from mine.pipeline.reports import kit
 from mine.strategies.contained import PlayerFault
-from mine.strategies.engines.cardguess import decode, hand_text, hands
+from mine.strategies.engines.cardguess import SIZES, decode, hand_text, hands
 from mine.strategies.solvers.cardguess import FlatTree, Trees
-from mine.strategies.validation.cardguess import validate
+from mine.strategies.validation.cardguess import table_answerer, validate
 
 FIRST_LEVEL_ROWS = 15  # the feedbacks after the first guess shown, most answers first
 
@@ -106,17 +108,65 @@ def _size_section(
     )
 
 
+def plays(fitted: Trees, card: dict | None) -> kit.Section:
+    """Per n, what a player generated from the table does: its searched tree's expected
+    guesses, or its refusal; with a validated player, its mean guesses and the baselines'
+    on the same answers."""
+    rows = []
+    for n in SIZES:
+        tree = fitted.metadata["trees"].get(str(n))
+        entry = (card or {}).get("sizes", {}).get(str(n), {})
+        row: dict[str, Any] = {
+            "n": n,
+            "plays": ("quick-searched tree" if tree.get("quick") else "searched tree")
+            if tree
+            else "refused: no tree",
+            "tree expects": tree["expected_guesses"] if tree else None,
+        }
+        if card is not None:
+            row["player"] = entry.get("player", {}).get("mean")
+            for name, figures in entry.get("baselines", {}).items():
+                row[name] = figures.get("mean")
+        rows.append(row)
+    refused = [str(n) for n in SIZES if n not in fitted.trees]
+    text = (
+        "A generated player plays each n its table has a searched tree for, and never worse "
+        "than the greedy guesser (`mine generate` measures the file on the same answers as "
+        "greedy and writes none that is worse). "
+        + (f"It refuses n = {', '.join(refused)}: without a tree no rule a standard-library "
+           "file can run within the handout's time matches greedy, so its initial_guess "
+           "raises ValueError for them. " if refused else "")
+        + ("Mean guesses: the tree's over the fitted answer distribution; with a validated "
+           f"player, the file's and the baselines' ({card['answers_from']})." if card else
+           "Run with --player to measure a generated file against the baselines.")
+    )  # fmt: skip
+    columns = {key: key for key in rows[0]}
+    number = "{:.4f}".format
+    formats = {key: (lambda v: "" if v is None else number(v)) for key in columns}
+    del formats["n"], formats["plays"]
+    return kit.Section(
+        "What the player plays",
+        text,
+        [kit.count_table(rows, title="mean guesses per answer", columns=columns, formats=formats)],
+    )
+
+
 def html(fitted: Trees, observed: None = None, player: Path | None = None) -> str:
     """The whole page of fitted trees; with `player` (a generated file), its validation
     on the answers of every n the trees cover, against the baselines."""
     trees, metadata = fitted.trees, fitted.metadata
+    answerer = table_answerer(metadata["answerer"])
     try:
-        card = None if player is None else validate(player, sizes=sorted(trees))
+        card = None if player is None else validate(player, answerer=answerer)
     except PlayerFault as fault:  # the file's failure: one line, as `mine validate` says it
         raise ValueError(str(fault)) from None
     figures = metadata.get("trees", {})
     sections = [
-        _size_section(n, tree, figures.get(str(n), {}), card) for n, tree in sorted(trees.items())
+        plays(fitted, card),
+        *(
+            _size_section(n, tree, figures.get(str(n), {}), card)
+            for n, tree in sorted(trees.items())
+        ),
     ]
     answerer = metadata.get("answerer", {})
     return kit.page(

@@ -269,8 +269,14 @@ def feedback_matrix(answers: HandSet, guesses: HandSet) -> np.ndarray:
 FACE_WEIGHT = 3.0  # `faces` picks a jack, queen or king three times as often as another card
 
 
-def card_weights(answerer: str) -> np.ndarray:
-    """The answerer's weight for each card; it draws n distinct cards in proportion."""
+def card_weights(answerer: str | Sequence[float]) -> np.ndarray:
+    """The answerer's weight for each card (an answerer named, or its 52 weights given);
+    it draws n distinct cards in proportion."""
+    if not isinstance(answerer, str):
+        weights = np.asarray(answerer, float)
+        if weights.shape != (DECK,) or not (np.isfinite(weights) & (weights > 0)).all():
+            raise ValueError("an answerer's card weights are 52 positive numbers")
+        return weights
     weights = np.ones(DECK)
     if answerer == "faces":
         weights[[card for card in range(DECK) if RANKS[rank_of(card)] in "JQK"]] = FACE_WEIGHT
@@ -282,13 +288,13 @@ def card_weights(answerer: str) -> np.ndarray:
 ANSWERERS = ("uniform", "faces")
 
 
-def draw_answer(n: int, answerer: str, rng: np.random.Generator) -> Hand:
+def draw_answer(n: int, answerer: str | Sequence[float], rng: np.random.Generator) -> Hand:
     weights = card_weights(answerer)
     cards = rng.choice(DECK, size=n, replace=False, p=weights / weights.sum())
     return tuple(sorted(int(card) for card in cards))
 
 
-def answer_probabilities(n: int, answerer: str) -> np.ndarray:
+def answer_probabilities(n: int, answerer: str | Sequence[float]) -> np.ndarray:
     """The exact chance the answerer picks each hand of `hands(n)`: it draws cards one by
     one in proportion to their weights among those left, so a hand's chance is the sum
     over the orders its cards can come in."""

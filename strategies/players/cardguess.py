@@ -1,28 +1,33 @@
 """The card-guessing player: the code of every generated card-guessing file.
 
 `mine generate cardguess` copies this module below its own docstring into the file and
-writes the fitted trees into `TREES` (empty here: every n falls back). The handout's
-interface, with cards as the spec's strings (`3C`, `TH`, `AS`): `feedback(answer, guess)`,
-`initial_guess(n)` and `next_guess((guess, state), feedback)`.
+writes the fitted trees into `TREES` (empty here). The handout's interface, with cards as
+the spec's strings (`3C`, `TH`, `AS`): `feedback(answer, guess)`, `initial_guess(n)` and
+`next_guess((guess, state), feedback)`.
 
+A file plays exactly the n it has a searched tree for, and refuses any other n:
+`initial_guess(n)` raises ValueError saying so. It never plays an n worse than the greedy
+guesser would: without a tree no rule a standard-library file can run within the
+handout's time matches greedy (its rule in pure Python takes seconds a call for n = 3).
 A tree is walked by the feedback codes of its edges; off the tree (a feedback no answer
-gives, or an n without a tree) a fallback guesses a hand consistent with every feedback so
-far, or any hand not yet guessed, within FALLBACK_SECONDS, so it never fails. The engine
-computes its feedback with this module's `card_feedback`: one rule for both.
+the tree was searched for gives) a fallback guesses the first hand consistent with every
+feedback so far among the first FALLBACK_HANDS hands, else the first hand not yet guessed,
+so it never fails. Its budget is counted in hands, not seconds: the same file makes the
+same guesses on every machine. The engine computes its feedback with this module's
+`card_feedback`: one rule for both.
 """
 
 import array
 import base64
 import bisect
 import sys
-import time
 import zlib
 from collections.abc import Sequence
-from itertools import accumulate, combinations
+from itertools import accumulate, combinations, islice
 
 RANKS = "23456789TJQKA"  # ace high
 SUITS = "CDHS"
-FALLBACK_SECONDS = 0.5
+FALLBACK_HANDS = 25_000  # every hand of n = 2 and 3; the first of n = 4 (0.1 s or so)
 
 # n -> (nodes, the tree packed as described in the module docstring of mine's codegen).
 TREES = {}
@@ -107,10 +112,12 @@ def _code(numbers: Sequence[int]) -> int:
 
 
 def initial_guess(n: int) -> Said:
-    """The first guess for an answer of n cards, and the state: (n, node, history)."""
-    if n in TREES:
-        return _guess_at(n, 0), (n, 0, ())
-    return _fallback(n, ()), (n, -1, ())
+    """The first guess for an answer of n cards, and the state: (n, node, history);
+    ValueError for an n without a tree."""
+    if n not in TREES:
+        plays = ", ".join(str(size) for size in sorted(TREES)) or "none"
+        raise ValueError(f"this player has no tree for n = {n} (it plays n = {plays})")
+    return _guess_at(n, 0), (n, 0, ())
 
 
 def next_guess(previous: Said, numbers: Sequence[int]) -> Said:
@@ -129,18 +136,14 @@ def next_guess(previous: Said, numbers: Sequence[int]) -> Said:
 
 
 def _fallback(n: int, history: History) -> list[str]:
-    """Off the tree: the first hand consistent with every feedback so far, else (none
-    found in time, or none exists) the first hand not yet guessed."""
-    started = time.perf_counter()
+    """Off the tree: the first hand, in the cards' order, of the first FALLBACK_HANDS that
+    is consistent with every feedback so far and not yet guessed, else the first hand not
+    yet guessed."""
     guessed = {frozenset(guess) for guess, _ in history}
-    spare = None
-    for hand in combinations(range(52), n):
-        if frozenset(hand) in guessed:
-            continue
-        if spare is None:
-            spare = hand
-        if all(card_feedback(hand, guess) == said for guess, said in history):
+    for hand in islice(combinations(range(52), n), FALLBACK_HANDS):
+        if frozenset(hand) not in guessed and all(
+            card_feedback(hand, guess) == said for guess, said in history
+        ):
             return [card_text(card) for card in hand]
-        if time.perf_counter() - started > FALLBACK_SECONDS:
-            break
+    spare = next(h for h in combinations(range(52), n) if frozenset(h) not in guessed)
     return [card_text(card) for card in spare]

@@ -57,8 +57,11 @@ EVERY = {2: True, 3: True, 4: False}  # n whose every answer is played by defaul
 LIMITS = contained.Limits(call_seconds=1.0)  # "well under a second" a call; 10 s a game
 
 
+Answerer = str | Sequence[float]  # an answerer's name, or its 52 card weights
+
+
 def answers_for(
-    n: int, answerer: str = "uniform", count: int | None = None, seed: int = SAMPLE_SEED
+    n: int, answerer: Answerer = "uniform", count: int | None = None, seed: int = SAMPLE_SEED
 ) -> tuple[list[Hand], np.ndarray | None]:
     """The answers a validation plays, and their exact chances when they are every hand
     (n = 2, 3, `count` not given): then the figures are exact expectations under the
@@ -69,7 +72,7 @@ def answers_for(
     every = [tuple(int(c) for c in hand) for hand in universe.cards.tolist()]
     if count is None and EVERY.get(n, False):
         return every, answer_probabilities(n, answerer)
-    if answerer == "uniform":
+    if isinstance(answerer, str) and answerer == "uniform":
         size = min(count or SAMPLE, len(universe))
         return [
             every[i] for i in np.sort(rng.choice(len(universe), size=size, replace=False))
@@ -242,6 +245,9 @@ def paired(
 
 
 def baseline_records(name: str, n: int, answers: Sequence[Hand], rules: CardGuessRules) -> list:
+    """The baseline's record of each answer, its time not limited: a loaded machine must
+    not cost it games (its figures are the yardstick, not what is measured)."""
+    rules = replace(rules, seconds=math.inf)
     guesser = make_bot(name, rules, np.random.default_rng(SAMPLE_SEED))
     if name in ("greedy", "entropy"):
         guesser.initial_guess(rules.n)  # its first guess, remembered: not any one game's time
@@ -270,8 +276,19 @@ def _mismatches(task: tuple) -> int:
     return feedback_mismatches(*task)
 
 
-def _loads(path: str) -> None:
-    player_module(path)
+def _refusals(task: tuple[str, Sequence[int]]) -> dict[int, str]:
+    """The file loaded, and the n it refuses: those whose `initial_guess(n)` raises
+    ValueError (its words); any other failure is left to the games, which count it."""
+    path, sizes = task
+    module, refused = player_module(path), {}
+    for n in sizes:
+        try:
+            module.initial_guess(n)
+        except ValueError as error:
+            refused[n] = f"{type(error).__name__}: {error}"
+        except Exception:  # a crash: the games record it
+            pass
+    return refused
 
 
 def validate(
@@ -281,7 +298,7 @@ def validate(
     against: str | Path | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     sizes: Sequence[int] | None = None,
-    answerer: str = "uniform",
+    answerer: Answerer = "uniform",
     answers: int | None = None,
     baselines: Sequence[str] | None = None,
     workers: int = 1,
@@ -290,24 +307,31 @@ def validate(
     """The report card of a player file for each n of `sizes` (and, with `against`, of
     another file on the same answers, paired); the files run contained (PlayerFault when
     one fails). `rules`: settings over the defaults (the guess and time limits; n is each
-    of `sizes`, default 2, 3, 4); `answers`: that many answers drawn per n instead of every
+    of `sizes`, default 2, 3, 4; an n the file refuses, raising ValueError from
+    `initial_guess(n)`, is reported as refused and not played); `answerer`: a name, or 52
+    card weights ("fitted"); `answers`: that many answers drawn per n instead of every
     answer; `baselines` (default: `BASELINES`) play the same answers; `progress(name,
     answers done, answers)` as the file plays each n."""
     path, sizes = Path(path), SIZES if sizes is None else sizes
     baselines = BASELINES if baselines is None else baselines
     base = RULES.from_settings(rules or ())
-    contained.run(path, _loads, [str(path)], limits=limits)  # a bad file fails here, once
+    # A bad file fails here, once; an n it refuses is not played.
+    refused = contained.run(path, _refusals, [(str(path), tuple(sizes))], limits=limits)[0]
     unknown = [b for b in baselines if b not in GUESSERS]
     if unknown:
         raise ValueError(f"unknown baseline {unknown[0]!r} (known: {', '.join(GUESSERS)})")
+    named = answerer if isinstance(answerer, str) else "fitted"
     card: dict[str, Any] = {
         "player": str(path),
-        "answerer": answerer,
-        "answers_from": _answers_from(answerer, answers),
+        "answerer": named,
+        "answers_from": _answers_from(named, answers),
         "limits": {"guess_limit": base.guess_limit, "seconds": base.seconds},
         "sizes": {},
     }
     for n in sizes:
+        if n in refused:
+            card["sizes"][str(n)] = {"refused": refused[n]}
+            continue
         game_rules = replace(base, n=n)
         played, chances = answers_for(n, answerer, answers)
         shown = partial(progress, f"n = {n}") if progress else None
@@ -334,18 +358,52 @@ def validate(
 
 
 def check(path: str | Path, fitted: Any, *, workers: int = 1) -> dict[str, Any]:
-    """The figures `mine generate` writes into a file: every n its table has a tree for
-    (every answer of n = 2 and 3, a sample of n = 4), against the baselines. They are the
-    file's wherever it is written, so the card does not name the path it was measured at."""
-    card = validate(path, sizes=sorted(fitted.trees), workers=workers)
+    """The figures `mine generate` writes into a file: every n it plays (every answer of
+    n = 2 and 3, a sample of n = 4), drawn as its table's answerer draws them, against
+    the baselines, and the n it refuses. ValueError when it plays an n worse than the
+    greedy guesser: no such file is written. The figures are the file's wherever it is
+    written, so the card does not name the path it was measured at."""
+    answerer = table_answerer(fitted.metadata.get("answerer", {}))
+    card = validate(path, answerer=answerer, workers=workers)
     del card["player"]
+    worse = below_greedy(card)
+    if worse:
+        raise ValueError(worse)
     return card
+
+
+def table_answerer(answerer: Mapping[str, Any]) -> Answerer:
+    """The answerer a table was fitted for: uniform, or its smoothed card weights."""
+    if answerer.get("uniform", True):
+        return "uniform"
+    weights = answerer["card_weights"]
+    return [weights[card_text(card)] for card in range(52)]
+
+
+GREEDY_TOLERANCE = 1e-9  # equal decisions give equal means; only rounding may differ
+
+
+def below_greedy(card: dict[str, Any]) -> str | None:
+    """The n the file plays worse than the greedy guesser on the same answers (paired, so
+    a game greedy did not finish does not count), if any: the line that says so."""
+    for n, entry in card["sizes"].items():
+        versus = entry.get("vs", {}).get("greedy", {})
+        if versus.get("answers") and versus["mean_difference"] < -GREEDY_TOLERANCE:
+            return (
+                f"n = {n}: the file needs {-versus['mean_difference']:.6f} guesses more per "
+                f"answer than greedy ({card['answers_from']}), and a player never plays an n "
+                "worse than greedy: fit that n's tree with its full search (`mine fit "
+                f"cardguess --n {n}`, without --quick), or leave n = {n} out of the table"
+            )
+    return None
 
 
 def failure(card: dict[str, Any]) -> str | None:
     """Why the card's figures do not hold, if they do not: games the file lost to an
     invalid guess (or a crash, a limit), or a `feedback` that is not the rules'."""
     for n, entry in card["sizes"].items():
+        if "refused" in entry:
+            continue
         lost, wrong = entry["player"]["invalid"], entry["feedback_mismatches"]
         if lost:
             return (

@@ -68,3 +68,13 @@ def test_a_table_out_of_order_is_refused(tmp_path):
     frame.with_columns(pl.col("parent").reverse()).write_parquet(path)
     with pytest.raises(TableError, match="tree is broken"):
         model.read_table(path)
+
+
+def test_trees_fitted_in_parallel_are_the_serial_ones_each_under_its_n():
+    inputs = logged(answers("uniform", 300, 3))
+    both = model.fit(inputs, (2, 3), plans={2: CHEAP, 3: CHEAP}, workers=2)
+    alone = model.fit(inputs, (2,), plans={2: CHEAP})
+    assert [tree.n for tree in both.trees.values()] == [2, 3]
+    assert (both.trees[2].guess == alone.trees[2].guess).all()
+    assert both.trees[3].answers[0] == 22100 and both.metadata["settings"]["sizes"] == [2, 3]
+    assert both.metadata["trees"]["3"]["expected_guesses"] == round(both.trees[3].cost[0], 6)

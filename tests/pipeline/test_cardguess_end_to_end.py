@@ -50,8 +50,22 @@ def test_fit_reads_only_the_chosen_logs_and_sees_them_uniform(loop):
 def test_generate_measures_the_file_it_writes(loop):
     generated = loop["generated"]
     assert generated["player"] == str(loop["root"] / "p.py")
-    assert list(generated["sizes"]) == ["2"] and generated["sizes"]["2"]["player"]["exact"]
+    assert generated["sizes"]["2"]["player"]["exact"]
     assert generated["sizes"]["2"]["player"]["games"] == 1326
+    assert generated["sizes"]["2"]["vs"]["greedy"]["mean_difference"] > 0  # fewer than greedy
+    assert "no tree for n = 3" in generated["sizes"]["3"]["refused"]
+    assert "no tree for n = 4" in generated["sizes"]["4"]["refused"]
+
+
+def test_a_tree_fitted_to_a_skewed_answerer_is_measured_as_it_draws(loop):
+    root = loop["root"]
+    fit = invoke_json("fit", "cardguess", "--db", loop["db"], "--quick", "--n", 2, "--logs",
+                      str(root / "logs" / "faces" / "*"), "--out", root / "faces.parquet")  # fmt: skip
+    assert fit["answerer"]["uniform"] is False
+    generated = invoke_json("generate", "cardguess", "--table", root / "faces.parquet",
+                            "--out", root / "faces.py")  # fmt: skip
+    assert generated["answerer"] == "fitted" and generated["sizes"]["2"]["player"]["exact"]
+    assert generated["sizes"]["2"]["vs"]["greedy"]["mean_difference"] >= 0
 
 
 def test_validate_plays_the_files_own_functions_against_the_baselines(loop):

@@ -22,6 +22,7 @@ from mine.strategies.player_file import load_source
 from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
 from mine.strategies.validation.cardguess import (
     FileGuesser,
+    check,
     failure,
     figures,
     measure_file,
@@ -92,9 +93,39 @@ def test_an_impossible_feedback_still_gets_a_valid_guess(player):
     assert len(set(again)) == 2 and set(again) not in ({*guess}, {*after})
 
 
-def test_without_a_tree_for_n_the_fallback_still_finds_the_answer(player):
-    played = play_game(FileGuesser(player), (0, 9, 30), CardGuessRules(n=3))
-    assert played.guesses[-1] == (0, 9, 30)
+def test_without_a_tree_for_n_the_file_refuses_n_and_says_so(source, player):
+    with pytest.raises(ValueError, match=r"no tree for n = 3 \(it plays n = 2\)"):
+        play_game(FileGuesser(player), (0, 9, 30), CardGuessRules(n=3))
+    doc = ast.get_docstring(ast.parse(source))
+    assert "Plays n = 2, each by its searched tree" in doc
+    assert "Refuses n = 3, 4: its table has no tree" in doc
+
+
+def test_validate_reports_the_n_a_file_refuses_and_plays_the_others(tmp_path, source):
+    path = tmp_path / "p.py"
+    path.write_text(source)
+    card = validate(path, sizes=(2, 3), answers=40, baselines=())
+    assert card["sizes"]["3"] == {
+        "refused": "ValueError: this player has no tree for n = 3 (it plays n = 2)"
+    }
+    assert card["sizes"]["2"]["player"]["games"] == 40 and failure(card) is None
+
+
+def test_check_measures_every_answer_and_refuses_a_file_worse_than_greedy(tmp_path, tree):
+    good = tmp_path / "good.py"
+    good.write_text(module_source(Trees({2: tree}, METADATA), None))
+    card = check(good, Trees({2: tree}, METADATA))
+    assert set(card["sizes"]) == {"2", "3", "4"} and "player" not in card
+    assert card["sizes"]["3"]["refused"] and card["sizes"]["4"]["refused"]
+    entry = card["sizes"]["2"]
+    assert entry["player"]["exact"] and entry["player"]["games"] == 1326
+    assert entry["player"]["mean"] <= entry["baselines"]["greedy"]["mean"]
+    # a tree that guesses the first candidate each time: first-consistent, not greedy
+    naive = flatten(2, Search(2, None, Plan(widths=(1,), members=1, extras=0)).run())
+    bad = tmp_path / "bad.py"
+    bad.write_text(module_source(Trees({2: naive}, METADATA), None))
+    with pytest.raises(ValueError, match="n = 2: the file needs .* more per answer than greedy"):
+        check(bad, Trees({2: naive}, METADATA))
 
 
 def test_validation_counts_what_the_file_does(tmp_path, source):

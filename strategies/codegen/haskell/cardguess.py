@@ -1,5 +1,6 @@
 """The COMP30020 card-guessing `Proj1.hs` of fitted trees (`mine generate cardguess --lang
-haskell`): `templates/cardguess.hs` with the Python file's trees written in.
+haskell`): `templates/cardguess.hs` with the Python file's trees and its fallback's budget
+written in.
 
 Each tree is the Python file's (its `TREES` literal decoded): breadth-first, node by node
 its guess (n card numbers), how many children it has and the feedback code leading to it,
@@ -35,13 +36,17 @@ TITLE = (
 
 def haskell_source(python: str) -> str:
     """The Haskell file of the trees the generated Python file `python` holds (its
-    docstring's provenance and figures, its literal trees): both files play the same trees."""
+    docstring's provenance and figures, its literal trees, its fallback's budget): both
+    files play the same trees and fall back alike."""
     doc, values = python_parts(python)
     entries = [
         f"({integer(n)}, {integer(nodes)}, {_literal(_encoded(n, nodes, packed))})"
         for n, (nodes, packed) in sorted(values["TREES"].items())
     ]
-    definitions = [definition("treeData", "[(Int, Int, String)]", listed(entries))]
+    definitions = [
+        definition("treeData", "[(Int, Int, String)]", listed(entries)),
+        definition("fallbackHands", "Int", integer(values["FALLBACK_HANDS"])),
+    ]
     return fill("cardguess", TITLE, doc, definitions)
 
 

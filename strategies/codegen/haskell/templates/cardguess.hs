@@ -4,38 +4,40 @@ module Proj1 (feedback, initialGuess, nextGuess, GameState) where
 -- The COMP30020 card-guessing player of `mine generate cardguess --lang
 -- haskell`. It guesses exactly as the Python file of the same trees: each
 -- answer size with a tree follows it (a node's guess, then the child the
--- feedback leads to); off the tree (a feedback no answer gives, or a size
--- without a tree) it guesses the first hand, in the order of the cards'
--- numbers, consistent with every feedback so far and not yet guessed. (The
--- Python file stops that search after half a second and then guesses the
--- first hand not yet guessed; a pure function cannot read a clock, so this
--- one searches to the end, well inside the handout's ten seconds a game.)
+-- feedback leads to), and a size without a tree is refused (an error that
+-- says so), as the Python file raises ValueError; off the tree (a feedback
+-- no answer the tree was searched for gives) it guesses the first hand, in
+-- the order of the cards' numbers, of the first `fallbackHands` that is
+-- consistent with every feedback so far and not yet guessed, else the first
+-- hand not yet guessed (the Python file's budget, counted in hands).
 
 import Card (Card (Card))
 import qualified Data.IntMap.Strict as IntMap
-import Data.List (delete, find, foldl', nub, sort)
+import Data.List (delete, find, foldl', intercalate, nub, sort)
 import qualified Data.Map as Map
 import Data.Maybe (fromMaybe, mapMaybe)
 
 -- The fitted trees: per answer size, the number of nodes and the tree,
 -- breadth-first, each node written as its guess (n card numbers, one
 -- character each), how many children it has and the feedback code leading
--- to it (two characters each), in base 64 over `alphabet`. The definitions
--- from here to the end marker are written by `mine generate` from the
--- fitted trees.
+-- to it (two characters each), in base 64 over `alphabet`; and how many
+-- hands the fallback examines at most (the Python file's FALLBACK_HANDS).
+-- The definitions from here to the end marker are written by `mine
+-- generate` from the Python file.
 -- BEGIN DATA
 
 treeData :: [(Int, Int, String)]
 treeData = [(2, 1, "ohAAAA")]
 
+fallbackHands :: Int
+fallbackHands = 25000
+
 -- END DATA
 
 -- | What a game keeps between guesses: the answer size, the node of the
--- tree the last guess came from (-1: off the tree), every guess with its
--- feedback (latest first), and the hands consistent with all of them, in
--- order (filtered lazily: only a game that leaves the tree walks them, and
--- then each hand once for each feedback).
-data GameState = GameState Int Int [([Int], Feedback)] [[Int]]
+-- tree the last guess came from (-1: off the tree) and every guess with its
+-- feedback (latest first).
+data GameState = GameState Int Int [([Int], Feedback)]
 
 type Feedback = (Int, Int, Int, Int, Int)
 
@@ -49,24 +51,32 @@ feedback :: [Card] -> [Card] -> Feedback
 feedback answer guess =
   feedbackTo (map cardNumber guess) (map cardNumber answer)
 
--- | The first guess for an answer of n cards.
+-- | The first guess for an answer of n cards; an error for an n without a
+-- tree.
 initialGuess :: Int -> ([Card], GameState)
 initialGuess n = case IntMap.lookup n trees >>= guessAt 0 of
-  Just cards -> (cards, GameState n 0 [] hands)
-  Nothing -> (fallback n [] hands, GameState n (-1) [] hands)
+  Just cards -> (cards, GameState n 0 [])
+  Nothing ->
+    error
+      ( "this player has no tree for n = "
+          ++ show n
+          ++ " (it plays n = "
+          ++ plays
+          ++ ")"
+      )
   where
-    hands = combinations n [0 .. 51]
+    plays = case IntMap.keys trees of
+      [] -> "none"
+      sizes -> intercalate ", " (map show sizes)
 
 -- | The next guess, given the last one and its feedback.
 nextGuess :: ([Card], GameState) -> Feedback -> ([Card], GameState)
-nextGuess (guess, GameState n at history consistent) numbers = case child of
-  Just (next, cards) -> (cards, GameState n next history' consistent')
-  Nothing -> (fallback n history' consistent', offTree)
+nextGuess (guess, GameState n at history) numbers = case child of
+  Just (next, cards) -> (cards, GameState n next history')
+  Nothing -> (fallback n history', GameState n (-1) history')
   where
     guessed = map cardNumber guess
     history' = (guessed, numbers) : history
-    consistent' = filter ((== numbers) . feedbackTo guessed) consistent
-    offTree = GameState n (-1) history' consistent'
     child = do
       tree <- IntMap.lookup n trees
       Node _ first count _ <- if at < 0 then Nothing else IntMap.lookup at tree
@@ -123,15 +133,19 @@ overlap answer guess = fst (foldl' pairOff (0, guess) answer)
 code :: Feedback -> Int
 code (a, b, c, d, e) = foldl' (\v x -> v * 5 + x) 0 [a, b, c, d, e]
 
--- | Off the tree: the first hand consistent with every feedback so far
--- (`consistent`) and not yet guessed, else the first hand not yet guessed.
-fallback :: Int -> [([Int], Feedback)] -> [[Int]] -> [Card]
-fallback n history consistent =
-  toCards (fromMaybe spare (find fresh consistent))
+-- | Off the tree: the first hand, in order, of the first `fallbackHands`
+-- that is consistent with every feedback so far and not yet guessed, else
+-- the first hand not yet guessed.
+fallback :: Int -> [([Int], Feedback)] -> [Card]
+fallback n history =
+  toCards (fromMaybe spare (find chosen (take fallbackHands hands)))
   where
+    hands = combinations n [0 .. 51]
     guessed = map (sort . nub . fst) history
     fresh = (`notElem` guessed)
-    spare = fromMaybe [] (find fresh (combinations n [0 .. 51]))
+    consistent hand = and [feedbackTo g hand == said | (g, said) <- history]
+    chosen hand = fresh hand && consistent hand
+    spare = fromMaybe [] (find fresh hands)
 
 combinations :: Int -> [a] -> [[a]]
 combinations 0 _ = [[]]
