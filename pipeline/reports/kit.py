@@ -97,15 +97,18 @@ def report_date() -> str:
 
 def provenance_rows(metadata: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     """Nested metadata as (key, value) rows, every figure of it: `learned › decks`, a list
-    of records one row each, lists joined, numbers grouped."""
+    of flat records one row each, lists joined, numbers grouped."""
     rows = []
     for key, value in metadata.items():
         name = f"{prefix}{_name(key)}"
         if isinstance(value, Mapping) and value:
             rows.extend(provenance_rows(value, f"{name} › "))
         elif _records(value):
-            numbered = {str(k): record for k, record in enumerate(value, start=1)}
-            rows.extend(provenance_rows(numbered, f"{name} › "))
+            for k, record in enumerate(value, start=1):
+                if any(isinstance(v, Mapping | list | tuple) for v in record.values()):
+                    rows.extend(provenance_rows(record, f"{name} › {k} › "))
+                else:  # a flat record reads as one line: "tc low -2 · tc high 10 · bid 10"
+                    rows.append((f"{name} › {k}", _text(record)))
         else:
             rows.append((name, _text(value)))
     return rows
@@ -178,7 +181,7 @@ def _text(value: Any) -> str:
 def unsigned_zero(text: str) -> str:
     """A number that rounds to zero without its sign: `-0`, `-0.00` (a small negative
     number, or IEEE's negative zero) reads `0`, `0.00`."""
-    if text[:1] in "-−" and not text[1:].strip("0.,% "):
+    if text[:1] in "-−" and "0" in text and not text[1:].strip("0.,% "):
         return text[1:]
     return text
 
