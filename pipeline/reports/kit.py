@@ -404,21 +404,30 @@ def grid(
     tips: Sequence[Sequence[str]] | None = None,
     letters: bool = True,
     cell: int = 22,
+    marked: Sequence[Sequence[bool]] | None = None,
+    mark_name: str = "",
     ident: str = "",
     caption: str = "",
 ) -> Markup:
     """A categorical chart: `keys[i][j]` names the cell's category, `legend` maps each
-    key to (name, colour); `tips` are the cells' tooltips."""
+    key to (name, colour), and only the keys drawn are in the key; `tips` are the cells'
+    tooltips; a cell `marked` has a black corner, named `mark_name` in the key."""
     left, top, parts = _cells_frame(rows, columns, x_label, y_label, cell)
     for i, row in enumerate(keys):
         for j, key in enumerate(row):
             name, colour = legend[key]
             tip = tips[i][j] if tips else f"{rows[i]}, {columns[j]}: {name}"
-            parts.append(_square(left + j * cell, top + i * cell, cell, colour, tip,
-                               key if letters else ""))  # fmt: skip
+            x, y = left + j * cell, top + i * cell
+            parts.append(_square(x, y, cell, colour, tip, key if letters else ""))
+            if marked and marked[i][j]:
+                parts.append(_corner(x + cell - 1, y))
     width = left + len(columns) * cell + 10
     bottom = top + len(rows) * cell + 10
-    used = [(legend[k][1], f"{k} {legend[k][0]}" if letters else legend[k][0]) for k in legend]
+    drawn = {key for row in keys for key in row}
+    used = [(legend[k][1], f"{k} {legend[k][0]}" if letters else legend[k][0])
+            for k in legend if k in drawn]  # fmt: skip
+    if marked and any(any(row) for row in marked):
+        used.append(("#000000", mark_name))
     svg, legend_width, legend_height = _legend(used, left, bottom, max(width - left, 240))
     parts.append(svg)
     return _figure(
@@ -427,6 +436,12 @@ def grid(
              title),
         caption, ident,
     )  # fmt: skip
+
+
+def _corner(right: float, top: float, size: float = 7) -> str:
+    """A black triangle in a cell's top right corner (the cell's mark)."""
+    return (f'<path d="M{right - size:.1f} {top:.1f}H{right:.1f}V{top + size:.1f}z" '
+            'fill="#000000" pointer-events="none"/>')  # fmt: skip
 
 
 def heat_map(
