@@ -116,6 +116,7 @@ def provenance_rows(metadata: Mapping[str, Any], prefix: str = "") -> list[tuple
 
 SHORT = 60  # characters: a longer value is cut in the short provenance table
 TOKEN = 20  # characters: a longer single word (a fingerprint) is cut to its start
+LEAF = 28  # characters: a longer figure is cut where a group's line shows its first two
 
 
 def provenance_summary(metadata: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -133,8 +134,8 @@ def _summary(value: Any) -> str:
         line = " · ".join(f"{name} {text}" for name, text in leaves)
         if len(leaves) <= 4 and len(line) <= SHORT:
             return line
-        first = " · ".join(f"{name} {_cut(text)}" for name, text in leaves[:2])
-        return f"{len(leaves)} figures: {first} …"
+        first = " · ".join(f"{name} {_cut(text, LEAF)}" for name, text in leaves[:2])
+        return f"{len(leaves)} figures: {first}" + ("" if first.endswith("…") else " …")
     if _records(value):
         return f"{len(value)} records"
     if isinstance(value, list | tuple) and len(value) > 6:
@@ -144,10 +145,10 @@ def _summary(value: Any) -> str:
     return _cut(_text(value))
 
 
-def _cut(text: str) -> str:
+def _cut(text: str, limit: int = SHORT) -> str:
     if " " not in text and len(text) > TOKEN:
         return text[: TOKEN - 4] + "…"
-    return text if len(text) <= SHORT else text[: SHORT - 1].rsplit(" ", 1)[0] + " …"
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
 
 
 def _name(key: Any) -> str:
