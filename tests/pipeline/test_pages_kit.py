@@ -92,3 +92,23 @@ def test_no_number_that_rounds_to_zero_reads_negative():
     assert not re.search(r">-0(\.0+)?<", str(plot))
     table = kit.count_table([{"margin": -0.0001}], title="t", formats={"margin": "{:+.2f}".format})
     assert ">-0.00<" not in str(table) and ">0.00<" in str(table)
+
+
+def test_a_grid_keys_only_what_it_draws_and_marks_the_cells_asked():
+    legend = {"H": ("Hit", "#f4a3a3"), "S": ("Stand", "#f6e27f"), "-": ("no decision", "#eee")}
+    keys = [["H", "S"], ["S", "S"]]
+    plain = str(kit.grid(keys, ["a", "b"], ["1", "2"], legend, title="t"))
+    assert ">H Hit<" in plain and ">S Stand<" in plain and "no decision" not in plain
+    assert "pointer-events" not in plain  # no mark asked, none drawn
+    marked = str(
+        kit.grid(
+            keys,
+            ["a", "b"],
+            ["1", "2"],
+            legend,
+            title="t",
+            marked=[[True, False], [False, True]],
+            mark_name="by the count",
+        )
+    )
+    assert marked.count('pointer-events="none"') == 2 and ">by the count<" in marked
