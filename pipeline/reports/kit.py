@@ -248,13 +248,21 @@ def strength(
     if sampled:
         notes.append(f"Intervals are 95 %; {'higher' if higher_is_better else 'lower'} is "
                      "better.")  # fmt: skip
-    for m in sampled:
-        if m.sample < SMALL_SAMPLE and m.interval is not None:
-            low, high = m.interval
-            notes.append(
-                f"{m.sample:,} {unit} against {m.against}: the interval is wide "
-                f"({fmt(low)} … {fmt(high)}); more {unit} would narrow it."
-            )
+    small = [m for m in sampled if m.sample < SMALL_SAMPLE and m.interval is not None]
+    if len(small) == 1:
+        (m,) = small
+        notes.append(
+            f"{m.sample:,} {unit} against {m.against}: the interval is wide "
+            f"({fmt(m.interval[0])} … {fmt(m.interval[1])}); more {unit} would narrow it."
+        )
+    elif small:
+        least, most = min(m.sample for m in small), max(m.sample for m in small)
+        counts = f"{least:,}" if least == most else f"{least:,} to {most:,}"
+        names = _listed([m.against for m in small])
+        notes.append(
+            f"{counts} {unit} against each of {names}: the intervals are wide (see the "
+            f"table); more {unit} would narrow them."
+        )
     blank = {"exact optimum": _maybe(fmt), "short of it by": _maybe(fmt)}
     figures = [
         count_table(rows, title=f"The player's {measure}", formats={measure: fmt, **blank}),
@@ -267,6 +275,10 @@ def strength(
         ),
     ]
     return Section("How strong the player is", "\n\n".join(notes), figures, ident=STRENGTH)
+
+
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _maybe(fmt: Callable[[float], str]) -> Callable[[float | None], str]:

@@ -60,6 +60,12 @@ def test_the_strength_section_says_how_sure_each_figure_is():
         "narrow it." in small.paragraphs
     )
     assert not any("wide" in p for p in large.paragraphs)
+    two = kit.strength(
+        [kit.Measured(name, 0.5, (0.3, 0.7), 20) for name in ("a", "b", "c")],
+        measure="win rate", summary="",
+    )  # fmt: skip
+    assert "20 games against each of a, b and c: the intervals are wide (see the table); " \
+        "more games would narrow them." in two.paragraphs  # fmt: skip
     assert "Exact figures are computed, not played: they carry no interval." in exact.paragraphs
     table = str(exact.figures[0])
     cells = re.findall(r"<td[^>]*>(.*?)</td>", table)

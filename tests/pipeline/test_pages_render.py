@@ -163,7 +163,8 @@ def test_the_supernim_page_draws_both_sides_wins_and_states_the_fit(pages):
     chart = chart[: chart.index("</figure>")]
     assert ">max wins<" in chart and ">min wins<" in chart
     assert re.search(r"the model's R² is -?\d\.\d{3}", text)
-    assert "4 games against random: the interval is wide" in text  # the sample, said
+    # the sample said, and how sure it is
+    assert "4 games against each of random, greedy and alphabeta:2: the intervals are wide" in text
 
 
 def test_the_cardguess_page_explains_the_feedback_and_compares_with_the_baselines(pages):
