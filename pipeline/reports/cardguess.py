@@ -146,9 +146,14 @@ def strength(card: dict[str, Any]) -> kit.Section:
         note = f"worst {mine['worst']}, {mine['invalid']} invalid"
         rows.append(_measured(f"n = {n}: the answers", mine["mean"], mine, "games", note))
         for name, vs in entry["vs"].items():
+            # the card's difference is the baseline's guesses minus the player's: turned,
+            # so that every row of the section reads "fewer is better"
+            # (0.0 - x, not -x: no negative zero)
+            low, high = vs.get("ci95", (0.0, 0.0))
+            turned = {**vs, "ci95": [0.0 - high, 0.0 - low]}
             note = f"{name} averages {entry['baselines'][name]['mean']:.4f}"
             label = f"n = {n}: {name} (difference)"
-            rows.append(_measured(label, vs["mean_difference"], vs, "answers", note))
+            rows.append(_measured(label, 0.0 - vs["mean_difference"], turned, "answers", note))
     return kit.strength(
         rows,
         measure="guesses",

@@ -171,9 +171,14 @@ def test_the_cardguess_page_explains_the_feedback_and_compares_with_the_baseline
     text = html.unescape(pages["cardguess"].read_text())
     assert "correct cards, answer cards ranked below the guess's lowest rank" in text
     strength = text[text.index('<section id="strength">') : text.index("</section>")]
-    rows = re.findall(r"<td>(n = 2: [^<]*)</td>", strength)
-    assert rows == ["n = 2: the answers", "n = 2: greedy (difference)",
-                    "n = 2: entropy (difference)"]  # fmt: skip
+    rows = re.findall(r"<tr><td>(n = 2: [^<]*)</td><td class=num>([-\d.]+)</td>", strength)
+    assert [label for label, _ in rows] == ["n = 2: the answers", "n = 2: greedy (difference)",
+                                            "n = 2: entropy (difference)"]  # fmt: skip
+    mine = float(rows[0][1])
+    for label, difference in rows[1:]:  # the player's mean minus the baseline's: fewer is better
+        name = label.split(": ")[1].split(" ")[0]
+        theirs = float(re.search(rf"{name} averages ([\d.]+)", strength).group(1))
+        assert float(difference) == pytest.approx(mine - theirs, abs=2e-4)
 
 
 def test_the_exact_standings_say_exact_and_count_the_invalid_games(pages, measured):
