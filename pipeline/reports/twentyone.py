@@ -132,9 +132,10 @@ def strength(chart, rules=DEFAULT_RULES, hands: int = HANDS, seed: int = 0) -> k
         fmt=RETURN,
         summary=f"The chart returns {RETURN(value)} per hand per unit of bid against the "
         f"dealer, exactly (infinite deck); the exact optimum returns {RETURN(best.ev)}. "
-        f"Against each baseline: how much more the chart wins per hand than that baseline "
-        f"on the same {hands:,} hands of {rules.decks} decks (each from a fresh shoe, flat "
-        "minimum bids), beside how much more the exact optimum's chart wins on them. The "
+        f"Then, played on the same {hands:,} hands of {rules.decks} decks (each from a fresh "
+        "shoe, flat minimum bids): the chart's return against the dealer, and how much more "
+        "it wins per hand than each baseline, each beside the exact optimum's chart on the "
+        "same hands. The "
         "engine's reference rules; the count play and the bids are the player file's own "
         "(mine validate twentyone measures them).",
     )
