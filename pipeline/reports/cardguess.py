@@ -73,14 +73,16 @@ def _size_section(
     entry = (card or {}).get("sizes", {}).get(str(n))
     if entry:
         named = {"player": entry["player"], **entry["baselines"]}
-        lengths = sorted({int(k) for f in named.values() for k in f.get("distribution", {})})
+        # shares by number of guesses: an exact card holds chances, a sampled one counts
+        # (and its keys are strings once the card has been JSON)
+        shares = {name: {int(k): v / (1 if f.get("exact") else f["games"])
+                         for k, v in f.get("distribution", {}).items()}
+                  for name, f in named.items()}  # fmt: skip
+        lengths = sorted({k for share in shares.values() for k in share})
         charts.append(
             kit.bar_plot(
                 [str(k) for k in lengths],
-                {
-                    name: [f["distribution"].get(k, 0) / f["games"] for k in lengths]
-                    for name, f in named.items()
-                },
+                {name: [share.get(k, 0.0) for k in lengths] for name, share in shares.items()},
                 title=f"n = {n}: the generated player and the baselines on the same answers",
                 x_label="guesses",
                 y_label="share of answers",
@@ -103,31 +105,105 @@ def _size_section(
         f"{n} cards",
         f"{total:,} answers; the tree has {len(tree):,} nodes, expects "
         f"{figures.get('expected_guesses', float(tree.cost[0])):.4f} guesses on average over "
-        f"the fitted answer distribution and needs at most {max(counts)}.",
+        f"the fitted answer distribution and needs at most {max(counts)}.\n\n{FEEDBACK} The "
+        "table after the first guess lists the feedbacks most answers give: how many answers "
+        "give it, the tree's next guess, and the guesses it then expects to need.",
         charts,
     )
 
 
-def plays(fitted: Trees, card: dict | None) -> kit.Section:
-    """Per n, what a player generated from the table does: its searched tree's expected
-    guesses, or its refusal; with a validated player, its mean guesses and the baselines'
-    on the same answers."""
+ANSWERS = 500  # answers drawn for an n the page cannot play every answer of in seconds
+FEEDBACK = (
+    "A feedback is the five numbers the answerer gives back, as the course defines them: "
+    "correct cards, answer cards ranked below the guess's lowest rank, correct ranks, answer "
+    "cards ranked above its highest rank, correct suits."
+)
+
+
+def measured(fitted: Trees) -> dict[str, Any]:
+    """The card of the trees' generated player against the baselines on the same answers,
+    drawn as the table's answerer draws: every answer of n = 2 (exact expectations),
+    `ANSWERS` drawn of larger n; the n without a tree, refused."""
+    from mine.strategies.codegen import cardguess as generator
+    from mine.strategies.codegen import write_player
+
+    answerer = table_answerer(fitted.metadata["answerer"])
+
+    def measure(path: Any) -> dict[str, Any]:
+        every, drawn = [n for n in SIZES if n == 2], [n for n in SIZES if n != 2]
+        parts = [
+            validate(path, sizes=every, answerer=answerer),
+            validate(path, sizes=drawn, answerer=answerer, answers=ANSWERS),
+        ]
+        sizes = {n: entry for part in parts for n, entry in part["sizes"].items()}
+        played = [n for n in SIZES if "player" in sizes[str(n)]]
+        said = [f"every answer of n = {n}, weighted by its exact chance" for n in every
+                if n in played]  # fmt: skip
+        if set(drawn) & set(played):
+            said.append(f"{ANSWERS} answers drawn for n = "
+                        f"{', '.join(str(n) for n in drawn if n in played)}")  # fmt: skip
+        answers = "; ".join(said) or "none: it plays no n"
+        return {"sizes": sizes, "answers_from": f"{parts[0]['answerer']} answerer: {answers}"}
+
+    return write_player(generator, fitted, measure).card
+
+
+def strength(card: dict[str, Any]) -> kit.Section:
+    """Per n the player plays: its mean guesses, then its paired difference from each
+    baseline."""
+    rows = []
+    for n, entry in sorted(card["sizes"].items(), key=lambda item: int(item[0])):
+        if "refused" in entry:
+            continue
+        mine = entry["player"]
+        note = f"worst {mine['worst']}, {mine['invalid']} invalid"
+        rows.append(_measured(f"n = {n}: the answers", mine["mean"], mine, "games", note))
+        for name, vs in entry["vs"].items():
+            # the card's difference is the baseline's guesses minus the player's: turned,
+            # so that every row of the section reads "fewer is better"
+            # (0.0 - x, not -x: no negative zero)
+            low, high = vs.get("ci95", (0.0, 0.0))
+            turned = {**vs, "ci95": [0.0 - high, 0.0 - low]}
+            note = f"{name} averages {entry['baselines'][name]['mean']:.4f}"
+            label = f"n = {n}: {name} (difference)"
+            rows.append(_measured(label, 0.0 - vs["mean_difference"], turned, "answers", note))
+    return kit.strength(
+        rows,
+        measure="guesses",
+        unit="answers",
+        fmt="{:.4f}".format,
+        higher_is_better=False,
+        summary="The generated player (these trees, as `mine generate cardguess` writes them) "
+        "and the baselines on the same answers. For each n it plays: the player's mean number "
+        "of guesses, then the player's mean minus each baseline's (negative: the player needs "
+        f"fewer guesses). Answers: {card['answers_from']}. There is no exact optimum to set "
+        "beside it: the trees' search is itself the best the fit could find.",
+    )
+
+
+def _measured(label: str, value: float, figures: dict, sample: str, note: str) -> kit.Measured:
+    """A figure of the card: exact (every answer, weighted by its chance) or sampled."""
+    if figures.get("exact"):
+        return kit.Measured(label, value, note=note)
+    return kit.Measured(label, value, tuple(figures["ci95"]), figures[sample], note=note)
+
+
+def plays(fitted: Trees, card: dict[str, Any]) -> kit.Section:
+    """Per n, what a player generated from the table does: its searched tree, or its
+    refusal; the tree's expected guesses, the player's mean guesses and the baselines' on
+    the same answers."""
     rows = []
     for n in SIZES:
         tree = fitted.metadata["trees"].get(str(n))
-        entry = (card or {}).get("sizes", {}).get(str(n), {})
-        row: dict[str, Any] = {
+        entry = card["sizes"].get(str(n), {})
+        plays = "quick-searched tree" if tree and tree.get("quick") else "searched tree"
+        rows.append({
             "n": n,
-            "plays": ("quick-searched tree" if tree.get("quick") else "searched tree")
-            if tree
-            else "refused: no tree",
+            "plays": plays if tree else "refused: no tree",
             "tree expects": tree["expected_guesses"] if tree else None,
-        }
-        if card is not None:
-            row["player"] = entry.get("player", {}).get("mean")
-            for name, figures in entry.get("baselines", {}).items():
-                row[name] = figures.get("mean")
-        rows.append(row)
+            "player": entry.get("player", {}).get("mean"),
+            **{name: f.get("mean") for name, f in entry.get("baselines", {}).items()},
+        })  # fmt: skip
     refused = [str(n) for n in SIZES if n not in fitted.trees]
     text = (
         "A generated player plays each n its table has a searched tree for, and never worse "
@@ -135,12 +211,12 @@ def plays(fitted: Trees, card: dict | None) -> kit.Section:
         "greedy and writes none that is worse). "
         + (f"It refuses n = {', '.join(refused)}: without a tree no rule a standard-library "
            "file can run within the handout's time matches greedy, so its initial_guess "
-           "raises ValueError for them. " if refused else "")
-        + ("Mean guesses: the tree's over the fitted answer distribution; with a validated "
-           f"player, the file's and the baselines' ({card['answers_from']})." if card else
-           "Run with --player to measure a generated file against the baselines.")
+           "raises ValueError for them (fit them with `mine fit cardguess --n "
+           f"{','.join(refused)}`). " if refused else "")
+        + "Mean guesses: the tree's over the fitted answer distribution; the file's and the "
+        f"baselines' on the same answers ({card['answers_from']})."
     )  # fmt: skip
-    columns = {key: key for key in rows[0]}
+    columns = {key: key for row in rows for key in row}
     number = "{:.4f}".format
     formats = {key: (lambda v: "" if v is None else number(v)) for key in columns}
     del formats["n"], formats["plays"]
@@ -152,16 +228,18 @@ def plays(fitted: Trees, card: dict | None) -> kit.Section:
 
 
 def html(fitted: Trees, observed: None = None, player: Path | None = None) -> str:
-    """The whole page of fitted trees; with `player` (a generated file), its validation
-    on the answers of every n the trees cover, against the baselines."""
+    """The page of fitted trees, led by how strong their player is: the validation of
+    `player` (a generated file) on the answers of every n, against the baselines, or else
+    the trees' own player measured now; then what it plays for each n."""
     trees, metadata = fitted.trees, fitted.metadata
-    answerer = table_answerer(metadata["answerer"])
     try:
-        card = None if player is None else validate(player, answerer=answerer)
+        answerer = table_answerer(metadata["answerer"])
+        card = measured(fitted) if player is None else validate(player, answerer=answerer)
     except PlayerFault as fault:  # the file's failure: one line, as `mine validate` says it
         raise ValueError(str(fault)) from None
     figures = metadata.get("trees", {})
     sections = [
+        strength(card),
         plays(fitted, card),
         *(
             _size_section(n, tree, figures.get(str(n), {}), card)
