@@ -81,12 +81,15 @@ ABOUT = {
     "each n (2, 3 and 4 by default) the tree minimising the expected number of guesses "
     "(minutes; n = 4 takes the most).",
     "generate": "Generate a single-file, standard-library-only card-guessing player from a "
-    "table, measured on every answer it has a tree for against the baselines.",
+    "table: it plays each n the table has a tree for and refuses the others; measured "
+    "against the baselines on the same answers, and not written if it needs more guesses "
+    "than greedy for any n it plays.",
     "validate": "Play the file's own initial_guess/next_guess on every answer (n = 2, 3) and "
-    "a fixed sample (n = 4), against the baselines on the same answers.",
-    "report": "Write one self-contained HTML page: each tree's first levels and the "
-    "guess-count distributions (the model's, and the player's against the baselines with "
-    "--player).",
+    "a fixed sample (n = 4), against the baselines on the same answers; an n the file "
+    "refuses is reported, not played.",
+    "report": "Write one self-contained HTML page: the player's strength against the "
+    "baselines (the trees' own, or --player's), what it plays for each n, each tree's first "
+    "levels and the guess-count distributions.",
 }
 
 
