@@ -105,7 +105,10 @@ def prepare(paths: Sequence[str | Path], *, contain: bool = True) -> None:
     player_file.prepare(paths, "twentyone", contain=contain)
     for path in paths:
         if is_haskell(path):
-            source = Path(path).read_text(encoding="utf-8")
+            try:
+                source = Path(path).read_text(encoding="utf-8")
+            except (OSError, UnicodeError):
+                continue  # the loader says what is wrong with it
             tables = stated(source)
             if tables is not None:  # else the loader says so
                 flat = with_bids(source, tuple(tables["MIN_BID"] for _ in tables["BIDS"]))

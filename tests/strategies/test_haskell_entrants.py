@@ -179,3 +179,10 @@ def test_a_haskell_file_that_fails_is_one_plain_line(case, tmp_path, cache):
     path.write_text(PROJ1.format(body=body))
     line = one_line_error(mine("validate", "cardguess", path, "--n", 2))
     assert line.startswith(f"error: {path}: {reason}"), line
+
+
+@pytest.mark.parametrize("name", ["missing.hs", "folder.hs"])
+def test_a_haskell_file_that_is_not_there_is_one_line(name, tmp_path):
+    (tmp_path / "folder.hs").mkdir()
+    line = one_line_error(mine("validate", "twentyone", tmp_path / name))
+    assert line.startswith(f"error: {tmp_path / name}: "), line
