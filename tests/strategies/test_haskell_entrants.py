@@ -156,29 +156,42 @@ feedback :: [Card] -> [Card] -> (Int, Int, Int, Int, Int)
 feedback _ _ = (0, 0, 0, 0, 0)
 
 initialGuess :: Int -> ([Card], GameState)
-initialGuess n = {body}
+initialGuess n = case n of
+  2 -> error "boom"
+  3 -> if length (repeat n) > 0 then ([], ()) else ([], ())
+  _ -> if (accumArray (+) 0 (0, 10 ^ (11 :: Int)) [] :: UArray Int Int) ! n > 0
+         then ([], ())
+         else ([], ())
 
 nextGuess :: ([Card], GameState) -> (Int, Int, Int, Int, Int) -> ([Card], GameState)
 nextGuess g _ = g
 """
-HOSTILE = {
-    "does not compile": ("[] ++", "does not compile (Proj1.hs:14:1: parse error"),
-    "crashes": ('error "boom"', "its program ended (exit code 1: boom) in initial_guess()"),
-    "loops": ("if length (repeat n) > 0 then ([], ()) else ([], ())",
-              "initial_guess() ran over its 1 s limit"),
-    "runs out of memory": ("if (accumArray (+) 0 (0, 10 ^ (11 :: Int)) [] :: UArray Int Int) ! n"
-                           " > 0 then ([], ()) else ([], ())",
-                           "ran out of memory (its program's heap) in initial_guess()"),
-}  # fmt: skip
+HOSTILE = {  # one file, compiled once: what it does depends on the answer's size
+    "crashes": (2, "its program ended (exit code 1: boom) in initial_guess()"),
+    "loops": (3, "initial_guess() ran over its 1 s limit"),
+    "runs out of memory": (4, "ran out of memory (its program's heap) in initial_guess()"),
+}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    path = tmp_path_factory.mktemp("hostile") / "Proj1.hs"
+    path.write_text(PROJ1)
+    return path
 
 
 @pytest.mark.parametrize("case", HOSTILE)
-def test_a_haskell_file_that_fails_is_one_plain_line(case, tmp_path, cache):
-    body, reason = HOSTILE[case]
+def test_a_haskell_file_that_fails_is_one_plain_line(case, hostile, cache):
+    n, reason = HOSTILE[case]
+    line = one_line_error(mine("validate", "cardguess", hostile, "--n", n, "--answers", 1))
+    assert line.startswith(f"error: {hostile}: {reason}"), line
+
+
+def test_a_haskell_file_that_does_not_compile_is_one_line_where_ghc_says(tmp_path, cache):
     path = tmp_path / "Proj1.hs"
-    path.write_text(PROJ1.format(body=body))
-    line = one_line_error(mine("validate", "cardguess", path, "--n", 2))
-    assert line.startswith(f"error: {path}: {reason}"), line
+    path.write_text(PROJ1.replace("nextGuess g _ = g", "nextGuess g _ = g +"))
+    line = one_line_error(mine("tournament", "cardguess", path, "--games", 2))
+    assert f"{path}: disqualified, does not compile (Proj1.hs:21:1: parse error" in line, line
 
 
 @pytest.mark.parametrize("name", ["missing.hs", "folder.hs"])
