@@ -18,9 +18,11 @@ from mine.strategies.codegen.haskell.ginrummy import haskell_source as ginrummy_
 from mine.strategies.codegen.haskell.twentyone import haskell_source as twentyone_hs
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone_chart import Strategy
+from mine.strategies.haskell.build import key
 from mine.strategies.haskell.programs import CACHE
 from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
 from mine.strategies.solvers.twentyone import solve
+from mine.strategies.validation.twentyone_haskell import stated, with_bids
 from mine.warehouse.connection import connect
 from tests.conftest import REAL_GINRUMMY, ingested
 from tests.mine_cli import mine, one_line_error
@@ -91,14 +93,17 @@ def _figures(value):
 def test_twentyone_validate_plays_the_haskell_file_as_its_python_file(files, cache):
     python, haskell = files["twentyone"]
     args = ("--hands", 1000, "--shoe-hands", 0, "--games", 1, "--against", python)
-    before = _programs(cache).keys()
     result = _json("validate", "twentyone", haskell, *args)
     against = result["against"]
     assert result["flat_bet"]["player"] == against["flat_bet"]["return"]
     assert against["flat_bet"]["player_minus_this"]["ci95"] == [0.0, 0.0]  # every hand alike
     assert result["invalid_actions"] == 0 and result["games"]["decisions_timed"] > 1000
     assert against["games"]["invalid"] == [0, 0] and against["games"]["margin"]["mean"] == 0
-    assert len(_programs(cache).keys() - before) == 2  # the file and its flat-bid twin
+    source = haskell.read_text()
+    tables = stated(source)
+    twin = with_bids(source, tuple(tables["MIN_BID"] for _ in tables["BIDS"]))
+    kept = {path.name for path in _programs(cache)}
+    assert {key("twentyone", s.encode()) for s in (source, twin)} <= kept  # both, by hash
 
 
 def test_ginrummy_validate_finds_the_python_files_figures(files, cache):
