@@ -23,6 +23,8 @@ import glob
 import hashlib
 import os
 import re
+import shutil
+import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -43,6 +45,8 @@ BATCH_BYTES = 48 * 1024 * 1024
 """Bytes of logs staged at once: bounds memory whatever the corpus size."""
 NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
 GLOB_CHARACTERS = "*?["
+SAFE_PATH = re.compile(r"[A-Za-z0-9/._,+=@%: -]*")
+"""The characters of a path DuckDB's readers take as they are (no glob, no escape)."""
 LINE_DELIMITER = "\\x01"  # no log has it: each line is read as one field
 QUOTE = "''''"  # a SQL string literal holding one quote mark
 
@@ -72,18 +76,32 @@ class LogFile:
     lines: int = 0
     first_line: str = ""
     problem: LogFormatError | None = None
+    source: str = ""  # the path DuckDB's readers are given for this file
 
-    def read(self) -> None:
-        data = self.path.read_bytes()
+    def read(self, aside: Path) -> None:
+        """Hash and check the file, and choose what DuckDB reads for it (see `Aside`)."""
+        try:
+            data = self.path.read_bytes()
+        except OSError as error:
+            self.problem = LogFormatError(self.path, None, f"cannot read it ({_why(error)})")
+            return
         self.sha256 = hashlib.sha256(data).hexdigest()
         self.bytes = len(data)
         self.lines = data.count(b"\n")
         found = file_problem(data)
         if found:
             self.problem = LogFormatError(self.path, *found)
-        else:
-            end = data.find(b"\n")
-            self.first_line = data[:end].rstrip(b"\r").decode("utf-8")
+            return
+        end = data.find(b"\n")
+        self.first_line = data[:end].rstrip(b"\r").decode("utf-8")
+        self.source = str(self.path)
+        crlf = data.count(b"\r\n")
+        if 0 < crlf < self.lines:
+            # DuckDB's reader takes one line ending per file; the Python parser (and the
+            # server's readers) take either: the same lines with one ending are read.
+            self.source = _aside(aside, self.path, data.replace(b"\r\n", b"\n"))
+        elif not SAFE_PATH.fullmatch(self.source):
+            self.source = _aside(aside, self.path)
 
 
 @dataclass
@@ -193,10 +211,22 @@ def _csv_files_under(folder: Path) -> list[Path]:
     return files
 
 
-def _duckdb_path(path: Path) -> str:
-    """`path` for DuckDB's readers, which expand glob characters: each one escaped as a
-    one-character class, so `g[1].csv` is read and not `g1.csv`."""
-    return re.sub(f"([{re.escape(GLOB_CHARACTERS)}])", r"[\1]", str(path))
+def _aside(folder: Path, path: Path, data: bytes | None = None) -> str:
+    """A name in `folder` (ingest's own, removed after it) that DuckDB reads as `path`: a
+    link to it or, given `data`, a file of them. DuckDB's readers take a name as a glob
+    pattern (`*`, `?`, `[`, with `\\` escaping them), and no escaping reads every name as
+    it is, so a name outside the plain characters is handed over as one of ours."""
+    alias = folder / (hashlib.sha256(os.fsencode(path)).hexdigest()[:32] + ".csv")
+    alias.unlink(missing_ok=True)
+    if data is None:
+        alias.symlink_to(path.absolute())
+    else:
+        alias.write_bytes(data)
+    return str(alias)
+
+
+def _why(error: OSError) -> str:
+    return error.strerror or str(error)
 
 
 def pair_files(files: Iterable[Path]) -> tuple[list[Pair], list[LogFormatError]]:
@@ -268,7 +298,7 @@ def _stage(
                       delim = '{LINE_DELIMITER}', quote = '', escape = '', auto_detect = false,
                       ignore_errors = true, strict_mode = true, nullstr = '{NO_NULLS}')
         """,
-        {"paths": [_duckdb_path(getattr(p, role).path) for p in pairs]},
+        {"paths": [getattr(p, role).source for p in pairs]},
     )
     con.execute(
         f"""
@@ -319,7 +349,7 @@ def _stage_fields(
                                null_padding = false, strict_mode = true,
                                nullstr = '{NO_NULLS}')
         """,
-        [[_duckdb_path(f.path) for f in files]],
+        [[f.source for f in files]],
     )
     # A join inside the read would not keep the files' order, so the numbering comes after.
     con.execute(
@@ -652,7 +682,7 @@ def _list_files(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
                unnest($roles) AS role, unnest($lines::BIGINT[]) AS lines
         """,
         {
-            "paths": [str(f.path) for f, _ in files],
+            "paths": [f.source for f, _ in files],
             "ids": [log_id for _, log_id in files],
             "roles": [f.role for f, _ in files],
             "lines": [f.lines for f, _ in files],
@@ -692,11 +722,13 @@ def _land(
         pair.log_id = log_id
     counts = [f"(SELECT count(*) FROM {table})" for table in module.TABLES]
     count_rows = "SELECT " + ", ".join(counts)
+    if fresh:
+        # Outside the transaction: functions registered inside it are gone after a rollback.
+        set_rules(con, module, summary.rules.get(module.GAME))
     con.execute("BEGIN TRANSACTION")
     try:
         before = con.execute(count_rows).fetchall()[0]
         if fresh:
-            set_rules(con, module, summary.rules.get(module.GAME))
             _check_and_load(con, module, fresh, summary.verified, watch)
         good = [p for p in fresh if p.outcome != "rejected"]
         _follow_copies(batch)
@@ -761,10 +793,10 @@ def _follow_copies(batch: list[Pair]) -> None:
             pair.log_id = first.log_id
 
 
-def _read(batch: list[Pair]) -> None:
+def _read(batch: list[Pair], aside: Path) -> None:
     for pair in batch:
         for log in pair.files:
-            log.read()
+            log.read(aside)
 
 
 def _batches(pairs: list[Pair]) -> Iterable[list[Pair]]:
@@ -805,13 +837,19 @@ def ingest(
     formats = {name: module.FORMAT for name, module in modules.items()}
     batches = list(_batches(pairs))
     watch = BatchWatch(con, progress)
+    aside = Path(tempfile.mkdtemp(prefix="mine-ingest-"))
     # Reading and hashing the next batch overlaps with DuckDB landing this one.
-    with ThreadPoolExecutor(max_workers=1) as reader, contextlib.closing(watch):
-        ahead = reader.submit(_read, batches[0]) if batches else None
+    with (
+        ThreadPoolExecutor(max_workers=1) as reader,
+        contextlib.closing(watch),
+        contextlib.ExitStack() as cleanup,
+    ):
+        cleanup.callback(shutil.rmtree, aside, ignore_errors=True)
+        ahead = reader.submit(_read, batches[0], aside) if batches else None
         for number, batch in enumerate(batches):
             ahead.result()
             if number + 1 < len(batches):
-                ahead = reader.submit(_read, batches[number + 1])
+                ahead = reader.submit(_read, batches[number + 1], aside)
             watch.start(2 * len(batch), sum(p.turns.lines + p.scores.lines for p in batch))
             by_game: dict[str, list[Pair]] = {}
             for pair in batch:
