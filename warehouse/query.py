@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -94,7 +96,7 @@ def export(
     writer.register("result", reader)
     if output is None:
         sys.stdout.flush()
-        return _copy(writer, "/dev/stdout", fmt)
+        return _copy_to_descriptor(writer, fmt, sys.stdout.fileno())
     partial = output.with_name(f".{output.name}.{os.getpid()}.partial")
     try:
         count = _copy(writer, str(partial), fmt)
@@ -108,6 +110,55 @@ def _copy(writer: duckdb.DuckDBPyConnection, target: str, fmt: str) -> int:
     return writer.execute(f"COPY result TO '{_literal(target)}' {EXPORT_FORMATS[fmt]}").fetchone()[
         0
     ]
+
+
+def _copy_to_descriptor(writer: duckdb.DuckDBPyConnection, fmt: str, descriptor: int) -> int:
+    """`_copy` to an open descriptor (stdout as the shell gave it: appending, a pipe, a
+    file shared with other commands). DuckDB's writers open a path, and opening
+    `/dev/stdout` again would truncate a file and write at its start; so DuckDB writes into
+    a FIFO of ours and a thread relays the bytes to the descriptor as they come."""
+    with tempfile.TemporaryDirectory(prefix="mine-query-") as folder:
+        fifo = os.path.join(folder, "out")
+        os.mkfifo(fifo, 0o600)
+        source = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        # Our own writer end: the relay sees no end of file before DuckDB has opened the
+        # FIFO, and sees one even if DuckDB never does (a query that fails first).
+        held = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.set_blocking(source, True)
+        relay = _Relay(source, descriptor)
+        relay.start()
+        try:
+            count = _copy(writer, fifo, fmt)
+        except duckdb.Error:
+            if relay.broken:  # the reader of stdout left: it has all it wanted
+                raise BrokenPipeError from None
+            raise
+        finally:
+            os.close(held)
+            relay.join()
+        if relay.broken:
+            raise BrokenPipeError
+        return count
+
+
+class _Relay(threading.Thread):
+    """Copies a FIFO to a descriptor until the FIFO's writers are gone, and closes it; a
+    reader that left (EPIPE) stops the copy, and the FIFO's writer then fails."""
+
+    def __init__(self, source: int, target: int):
+        super().__init__(daemon=True)
+        self.source, self.target, self.broken = source, target, False
+
+    def run(self) -> None:
+        try:
+            while chunk := os.read(self.source, 1 << 20):
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(self.target, view) :]
+        except BrokenPipeError:
+            self.broken = True
+        finally:
+            os.close(self.source)  # nobody reads the FIFO now: a write fails, never waits
 
 
 def _check_output(output: Path, warehouse: Path) -> None:

@@ -1,0 +1,72 @@
+"""The commands against what a hostile (or unlucky) user does to them: redirections,
+targets that are not plain files, files that are not warehouses, kills and Ctrl-C, full
+disks, broken warehouses. Each case ends in the work done or one `error:` line and a
+non-zero exit, nothing half-written and nothing of the user's lost. Real processes, real
+files."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from mine.warehouse.ingest import ingest
+from tests.conftest import REAL_GINRUMMY
+from tests.mine_cli import MINE, digest, mine, one_line_error
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    """A warehouse of the real Gin Rummy logs (read only by the tests that take it)."""
+    path = tmp_path_factory.mktemp("hostile") / "w.duckdb"
+    con = duckdb.connect(str(path))
+    assert ingest(con, [REAL_GINRUMMY]).ok
+    con.close()
+    return path
+
+
+SMALL = "SELECT stem, turn_rows FROM logs ORDER BY log_id LIMIT 3"
+
+
+def expected(db: Path, fmt: str) -> bytes:
+    result = subprocess.run(
+        [MINE, "query", SMALL, "--format", fmt, "--db", db], capture_output=True, check=True
+    )
+    return result.stdout
+
+
+# --- query to a redirected stdout ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+def test_query_appends_to_a_file_opened_for_appending(db, tmp_path, fmt):
+    target = tmp_path / "acc"
+    target.write_bytes(b"earlier lines\n")
+    with open(target, "ab") as sink:
+        subprocess.run([MINE, "query", SMALL, "--format", fmt, "--db", db], stdout=sink, check=True)
+    assert target.read_bytes() == b"earlier lines\n" + expected(db, fmt)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_query_writes_where_the_shared_file_stands(db, tmp_path, fmt):
+    """`(echo A; mine query …; echo B) > f`: in order, no NUL bytes."""
+    target = tmp_path / "f"
+    subprocess.run(
+        ["sh", "-c", f'(echo A; "$0" query "{SMALL}" --format {fmt} --db "$1"; echo B) > "$2"',
+         MINE, db, target],
+        check=True,
+    )  # fmt: skip
+    assert target.read_bytes() == b"A\n" + expected(db, fmt) + b"B\n"
+
+
+def test_query_to_a_reader_that_leaves_early_ends_quietly(db):
+    result = subprocess.run(
+        ["sh", "-c", '"$0" query "SELECT * FROM range(3000000)" --format csv --db "$1" | head -2',
+         MINE, db],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.stdout == "range\n0\n"
+    assert result.stderr == ""
