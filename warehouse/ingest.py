@@ -78,8 +78,9 @@ class LogFile:
     problem: LogFormatError | None = None
     source: str = ""  # the path DuckDB's readers are given for this file
 
-    def read(self, aside: Path) -> None:
-        """Hash and check the file, and choose what DuckDB reads for it (see `Aside`)."""
+    def read(self, aside: Path | None = None) -> None:
+        """Hash and check the file and, given `aside` (a folder of ours), choose what
+        DuckDB's readers are handed for it."""
         try:
             data = self.path.read_bytes()
         except OSError as error:
@@ -95,6 +96,8 @@ class LogFile:
         end = data.find(b"\n")
         self.first_line = data[:end].rstrip(b"\r").decode("utf-8")
         self.source = str(self.path)
+        if aside is None:
+            return
         crlf = data.count(b"\r\n")
         if 0 < crlf < self.lines:
             # DuckDB's reader takes one line ending per file; the Python parser (and the
@@ -131,7 +134,8 @@ class Pair:
 @dataclass
 class Summary:
     pairs: list[Pair] = field(default_factory=list)
-    orphans: list[LogFormatError] = field(default_factory=list)
+    unread: list[LogFormatError] = field(default_factory=list)  # paths, folders not read
+    orphans: list[LogFormatError] = field(default_factory=list)  # files without their pair
     rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     verified: bool = True  # whether each game's rules were replayed over its logs
@@ -142,7 +146,7 @@ class Summary:
 
     @property
     def errors(self) -> list[LogFormatError]:
-        return self.orphans + [pair.error for pair in self.pairs if pair.error]
+        return self.unread + self.orphans + [pair.error for pair in self.pairs if pair.error]
 
     @property
     def ok(self) -> bool:
@@ -180,34 +184,58 @@ def find_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[LogFormatE
     found: dict[Path, Path] = {}
     missing = []
     for given in map(str, paths):
-        path = Path(given)
-        # A name that exists is taken as it is, even if it holds glob characters.
-        if path.is_file():
-            matches = [path]
-        elif path.is_dir():
-            matches = _csv_files_under(path)
-        elif any(ch in given for ch in GLOB_CHARACTERS):
-            matches = [Path(m) for m in glob.glob(given, recursive=True) if Path(m).is_file()]
-        else:
-            matches = []
+        try:
+            matches = _matches(given, missing)
+        except OSError as error:  # a name too long, a loop of links
+            missing.append(LogFormatError(given, None, f"cannot read it ({_why(error)})"))
+            continue
         if not matches:
-            missing.append(LogFormatError(given, None, "no such file, folder or matching file"))
+            empty = "no CSV file in this folder" if Path(given).is_dir() else None
+            missing.append(
+                LogFormatError(given, None, empty or "no such file, folder or matching file")
+            )
         for match in sorted(matches):
             found.setdefault(match.resolve(), match.absolute())
     return list(found.values()), missing
 
 
-def _csv_files_under(folder: Path) -> list[Path]:
-    """The CSV files under `folder`, following symlinked folders once each."""
+def _matches(given: str, unreadable: list[LogFormatError]) -> list[Path]:
+    path = Path(given)
+    # A name that exists is taken as it is, even if it holds glob characters.
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return _csv_files_under(path, unreadable)
+    if any(ch in given for ch in GLOB_CHARACTERS):
+        return [Path(m) for m in glob.glob(given, recursive=True) if Path(m).is_file()]
+    return []
+
+
+def _csv_files_under(folder: Path, unreadable: list[LogFormatError]) -> list[Path]:
+    """The CSV files under `folder`, following symlinked folders once each; a folder that
+    cannot be listed, or a `.csv` that is not a file, goes to `unreadable`."""
     files, seen = [], set()
-    for root, folders, names in os.walk(folder, followlinks=True):
+
+    def cannot_list(error: OSError) -> None:
+        where = error.filename or folder
+        unreadable.append(LogFormatError(where, None, f"cannot read this folder ({_why(error)})"))
+
+    for root, folders, names in os.walk(folder, followlinks=True, onerror=cannot_list):
         real = Path(root).resolve()
         if real in seen:  # a link back up the tree
             folders.clear()
             continue
         seen.add(real)
         folders.sort()
-        files += [Path(root, n) for n in names if n.endswith(".csv") and Path(root, n).is_file()]
+        for name in sorted(names):
+            path = Path(root, name)
+            if not name.endswith(".csv"):
+                continue
+            if path.is_file():
+                files.append(path)
+            else:
+                reason = "not a file (a FIFO, a socket, or a link to nothing)"
+                unreadable.append(LogFormatError(path, None, reason))
     return files
 
 
@@ -582,20 +610,34 @@ def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     for pair in pairs:
         landed = pair.outcome != "rejected"
         for log in pair.files:
-            rows.append(
-                {
-                    "path": str(log.path),
-                    "stem": pair.stem,
-                    "game": pair.game or None,
-                    "role": log.role,
-                    "sha256": log.sha256 or None,
-                    "bytes": log.bytes,
-                    "rows": log.lines if landed else None,
-                    "outcome": pair.outcome,
-                    "log_id": pair.log_id if landed else None,
-                    "error": str(pair.error) if pair.error else None,
-                }
-            )
+            log_id = pair.log_id if landed else None
+            rows.append(_manifest_row(log, pair.stem, pair.game, pair.outcome, log_id, pair.error))
+    _upsert_manifest(con, rows)
+
+
+def _manifest_row(
+    log: LogFile,
+    stem: str,
+    game: str | None,
+    outcome: str,
+    log_id: int | None,
+    error: LogFormatError | None,
+) -> dict:
+    return {
+        "path": str(log.path),
+        "stem": stem,
+        "game": game or None,
+        "role": log.role,
+        "sha256": log.sha256 or None,
+        "bytes": log.bytes,
+        "rows": log.lines if log_id is not None else None,
+        "outcome": outcome,
+        "log_id": log_id,
+        "error": str(error) if error else None,
+    }
+
+
+def _upsert_manifest(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
     con.register("manifest_batch", pa.Table.from_pylist(rows, schema=MANIFEST_ROW))
     con.execute(
         """
@@ -610,6 +652,23 @@ def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
         """
     )
     con.unregister("manifest_batch")
+
+
+def _record_unpaired(con: duckdb.DuckDBPyConnection, orphans: list[LogFormatError]) -> None:
+    """Unpaired files in the manifest too: rejected, with their hash (a log they were part
+    of stays, as its content is still somewhere)."""
+    if not orphans:
+        return
+    rows = []
+    for orphan in orphans:
+        path = Path(orphan.path)
+        name = path.name[: -len(path.suffix)] if path.suffix else path.name
+        scores = name.endswith(SCORE_SUFFIX)
+        log = LogFile(path, "scores" if scores else "turns")
+        log.read()  # its hash (none if it cannot be read)
+        stem = name[: -len(SCORE_SUFFIX)] if scores else name
+        rows.append(_manifest_row(log, stem, None, "rejected", None, orphan))
+    _upsert_manifest(con, rows)
 
 
 def _check_and_load(
@@ -804,12 +863,19 @@ def _batches(pairs: list[Pair]) -> Iterable[list[Pair]]:
     size = 0
     for pair in pairs:
         batch.append(pair)
-        size += pair.turns.path.stat().st_size + pair.scores.path.stat().st_size
+        size += sum(_size(log.path) for log in pair.files)
         if size >= BATCH_BYTES:
             yield batch
             batch, size = [], 0
     if batch:
         yield batch
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # gone or unreadable: reading it will say so
+        return 0
 
 
 def ingest(
@@ -831,8 +897,9 @@ def ingest(
         raise ValueError(f"unknown game {game!r} (known: {', '.join(modules)})")
     files, missing = find_files(paths)
     pairs, orphans = pair_files(files)
+    _record_unpaired(con, orphans)
     summary = Summary(
-        pairs=pairs, orphans=missing + orphans, verified=verify, rules=dict(rules or {})
+        pairs=pairs, unread=missing, orphans=orphans, verified=verify, rules=dict(rules or {})
     )
     formats = {name: module.FORMAT for name, module in modules.items()}
     batches = list(_batches(pairs))

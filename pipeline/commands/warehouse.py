@@ -29,8 +29,10 @@ from mine.warehouse import query as querying
 from mine.warehouse import schema
 from mine.warehouse.connection import (
     MEMORY_LIMIT,
+    NotAWarehouse,
     WarehouseBusy,
     WarehouseMissing,
+    check_target,
     connect,
     db_path,
 )
@@ -52,10 +54,12 @@ def open_warehouse(
     deriving statistics from a warehouse that is not there must not leave an empty one;
     and a warehouse of another layout is refused by every command, before it reads."""
     path = db_path(db)
+    try:
+        check_target(path)
+    except NotAWarehouse as error:
+        raise fail(str(error)) from None
     if not create and not path.exists():
         raise fail(f"{path}: no warehouse here yet (run `mine ingest` first)")
-    if path.is_dir():
-        raise fail(f"{path}: is a folder, not a warehouse file")
     try:
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -66,10 +70,10 @@ def open_warehouse(
             memory_limit=None if read_only else MEMORY_LIMIT,
             sealed=sealed,
         )
-    except (WarehouseBusy, WarehouseMissing) as error:
+    except (WarehouseBusy, WarehouseMissing, NotAWarehouse) as error:
         raise fail(str(error)) from None
     except (OSError, duckdb.Error) as error:
-        reason = str(error).strip().splitlines()[0]
+        reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
         raise fail(f"{path}: cannot open it as a DuckDB warehouse ({reason})") from None
     try:
         schema.check(con, path, empty_ok=create)
@@ -133,6 +137,11 @@ def ingest(
     from mine.warehouse import ingest as ingesting
 
     rules = ingest_rules(settings or [], game)
+    files, unread = ingesting.find_files(paths)
+    if not files:  # nothing to ingest: no warehouse is made for it
+        for error in unread[:-1]:
+            errors.print(Text.assemble(("error:", "red"), f" {error}"), soft_wrap=True)
+        raise fail(str(unread[-1]) if unread else "no log files given")
     con = open_warehouse(db, read_only=False, wait=wait, create=True)
     columns = (
         TextColumn("{task.description}"),
@@ -143,7 +152,6 @@ def ingest(
         TimeElapsedColumn(),
     )
     with progress_bar(*columns, as_json=as_json) as bar:
-        files, _ = ingesting.find_files(paths)
         task = bar.add_task("ingest", total=len(files), rows=0, rate=0.0)
 
         def progress(done_files: float, done_rows: int, doing: str) -> None:
@@ -171,7 +179,9 @@ def ingest(
     if as_json:
         print(json.dumps(summary.as_json(), indent=2))
     else:
-        for error in summary.errors:
+        for error in summary.unread:
+            errors.print(Text.assemble(("error:", "red"), f" {error}"), soft_wrap=True)
+        for error in summary.orphans + [pair.error for pair in summary.pairs if pair.error]:
             errors.print(Text.assemble(("rejected", "red"), f" {error}"), soft_wrap=True)
         _print_summary(summary)
         for name in _games_in(summary):
@@ -192,8 +202,10 @@ def _print_summary(summary: Summary) -> None:
     table.add_column("count", justify="right")
     for outcome in ("new", "unchanged", "replaced", "rejected"):
         table.add_row(outcome, str(summary.count(outcome)))
+    if summary.unread:
+        table.add_row("paths or folders not read", str(len(summary.unread)))
     if summary.orphans:
-        table.add_row("unreadable or unpaired files", str(len(summary.orphans)))
+        table.add_row("unpaired files", str(len(summary.orphans)))
     table.add_row("rules verified", "yes" if summary.verified else "no (--no-verify)")
     console.print(table)
     if summary.rows:

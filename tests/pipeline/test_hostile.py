@@ -6,6 +6,7 @@ files."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -70,3 +71,48 @@ def test_query_to_a_reader_that_leaves_early_ends_quietly(db):
     )  # fmt: skip
     assert result.stdout == "range\n0\n"
     assert result.stderr == ""
+
+
+# --- --db that is not a warehouse --------------------------------------------------------
+
+
+def not_a_warehouse(folder: Path, kind: str) -> Path:
+    if kind == "csv":
+        path = folder / "t.csv"
+        path.write_text("a,b\n1,2\n")
+    elif kind == "json":
+        path = folder / "t.json"
+        path.write_text('[{"a": 1}]\n')
+    elif kind == "parquet":
+        path = folder / "t.parquet"
+        duckdb.sql(f"COPY (SELECT 1 AS a) TO '{path}' (FORMAT parquet)")
+    else:  # a FIFO: DuckDB would wait on it forever
+        path = folder / "fifo"
+        os.mkfifo(path)
+    return path
+
+
+NOT_WAREHOUSES = ["csv", "json", "parquet", "fifo"]
+
+
+@pytest.mark.parametrize("kind", NOT_WAREHOUSES)
+def test_ingest_refuses_a_db_that_is_not_a_warehouse_and_leaves_it_be(tmp_path, kind):
+    target = not_a_warehouse(tmp_path, kind)
+    before = None if kind == "fifo" else digest(target)
+    result = mine("ingest", REAL_GINRUMMY, "--db", target, timeout=30)
+    assert "not a" in one_line_error(result)
+    assert before is None or digest(target) == before
+
+
+@pytest.mark.parametrize("command", [["tables"], ["query", "SELECT 1"], ["export", "x"],
+                                     ["stats", "ginrummy"]])  # fmt: skip
+@pytest.mark.parametrize("kind", ["parquet", "fifo"])
+def test_every_command_refuses_a_db_that_is_not_a_warehouse(tmp_path, kind, command):
+    target = not_a_warehouse(tmp_path, kind)
+    one_line_error(mine(*command, "--db", target, cwd=tmp_path, timeout=30))
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_path_component_too_long_is_one_line(tmp_path):
+    long = tmp_path / ("x" * 300) / "w.duckdb"
+    assert "too long" in one_line_error(mine("ingest", REAL_GINRUMMY, "--db", long))

@@ -5,6 +5,8 @@ the manifest says what happened to every file."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 import random
 import shutil
 from pathlib import Path
@@ -17,6 +19,7 @@ from mine.parsers.csvlog import pair_paths
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.data import synth
+from tests.mine_cli import mine, one_line_error, without_file_rights
 
 GIN_STEMS = sorted(p.stem for p in REAL_GINRUMMY.glob("*.csv") if "-score" not in p.name)
 T21_STEMS = sorted(p.stem for p in REAL_TWENTYONE.glob("*.csv") if "-score" not in p.name)
@@ -128,3 +131,92 @@ def test_a_mixed_line_ending_log_lands_as_its_crlf_twin_does(tmp_path):
         stem: [{k: v for k, v in r.items() if k != "log_id"} for r in turns] for stem, turns in rows
     }
     assert by_stem["mixed"] == by_stem["plain"]
+
+
+# --- what ingest cannot read: said, and the rest lands ------------------------------------
+
+
+def gin_folder(root: Path, count: int = 3) -> list[tuple[Path, Path]]:
+    return [copy_pair(REAL_GINRUMMY, stem, root, stem) for stem in GIN_STEMS[:count]]
+
+
+def said(result) -> list[str]:
+    """What a run that ingested some of its files said on stderr, the next: hints aside."""
+    assert "Traceback" not in result.stderr + result.stdout
+    return [line for line in result.stderr.splitlines() if not line.startswith("next: ")]
+
+
+def landed_stems(db: Path) -> set[str]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {row[0] for row in con.execute("SELECT stem FROM logs").fetchall()}
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("role", [0, 1])
+def test_an_unreadable_log_is_one_line_and_the_rest_lands(tmp_path, role):
+    pairs = gin_folder(tmp_path / "logs")
+    locked = pairs[1][role]
+    locked.chmod(0)
+    db = tmp_path / "w.duckdb"
+    result = mine("ingest", tmp_path / "logs", "--db", db, under=without_file_rights())
+    assert result.returncode == 1
+    assert said(result) == [f"rejected {locked}: cannot read it (Permission denied)"]
+    assert landed_stems(db) == {pairs[0][0].stem, pairs[2][0].stem}
+
+
+def test_an_unreadable_folder_is_said_and_the_rest_lands(tmp_path):
+    gin_folder(tmp_path / "logs" / "a", 2)
+    hidden = tmp_path / "logs" / "b"
+    copy_pair(REAL_GINRUMMY, GIN_STEMS[3], hidden, GIN_STEMS[3])
+    hidden.chmod(0)
+    db = tmp_path / "w.duckdb"
+    result = mine("ingest", tmp_path / "logs", "--db", db, under=without_file_rights())
+    hidden.chmod(0o755)
+    assert result.returncode == 1
+    assert said(result) == [f"error: {hidden}: cannot read this folder (Permission denied)"]
+    assert landed_stems(db) == set(GIN_STEMS[:2])
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dangling link"])
+def test_a_csv_that_is_not_a_file_is_said_and_the_rest_lands(tmp_path, kind):
+    pairs = gin_folder(tmp_path / "logs")
+    odd = pairs[1][0]
+    odd.unlink()
+    if kind == "fifo":
+        os.mkfifo(odd)
+    else:
+        odd.symlink_to(tmp_path / "nowhere.csv")
+    db = tmp_path / "w.duckdb"
+    result = mine("ingest", tmp_path / "logs", "--db", db, timeout=60)
+    assert result.returncode == 1
+    assert f"error: {odd}: not a file (a FIFO, a socket, or a link to nothing)" in said(result)
+    assert landed_stems(db) == {pairs[0][0].stem, pairs[2][0].stem}
+
+
+def test_unpaired_files_are_in_the_manifest(tmp_path):
+    pairs = gin_folder(tmp_path / "logs")
+    pairs[0][1].unlink()
+    pairs[2][0].unlink()
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    summary = ingest(con, [tmp_path / "logs"])
+    assert len(summary.orphans) == 2
+    rows = con.execute(
+        "SELECT path, role, outcome, sha256, error FROM manifest WHERE log_id IS NULL ORDER BY 1"
+    ).fetchall()
+    assert rows == [
+        (str(pairs[0][0]), "turns", "rejected", hashlib.sha256(pairs[0][0].read_bytes()).hexdigest(),
+         f"{pairs[0][0]}: unpaired: no {pairs[0][0].stem}-score.csv"),
+        (str(pairs[2][1]), "scores", "rejected", hashlib.sha256(pairs[2][1].read_bytes()).hexdigest(),
+         f"{pairs[2][1]}: unpaired: no {pairs[2][0].stem}.csv"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("given", ["nothing/", "empty", "x" * 300])
+def test_ingest_of_nothing_readable_says_error_and_makes_no_warehouse(tmp_path, given):
+    (tmp_path / "empty").mkdir()
+    db = tmp_path / "w.duckdb"
+    result = mine("ingest", given, "--db", db, cwd=tmp_path)
+    one_line_error(result, code=1)
+    assert not db.exists()
