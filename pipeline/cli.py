@@ -82,6 +82,9 @@ def main(
     ] = False,
 ) -> None:
     """mine: ingest game logs into DuckDB, query them, and turn them into players."""
+    from mine import outputs
+
+    outputs.forget_reads()  # what an earlier command run in this process read
 
 
 @app.command()

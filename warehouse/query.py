@@ -21,6 +21,8 @@ from pathlib import Path
 
 import duckdb
 
+from mine import outputs
+
 EXPORT_FORMATS = {
     "csv": "(FORMAT csv, HEADER true)",
     "json": "(FORMAT json, ARRAY true)",
@@ -97,13 +99,8 @@ def export(
     if output is None:
         sys.stdout.flush()
         return _copy_to_descriptor(writer, fmt, sys.stdout.fileno())
-    partial = output.with_name(f".{output.name}.{os.getpid()}.partial")
-    try:
-        count = _copy(writer, str(partial), fmt)
-        os.replace(partial, output)
-    finally:
-        partial.unlink(missing_ok=True)
-    return count
+    with outputs.replacing(output) as (partial,):
+        return _copy(writer, str(partial), fmt)
 
 
 def _copy(writer: duckdb.DuckDBPyConnection, target: str, fmt: str) -> int:
@@ -170,8 +167,6 @@ def _check_output(output: Path, warehouse: Path) -> None:
         raise QueryError(f"{output}: no folder {folder}")
     if not os.access(folder, os.W_OK):
         raise QueryError(f"{output}: cannot write in {folder}")
-    if output.is_dir():
-        raise QueryError(f"{output}: is a folder")
 
 
 def _same_file(a: Path, b: Path) -> bool:

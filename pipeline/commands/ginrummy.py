@@ -11,6 +11,7 @@ import polars as pl
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
+from mine import outputs
 from mine.models import ginrummy as model
 from mine.models import tables
 from mine.pipeline import options
@@ -293,7 +294,7 @@ def generate(
         out.parent.mkdir(parents=True, exist_ok=True)
         figures = None
         with working(f"writing the player{playing}", as_json):
-            out.write_text(source, encoding="utf-8")
+            outputs.write_text(out, source)
             if games:
                 figures = _validated(out, ["simple"], game_rules, games=games, seed=seed)
                 codegen.write_module(out, nested, metadata, figures, game_rules.changes())

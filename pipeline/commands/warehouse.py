@@ -17,7 +17,7 @@ from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from mine import games
+from mine import games, outputs
 from mine.pipeline.console import console, errors, fail, next_step, print_json
 from mine.pipeline.options import again
 from mine.pipeline.progress import bar as progress_bar
@@ -75,6 +75,7 @@ def open_warehouse(
     except (OSError, duckdb.Error) as error:
         reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
         raise fail(f"{path}: cannot open it as a DuckDB warehouse ({reason})") from None
+    outputs.reading(path, f"{path}.wal")  # no output of this command goes over it
     try:
         schema.check(con, path, empty_ok=create)
     except WarehouseVersionError as error:
@@ -242,6 +243,10 @@ def query(
             return
         count = querying.export(con, text, fmt, out, db_path(db))
     except querying.QueryError as error:
+        raise fail(str(error)) from None
+    except BrokenPipeError:  # `… | head` has what it wanted
+        raise
+    except OSError as error:
         raise fail(str(error)) from None
     except duckdb.Error as error:
         if out is None and "Broken pipe" in str(error):  # `… | head` has what it wanted

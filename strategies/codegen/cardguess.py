@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from mine import outputs
 from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.engines.cardguess import hands
@@ -208,5 +209,5 @@ def write_module(
     path: str | Path, trees: dict[int, FlatTree], metadata: dict, card: dict | None
 ) -> str:
     source = module_source(trees, metadata, card)
-    Path(path).write_text(source, encoding="utf-8")
+    outputs.write_text(path, source)
     return source

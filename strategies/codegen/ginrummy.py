@@ -36,6 +36,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from mine import outputs
 from mine.strategies.codegen import check_source, safe_text
 
 # Hand-set, chosen by validation against the baselines: the logs give the chance of a
@@ -617,5 +618,5 @@ def write_module(
     rules: dict[str, Any] | None = None,
 ) -> str:
     source = module_source(tables, metadata, validation, rules)
-    Path(path).write_text(source, encoding="utf-8")
+    outputs.write_text(path, source)
     return source

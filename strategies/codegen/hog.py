@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from mine import outputs
 from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.engines.hog import HogRules
@@ -126,5 +127,5 @@ def write_module(
     rules: dict[str, Any] | None = None,
 ) -> str:
     source = module_source(table, metadata, card, rules)
-    Path(path).write_text(source, encoding="utf-8")
+    outputs.write_text(path, source)
     return source

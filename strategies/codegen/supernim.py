@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from mine import outputs
 from mine.models.supernim import CAPS, FEATURES, Fitted
 from mine.strategies.bots import supernim_search
 from mine.strategies.codegen import check_source
@@ -160,5 +161,5 @@ def ai_move(state, moves_left=None, depth=None, budget=None):
 def write_module(path: str | Path, fitted: Fitted, card: dict | None, budget: float,
                  depth: int) -> str:  # fmt: skip
     source = module_source(fitted, card, budget, depth)
-    Path(path).write_text(source, encoding="utf-8")
+    outputs.write_text(path, source)
     return source

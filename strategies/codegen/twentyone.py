@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from mine import outputs
 from mine.strategies.codegen import check_source, safe_text
 from mine.strategies.engines.twentyone import TwentyOneRules
 
@@ -492,7 +493,7 @@ def _wrap(text: str, width: int = 96) -> str:
 def write_module(path: str | Path, *args: Any, **kwargs: Any) -> str:
     """Write the module `module_source(*args, **kwargs)` makes to `path`; its source."""
     source = module_source(*args, **kwargs)
-    Path(path).write_text(source, encoding="utf-8")
+    outputs.write_text(path, source)
     return source
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -116,3 +117,107 @@ def test_every_command_refuses_a_db_that_is_not_a_warehouse(tmp_path, kind, comm
 def test_a_path_component_too_long_is_one_line(tmp_path):
     long = tmp_path / ("x" * 300) / "w.duckdb"
     assert "too long" in one_line_error(mine("ingest", REAL_GINRUMMY, "--db", long))
+
+
+# --- outputs: through symlinks, never onto devices or the command's own inputs ------------
+
+
+@pytest.fixture(scope="module")
+def hog_table(tmp_path_factory) -> Path:
+    """A fitted Hog table (hog.parquet + hog.json), its warehouse and a player file."""
+    folder = tmp_path_factory.mktemp("hog")
+    db = folder / "w.duckdb"
+    steps = [
+        ("simulate", "hog", "--games", 200, "--players", "always_roll:6,random", "--seed", 1,
+         "--out", folder / "sims", "--json"),
+        ("ingest", folder / "sims", "--db", db, "--json"),
+        ("fit", "hog", "--method", "best-response", "--opponent", "always_roll:6",
+         "--out", folder / "hog.parquet", "--db", db, "--json"),
+        ("generate", "hog", "--table", folder / "hog.parquet", "--out", folder / "p.py", "--json"),
+    ]  # fmt: skip
+    for step in steps:
+        result = mine(*step)
+        assert result.returncode == 0, result.stderr
+    return folder / "hog.parquet"
+
+
+def own_copy(hog_table: Path, folder: Path) -> Path:
+    for name in ("hog.parquet", "hog.json", "p.py", "w.duckdb"):
+        shutil.copyfile(hog_table.parent / name, folder / name)
+    return folder / "hog.parquet"
+
+
+def writing(kind: str, table: Path, out: Path) -> list:
+    """The command line that writes `out`, of each kind of output."""
+    db = table.parent / "w.duckdb"
+    return {
+        "query": ["query", "SELECT * FROM logs", "--format", "csv", "--out", out, "--db", db],
+        "fit": ["fit", "hog", "--method", "best-response", "--opponent", "always_roll:6",
+                "--out", out, "--db", db],
+        "generate": ["generate", "hog", "--table", table, "--out", out],
+        "report": ["report", "hog", "--table", table, "--out", out],
+    }[kind]  # fmt: skip
+
+
+KINDS = ["query", "fit", "generate", "report"]
+SUFFIX = {"query": ".csv", "fit": ".parquet", "generate": ".py", "report": ".html"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_output_through_a_symlink_is_written_to_its_target(hog_table, tmp_path, kind):
+    table = own_copy(hog_table, tmp_path)
+    (tmp_path / "real").mkdir()
+    real = tmp_path / "real" / f"out{SUFFIX[kind]}"
+    real.write_text("old\n")
+    link = tmp_path / f"link{SUFFIX[kind]}"
+    link.symlink_to(real)
+    result = mine(*writing(kind, table, link))
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink() and link.resolve() == real
+    assert real.read_bytes() != b"old\n" and real.stat().st_size > 0
+    assert [p.name for p in (tmp_path / "real").iterdir()] == [real.name]  # no partial left
+
+
+def special_file(folder: Path, kind: str, suffix: str = "") -> Path:
+    path = folder / f"{kind}{suffix}"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:  # a character device like /dev/null (made here: replacing it harms nothing)
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    return path
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("node", ["fifo", "device"])
+def test_an_output_onto_a_fifo_or_device_is_refused_and_the_node_stays(
+    hog_table, tmp_path, kind, node
+):
+    table = own_copy(hog_table, tmp_path)
+    special = special_file(tmp_path, node, SUFFIX[kind])
+    mode = special.lstat().st_mode
+    line = one_line_error(mine(*writing(kind, table, special), timeout=60))
+    assert "not a regular file" in line
+    assert special.lstat().st_mode == mode
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["generate", "hog", "--table", "hog.parquet", "--out", "hog.parquet"],
+        ["generate", "hog", "--table", "hog.parquet", "--out", "hog.json"],
+        ["report", "hog", "--table", "hog.parquet", "--out", "hog.json"],
+        ["report", "hog", "--table", "hog.parquet", "--out", "hog.parquet"],
+        ["tournament", "hog", "p.py", "--bots", "always_roll:6", "--html", "p.py"],
+        ["query", "SELECT 1", "--format", "csv", "--out", "w.duckdb.wal", "--db", "w.duckdb"],
+    ],
+    ids=lambda c: " ".join(c[:1] + c[-2:]),
+)
+def test_no_output_replaces_an_input_of_its_command(hog_table, tmp_path, command):
+    own_copy(hog_table, tmp_path)
+    (tmp_path / "w.duckdb.wal").write_bytes(b"")  # held as the warehouse's too
+    before = {p.name: digest(p) for p in tmp_path.iterdir()}
+    line = one_line_error(mine(*command, cwd=tmp_path))
+    assert "reads that file" in line or "that is the warehouse" in line
+    assert {p.name: digest(p) for p in tmp_path.iterdir()} == before
