@@ -118,6 +118,12 @@ class Pair:
     log_id: int | None = None
     replaces: list[int] = field(default_factory=list)
     copy_of: Pair | None = None  # an earlier pair of the same batch with the same content
+    known: bool = False  # its content is in the warehouse already
+
+    @property
+    def lands(self) -> bool:
+        """Whether its content is new to the warehouse (and not rejected)."""
+        return self.outcome in ("new", "replaced") and not self.known and self.copy_of is None
 
     @property
     def files(self) -> tuple[LogFile, LogFile]:
@@ -592,16 +598,21 @@ def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     )
     seen: dict[str, Pair] = {}
     for pair in pairs:
-        if pair.content_sha256 in existing:
-            pair.outcome, pair.log_id = "unchanged", existing[pair.content_sha256]
-            continue
-        if pair.content_sha256 in seen:  # lands, or not, as its first copy does
-            pair.outcome, pair.copy_of = "unchanged", seen[pair.content_sha256]
-            continue
-        seen[pair.content_sha256] = pair
+        content = pair.content_sha256
+        if content in existing:
+            pair.known, pair.log_id = True, existing[content]
+        elif content in seen:  # lands, or not, as its first copy does
+            pair.copy_of = seen[content]
+        else:
+            seen[content] = pair
+        # What its files held before, if that was other content (even content already in
+        # under another name): that log goes unless another file still holds it.
         old = {previous[str(f.path)] for f in pair.files if str(f.path) in previous}
-        pair.replaces = sorted(old)
-        pair.outcome = "replaced" if old else "new"
+        pair.replaces = sorted(old - {pair.log_id})
+        if pair.replaces:
+            pair.outcome = "replaced"
+        else:
+            pair.outcome = "unchanged" if pair.known or pair.copy_of else "new"
 
 
 def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
@@ -749,9 +760,10 @@ def _list_files(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     )
 
 
-def _drop_replaced(con: duckdb.DuckDBPyConnection, module: ModuleType, good: list[Pair]) -> None:
-    """A replaced version goes unless another file still holds that content."""
-    stale = sorted({old for p in good for old in p.replaces})
+def _drop_replaced(con: duckdb.DuckDBPyConnection, landed: list[Pair]) -> None:
+    """What the files of these pairs held before goes, unless another file still holds
+    it (from whichever game it was)."""
+    stale = sorted({old for p in landed for old in p.replaces} - {p.log_id for p in landed})
     if not stale:
         return
     keep = {
@@ -759,12 +771,18 @@ def _drop_replaced(con: duckdb.DuckDBPyConnection, module: ModuleType, good: lis
         for row in con.execute(
             "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
             "AND path NOT IN (SELECT unnest(?))",
-            [stale, [str(f.path) for p in good for f in p.files]],
+            [stale, [str(f.path) for p in landed for f in p.files]],
         ).fetchall()
     }
     drop = [log_id for log_id in stale if log_id not in keep]
-    for table in (*module.TABLES, "logs"):
-        con.execute(f"DELETE FROM {table} WHERE log_id IN (SELECT unnest(?))", [drop])
+    modules = schema.game_schemas()
+    games = con.execute(
+        "SELECT DISTINCT game FROM logs WHERE log_id IN (SELECT unnest(?))", [drop]
+    ).fetchall()
+    for (game,) in games:
+        for table in modules[game].TABLES:
+            con.execute(f"DELETE FROM {table} WHERE log_id IN (SELECT unnest(?))", [drop])
+    con.execute("DELETE FROM logs WHERE log_id IN (SELECT unnest(?))", [drop])
 
 
 def _land(
@@ -775,7 +793,7 @@ def _land(
     watch: BatchWatch,
 ) -> None:
     """Check and insert one batch of pairs of one game, in one transaction."""
-    fresh = [p for p in batch if p.outcome in ("new", "replaced")]
+    fresh = [p for p in batch if p.lands]
     drawn = con.execute(f"SELECT nextval('log_ids') FROM range({len(fresh)})").fetchall()
     for pair, (log_id,) in zip(fresh, drawn, strict=True):
         pair.log_id = log_id
@@ -791,7 +809,7 @@ def _land(
             _check_and_load(con, module, fresh, summary.verified, watch)
         good = [p for p in fresh if p.outcome != "rejected"]
         _follow_copies(batch)
-        _drop_replaced(con, module, good)
+        _drop_replaced(con, [p for p in batch if p.outcome != "rejected"])
         if good:
             con.execute(
                 """

@@ -14,12 +14,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from mine import games
 from mine.parsers import hog
 from mine.parsers.csvlog import pair_paths
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.data import synth
-from tests.mine_cli import mine, one_line_error, without_file_rights
+from tests.mine_cli import digest, mine, one_line_error, without_file_rights
 
 GIN_STEMS = sorted(p.stem for p in REAL_GINRUMMY.glob("*.csv") if "-score" not in p.name)
 T21_STEMS = sorted(p.stem for p in REAL_TWENTYONE.glob("*.csv") if "-score" not in p.name)
@@ -220,3 +221,85 @@ def test_ingest_of_nothing_readable_says_error_and_makes_no_warehouse(tmp_path, 
     result = mine("ingest", given, "--db", db, cwd=tmp_path)
     one_line_error(result, code=1)
     assert not db.exists()
+
+
+# --- a file whose content changed says so, and its old log goes ---------------------------
+
+
+def overwrite(target: tuple[Path, Path], source: tuple[Path, Path]) -> None:
+    for to, of in zip(target, source, strict=True):
+        to.write_bytes(of.read_bytes())
+
+
+def logs_by_path(con) -> dict[str, int]:
+    return dict(con.execute("SELECT path, log_id FROM manifest WHERE role = 'turns'").fetchall())
+
+
+def nothing_stray(con) -> None:
+    """Every log is held by a file, and every row of every game table by a log."""
+    held = {row[0] for row in con.execute("SELECT log_id FROM manifest").fetchall()}
+    logs = {row[0] for row in con.execute("SELECT log_id FROM logs").fetchall()}
+    assert logs <= held, logs - held
+    for game in ("twentyone", "ginrummy", "hog"):
+        for table in games.get(game).module("schema").TABLES:
+            stray = con.execute(
+                f"SELECT count(*) FROM {table} WHERE log_id NOT IN (SELECT log_id FROM logs)"
+            ).fetchone()[0]
+            assert stray == 0, table
+
+
+def test_a_file_overwritten_with_content_already_in_drops_its_old_log(tmp_path):
+    a, b = gin_folder(tmp_path / "logs", 2)
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    assert ingest(con, [tmp_path / "logs"]).ok
+    before = logs_by_path(con)
+    overwrite(a, b)
+    summary = ingest(con, [tmp_path / "logs"])
+    assert outcomes(summary) == {a[0].stem: "replaced", b[0].stem: "unchanged"}
+    after = logs_by_path(con)
+    assert after[str(a[0])] == after[str(b[0])] == before[str(b[0])]
+    assert con.execute("SELECT list(log_id) FROM logs").fetchone()[0] == [before[str(b[0])]]
+    nothing_stray(con)
+
+
+def test_two_edits_leave_one_log_per_content_on_disk(tmp_path):
+    a, b, c = gin_folder(tmp_path / "logs", 3)
+    spare = copy_pair(REAL_GINRUMMY, GIN_STEMS[4], tmp_path / "spare", "spare")
+    c[0].unlink(), c[1].unlink()
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    assert ingest(con, [tmp_path / "logs"]).ok
+    overwrite(a, b)
+    assert ingest(con, [tmp_path / "logs"]).ok
+    overwrite(b, spare)
+    assert ingest(con, [tmp_path / "logs"]).ok
+    contents = {hashlib.sha256(f"{digest(t)}:{digest(s)}".encode()).hexdigest() for t, s in (a, b)}
+    in_logs = {row[0] for row in con.execute("SELECT content_sha256 FROM logs").fetchall()}
+    assert in_logs == contents
+    nothing_stray(con)
+
+
+def test_two_files_that_swap_contents_keep_both_logs(tmp_path):
+    a, b = gin_folder(tmp_path / "logs", 2)
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    assert ingest(con, [tmp_path / "logs"]).ok
+    before = logs_by_path(con)
+    overwrite(a, b)
+    overwrite(b, pair_paths(REAL_GINRUMMY, GIN_STEMS[0]))  # what a held
+    summary = ingest(con, [tmp_path / "logs"])
+    assert set(outcomes(summary).values()) == {"replaced"}
+    after = logs_by_path(con)
+    assert after[str(a[0])] == before[str(b[0])] and after[str(b[0])] == before[str(a[0])]
+    assert con.execute("SELECT count(*) FROM logs").fetchone()[0] == 2
+    nothing_stray(con)
+
+
+def test_a_file_that_changes_game_takes_its_old_game_rows_along(tmp_path):
+    logs = tmp_path / "logs"
+    t21 = copy_pair(REAL_TWENTYONE, T21_STEMS[0], logs, "x")
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    assert ingest(con, [logs]).ok
+    overwrite(t21, pair_paths(REAL_GINRUMMY, GIN_STEMS[0]))
+    summary = ingest(con, [logs])
+    assert outcomes(summary) == {"x": "replaced"}
+    assert con.execute("SELECT list(DISTINCT game) FROM logs").fetchone()[0] == ["ginrummy"]
+    nothing_stray(con)
