@@ -65,7 +65,7 @@ def replacing(*outs: str | Path) -> Iterator[list[Path]]:
     renamed onto its place, in order (the last one last), else removed. A partial of an
     earlier run that was killed is removed first."""
     targets = [target(out) for out in outs]
-    partials = [place.with_name(f".{place.name}.{os.getpid()}{PARTIAL}") for place in targets]
+    partials = [partial_name(place) for place in targets]
     try:
         for place in targets:
             place.parent.mkdir(parents=True, exist_ok=True)
@@ -88,17 +88,23 @@ def write_text(out: str | Path, text: str) -> Path:
     return Path(out)
 
 
-def remove_stale_partials(place: Path) -> None:
-    """Remove the partial files of `place` left by runs that were killed (their process
-    is gone)."""
-    for partial in place.parent.glob(f".{_glob_literal(place.name)}.*{PARTIAL}"):
-        pid = partial.name[len(place.name) + 2 : -len(PARTIAL)]
+def remove_stale_partials(place: Path, names: str | None = None) -> None:
+    """Remove the partial files of `place` (or of every name in its folder matching the
+    glob `names`) left by runs that were killed: their process is gone."""
+    pattern = _glob_literal(place.name) if names is None else names
+    for partial in place.parent.glob(f".{pattern}.*{PARTIAL}"):
+        pid = partial.name[: -len(PARTIAL)].rsplit(".", 1)[-1]
         if pid.isdigit() and not _running(int(pid)):
             with contextlib.suppress(OSError):
                 if partial.is_dir() and not partial.is_symlink():
                     shutil.rmtree(partial)
                 else:
                     partial.unlink()
+
+
+def partial_name(place: Path) -> Path:
+    """Where this process writes `place` before it is whole."""
+    return place.with_name(f".{place.name}.{os.getpid()}{PARTIAL}")
 
 
 def _running(pid: int) -> bool:

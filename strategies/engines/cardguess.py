@@ -32,7 +32,7 @@ import numpy as np
 from mine.parsers import cardguess as log_format
 from mine.parsers.cardguess import Score, Turn
 from mine.parsers.cards import GUESS_RANKS, GUESS_SUITS, CardError, guess_rank, parse_guess
-from mine.parsers.csvlog import pair_paths
+from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.strategies.engines.settings import RuleSettings
 
 RANKS = "23456789TJQKA"  # ace high, as the spec orders them
@@ -462,9 +462,10 @@ def run_games(
         if progress:
             progress(game, games)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    turn_path, score_path = pair_paths(stem.parent, stem.name)
+    turn_path, score_path = partial_pair(stem.parent, stem.name)
     log_format.write_turns(turn_path, turns)
     log_format.write_scores(score_path, scores)
+    publish_pair(stem.parent, stem.name)
     counts = [score.guesses for score in scores]
     return {
         "stem": stem.name,

@@ -31,7 +31,7 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 
 from mine.parsers import supernim as log_format
-from mine.parsers.csvlog import pair_paths
+from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.parsers.supernim import Game as GameRecord
 from mine.parsers.supernim import Move as MoveRecord
 from mine.strategies.bots.supernim_search import heap_moves
@@ -325,7 +325,7 @@ def write_match(
     played: list[Played],
 ) -> tuple[Path, Path]:
     """Write the games' turn and score files; returns their paths."""
-    turns_path, scores_path = pair_paths(out, stem)
+    turns_path, scores_path = partial_pair(out, stem)
     Path(out).mkdir(parents=True, exist_ok=True)
     rows, scores = [], []
     for number, one in enumerate(played, 1):
@@ -334,7 +334,7 @@ def write_match(
         scores.append(score)
     log_format.write_turns(turns_path, rows)
     log_format.write_scores(scores_path, scores)
-    return turns_path, scores_path
+    return publish_pair(out, stem)
 
 
 PlayerFactory = Callable[[np.random.Generator], Player]

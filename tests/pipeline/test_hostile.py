@@ -10,6 +10,7 @@ import os
 import shutil
 import stat
 import subprocess
+import time
 from pathlib import Path
 
 import duckdb
@@ -221,3 +222,31 @@ def test_no_output_replaces_an_input_of_its_command(hog_table, tmp_path, command
     line = one_line_error(mine(*command, cwd=tmp_path))
     assert "reads that file" in line or "that is the warehouse" in line
     assert {p.name: digest(p) for p in tmp_path.iterdir()} == before
+
+
+# --- a killed simulate leaves no log that looks whole -----------------------------------------
+
+
+def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_them(tmp_path):
+    out = tmp_path / "sims"
+    games = ["--players", "always_roll:6,random", "--out", out, "--json"]
+    child = subprocess.Popen([MINE, "simulate", "hog", "--games", "200000", *games],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not (out.is_dir() and any(out.iterdir())):  # the first 50,000 games written
+            assert child.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        child.kill()
+        child.wait()
+    left = sorted(p.name for p in out.iterdir())
+    assert left and all(name.startswith(".") and name.endswith(".partial") for name in left)
+    result = mine("ingest", out, "--db", tmp_path / "w.duckdb")
+    assert "no CSV file" in one_line_error(result)
+    result = mine("simulate", "hog", "--games", "10", "--seed", "2", *games)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "always_roll_6-vs-random-score.csv",
+        "always_roll_6-vs-random.csv",
+    ]
