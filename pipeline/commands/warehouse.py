@@ -67,7 +67,7 @@ def open_warehouse(
             path,
             read_only=read_only,
             wait=wait,
-            memory_limit=None if read_only else MEMORY_LIMIT,
+            memory_limit=MEMORY_LIMIT,  # a reader's query or export too: never the machine's
             sealed=sealed,
         )
     except (WarehouseBusy, WarehouseMissing, NotAWarehouse) as error:
@@ -335,9 +335,11 @@ def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
     if as_json:
         print(json.dumps(manifest, indent=2))
         return
-    table = Table("table", "rows", "partitioned by", title=f"exported to {folder}")
+    table = Table("name", "kind", "rows", "partitioned by", title=f"exported to {folder}")
+    table.columns[2].justify = "right"
     for name, figures in manifest["tables"].items():
-        table.add_row(name, f"{figures['rows']:,}", ", ".join(figures["partitioned_by"]))
+        by = ", ".join(figures["partitioned_by"])
+        table.add_row(name, figures["kind"], f"{figures['rows']:,}", by)
     console.print(table)
     console.print(
         Text(f"read back: {manifest['read_with']} (the manifest: {folder}/manifest.json)")
