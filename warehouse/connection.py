@@ -7,10 +7,12 @@ waits for the lock up to a deadline and then says who holds it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
 import time
+import weakref
 from pathlib import Path
 
 import duckdb
@@ -25,6 +27,22 @@ SEALED = {
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
 }
+
+
+_OPEN: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
+
+
+def tracked(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """`con`, among the connections `interrupt_all` stops."""
+    _OPEN.add(con)
+    return con
+
+
+def interrupt_all() -> None:
+    """Stop the statement each open connection runs (from any thread: Ctrl-C's)."""
+    for con in list(_OPEN):
+        with contextlib.suppress(duckdb.Error):  # closed meanwhile
+            con.interrupt()
 
 
 class WarehouseBusy(RuntimeError):
@@ -97,7 +115,7 @@ def connect(
     delay = 0.05
     while True:
         try:
-            con = duckdb.connect(str(path), read_only=read_only, config=config)
+            con = tracked(duckdb.connect(str(path), read_only=read_only, config=config))
             con.execute("SET enable_progress_bar = false")  # it would write into --json output
             if sealed:
                 con.execute("SET lock_configuration = true")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import duckdb
@@ -47,8 +48,18 @@ def export(con: duckdb.DuckDBPyConnection, folder: Path) -> dict:
         (partial / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
         os.rename(partial, folder)
     finally:
-        shutil.rmtree(partial, ignore_errors=True)
+        _remove(partial)
     return manifest
+
+
+def _remove(folder: Path) -> None:
+    """Remove `folder`, also while an interrupted COPY's threads still close their files
+    in it (they write for a moment after the statement has returned)."""
+    for _ in range(50):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            return
+        time.sleep(0.02)
 
 
 def _tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:

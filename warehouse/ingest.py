@@ -67,6 +67,11 @@ MANIFEST_ROW = pa.schema(
 )
 
 
+class WarehouseWriteError(RuntimeError):
+    """The warehouse could not take a batch (a full disk): the batch did not land, the
+    batches before it did."""
+
+
 @dataclass
 class LogFile:
     path: Path
@@ -831,8 +836,14 @@ def _land(
                 summary.rows[table] = summary.rows.get(table, 0) + new - old
         _record(con, batch)
         con.execute("COMMIT")
+    except duckdb.InterruptException:  # Ctrl-C: not the pair's fault
+        _rollback(con)
+        raise KeyboardInterrupt from None
     except duckdb.Error as error:
-        con.execute("ROLLBACK")
+        _rollback(con)
+        if _cannot_write(error):  # not the pair's fault: no pair is rejected for it
+            reason = str(error).strip().splitlines()[0]
+            raise WarehouseWriteError(f"cannot write the warehouse ({reason})") from None
         if len(fresh) > 1:  # find the pair DuckDB cannot read by landing them one by one
             for pair in batch:
                 _land(con, module, [pair], summary, watch)
@@ -849,8 +860,27 @@ def _land(
         _record(con, batch)
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        _rollback(con)
         raise
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Undo the open transaction, if DuckDB has not (a failed COMMIT rolls back itself)."""
+    with contextlib.suppress(duckdb.TransactionException, duckdb.FatalException):
+        con.execute("ROLLBACK")
+
+
+def _cannot_write(error: duckdb.Error) -> bool:
+    """Whether DuckDB failed at writing the warehouse (a full disk, no memory left, a
+    commit that failed) rather than at reading a log."""
+    if isinstance(error, duckdb.TransactionException | duckdb.OutOfMemoryException):
+        return True
+    if isinstance(error, duckdb.FatalException):
+        return True
+    text = str(error)
+    return isinstance(error, duckdb.IOException) and (
+        "No space left" in text or "Could not write" in text or "Disk quota" in text
+    )
 
 
 def _follow_copies(batch: list[Pair]) -> None:

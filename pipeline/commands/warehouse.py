@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,6 +73,8 @@ def open_warehouse(
         )
     except (WarehouseBusy, WarehouseMissing, NotAWarehouse) as error:
         raise fail(str(error)) from None
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
     except (OSError, duckdb.Error) as error:
         reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
         raise fail(f"{path}: cannot open it as a DuckDB warehouse ({reason})") from None
@@ -176,7 +179,15 @@ def ingest(
             )
         except (ValueError, WarehouseVersionError) as error:
             raise fail(str(error)) from None
-    con.close()
+        except ingesting.WarehouseWriteError as error:
+            raise fail(f"{db_path(db)}: {error}; the batches before it landed") from None
+        except duckdb.InterruptException:
+            raise KeyboardInterrupt from None
+        except (OSError, duckdb.Error) as error:  # the warehouse's, not a log's: logs' are said
+            reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
+            raise fail(f"{db_path(db)}: cannot ingest into it ({reason})") from None
+        finally:
+            con.close()
     if as_json:
         print(json.dumps(summary.as_json(), indent=2))
     else:
@@ -226,7 +237,9 @@ def query(
     limit: int,
     db: Path | None,
     wait: float,
+    timeout: float | None = None,
 ) -> None:
+    started = time.perf_counter()
     text = _sql_text(sql, file)
     fmt = fmt or _format_of(out)
     if fmt not in ("table", *querying.EXPORT_FORMATS):
@@ -238,20 +251,25 @@ def query(
     con = open_warehouse(db, wait=wait, sealed=True)
     try:
         text = querying.statement(con, text)
-        if fmt == "table":
-            _print_preview(querying.preview(con, text, limit), limit)
-            return
-        count = querying.export(con, text, fmt, out, db_path(db))
+        with querying.time_limit(timeout):
+            if fmt == "table":
+                _print_view(con, text, limit, started)
+                return
+            count = querying.export(con, text, fmt, out, db_path(db))
     except querying.QueryError as error:
         raise fail(str(error)) from None
     except BrokenPipeError:  # `… | head` has what it wanted
         raise
     except OSError as error:
         raise fail(str(error)) from None
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
     except duckdb.Error as error:
         if out is None and "Broken pipe" in str(error):  # `… | head` has what it wanted
             raise typer.Exit(0) from None
-        raise fail(str(error).strip().splitlines()[0]) from None
+        raise fail(querying.one_line(error)) from None
+    finally:
+        con.close()
     if out is not None:
         errors.print(f"wrote {count:,} rows to {out}")
 
@@ -282,18 +300,19 @@ def _format_of(out: Path | None) -> str:
     return suffix
 
 
-def _print_preview(preview: querying.Preview, limit: int) -> None:
-    table = Table(*preview.columns)
-    for row in preview.rows:
-        table.add_row(*(Text("NULL", style="dim") if v is None else Text(v) for v in row))
-    console.print(table)
-    shown = len(preview.rows)
-    more = shown < preview.total
-    console.print(
-        Text(
-            f"{f'first {shown:,} of ' if more else ''}{preview.total:,} rows "
-            f"({preview.seconds:.2f} s)" + (" · --limit N or --limit 0 for more" if more else "")
-        )
+def _print_view(con: duckdb.DuckDBPyConnection, sql: str, limit: int, started: float) -> None:
+    """The table view, streamed, and a footer with the total and the time it all took."""
+    sys.stdout.flush()
+    shown = querying.show(con, sql, limit, sys.stdout.buffer)
+    total = querying.count(con, sql) if limit and shown == limit else shown
+    more = total > shown
+    seconds = time.perf_counter() - started
+    sys.stdout.buffer.write(
+        (
+            f"{f'first {shown:,} of ' if more else ''}{total:,} rows ({seconds:.2f} s)"
+            + (" · --limit N or --limit 0 for more" if more else "")
+            + "\n"
+        ).encode()
     )
 
 
@@ -302,6 +321,12 @@ def tables(db: Path | None, wait: float, as_json: bool = False) -> None:
     try:
         with working("counting the rows of every table and view", as_json):
             found = list(querying.tables(con))
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
+    except duckdb.Error as error:
+        raise fail(
+            f"{db_path(db)}: cannot read it ({str(error).strip().splitlines()[0]})"
+        ) from None
     finally:
         con.close()
     if as_json:
@@ -329,6 +354,8 @@ def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
     try:
         with working(f"exporting the warehouse to {folder}", as_json):
             manifest = exporting.export(con, folder)
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
     except (OSError, duckdb.Error) as error:
         reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
         raise fail(f"{folder}: cannot export there ({reason})") from None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import time
@@ -17,7 +18,7 @@ import duckdb
 import pytest
 
 from mine.warehouse.ingest import ingest
-from tests.conftest import REAL_GINRUMMY
+from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.mine_cli import MINE, digest, mine, one_line_error
 
 
@@ -250,3 +251,222 @@ def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_th
         "always_roll_6-vs-random-score.csv",
         "always_roll_6-vs-random.csv",
     ]
+
+
+# --- Ctrl-C: one line, exit 130, nothing half-written ----------------------------------------
+
+SLOW = "SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b"
+
+
+def interrupted(command: list, started, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run mine, send it SIGINT (Ctrl-C) once `started()` says its work is under way, and
+    return how it ended (asserting that it ended promptly)."""
+    child = subprocess.Popen([MINE, *map(str, command)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + timeout
+    while not started():
+        assert child.poll() is None, child.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=30)
+    return subprocess.CompletedProcess(child.args, child.returncode, out, err)
+
+
+def after(seconds: float):
+    start = time.monotonic()
+    return lambda: time.monotonic() - start > seconds
+
+
+@pytest.mark.parametrize("extra", [[], ["--format", "csv"], ["--format", "json"]])
+def test_ctrl_c_during_a_query_is_one_line(db, extra):
+    result = interrupted(["query", SLOW, "--db", db, *extra], after(1.5))
+    assert one_line_error(result, code=130) == "error: interrupted"
+
+
+def test_ctrl_c_during_query_out_leaves_no_file(db, tmp_path):
+    out = tmp_path / "x.csv"
+    result = interrupted(["query", SLOW, "--out", out, "--db", db], after(1.5))
+    assert one_line_error(result, code=130) == "error: interrupted"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture(scope="module")
+def big_logs(tmp_path_factory) -> Path:
+    """Hog matches of 600,000 turns: an ingest or an export of them takes seconds."""
+    folder = tmp_path_factory.mktemp("big")
+    result = mine("simulate", "hog", "--games", "10000", "--players",
+                  "always_roll:6,random,always_roll:4", "--out", folder / "logs", "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return folder / "logs"
+
+
+def test_ctrl_c_during_ingest_is_one_line_and_lands_whole_logs_only(big_logs, tmp_path):
+    db = tmp_path / "w.duckdb"
+    seen: list[float] = []
+
+    def landing() -> bool:  # the warehouse made seconds ago: batches are going in
+        if db.exists() and not seen:
+            seen.append(time.monotonic())
+        return bool(seen) and time.monotonic() - seen[0] > 3
+
+    result = interrupted(["ingest", big_logs, "--db", db], landing)
+    assert one_line_error(result, code=130) == "error: interrupted"
+    con = duckdb.connect(str(db), read_only=True)
+    tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert tables == set() or {"logs", "hog_turns"} <= tables  # the schema whole or not at all
+    if not tables:
+        con.execute("CREATE TEMP TABLE logs (log_id INTEGER, turn_rows BIGINT)")
+        con.execute("CREATE TEMP TABLE hog_turns (log_id INTEGER)")
+    whole = con.execute(
+        """
+        SELECT count(*) = count(*) FILTER (WHERE l.turn_rows = t.rows)
+        FROM logs l LEFT JOIN (SELECT log_id, count(*) AS rows FROM hog_turns GROUP BY 1) t
+        USING (log_id)
+        """
+    ).fetchone()[0]
+    stray = con.execute(
+        "SELECT count(*) FROM hog_turns WHERE log_id NOT IN (SELECT log_id FROM logs)"
+    ).fetchone()[0]
+    con.close()
+    assert whole and stray == 0
+    again = mine("ingest", big_logs, "--db", db, "--json")  # and the same ingest completes
+    assert again.returncode == 0, again.stderr
+
+
+def test_ctrl_c_during_export_leaves_no_folder(big_logs, tmp_path):
+    db = tmp_path / "w.duckdb"
+    assert mine("ingest", big_logs, "--db", db, "--json").returncode == 0
+    out = tmp_path / "out"
+    result = interrupted(
+        ["export", out, "--db", db],
+        lambda: any(p.name.startswith(".out.") for p in tmp_path.iterdir()),
+    )
+    assert one_line_error(result, code=130) == "error: interrupted"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.duckdb"]
+
+
+# --- a full disk, a damaged warehouse: one line -------------------------------------------
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A small file system of our own (tmpfs) with no byte left: needs root."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small file system needs root")
+    mount = tmp_path / "full"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mount]).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", mount], check=False)
+
+
+def fill(folder: Path) -> None:
+    with open(folder / "filler", "wb") as filler:
+        try:
+            while True:
+                filler.write(b"\0" * 65536)
+                filler.flush()
+        except OSError:
+            pass
+
+
+def test_ingest_onto_a_full_disk_is_one_line_and_the_warehouse_still_opens(full_disk):
+    db = full_disk / "w.duckdb"
+    assert mine("ingest", REAL_GINRUMMY, "--db", db, "--json").returncode == 0
+    fill(full_disk)
+    result = mine("ingest", REAL_TWENTYONE, "--db", db)
+    assert "No space left" in one_line_error(result)
+    (full_disk / "filler").unlink()
+    tables = mine("query", "SELECT count(*) FROM logs WHERE game = 'twentyone'", "--db", db,
+                  "--format", "csv")  # fmt: skip
+    assert tables.returncode == 0 and tables.stdout.splitlines()[1] == "0"
+
+
+@pytest.mark.parametrize("game", ["ginrummy", "twentyone"])
+def test_stats_onto_a_full_disk_is_one_line(full_disk, game):
+    db = full_disk / "w.duckdb"
+    assert mine("ingest", REAL_GINRUMMY, REAL_TWENTYONE, "--db", db, "--json").returncode == 0
+    fill(full_disk)
+    assert "No space left" in one_line_error(mine("stats", game, "--db", db))
+
+
+def test_fit_out_onto_a_full_disk_is_one_line_and_leaves_nothing(full_disk, hog_table):
+    fill(full_disk)
+    out = full_disk / "t.parquet"
+    db = hog_table.parent / "w.duckdb"
+    line = one_line_error(mine(*writing("fit", hog_table, out)[:-2], "--db", db))
+    assert "No space left" in line
+    assert sorted(p.name for p in full_disk.iterdir()) == ["filler"]
+
+
+@pytest.mark.parametrize("size", [100_000, 1_000_000])
+@pytest.mark.parametrize("command", [["tables"], ["stats", "ginrummy"], ["stats", "twentyone"],
+                                     ["ingest", REAL_GINRUMMY], ["export", "x"]])  # fmt: skip
+def test_a_truncated_warehouse_is_one_line(tmp_path, size, command):
+    whole = tmp_path / "whole.duckdb"
+    con = duckdb.connect(str(whole))
+    assert ingest(con, [REAL_GINRUMMY, REAL_TWENTYONE]).ok
+    con.close()
+    cut = tmp_path / "cut.duckdb"
+    cut.write_bytes(whole.read_bytes()[:size])
+    result = mine(*command, "--db", cut, cwd=tmp_path)
+    if result.returncode:  # what the cut left may still read: then it must work
+        one_line_error(result)
+    assert "Traceback" not in result.stderr
+
+
+# --- queries that used to fail or run away -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sql",
+    ["SELECT 1 AS one -- note", "SELECT 1 AS one; -- note", "/* head */\nSELECT 1 AS one\n-- tail\n",
+     "SELECT 1 AS one /* a block */", "SELECT 1 AS one;;"],
+)  # fmt: skip
+def test_a_query_that_ends_in_a_comment_runs(db, sql):
+    result = mine("query", sql, "--db", db, "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "one\n1\n"
+    view = mine("query", sql, "--db", db)
+    assert view.returncode == 0 and view.stdout.splitlines()[2].strip() == "1"
+
+
+def test_a_sql_file_whose_last_line_is_a_comment_runs(db, tmp_path):
+    (tmp_path / "q.sql").write_text("SELECT count(*) AS logs FROM logs\n-- how many\n")
+    result = mine("query", "--file", tmp_path / "q.sql", "--db", db, "--format", "csv")
+    assert result.returncode == 0 and result.stdout == "logs\n12\n"
+
+
+def test_a_query_past_its_timeout_is_one_line(db):
+    started = time.monotonic()
+    line = one_line_error(mine("query", SLOW, "--timeout", "1", "--db", db))
+    assert line == "error: stopped after --timeout 1 s"
+    assert time.monotonic() - started < 30
+
+
+def test_a_query_past_the_memory_limit_is_one_line(db):
+    line = one_line_error(mine("query", "SELECT length(list(range)) FROM range(150000000)",
+                               "--db", db))  # fmt: skip
+    assert "Out of Memory" in line
+
+
+@pytest.mark.parametrize(
+    "sql, hint",
+    [("SELECT * FROM ginrummy_turn", 'Did you mean "ginrummy_turns"'),
+     ("SELECT discrded FROM ginrummy_turns", 'Candidate bindings: "discarded"')],
+)  # fmt: skip
+def test_duckdbs_hint_stays_on_the_one_line(db, sql, hint):
+    assert hint in one_line_error(mine("query", sql, "--db", db))
+
+
+def test_a_newline_in_a_file_name_stays_on_its_line(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a\nb.csv").write_text("not,a,log\n")
+    result = mine("ingest", logs, "--db", tmp_path / "w.duckdb")
+    line = one_line_error(result, prefix="rejected ")
+    assert line == f"rejected {logs}/a\\nb.csv: unpaired: no a\\nb-score.csv"
