@@ -152,9 +152,18 @@ def main(
 
 @app.command()
 def ingest(
-    paths: Annotated[list[str], typer.Argument(help="Files, folders (recursive) or globs.")],
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="PATH", help="Files, folders (recursive) or globs.", show_default=False
+        ),
+    ],
     game: Annotated[
-        str | None, typer.Option(help="Skip detection: every pair is this game.")
+        str | None,
+        typer.Option(
+            metavar="GAME",
+            help=f"Skip detection: every pair is this game ({', '.join(games.names())}).",
+        ),
     ] = None,
     db: options.Db = None,
     as_json: options.Json = False,
@@ -185,7 +194,9 @@ def ingest(
 
 @app.command()
 def query(
-    sql: Annotated[str | None, typer.Argument(help="The SQL to run.")] = None,
+    sql: Annotated[
+        str | None, typer.Argument(metavar="SQL", help="The SQL to run.", show_default=False)
+    ] = None,
     file: Annotated[
         Path | None, typer.Option("--file", "-f", help="Read the SQL from a file.")
     ] = None,
@@ -193,13 +204,14 @@ def query(
         str | None,
         typer.Option(
             "--format",
+            metavar="FORMAT",
             help="table, csv, json or parquet (default: --out's extension, else table).",
             show_default=False,
         ),
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file.")] = None,
     limit: Annotated[
-        int, typer.Option("--limit", min=0, help="Rows the table shows (0: all).")
+        int, typer.Option("--limit", min=0, metavar="N", help="Rows the table shows (0: all).")
     ] = 40,
     db: options.Db = None,
     wait: options.Wait = 60.0,

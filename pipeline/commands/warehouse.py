@@ -340,7 +340,13 @@ def tables(db: Path | None, wait: float, as_json: bool = False) -> None:
             }
         )
         return
-    table = Table("name", "kind", "rows", "description", title=str(db_path(db)))
+    table = Table(title=str(db_path(db)))
+    # Names whole whatever the width (a pipe gets 80 columns); the descriptions wrap.
+    longest = max((len(name) for name, *_ in found), default=4)
+    table.add_column("name", no_wrap=True, min_width=longest)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("rows", justify="right", no_wrap=True)
+    table.add_column("description", ratio=1, overflow="fold")
     for name, kind, rows, comment in found:
         table.add_row(name, kind, f"{rows:,}", comment)
     console.print(table)
@@ -362,8 +368,12 @@ def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
     if as_json:
         print(json.dumps(manifest, indent=2))
         return
-    table = Table("name", "kind", "rows", "partitioned by", title=f"exported to {folder}")
-    table.columns[2].justify = "right"
+    table = Table(title=f"exported to {folder}")
+    longest = max((len(name) for name in manifest["tables"]), default=4)
+    table.add_column("name", no_wrap=True, min_width=longest)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("rows", justify="right", no_wrap=True)
+    table.add_column("partitioned by")
     for name, figures in manifest["tables"].items():
         by = ", ".join(figures["partitioned_by"])
         table.add_row(name, figures["kind"], f"{figures['rows']:,}", by)

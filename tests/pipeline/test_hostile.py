@@ -439,6 +439,9 @@ def test_a_sql_file_whose_last_line_is_a_comment_runs(db, tmp_path):
     (tmp_path / "q.sql").write_text("SELECT count(*) AS logs FROM logs\n-- how many\n")
     result = mine("query", "--file", tmp_path / "q.sql", "--db", db, "--format", "csv")
     assert result.returncode == 0 and result.stdout == "logs\n12\n"
+    view = mine("query", "--file", tmp_path / "q.sql", "--db", db)
+    assert view.returncode == 0, view.stderr
+    assert view.stdout.splitlines()[2].strip() == "12"
 
 
 def test_a_query_past_its_timeout_is_one_line(db):
@@ -470,3 +473,54 @@ def test_a_newline_in_a_file_name_stays_on_its_line(tmp_path):
     result = mine("ingest", logs, "--db", tmp_path / "w.duckdb")
     line = one_line_error(result, prefix="rejected ")
     assert line == f"rejected {logs}/a\\nb.csv: unpaired: no a\\nb-score.csv"
+
+
+# --- what the tables look like -------------------------------------------------------------
+
+
+def test_the_table_view_of_every_row_streams_them_all_aligned(db):
+    result = mine("query", "SELECT log_id, line, picked, 1.0 / line AS share FROM ginrummy_turns "
+                  "ORDER BY log_id, line", "--limit", "0", "--db", db)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    header, rule, *rows, footer = result.stdout.splitlines()
+    con = duckdb.connect(str(db), read_only=True)
+    expected = con.execute(
+        "SELECT log_id, line, picked, 1.0 / line FROM ginrummy_turns ORDER BY log_id, line"
+    ).fetchall()
+    con.close()
+    assert len(rows) == len(expected) > 1000  # past the rows that set the widths
+    assert footer.startswith(f"{len(expected):,} rows (")
+    assert header.split() == ["log_id", "line", "picked", "share"]
+    widths = [len(dashes) for dashes in rule.split("  ")]
+    for row, (log_id, line, picked, share) in zip(rows, expected, strict=True):
+        cells = row.split()
+        assert cells == [str(log_id), str(line), picked, f"{share:.6g}"]
+        assert row[: widths[0]] == str(log_id).rjust(widths[0])  # numbers on the right
+
+
+def test_tables_show_whole_names_and_numbers_on_the_right_in_80_columns(tmp_path):
+    db = tmp_path / "w.duckdb"
+    assert mine("ingest", REAL_GINRUMMY.parent, "--db", db, "--json").returncode == 0
+    assert mine("stats", "cardguess", "--db", db, "--json").returncode == 0  # long names
+    result = subprocess.run([MINE, "tables", "--db", db], capture_output=True, text=True,
+                            env={**os.environ, "COLUMNS": "80"})  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    names = [row[0] for row in con.execute(
+        "SELECT table_name FROM duckdb_tables() UNION ALL "
+        "SELECT view_name FROM duckdb_views() WHERE NOT internal"
+    ).fetchall()]  # fmt: skip
+    con.close()
+    for name in names:
+        assert f"│ {name} " in result.stdout, name
+    row = next(line for line in result.stdout.splitlines() if "│ ginrummy_turns " in line)
+    rows_cell = row.split("│")[3]
+    assert rows_cell.endswith(" ") and rows_cell.strip()[-1].isdigit()
+    assert rows_cell.rstrip() == rows_cell.rstrip().rjust(len(rows_cell) - 1)
+
+
+def test_ingest_help_names_the_games_and_the_paths():
+    result = mine("ingest", "--help")
+    text = " ".join(result.stdout.split())
+    assert "{PATH}..." in text and "{paths}" not in text
+    assert "(twentyone, ginrummy, hog, supernim, cardguess)" in text

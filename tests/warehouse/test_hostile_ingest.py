@@ -248,11 +248,16 @@ def nothing_stray(con) -> None:
             assert stray == 0, table
 
 
-def test_a_file_overwritten_with_content_already_in_drops_its_old_log(tmp_path):
+def two_ingested(tmp_path: Path):
+    """Two Gin Rummy pairs, ingested: their paths, the warehouse, the log of each path."""
     a, b = gin_folder(tmp_path / "logs", 2)
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     assert ingest(con, [tmp_path / "logs"]).ok
-    before = logs_by_path(con)
+    return a, b, con, logs_by_path(con)
+
+
+def test_a_file_overwritten_with_content_already_in_drops_its_old_log(tmp_path):
+    a, b, con, before = two_ingested(tmp_path)
     overwrite(a, b)
     summary = ingest(con, [tmp_path / "logs"])
     assert outcomes(summary) == {a[0].stem: "replaced", b[0].stem: "unchanged"}
@@ -263,11 +268,8 @@ def test_a_file_overwritten_with_content_already_in_drops_its_old_log(tmp_path):
 
 
 def test_two_edits_leave_one_log_per_content_on_disk(tmp_path):
-    a, b, c = gin_folder(tmp_path / "logs", 3)
+    a, b, con, _ = two_ingested(tmp_path)
     spare = copy_pair(REAL_GINRUMMY, GIN_STEMS[4], tmp_path / "spare", "spare")
-    c[0].unlink(), c[1].unlink()
-    con = duckdb.connect(str(tmp_path / "w.duckdb"))
-    assert ingest(con, [tmp_path / "logs"]).ok
     overwrite(a, b)
     assert ingest(con, [tmp_path / "logs"]).ok
     overwrite(b, spare)
@@ -279,10 +281,7 @@ def test_two_edits_leave_one_log_per_content_on_disk(tmp_path):
 
 
 def test_two_files_that_swap_contents_keep_both_logs(tmp_path):
-    a, b = gin_folder(tmp_path / "logs", 2)
-    con = duckdb.connect(str(tmp_path / "w.duckdb"))
-    assert ingest(con, [tmp_path / "logs"]).ok
-    before = logs_by_path(con)
+    a, b, con, before = two_ingested(tmp_path)
     overwrite(a, b)
     overwrite(b, pair_paths(REAL_GINRUMMY, GIN_STEMS[0]))  # what a held
     summary = ingest(con, [tmp_path / "logs"])
