@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mine.strategies.bots.hog import parse_bot
+from mine.strategies.bots.hog import make_bot
 from mine.strategies.engines.hog import HogRules, as_table, play_match, simulate_tables
 from mine.strategies.solvers.hog import TurnModel, optimal, win_rates
 
@@ -33,7 +33,7 @@ def best_of(repeats: int, run) -> float:
 def main() -> None:
     rules = HogRules()
     model = TurnModel.from_rules(rules)
-    strategies = tuple(parse_bot(spec, rules) for spec in PAIR)
+    strategies = tuple(make_bot(spec, rules) for spec in PAIR)
     tables = tuple(as_table(s, rules) for s in strategies)
 
     exact_pair = best_of(5, lambda: win_rates(model, *tables))

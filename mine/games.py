@@ -5,6 +5,9 @@ A game is one module of the same name in each layer's folder (`parsers/hog.py`,
 …). Like RLCard's registry, a record names its parts as module paths and imports nothing:
 every layer reads it without pulling in the layers above, and a command loads only the game
 it runs. Adding a game is one module per layer and one record here.
+
+What a game's module must provide in each layer is that layer's `CONTRACT` (in the layer
+package's `__init__.py`); `tests/test_contracts.py` holds every game's modules to theirs.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ PARTS = {
     "validator": "strategies.validation",  # a player file measured in the engine
     "match": "strategies.tournament",  # one game between two players, for tournaments
     "report": "pipeline.reports",  # the HTML page (and other formats) of a table
+    "display": "pipeline.display",  # what each command prints on a terminal
     "commands": "pipeline.commands",  # `mine <verb> <game>`: options → the layers
     "demo": "pipeline.demos",  # its part of `mine demo`
 }
@@ -43,6 +47,10 @@ class Game:
 
     def module_name(self, part: str) -> str:
         return f"mine.{PARTS[part]}.{self.name}"
+
+    def package(self, part: str) -> ModuleType:
+        """The layer package of `part` (where its CONTRACT is stated)."""
+        return importlib.import_module(f"mine.{PARTS[part]}")
 
     def module(self, part: str) -> ModuleType:
         """The game's module of `part` (imported now, on first use)."""

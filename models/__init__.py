@@ -1,1 +1,18 @@
-"""Fitting: situation statistics → lookup tables, and the table file format."""
+"""Fitting: situation statistics → lookup tables, and the table file format.
+
+A game's module (the registry's `fitter`) provides `CONTRACT`: `fit(inputs, **options)`
+turns what its statistics module's `fit_inputs` read into a fitted table — a domain object
+with its `metadata` (game, kind, data fingerprint, rows, method, settings, what was
+learned) — and `write_table(path, fitted)` / `read_table(path)` keep it in the shared file
+format (`tables.py`: Parquet rows + JSON metadata), `read_table` returning the same kind of
+object `fit` does, checked (schema, types, ranges) so that a hand-edited file is refused in
+one `TableError` line.
+"""
+
+CONTRACT = {
+    "GAME": None,
+    "KIND": None,
+    "fit": ("inputs",),
+    "write_table": ("path", "fitted"),
+    "read_table": ("path",),
+}

@@ -40,6 +40,7 @@ import hashlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
@@ -344,25 +345,36 @@ def _tree_prior(counts: np.ndarray, rules: LearnedRules) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Fit:
+    """A fitted table: dice per (score, opponent score) and its metadata; a fit made here
+    also keeps what it learned and its solution (a table read from a file has neither)."""
+
     table: np.ndarray  # goal × goal dice
     metadata: dict[str, object]
-    rules: LearnedRules
-    solution: Solution
+    rules: LearnedRules | None = None
+    solution: Solution | None = None
+
+
+class Logged(NamedTuple):
+    """What a fit reads: the logged turns and games, and where they came from."""
+
+    turns: pl.DataFrame
+    games: pl.DataFrame | None = None
+    fingerprint: str | None = None  # the warehouse's fingerprint of the logs read
+    logs: int | None = None  # how many logs
 
 
 def fit(
-    turns: pl.DataFrame,
-    games: pl.DataFrame | None = None,
+    inputs: Logged | pl.DataFrame,
     method: str = "best-response",
-    against: str | None = None,
+    opponent: str | None = None,
     max_rolls: int = MAX_ROLLS,
-    data_fingerprint: str | None = None,
 ) -> Fit:
     """The table `method` asks for: the best response to the logged population (or to
-    player `against`), or the minimax-optimal table under the learned rules.
-
-    `data_fingerprint` names the data in the metadata (the warehouse's fingerprint of the
-    logs read); without it the content of the frames is hashed."""
+    player `opponent`), or the minimax-optimal table under the learned rules. `inputs`
+    are the logged turns and games (or the turns alone); without a fingerprint of the
+    logs, the content of the frames is hashed."""
+    logged = inputs if isinstance(inputs, Logged) else Logged(inputs)
+    turns, games, against = logged.turns, logged.games, opponent
     if method not in METHODS:
         raise FitError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
     if games is not None:
@@ -385,7 +397,7 @@ def fit(
     metadata = {
         "game": GAME,
         "kind": KIND,
-        "fingerprint": data_fingerprint or fingerprint(turns, games),
+        "fingerprint": logged.fingerprint or fingerprint(turns, games),
         "rows": turns.height,
         "games": count_games(turns),
         "method": method,
@@ -397,6 +409,8 @@ def fit(
             "average": round(solution.average, 6),
         },
     }
+    if logged.logs is not None:
+        metadata["logs"] = logged.logs
     return Fit(table, metadata, rules, solution)
 
 
@@ -453,27 +467,40 @@ def table_frame(table: np.ndarray) -> pl.DataFrame:
     )
 
 
-def write_table(path: str | Path, table: np.ndarray, metadata: dict[str, object]) -> Path:
+def write_table(path: str | Path, fitted: Fit) -> Path:
     """The table in the shared format (Parquet rows + JSON metadata); returns its path."""
-    return tables.write(path, table_frame(table), {**metadata, "kind": KIND})
+    return tables.write(path, table_frame(fitted.table), {**fitted.metadata, "kind": KIND})
 
 
-def read_table(path: str | Path) -> tuple[np.ndarray, dict[str, object]]:
-    """The table and its metadata; `tables.TableError` (a ValueError) for a file that is
-    not a Hog strategy table. Tables written before the shared format had no `kind`."""
-    frame, metadata = tables.read(path, GAME)
+COLUMNS = {"score": pl.Int64, "opponent_score": pl.Int64, "num_rolls": pl.Int64}
+LEARNED = {"goal": int, "dice_sides": int, "max_rolls": int, "sow_sad": bool, "square_swine": bool}
+
+
+def read_table(path: str | Path) -> Fit:
+    """The fitted table of a file, checked: a square table of whole numbers of dice within
+    the rules' bounds, and the learned rules it was solved in; `tables.TableError` (one
+    line) for anything else. Tables written before the shared format had no `kind`."""
+    frame, metadata = tables.read(path, GAME, columns=COLUMNS)
     if metadata.setdefault("kind", KIND) != KIND:
         raise tables.TableError(f"{path}: a {metadata['kind']!r} table, not a {KIND!r} table")
+    learned = tables.fields(path, metadata, "learned", LEARNED)
+    for name in ("goal", "dice_sides", "max_rolls"):
+        if not HogRules.within(name, learned[name]):
+            low, high = HogRules.BOUNDS[name]
+            raise tables.TableError(
+                f"{path}: learned {name} {learned[name]} is not in {low}..{high}"
+            )
     goal = math.isqrt(frame.height)
-    if goal * goal != frame.height or not {"score", "opponent_score", "num_rolls"} <= set(
-        frame.columns
-    ):
+    if frame.height == 0 or goal * goal != frame.height:
         raise tables.TableError(f"{path}: not a square table of (score, opponent_score, num_rolls)")
     table = np.full((goal, goal), -1, dtype=np.int64)
     score, opponent = frame["score"].to_numpy(), frame["opponent_score"].to_numpy()
     if score.min() < 0 or opponent.min() < 0 or max(score.max(), opponent.max()) >= goal:
         raise tables.TableError(f"{path}: scores outside 0..{goal - 1}")
-    table[score, opponent] = frame["num_rolls"].to_numpy()
+    dice = frame["num_rolls"].to_numpy()
+    if dice.min() < 0 or dice.max() > learned["max_rolls"]:
+        raise tables.TableError(f"{path}: numbers of dice outside 0..{learned['max_rolls']}")
+    table[score, opponent] = dice
     if (table < 0).any():
         raise tables.TableError(f"{path}: a state without a number of dice")
-    return table, metadata
+    return Fit(table, metadata)

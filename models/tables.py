@@ -8,8 +8,9 @@ settings. Readers check the game and kind before trusting the rows.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -46,16 +47,97 @@ def write(path: str | Path, frame: pl.DataFrame, metadata: dict[str, Any]) -> Pa
     return path
 
 
-def read(path: str | Path, game: str, kind: str | None = None) -> tuple[pl.DataFrame, dict]:
-    """The table and its metadata, checked to be `game`'s table of `kind`."""
+def read(
+    path: str | Path,
+    game: str,
+    kind: str | None = None,
+    columns: dict[str, pl.DataType] | None = None,
+) -> tuple[pl.DataFrame, dict]:
+    """The table and its metadata, checked to be `game`'s table of `kind`; with
+    `columns`, the frame holds each of them, every value present and of that type (a
+    hand-edited file with a dropped column, a null, a NaN or a fraction is refused)."""
     path = Path(path)
+    rows, sidecar = path.with_suffix(".parquet"), metadata_path(path)
+    if not (rows.is_file() and sidecar.is_file()):
+        lacking = " and ".join(str(p) for p in (rows, sidecar) if not p.is_file())
+        raise TableError(
+            f"{path}: no table here ({lacking} missing; a table is two files, {rows.name} "
+            f"and {sidecar.name}, that `mine fit` writes: run it first)"
+        )
     try:
         metadata = json.loads(metadata_path(path).read_text())
         frame = pl.read_parquet(path.with_suffix(".parquet"))
-    except (OSError, json.JSONDecodeError, pl.exceptions.PolarsError) as error:
-        raise TableError(f"{path}: not a readable table ({error})") from None
+    except (OSError, UnicodeDecodeError, ValueError, pl.exceptions.PolarsError) as error:
+        raise TableError(f"{path}: not a readable table ({_first_line(error)})") from None
+    if not isinstance(metadata, dict):
+        raise TableError(f"{path}: its metadata is not a JSON object")
     if metadata.get("game") != game:
         raise TableError(f"{path}: a table of {metadata.get('game')!r}, not of {game!r}")
     if kind is not None and metadata.get("kind") != kind:
         raise TableError(f"{path}: a {metadata.get('kind')!r} table, not a {kind!r} table")
-    return frame, metadata
+    return (frame if columns is None else typed(path, frame, columns)), metadata
+
+
+def typed(path: Path, frame: pl.DataFrame, columns: dict[str, pl.DataType]) -> pl.DataFrame:
+    """`frame`'s `columns`, each cast to its type without loss; TableError otherwise."""
+    missing = [name for name in columns if name not in frame.columns]
+    if missing:
+        raise TableError(f"{path}: the table lacks the column {missing[0]!r}")
+    try:
+        cast = frame.select(pl.col(name).cast(kind, strict=True) for name, kind in columns.items())
+        if any(frame[name].dtype.is_float() for name in columns if columns[name].is_integer()):
+            exact = frame.select(
+                (pl.col(name) == pl.col(name).round()).all() for name in columns
+                if frame[name].dtype.is_float() and columns[name].is_integer()
+            )  # fmt: skip
+            if not all(exact.row(0)):
+                raise TableError(f"{path}: a whole number expected, a fraction found")
+    except pl.exceptions.PolarsError as error:
+        raise TableError(f"{path}: a value of the wrong type ({_first_line(error)})") from None
+    for name in columns:
+        nulls = cast[name].null_count() + (
+            cast[name].is_nan().sum() if cast[name].dtype.is_float() else 0
+        )
+        if nulls:
+            raise TableError(f"{path}: column {name!r} has {nulls} missing values")
+        if cast[name].dtype.is_float() and not cast[name].is_finite().all():
+            raise TableError(f"{path}: column {name!r} holds an infinite value")
+    return cast
+
+
+class Optional(NamedTuple):
+    """A field that may also be null (a figure the data could not give)."""
+
+    kind: type
+
+
+def fields(path: str | Path, metadata: dict, key: str | None, types: dict[str, Any]) -> dict:
+    """`metadata[key]` (the metadata itself for None), a JSON object whose `types` fields
+    are each of that type (an int is not a bool here, a number is finite; an `Optional`
+    type is null or that type); TableError otherwise."""
+    found = metadata if key is None else metadata.get(key)
+    if not isinstance(found, dict):
+        raise TableError(f"{path}: its metadata lacks {key!r}")
+    for name, kind in types.items():
+        value = found.get(name)
+        if isinstance(kind, Optional):
+            if value is None:
+                continue
+            kind = kind.kind
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if kind is bool:
+            fine = isinstance(value, bool)
+        elif kind is int:
+            fine = isinstance(value, int) and not isinstance(value, bool)
+        elif kind is float:
+            fine = number and math.isfinite(value)
+        else:
+            fine = isinstance(value, kind)
+        if not fine:
+            field = name if key is None else f"{key}.{name}"
+            raise TableError(f"{path}: metadata {field} is {value!r}, not a {kind.__name__}")
+    return found
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _thread
 import contextlib
+import difflib
 import errno
 import os
 import signal
@@ -63,9 +64,24 @@ VERBS = {
 }
 
 
-class GameCommands(TyperGroup):
+class Suggesting(TyperGroup):
+    """A group that answers a name it does not know with the one it most likely meant
+    (`mine stats twentynoe`: did you mean twentyone?), or the names it knows."""
+
+    def resolve_command(self, ctx, args):
+        if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
+            known = self.list_commands(ctx)
+            close = difflib.get_close_matches(args[0].lower(), known, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]}?" if close else f"one of {', '.join(known)}"
+            what = "game" if isinstance(self, GameCommands) else "command"
+            ctx.fail(f"unknown {what} {args[0]!r} ({hint})")
+        return super().resolve_command(ctx, args)
+
+
+class GameCommands(Suggesting):
     """`mine <verb>`: one command per game, loaded only when it runs (or its help shows),
-    so that start-up imports neither the games nor their libraries."""
+    so that start-up imports neither the games nor their libraries. Game names are read
+    in any case (`mine stats Hog`)."""
 
     def list_commands(self, ctx) -> list[str]:
         return [game.name for game in games.with_part("commands")]
@@ -81,11 +97,13 @@ class GameCommands(TyperGroup):
             formatter.write_dl(rows)
 
     def get_command(self, ctx, name: str):
+        from mine.pipeline.commands import command
+
         try:
-            game = games.get(name)
+            game = games.get(name.lower())
         except LookupError:
             return None
-        function = getattr(game.module("commands"), self.name, None)
+        function = command(self.name, game)
         if function is None:
             return None
         single = typer.Typer(**HELP)
@@ -126,7 +144,7 @@ def prompt_interrupts() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-app = typer.Typer(help=__doc__, **HELP)
+app = typer.Typer(cls=Suggesting, help=__doc__, **HELP)
 for verb, about in VERBS.items():
     app.add_typer(typer.Typer(cls=GameCommands, help=about, **HELP), name=verb)
 
@@ -259,8 +277,15 @@ def export(
 
 
 @app.command()
-def demo(db: options.Db = None) -> None:
-    """Run the main job end to end on the embedded default warehouse."""
+def demo(
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db", help="Warehouse file (default: demo-out/mine.duckdb).", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """Run the main job end to end on an embedded warehouse of its own (demo-out/)."""
     from mine.pipeline import demo as running
 
     raise typer.Exit(running.main(db))

@@ -5,33 +5,42 @@ logs where the game has any, simulated ones otherwise: the folder's README says 
 in and the game's demo queries show what SQL over game history looks like (the game's
 `pipeline/demos/<game>.py` names them; they read those logs through the temporary table
 `example_logs`); then the game's whole loop (simulate → ingest → stats → fit →
-generate → validate → report) runs on the same warehouse.
+generate → validate → report) runs, command by command as a user would type them (the
+game's `LOOP`), on the same warehouse: the demo's own, `demo-out/mine.duckdb`, so that its
+simulations never mix with the user's logs in `./mine.duckdb`.
 """
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 
+import typer
 from rich.table import Table
+from rich.text import Text
 
 from mine import games
 from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.console import console, fail
-from mine.pipeline.progress import working
 from mine.warehouse import ingest, query
-from mine.warehouse.connection import db_path
 from mine.warehouse.schema import WarehouseVersionError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "logs"
+FOLDER = Path("demo-out")
 
 
 def main(db: str | Path | None) -> int:
     """The whole demo; the exit code (1 if an example log was rejected)."""
     try:
-        return run(db_path(db))
+        return run(warehouse(db))
     except WarehouseVersionError as error:
         raise fail(str(error)) from None
+
+
+def warehouse(db: str | Path | None) -> Path:
+    """--db, else the demo's own (not $MINE_DB nor ./mine.duckdb: those hold the user's logs)."""
+    return Path(db) if db else FOLDER / "mine.duckdb"
 
 
 def run(path: Path) -> int:
@@ -44,11 +53,32 @@ def run(path: Path) -> int:
         if examples.is_dir():
             ok &= show_examples(path, examples, getattr(demo, "QUERIES", {}))
         console.rule(f"{game.name}: simulate → ingest → stats → fit → generate → validate")
-        with working(f"{game.title}: running its loop"):
-            demo.run(path, path.parent / "demo-out" / game.name, console)
+        workdir = FOLDER / game.name
+        if hasattr(demo, "LOOP"):
+            ok &= run_loop(demo.LOOP, path, workdir)
+        else:  # until every game migrates to LOOP
+            demo.run(path, workdir, console)
     console.rule(f"done in {time.perf_counter() - started:.0f} s")
     console.print(f'Try: mine tables --db {path}   ·   mine query "SELECT ..." --db {path}')
     return 0 if ok else 1
+
+
+def run_loop(loop: tuple[str, ...], db: Path, workdir: Path) -> bool:
+    """Each command of `loop` (`{db}` the warehouse, `{out}` the game's demo folder), shown
+    and run as `mine` runs it; whether every one succeeded (the loop stops at a failure)."""
+    from mine.pipeline.cli import app
+
+    values = {"db": shlex.quote(str(db)), "out": shlex.quote(str(workdir))}
+    for line in loop:
+        words = shlex.split(line.format(**values))
+        console.print(Text(f"$ mine {shlex.join(words)}", style="bold"))
+        try:
+            code = app(words, standalone_mode=False)
+        except typer.Exit as end:
+            code = end.exit_code
+        if code:
+            return False
+    return True
 
 
 def show_examples(path: Path, folder: Path, queries: dict[str, str]) -> bool:

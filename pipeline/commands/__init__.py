@@ -1,7 +1,54 @@
-"""`mine <verb> <game>`: one module per game (options → the layers), and `warehouse` for
-the commands every game shares (ingest, query, tables).
+"""`mine <verb> <game>`: the commands, built from the registry.
 
-A game's module defines a function per verb it supports (`simulate`, `stats`, `fit`,
-`generate`, `validate`, `report`); `pipeline.cli` mounts it as `mine <verb> <game>` from
-the registry (`mine.games`), importing the module only when the command runs.
+`stats`, `fit`, `generate`, `validate` and `report` are the same command for every game
+(`loop.py`: options → the layers' contract verbs → what is printed); a game adds only its
+own options. `simulate` and `tournament` are the game's own functions. `pipeline.cli`
+mounts `command(verb, game)` as `mine <verb> <game>`, importing the game's modules only
+when the command runs (or its help shows). `warehouse.py` holds the commands that are not
+a game's (ingest, query, tables, export).
+
+A game's module (the registry's `commands`) provides `CONTRACT`:
+- `OPTIONS`: verb → {name: (annotation, default)}, the game's own options of that verb,
+  each an `Annotated[type, typer.Option(...)]` as in a typer function's signature; the
+  command hands each option to every layer call of the verb that takes a parameter of
+  that name (`--bucket` to Hog's `derive`, `--method` to its `fit`);
+- `ABOUT`: verb → the command's help, what it does for this game;
+- `simulate`: the `mine simulate <game>` command (its options are the game's own);
+and `tournament` where the game plays tournaments.
 """
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+from mine.games import Game
+
+CONTRACT = {"OPTIONS": None, "ABOUT": None, "simulate": None}
+OWN = ("simulate", "tournament")  # verbs each game writes itself
+
+
+def command(verb: str, game: Game) -> Callable[..., None] | None:
+    """The function typer mounts as `mine <verb> <game>`, or None where the game has no
+    such command."""
+    commands = game.module("commands")
+    if verb in OWN or not hasattr(commands, "OPTIONS"):  # OPTIONS: until every game migrates
+        return getattr(commands, verb, None)
+    from mine.pipeline.commands import loop
+
+    run = loop.VERBS[verb]
+    shared = loop.parameters(verb, game)
+    if shared is None:
+        return None
+    own = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default)
+        for name, (kind, default) in commands.OPTIONS.get(verb, {}).items()
+    ]
+
+    def mounted(**given):
+        run(game, **given)
+
+    mounted.__name__ = verb
+    mounted.__doc__ = commands.ABOUT.get(verb, run.__doc__)
+    mounted.__signature__ = inspect.Signature(shared + own)  # type: ignore[attr-defined]
+    return mounted

@@ -8,40 +8,49 @@ matching files, so one warehouse can hold several rule variants.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from mine.models import hog as model
 from mine.pipeline import options
-from mine.pipeline.commands.warehouse import working_on
-from mine.pipeline.console import (
-    console,
-    fail,
-    next_step,
-    print_json,
-    read_fitted,
-    show,
-    show_pairs,
-    write_fitted,
-    write_report,
-)
-from mine.pipeline.progress import per_name, working
-from mine.pipeline.reports import hog as report_page
-from mine.pipeline.stats import hog as stats_of
-from mine.strategies.bots.hog import BASELINES, parse_bot
-from mine.strategies.contained import PlayerFault
-from mine.strategies.engines.hog import HogRules, run_matches
-from mine.strategies.validation import hog as validation
+from mine.pipeline.console import fail, next_step, print_json, show
+from mine.pipeline.options import own
+from mine.pipeline.progress import per_name
+from mine.pipeline.stats.hog import BUCKET
+from mine.strategies.bots.hog import BASELINES, make_bot
+from mine.strategies.engines import hog as engine
+from mine.strategies.engines.hog import HogRules
 
-DIGITS = {str(d): str(d) for d in range(10)}
 BOTS = ",".join(BASELINES)  # a tournament's bots unless --bots says otherwise
 
 
 LOG_BYTES_PER_GAME = 2_000  # a match's files per game, generously (about 780 measured)
+
+
+OPTIONS = {
+    "stats": {
+        "bucket": own(int, "--bucket", BUCKET, "Width of the win-rate score buckets.", min=1)
+    },
+    "fit": {
+        "method": own(str, "--method", "best-response",
+                      "best-response (to the logged players) or minimax."),
+        "opponent": own(str | None, "--opponent", None,
+                        "Best-respond to this logged player id only (default: every one)."),
+    },
+}  # fmt: skip
+ABOUT = {
+    "stats": "Derive Hog's statistics from the warehouse and store them as stats_hog_* tables: "
+    "points by number of dice (Sow Sad), Pig Tail, Square Swine, win rates by state and k.",
+    "fit": "Fit a Hog table from the warehouse: learn the rules and the players, solve exactly.",
+    "generate": "Generate a single-file, standard-library-only Hog player from a table.",
+    "validate": "Exact win rates of a player against every baseline and the optimal strategy "
+    "(and --against another file), in the rules the module states (RULES, else goal = its "
+    "table's size) with --rules over them.",
+    "report": "Write one self-contained HTML page: the table as a heat map, its exact win "
+    "rates and its provenance.",
+}
 
 
 def simulate(
@@ -69,18 +78,16 @@ def simulate(
         raise fail("--players needs at least two bots (or one and --opponent)")
     if opponent is not None and not specs:
         raise fail("--players needs at least one bot to play --opponent")
-    try:
-        bots = [(spec, parse_bot(spec, game_rules)) for spec in specs]
-        against = None if opponent is None else (opponent, parse_bot(opponent, game_rules))
-    except ValueError as error:
-        raise fail(str(error)) from None
-    matches = len(specs) if against else len(specs) * (len(specs) - 1) // 2
+    matches = len(specs) if opponent else len(specs) * (len(specs) - 1) // 2
     options.room_for(out, matches * games * LOG_BYTES_PER_GAME)
     bar, progress = per_name(as_json)
     try:
         with bar:
-            summary = run_matches(bots, games, seed, game_rules, out, against, progress)
-    except ValueError as error:  # a bot whose choices are not dice here
+            summary = engine.simulate(
+                game_rules, specs, games, seed, out,
+                make_bot=make_bot, progress=progress, opponent=opponent,
+            )  # fmt: skip
+    except ValueError as error:  # an unknown bot, or one whose choices are not dice here
         raise fail(str(error)) from None
     except OSError as error:
         raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
@@ -93,176 +100,6 @@ def simulate(
         {"stem": "match", "games": "games", "a": "wins A", "b": "wins B", "rows": "turn rows"},
     )
     next_step(f"mine ingest {out}")
-
-
-def stats(
-    db: options.Db = None,
-    bucket: Annotated[
-        int,
-        typer.Option("--bucket", min=1, help="Width of the score buckets of the win-rate table."),
-    ] = stats_of.BUCKET,
-    logs: options.Logs = None,
-    as_json: options.Json = False,
-) -> None:
-    """Derive Hog's statistics from the warehouse and store them as stats_hog_* tables:
-    points by number of dice (Sow Sad), Pig Tail, Square Swine, win rates by state and k."""
-    with (
-        working_on(db, read_only=False) as con,
-        working("deriving Hog's statistics", as_json),
-    ):
-        derived = stats_of.derive(con, bucket, stats_of.chosen_logs(con, logs))
-        names = stats_of.store_all(con, derived)
-    if as_json:
-        rows = {names[n]: t.height for n, t in derived._asdict().items()}
-        print_json({"tables": rows, **stats_of.headline(derived)})
-        return
-    _print_stats(derived, bucket)
-    console.print(f"stored {', '.join(names.values())}")
-    next_step(f"mine fit hog{options.again(db, logs)}")
-
-
-def _print_stats(derived: stats_of.HogStats, bucket: int) -> None:
-    """The five tables `mine stats hog` prints: rows, title, headings, formats, caption."""
-    rate = "{:.3f}".format
-    headline, tail = stats_of.headline(derived), derived.pig_tail
-    grid = stats_of.state_grid(derived.win_rates)
-    buckets = [key for key in (grid[0] if grid else {}) if key != "score"]
-    tables = (
-        (stats_of.points_summary(derived.points),
-         "points by number of dice (k = 0: Pig Tail; mass at 1: Sow Sad)",
-         {"num_rolls": "k", "turns": "turns", "mean": "mean points", "at_1": "points = 1",
-          "share": "share at 1", "most": "most points"},
-         {"mean": "{:.2f}".format, "share": rate}, None),
-        (stats_of.pig_tail_grid(tail),
-         "Pig Tail: points of rolling 0 by the opponent's score digits (most common)",
-         {"tens": "tens \\ ones", **DIGITS}, dict.fromkeys(DIGITS, _or_dot(str)),
-         f"{int(tail['turns'].sum()):,} zero-dice turns; "
-         f"{stats_of.pig_tail_mixed(tail)} digit pairs scored more than one way"),
-        (stats_of.swine_moves(derived.square_swine), "Square Swine: totals that moved",
-         {"total": "total", "new_score": "became", "bonus": "bonus", "turns": "turns",
-          "opportunities": "of turns there", "share": "share"},
-         {"bonus": "+{}".format, "share": rate},
-         f"fired on {headline['square_swine_fired']:,} of {headline['turns']:,} turns, "
-         f"{headline['square_swine_bonus_points']:,} bonus points in all"),
-        (stats_of.choice_rates(derived.win_rates),
-         "win rate of the mover by choice of k (all states, all players)",
-         {"num_rolls": "k", "wins": "wins", "opportunities": "turns", "win_rate": "win rate"},
-         {"win_rate": rate}, None),
-        (grid, "win rate of the mover by score (rows) and opponent score (columns), "
-         f"buckets of {bucket}", {"score": "score", **{b: b for b in buckets}},
-         dict.fromkeys(buckets, _or_dot("{:.2f}".format)),
-         "counts per player and k: table stats_hog_win_rates"),
-    )  # fmt: skip
-    for rows, title, columns, formats, caption in tables:
-        show(rows, title, columns, formats, caption)
-
-
-def _or_dot(fmt: Callable[[Any], str]) -> Callable[[Any], str]:
-    """`fmt`, and a dot where there is no value."""
-    return lambda value: "·" if value is None else fmt(value)
-
-
-def fit(
-    out: options.out("Table file to write (Parquet; its metadata beside it as .json).") = Path(
-        "hog-table.parquet"
-    ),
-    method: Annotated[
-        str,
-        typer.Option("--method", help="best-response (to the logged players) or minimax."),
-    ] = "best-response",
-    opponent: Annotated[
-        str | None,
-        typer.Option(
-            "--opponent",
-            help="Best-respond to this logged player id only (default: every logged player).",
-        ),
-    ] = None,
-    db: options.Db = None,
-    logs: options.Logs = None,
-    as_json: options.Json = False,
-) -> None:
-    """Fit a Hog table from the warehouse: learn the rules and the players, solve exactly."""
-    with (
-        working_on(db) as con,
-        working("fitting the Hog table (learning the rules, solving)", as_json),
-    ):
-        chosen = stats_of.chosen_logs(con, logs)
-        fitted = stats_of.fit_from_warehouse(con, method, opponent, chosen)
-    path = write_fitted(model.write_table, out, fitted.table, fitted.metadata)
-    if as_json:
-        print_json({"table": str(path), **fitted.metadata})
-        return
-    metadata, learned = fitted.metadata, fitted.metadata["learned"]
-    show_pairs(
-        f"hog {metadata['method']} table → {path}",
-        [
-            ("logs / games / rows",
-             f"{metadata['logs']} / {metadata['games']:,} / {metadata['rows']:,}"),
-            ("data fingerprint", metadata["fingerprint"][:16] + "…"),
-            ("goal", learned["goal"]),
-            ("dice", f"{learned['dice_sides']} sides, fair: {learned['fair_die']}"),
-            ("Sow Sad", learned["sow_sad"]),
-            ("Pig Tail cells seen", learned["pig_tail_cells_observed"]),
-            ("Square Swine", learned["square_swine"]),
-            ("model win rate", str(metadata["model_win_rate"]["average"])),
-        ],
-    )  # fmt: skip
-    next_step(f"mine generate hog --table {path}")
-
-
-def generate(
-    table: options.Table,
-    out: options.out("The player module to write.") = Path("hog_player.py"),
-    as_json: options.Json = False,
-) -> None:
-    """Generate a single-file, standard-library-only Hog player from a table."""
-    strategy, metadata = read_fitted(model.read_table, table)
-    try:
-        with working("writing and measuring the player", as_json):
-            card = validation.write_player(strategy, metadata, out)
-    except (ValueError, OSError) as error:
-        raise fail(f"cannot generate from {table}: {error}") from None
-    if as_json:
-        print_json({"player": str(out), **card})
-        return
-    console.print(
-        f"wrote {out}: vs always_roll:6 "
-        f"{card['against']['always_roll:6']['average']:.6f} (best possible "
-        f"{card['best_possible_vs_always_roll_6']['average']:.6f}), guaranteed "
-        f"{card['guaranteed']['average']:.6f}"
-    )
-    next_step(f"mine validate hog {out}")
-
-
-def validate(
-    player: options.PlayerFile,
-    rules: options.Rules = None,
-    against: options.Against = None,
-    as_json: options.Json = False,
-) -> None:
-    """Exact win rates of a player against every baseline and the optimal strategy (and
-    --against another file), in the rules the module states (RULES, else goal = its
-    table's size) with --rules over them."""
-    try:
-        with working(f"measuring {player}", as_json):
-            card, game_rules = validation.validate_player(player, rules, against=against)
-    except (ValueError, PlayerFault) as error:  # the file, or rules that make no sense
-        raise fail(str(error)) from None
-    if as_json:
-        print_json({"player": str(player), **card})
-        return
-    rate = "{:.6f}".format
-    show(
-        validation.card_rows(card),
-        f"{player} (exact, goal {game_rules.goal}, {game_rules.dice_sides}-sided dice)",
-        formats={"first": rate, "second": rate, "average": rate},
-    )
-    gaps = card["gaps"]
-    console.print(
-        f"gap to the best possible vs always_roll:6: "
-        f"{gaps['best_vs_always_roll_6_minus_player']:.6f}; gap to the optimal guaranteed: "
-        f"{gaps['optimal_guaranteed_minus_player_guaranteed']:.6f}"
-    )
 
 
 def tournament(
@@ -282,17 +119,3 @@ def tournament(
 
     game_rules = options.game_rules(HogRules, rules)
     shared.run("hog", files, bots, games, seed, workers, game_rules, as_json, html)
-
-
-def report(
-    table: options.Table,
-    out: options.out("The HTML file to write.") = Path("hog-report.html"),
-    as_json: options.Json = False,
-) -> None:
-    """Write one self-contained HTML page: the table as a heat map, its exact win rates
-    and its provenance."""
-    strategy, metadata = read_fitted(model.read_table, table)
-    with working("measuring the table and drawing the page", as_json):
-        card, _ = validation.table_card(strategy, metadata)
-        page = report_page.html(strategy, metadata, card)
-    write_report(out, page, as_json)

@@ -13,7 +13,7 @@ import polars as pl
 from mine.pipeline.reports import kit
 from mine.pipeline.stats.twentyone import DEALER_OUTCOMES, UP_ORDER, dealer_grid, up_name
 from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND, add_points
-from mine.strategies.solvers.twentyone import MAIN
+from mine.strategies.engines.twentyone_chart import MAIN
 
 LEGEND = {
     "H": ("Hit", "#f4a3a3"),

@@ -4,6 +4,16 @@ Statistics live in the warehouse as tables named `stats_<game>_<name>`, replaced
 each run, each with a comment, so SQL reaches them like any other table. Following
 PokerTracker, a rate is never stored alone: its count and its number of opportunities
 are stored with it, so that any filter re-aggregates correctly.
+
+A game's module (the registry's `stats`) provides `CONTRACT`:
+- `derive(con, log_ids, **options)`: the statistics of the chosen logs (all of the game's
+  when `log_ids` is None), a NamedTuple of polars frames;
+- `store(con, stats)`: each frame as its `stats_<game>_<name>` table; the names stored;
+- `headline(stats)`: the figures `--json` prints beside the tables' row counts;
+- `fit_inputs(con, log_ids, **options)`: what the game's `fit` reads from the warehouse;
+and, where per-player figures mean something, `by_player(con, log_ids, fitted)` (fitted:
+a table read by the game's `read_table`, or None) with the same `store` and `headline`.
+How each is printed is the game's `pipeline/display` module's.
 """
 
 from __future__ import annotations
@@ -16,6 +26,15 @@ import polars as pl
 
 from mine import games
 from mine.warehouse.query import frame  # noqa: F401  (the stats modules read with it)
+
+CONTRACT = {
+    "GAME": None,
+    "derive": ("con", "log_ids"),
+    "store": ("con", "stats"),
+    "headline": ("stats",),
+    "fit_inputs": ("con", "log_ids"),
+}
+OPTIONAL = {"by_player": ("con", "log_ids", "fitted")}
 
 
 def store(
@@ -53,6 +72,16 @@ def has_logs(con: duckdb.DuckDBPyConnection, game: str) -> bool:
         return con.execute("SELECT count(*) FROM logs WHERE game = ?", [game]).fetchall()[0][0] > 0
     except duckdb.Error:  # a file that is not a warehouse of ours
         return False
+
+
+def chosen_logs(con: duckdb.DuckDBPyConnection, game: str, pattern: str | None) -> list[int] | None:
+    """The logs of `game` a command works on: those ingested from files matching the glob
+    `pattern`, or every one (None); ValueError when the warehouse holds none of the game's
+    logs, or none from such a file."""
+    if not has_logs(con, game):
+        title = games.get(game).title
+        raise ValueError(f"no {title} logs in the warehouse (run `mine ingest` on them first)")
+    return None if pattern is None else logs_matching(con, game, pattern)
 
 
 def logs_matching(con: duckdb.DuckDBPyConnection, game: str, pattern: str) -> list[int]:

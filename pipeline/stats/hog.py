@@ -15,20 +15,20 @@ filter re-aggregates correctly:
 Nothing here knows the rules: it counts what the logs show. DuckDB does the grouping of
 millions of turns (its input is the warehouse); polars derives the shares and rates.
 
-Also the warehouse's side of fitting (`fit_from_warehouse`: the turns and games of the
-chosen logs, and their fingerprint) and the statistics as the rows `mine stats hog` prints.
+Also the warehouse's side of fitting (`fit_inputs`: the turns and games of the chosen
+logs, and their fingerprint).
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import duckdb
 import polars as pl
 
 from mine.models import hog as model
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint, has_logs, logs_matching, store
+from mine.pipeline.stats import data_fingerprint
 
 GAME = "hog"
 BUCKET = 10  # score bucket width for the win-rate table
@@ -40,16 +40,6 @@ class HogStats(NamedTuple):
     pig_tail: pl.DataFrame
     square_swine: pl.DataFrame
     win_rates: pl.DataFrame
-
-
-def chosen_logs(con: duckdb.DuckDBPyConnection, pattern: str | None) -> list[int] | None:
-    """The Hog logs ingested from files matching the glob `pattern` (None: every one);
-    ValueError when the warehouse holds no Hog log, or none from such a file."""
-    if not has_logs(con, GAME):
-        raise ValueError(NO_TURNS)
-    if pattern is None:
-        return None
-    return logs_matching(con, GAME, pattern)
 
 
 def logs_filter(log_ids: list[int] | None) -> str:
@@ -111,7 +101,7 @@ def win_rates(
 
 
 def derive(
-    con: duckdb.DuckDBPyConnection, bucket: int = BUCKET, log_ids: list[int] | None = None
+    con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None, bucket: int = BUCKET
 ) -> HogStats:
     """Every Hog statistic, from the turns of `log_ids` (every Hog log by default);
     ValueError when there is no turn to count or the tables cannot be read."""
@@ -145,12 +135,12 @@ DESCRIPTIONS = {
 }
 
 
-def store_all(con: duckdb.DuckDBPyConnection, stats: HogStats) -> dict[str, str]:
-    """Write the four tables; returns {name: table name}."""
-    return {
-        name: store(con, GAME, name, table, DESCRIPTIONS[name])
+def store(con: duckdb.DuckDBPyConnection, stats: HogStats) -> list[str]:
+    """Write the four tables; their names."""
+    return [
+        shared.store(con, GAME, name, table, DESCRIPTIONS[name])
         for name, table in stats._asdict().items()
-    }
+    ]
 
 
 def headline(stats: HogStats) -> dict[str, object]:
@@ -179,84 +169,12 @@ def headline(stats: HogStats) -> dict[str, object]:
     }
 
 
-# --- what `mine stats hog` prints ------------------------------------------------------
-
-
-def points_summary(points: pl.DataFrame) -> list[dict[str, Any]]:
-    """Per number of dice k: turns, mean points, turns scoring 1 and their share, most."""
-    return (
-        points.group_by("num_rolls")
-        .agg(
-            pl.col("turns").sum(),
-            ((pl.col("points") * pl.col("turns")).sum() / pl.col("turns").sum()).alias("mean"),
-            pl.col("turns").filter(pl.col("points") == 1).sum().alias("at_1"),
-            pl.col("points").max().alias("most"),
-        )
-        .with_columns((pl.col("at_1") / pl.col("turns")).alias("share"))
-        .sort("num_rolls")
-        .to_dicts()
-    )
-
-
-def pig_tail_grid(tail: pl.DataFrame) -> list[dict[str, Any]]:
-    """The most common points of rolling 0, a row per tens digit of the opponent's score
-    (`tens`) and a column per ones digit (`"0"` … `"9"`); None where none was seen."""
-    modal = {
-        (t, o): p
-        for t, o, p, *_ in tail.sort(["tens", "ones", "turns"], descending=[False, False, True])
-        .unique(["tens", "ones"], keep="first")
-        .iter_rows()
-    }
-    return [
-        {"tens": tens, **{str(ones): modal.get((tens, ones)) for ones in range(10)}}
-        for tens in range(10)
-    ]
-
-
-def pig_tail_mixed(tail: pl.DataFrame) -> int:
-    """How many digit pairs scored more than one way."""
-    return tail.filter(pl.col("share") < 1).select("tens", "ones").unique().height
-
-
-def swine_moves(swine: pl.DataFrame) -> list[dict[str, Any]]:
-    """The totals Square Swine moved: total, new score, bonus, turns, opportunities, share."""
-    return swine.filter("fired").sort("total").to_dicts()
-
-
-def choice_rates(rates: pl.DataFrame) -> list[dict[str, Any]]:
-    """The mover's wins out of turns by the number of dice chosen, every state pooled."""
-    return (
-        rates.group_by("num_rolls")
-        .agg(pl.col("wins").sum(), pl.col("opportunities").sum())
-        .with_columns((pl.col("wins") / pl.col("opportunities")).alias("win_rate"))
-        .sort("num_rolls")
-        .to_dicts()
-    )
-
-
-def state_grid(rates: pl.DataFrame) -> list[dict[str, Any]]:
-    """The mover's win rate by score bucket (`score`, a row) and opponent bucket (a
-    column named by the bucket), every k pooled; None where no turn was taken."""
-    pooled = rates.group_by("score_bucket", "opponent_bucket").agg(
-        pl.col("wins").sum(), pl.col("opportunities").sum()
-    )
-    cells = {(s, o): w / n for s, o, w, n in pooled.iter_rows()}
-    buckets = sorted({s for s, _ in cells} | {o for _, o in cells})
-    return [{"score": s, **{str(o): cells.get((s, o)) for o in buckets}} for s in buckets]
-
-
 # --- fitting from the warehouse ----------------------------------------------------------
 
 
-def fit_from_warehouse(
-    con: duckdb.DuckDBPyConnection,
-    method: str,
-    opponent: str | None = None,
-    log_ids: list[int] | None = None,
-) -> model.Fit:
-    """Read the ingested turns and games (of `log_ids`) and fit a table from them: the
-    best response to the logged players (or to player `opponent`), or the minimax table.
-    The metadata names the data by the warehouse's fingerprint and counts its logs."""
+def fit_inputs(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> model.Logged:
+    """The ingested turns and games of `log_ids` (every Hog log by default), in log order,
+    and the warehouse's fingerprint of those logs: what `models.hog.fit` reads."""
     where = logs_filter(log_ids)
     try:
         turns = shared.frame(con, f"SELECT * FROM hog_turns WHERE {where} ORDER BY log_id, line")
@@ -264,6 +182,4 @@ def fit_from_warehouse(
         fingerprint, logs = data_fingerprint(con, GAME, log_ids)
     except duckdb.Error as error:
         raise model.FitError(f"cannot read the Hog tables: {error}".splitlines()[0]) from None
-    fitted = model.fit(turns, games, method=method, against=opponent, data_fingerprint=fingerprint)
-    fitted.metadata["logs"] = logs
-    return fitted
+    return model.Logged(turns, games, fingerprint, logs)

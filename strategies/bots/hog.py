@@ -68,8 +68,9 @@ NEEDS_RULES = ("square_strategy", "random")
 BASELINES = ("always_roll:6", "always_roll:5", "tail_strategy", "square_strategy", "random")
 
 
-def parse_bot(spec: str, rules: HogRules = DEFAULT_RULES) -> Strategy:
-    """The strategy a spec names: `name[:arg[:arg]]`, arguments whole numbers."""
+def make_bot(spec: str, rules: HogRules = DEFAULT_RULES, rng: object = None) -> Strategy:
+    """The strategy a spec names: `name[:arg[:arg]]`, arguments whole numbers. (Hog's
+    random bot carries its own seed, `random:SEED`: `rng` is not used.)"""
     name, *args = spec.split(":")
     if name not in BOTS:
         raise ValueError(f"unknown Hog bot {name!r} (known: {', '.join(BOTS)})")

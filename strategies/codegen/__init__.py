@@ -3,6 +3,13 @@
 What every generator shares lives here: log content reaches a generated file only as a
 number or as text from a fixed alphabet (`safe_text`), and a generated source is parsed
 back and checked before it is written (`check_source`).
+
+A game's module (the registry's `codegen`) provides `CONTRACT`: `module_source(fitted,
+card, **options)`, the whole file for a fitted table (the player's code embedded by source
+from `strategies/players/<game>.py`, the table as literals, and `card` — the figures
+measured on the file, or None before they are — in its docstring), and `IMPORTS`, the
+standard modules the file may import. Writing goes one way for every game
+(`write_player`): write the file, measure that file, write it again with the figures.
 """
 
 from __future__ import annotations
@@ -11,7 +18,13 @@ import ast
 import math
 import re
 import sys
-from typing import Any
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any, NamedTuple
+
+CONTRACT = {"module_source": ("fitted", "card"), "IMPORTS": None}
 
 SAFE_TEXT = re.compile(r"[\w.:+\-=/ ()×→,%\[\]]*")
 
@@ -53,3 +66,25 @@ def check_source(
                 root = (name or "").split(".")[0]
                 if root not in imports or root not in sys.stdlib_module_names:
                     raise ValueError(f"generated code imports {name!r}")
+
+
+class Written(NamedTuple):
+    source: str  # the file, its figures in its docstring
+    card: dict[str, Any]  # the figures, measured on the file itself
+
+
+def write_player(
+    generator: ModuleType,
+    fitted: Any,
+    measure: Callable[[Path], dict[str, Any]],
+    **options: Any,
+) -> Written:
+    """The one way a player file is made: its source without figures, that file measured
+    (`measure(path)`: the game's `validation.check` on it), then the source again with the
+    figures in its docstring. The code is the same in both: only the docstring differs,
+    so the figures are the written file's own."""
+    with tempfile.TemporaryDirectory(prefix="mine-player-") as folder:
+        draft = Path(folder) / "player.py"
+        draft.write_text(generator.module_source(fitted, None, **options), encoding="utf-8")
+        card = measure(draft)
+    return Written(generator.module_source(fitted, card, **options), card)

@@ -9,15 +9,13 @@ is written.
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import asdict
 from typing import Any
 
-import numpy as np
-
-from mine import outputs
 from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.engines.hog import HogRules
+from mine.strategies.players.source import Code, player_code
 
 
 def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:
@@ -80,52 +78,29 @@ def _rules_literal(rules: dict[str, Any] | None, goal: int) -> dict[str, int | b
     return out
 
 
-def module_source(
-    table: np.ndarray,
-    metadata: dict[str, Any],
-    card: dict | None,
-    rules: dict[str, Any] | None = None,
-) -> str:
+IMPORTS: frozenset[str] = frozenset()
+PLAYER = "mine.strategies.players.hog"
+
+
+def module_source(fitted: Any, card: dict[str, Any] | None) -> str:
+    """The player file of a fitted table (`models.hog.Fit`: `table`, `metadata`), `card`
+    (its exact figures, or None) in its docstring and the rules it was solved in as
+    `RULES`."""
+    table, metadata = fitted.table, fitted.metadata
     goal = table.shape[0]
     if not HogRules.within("goal", goal):
         raise ValueError(f"a {goal} × {goal} table: the goal is outside the rules' bounds")
     literal = tuple(tuple(int(k) for k in row) for row in table)
-    most = int((rules or {}).get("max_rolls", HogRules().max_rolls))
+    rules = asdict(HogRules.learned(metadata.get("learned", {})))
+    most = int(rules["max_rolls"])
     if any(not 0 <= k <= most for row in literal for k in row):
         raise ValueError(f"the table asks for dice outside 0..{most}")
     rules_literal = _rules_literal(rules, goal)
-    rows = "\n".join(f"    {row!r}," for row in literal)
+    rows = "".join(f"\n    {row!r}," for row in literal)
     doc = docstring(metadata, card)
-    source = f'''"""{doc}"""
-
-GOAL = {goal}
-
-# The rules the table was solved and validated in.
-RULES = {rules_literal!r}
-
-# STRATEGY_TABLE[my_score][opponent_score]: how many dice to roll.
-STRATEGY_TABLE = (
-{rows}
-)
-
-
-def final_strategy(score, opponent_score):
-    """The number of dice (0-10) to roll with `score` points against `opponent_score`."""
-    mine = min(max(int(score), 0), GOAL - 1)
-    theirs = min(max(int(opponent_score), 0), GOAL - 1)
-    return STRATEGY_TABLE[mine][theirs]
-'''
-    check_source(source, doc, {"STRATEGY_TABLE": literal, "RULES": rules_literal})
-    return source
-
-
-def write_module(
-    path: str | Path,
-    table: np.ndarray,
-    metadata: dict,
-    card: dict | None,
-    rules: dict[str, Any] | None = None,
-) -> str:
-    source = module_source(table, metadata, card, rules)
-    outputs.write_text(path, source)
+    code = player_code(
+        PLAYER, {"GOAL": goal, "RULES": rules_literal, "STRATEGY_TABLE": Code(f"({rows}\n)")}
+    )
+    source = f'''"""{doc}"""\n{code}'''
+    check_source(source, doc, {"STRATEGY_TABLE": literal, "RULES": rules_literal}, IMPORTS)
     return source

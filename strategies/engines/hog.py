@@ -11,12 +11,13 @@ State: both scores and who moves. Actions: 0..max_rolls dice (1..max_rolls witho
 Tail, so that every turn scores and the game stays acyclic). Chance: the dice. Payoff: 1 to
 the winner, 0 to the loser. A strategy is `(score, opponent_score) -> k`.
 
-`run_matches` plays matches between strategies and writes their logs in the real format
+`simulate` plays matches between strategies and writes their logs in the real format
 (`parsers/hog.py`): what `mine simulate hog` and the demo write.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +33,7 @@ from mine.parsers import hog as log_format
 from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.parsers.hog import Score, Turn
 from mine.strategies.engines.settings import RuleSettings
+from mine.strategies.engines.state import TERMINAL, IllegalAction
 
 Strategy = Callable[[int, int], int]
 
@@ -58,6 +60,25 @@ class HogRules(RuleSettings):
             raise ValueError(f"dice_sides must be at least 2, not {self.dice_sides}")
         if self.max_rolls < 1:
             raise ValueError(f"max_rolls must be at least 1, not {self.max_rolls}")
+
+    LEARNED: ClassVar[tuple[str, ...]] = (
+        "goal", "dice_sides", "max_rolls", "sow_sad", "square_swine"
+    )  # fmt: skip
+
+    @classmethod
+    def learned(cls, learned: Mapping[str, Any]) -> HogRules:
+        """The rules a fitted table was solved in: those its metadata says were learned
+        (`mine fit hog` stores them), the defaults for what it does not say; ValueError
+        for a value of another type than the setting's (a fraction, a word)."""
+        values = {}
+        for name in cls.LEARNED:
+            if name not in learned:
+                continue
+            value, default = learned[name], getattr(DEFAULT_RULES, name)
+            if type(value) is not type(default):
+                raise ValueError(f"learned {name} is {value!r}, not a {type(default).__name__}")
+            values[name] = value
+        return cls(**values)
 
     @property
     def min_rolls(self) -> int:
@@ -114,17 +135,35 @@ def roll(num_rolls: int, rules: HogRules, rng: np.random.Generator) -> tuple[int
 
 # --- state and game loop ---------------------------------------------------------------
 
+GAME = "hog"
+RULES = HogRules
+UTILITY = "+1 to the winner, -1 to the loser"
+ZERO_SUM = True
 
-@dataclass(frozen=True)
-class HogState:
-    """Scores by seat (seat 0 moved first) and whose turn it is."""
 
-    rules: HogRules
-    scores: tuple[int, int] = (0, 0)
-    mover: int = 0
-    turn: int = 1
+class State:
+    """Scores by seat (seat 0 moved first), whose turn it is, and the dice (the rng)."""
+
+    def __init__(
+        self,
+        rules: HogRules,
+        rng: np.random.Generator,
+        scores: tuple[int, int] = (0, 0),
+        mover: int = 0,
+        turn: int = 1,
+    ) -> None:
+        self.rules, self.rng = rules, rng
+        self.scores, self.mover, self.turn = scores, mover, turn
+
+    def current_player(self) -> int:
+        return TERMINAL if self.is_terminal() else self.mover
+
+    def num_players(self) -> int:
+        return 2
 
     def legal_actions(self) -> range:
+        if self.is_terminal():
+            return range(0)
         return range(self.rules.min_rolls, self.rules.max_rolls + 1)
 
     def is_terminal(self) -> bool:
@@ -139,21 +178,39 @@ class HogState:
         winner = self.winner()
         if winner is None:
             return 0.0, 0.0
-        return (1.0, 0.0) if winner == 0 else (0.0, 1.0)
+        return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
 
-    def apply_action(self, num_rolls: int, outcomes: Sequence[int]) -> tuple[HogState, int]:
-        """The state after the mover rolls `num_rolls` dice showing `outcomes`, and the points."""
-        if self.is_terminal():
-            raise ValueError("the game is over")
-        if num_rolls not in self.legal_actions():
-            raise ValueError(f"cannot roll {num_rolls} dice")
+    def clone(self) -> State:
+        return copy.deepcopy(self)
+
+    def apply_action(self, num_rolls: Any) -> None:
+        """The mover rolls `num_rolls` dice, drawn from the state's rng."""
+        self._check(num_rolls)
+        self.apply_roll(num_rolls, roll(num_rolls, self.rules, self.rng))
+
+    def apply_roll(self, num_rolls: int, outcomes: Sequence[int]) -> int:
+        """The mover rolls `num_rolls` dice showing `outcomes` (a logged turn replayed);
+        the turn's points."""
+        self._check(num_rolls)
         if len(outcomes) != num_rolls:
-            raise ValueError(f"{num_rolls} dice but {len(outcomes)} outcomes")
+            raise IllegalAction(f"{num_rolls} dice but {len(outcomes)} outcomes")
         score, opponent = self.scores[self.mover], self.scores[1 - self.mover]
         points = turn_points(num_rolls, outcomes, opponent, self.rules)
         new = square_swine(score + points, self.rules)
-        scores = (new, opponent) if self.mover == 0 else (opponent, new)
-        return HogState(self.rules, scores, 1 - self.mover, self.turn + 1), points
+        self.scores = (new, opponent) if self.mover == 0 else (opponent, new)
+        self.mover, self.turn = 1 - self.mover, self.turn + 1
+        return points
+
+    def _check(self, num_rolls: Any) -> None:
+        if self.is_terminal():
+            raise IllegalAction("the game is over")
+        if not isinstance(num_rolls, int) or num_rolls not in self.legal_actions():
+            raise IllegalAction(f"cannot roll {num_rolls!r} dice")
+
+
+def new_game(rules: HogRules, rng: np.random.Generator) -> State:
+    """A game from 0 to 0, seat 0 to move."""
+    return State(rules, rng)
 
 
 def play_game(
@@ -164,14 +221,14 @@ def play_game(
     game: int = 1,
 ) -> tuple[list[Turn], Score]:
     """One game; `strategies[0]` (player `players[0]`) moves first."""
-    state = HogState(rules)
+    state = State(rules, rng)
     turns = []
     while not state.is_terminal():
         me = state.mover
         score, opponent = state.scores[me], state.scores[1 - me]
         num_rolls = int(strategies[me](score, opponent))
         outcomes = roll(num_rolls, rules, rng) if num_rolls > 0 else ()
-        state, points = state.apply_action(num_rolls, outcomes)
+        points = state.apply_roll(num_rolls, outcomes)
         turns.append(
             Turn(
                 game,
@@ -459,25 +516,27 @@ def score_records(frame: pl.DataFrame) -> list[Score]:
 # --- matches written as logs ------------------------------------------------------------
 
 CHUNK = 50_000  # games simulated at once; part of what a seed means, so a constant
-Player = tuple[str, Strategy | np.ndarray]  # a name (a bot spec) and its strategy or table
 Progress = Callable[[str, int, int], None]  # (match stem, games played, games in all)
 
 
-def run_matches(
-    players: Sequence[Player],
+def simulate(
+    rules: HogRules,
+    players: Sequence[str],
     games: int,
     seed: int,
-    rules: HogRules,
     out: Path,
-    opponent: Player | None = None,
+    *,
+    make_bot: Callable[[str, HogRules], Strategy],
     progress: Progress | None = None,
+    opponent: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Play the matches and write each one's logs into `out` (<stem>.csv and
-    <stem>-score.csv); one summary per match. Every pair of `players` meets, or with
-    `opponent` each of them meets it. One seeded generator serves every match in turn, so
-    the same seed writes the same bytes; a strategy that is not one here is a ValueError
-    before any file is written."""
-    entries = [opponent, *players] if opponent is not None else list(players)
+    """Play the matches between the bots named in `players` (made by `make_bot`) and
+    write each one's logs into `out` (<stem>.csv and <stem>-score.csv); one summary per
+    match. Every pair of `players` meets, or with `opponent` each of them meets it. One
+    seeded generator serves every match in turn, so the same seed writes the same bytes; a
+    bot that is not one here is a ValueError before any file is written."""
+    names = [opponent, *players] if opponent is not None else list(players)
+    entries = [(name, make_bot(name, rules)) for name in names]
     tables = [as_table(strategy, rules) for _, strategy in entries]
     ids = player_ids([name for name, _ in entries])
     if opponent is None:

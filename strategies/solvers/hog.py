@@ -17,14 +17,11 @@ with perfect information); a maximiser against a fixed policy gives the best res
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
-from mine.strategies.bots.hog import parse_bot
-from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, as_table, swine_map, tail_map
+from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, swine_map, tail_map
 
 Policy = np.ndarray | None
 TIE = 1e-12  # win probabilities this close count as equal: the fewest dice wins the tie
@@ -159,6 +156,42 @@ def solve(model: TurnModel, policy_a: Policy, policy_b: Policy) -> Solution:
     return Solution((win[0], win[1]), (tables[0], tables[1]))
 
 
+def stuck(model: TurnModel, policy_a: np.ndarray, policy_b: np.ndarray) -> np.ndarray:
+    """Where a policy's row holds no play (sums to less than 1: an invalid play there),
+    the game ends, lost by the side to move (`solve` counts it so). The chance of that
+    ending for each side: `stuck[f, x]` for side x (0 A, 1 B) when side f moves first.
+    Forwards, one anti-diagonal at a time: the chance of reaching each state."""
+    goal = model.goal
+    policies = [_policy_array(p, model) for p in (policy_a, policy_b)]
+    roll = model.roll_points[1:]  # dice 1..K × points 0..P
+    points = np.arange(roll.shape[1])
+    ended = np.zeros((2, 2))
+    for first in (0, 1):
+        reach = np.zeros((2, goal, goal))  # reach[x, s, o]: x to move with s against o
+        reach[first, 0, 0] = 1.0
+        for total in range(2 * goal - 1):
+            s = np.arange(max(0, total - goal + 1), min(total, goal - 1) + 1)
+            o = total - s
+            for x in (0, 1):
+                mass, policy = reach[x, s, o], policies[x][s, o]
+                ended[first, x] += max(float(mass @ (1.0 - policy.sum(axis=1))), 0.0)
+                rolled = (mass[:, None] * policy[:, 1:]) @ roll  # states × points
+                _turn_ends(model, reach[1 - x], o, s[:, None] + points, rolled)
+                if model.tail is not None:
+                    tail = (s + model.tail[o])[:, None]
+                    _turn_ends(model, reach[1 - x], o, tail, (mass * policy[:, 0])[:, None])
+    return ended
+
+
+def _turn_ends(model, reach, opponent, total, chance) -> None:
+    """Add the `chance` of a turn ending with `total` points (before Square Swine) to the
+    opponent's states to move, where the game goes on."""
+    new = model.swine[np.minimum(total, model.goal - 1)]
+    going = (total < model.goal) & (new < model.goal) & (chance > 0)
+    rows = np.broadcast_to(opponent[:, None], total.shape)
+    np.add.at(reach, (rows[going], new[going]), chance[going])
+
+
 def _action_values(model, other_win, s, o, roll, points) -> np.ndarray:
     """Win probability of each number of dice (columns 0..K) in the states (s, o)."""
     goal = model.goal
@@ -199,30 +232,3 @@ def guaranteed(model: TurnModel, table: np.ndarray) -> Solution:
     """`table`'s win rates against the opponent that exploits it best: what it is sure to
     win. In `solve`'s terms A is `table`, B the best response to it."""
     return solve(model, table, None)
-
-
-# --- the validation harness -----------------------------------------------------------
-
-
-def report_card(table: np.ndarray, rules: HogRules, baselines: Sequence[str]) -> dict[str, Any]:
-    """A table's exact win rates in the reference rules: against each baseline bot and
-    the optimal strategy, what it is guaranteed, and what was possible."""
-    model = TurnModel.from_rules(rules)
-    best = optimal(model)
-
-    def rates(solution: Solution) -> dict[str, float]:
-        return {"first": solution.first, "second": solution.second, "average": solution.average}
-
-    against = {
-        spec: rates(win_rates(model, table, as_table(parse_bot(spec, rules), rules)))
-        for spec in baselines
-    }
-    against["optimal"] = rates(win_rates(model, table, best.table[0]))
-    always_6 = as_table(parse_bot("always_roll:6", rules), rules)
-    return {
-        "rules": asdict(rules),
-        "against": against,
-        "guaranteed": rates(guaranteed(model, table)),
-        "best_possible_vs_always_roll_6": rates(best_response(model, always_6)),
-        "optimal_guaranteed": rates(best),
-    }

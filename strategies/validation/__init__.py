@@ -1,1 +1,21 @@
-"""Validation: a generated player file measured against each game's baselines in its engine."""
+"""Validation: a generated player file measured against each game's baselines in its engine.
+
+A game's module (the registry's `validator`) provides `CONTRACT`, the same verbs for
+every game:
+- `validate(path, rules, *, against=None, progress=None, **options)`: the file's figures
+  (its report card, a JSON-able dict) against every baseline (and `against`, another
+  file, head to head), the file run contained; `rules` are the `--rules KEY=VALUE`
+  settings, over the rules the file states (or the defaults);
+- `check(path, fitted, **options)`: the figures a generated file states in its docstring,
+  measured on that file (what `mine generate` writes in);
+- `failure(card)`: None, or the one line that says why the card's figures do not hold
+  (the file's invalid plays, say), which makes `mine validate` exit 1.
+The harness (the game loop around a file, its timing, its faults) is apart from the
+evaluators that score plays (`<game>` modules keep both only where both are small).
+"""
+
+CONTRACT = {
+    "validate": ("path", "rules"),
+    "check": ("path", "fitted"),
+    "failure": ("card",),
+}

@@ -6,15 +6,14 @@ table says what it wins against every baseline bot and the optimal strategy, wha
 guaranteed (against the opponent that exploits it best), and what was possible (the best
 response to always_roll:6, the optimal guaranteed value).
 
-A fitted table is measured in the rules it was solved in (its metadata's learned rules);
-a player file in the rules it states (`RULES`), else the goal its table implies, with any
-`--rules` settings over them. Reading a table file is the pipeline's part (strategies do
-not import models): the functions here take the table and its metadata.
+A player file is measured in the rules it states (`RULES`, which `mine generate` writes:
+the rules its table was solved in), else the goal its table implies, with any `--rules`
+settings over them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -22,12 +21,18 @@ from typing import Any
 import numpy as np
 
 from mine.strategies import contained
-from mine.strategies.bots.hog import BASELINES
-from mine.strategies.codegen.hog import write_module
+from mine.strategies.bots.hog import BASELINES, make_bot
 from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, Strategy, as_table
 from mine.strategies.engines.settings import parse as settings_parse
 from mine.strategies.player_file import PlayerFileError, load_module
-from mine.strategies.solvers.hog import TurnModel, report_card, win_rates
+from mine.strategies.solvers.hog import (
+    Solution,
+    TurnModel,
+    best_response,
+    guaranteed,
+    optimal,
+    win_rates,
+)
 
 GAME = "hog"
 EXTRA_ROWS = {  # the report card's figures beyond one row per opponent, and their names
@@ -37,31 +42,28 @@ EXTRA_ROWS = {  # the report card's figures beyond one row per opponent, and the
 }
 
 
-def reference_rules(metadata: Mapping[str, Any]) -> HogRules:
-    """The rules a fitted table was solved in: the ones its metadata says were learned."""
-    learned = metadata.get("learned", {})
-    return HogRules(
-        goal=int(learned.get("goal", 100)),
-        dice_sides=int(learned.get("dice_sides", 6)),
-        max_rolls=int(learned.get("max_rolls", 10)),
-        sow_sad=bool(learned.get("sow_sad", True)),
-        square_swine=bool(learned.get("square_swine", True)),
-    )
+def report_card(table: np.ndarray, rules: HogRules, baselines: Sequence[str]) -> dict[str, Any]:
+    """A table's exact win rates in the reference rules: against each baseline bot and
+    the optimal strategy, what it is guaranteed, and what was possible."""
+    model = TurnModel.from_rules(rules)
+    best = optimal(model)
 
+    def rates(solution: Solution) -> dict[str, float]:
+        return {"first": solution.first, "second": solution.second, "average": solution.average}
 
-def table_card(table: np.ndarray, metadata: Mapping[str, Any]) -> tuple[dict[str, Any], HogRules]:
-    """A fitted table's exact report card in its reference rules, and those rules."""
-    rules = reference_rules(metadata)
-    return report_card(table, rules, BASELINES), rules
-
-
-def write_player(table: np.ndarray, metadata: dict[str, Any], out: Path) -> dict[str, Any]:
-    """Write the player module of a fitted table, its report card in the docstring and
-    its rules as `RULES`; returns the card."""
-    card, rules = table_card(table, metadata)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_module(out, table, metadata, card, rules=asdict(rules))
-    return card
+    against = {
+        spec: rates(win_rates(model, table, as_table(make_bot(spec, rules), rules)))
+        for spec in baselines
+    }
+    against["optimal"] = rates(win_rates(model, table, best.table[0]))
+    always_6 = as_table(make_bot("always_roll:6", rules), rules)
+    return {
+        "rules": asdict(rules),
+        "against": against,
+        "guaranteed": rates(guaranteed(model, table)),
+        "best_possible_vs_always_roll_6": rates(best_response(model, always_6)),
+        "optimal_guaranteed": rates(best),
+    }
 
 
 def load_player(path: Path) -> tuple[Strategy, dict[str, str]]:
@@ -86,24 +88,38 @@ def file_table(path: Path | str, strategy: Strategy, rules: HogRules) -> np.ndar
         ) from None
 
 
-def validate_player(
+def validate(
     path: Path,
-    settings: Iterable[str] | Mapping[str, str] | None = None,
+    rules: Iterable[str] | Mapping[str, str] | None = None,
+    *,
+    against: Path | None = None,
+    progress: Any = None,
     limits: contained.Limits = contained.LIMITS,
     contain: bool = True,
-    against: Path | None = None,
-) -> tuple[dict[str, Any], HogRules]:
+) -> dict[str, Any]:
     """The exact report card of a player module, with the gaps to the best possible
-    figures, in the rules it states with `settings` over them; and those rules. With
-    `against`, another player file: the exact rates head to head, in the same rules.
-    ValueError (`PlayerFileError` for the file) when either does not make sense; the files
-    run contained (PlayerFault naming the one that fails)."""
+    figures, in the rules it states with the settings `rules` over them (the card's
+    `rules`). With `against`, another player file: the exact rates head to head, in the
+    same rules. ValueError (`PlayerFileError` for the file) when either does not make
+    sense; the files run contained (PlayerFault naming the one that fails). Exact: there
+    is no count to show progress by."""
     files = [path] if against is None else [path, against]
-    task = (path, settings, against)
+    task = (path, rules, against)
     return contained.run(files, _card, [task], limits=limits, contain=contain)[0]
 
 
-def _card(task: tuple) -> tuple[dict[str, Any], HogRules]:
+def check(path: Path, fitted: Any) -> dict[str, Any]:
+    """What a generated file states in its docstring: its exact report card (in the rules
+    it states, its table's)."""
+    return validate(path)
+
+
+def failure(card: Mapping[str, Any]) -> None:
+    """An exact card always holds: a strategy that is not one fails to load instead."""
+    return None
+
+
+def _card(task: tuple) -> dict[str, Any]:
     path, settings, against = task
     strategy, stated = load_player(path)
     rules = DEFAULT_RULES.with_settings({**stated, **settings_parse(settings or [])})
@@ -121,7 +137,7 @@ def _card(task: tuple) -> tuple[dict[str, Any], HogRules]:
         "optimal_guaranteed_minus_player_guaranteed": card["optimal_guaranteed"]["average"]
         - card["guaranteed"]["average"],
     }
-    return card, rules
+    return card
 
 
 def card_rows(card: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -9,13 +9,13 @@ import pytest
 from mine.models import hog as model
 from mine.models import tables
 from mine.parsers import hog as log
-from mine.strategies.bots.hog import parse_bot
+from mine.strategies.bots.hog import make_bot
 from mine.strategies.engines.hog import HogRules, as_table, match_frames, simulate_tables
 from mine.strategies.solvers.hog import TurnModel, best_response, guaranteed, optimal, win_rates
 
 
 def _logs(rules: HogRules, mine: str, theirs: str, games: int, seed: int = 0):
-    tables = (as_table(parse_bot(mine, rules), rules), as_table(parse_bot(theirs, rules), rules))
+    tables = (as_table(make_bot(mine, rules), rules), as_table(make_bot(theirs, rules), rules))
     result = simulate_tables(tables, games, np.random.default_rng(seed), rules, record=True)
     return match_frames(result, ("me", "them"))
 
@@ -33,9 +33,9 @@ def _through_files(tmp_path, turns: pl.DataFrame, scores: pl.DataFrame):
 def test_fit_from_parsed_logs_recovers_the_best_response(tmp_path):
     rules = HogRules()
     turns, scores = _through_files(tmp_path, *_logs(rules, "always_roll:6", "always_roll:6", 3000))
-    fitted = model.fit(turns, scores, against="them")
+    fitted = model.fit(model.Logged(turns, scores), opponent="them")
     truth = TurnModel.from_rules(rules)
-    always_6 = as_table(parse_bot("always_roll:6"))
+    always_6 = as_table(make_bot("always_roll:6"))
     best = best_response(truth, always_6).average
     assert fitted.table.shape == (100, 100)
     assert win_rates(truth, fitted.table, always_6).average > best - 0.001
@@ -48,7 +48,7 @@ def test_fit_from_parsed_logs_recovers_the_best_response(tmp_path):
 def test_minimax_fit_is_guaranteed_what_the_optimum_is():
     rules = HogRules()
     turns, scores = _logs(rules, "square_strategy", "random:3", 3000)
-    fitted = model.fit(turns, scores, method="minimax")
+    fitted = model.fit(model.Logged(turns, scores), method="minimax")
     truth = TurnModel.from_rules(rules)
     sure = guaranteed(truth, fitted.table)
     assert sure.average > 0.5 - 0.001
@@ -58,14 +58,14 @@ def test_minimax_fit_is_guaranteed_what_the_optimum_is():
 def test_a_variant_gives_its_own_table():
     rules = HogRules(goal=120, dice_sides=8)
     turns, scores = _logs(rules, "always_roll:6", "square_strategy", 3000)
-    fitted = model.fit(turns, scores, against="them")
+    fitted = model.fit(model.Logged(turns, scores), opponent="them")
     assert fitted.table.shape == (120, 120)
     assert fitted.rules.goal == 120 and fitted.rules.dice_sides == 8
     truth = TurnModel.from_rules(rules)
-    opponent = as_table(parse_bot("square_strategy", rules), rules)
+    opponent = as_table(make_bot("square_strategy", rules), rules)
     best = best_response(truth, opponent).average
     assert win_rates(truth, fitted.table, opponent).average > best - 0.001
-    minimax = model.fit(turns, scores, method="minimax")
+    minimax = model.fit(model.Logged(turns, scores), method="minimax")
     assert guaranteed(truth, minimax.table).average > 0.5 - 0.001
 
 
@@ -111,7 +111,7 @@ def test_opponent_policy_generalises_a_threshold_rule():
     learned = model.learn_rules(turns)
     policy, seen = model.opponent_policy(turns, learned, against="them")
     assert np.allclose(policy.sum(axis=-1), 1)
-    table = as_table(parse_bot("square_strategy"))
+    table = as_table(make_bot("square_strategy"))
     unseen = seen == 0
     assert unseen.sum() > 1000
     guessed = policy.argmax(axis=-1)
@@ -121,13 +121,13 @@ def test_opponent_policy_generalises_a_threshold_rule():
 def test_fit_errors():
     turns, scores = _logs(HogRules(), "always_roll:6", "always_roll:5", 50)
     with pytest.raises(model.FitError):
-        model.fit(turns, scores, against="nobody")
+        model.fit(model.Logged(turns, scores), opponent="nobody")
     with pytest.raises(model.FitError):
-        model.fit(turns.clear(), scores)
+        model.fit(model.Logged(turns.clear(), scores))
     with pytest.raises(model.FitError):
-        model.fit(turns.drop("outcomes"), scores)
+        model.fit(model.Logged(turns.drop("outcomes"), scores))
     with pytest.raises(model.FitError):
-        model.fit(turns, scores, method="guess")
+        model.fit(model.Logged(turns, scores), method="guess")
 
 
 def test_fingerprint_follows_the_content():
@@ -139,10 +139,11 @@ def test_fingerprint_follows_the_content():
 
 def test_table_file_round_trip(tmp_path):
     turns, scores = _logs(HogRules(goal=50), "always_roll:6", "always_roll:5", 300)
-    fitted = model.fit(turns, scores)
+    fitted = model.fit(model.Logged(turns, scores))
     path = tmp_path / "t.parquet"
-    model.write_table(path, fitted.table, fitted.metadata)
-    table, metadata = model.read_table(path)
+    model.write_table(path, fitted)
+    read = model.read_table(path)
+    table, metadata = read.table, read.metadata
     assert (table == fitted.table).all()
     assert metadata == {**fitted.metadata, "columns": COLUMNS, "n": 2500}
     assert metadata["kind"] == "strategy"
@@ -167,5 +168,5 @@ def test_a_game_cut_short_is_left_out():
     cut = turns.filter(~((pl.col("game") == 200) & (pl.col("turn") > 3)))
     with pytest.raises(model.FitError):
         model.learn_goal(cut)
-    fitted = model.fit(cut, scores.filter(pl.col("game") < 200))
+    fitted = model.fit(model.Logged(cut, scores.filter(pl.col("game") < 200)))
     assert fitted.rules.goal == 100 and fitted.metadata["games"] == 199

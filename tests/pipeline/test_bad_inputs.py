@@ -40,7 +40,7 @@ CASES = [
     ("tables --db text.duckdb", "not a DuckDB database file"),
     ("query 'SELECT 1' --db folder", "is a folder, not a warehouse file"),
     ("stats twentyone --db missing.duckdb", "no warehouse here yet"),
-    ("stats hog --db w.duckdb", "no Hog turns in the warehouse"),
+    ("stats hog --db w.duckdb", "no Hog logs in the warehouse"),
     ("query --file folder --db w.duckdb", "folder"),
     ("query --file missing.sql --db w.duckdb", "missing.sql"),
     ("query '' --db w.duckdb", "no SQL given"),

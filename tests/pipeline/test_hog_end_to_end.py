@@ -7,10 +7,10 @@ import math
 
 import duckdb
 import pytest
-from rich.console import Console
 
+from mine.pipeline.demo import run_loop
 from mine.pipeline.demos import hog as demo
-from tests.mine_cli import invoke, invoke_json
+from tests.mine_cli import digest, invoke, invoke_json
 
 # The fit is exact, not merely close, whenever the logs let it learn the true rules and
 # the opponent: (1) the dice — the chi-square test cannot reject a fair die in these seeded
@@ -196,17 +196,18 @@ def test_stats_on_a_warehouse_without_hog(tmp_path):
     assert "Traceback" not in result.output
 
 
-def test_demo_runs_the_loop_and_reruns_unchanged(tmp_path):
-    console = Console(record=True, width=100)
-    first = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, games=300)
-    assert first["games"] == 1200 and first["ingest"]["new"] == 4
-    assert first["best_response_vs_always_roll_6"] >= (
-        first["best_possible_vs_always_roll_6"] - TOLERANCE
-    )
-    assert first["minimax_guaranteed"] >= first["optimal_guaranteed"] - TOLERANCE
-    again = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, games=300)
-    assert again["ingest"]["unchanged"] == 4 and again["ingest"]["new"] == 0
-    assert {k: v for k, v in again.items() if k not in ("ingest", "seconds")} == {
-        k: v for k, v in first.items() if k not in ("ingest", "seconds")
-    }
-    assert "best response vs always_roll:6" in console.export_text()
+def test_demo_runs_the_loop_and_reruns_unchanged(tmp_path, capsys):
+    db, out = tmp_path / "w.duckdb", tmp_path / "demo"
+    assert run_loop(demo.LOOP, db, out)
+    first = capsys.readouterr().out
+    assert "$ mine fit hog --method minimax" in first and "wrote " in first
+    best = invoke_json("validate", "hog", out / "hog_best_response.py")
+    best_possible = best["best_possible_vs_always_roll_6"]["average"]
+    assert best["against"]["always_roll:6"]["average"] >= best_possible - TOLERANCE
+    minimax = invoke_json("validate", "hog", out / "hog_minimax.py")
+    assert minimax["guaranteed"]["average"] >= minimax["optimal_guaranteed"]["average"] - TOLERANCE
+    players = {name: digest(out / name) for name in ("hog_best_response.py", "hog_minimax.py")}
+    assert run_loop(demo.LOOP, db, out)
+    again = " ".join(capsys.readouterr().out.split())
+    assert "│ new │ 0 │" in again and "│ unchanged │ 4 │" in again
+    assert players == {name: digest(out / name) for name in players}

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import asdict
 
 import numpy as np
 import pytest
 
+from mine.models.hog import Fit
 from mine.strategies.bots.hog import BASELINES
-from mine.strategies.codegen.hog import module_source, write_module
+from mine.strategies.codegen.hog import module_source
 from mine.strategies.engines.hog import HogRules
-from mine.strategies.solvers.hog import TurnModel, optimal, report_card
+from mine.strategies.solvers.hog import TurnModel, optimal
+from mine.strategies.validation.hog import report_card
 
 RULES = HogRules(goal=40)
 TABLE = optimal(TurnModel.from_rules(RULES)).table[0]
@@ -37,10 +40,9 @@ def _load(source: str) -> dict:
     return namespace
 
 
-def test_module_embeds_the_table_and_plays_it(tmp_path):
+def test_module_embeds_the_table_and_plays_it():
     card = report_card(TABLE, RULES, BASELINES)
-    source = write_module(tmp_path / "p.py", TABLE, METADATA, card)
-    assert (tmp_path / "p.py").read_text() == source
+    source = module_source(Fit(TABLE, METADATA), card)
     tree = ast.parse(source)
     assert not [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
     player = _load(source)
@@ -51,7 +53,7 @@ def test_module_embeds_the_table_and_plays_it(tmp_path):
 
 def test_docstring_states_provenance_and_validation():
     card = report_card(TABLE, RULES, ["always_roll:6"])
-    doc = ast.get_docstring(ast.parse(module_source(TABLE, METADATA, card)))
+    doc = ast.get_docstring(ast.parse(module_source(Fit(TABLE, METADATA), card)))
     assert "games: 56" in doc and "rows: 1234" in doc and "ab" * 32 in doc
     assert "best-response" in doc and "against: always_roll:6" in doc
     figure = f"{card['against']['always_roll:6']['average']:.6f}"
@@ -62,7 +64,7 @@ def test_docstring_states_provenance_and_validation():
 @pytest.mark.parametrize("player_id", ['x"""; import os', "a\\nb", "<script>"])
 def test_log_text_never_reaches_the_code(player_id):
     metadata = {**METADATA, "settings": {"against": player_id}}
-    source = module_source(TABLE, metadata, None)
+    source = module_source(Fit(TABLE, metadata), None)
     assert player_id not in source
     assert "against: (not shown)" in source
     assert _load(source)["final_strategy"](0, 0) == TABLE[0, 0]
@@ -70,33 +72,37 @@ def test_log_text_never_reaches_the_code(player_id):
 
 def test_the_table_must_be_whole_numbers():
     bad = np.full((3, 3), 2)
-    source = module_source(bad, METADATA, None)
+    source = module_source(Fit(bad, {**METADATA, "learned": {"goal": 3}}), None)
     assert _load(source)["STRATEGY_TABLE"] == ((2, 2, 2),) * 3
 
 
 def test_module_states_its_rules_for_validation():
-    rules = {"goal": 40, "dice_sides": 8, "sow_sad": True}
-    player = _load(module_source(TABLE, METADATA, None, rules=rules))
-    assert player["RULES"] == rules and player["GOAL"] == 40
-    assert _load(module_source(TABLE, METADATA, None))["RULES"] == {"goal": 40}
+    """The rules the table was solved in, as its metadata says they were learned."""
+    learned = {"goal": 40, "dice_sides": 8, "sow_sad": True}
+    player = _load(module_source(Fit(TABLE, {**METADATA, "learned": learned}), None))
+    assert player["RULES"] == asdict(HogRules(**learned)) and player["GOAL"] == 40
+    assert _load(module_source(Fit(TABLE, METADATA), None))["RULES"] == asdict(RULES)
 
 
 @pytest.mark.parametrize(
-    "rules",
-    [{"goal": 50}, {"dice_sides": "8; import os"}, {"x y": 1}, {"goal": 40.5}],
+    "learned",
+    [{"goal": 50}, {"goal": 40, "dice_sides": "8; import os"}, {"goal": 40.5}],
 )
-def test_rules_are_checked_literals(rules):
+def test_rules_are_checked_literals(learned):
     with pytest.raises(ValueError):
-        module_source(TABLE, METADATA, None, rules=rules)
+        module_source(Fit(TABLE, {**METADATA, "learned": learned}), None)
+
+
+def test_no_rule_name_comes_from_the_table_file():
+    learned = {"goal": 40, "x y": 1, "__import__('os')": 2}
+    rules = _load(module_source(Fit(TABLE, {**METADATA, "learned": learned}), None))["RULES"]
+    assert set(rules) == set(asdict(RULES))
 
 
 def test_a_table_whose_numbers_are_out_of_range_writes_no_player():
-    import numpy as np
-
-    from mine.strategies.codegen.hog import module_source
-
     metadata = {"fingerprint": "0" * 64, "method": "test", "rows": 0}
     with pytest.raises(ValueError, match="dice outside 0..10"):
-        module_source(np.full((100, 100), 10**30, dtype=object), metadata, None)
+        module_source(Fit(np.full((100, 100), 10**30, dtype=object), metadata), None)
+    huge = {**metadata, "learned": {"goal": 100, "dice_sides": 10**6}}
     with pytest.raises(ValueError, match="outside the rules' bounds"):
-        module_source(np.full((100, 100), 4), metadata, None, {"goal": 100, "dice_sides": 10**6})
+        module_source(Fit(np.full((100, 100), 4), huge), None)

@@ -120,7 +120,7 @@ def test_fit_and_report(tmp_path):
     result = runner.invoke(app, ["report", "hog", "--table", str(table), "--out", str(report)])
     assert result.exit_code == 0, result.output
     text = report.read_text()
-    strategy, _ = read_table(table)
+    strategy = read_table(table).table
     assert _heat_map(text) == [[PALETTE[k] for k in row] for row in strategy.tolist()]
     assert len(text) < 60_000 and "square_strategy" in text  # provenance: against whom
     assert re.search(r"<td>always_roll:6</td><td class=num>0\.\d{6}</td>", text)

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mine.parsers.hog import Turn
-from mine.strategies.bots.hog import always_roll, parse_bot
+from mine.strategies.bots.hog import always_roll, make_bot
 from mine.strategies.engines.hog import (
     HogRules,
-    HogState,
+    State,
     as_table,
     match_frames,
     play_game,
@@ -26,6 +26,7 @@ from mine.strategies.engines.hog import (
     turn_points,
     turn_records,
 )
+from mine.strategies.engines.state import TERMINAL, IllegalAction
 from mine.strategies.solvers.hog import TurnModel
 
 RULES = HogRules()
@@ -63,27 +64,41 @@ def test_square_swine_moves_squares_to_the_next_square(score):
     assert square_swine(score, HogRules(square_swine=False)) == score
 
 
+RNG = np.random.default_rng(0)
+
+
 def test_the_spec_example_turn():
-    state = HogState(RULES, scores=(42, 31), mover=1)
-    after, points = state.apply_action(0, ())
+    state = State(RULES, RNG, scores=(42, 31), mover=1)
+    points = state.apply_roll(0, ())
     assert points == 5
-    assert after.scores == (42, 49)
-    assert after.mover == 0
+    assert state.scores == (42, 49)
+    assert state.mover == 0
 
 
 def test_state_actions_terminal_and_returns():
-    state = HogState(RULES)
+    state = State(RULES, RNG)
     assert list(state.legal_actions()) == list(range(11))
-    assert list(HogState(HogRules(pig_tail=False)).legal_actions()) == list(range(1, 11))
+    assert list(State(HogRules(pig_tail=False), RNG).legal_actions()) == list(range(1, 11))
     assert not state.is_terminal()
-    with pytest.raises(ValueError):
-        state.apply_action(11, (2,) * 11)
-    with pytest.raises(ValueError):
-        state.apply_action(2, (2,))
-    won, _ = HogState(RULES, scores=(95, 10), mover=0).apply_action(1, (6,))
-    assert won.is_terminal() and won.returns() == (1.0, 0.0) and won.winner() == 0
-    with pytest.raises(ValueError):
-        won.apply_action(1, (3,))
+    with pytest.raises(IllegalAction):
+        state.apply_roll(11, (2,) * 11)
+    with pytest.raises(IllegalAction):
+        state.apply_roll(2, (2,))
+    won = State(RULES, RNG, scores=(95, 10), mover=0)
+    won.apply_roll(1, (6,))
+    assert won.is_terminal() and won.returns() == (1.0, -1.0) and won.winner() == 0
+    assert won.current_player() == TERMINAL and list(won.legal_actions()) == []
+    with pytest.raises(IllegalAction):
+        won.apply_roll(1, (3,))
+
+
+def test_apply_action_rolls_the_states_own_dice():
+    """Chance is the state's: the dice come from the rng it was given, so two states
+    with generators of the same seed play the same turn."""
+    first, second = (State(RULES, np.random.default_rng(9)) for _ in range(2))
+    first.apply_action(6)
+    second.apply_action(6)
+    assert first.scores == second.scores and first.scores[0] > 0
 
 
 def _check_game_records(turns: list[Turn], rules: HogRules) -> None:
@@ -101,7 +116,7 @@ def _check_game_records(turns: list[Turn], rules: HogRules) -> None:
 
 
 def test_game_loop_follows_the_rules_and_is_seeded():
-    strategies = (parse_bot("square_strategy"), always_roll(6))
+    strategies = (make_bot("square_strategy"), always_roll(6))
     first = play_game(strategies, ("a", "b"), np.random.default_rng(3))
     again = play_game(strategies, ("a", "b"), np.random.default_rng(3))
     assert first == again
@@ -131,8 +146,8 @@ def test_match_alternates_the_first_player():
 )
 def test_vectorised_records_follow_the_rules(rules):
     tables = (
-        as_table(parse_bot("square_strategy", rules), rules),
-        as_table(parse_bot("random:4", rules), rules),
+        as_table(make_bot("square_strategy", rules), rules),
+        as_table(make_bot("random:4", rules), rules),
     )
     result = simulate_tables(tables, 300, np.random.default_rng(1), rules, record=True)
     turn_frame, score_frame = match_frames(result, ("sq", "rnd"))
@@ -154,7 +169,7 @@ def test_vectorised_records_follow_the_rules(rules):
 
 
 def test_vectorised_simulation_is_seeded():
-    tables = (as_table(parse_bot("random:1")), as_table(always_roll(6)))
+    tables = (as_table(make_bot("random:1")), as_table(always_roll(6)))
     one = simulate_tables(tables, 500, np.random.default_rng(9), record=True)
     two = simulate_tables(tables, 500, np.random.default_rng(9), record=True)
     assert one.turns.equals(two.turns)
@@ -201,7 +216,7 @@ def test_rules_from_text_settings():
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 2**31))
 def test_random_bot_is_a_seeded_table(seed):
-    one, two = parse_bot(f"random:{seed}"), parse_bot(f"random:{seed}")
+    one, two = make_bot(f"random:{seed}"), make_bot(f"random:{seed}")
     assert all(
         one(s, o) == two(s, o) and 0 <= one(s, o) <= 10
         for s in range(0, 100, 7)

@@ -8,7 +8,7 @@ from itertools import product
 import numpy as np
 import pytest
 
-from mine.strategies.bots.hog import BASELINES, always_roll, parse_bot
+from mine.strategies.bots.hog import BASELINES, always_roll, make_bot
 from mine.strategies.engines.hog import (
     HogRules,
     as_table,
@@ -21,11 +21,11 @@ from mine.strategies.solvers.hog import (
     best_response,
     guaranteed,
     optimal,
-    report_card,
     roll_distribution,
     solve,
     win_rates,
 )
+from mine.strategies.validation.hog import report_card
 
 RULES = HogRules()
 MODEL = TurnModel.from_rules(RULES)
@@ -33,7 +33,7 @@ ALWAYS_6 = as_table(always_roll(6))
 
 
 def test_square_strategy_beats_always_roll_6_about_62_percent():
-    result = win_rates(MODEL, as_table(parse_bot("square_strategy")), ALWAYS_6)
+    result = win_rates(MODEL, as_table(make_bot("square_strategy")), ALWAYS_6)
     assert 0.61 < result.average < 0.64  # the handout: "close to 62%"
     assert result.first > result.second
 
@@ -88,7 +88,7 @@ def test_solver_matches_brute_force_on_a_small_game(seed):
 
 
 def test_exact_win_rate_agrees_with_simulation():
-    tables = (as_table(parse_bot("square_strategy")), ALWAYS_6)
+    tables = (as_table(make_bot("square_strategy")), ALWAYS_6)
     exact = win_rates(MODEL, *tables).average
     result = simulate_tables(tables, 40_000, np.random.default_rng(11))
     error = np.sqrt(exact * (1 - exact) / result.games)
@@ -120,7 +120,7 @@ def test_best_response_beats_every_other_table_against_its_opponent():
     mixed[..., 4], mixed[..., 6], mixed[..., 0] = 0.5, 0.3, 0.2
     response = best_response(MODEL, mixed)
     for spec in (*BASELINES, "always_roll:3"):
-        other = solve(MODEL, as_table(parse_bot(spec)), mixed)
+        other = solve(MODEL, as_table(make_bot(spec)), mixed)
         assert response.first >= other.first - 1e-12
         assert response.second >= other.second - 1e-12
     # a one-hot distribution is the table itself
@@ -136,7 +136,7 @@ def test_minimax_is_guaranteed_half_and_nothing_guarantees_more():
     assert sure.average == pytest.approx(0.5, abs=1e-12)
     assert sure.first == pytest.approx(best.first, abs=1e-12)
     for spec in BASELINES:
-        assert guaranteed(MODEL, as_table(parse_bot(spec))).average < 0.5
+        assert guaranteed(MODEL, as_table(make_bot(spec))).average < 0.5
     response = best_response(MODEL, ALWAYS_6)
     assert response.average > win_rates(MODEL, best.table[0], ALWAYS_6).average
 

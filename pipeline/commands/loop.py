@@ -1,0 +1,213 @@
+"""The loop's commands, the same for every game: `mine stats|fit|generate|validate|report
+<game>`. Each is a few lines over its layers' contract verbs (see each layer's
+`CONTRACT`); what differs between games is their own options (the game's `OPTIONS`,
+handed to whichever layer call takes them) and how results print (`pipeline/display`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import inspect
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from mine.games import Game
+from mine.pipeline import options
+from mine.pipeline.commands.warehouse import working_on
+from mine.pipeline.console import (
+    console,
+    fail,
+    next_step,
+    print_json,
+    read_fitted,
+    write_fitted,
+    write_report,
+)
+from mine.pipeline.progress import per_name, working
+from mine.pipeline.stats import chosen_logs
+
+Keyword = inspect.Parameter.KEYWORD_ONLY
+
+
+def _parameter(name: str, kind: Any, default: Any = inspect.Parameter.empty):
+    return inspect.Parameter(name, Keyword, annotation=kind, default=default)
+
+
+def parameters(verb: str, game: Game) -> list[inspect.Parameter] | None:
+    """The options every game's `verb` command has (None: the game lacks the verb)."""
+    needs = {"stats": "stats", "fit": "fitter", "generate": "codegen",
+             "validate": "validator", "report": "report"}  # fmt: skip
+    if not game.has(needs[verb]):
+        return None
+    json = _parameter("as_json", options.Json, False)
+    warehouse = [_parameter("db", options.Db, None), _parameter("logs", options.Logs, None)]
+    if verb == "stats":
+        by_player = hasattr(game.module("stats"), "by_player")
+        grouping = [
+            _parameter("by", options.By, None),
+            _parameter("table", options.ChartTable, None),
+        ]
+        return [*warehouse, *(grouping if by_player else []), json]
+    if verb == "fit":
+        out = options.out("Table file to write (Parquet; its metadata beside it as .json).")
+        return [_parameter("out", out, Path(f"{game.name}-table.parquet")), *warehouse, json]
+    if verb == "generate":
+        out = options.out("The player module to write.")
+        table = _parameter("table", options.Table)
+        lang = [_parameter("lang", options.Lang, options.Language.python)] if course(game) else []
+        return [table, _parameter("out", out, Path(f"{game.name}_player.py")), *lang, json]
+    if verb == "validate":
+        rules = _parameter("rules", options.Rules, None)
+        against = _parameter("against", options.Against, None)
+        return [_parameter("player", options.PlayerFile), rules, against, json]
+    observed = hasattr(game.module("report"), "observed")
+    out = _parameter("out", options.out("The file to write."), Path(f"{game.name}-report.html"))
+    return [_parameter("table", options.Table), out, *(warehouse if observed else []), json]
+
+
+def taken(function: Callable[..., Any], own: dict[str, Any]) -> dict[str, Any]:
+    """The game's own options `function` takes (by name)."""
+    parameters = inspect.signature(function).parameters
+    return {name: value for name, value in own.items() if name in parameters}
+
+
+def call(function: Callable[..., Any], *args: Any, own: dict[str, Any], **kwargs: Any) -> Any:
+    """`function(*args, **kwargs)`, handed the game's own options it takes."""
+    return function(*args, **kwargs, **taken(function, own))
+
+
+@contextlib.contextmanager
+def refused(prefix: str = "") -> Iterator[None]:
+    """What a layer refuses with a ValueError (logs that cannot be fitted, a player file
+    that is not one) is one error line."""
+    try:
+        yield
+    except ValueError as error:
+        raise fail(f"{prefix}{error}") from None
+
+
+def stats(game: Game, db=None, logs=None, as_json=False, by=None, table=None, **own) -> None:
+    """Derive the game's statistics from the warehouse and store them as stats_<game>_*."""
+    derived_by, display = game.module("stats"), game.module("display")
+    per_player = options.grouping(by, table) == "player"
+    fitted = read_fitted(game.module("fitter").read_table, table) if table else None
+    label = "reading each player's choices" if per_player else f"deriving {game.title}'s statistics"
+    with working_on(db, read_only=False) as con, working(label, as_json):
+        log_ids = chosen_logs(con, game.name, logs)
+        if per_player:
+            derived = call(derived_by.by_player, con, log_ids, fitted, own=own)
+        else:
+            derived = call(derived_by.derive, con, log_ids, own=own)
+        stored = derived_by.store(con, derived)
+    if as_json:
+        rows = {name: frame.height for name, frame in zip(stored, derived, strict=True)}
+        extra = {"table": None if table is None else str(table)} if per_player else {}
+        print_json({**extra, "tables": rows, **derived_by.headline(derived)})
+        return
+    if per_player:
+        display.players(derived, table)
+    else:
+        display.stats(derived)
+    console.print(f"stored {', '.join(stored)}")
+    if not per_player:
+        next_step(f"mine fit {game.name}{options.again(db, logs)}")
+
+
+def fit(game: Game, out: Path, db=None, logs=None, as_json=False, **own) -> None:
+    """Fit the game's table from the warehouse's logs."""
+    read, fitter = game.module("stats"), game.module("fitter")
+    with working_on(db) as con, working(f"reading the {game.title} logs", as_json):
+        inputs = call(read.fit_inputs, con, chosen_logs(con, game.name, logs), own=own)
+    with refused(), working(f"fitting the {game.title} table", as_json):
+        fitted = call(fitter.fit, inputs, own=own)
+    path = write_fitted(fitter.write_table, out, fitted)
+    if as_json:
+        print_json({"table": str(path), **fitted.metadata})
+        return
+    game.module("display").fitted(fitted, path)
+    next_step(f"mine generate {game.name} --table {path}")
+
+
+def course(game: Game) -> ModuleType | None:
+    """The generator of the course's own Haskell file, where the game's course takes one."""
+    name = f"mine.strategies.codegen.haskell.{game.name}"
+    return importlib.import_module(name) if importlib.util.find_spec(name) else None
+
+
+def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own) -> None:
+    """Generate a single-file, standard-library-only player from a fitted table (or the
+    course's Haskell file, deciding as that Python file does)."""
+    from mine.strategies.codegen import write_player
+
+    fitted = read_fitted(game.module("fitter").read_table, table)
+    source, validator = game.module("codegen"), game.module("validator")
+
+    def measure(path: Path) -> dict[str, Any]:
+        return call(validator.check, path, fitted, own=own)
+
+    with (
+        refused(f"cannot generate from {table}: "),
+        working("writing and measuring the player", as_json),
+    ):
+        written = write_player(source, fitted, measure, **taken(source.module_source, own))
+        text, hint = written.source, f"mine validate {game.name} {out}"
+        if lang is options.Language.haskell:
+            haskell = course(game)
+            if out == Path(f"{game.name}_player.py"):  # --out left at the Python file's name
+                out = Path(haskell.COURSE_FILE)
+            text, hint = haskell.haskell_source(written.source), haskell.SUBMIT.format(out=out)
+    write_report(out, text, say=False)
+    if as_json:
+        print_json({"player": str(out), **written.card})
+        return
+    game.module("display").generated(out, written.card)
+    next_step(hint)
+
+
+def validate(game: Game, player: Path, rules=None, against=None, as_json=False, **own) -> None:
+    """Measure a player file against the game's baselines in its reference engine."""
+    from mine.strategies.contained import PlayerFault
+
+    validator = game.module("validator")
+    bar, progress = per_name(as_json)
+    try:
+        with bar:
+            bar.add_task(f"measuring {player}", total=None)
+            card = call(validator.validate, player, rules or [], against=against,
+                        progress=progress, own=own)  # fmt: skip
+    except (ValueError, PlayerFault) as error:
+        raise fail(str(error)) from None
+    card = {"player": str(player), **card}
+    if as_json:
+        print_json(card)
+    else:
+        game.module("display").validated(card)
+    reason = validator.failure(card)
+    if reason:
+        raise fail(reason)
+
+
+def report(game: Game, table: Path, out: Path, db=None, logs=None, as_json=False, **own) -> None:
+    """Write a fitted table's report: one self-contained HTML page."""
+    page_of = game.module("report")
+    fitted = read_fitted(game.module("fitter").read_table, table)
+    observed = None
+    if hasattr(page_of, "observed") and (db is not None or options.default_db_exists()):
+        with working_on(db) as con, contextlib.suppress(ValueError):
+            observed = page_of.observed(con, chosen_logs(con, game.name, logs))
+    with refused(), working("drawing the page", as_json):
+        page = call(page_of.html, fitted, observed, own=own)
+    write_report(out, page, as_json)
+
+
+VERBS: dict[str, Callable[..., None]] = {
+    "stats": stats,
+    "fit": fit,
+    "generate": generate,
+    "validate": validate,
+    "report": report,
+}
