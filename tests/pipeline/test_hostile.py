@@ -524,3 +524,26 @@ def test_ingest_help_names_the_games_and_the_paths():
     text = " ".join(result.stdout.split())
     assert "{PATH}..." in text and "{paths}" not in text
     assert "(twentyone, ginrummy, hog, supernim, cardguess)" in text
+
+
+# --- logs of the same stem in two folders ---------------------------------------------------
+
+
+def test_card_guessing_logs_of_the_same_stem_in_two_folders_stay_apart(tmp_path):
+    db = tmp_path / "w.duckdb"
+    for folder, games, seed in (("a", 7, 1), ("b", 5, 2)):
+        played = mine("simulate", "cardguess", "--games", games, "--seed", seed, "--guesser",
+                      "random-consistent", "--out", tmp_path / folder, "--json")  # fmt: skip
+        assert played.returncode == 0, played.stderr
+    assert mine("ingest", tmp_path, "--db", db, "--json").returncode == 0
+    assert mine("stats", "cardguess", "--db", db, "--json").returncode == 0
+    con = duckdb.connect(str(db), read_only=True)
+    ids = [row[0] for row in con.execute("SELECT log_id FROM logs ORDER BY log_id").fetchall()]
+    games = con.execute(
+        "SELECT log, sum(games) FROM stats_cardguess_guesses GROUP BY log ORDER BY log"
+    ).fetchall()
+    con.close()
+    stem = "random-consistent-uniform-n2"
+    assert len(ids) == 2
+    assert sorted(count for _, count in games) == [5, 7]  # not one log of 12 games
+    assert [log for log, _ in games] == [f"{stem} (log {i})" for i in ids]
