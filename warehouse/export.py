@@ -28,8 +28,8 @@ WIDE = ("HUGEINT", "UHUGEINT")  # Parquet has no 128-bit integer (it would be de
 
 
 def export(con: duckdb.DuckDBPyConnection, folder: Path) -> dict:
-    """Write every table and view of the warehouse under `folder` (which must not exist
-    yet; it appears whole or not at all); the manifest."""
+    """Write every table and view of the warehouse under `folder` (new, or an earlier
+    export, which it replaces; it appears whole or not at all); the manifest."""
     outputs.remove_stale_partials(folder)  # what runs that were killed left
     partial = outputs.partial_name(folder)
     shutil.rmtree(partial, ignore_errors=True)
@@ -46,10 +46,34 @@ def export(con: duckdb.DuckDBPyConnection, folder: Path) -> dict:
             "tables": tables,
         }
         (partial / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
-        os.rename(partial, folder)
+        _publish(partial, folder)
     finally:
         _remove(partial)
     return manifest
+
+
+def is_export(folder: Path) -> bool:
+    """Whether `folder` holds an export and nothing else: its manifest and the folders the
+    manifest names (so replacing it loses nothing of the user's); not a link to one."""
+    if folder.is_symlink():
+        return False
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+        names = {MANIFEST, *manifest["tables"]}
+        return "mine" in manifest and all(p.name in names for p in folder.iterdir())
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _publish(partial: Path, folder: Path) -> None:
+    """Rename the written `partial` onto `folder`; an earlier export there goes aside first
+    (under a partial name of ours: a run killed in between leaves it to the next to
+    remove) and then away."""
+    old = folder.with_name(f".{folder.name}.old.{os.getpid()}{outputs.PARTIAL}")
+    if folder.exists():
+        os.rename(folder, old)
+    os.rename(partial, folder)
+    _remove(old)
 
 
 def _remove(folder: Path) -> None:

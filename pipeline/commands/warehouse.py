@@ -354,8 +354,8 @@ def tables(db: Path | None, wait: float, as_json: bool = False) -> None:
 
 
 def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
-    if folder.exists():
-        raise fail(f"{folder}: already exists; export into a new folder")
+    if folder.exists() and not exporting.is_export(folder):
+        raise fail(f"{folder}: already exists and is no earlier export; export into a new folder")
     con = open_warehouse(db, wait=wait)
     try:
         with working(f"exporting the warehouse to {folder}", as_json):

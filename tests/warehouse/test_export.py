@@ -57,6 +57,24 @@ def test_an_existing_folder_is_not_exported_over(tmp_path):
     assert list((tmp_path / "taken").iterdir()) == []
 
 
+def test_an_earlier_export_is_replaced_but_not_a_folder_holding_more(tmp_path):
+    db, out = tmp_path / "w.duckdb", tmp_path / "out"
+    assert mine("ingest", REAL_GINRUMMY, "--db", db, "--json").returncode == 0
+    assert mine("export", out, "--db", db, "--json").returncode == 0
+    assert mine("ingest", REAL_TWENTYONE, "--db", db, "--json").returncode == 0
+    again = mine("export", out, "--db", db, "--json")  # the README's tour, run twice
+    assert again.returncode == 0, again.stderr
+    logs = duckdb.sql(f"SELECT count(*) FROM read_parquet('{out}/logs/*.parquet')").fetchall()
+    con = duckdb.connect(str(db), read_only=True)
+    assert logs == con.execute("SELECT count(*) FROM logs").fetchall()
+    con.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "w.duckdb"]  # nothing aside
+    (out / "notes.txt").write_text("mine")
+    before = {p.relative_to(out): digest(p) for p in out.rglob("*") if p.is_file()}
+    assert "no earlier export" in one_line_error(mine("export", out, "--db", db))
+    assert {p.relative_to(out): digest(p) for p in out.rglob("*") if p.is_file()} == before
+
+
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     """A warehouse of real TwentyOne and Gin Rummy logs and simulated Hog games, its logs
