@@ -108,12 +108,12 @@ def test_ingest_refuses_a_db_that_is_not_a_warehouse_and_leaves_it_be(tmp_path, 
 
 
 @pytest.mark.parametrize("command", [["tables"], ["query", "SELECT 1"], ["export", "x"],
-                                     ["stats", "ginrummy"]])  # fmt: skip
+                                     ["stats", "ginrummy"], ["demo"]])  # fmt: skip
 @pytest.mark.parametrize("kind", ["parquet", "fifo"])
 def test_every_command_refuses_a_db_that_is_not_a_warehouse(tmp_path, kind, command):
     target = not_a_warehouse(tmp_path, kind)
     one_line_error(mine(*command, "--db", target, cwd=tmp_path, timeout=30))
-    assert not (tmp_path / "x").exists()
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no export, no demo-out
 
 
 def test_a_path_component_too_long_is_one_line(tmp_path):
