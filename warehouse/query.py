@@ -11,6 +11,7 @@ runs where files can be written.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 import tempfile
@@ -208,8 +209,13 @@ def export(
     if output is None:
         sys.stdout.flush()
         return _copy_to_descriptor(writer, fmt, sys.stdout.fileno())
-    with outputs.replacing(output) as (partial,):
-        return _copy(writer, str(partial), fmt)
+    try:
+        with outputs.replacing(output) as (partial,):
+            return _copy(writer, str(partial), fmt)
+    except duckdb.IOException as error:
+        if (reason := os_reason(error)) is None:
+            raise
+        raise QueryError(f"{output}: cannot write it ({reason})") from None
 
 
 def _copy(writer: duckdb.DuckDBPyConnection, target: str, fmt: str) -> int:
@@ -295,6 +301,17 @@ def one_line(error: Exception) -> str:
     first, *rest = str(error).strip().splitlines() or [type(error).__name__]
     hints = [line.strip() for line in rest if line.startswith(("Did you mean", "Candidate"))]
     return " ".join([first, *hints])
+
+
+def os_reason(error: Exception) -> str | None:
+    """The system's reason (`No space left on device`) of a DuckDB error about a file, when
+    DuckDB names its errno (its writers' errors end in JSON holding it)."""
+    text = str(error)
+    start = text.find("{")
+    try:
+        return os.strerror(int(json.loads(text[start:])["errno"])) if start >= 0 else None
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def run(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple]]:

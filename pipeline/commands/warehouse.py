@@ -363,8 +363,10 @@ def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None
     except (OSError, duckdb.Error) as error:
-        reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
-        raise fail(f"{folder}: cannot export there ({reason})") from None
+        reason = getattr(error, "strerror", None) or querying.os_reason(error)
+        raise fail(
+            f"{folder}: cannot export there ({reason or querying.one_line(error)})"
+        ) from None
     if as_json:
         print(json.dumps(manifest, indent=2))
         return

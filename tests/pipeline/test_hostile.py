@@ -403,6 +403,21 @@ def test_fit_out_onto_a_full_disk_is_one_line_and_leaves_nothing(full_disk, hog_
     assert sorted(p.name for p in full_disk.iterdir()) == ["filler"]
 
 
+@pytest.mark.parametrize("out", ["x", "q.csv", "q.parquet"])
+def test_export_and_query_out_onto_a_full_disk_say_so_and_leave_nothing(full_disk, out):
+    db = full_disk / "w.duckdb"
+    assert mine("ingest", REAL_GINRUMMY, REAL_TWENTYONE, "--db", db, "--json").returncode == 0
+    fill(full_disk)
+    if out == "x":
+        command = ["export", full_disk / out]
+        said = f"error: {full_disk / out}: cannot export there (No space left on device)"
+    else:
+        command = ["query", "SELECT * FROM ginrummy_turns, range(50)", "--out", full_disk / out]
+        said = f"error: {full_disk / out}: cannot write it (No space left on device)"
+    assert one_line_error(mine(*command, "--db", db)) == said
+    assert sorted(p.name for p in full_disk.iterdir()) == ["filler", "w.duckdb"]
+
+
 @pytest.mark.parametrize("size", [100_000, 1_000_000])
 @pytest.mark.parametrize("command", [["tables"], ["stats", "ginrummy"], ["stats", "twentyone"],
                                      ["ingest", REAL_GINRUMMY], ["export", "x"]])  # fmt: skip
