@@ -562,3 +562,11 @@ def test_card_guessing_logs_of_the_same_stem_in_two_folders_stay_apart(tmp_path)
     assert len(ids) == 2
     assert sorted(count for _, count in games) == [5, 7]  # not one log of 12 games
     assert [log for log, _ in games] == [f"{stem} (log {i})" for i in ids]
+
+
+def test_ingest_hints_at_the_stats_of_the_games_it_loaded_only(tmp_path):
+    db = tmp_path / "w.duckdb"
+    result = mine("ingest", REAL_GINRUMMY, "--db", db)
+    assert result.returncode == 0, result.stderr
+    hints = [line for line in result.stderr.splitlines() if line.startswith("next: ")]
+    assert hints == [f"next: mine stats ginrummy --db {db}"]
