@@ -37,7 +37,7 @@ def place(tmp_path_factory):
 
 
 CASES = [
-    ("tables --db text.duckdb", "cannot open it as a DuckDB warehouse"),
+    ("tables --db text.duckdb", "not a DuckDB database file"),
     ("query 'SELECT 1' --db folder", "is a folder, not a warehouse file"),
     ("stats twentyone --db missing.duckdb", "no warehouse here yet"),
     ("stats hog --db w.duckdb", "no Hog logs in the warehouse"),
@@ -78,7 +78,7 @@ CASES = [
 def test_bad_input_is_one_line_and_writes_nothing(place, command, says):
     before = sorted(p.relative_to(place) for p in place.rglob("*"))
     result = mine(*shlex.split(command), cwd=place)
-    prefix = "rejected " if command.startswith("ingest") else "error: "
+    prefix = "rejected " if "unpaired" in says else "error: "
     assert says in one_line_error(result, prefix=prefix)
     after = sorted(p.relative_to(place) for p in place.rglob("*"))
     assert after == before, set(after) ^ set(before)
