@@ -46,7 +46,7 @@ from mine.strategies.engines.cardguess import (
     play_game,
 )
 from mine.strategies.intervals import Z95
-from mine.strategies.player_file import load_module
+from mine.strategies.player_file import load_module, prepare
 
 GAME = "cardguess"
 FUNCTIONS = ("feedback", "initial_guess", "next_guess")
@@ -315,6 +315,7 @@ def validate(
     path, sizes = Path(path), SIZES if sizes is None else sizes
     baselines = BASELINES if baselines is None else baselines
     base = RULES.from_settings(rules or ())
+    prepare([path] if against is None else [path, against], GAME)  # a Haskell file: built once
     # A bad file fails here, once; an n it refuses is not played.
     refused = contained.run(path, _refusals, [(str(path), tuple(sizes))], limits=limits)[0]
     unknown = [b for b in baselines if b not in GUESSERS]
