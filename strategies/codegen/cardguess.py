@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from mine import outputs
 from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.engines.cardguess import SIZES, hands
@@ -105,8 +104,3 @@ def module_source(fitted: Trees, card: dict | None) -> str:
     source = f'"""{doc}"""\n{player_code(player.__name__, {"TREES": literal})}'
     check_source(source, doc, {"TREES": literal}, IMPORTS)
     return source
-
-
-def write_module(path: str | Path, fitted: Trees, card: dict | None = None) -> Path:
-    """Write the file (its folder made if need be) whole or not at all; its path."""
-    return outputs.write_text(path, module_source(fitted, card))
