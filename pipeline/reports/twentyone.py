@@ -1,19 +1,31 @@
 """TwentyOne's report: the strategy chart as grids, insurance, the dealer's outcomes by up
-card, the bid by true count and, from the warehouse, results by true count."""
+card, the bid by true count and, from the warehouse, results by true count; or the chart
+as CSV (`--format csv`)."""
 
 from __future__ import annotations
 
 import csv
 import io
 from itertools import combinations_with_replacement
-from typing import Any
+from typing import NamedTuple
 
+import duckdb
 import polars as pl
 
+from mine.pipeline.display.twentyone import UP_ORDER, dealer_grid, up_name
 from mine.pipeline.reports import kit
-from mine.pipeline.stats.twentyone import DEALER_OUTCOMES, UP_ORDER, dealer_grid, up_name
-from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND, add_points
-from mine.strategies.engines.twentyone_chart import MAIN
+from mine.pipeline.stats.twentyone import DEALER_OUTCOMES, count_results, dealer_outcomes
+from mine.pipeline.stats.twentyone_features import (
+    LogIds,
+    cards,
+    dealers,
+    hands,
+    logged_decks,
+    settle,
+    shoe,
+)
+from mine.strategies.engines.twentyone import DEFAULT_RULES, DOUBLE, HIT, STAND, add_points
+from mine.strategies.engines.twentyone_chart import MAIN, Strategy
 
 LEGEND = {
     "H": ("Hit", "#f4a3a3"),
@@ -84,14 +96,38 @@ def insured_hands(chart) -> list[str]:
     ]
 
 
-def html(
-    chart,
-    bids: list[tuple[int, int, int]],
-    metadata: dict[str, Any],
-    dealer: pl.DataFrame | None = None,
-    count_results: pl.DataFrame | None = None,
-    count_charts: list[tuple[int, int, Any]] = (),
-) -> str:
+class Observed(NamedTuple):
+    """What the warehouse's logs show that the page draws."""
+
+    dealer: pl.DataFrame  # the dealer's outcomes by up card (`stats_twentyone_dealer`)
+    count_results: pl.DataFrame  # results by true count (`stats_twentyone_count_results`)
+
+
+def observed(con: duckdb.DuckDBPyConnection, log_ids: LogIds) -> Observed:
+    """The dealer's outcomes and the results by true count of the chosen logs (settled
+    by the default rules)."""
+    dealer_frame, card_frame = dealers(con, log_ids), cards(con, log_ids)
+    settled = settle(hands(con, log_ids), dealer_frame, DEFAULT_RULES)
+    shoe_frame = shoe(card_frame, logged_decks(card_frame)["decks"])
+    return Observed(dealer_outcomes(dealer_frame), count_results(shoe_frame, settled))
+
+
+FORMATS = ("html", "csv")
+
+
+def html(fitted: Strategy, observed: Observed | None, fmt: str = "html") -> str:
+    """The table's page (with the warehouse's `observed` logs where there are some), or
+    with `fmt` csv its chart as CSV."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}: use html or csv")
+    if fmt == "csv":
+        return chart_csv(fitted.chart)
+    return page(fitted, observed or Observed(pl.DataFrame(), pl.DataFrame()))
+
+
+def page(fitted: Strategy, observed: Observed) -> str:
+    chart, bids, metadata = fitted.chart, fitted.bids, fitted.metadata
+    count_charts, (dealer, counts) = fitted.count_charts, observed
     learned = metadata.get("learned", {})
     stop = int(learned.get("player_card_limit", 5))
     charts = [strategy_grid(chart, 0, 2, "Main hand, two cards (pairs: split or not)", True)]
@@ -164,7 +200,7 @@ def html(
                 ],
             )
         )  # fmt: skip
-    if dealer is not None and dealer.height:
+    if dealer.height:
         grid = dealer_grid(dealer)
         sections.append(
             kit.Section(
@@ -187,7 +223,7 @@ def html(
                 ],
             )
         )
-    if count_results is not None and count_results.height:
+    if counts.height:
         sections.append(
             kit.Section(
                 "Results by true count",
@@ -197,8 +233,8 @@ def html(
                     kit.line_plot(
                         {
                             "mean result": (
-                                count_results["tc"].to_list(),
-                                count_results["mean_result"].to_list(),
+                                counts["tc"].to_list(),
+                                counts["mean_result"].to_list(),
                             )
                         },
                         title="Mean result per unit of bid",

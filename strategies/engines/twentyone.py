@@ -147,6 +147,12 @@ class TwentyOneRules(RuleSettings):
 
 RULES = TwentyOneRules
 DEFAULT_RULES = TwentyOneRules()
+Settings = TwentyOneRules | Iterable[str] | Mapping[str, str] | None
+
+
+def rules_of(rules: Settings) -> TwentyOneRules:
+    """The rules themselves, or the defaults with these `KEY=VALUE` settings over them."""
+    return rules if isinstance(rules, TwentyOneRules) else DEFAULT_RULES.with_settings(rules or ())
 
 
 # --- hand classes (Combo > Charlie > Value(n) > Bust), the one place they are decided ------

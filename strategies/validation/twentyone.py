@@ -27,16 +27,17 @@ import numpy as np
 from mine.strategies import contained
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import (
-    DEFAULT_RULES,
     Bid,
     DoubleDown,
     Hit,
     Insurance,
     Player,
+    Settings,
     Split,
     Stand,
     TwentyOneRules,
     play_game,
+    rules_of,
 )
 from mine.strategies.engines.twentyone_chart import (
     TABLES,
@@ -228,13 +229,15 @@ def check(
     path: str | Path,
     fitted: Strategy | None = None,
     *,
-    rules: TwentyOneRules = DEFAULT_RULES,
+    rules: Settings = None,
     hands: int = 200_000,
     seed: int = 0,
 ) -> dict[str, Any]:
     """The figures for a generated file's docstring, measured on the file at `path`: its
     static chart's exact value, and its flat-bet return on the same shoes as textbook's
-    (the full measure is `validate`)."""
+    (the full measure is `validate`), in the default rules with the settings `rules` over
+    them."""
+    rules = rules_of(rules)
     module = load_player(path)
     policies = {"player": FilePolicy(module), "textbook": baseline_policies(rules)["textbook"]}
     flat = flat_returns(policies, rules, hands, seed, rules.decks, "player")
@@ -255,7 +258,7 @@ def check(
 
 def validate(
     path: str | Path,
-    rules: TwentyOneRules,
+    rules: Settings = None,
     *,
     against: str | Path | None = None,
     progress: Callable[[str, int, int], None] | None = None,
@@ -272,8 +275,9 @@ def validate(
     with `against`, another file head to head: its flat-bet return on the same cards, and
     full games of the two at one table, seats swapped on the same shoe (the tournament's
     pairing). The files run contained (PlayerFault naming the one that fails); nothing is
-    reported before the whole measure is done."""
-    path = Path(path)
+    reported before the whole measure is done. `rules`: the rules, or settings over the
+    defaults (a file states no rules of its own)."""
+    path, rules = Path(path), rules_of(rules)
     against = None if against is None else Path(against)
     task = (path, rules, hands, games, seed, exact, shoe_hands, against)
     files = [path] if against is None else [path, against]

@@ -5,15 +5,20 @@ them (3 decks, the dealer's rule)."""
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 import pytest
 
 from mine.models import twentyone as model
-from mine.pipeline.stats import twentyone as stats_of
+from mine.parsers import twentyone as log
+from mine.pipeline.stats import twentyone_features as stats_of
+from mine.pipeline.stats.twentyone import fit_inputs
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.warehouse.connection import connect
 from mine.warehouse.ingest import ingest
-from tests.conftest import REAL_TWENTYONE
+from tests.conftest import REAL_TWENTYONE, ingested
+from tests.mine_cli import mine
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +79,7 @@ def test_the_real_shoe_holds_three_decks(con):
 
 
 def test_the_fitter_reads_the_real_game(con):
-    fitted = model.fit(stats_of.fit_data(con))
+    fitted = model.fit(fit_inputs(con))
     learned = fitted.metadata["learned"]
     assert learned["decks"] == 3
     assert learned["dealer_rule"]["hits_hard_up_to"] == 16
@@ -82,3 +87,20 @@ def test_the_fitter_reads_the_real_game(con):
     assert learned["dealer_rule"]["card_limit"] is None
     assert learned["player_card_limit"] == 5
     assert learned["min_bid"] == 10 and learned["max_bid"] == 100
+
+
+def test_logs_narrow_stats_and_fit_to_the_files_they_match(tmp_path):
+    db = ingested(tmp_path / "w.duckdb", REAL_TWENTYONE)
+    chosen = sorted(REAL_TWENTYONE.glob("20211024-*[0-9].csv"))  # one day's five games
+    turns = [(k, t) for k, path in enumerate(chosen) for t in log.read_turns(path)]
+    rounds = {(k, t.round, t.player) for k, t in turns if t.action == "Bid"}
+    played = [(k, t) for k, t in turns if t.player != "dealer" and t.action != "Bid"]
+    hands = {(k, t.round, t.player, t.hand_id) for k, t in played}
+    stats = mine("stats", "twentyone", "--db", db, "--logs", "*/20211024-*", "--json")
+    settlement = json.loads(stats.stdout)["settlement"]
+    assert (settlement["player_rounds"], settlement["mismatched"]) == (len(rounds), 0)
+    out = tmp_path / "t.parquet"
+    fit = mine("fit", "twentyone", "--db", db, "--logs", "*/20211024-*", "--out", out, "--json")
+    metadata = json.loads(fit.stdout)
+    assert (metadata["logs"], metadata["hands"]) == (len(chosen), len(hands)) == (5, len(hands))
+    assert metadata["rows"] == len(played)  # every decision of those logs, and no other

@@ -11,12 +11,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from mine.models import tables
 from mine.models import twentyone as model
 from mine.pipeline.cli import app
 from mine.pipeline.reports.twentyone import CSV_COLUMNS, chart_csv
 from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND, TwentyOneRules
-from mine.strategies.engines.twentyone_chart import MAIN, SPLIT_HAND, Chart
+from mine.strategies.engines.twentyone_chart import MAIN, SPLIT_HAND, Chart, Strategy
 from mine.strategies.solvers.twentyone import solve
 from tests.strategies.test_twentyone_codegen import METADATA
 
@@ -34,13 +33,10 @@ def table(chart, tmp_path_factory):
     """A table file holding the optimum, a count chart and bids, as `mine fit` writes."""
     low = Chart(chart.hand.copy(), chart.split.copy(), np.zeros_like(chart.insure))
     low.hand[MAIN, 10, 16, 0, 1] = STAND
-    bids = model.pl.DataFrame(
-        {"tc_low": [-10, 0], "tc_high": [-1, 10], "rounds": [10, 10], "ev": [0.0, 0.1],
-         "bid": [10, 100]}
-    )  # fmt: skip
-    frame = model.strategy_frame(chart, bids, [(-10, -3, low)])
+    bids = ((-10, -1, 10), (0, 10, 100))
     metadata = {**METADATA, "kind": model.KIND, "settings": {}}
-    return tables.write(tmp_path_factory.mktemp("rep") / "t.parquet", frame, metadata)
+    strategy = Strategy(chart, bids, ((-10, -3, low),), metadata)
+    return model.write_table(tmp_path_factory.mktemp("rep") / "t.parquet", strategy)
 
 
 def test_the_csv_has_one_row_per_situation(chart):
