@@ -33,7 +33,8 @@ class Chart:
 
     - `hand[context, up, total, soft, n]`: STAND, HIT or DOUBLE (engine codes), context
       main / insured / split hand, up card value 1..10, n index 0..3 for 2, 3, 4, 5+ cards;
-      DOUBLE where it is not allowed means HIT, HIT on a Combo means STAND;
+      DOUBLE where it is not allowed means HIT; HIT on a Combo is a Hit (the course engine
+      lets a two-card 21 draw);
     - `split[context, up, value]`: split a pair of this value (main or insured hand), or
       split it again (split hand: a split hand dealt a card of its pair's rank);
     - `insure[total, soft, pair]`: take insurance with this first hand (up card an ace).

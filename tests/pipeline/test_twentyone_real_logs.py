@@ -1,7 +1,10 @@
 """The ten games the original course engine wrote (`examples/logs/twentyone/`, copied from
 `../shared/fixtures/twentyone-engine-2021/`): the engine's rules must settle every one of
 their player-rounds to the points the engine wrote, and the fitter must read the game off
-them (3 decks, the dealer's rule)."""
+them (3 decks, the dealer's rule). With them, every log of the course engine the project
+knows (the twenty games of nine students' players too, `tests/data/`, and any
+`../shared/fixtures/twentyone-*` beside the repository) lands with its rules verified and
+settles to the engine's points."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from mine.warehouse.connection import connect
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_TWENTYONE, ingested
 from tests.mine_cli import mine
+from tests.strategies.twentyone_replay import COURSE_ENGINE_LOGS
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +108,20 @@ def test_logs_narrow_stats_and_fit_to_the_files_they_match(tmp_path):
     metadata = json.loads(fit.stdout)
     assert (metadata["logs"], metadata["hands"]) == (len(chosen), len(hands)) == (5, len(hands))
     assert metadata["rows"] == len(played)  # every decision of those logs, and no other
+
+
+def test_every_course_engine_log_lands_verified_and_settles_to_its_points(tmp_path):
+    writer = connect(tmp_path / "w.duckdb")
+    try:
+        summary = ingest(writer, COURSE_ENGINE_LOGS)  # the rules verified: the default
+        assert summary.count("rejected") == 0 and summary.ok, summary.errors()
+        assert summary.count("new") >= 30
+        check = _check(writer, TwentyOneRules())
+        hits_on_21 = writer.execute(  # the course engine lets a two-card 21 draw
+            "SELECT count(*) FROM twentyone_turns WHERE action = 'Hit' AND len(hand) = 3 "
+            "AND hand_total(hand[2:]) = 21"
+        ).fetchall()[0][0]
+    finally:
+        writer.close()
+    assert check["matches"].all() and check.height >= 23_000
+    assert hits_on_21 > 0
