@@ -25,7 +25,14 @@ from mine.pipeline.stats.twentyone_features import (
     shoe,
 )
 from mine.strategies.engines.twentyone import DEFAULT_RULES, DOUBLE, HIT, STAND, add_points
-from mine.strategies.engines.twentyone_chart import MAIN, Strategy
+from mine.strategies.engines.twentyone_chart import (
+    CONTEXT_NAMES,
+    INSURED,
+    MAIN,
+    SPLIT_HAND,
+    Chart,
+    Strategy,
+)
 
 LEGEND = {
     "H": ("Hit", "#f4a3a3"),
@@ -254,11 +261,14 @@ def page(fitted: Strategy, observed: Observed) -> str:
     )
 
 
-# --- the chart as CSV, one row per situation ------------------------------------------------
+# --- the chart as CSV, one row per context and situation -------------------------------------
 
-CSV_COLUMNS = ("kind", "total_or_pair_rank", "n_cards", "upcard", "best_action", "insure")
+CSV_COLUMNS = (
+    "context", "kind", "total_or_pair_rank", "n_cards", "upcard", "best_action", "insure",
+)  # fmt: skip
 ACTION_WORDS = {HIT: "hit", STAND: "stand", DOUBLE: "double"}
 CSV_UPS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+CSV_CONTEXTS = ((MAIN, CSV_UPS), (INSURED, (1,)), (SPLIT_HAND, CSV_UPS))  # insured: an ace up
 
 
 def hands_of(n_cards: int) -> list[tuple[str, int, int]]:
@@ -277,26 +287,38 @@ def hands_of(n_cards: int) -> list[tuple[str, int, int]]:
     return sorted(found, key=lambda h: (h[2], h[1]))
 
 
-def chart_csv(chart) -> str:
-    """The static strategy of the main hand as CSV: hard and soft hands of 2 to 4 cards
-    (two cards: not pairs), then pairs (two cards; 10: two cards of one ten-valued rank),
-    against every up card; `insure` on two-card hands against an ace."""
+def chart_csv(chart: Chart) -> str:
+    """The static chart as CSV, every context the player plays a hand in (`context`: the
+    main hand; `insured`, once insurance is taken, against an ace; `split`, every hand a
+    Split made): hard and soft hands of 2 to 5 cards (5: five or more; two cards: not
+    pairs), then pairs (two cards; 10: two cards of one ten-valued rank: `split` is to
+    split them, in a split hand to split again), against every up card; `insure` on the
+    main hand's two cards against an ace. Played as written, it is worth what the chart is
+    (`chart_value`)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for n in (2, 3, 4):
-        for kind, total, soft in hands_of(n):
-            for up in CSV_UPS:
-                action = ACTION_WORDS[int(chart.hand[MAIN, up, total, soft, n - 2])]
-                insure = int(chart.insure[total, soft, 0]) if n == 2 and up == 1 else ""
-                writer.writerow((kind, total, n, up_name(up), action, insure))
-    for value in range(1, 11):
-        total, soft = (12, 1) if value == 1 else (2 * value, 0)
-        for up in CSV_UPS:
-            if chart.split[MAIN, up, value]:
-                action = "split"
-            else:
-                action = ACTION_WORDS[int(chart.hand[MAIN, up, total, soft, 0])]
-            insure = int(chart.insure[total, soft, 1]) if up == 1 else ""
-            writer.writerow(("pair", up_name(value), 2, up_name(up), action, insure))
+    for context, ups in CSV_CONTEXTS:
+        name = CONTEXT_NAMES[context]
+        for n in (2, 3, 4, 5):
+            for kind, total, soft in hands_of(n):
+                for up in ups:
+                    action = ACTION_WORDS[int(chart.hand[context, up, total, soft, n - 2])]
+                    insure = _insure(chart, context, n, up, total, soft, 0)
+                    writer.writerow((name, kind, total, n, up_name(up), action, insure))
+        for value in range(1, 11):
+            total, soft = (12, 1) if value == 1 else (2 * value, 0)
+            for up in ups:
+                if chart.split[context, up, value]:
+                    action = "split"
+                else:
+                    action = ACTION_WORDS[int(chart.hand[context, up, total, soft, 0])]
+                insure = _insure(chart, context, 2, up, total, soft, 1)
+                writer.writerow((name, "pair", up_name(value), 2, up_name(up), action, insure))
     return out.getvalue()
+
+
+def _insure(chart: Chart, context: int, n: int, up: int, total: int, soft: int, pair: int):
+    """1 or 0 where insurance is offered (the main hand's two cards, an ace up), else ''."""
+    offered = context == MAIN and n == 2 and up == 1
+    return int(chart.insure[total, soft, pair]) if offered else ""
