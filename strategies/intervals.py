@@ -32,12 +32,21 @@ def wilson(successes: float, n: float) -> tuple[float, float]:
 class Outcome:
     """One game from side A's point of view: A's score (1 win, ½ draw, 0 loss; an exact
     game's expectation), whether A sat or moved first, A's margin in the game's own units
-    (None where the game has none), and each side's invalid play (None: none)."""
+    (None where the game has none), and each side's invalid play (None: none). An exact
+    game's `invalid_chance`: the chance that each side's invalid play ends it (its
+    `invalid` the reason of one, where that chance is not 0)."""
 
     score: float
     a_first: bool
     margin: float | None = None
     invalid: tuple[str | None, str | None] = (None, None)
+    invalid_chance: tuple[float, float] | None = None
+
+    def lost_to_invalid(self, side: int) -> float:
+        """Games `side` lost by an invalid play: 0 or 1, a chance in an exact game."""
+        if self.invalid_chance is not None:
+            return self.invalid_chance[side]
+        return float(self.invalid[side] is not None)
 
 
 def summarise_pairing(
@@ -49,7 +58,7 @@ def summarise_pairing(
     come in deal pairs (the deal, then the same deal with the seats swapped)."""
     scores = np.array([o.score for o in outcomes], float)
     games = round(len(outcomes) * weight)
-    score = round(float(scores.sum() * weight), 6)
+    score = round(float(scores.sum() * weight), 6) + 0.0  # no negative zero from 1 - 1
     result: dict[str, Any] = {
         "games": games,
         "a_wins": int((scores == 1).sum()) if not exact else None,
@@ -60,7 +69,10 @@ def summarise_pairing(
         "a_score_ci95": [round(score / games, 6)] * 2 if exact else rounded_wilson(score, games),
         "a_first": int(sum(o.a_first for o in outcomes) * weight),
         "b_first": int(sum(not o.a_first for o in outcomes) * weight),
-        "invalid": [sum(o.invalid[side] is not None for o in outcomes) for side in (0, 1)],
+        "invalid": [
+            _games(sum(o.lost_to_invalid(side) for o in outcomes) * weight, exact)
+            for side in (0, 1)
+        ],  # fmt: skip
         "timeouts": [
             sum(_timed_out(o.invalid[side], timed_out) for o in outcomes) for side in (0, 1)
         ],  # fmt: skip
@@ -71,6 +83,11 @@ def summarise_pairing(
     if outcomes and outcomes[0].margin is not None:
         result["margin"] = paired_margin(outcomes)
     return result
+
+
+def _games(count: float, exact: bool) -> float:
+    """A count of games: whole where they were played, an expectation where exact."""
+    return round(count, 6) if exact else round(count)
 
 
 def _timed_out(reason: str | None, words: Sequence[str]) -> bool:

@@ -17,6 +17,7 @@ from mine.models.ginrummy import (
 )
 from mine.parsers.cards import COURSE_RANKS, SUITS
 from mine.pipeline.reports import kit
+from mine.pipeline.stats import ginrummy as stats
 
 KNOCK, WAIT, NO_DATA = "K", "W", "-"
 LEGEND = {KNOCK: ("knock", "#3a9d5d"), WAIT: ("wait", "#bbbbbb")}
@@ -138,15 +139,21 @@ def endings_plot(rounds: pl.DataFrame) -> str:
     )  # fmt: skip
 
 
-def html(
-    frame: pl.DataFrame,
-    metadata: dict[str, Any],
-    draws: pl.DataFrame,
-    rounds: pl.DataFrame,
-    knocks: pl.DataFrame,
-) -> str:
-    """The page: `frame` and `metadata` a fitted table's; `draws`, `rounds` and `knocks`
-    (by deadwood) the warehouse's statistics (`pipeline.stats.ginrummy.report_data`)."""
+def observed(con: Any, log_ids: list[int] | None) -> dict[str, pl.DataFrame]:
+    """What the page shows of the warehouse's logs `log_ids` (real server logs included):
+    draw decisions, how rounds end, and knocks by deadwood."""
+    features = stats.load_features(con, log_ids)
+    return {
+        "draws": stats.draw_stats(features),
+        "rounds": stats.round_stats(stats.load_rounds(con, log_ids)),
+        "knocks": stats.knocks_by_deadwood(stats.knock_stats(features), ("source",), 3),
+    }
+
+
+def html(fitted: Any, observed: dict[str, pl.DataFrame] | None = None) -> str:
+    """The page of a fitted table (`models.ginrummy.Fitted`); with what `observed` read
+    from the warehouse, its draws, rounds and knocks too."""
+    frame, metadata = fitted.frame, fitted.metadata
     danger = metadata.get("danger", {})
     sections = [
         kit.Section(
@@ -178,8 +185,24 @@ def html(
             weighs a discard. Hover for the counts.""",
             [thrown_grid(frame)],
         ),
+    ]
+    if observed is not None:
+        sections += _observed(**observed)
+    return kit.page(
+        "Gin Rummy: what the logs say, and the fitted tables",
+        sections,
+        metadata,
+        intro=f"Tables fitted from {metadata.get('games')} logs ({metadata.get('rows')} turns; "
+        f"sources: {', '.join(metadata.get('sources', []))}); data fingerprint "
+        f"{metadata.get('fingerprint')}.",
+    )
+
+
+def _observed(draws: pl.DataFrame, rounds: pl.DataFrame, knocks: pl.DataFrame) -> list:
+    """The sections drawn from the warehouse: draws, how rounds end, knocks by deadwood."""
+    return [
         kit.Section(
-            "Draw decisions (all ingested logs, real server logs included)",
+            "Draw decisions (the ingested logs, real server logs included)",
             "How often the discard is taken, by what the top card does for the hand.",
             [kit.count_table(draws.to_dicts(), title="Discard taken / opportunities")],
         ),
@@ -197,11 +220,3 @@ def html(
             [undercut_plot(knocks), kit.count_table(knocks.to_dicts(), title="Knocks")],
         ),
     ]
-    return kit.page(
-        "Gin Rummy: what the logs say, and the fitted tables",
-        sections,
-        metadata,
-        intro=f"Tables fitted from {metadata.get('games')} logs ({metadata.get('rows')} turns; "
-        f"sources: {', '.join(metadata.get('sources', []))}); data fingerprint "
-        f"{metadata.get('fingerprint')}.",
-    )

@@ -3,21 +3,46 @@ validation card), score trajectories, and the values the fitted heuristic learne
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 
 from mine.models.supernim import Fitted
 from mine.pipeline.reports import kit
-from mine.pipeline.stats.supernim import SuperNimStats
+from mine.pipeline.stats.supernim import SuperNimStats, derive
+from mine.strategies.validation.supernim import read_card
 
 RATE = "{:.3f}".format
 TRAJECTORY_PAIRINGS = 6  # the most played pairings get a score graph
 
 
-def html(fitted: Fitted, stats: SuperNimStats, card: dict[str, Any] | None) -> str:
+def observed(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None) -> SuperNimStats:
+    """What the page draws of the logs: their statistics."""
+    return derive(con, log_ids)
+
+
+def html(fitted: Fitted, observed: SuperNimStats | None, card: Path | None = None) -> str:
+    """The page of a fitted heuristic: the logs' outcomes and score trajectories (with a
+    warehouse), the player's validation `card` (a `mine validate supernim --json` file),
+    and what the heuristic learned."""
+    sections = [] if observed is None else _logs(observed)
+    if card is not None:
+        sections.insert(1, _validation(read_card(card)))
+    sections.append(_learned(fitted, observed))
+    return kit.page(
+        "Super-Nim heuristic",
+        sections,
+        fitted.metadata,
+        intro=f"Fitted from {fitted.metadata.get('games', '?')} games "
+        f"({fitted.metadata.get('rows', '?')} positions): {fitted.metadata.get('method')}.",
+    )
+
+
+def _logs(stats: SuperNimStats) -> list[kit.Section]:
     pairings = stats.pairings.sort("games", descending=True)
-    sections = [
+    return [
         kit.Section(
             "Win rates by pairing",
             "Every pairing in the logs (max bot, min bot; first movers alternate): wins of "
@@ -52,33 +77,30 @@ def html(fitted: Fitted, stats: SuperNimStats, card: dict[str, Any] | None) -> s
                 for a, b in pairings.select("max_player", "min_player").rows()[:TRAJECTORY_PAIRINGS]
             ],  # fmt: skip
         ),
-        kit.Section(
-            "What the heuristic learned",
-            "The fitted future margin of the mover by the number of 2-heaps on the board "
-            "(far from the cut-off, other features at their most common cell), and the "
-            "positions the logs saw per move kind.",
-            [
-                kit.count_table(
-                    stats.kinds.to_dicts(),
-                    title="Outcomes by move kind (the mover's side)",
-                    formats={"mean_final_margin": "{:+.3f}".format, "win_rate": RATE},
-                ),
-                kit.count_table(
-                    _values_by_twos(fitted),
-                    title="Fitted future margin by 2-heaps (mean over feature cells)",
-                    formats={"mean_value": "{:+.3f}".format},
-                ),
-            ],
-        ),
     ]
-    if card:
-        sections.insert(1, _validation(card))
-    return kit.page(
-        "Super-Nim heuristic",
-        sections,
-        fitted.metadata,
-        intro=f"Fitted from {fitted.metadata.get('games', '?')} games "
-        f"({fitted.metadata.get('rows', '?')} positions): {fitted.metadata.get('method')}.",
+
+
+def _learned(fitted: Fitted, stats: SuperNimStats | None) -> kit.Section:
+    kinds = [] if stats is None else [
+        kit.count_table(
+            stats.kinds.to_dicts(),
+            title="Outcomes by move kind (the mover's side)",
+            formats={"mean_final_margin": "{:+.3f}".format, "win_rate": RATE},
+        )
+    ]  # fmt: skip
+    return kit.Section(
+        "What the heuristic learned",
+        "The fitted future margin of the mover by the number of 2-heaps on the board "
+        "(far from the cut-off, other features at their most common cell), and the "
+        "positions the logs saw per move kind.",
+        [
+            *kinds,
+            kit.count_table(
+                _values_by_twos(fitted),
+                title="Fitted future margin by 2-heaps (mean over feature cells)",
+                formats={"mean_value": "{:+.3f}".format},
+            ),
+        ],
     )
 
 

@@ -10,7 +10,6 @@ parsed back with `ast` and compared with what was meant before it is written.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Protocol
 
 from mine.strategies.codegen import check_source
@@ -84,11 +83,4 @@ def module_source(fitted: Fitted, card: dict | None, budget: float = 0.2,
     doc = docstring(fitted.metadata, card, depth)
     source = f'"""{doc}"""\n{player_code(player.__name__, table)}'
     check_source(source, doc, {**table, "CAPS": player.CAPS}, imports=IMPORTS)
-    return source
-
-
-def write_module(path: str | Path, fitted: Fitted, card: dict | None, budget: float,
-                 depth: int) -> str:  # fmt: skip
-    source = module_source(fitted, card, budget, depth)
-    Path(path).write_text(source, encoding="utf-8")
     return source

@@ -1,9 +1,11 @@
 """Gin Rummy (course variant): the reference engine.
 
-Rules: `../shared/spec/ginrummy.md`, checked against the course's Haskell engine and the
-real server logs. A `State` is one game (rounds until a player has ≥ `game_target` points
-and the totals differ) under the State API of `state.py`. Its decisions, in order, each
-round:
+Rules: `../shared/spec/ginrummy.md`, checked against the course's Haskell engine (2020),
+the real server logs and games of that engine between students' players. A `State` is one
+game (rounds until a player has ≥ `game_target` points and the totals differ) under the
+State API of `state.py`. Who plays first is drawn for every round (the engine shuffles
+the players before each hand; `first_player="alternate"` is the handout's dealer). Its
+decisions, in order, each round:
 
 - `PICK`: `"stock"` or `"discard"`;
 - `PLAY`: `Play(act, card)` — discard `card` (never the card just drawn) and announce
@@ -14,9 +16,11 @@ round:
 
 A round ends on a call, when the stock is empty after a play (the last player to draw is
 then the caller, scored as a knock: the `Drop` rows of the real logs match exactly that),
-or after `play_cap` plays. An action the rules refuse raises `IllegalAction` with the
-course engine's reason and changes nothing. The melds themselves (the least-deadwood
-arrangement, the check of a declaration) are `melds.py`'s.
+or after `play_cap` plays (the engine checks "more than 200 plays" before each play: 201,
+scored the same way, stock left). A player's `opponent_draw` is the opponent's last draw
+in this round (None at the first play of every round). An action the rules refuse raises
+`IllegalAction` with the course engine's reason and changes nothing. The melds themselves
+(the least-deadwood arrangement, the check of a declaration) are `melds.py`'s.
 
 `play_game` is the referee: it runs a game between two players exposing the spec's `pick`,
 `play` and `melds` functions, enforcing the memory and time limits (an illegal action, a
@@ -68,7 +72,7 @@ class GinRummyRules(RuleSettings):
     gin_bonus: int = 25
     undercut_bonus: int = 10
     game_target: int = 100
-    play_cap: int = 200  # plays per round (the spec; the Haskell source allows one more)
+    play_cap: int = 201  # plays per round: the engine stops once more than 200 were made
     call_ban_plays: int = 2  # no Gin/Knock in the first two plays (each player's first turn)
     memory_limit: int = 10_000
     time_limit: float = 1.0  # seconds per player call; ≤ 0 switches the check off
@@ -76,7 +80,7 @@ class GinRummyRules(RuleSettings):
     max_set: int = 4
     min_straight: int = 3
     max_straight: int = 5
-    first_player: str = "alternate"  # "alternate" (the spec) or "random" (the real logs)
+    first_player: str = "random"  # drawn every round (the engine), or "alternate" (handout)
     declare_every_card: bool = True  # the engine's OmitError: deadwood is declared too
 
     BOUNDS: ClassVar[Mapping[str, tuple[float, float]]] = {

@@ -25,7 +25,8 @@ Ratings: Bradley–Terry on the Elo scale, fitted by maximum likelihood over all
 once (draws count half a win to each side), so the order of the games does not matter;
 one virtual draw per pairing keeps a perfect record finite (BayesElo's prior); the mean
 is anchored at 1500 and each ± is 1.96 standard errors from the fit's observed
-information.
+information. Exact pairings (`EXACT`) have no sampling error: their ratings carry no ±
+(None), and `games` only weighs each pairing against the virtual draw.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from __future__ import annotations
 import importlib
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -176,7 +177,7 @@ def round_robin(
         "seed": seed,
         "exact": bool(match.EXACT),
         "entrants": [{"name": e.name, "kind": e.kind} for e in entrants],
-        "standings": standings(entrants, pairings, faults),
+        "standings": standings(entrants, pairings, faults, bool(match.EXACT)),
         "pairings": pairings,
         "disqualified": faults,
         "timings": timings,
@@ -256,9 +257,13 @@ def fit_ratings(
 
 
 def standings(
-    entrants: Sequence[Entrant], pairings: Sequence[dict[str, Any]], faults: dict[str, Any]
+    entrants: Sequence[Entrant],
+    pairings: Sequence[dict[str, Any]],
+    faults: dict[str, Any],
+    exact: bool = False,
 ) -> list[dict[str, Any]]:
-    """Rated entrants by rating (best first), then the disqualified, in entry order."""
+    """Rated entrants by rating (best first), with its ± (None where the pairings are
+    exact), then the disqualified in entry order (no figures: their games are void)."""
     rated = [e.name for e in entrants if e.name not in faults]
     index = {name: k for k, name in enumerate(rated)}
     results = [
@@ -280,11 +285,11 @@ def standings(
         rows.append({
             "name": name,
             "rating": round(float(ratings[k]), 1),
-            "plus_minus": round(float(plus[k]), 1),
+            "plus_minus": None if exact else round(float(plus[k]), 1),
             "games": games,
             "score": round(score, 6),
             "score_rate": round(score / games, 6) if games else None,
-            "invalid": sum(p["invalid"][s] for p, s in zip(mine, side, strict=True)),
+            "invalid": _total(p["invalid"][s] for p, s in zip(mine, side, strict=True)),
             "timeouts": sum(p["timeouts"][s] for p, s in zip(mine, side, strict=True)),
             "disqualified": None,
         })  # fmt: skip
@@ -294,9 +299,14 @@ def standings(
             fault = faults[entrant.name]
             rows.append({
                 "name": entrant.name, "rating": None, "plus_minus": None, "games": 0,
-                "score": 0, "score_rate": None, "invalid": 0, "timeouts": 0,
+                "score": 0, "score_rate": None, "invalid": None, "timeouts": None,
                 "disqualified": f"{fault['reason']} ({fault['when']})",
             })  # fmt: skip
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
     return rows
+
+
+def _total(counts: Iterable[float]) -> float:
+    """Games summed: whole where played, an exact expectation rounded as each pairing's."""
+    return round(sum(counts), 6)

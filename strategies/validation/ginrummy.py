@@ -192,18 +192,24 @@ def validate(
     rules: Settings = None,
     *,
     against: str | Path | None = None,
-    progress: Callable[[str, int], None] | None = None,
-    opponents: Sequence[str] = BASELINES,
+    progress: Callable[[str, int, int], None] | None = None,
+    opponents: str | Sequence[str] = BASELINES,
     games: int = 200,
     seed: int = 0,
     workers: int = 2,
     limits: contained.Limits = contained.LIMITS,
     contain: bool = True,
 ) -> dict[str, Any]:
-    """The file's report card: the rules played (those not the defaults) and, per opponent
-    (the baselines, then the file `against`, head to head), the match's figures (see
-    `summarise`); the files run contained (PlayerFault naming the one that fails)."""
+    """The file's report card: the rules played (those not the defaults), the games per
+    opponent and the seed, and per opponent (the baselines, comma-separated or listed,
+    then the file `against`, head to head) the match's figures (see `summarise`), `progress
+    (opponent, games done, games)` as they come; no match without games. The files run
+    contained (PlayerFault naming the one that fails); ValueError for a bot that is none."""
     rules = rules_of(rules)
+    if isinstance(opponents, str):  # as `--baselines` gives them
+        opponents = [name.strip() for name in opponents.split(",") if name.strip()]
+    for name in opponents:
+        make_bot(name, rules, np.random.default_rng(0))
     # A file that does not load fails here, once, before any game.
     files = [path] if against is None else [path, against]
     for file in files:
@@ -211,7 +217,7 @@ def validate(
     figures = {}
     runs = [(name, False) for name in opponents]
     runs += [] if against is None else [(str(against), True)]
-    for opponent, is_file in runs:
+    for opponent, is_file in runs if games else []:  # no games, no match (generate --games 0)
         tasks = [(str(path), rules, opponent, seed, game, is_file) for game in range(games)]
         results = contained.run(
             files,
@@ -220,18 +226,19 @@ def validate(
             workers=workers,
             limits=limits,
             chunk=max(1, min(16, games // 8)),
-            progress=(lambda done, o=opponent: progress(o, done)) if progress else None,
+            progress=(lambda done, o=opponent: progress(o, done, games)) if progress else None,
             contain=contain,
         )
         figures[opponent] = summarise(results)
-    return {"rules": rules.changes(), "against": figures}
+    return {"rules": rules.changes(), "games": games, "seed": seed, "against": figures}
 
 
 def check(
     path: str | Path, fitted: Any, *, games: int = CHECK_GAMES, seed: int = 0,
     rules: Settings = None, workers: int = 2,
 ) -> dict[str, Any]:  # fmt: skip
-    """The card a generated file states in its docstring: its games against simple."""
+    """The card a generated file states in its docstring: its games against simple (none
+    with `games` 0)."""
     return validate(path, rules, opponents=["simple"], games=games, seed=seed, workers=workers)
 
 

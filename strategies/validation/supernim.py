@@ -42,6 +42,7 @@ from mine.strategies.players.supernim import successor
 
 FUNCTIONS = ("ai_move", "random_move")
 STATED = ("merge_cap", "split_reward", "max_moves")  # the rules a file states (MERGE_CAP, …)
+SEARCH = ("depth", "budget")  # … and its search (DEPTH, BUDGET)
 CHECK_GAMES = 40  # games per opponent behind the figures `mine generate` writes in
 CHECK_OPPONENTS = ("random", "greedy", "alphabeta:2")
 # The handout allows a minute a move; generated players take at most 1 s (0.2 s by
@@ -160,11 +161,20 @@ def load(path: str) -> ModuleType:
     return _LOADED[path]
 
 
-def _stated(path: str) -> dict[str, int]:
-    """The rules the file states (MERGE_CAP, SPLIT_REWARD, MAX_MOVES, where it has them)."""
+def _stated(path: str) -> tuple[dict[str, int], dict[str, float | None]]:
+    """The rules the file states (MERGE_CAP, SPLIT_REWARD, MAX_MOVES, where it has them),
+    and its search (DEPTH, BUDGET; None where it states none)."""
     module = load(path)
     values = {name: getattr(module, name.upper(), None) for name in STATED}
-    return {k: v for k, v in values.items() if isinstance(v, int) and not isinstance(v, bool)}
+    search = {name: getattr(module, name.upper(), None) for name in SEARCH}
+    return (
+        {k: v for k, v in values.items() if _number(v, int)},
+        {k: v if _number(v, int | float) else None for k, v in search.items()},
+    )
+
+
+def _number(value: Any, kind: Any) -> bool:
+    return isinstance(value, kind) and not isinstance(value, bool)
 
 
 def _work(task: tuple) -> dict[str, Any]:
@@ -221,7 +231,7 @@ def validate(
     *,
     against: str | Path | None = None,
     progress: Callable[[str, int, int], None] | None = None,
-    baselines: Sequence[str] = BASELINES,
+    baselines: str | Sequence[str] = BASELINES,
     games: int = 1000,
     seed: int = 0,
     workers: int = 1,
@@ -232,11 +242,14 @@ def validate(
     against alphabeta:D: its heuristic against the plain one; with `against`, head to head
     against another file, both at their own depth), under the rules the file states with
     the `rules` settings over them. PlayerFault names the file that fails."""
+    if isinstance(baselines, str):  # as the command line names them
+        baselines = [name.strip() for name in baselines.split(",") if name.strip()]
     files = [path] if against is None else [path, against]
     # Each file is loaded here first (a bad one fails once); the one measured states its rules.
     stated = [contained.run(file, _stated, [str(file)], limits=limits)[0] for file in files]
+    rules_stated, search = stated[0]
     try:
-        game_rules = DEFAULT_RULES.with_settings(stated[0])
+        game_rules = DEFAULT_RULES.with_settings(rules_stated)
     except ValueError as error:
         raise ValueError(f"{path}: the rules it states: {error}") from None
     game_rules = game_rules.with_settings(rules or [])
@@ -250,6 +263,9 @@ def validate(
         runs.append((str(against), str(against), None, True))
     starts = _starts(games, seed, game_rules)
     card: dict[str, Any] = {
+        "player": str(path),
+        "depth": search["depth"],
+        "budget_seconds": search["budget"],
         "games_per_opponent": games,
         "seed": seed,
         "rules": game_rules.changes() or "default",

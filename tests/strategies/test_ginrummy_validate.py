@@ -139,3 +139,15 @@ def test_failure_names_the_files_invalid_plays(tmp_path):
     assert validating.failure(card) == (
         "4 invalid plays against simple, random: Cannot play the last drawn card"
     )
+
+
+def test_baselines_as_the_command_line_gives_them_with_progress_per_baseline(player):
+    seen = []
+    card = validating.validate(player, opponents=" simple, random ", games=2, seed=1,
+                               workers=1, progress=lambda *done: seen.append(done))  # fmt: skip
+    assert (card["games"], card["seed"], list(card["against"])) == (2, 1, ["simple", "random"])
+    assert seen[-1] == ("random", 2, 2) and ("simple", 2, 2) in seen
+    # No games, no match: the file is loaded and nothing is measured (`generate --games 0`).
+    assert validating.check(player, FITTED, games=0)["against"] == {}
+    with pytest.raises(ValueError, match="unknown bot 'nosuch'"):
+        validating.validate(player, opponents="simple,nosuch", games=1)

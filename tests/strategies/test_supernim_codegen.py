@@ -38,8 +38,7 @@ def fitted():
     frame = frame.with_columns(
         (pl.col("final_margin") - pl.col("margin_before")).alias("future_margin")
     )
-    meta = {"fingerprint": "ab" * 32, "logs": 1, "games": 8, "rows": 400}
-    return model.fit(frame, meta)
+    return model.fit(model.Logged(frame, "ab" * 32, 1, 8))
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,8 @@ def generated(game: str, folder: Path) -> Path:
         from mine.strategies.codegen import supernim
         from tests.strategies import test_supernim_codegen
 
-        supernim.write_module(path, test_supernim_codegen.fitted.__wrapped__(), None, 0.2, 2)
+        fitted = test_supernim_codegen.fitted.__wrapped__()
+        path.write_text(supernim.module_source(fitted, None, 0.2, 2), encoding="utf-8")
     elif game == "twentyone":
         from mine.strategies.codegen.twentyone import write_module
         from mine.strategies.engines.twentyone import TwentyOneRules
