@@ -832,9 +832,17 @@ def play_game(
 
 def course_player(play: PlayFunc) -> referee.Call:
     """A player with the spec's interface as the referee calls it: its `play` is asked
-    with what the seat's `observation` shows, and answers (action, memory)."""
+    with what the seat's `observation` shows, and answers (action, memory). Its next bid
+    gets the memory it returned on the last play of its first hand, as the course engine
+    keeps it: what it returned while playing split hands is lost."""
+    first_hand: list[str | None] = []  # that memory, while the round's split hands play
 
     def call(state: State, seat: int, memory: str | None) -> tuple:
+        if state.is_bidding():
+            if first_hand:
+                memory = first_hand.pop()
+        elif not first_hand and state.current_hand().hand_id > 0:
+            first_hand.append(memory)  # the first hand is over: its split hands begin
         upcard, points, infos, hand = state.observation(seat)
         return play, (upcard, points, infos, state.ids[seat], memory, hand), _action_and_memory
 

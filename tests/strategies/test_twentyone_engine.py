@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from mine.parsers.cards import DECK, hand_value, parse_course
 from mine.strategies.bots.twentyone import BOTS, make_bot
+from mine.strategies.engines import referee
 from mine.strategies.engines.twentyone import (
     BUST,
     CHARLIE,
@@ -33,6 +34,7 @@ from mine.strategies.engines.twentyone import (
     action_kind,
     classify,
     classify_dealer,
+    course_player,
     hand_total,
     play_game,
     settle,
@@ -233,6 +235,27 @@ def test_insurance_is_lost_when_the_dealer_does_not_play() -> None:
     assert state.points[0] == 10000 - 30
     rows = state.records[0].rows
     assert rows[-1] == ((codes("CA")[0],), -1, 0, STAND, 0)  # only the up card
+
+
+def test_the_next_bid_gets_the_memory_the_first_hand_ended_with() -> None:
+    """As the course engine keeps it: what a player returns while playing split hands
+    reaches its later split hands, but its next bid gets the first hand's last memory."""
+    seen: list[str | None] = []
+
+    def splitter(upcard, points, infos, player_id, memory, hand):
+        seen.append(memory)
+        if upcard is None:
+            action = Bid(10)
+        else:
+            action = Split(10) if len(hand) == 2 and hand[0].rank == hand[1].rank else Stand()
+        return action, str(len(seen))
+
+    # S8 H8 split: the first hand S8 D2, the second H8 C3 (no pairs left to split)
+    state = stacked(RULES.replace(rounds=2), ["a"], "C7 D10 S8 H8 D2 C3")
+    referee.play(state, [course_player(splitter)], referee.Limits(), referee.seat_out)
+    assert state.disqualified == [None]
+    # bid, Split, Stand (first hand), Stand (split hand), then round 2's bid and play
+    assert seen[:6] == [None, "1", "2", "3", "3", "5"]
 
 
 def test_split_resplit_and_hand_ids() -> None:
