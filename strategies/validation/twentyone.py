@@ -51,6 +51,7 @@ from mine.strategies.player_file import PlayerFileError, load_module, load_sourc
 from mine.strategies.players import twentyone as player
 from mine.strategies.players.source import player_code
 from mine.strategies.solvers.twentyone import chart_value, solve
+from mine.strategies.validation import twentyone_haskell as haskell
 from mine.strategies.validation.twentyone_evaluator import (
     FilePolicy,
     baseline_policies,
@@ -82,7 +83,9 @@ TABLE_SEATS = (
 # --- loading a player file -----------------------------------------------------------------
 
 
-def load_player(path: str | Path) -> ModuleType:
+def load_player(path: str | Path) -> ModuleType | haskell.HaskellPlayer:
+    if haskell.is_haskell(path):  # its tables read, its decisions asked of its program
+        return haskell.HaskellPlayer(path)
     module = load_module(path, "twentyone", ("play", "action_for", "count_bucket"))
     for table in TABLES:
         if not hasattr(module, table):
@@ -216,7 +219,10 @@ def _one_game(module, rules, ids, seats, sequence, times):
 
 def flat_minimum(module: ModuleType) -> ModuleType:
     """The same player with every bid at the table's minimum (its action table unchanged)."""
-    module.BIDS = tuple(module.MIN_BID for _ in module.BIDS)
+    bids = tuple(module.MIN_BID for _ in module.BIDS)
+    if isinstance(module, haskell.HaskellPlayer):  # its bids are its program's
+        return module.with_bids(bids)
+    module.BIDS = bids
     return module
 
 
@@ -281,6 +287,7 @@ def validate(
     against = None if against is None else Path(against)
     task = (path, rules, hands, games, seed, exact, shoe_hands, against)
     files = [path] if against is None else [path, against]
+    haskell.prepare(files, contain=contain)  # a Haskell file (and its flat twin) compiled once
     return contained.run(
         files,
         _measure,
