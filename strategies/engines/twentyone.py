@@ -778,7 +778,9 @@ class State:
         """(upcard, points, infos, hand) as the spec's `play` receives them. Infos are in
         seat order, the dealer last, each the cards of that player's latest turn."""
         up = None if self._bidding else DECK[self._dealer[0]]
-        points = tuple(PlayerPoints(i, p) for i, p in zip(self.ids, self.points, strict=True))
+        # As the course engine: only the players in this round (those with points when it
+        # began), not the bankrupt ones.
+        points = tuple(PlayerPoints(self.ids[s], self.points[s]) for s in self._queue)
         infos = []
         for s in range(len(self.ids)):
             if s in self.infos:

@@ -446,6 +446,23 @@ def test_player_sees_what_the_spec_promises() -> None:
     assert last_infos and last_infos[-1].player_id == "dealer"
 
 
+def test_points_name_only_the_players_of_the_round_as_the_course_engine_does() -> None:
+    """The course engine deals only to players with points, and `points` holds only them."""
+    seen = []
+
+    def spy(upcard, points, infos, player_id, memory, hand):
+        seen.append({p.player_id for p in points})
+        return (Bid(10), "") if upcard is None else (Stand(), "")
+
+    def reckless(upcard, points, infos, player_id, memory, hand):
+        return (Bid(10), "") if upcard is None else (Hit(), "")
+
+    state = _game(RULES.replace(rounds=30, starting_points=20), {"me": spy, "gone": reckless})
+    out = state.bankrupt_round[state.ids.index("gone")]
+    assert out is not None and out < 30, "the reckless player never went bankrupt"
+    assert seen[0] == {"me", "gone"} and seen[-1] == {"me"}
+
+
 def test_standings_rank_bankrupt_players_by_when() -> None:
     state = State(RULES, ["a", "b", "c", "d"], np.random.default_rng(0))
     points = {"a": 0, "b": 50, "c": 0, "d": 10}
