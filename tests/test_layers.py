@@ -14,6 +14,7 @@ FOLDERS = ("mine", "parsers", "warehouse", "models", "strategies", "pipeline")
 
 PLAYERS = "mine.strategies.players"
 HARNESS = ("mine.strategies.contained", "mine.strategies.player_file", "mine.strategies.intervals")
+RUNNERS = "mine.strategies.runners"  # where tasks run: the layers take a runner, never Ray
 GAMES = ("mine.parsers", "mine.strategies.engines", PLAYERS)  # the rules and formats
 ROOMS: dict[str, tuple[str, ...]] = {
     # room: the rooms it may import besides itself (and the package `mine` for its version)
@@ -22,16 +23,17 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "mine.parsers": (),
     "mine.strategies.engines": ("mine.parsers", PLAYERS),
     "mine.strategies.solvers": GAMES,
-    "mine.warehouse": ("mine.games", "mine.parsers", "mine.strategies.engines"),
+    "mine.warehouse": ("mine.games", "mine.parsers", "mine.strategies.engines", RUNNERS),
     "mine.models": (*GAMES, "mine.strategies.solvers"),
     **dict.fromkeys(HARNESS, HARNESS),
+    RUNNERS: (),
     "mine.strategies.bots": (*GAMES, "mine.strategies.solvers"),
     "mine.strategies.codegen": (*GAMES, "mine.strategies.solvers"),
     "mine.strategies.validation": (
-        *GAMES, "mine.strategies.solvers", "mine.strategies.bots", *HARNESS
+        *GAMES, "mine.strategies.solvers", "mine.strategies.bots", *HARNESS, RUNNERS
     ),
     "mine.strategies.tournament": (
-        *GAMES, "mine.strategies.solvers", "mine.strategies.bots", *HARNESS,
+        *GAMES, "mine.strategies.solvers", "mine.strategies.bots", *HARNESS, RUNNERS,
         "mine.strategies.validation",
     ),
     "mine.pipeline": ("mine",),  # the commands compose every layer
