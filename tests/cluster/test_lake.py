@@ -77,7 +77,8 @@ def test_nothing_of_a_rejected_pair_lands(both):
     try:
         for pair in rejected:
             held = con.execute(
-                "SELECT count(*) FROM logs WHERE stem = ? AND game = ?", [pair["stem"], pair["game"]]
+                "SELECT count(*) FROM logs WHERE stem = ? AND game = ?",
+                [pair["stem"], pair["game"]],
             ).fetchall()[0][0]
             recorded = con.execute(
                 "SELECT outcome, error, log_id FROM manifest WHERE path = ?", [pair["turns"]]
@@ -95,7 +96,7 @@ def _rows(con: duckdb.DuckDBPyConnection, name: str) -> tuple[int, int]:
     rows = f'SELECT * EXCLUDE ({", ".join(dropped)}) FROM "{name}"' if dropped else f'FROM "{name}"'
     if "log_id" in columns and name != "logs":
         rows = (
-            f'SELECT l.content_sha256, t.* EXCLUDE ({", ".join(dropped)}) '
+            f"SELECT l.content_sha256, t.* EXCLUDE ({', '.join(dropped)}) "
             f'FROM "{name}" t LEFT JOIN logs l USING (log_id)'
         )
     return con.execute(f"SELECT count(*), sum(hash(r)::HUGEINT) FROM ({rows}) r").fetchall()[0]
