@@ -272,7 +272,7 @@ class Shard:
     run: str
     first: int
     pairs: tuple[tuple[str, str], ...]  # (turns, scores) paths
-    replacing: frozenset[str]  # turns paths whose pair replaces a log of the same files
+    replacing: frozenset[str]  # the files of the pairs that replace a log of the same files
     game: str | None
     verify: bool
     rules: Mapping[str, object]
@@ -430,7 +430,7 @@ def _shards(
                 run=run,
                 first=first,
                 pairs=tuple((str(p.turns.path), str(p.scores.path)) for p in group),
-                replacing=frozenset(str(p.turns.path) for p in group if p.replaces),
+                replacing=frozenset(str(f.path) for p in group if p.replaces for f in p.files),
                 game=game,
                 verify=summary.verified,
                 rules=summary.rules,
