@@ -54,6 +54,8 @@ class LocalProcesses:
             yield from map(function, tasks)
             return
         context = multiprocessing.get_context("spawn")
-        workers = min(self.workers, len(tasks))
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        pool = ProcessPoolExecutor(min(self.workers, len(tasks)), mp_context=context)
+        try:
             yield from pool.map(function, tasks)
+        finally:  # stopped early (an error, ^C): the tasks not started are not wanted
+            pool.shutdown(cancel_futures=True)

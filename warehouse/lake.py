@@ -317,6 +317,7 @@ def ingest(
         pairs=pairs, orphans=missing + orphans, verified=verify, rules=dict(rules or {})
     )
     lake = lake.absolute()
+    _check_folder(lake)
     with locked(lake, wait):
         contents = read(lake) if (lake / MANIFEST).exists() else _empty()
         _hash(pairs, runner)
@@ -337,6 +338,20 @@ def ingest(
             _sweep(lake, contents, bucket_of(start))
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _check_folder(lake: Path) -> None:
+    """LakeError unless `lake` is a lake, a new folder, or what a first ingest killed
+    before its commit left: a folder is never filled with a lake's files beside others."""
+    if lake.exists() and not lake.is_dir():
+        raise LakeError(f"{lake}: is a file, not a lake folder")
+    if not lake.exists() or (lake / MANIFEST).exists():
+        return
+    tables = {*OWN, *(t for module in schema.game_schemas().values() for t in module.TABLES)}
+    for entry in lake.iterdir():
+        ours = entry.name == LOCK or entry.name.startswith(f".{MANIFEST}.")
+        if not ours and not (entry.is_dir() and entry.name in tables):
+            raise LakeError(f"{lake}: a folder that is not a lake (no {MANIFEST}); give a new one")
 
 
 def _hash(pairs: list[Pair], runner: Runner) -> None:

@@ -55,3 +55,10 @@ def test_ingest_says_where_to_go_next(lake):
     again = mine("ingest", REAL_TWENTYONE, "--lake", lake)
     assert again.returncode == 0, again.stderr
     assert f"next: mine stats twentyone --lake {lake}" in again.stderr
+
+
+def test_a_folder_of_other_files_is_not_made_a_lake(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    refused = mine("ingest", REAL_TWENTYONE, "--lake", tmp_path)
+    assert "not a lake" in one_line_error(refused)
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
