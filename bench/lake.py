@@ -92,6 +92,7 @@ def main() -> None:
     for _ in range(options.repeat):
         for side, where in sides.items():
             runs[side].append(ingest(scratch, where, pairs))
+            print(f"ingest {side}: {runs[side][-1]}", flush=True)
     best = {side: min(found, key=lambda r: r["wall"]) for side, found in runs.items()}
     # The query: a warehouse and a lake of the same logs (the last runs of each).
     ingest(scratch, sides["warehouse"], pairs)

@@ -99,8 +99,10 @@ def _join(ray: Any, address: str) -> bool:
         cpus = address.partition(":")[2]
         if cpus and (not cpus.isdigit() or int(cpus) < 1):
             raise fail(f"--cluster {address}: local:N takes a number of CPUs of at least 1")
-        # A cluster of our own, never one that happens to run here already.
+        # A cluster of our own, never one that happens to run here already; its workers
+        # do this command's work, at its priority (Ray would nice them to 15).
         os.environ.pop("RAY_ADDRESS", None)
+        os.environ.setdefault("RAY_worker_niceness", "0")
         ray.init(address=LOCAL, num_cpus=int(cpus) if cpus else None, **quiet)
         return True
     try:

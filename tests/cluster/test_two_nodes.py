@@ -1,6 +1,7 @@
 """A cluster of two nodes on this machine, as a user makes one (`ray start --head`, then
 `ray start --address=…` with its own CPU), started and stopped here: `mine ingest
---cluster` joins it, its tasks run on both nodes, and the lake holds every log."""
+--cluster` joins it (through Ray's client, `ray://`, or as a driver of its own), its tasks
+run on both nodes, and the lake holds every log."""
 
 from __future__ import annotations
 
@@ -68,25 +69,29 @@ def _stop(node: subprocess.Popen) -> None:
     node.stdout.close()
 
 
-@pytest.fixture
-def two_nodes() -> Iterator[str]:
-    address = f"127.0.0.1:{_free_port()}"
-    head = _start("--head", f"--port={address.split(':')[1]}", "--include-dashboard=false")
+@pytest.fixture(scope="module")
+def two_nodes() -> Iterator[dict[str, str]]:
+    """The cluster's addresses: its head's, and its Ray client server's (`ray://`)."""
+    head_port, client_port = _free_port(), _free_port()
+    address = f"127.0.0.1:{head_port}"
+    head = _start("--head", f"--port={head_port}", f"--ray-client-server-port={client_port}",
+                  "--include-dashboard=false")  # fmt: skip
     try:
         second = _start(f"--address={address}")
         try:
-            yield address
+            yield {"driver": address, "client": f"ray://127.0.0.1:{client_port}"}
         finally:
             _stop(second)
     finally:
         _stop(head)
 
 
-def test_tasks_run_on_both_nodes(two_nodes, tmp_path):
+@pytest.mark.parametrize("joined", ["driver", "client"])
+def test_tasks_run_on_both_nodes(two_nodes, joined, tmp_path):
     lake = tmp_path / "lake"
     pairs = len(list(REAL_TWENTYONE.glob("*-score.csv")))
     done = subprocess.run(
-        [MINE, "ingest", REAL_TWENTYONE, "--lake", lake, "--cluster", two_nodes,
+        [MINE, "ingest", REAL_TWENTYONE, "--lake", lake, "--cluster", two_nodes[joined],
          "--shard-pairs", "1"],
         capture_output=True, text=True, env=ENV, timeout=600, stdin=subprocess.DEVNULL,
     )  # fmt: skip
