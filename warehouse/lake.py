@@ -65,13 +65,14 @@ class LakeError(ValueError):
     """A folder that is no lake (of this layout), or one another process is writing."""
 
 
+# How logs are bucketed (in Python and in SQL): the one place to change it.
 def bucket_of(log_id: int) -> int:
-    """The bucket folder of a log (the one place that says how logs are bucketed)."""
+    """The bucket folder of a log."""
     return log_id // BUCKET_LOGS
 
 
-def _bucket_sql(column: str) -> str:
-    return f"({column}) // {BUCKET_LOGS}"
+def _bucket_sql(log_id: str) -> str:
+    return f"({log_id}) // {BUCKET_LOGS}"
 
 
 # --- what the lake holds ----------------------------------------------------------------------
@@ -146,16 +147,12 @@ def locked(lake: Path, wait: float = 60.0) -> Iterator[None]:
 
 def parts(contents: Mapping) -> list[str]:
     """The ingest tasks' parts of the lake (each a set of logs whole), in log order."""
-    found = {
-        match.group(0)[: -len(".parquet")]
-        for entry in contents["tables"].values()
-        for file in entry["files"]
-        if (match := PART.search(file))
-    }
-    return sorted(found)
+    files = (file for entry in contents["tables"].values() for file in entry["files"])
+    return sorted({part for part in map(_part_of, files) if part})
 
 
 def _part_of(file: str) -> str | None:
+    """The part a file belongs to (`part-<first>-<run>`; None: not one ingest task's)."""
     match = PART.search(file)
     return match.group(0)[: -len(".parquet")] if match else None
 

@@ -89,47 +89,36 @@ class PartStats:
     game: str
     lake: str
     part: str
-    log_ids: tuple[int, ...] | None
+    log_ids: list[int] | None
     options: dict[str, Any]
 
 
 def derived_in_parts(
     game: Game, lake: Path, log_ids: list[int] | None, options: dict[str, Any], cluster: str
 ) -> Any:
-    """The game's statistics of the lake's chosen logs, derived part by part where
-    `--cluster` says and summed (`combine`): the same tables as from the whole lake."""
-    stats = game.module("stats")
+    """The game's statistics of the lake's chosen logs (some part holds them: they were
+    chosen from the lake), derived part by part where `--cluster` says and summed
+    (`combine`): the same tables as from the whole lake."""
     parts = lakes.parts(lakes.read(lake))
-    tasks = [
-        PartStats(game.name, str(lake.absolute()), part, _ids(log_ids), options) for part in parts
-    ]
+    tasks = [PartStats(game.name, str(lake.absolute()), part, log_ids, options) for part in parts]
     with runner(cluster) as running:
         derived = [found for found in running.map(derive_part, tasks) if found is not None]
-    if not derived:  # no part holds a chosen log: the game's own refusal says so
-        with open_lake(lake, statistics=False) as con:
-            return stats.derive(con, log_ids, **options)
-    return stats.combine(derived)
-
-
-def _ids(log_ids: list[int] | None) -> tuple[int, ...] | None:
-    return None if log_ids is None else tuple(log_ids)
+    return game.module("stats").combine(derived)
 
 
 def derive_part(task: PartStats) -> Any:
     """The statistics of one part (None when it holds none of the chosen logs)."""
     from mine import games
 
-    game = games.get(task.game)
-    log_ids = None if task.log_ids is None else list(task.log_ids)
     con = lakes.connect(Path(task.lake), only=[task.part], statistics=False)
     try:
         held = con.execute(
             "SELECT count(*) FROM logs WHERE game = ? AND (? IS NULL OR list_contains(?, log_id))",
-            [task.game, log_ids, log_ids],
+            [task.game, task.log_ids, task.log_ids],
         ).fetchall()[0][0]
         if not held:
             return None
-        return game.module("stats").derive(con, log_ids, **task.options)
+        return games.get(task.game).module("stats").derive(con, task.log_ids, **task.options)
     finally:
         con.close()
 

@@ -168,3 +168,14 @@ def test_ingesting_again_adds_nothing(both, cluster, sources):
     for name, entry in before["tables"].items():
         if name != "manifest":  # a rejected pair is recorded again, as in the warehouse
             assert after["tables"][name] == entry, name
+
+
+def test_statistics_of_some_logs_are_the_same(both, cluster, sources):
+    """`--logs`: each part's share of the chosen logs (parts without any are skipped)."""
+    db, lake, *_ = both
+    chosen = ["--logs", str(sources[-1] / "match1*")]
+    on_warehouse = invoke("stats", "hog", "--db", db, *chosen, "--json").stdout
+    on_cluster = invoke("stats", "hog", "--lake", lake, "--cluster", cluster, *chosen, "--json")
+    assert json.loads(on_cluster.stdout) == json.loads(on_warehouse)
+    assert json.loads(on_warehouse)["turns"] < json.loads(invoke(
+        "stats", "hog", "--db", db, "--json").stdout)["turns"]  # fmt: skip
