@@ -64,11 +64,11 @@ def _on_node(function: Callable[[Any], Any], task: Any) -> tuple[Any, str]:
 
 
 @contextlib.contextmanager
-def runner(address: str | None) -> Iterator[Runner]:
-    """The runner for `--cluster address` (None: this machine's processes); a cluster
-    started here is stopped after, one joined is left as it was."""
+def runner(address: str | None, here: Runner | None = None) -> Iterator[Runner]:
+    """The runner for `--cluster address` (None: `here`, else this machine's processes);
+    a cluster started here is stopped after, one joined is left as it was."""
     if address is None:
-        yield LocalProcesses(os.cpu_count() or 1)
+        yield here or LocalProcesses(os.cpu_count() or 1)
         return
     try:
         import ray

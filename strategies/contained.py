@@ -59,6 +59,10 @@ class PlayerFault(RuntimeError):
         super().__init__(f"{path}: {reason}")
         self.path, self.reason = str(path), reason
 
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        # Raised in a task on another process or machine, it crosses back whole.
+        return PlayerFault, (self.path, self.reason)
+
 
 class _Watch:
     """The worker's side: which of the player's functions runs, since when (shared memory

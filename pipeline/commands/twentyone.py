@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,6 +15,7 @@ from rich.text import Text
 from mine.models import tables
 from mine.models import twentyone as model
 from mine.pipeline import options
+from mine.pipeline.cluster import runner
 from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.console import (
     console,
@@ -40,6 +42,7 @@ from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone import simulate as play_games
 from mine.strategies.player_file import PlayerFileError
+from mine.strategies.runners import SERIAL
 from mine.strategies.validation import twentyone as validation
 
 GAME = "twentyone"
@@ -57,6 +60,7 @@ def simulate(
     out: options.out("Folder for the log files.") = Path("logs/twentyone"),
     me: options.Me = 0,
     rules: options.Rules = None,
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
 ) -> None:
     """Play TwentyOne games between bots; write <stem>.csv + <stem>-score.csv per game."""
@@ -71,15 +75,15 @@ def simulate(
             make_bot(spec, np.random.default_rng(0), game_rules)
     except ValueError as error:
         raise fail(str(error)) from None
-    seats = [(spec, lambda rng, spec=spec: make_bot(spec, rng, game_rules)) for spec in specs]
+    seats = [(spec, partial(make_bot, spec, rules=game_rules)) for spec in specs]
     options.room_for(out, games * game_rules.rounds * len(specs) * LOG_BYTES_PER_DECISION)
     columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with progress_bar(*columns, as_json=as_json) as bar:
         task = bar.add_task("games", total=games)
         try:
-            summary = play_games(
-                game_rules, seats, games, seed, out, me, lambda: bar.update(task, advance=1)
-            )
+            with runner(cluster, SERIAL) as running:
+                advance = lambda done: bar.update(task, advance=done)  # noqa: E731
+                summary = play_games(game_rules, seats, games, seed, out, me, advance, running)
         except OSError as error:
             raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
     if as_json:
@@ -377,6 +381,7 @@ def validate(
     games: options.games("Full games at a table of baselines.", minimum=0) = 100,
     seed: options.Seed = 0,
     against: options.Against = None,
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
 ) -> None:
     """Measure a player file: flat-bet return vs baselines and the exact optimum, count
@@ -384,10 +389,14 @@ def validate(
     --against, another file on the same cards and head to head at one table."""
     game_rules = options.game_rules(TwentyOneRules, rules)
     try:
-        with working(f"measuring {player} (hands, count play, full games)", as_json):
+        with (
+            working(f"measuring {player} (hands, count play, full games)", as_json),
+            runner(cluster, SERIAL) as running,
+        ):
             result = validation.validate(
-                player, game_rules, hands, games, seed, shoe_hands=shoe_hands, against=against
-            )
+                player, game_rules, hands, games, seed,
+                shoe_hands=shoe_hands, against=against, runner=running,
+            )  # fmt: skip
     except (PlayerFileError, PlayerFault) as error:
         raise fail(str(error)) from None
     if as_json:

@@ -53,6 +53,7 @@ from mine.parsers.cards import DECK, Card
 from mine.parsers.csvlog import pair_paths
 from mine.parsers.twentyone import DEALER, Score, Turn, write_scores, write_turns
 from mine.strategies.engines.settings import RuleSettings
+from mine.strategies.runners import SERIAL, Runner, child, spans
 
 # --- rules --------------------------------------------------------------------------------
 
@@ -978,6 +979,9 @@ def stem(seed: int, game: int) -> str:
     return f"{EPOCH + timedelta(seconds=game):%Y%m%d-%H%M%S}-s{seed}"
 
 
+GAMES_PER_TASK = 50  # a task of `simulate`: a few seconds of play, about 10 MB of logs
+
+
 def simulate(
     rules: TwentyOneRules,
     seats: Sequence[tuple[str, Callable[[np.random.Generator], Player]]],
@@ -985,36 +989,29 @@ def simulate(
     seed: int,
     out: Path,
     me: int = 0,
-    progress: Callable[[], None] | None = None,
+    progress: Callable[[int], None] | None = None,
+    runner: Runner = SERIAL,
 ) -> dict[str, Any]:
     """Play `games` games between `seats` (each a name and a factory of its player from
     the player's own generator) and write each game's logs into `out` from seat `me`'s
     point of view; returns the summary (net points, hands and wins per player). Game g
     draws its table's and its players' generators from the g-th child of `seed`, so the
-    same seed writes the same bytes."""
+    same seed writes the same bytes, in tasks of GAMES_PER_TASK games run by `runner`
+    (the factories then must pickle) and summed in game order; `progress(n)`: n more
+    games are done."""
     ids = [str(i + 1) for i in range(len(seats))]  # the server's ids are numbers
     out.mkdir(parents=True, exist_ok=True)
-    totals = dict.fromkeys(ids, 0)
-    wins = dict.fromkeys(ids, 0)
-    played = dict.fromkeys(ids, 0)  # hands each player bid on
+    chunks = spans(games, GAMES_PER_TASK)
+    tasks = [(rules, seats, span, seed, out.absolute(), me) for span in chunks]
+    totals, wins, played = (dict.fromkeys(ids, 0) for _ in range(3))  # played: hands bid on
     disqualified: dict[str, str] = {}
-    for game, sequence in enumerate(np.random.SeedSequence(seed).spawn(games)):
-        table_rng, *rngs = (np.random.default_rng(s) for s in sequence.spawn(len(seats) + 1))
-        players = {pid: make(rng) for pid, (_, make), rng in zip(ids, seats, rngs, strict=True)}
-        state = play_game(rules, players, table_rng)
-        write_logs(state, ids[me], out, stem(seed, game))
-        for pid, points in zip(state.ids, state.points, strict=True):
-            totals[pid] += points - rules.starting_points
-        wins[state.standings()[0]] += 1
-        for seat, reason in enumerate(state.disqualified):
-            if reason is not None:
-                disqualified[f"game {game} player {state.ids[seat]}"] = reason
-        for record in state.records:
-            for row in record.rows:
-                if row[3] == BID:
-                    played[state.ids[row[1]]] += 1
+    for span, part in zip(chunks, runner.map(_play_games, tasks), strict=True):
+        for summed, counts in zip((totals, wins, played), part[:3], strict=True):
+            for pid, count in counts.items():
+                summed[pid] += count
+        disqualified.update(part[3])
         if progress:
-            progress()
+            progress(len(span))
     return {
         "rules": dataclasses.asdict(rules),
         "seed": seed,
@@ -1034,3 +1031,29 @@ def simulate(
         ],
         "disqualified": disqualified,
     }
+
+
+def _play_games(task: tuple) -> tuple[dict[str, int], dict[str, int], dict[str, int], dict]:
+    """One task of `simulate`: its games played and written, and what they add up to."""
+    rules, seats, span, seed, out, me = task
+    ids = [str(i + 1) for i in range(len(seats))]
+    totals, wins, played = (dict.fromkeys(ids, 0) for _ in range(3))  # played: hands bid on
+    disqualified: dict[str, str] = {}
+    for game in span:
+        table_rng, *rngs = (
+            np.random.default_rng(s) for s in child(seed, game).spawn(len(seats) + 1)
+        )
+        players = {pid: make(rng) for pid, (_, make), rng in zip(ids, seats, rngs, strict=True)}
+        state = play_game(rules, players, table_rng)
+        write_logs(state, ids[me], out, stem(seed, game))
+        for pid, points in zip(state.ids, state.points, strict=True):
+            totals[pid] += points - rules.starting_points
+        wins[state.standings()[0]] += 1
+        for seat, reason in enumerate(state.disqualified):
+            if reason is not None:
+                disqualified[f"game {game} player {state.ids[seat]}"] = reason
+        for record in state.records:
+            for row in record.rows:
+                if row[3] == BID:
+                    played[state.ids[row[1]]] += 1
+    return totals, wins, played, disqualified
