@@ -21,7 +21,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "mine.games": (),
     PLAYERS: (),
     "mine.parsers": (),
-    "mine.strategies.engines": ("mine.parsers", PLAYERS),
+    "mine.strategies.engines": ("mine.parsers", PLAYERS, RUNNERS),
     "mine.strategies.solvers": GAMES,
     "mine.warehouse": ("mine.games", "mine.parsers", "mine.strategies.engines", RUNNERS),
     "mine.models": (*GAMES, "mine.strategies.solvers"),

@@ -59,8 +59,8 @@ from mine.strategies.engines.twentyone import (
     return_multiple,
 )
 from mine.strategies.intervals import Z95
-from mine.strategies.player_file import PlayerFileError, load_module, load_source
-from mine.strategies.runners import SERIAL, Runner, Shipped, child, landed, spans
+from mine.strategies.player_file import PlayerFileError, Shipped, landed, load_module, load_source
+from mine.strategies.runners import SERIAL, Runner, child, spans
 from mine.strategies.solvers.twentyone import (
     INSURED,
     MAIN,

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mine.strategies import contained
-from mine.strategies.player_file import PlayerFileError, load_module
-from mine.strategies.runners import Shipped, child, landed, spans
+from mine.strategies.player_file import PlayerFileError, Shipped, landed, load_module
+from mine.strategies.runners import child, spans
 
 
 @given(st.integers(0, 2**32), st.integers(1, 40))
