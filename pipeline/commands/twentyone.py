@@ -424,6 +424,7 @@ def tournament(
         str,
         typer.Option("--table-bots", help="Bots that sit at every table beside the pair."),
     ] = "",
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
     html: options.Html = None,
 ) -> None:
@@ -445,7 +446,7 @@ def tournament(
             f"--table-bots: a table seats {game_rules.max_players} players, the pair included", 2
         )
     table = Table(game_rules, seated)
-    shared.run("twentyone", files, bots, games, seed, workers, table, as_json, html)
+    shared.run("twentyone", files, bots, games, seed, workers, table, as_json, html, cluster)
 
 
 def _print_validation(result: dict[str, Any]) -> None:

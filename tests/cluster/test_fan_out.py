@@ -1,4 +1,4 @@
-"""Simulation and validation fan out: the work split into tasks by what it is (games, each
+"""Simulation, validation and tournaments fan out: the work split into tasks by what it is (games, each
 seeded by its own child of the seed), reduced in task order, so the same seed writes the
 same bytes and the same figures on one process, local processes or the cluster; a player
 file that fails inside a task is named in one error line."""
@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 
 from mine.pipeline.cluster import runner
+from mine.strategies import tournament
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.codegen.twentyone import write_module
 from mine.strategies.engines import twentyone as engine
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.runners import SERIAL, LocalProcesses
 from mine.strategies.solvers.twentyone import solve
+from mine.strategies.tournament import twentyone as match
 from mine.strategies.validation import twentyone as validation
 from tests.mine_cli import invoke
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
@@ -90,3 +92,24 @@ def test_a_player_that_fails_inside_a_task_is_named(cluster, player, tmp_path):
     assert result.exit_code == 1
     said = f"error: {faulty}: ended its process (exit code 3) in importing the file"
     assert result.output.strip().splitlines() == [said]
+
+
+def test_a_tournament_plays_the_same_games_on_the_cluster(cluster, player, tmp_path, monkeypatch):
+    """Its deals in tasks of one; a file that ends its process in a game, inside a task on
+    the cluster, is disqualified by name, as it is here."""
+    monkeypatch.setattr(tournament, "DEALS_PER_TASK", 1)
+    faulty = tmp_path / "faulty.py"
+    faulty.write_text(player.read_text() + "\ndef play(*args):\n    import os\n    os._exit(5)\n")
+    entrants = tournament.entrants_of([player, faulty], ["textbook"], match, match.Table(RULES))
+    here = tournament.round_robin(match, entrants, 4, 7, match.Table(RULES))
+    with runner(cluster) as on_cluster:
+        there = tournament.round_robin(match, entrants, 4, 7, match.Table(RULES),
+                                       runner=on_cluster)  # fmt: skip
+    assert {**there, "timings": None} == {**here, "timings": None}
+    assert list(here["disqualified"]) == [str(faulty)]
+    assert "exit code 5" in here["disqualified"][str(faulty)]["reason"]
+    assert [p.get("void") for p in here["pairings"]] == [
+        f"disqualified: {faulty}",
+        None,
+        f"disqualified: {faulty}",
+    ]
