@@ -82,8 +82,10 @@ def simulate(
         task = bar.add_task("games", total=games)
         try:
             with runner(cluster, SERIAL) as running:
-                advance = lambda done: bar.update(task, advance=done)  # noqa: E731
-                summary = play_games(game_rules, seats, games, seed, out, me, advance, running)
+                summary = play_games(
+                    game_rules, seats, games, seed, out, me,
+                    lambda done: bar.update(task, advance=done), running,
+                )  # fmt: skip
         except OSError as error:
             raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
     if as_json:
