@@ -103,11 +103,21 @@ def _join(ray: Any, address: str) -> bool:
         # do this command's work, at its priority (Ray would nice them to 15).
         os.environ.pop("RAY_ADDRESS", None)
         os.environ.setdefault("RAY_worker_niceness", "0")
-        ray.init(address=LOCAL, num_cpus=int(cpus) if cpus else None, **quiet)
+        try:
+            ray.init(address=LOCAL, num_cpus=int(cpus) if cpus else None, **quiet)
+        except (ConnectionError, ValueError, RuntimeError) as error:
+            raise fail(
+                f"--cluster {address}: cannot start Ray here ({_first_line(error)})"
+            ) from None
         return True
     try:
         ray.init(address=address, **quiet)
     except (ConnectionError, ValueError, RuntimeError) as error:
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise fail(f"--cluster {address}: cannot join the Ray cluster ({reason})") from None
+        raise fail(
+            f"--cluster {address}: cannot join the Ray cluster ({_first_line(error)})"
+        ) from None
     return True
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
