@@ -1,6 +1,9 @@
 """Card-guessing benchmark: feedback evaluations/s, vectorised (one guess against a whole
 candidate set, and a guess × answer matrix) against the plain reference in the same run;
-and the time `mine fit` takes to build each n's tree with its default plan.
+games/s of `simulate` (logs written) against the same games played by a bare loop (guesser
+and feedback only), and answers/s of `validate` (a generated file run contained) against
+the same file played in this process; and the time `mine fit` takes to build each n's
+tree with its default plan.
 
     .venv/bin/python bench/cardguess.py [SIZES]  →  bench/results/cardguess.json
     (SIZES: the trees to build, e.g. 2,3; default 2,3,4 — n = 4 takes minutes)
@@ -11,21 +14,76 @@ from __future__ import annotations
 import json
 import platform
 import sys
+import tempfile
 import time
 import timeit
 from pathlib import Path
 
 import numpy as np
 
-from mine.models.cardguess import PLANS
-from mine.strategies.engines.cardguess import feedback, feedback_codes, feedback_matrix, hands
-from mine.strategies.solvers.cardguess import Search, flatten
+from mine.models.cardguess import PLANS, QUICK
+from mine.strategies.bots.cardguess import make_bot
+from mine.strategies.codegen.cardguess import write_module
+from mine.strategies.engines.cardguess import (
+    CardGuessRules,
+    draw_answer,
+    feedback,
+    feedback_codes,
+    feedback_matrix,
+    hands,
+    play_game,
+    simulate,
+)
+from mine.strategies.solvers.cardguess import Search, Trees, flatten
+from mine.strategies.validation.cardguess import FileGuesser, player_module, validate
 
 RESULTS = Path(__file__).resolve().parent / "results" / "cardguess.json"
 
 
 def best_of(repeats: int, run) -> float:
     return min(timeit.repeat(run, number=1, repeat=repeats))
+
+
+SIM_GAMES = 3000  # first-consistent, n = 2: the engine's loop and log writing dominate
+
+
+def games_per_s() -> dict[str, float]:
+    """simulate against a bare loop of the same games; validate against the same file
+    played here, uncontained."""
+    rules = CardGuessRules(n=2)
+    with tempfile.TemporaryDirectory() as folder:
+        simulate_s = best_of(
+            3,
+            lambda: simulate(rules, ["first-consistent"], SIM_GAMES, 1, folder, make_bot=make_bot),
+        )
+
+        def bare() -> None:
+            rng = np.random.default_rng(1)
+            guesser = make_bot(
+                "first-consistent", rules, np.random.default_rng(rng.integers(2**63))
+            )
+            for _ in range(SIM_GAMES):
+                answer = draw_answer(2, "uniform", rng)
+                guess, memory = guesser.initial_guess(2)
+                while tuple(sorted(guess)) != answer:
+                    guess, memory = guesser.next_guess((guess, memory), feedback(answer, guess))
+
+        bare_s = best_of(3, bare)
+        path = write_module(
+            f"{folder}/player.py", Trees({2: flatten(2, Search(2, None, QUICK).run())}, {})
+        )
+        answers = [tuple(hand) for hand in hands(2).cards.tolist()]
+        validate_s = best_of(3, lambda: validate(path, sizes=(2,), baselines=()))
+        module = player_module(str(path))
+        here_s = best_of(3, lambda: [play_game(FileGuesser(module), a, rules) for a in answers])
+    return {
+        "simulate_games_per_s": round(SIM_GAMES / simulate_s),
+        "baseline_bare_loop_games_per_s": round(SIM_GAMES / bare_s),
+        "simulate_vs_bare_loop": round(bare_s / simulate_s, 3),
+        "validate_answers_per_s": round(len(answers) / validate_s),
+        "baseline_file_in_process_answers_per_s": round(len(answers) / here_s),
+        "validate_vs_in_process": round(here_s / validate_s, 3),
+    }
 
 
 def main() -> None:
@@ -46,6 +104,11 @@ def main() -> None:
     pool = universe.take(rng.integers(len(universe), size=200))
     matrix_s = best_of(3, lambda: feedback_matrix(block, pool))
 
+    games = games_per_s()
+    print(f"simulate: {games['simulate_games_per_s']:,} games/s ({games['simulate_vs_bare_loop']:.2f}× "
+          f"a bare loop's {games['baseline_bare_loop_games_per_s']:,}); validate: "
+          f"{games['validate_answers_per_s']:,} answers/s ({games['validate_vs_in_process']:.2f}× "
+          f"the file played in process, {games['baseline_file_in_process_answers_per_s']:,})", flush=True)  # fmt: skip
     trees = {}
     for n in sizes:
         started = time.perf_counter()
@@ -69,6 +132,7 @@ def main() -> None:
         "vectorised_speedup": round(vector_rate / plain_rate, 1),
         "matrix_feedback_per_s": round(matrix_rate),
         "matrix_speedup": round(matrix_rate / plain_rate, 1),
+        "games": games,
         "trees": trees,
         "python": platform.python_version(),
         "numpy": np.__version__,

@@ -17,14 +17,8 @@ import numpy as np
 
 from mine.parsers.cards import DECK
 from mine.strategies.bots.ginrummy import make_bot
-from mine.strategies.engines.ginrummy import (
-    GinRummyRules,
-    MeldSolver,
-    hand_mask,
-    naive_deadwood,
-    play_game,
-    write_game,
-)
+from mine.strategies.engines.ginrummy import GinRummyRules, play_game, write_game
+from mine.strategies.engines.melds import MeldSolver, hand_mask, naive_deadwood
 
 HANDS = 200_000
 NAIVE_HANDS = 2_000
@@ -70,7 +64,7 @@ def bench_games(seed: int) -> dict[str, float]:
         start = time.perf_counter()
         for index in range(GAMES):
             rng = np.random.default_rng([seed, index])
-            players = [make_bot("simple", rng, rules, solver) for _ in range(2)]
+            players = [make_bot("simple", rules, rng, solver) for _ in range(2)]
             record = play_game(rules, players, rng, solver)
             write_game(record, 0, folder, f"g{index}")
             rounds += len(record.rounds)

@@ -6,7 +6,11 @@ reference implementation measured in the same run.
 - alpha-beta: the bots' `Searcher` (canonical boards, transposition table, move ordering)
   against a textbook alpha-beta over the handout's states (no table, no ordering), both to
   depth 3 with the score-difference heuristic from the same positions: nodes/s, and the
-  seconds to choose a move.
+  seconds to choose a move;
+- games: random against random through the State API (`play_game`: every move checked
+  legal, each state copied for the log) against the handout's own random game manager
+  (`random.choice` of `SuperNim.successors`, nothing checked or kept) from the same start
+  boards, to the 100-move cut-off: games/s; and `simulate` whole (logs written) per game.
 
     .venv/bin/python bench/supernim.py  →  bench/results/supernim.json
 """
@@ -15,14 +19,24 @@ from __future__ import annotations
 
 import json
 import platform
+import random
+import tempfile
 import timeit
 from pathlib import Path
 
 import numpy as np
 
-from mine.strategies.bots.supernim import plain
-from mine.strategies.bots.supernim_search import Searcher, canonical_children
-from mine.strategies.engines.supernim import SuperNim, random_board
+from mine.strategies.bots.supernim import make_bot, plain
+from mine.strategies.engines.supernim import (
+    DEFAULT_RULES,
+    MAX,
+    MIN,
+    State,
+    play_game,
+    random_board,
+    simulate,
+)
+from mine.strategies.players.supernim import Searcher, SuperNim, canonical_children
 
 RESULTS = Path(__file__).resolve().parent / "results" / "supernim.json"
 DEPTH = 3
@@ -58,6 +72,41 @@ class Reference:
     def choose(self, state: tuple, depth: int) -> tuple:
         children = self.game.successors(state)
         return max(children, key=lambda c: self.value(c, depth - 1, -1e9, 1e9))
+
+
+def handout_game(game: SuperNim, state: tuple, chooser: random.Random, moves: int) -> tuple:
+    """The handout's game manager with two random players, cut off after `moves` moves."""
+    for _ in range(moves):
+        if game.terminal(state):
+            break
+        state = chooser.choice(game.successors(state))
+    return state
+
+
+def games_per_s(boards: list[tuple[int, ...]]) -> dict[str, float]:
+    handout, chooser = SuperNim(), random.Random(0)
+    reference_s = best_of(
+        3, lambda: [handout_game(handout, (MAX, b, 0, 0), chooser, 100) for b in boards]
+    )
+    bots = {
+        side: make_bot("random", DEFAULT_RULES, np.random.default_rng(k))
+        for k, side in enumerate((MAX, MIN))
+    }
+    ours_s = best_of(3, lambda: [play_game(State(MAX, b), bots) for b in boards])
+    with tempfile.TemporaryDirectory() as out:
+        simulate_s = best_of(
+            3,
+            lambda: simulate(
+                DEFAULT_RULES, ["random", "random"], len(boards), 0, out, make_bot=make_bot
+            ),
+        )
+    return {
+        "games": len(boards),
+        "reference_games_per_s": round(len(boards) / reference_s),
+        "state_api_games_per_s": round(len(boards) / ours_s),
+        "state_api_over_reference": round(reference_s / ours_s, 2),
+        "simulate_games_per_s": round(len(boards) / simulate_s),
+    }
 
 
 def main() -> None:
@@ -101,6 +150,7 @@ def main() -> None:
         "reference_seconds_per_move": round(reference_search_s / len(positions), 5),
         "searcher_seconds_per_move": round(search_s / len(positions), 5),
         "search_speedup": round(reference_search_s / search_s, 1),
+        **games_per_s(boards[:200]),
         "python": platform.python_version(),
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
@@ -116,6 +166,12 @@ def main() -> None:
         f"vs {result['reference_seconds_per_move'] * 1000:.1f} ms plain = "
         f"{result['search_speedup']}×; {result['searcher_nodes_per_s']:,} nodes/s vs "
         f"{result['reference_nodes_per_s']:,} nodes/s (every node counted in both)"
+    )
+    print(
+        f"games, random v random: {result['state_api_games_per_s']:,} games/s through the State "
+        f"API vs {result['reference_games_per_s']:,} games/s handout manager = "
+        f"{result['state_api_over_reference']}×; simulate with logs "
+        f"{result['simulate_games_per_s']:,} games/s"
     )
     print(f"wrote {RESULTS}")
 

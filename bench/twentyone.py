@@ -4,7 +4,7 @@
    1000 rounds each, turn and score files written: player-hands/s on the engine's fast path
    (table policies, precomputed card texts), against the same games through the spec's
    `play(...)` interface written through `parsers.twentyone`'s records (the baseline).
-2. The vectorised evaluator of `mine validate` (`strategies.validation.twentyone`), playing
+2. The vectorised evaluator of `mine validate` (`strategies.validation.twentyone_evaluator`), playing
    the optimal chart as its player file plays it: hands/s for an infinite deck, for fresh
    3-deck shoes and for continuous 3-deck shoes (the count known before each round),
    against the engine playing the same chart hand by hand (one seat, no logs) — the scalar
@@ -25,17 +25,12 @@ from pathlib import Path
 import numpy as np
 
 from mine.strategies.bots.twentyone import ChartBot, make_bot
-from mine.strategies.engines.twentyone import (
-    BID,
-    TwentyOneRules,
-    play_game,
-    write_logs,
-    write_logs_via_records,
-)
+from mine.strategies.engines.twentyone import BID, TwentyOneRules, play_game
+from mine.strategies.engines.twentyone_logs import write_logs, write_logs_via_records
 from mine.strategies.solvers.twentyone import solve
-from mine.strategies.validation.twentyone import (
+from mine.strategies.validation.twentyone import chart_module
+from mine.strategies.validation.twentyone_evaluator import (
     FilePolicy,
-    chart_module,
     continuous_returns,
     flat_returns,
 )
@@ -61,7 +56,7 @@ def full_games(rules, chart, games: int, fast: bool, folder: Path) -> tuple[floa
     for game in range(games):
         bots = {}
         for i, name in enumerate(SEATS):
-            bot = ChartBot(chart, rules) if name == "chart" else make_bot(name, None, rules)
+            bot = ChartBot(chart, rules) if name == "chart" else make_bot(name, rules)
             bots[str(i + 1)] = bot if fast else spec_only(bot)
         state = play_game(rules, bots, np.random.default_rng(game))
         (write_logs if fast else write_logs_via_records)(state, "1", folder, f"g{game}")

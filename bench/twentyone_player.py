@@ -22,6 +22,7 @@ import numpy as np
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.codegen.twentyone import write_module
 from mine.strategies.engines.twentyone import TwentyOneRules, play_game
+from mine.strategies.engines.twentyone_chart import Strategy
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation.twentyone import engine_player, load_player
 
@@ -57,7 +58,8 @@ def main() -> None:
     low = solve(rules.replace(insurance_payout=1.0)).chart  # a chart unlike it, as at low counts
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "player.py"
-        write_module(path, chart, [(-10, 0, 10), (1, 10, 100)], METADATA, None, [(-10, -2, low)])
+        bids = ((-10, 0, 10), (1, 10, 100))
+        write_module(path, Strategy(chart, bids, ((-10, -2, low),), METADATA))
         module = load_player(path)
     generated: list[float] = []
     textbook: list[float] = []
@@ -65,10 +67,10 @@ def main() -> None:
         rng = np.random.default_rng(game)
         players = {
             "generated": engine_player(timed_calls(module.play, generated)),
-            "textbook-spec": timed_calls(make_bot("textbook", rng, rules), textbook),
+            "textbook-spec": timed_calls(make_bot("textbook", rules, rng), textbook),
         }
         for i, name in enumerate(("dealer", "cautious", "random", "explorer") * 2):
-            players[f"{name}{i}"] = make_bot(name, rng, rules)
+            players[f"{name}{i}"] = make_bot(name, rules, rng)
         play_game(rules, players, rng)
     gen_p50, gen_p99 = (float(np.percentile(generated, q)) * 1e6 for q in (50, 99))
     base_p50, base_p99 = (float(np.percentile(textbook, q)) * 1e6 for q in (50, 99))

@@ -37,7 +37,7 @@ from mine.strategies.engines.cardguess import (
     hands,
     parse_hand,
 )
-from mine.strategies.solvers.cardguess import FlatTree, Plan, Search, flatten
+from mine.strategies.solvers.cardguess import FlatTree, Plan, Search, Trees, flatten
 
 GAME = "cardguess"
 KIND = "tree"
@@ -117,19 +117,13 @@ def chi_square_p(counts: np.ndarray) -> float:
     return 0.5 * math.erfc(z / math.sqrt(2))
 
 
-@dataclass(frozen=True, eq=False)
-class Fit:
-    trees: dict[int, FlatTree]
-    metadata: dict[str, Any]
-
-
 def fit(
     answers: list[str],
     sizes: tuple[int, ...] | None = None,
     plans: dict[int, Plan] | None = None,
     data_fingerprint: str | None = None,
     rows: int | None = None,
-) -> Fit:
+) -> Trees:
     """The answer model of the logged `answers`, and a tree for each n of `sizes` (default:
     the sizes the logs show)."""
     model = answer_model(answers)
@@ -171,7 +165,7 @@ def fit(
         "answerer": model.summary(),
         "trees": per_n,
     }
-    return Fit(trees, metadata)
+    return Trees(trees, metadata)
 
 
 def _fingerprint(answers: list[str]) -> str:
@@ -215,11 +209,11 @@ SCHEMA = {
 }
 
 
-def write_table(path: str | Path, fitted: Fit) -> Path:
+def write_table(path: str | Path, fitted: Trees) -> Path:
     return tables.write(path, table_frame(fitted.trees), {**fitted.metadata, "kind": KIND})
 
 
-def read_table(path: str | Path) -> tuple[dict[int, FlatTree], dict[str, Any]]:
+def read_table(path: str | Path) -> Trees:
     """The trees by n and the metadata; TableError for a file that is not a tree table."""
     frame, metadata = tables.read(path, GAME, KIND)
     if set(SCHEMA) - set(frame.columns):
@@ -232,7 +226,7 @@ def read_table(path: str | Path) -> tuple[dict[int, FlatTree], dict[str, Any]]:
             trees[int(n)] = tree_of(int(n), rows)
         except ValueError as error:
             raise tables.TableError(f"{path}: the n = {n} tree is broken ({error})") from None
-    return trees, metadata
+    return Trees(trees, metadata)
 
 
 def tree_of(n: int, rows: pl.DataFrame) -> FlatTree:

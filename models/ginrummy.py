@@ -52,12 +52,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
 
-from mine.strategies.engines.ginrummy import SPREAD
+from mine.models import tables
+from mine.strategies.engines.melds import SPREAD
 
 # A discard's relation to the opponent's earlier pickups and passes this round (the
 # features' `picked_relation` and `passed_relation`, the danger model's inputs), least
@@ -305,6 +307,11 @@ class Fitted:
     def part(self, name: str) -> pl.DataFrame:
         return self.frame.filter(pl.col("table") == name)
 
+    @property
+    def tables(self) -> dict[str, tuple]:
+        """The tables as the generated player embeds them (`nested`)."""
+        return nested(self.frame)
+
 
 # --- danger ----------------------------------------------------------------------------
 
@@ -335,7 +342,10 @@ def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
 
     model = LogisticRegression(C=1.0, max_iter=1000)
     model.fit(design[~held], target[~held])
-    auc = float(roc_auc_score(target[held], model.predict_proba(design[held])[:, 1]))
+    # An AUC needs both outcomes among the held-out discards; a small sample may lack one.
+    auc = None
+    if len(set(target[held].tolist())) == 2:
+        auc = float(roc_auc_score(target[held], model.predict_proba(design[held])[:, 1]))
     model.fit(design, target)
     grid = [(p, q, r) for p in range(4) for q in range(3) for r in range(1, 14)]
     cells = np.array(grid)
@@ -369,7 +379,7 @@ def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
     info = {
         "discards": discards.height,
         "picked_up": int(target.sum()),
-        "held_out_auc": round(auc, 4),
+        "held_out_auc": None if auc is None else round(auc, 4),
         "coefficients": dict(
             zip(
                 [f"picked={p}" for p in PICKED[1:]]
@@ -453,8 +463,20 @@ def _tagged(name: str, table: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def fit(features: pl.DataFrame, fingerprint: str, logs: int) -> Fitted:
-    """The three tables and their metadata (for `models.tables.write`)."""
+class Logged(NamedTuple):
+    """What a fit reads (`pipeline.stats.ginrummy.fit_inputs`): the per-turn features of
+    the chosen logs, their data fingerprint, how many logs, and the source they were
+    chosen from (all, simulated or server)."""
+
+    features: pl.DataFrame
+    fingerprint: str
+    logs: int
+    source: str = "all"
+
+
+def fit(inputs: Logged) -> Fitted:
+    """The tables and their metadata (for `write_table`)."""
+    features = inputs.features
     if features.height == 0:
         raise FitError("no Gin Rummy turns in the warehouse (run `mine ingest` first)")
     danger, danger_info, cards = fit_danger(features)
@@ -463,9 +485,9 @@ def fit(features: pl.DataFrame, fingerprint: str, logs: int) -> Fitted:
     metadata = {
         "game": GAME,
         "kind": KIND,
-        "fingerprint": fingerprint,
+        "fingerprint": inputs.fingerprint,
         "rows": features.height,
-        "games": logs,
+        "games": inputs.logs,
         "rounds": rounds,
         "method": "logistic regression (danger)"
         " + dynamic programming over logged plays (knock, value)",
@@ -475,6 +497,7 @@ def fit(features: pl.DataFrame, fingerprint: str, logs: int) -> Fitted:
             "score_bucket": SCORE_STEP,
             "score_buckets": SCORE_BUCKETS,
             "deadwood_cap": DEADWOOD_CAP,
+            "source": inputs.source,
         },
         "danger": danger_info,
         "sources": sorted(features["source"].unique().to_list()),
@@ -524,3 +547,94 @@ def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
         }
     except KeyError as missing:
         raise FitError(f"the table lacks the cell {missing}") from None
+
+
+# --- the table file ------------------------------------------------------------------------
+
+
+def write_table(path: str | Path, fitted: Fitted) -> Path:
+    """The tables and their metadata in the shared format (`models.tables`)."""
+    return tables.write(path, fitted.frame, fitted.metadata)
+
+
+COLUMNS = {"table": pl.String, "a": pl.Int32, "b": pl.Int32, "c": pl.Int32,
+           "value": pl.Float64, "n": pl.Int64}  # fmt: skip
+POINTS = GIN_BONUS + MOST  # the most a round pays: no value of a deadwood is worth more
+_TURNS = (0, TURN_BUCKETS - 1)
+# Each table's cells (inclusive ranges of a, b, c) and the range of its values.
+CELLS = {
+    "danger": ((0, len(PICKED) - 1), (0, len(PASSED) - 1), (1, 13), (0.0, 1.0)),
+    "card": ((0, 3), (0, 0), (1, 13), (0.0, 1.0)),
+    "thrown": ((1, 13), _TURNS, (0, 0), (0.0, 1.0)),
+    "value": ((0, DEADWOOD_CAP), _TURNS, (0, 0), (-POINTS, POINTS)),
+    "called": ((0, DEADWOOD_CAP), _TURNS, (0, 0), (-POINTS, POINTS)),
+    "hazard": ((0, 0), _TURNS, (0, 0), (0.0, 1.0)),
+    "knock": ((0, KNOCK_LIMIT), _TURNS, (0, SCORE_BUCKETS**2 - 1), (0.0, 1.0)),
+}
+METADATA = {"fingerprint": str, "rows": int, "games": int, "rounds": int, "method": str,
+            "sources": list}  # fmt: skip
+SETTINGS = {"turn_bucket": int, "score_bucket": int}
+DANGER = {"discards": int, "picked_up": int, "held_out_auc": tables.Optional(float)}
+
+
+def read_table(path: str | Path) -> Fitted:
+    """The fitted tables of a file, checked: every cell of every table once (the danger of
+    the cards never discarded aside), within its ranges, its values finite and within
+    theirs (knock 0 or 1), in the buckets this model lays them out in, with the metadata
+    the player and the report read; `tables.TableError` (one line) for anything else."""
+    read, metadata = tables.read(path, GAME, KIND)
+    tables.fields(path, metadata, None, METADATA)
+    if not all(isinstance(source, str) for source in metadata["sources"]):
+        raise tables.TableError(f"{path}: metadata sources is not a list of names")
+    settings = tables.fields(path, metadata, "settings", SETTINGS)
+    if (settings["turn_bucket"], settings["score_bucket"]) != (TURN_BUCKET, SCORE_STEP):
+        raise tables.TableError(
+            f"{path}: tables in buckets of {settings['turn_bucket']} turns and "
+            f"{settings['score_bucket']} points, not of {TURN_BUCKET} and {SCORE_STEP}"
+        )
+    tables.fields(path, metadata, "danger", DANGER)
+    if read.height == 0:
+        raise tables.TableError(f"{path}: an empty table")
+    frame = tables.typed(Path(path), read, COLUMNS).with_columns(_extra(path, read))
+    unknown = sorted(set(frame["table"]) - set(CELLS))
+    if unknown:
+        raise tables.TableError(f"{path}: no table is called {unknown[0]!r}")
+    for name in CELLS:
+        _check_cells(path, name, frame.filter(pl.col("table") == name))
+    return Fitted(frame, metadata)
+
+
+def _extra(path: str | Path, frame: pl.DataFrame) -> pl.Series:
+    """The `extra` column (a margin, a rate or a count; missing where a table has none),
+    checked to be a finite number where present."""
+    if "extra" not in frame.columns:
+        raise tables.TableError(f"{path}: the table lacks the column 'extra'")
+    extra = frame["extra"]
+    if not extra.dtype.is_numeric():
+        raise tables.TableError(f"{path}: column 'extra' holds {extra.dtype}, not numbers")
+    extra = extra.cast(pl.Float64)
+    if not extra.drop_nulls().is_finite().all():
+        raise tables.TableError(f"{path}: column 'extra' holds a value that is not finite")
+    return extra
+
+
+def _check_cells(path: str | Path, name: str, part: pl.DataFrame) -> None:
+    """One table's rows: its cells within range, each once and every one there (a card
+    never discarded has no danger row), its values within theirs."""
+    *cells, (low, high) = CELLS[name]
+    size = 1
+    for column, (first, last) in zip("abc", cells, strict=True):
+        if not part[column].is_between(first, last).all():
+            outside = f"the {name} table's {column} is outside {first}..{last}"
+            raise tables.TableError(f"{path}: {outside}")
+        size *= last - first + 1
+    if part.select("a", "b", "c").is_duplicated().any():
+        raise tables.TableError(f"{path}: the {name} table holds a cell twice")
+    if part.height < size and name != "card":
+        raise tables.TableError(f"{path}: the {name} table has {part.height} of its {size} cells")
+    if not part["value"].is_between(low, high).all():
+        raise tables.TableError(f"{path}: the {name} table holds a value outside {low}..{high}")
+    if name == "knock" and not part["value"].is_in([0.0, 1.0]).all():
+        raise tables.TableError(f"{path}: the knock table holds a value that is not 0 or 1")
+    if (part["n"] < 0).any():
+        raise tables.TableError(f"{path}: the {name} table holds a negative count")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -25,15 +25,16 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from threadpoolctl import threadpool_limits
 
 from mine.models import tables
-from mine.strategies.engines.supernim import DEFAULT_RULES
+from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
+from mine.strategies.players import supernim as player
+from mine.strategies.players.supernim import FEATURES, cell
 from mine.strategies.solvers.supernim import ExactSolver
 
 GAME = "supernim"
 KIND = "heuristic"
-DEPTH = 3  # the generated player's default search depth cap
-CAPS = {"twos": 5, "fours": 3, "ones": 3, "odds": 5, "heaps": 9, "left": 12}
-"""Feature values above these are counted as these (`left` ≥ 12: far from the cut-off)."""
-FEATURES = tuple(CAPS)
+CAPS = dict(zip(FEATURES, player.CAPS, strict=True))
+"""Feature values above these are counted as these (`left` ≥ 12: far from the cut-off):
+the player's own features (`cell`), which the table is keyed by."""
 MIN_POSITIONS = 40  # a board's own mean is kept only if the logs saw it this often
 SHRINK = 20  # … and is pulled towards the model's value as if it had this many more
 HORIZON = 8  # moves (even: the same mover) over which a position's gain is counted
@@ -61,19 +62,6 @@ def feature_columns(board: str, move: str) -> list[pl.Expr]:
     ]
 
 
-def cell(board: tuple[int, ...], left: int) -> tuple[int, ...]:
-    """A position's feature cell (capped counts), as the table keys it."""
-    counts = {
-        "twos": board.count(2),
-        "fours": board.count(4),
-        "ones": board.count(1),
-        "odds": sum(n % 2 for n in board),
-        "heaps": len(board),
-        "left": left,
-    }
-    return tuple(min(counts[name], CAPS[name]) for name in FEATURES)
-
-
 def with_horizon_margin(positions: pl.DataFrame) -> pl.DataFrame:
     """`horizon_margin`: what the mover gains over the next `HORIZON` moves (or until the
     game stops): the final margin carries the noise of a whole game between players of
@@ -99,13 +87,23 @@ class Fitted:
 
     def value(self, board: tuple[int, ...], left: int) -> float:
         """The mover's fitted future margin (what the generated player's leaves use)."""
-        if left >= CAPS["left"] and board in self.boards:
-            return self.boards[board]
-        return self.cells.get(cell(board, left), 0.0)
+        return player.leaf_value(board, left, self.cells, self.boards)
 
 
-def fit(positions: pl.DataFrame, metadata: dict[str, Any]) -> Fitted:
-    """Fit the model and the board table from the positions of `stats.positions`."""
+class Logged(NamedTuple):
+    """What a fit reads: the logged positions (`stats.positions`), and where they came from."""
+
+    positions: pl.DataFrame
+    fingerprint: str
+    logs: int
+    games: int
+
+
+def fit(inputs: Logged) -> Fitted:
+    """Fit the model and the board table from the logged positions."""
+    positions = inputs.positions
+    metadata = {"fingerprint": inputs.fingerprint, "logs": inputs.logs, "games": inputs.games,
+                "rows": positions.height}  # fmt: skip
     if positions.height < 100:
         raise FitError(f"{positions.height} positions are too few to fit from (at least 100)")
     positions = with_horizon_margin(positions)
@@ -198,15 +196,52 @@ def write_table(path: str | Path, fitted: Fitted) -> Path:
     return tables.write(path, frame, fitted.metadata)
 
 
+COLUMNS = {"kind": pl.String, "key": pl.String, "value": pl.Float64}
+SETTINGS = {"merge_cap": int, "split_reward": int, "max_moves": int}
+NUMBERS = {"logs": int, "games": int, "rows": int, "feature_cells": int, "boards": int,
+           "r2_holdout": float}  # fmt: skip
+YARDSTICK = {"boards": int, "moves_left_at_most": int, "mean_abs_error": float,
+             "plain_mean_abs_error": float}  # fmt: skip
+LARGEST = 10_000.0  # no margin of a game within the rules' bounds comes near
+
+
 def read_table(path: str | Path) -> Fitted:
-    frame, metadata = tables.read(path, GAME, KIND)
+    """The fitted heuristic of a file, checked: cells keyed by the player's features,
+    boards of heaps, finite values of a plausible size, the rules and figures of its
+    metadata of their types (the rules within their bounds); `tables.TableError` (one
+    line) for anything else."""
+    frame, metadata = tables.read(path, GAME, KIND, columns=COLUMNS)
+    if frame.is_empty():
+        raise tables.TableError(f"{path}: the table holds no value")
+    settings = tables.fields(path, metadata, "settings", SETTINGS)
+    for name in SETTINGS:
+        if not SuperNimRules.within(name, settings[name]):
+            low, high = SuperNimRules.BOUNDS[name]
+            raise tables.TableError(f"{path}: settings.{name} {settings[name]} is not in "
+                                    f"{low:g}..{high:g}")  # fmt: skip
+    tables.fields(path, {"figures": metadata}, "figures", NUMBERS)
+    tables.fields(path, metadata, "yardstick", YARDSTICK)
     cells, boards = {}, {}
-    try:
-        for kind, key, value in frame.select("kind", "key", "value").iter_rows():
-            target = cells if kind == "cell" else boards
-            target[tuple(int(n) for n in key.split(";"))] = float(value)
-    except (pl.exceptions.PolarsError, ValueError, AttributeError) as error:
-        raise tables.TableError(f"{path}: not a Super-Nim heuristic table ({error})") from None
-    if any(len(key) != len(FEATURES) for key in cells):
-        raise tables.TableError(f"{path}: a cell key is not {len(FEATURES)} features")
+    for kind, key, value in frame.iter_rows():
+        if abs(value) > LARGEST:
+            raise tables.TableError(f"{path}: the value {value:g} of {key} is not a margin")
+        if kind == "cell":
+            cells[_key(path, key, len(FEATURES))] = value
+        elif kind == "board":
+            boards[_key(path, key)] = value
+        else:
+            raise tables.TableError(f"{path}: a row of kind {kind!r} (cell or board)")
+    if not cells:
+        raise tables.TableError(f"{path}: the table holds no feature cell")
     return Fitted(cells, boards, metadata)
+
+
+def _key(path: str | Path, text: str, length: int | None = None) -> tuple[int, ...]:
+    """A row's key: `length` feature counts (a cell), or heap sizes (a board)."""
+    parts = text.split(";")
+    numbers = [int(part) for part in parts if part.isascii() and part.isdigit() and len(part) < 7]
+    least = 0 if length else 1  # a feature counts from 0, a heap holds a stick at least
+    if len(numbers) != len(parts) or min(numbers) < least or len(numbers) != (length or len(parts)):
+        what = f"{length} features" if length else "a board of heaps"
+        raise tables.TableError(f"{path}: the key {text[:40]!r} is not {what}")
+    return tuple(numbers)

@@ -11,7 +11,7 @@ import contextlib
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -62,6 +62,13 @@ def read(
     `columns`, the frame holds each of them, every value present and of that type (a
     hand-edited file with a dropped column, a null, a NaN or a fraction is refused)."""
     path = Path(path)
+    rows, sidecar = path.with_suffix(".parquet"), metadata_path(path)
+    if not (rows.is_file() and sidecar.is_file()):
+        lacking = " and ".join(str(p) for p in (rows, sidecar) if not p.is_file())
+        raise TableError(
+            f"{path}: no table here ({lacking} missing; a table is two files, {rows.name} "
+            f"and {sidecar.name}, that `mine fit` writes: run it first)"
+        )
     try:
         metadata = json.loads(metadata_path(path).read_text())
         frame = pl.read_parquet(path.with_suffix(".parquet"))
@@ -103,14 +110,25 @@ def typed(path: Path, frame: pl.DataFrame, columns: dict[str, pl.DataType]) -> p
     return cast
 
 
-def fields(path: str | Path, metadata: dict, key: str, types: dict[str, type]) -> dict:
-    """`metadata[key]`, a JSON object whose `types` fields are each of that type (an int
-    is not a bool here, a number is finite); TableError otherwise."""
-    found = metadata.get(key)
+class Optional(NamedTuple):
+    """A field that may also be null (a figure the data could not give)."""
+
+    kind: type
+
+
+def fields(path: str | Path, metadata: dict, key: str | None, types: dict[str, Any]) -> dict:
+    """`metadata[key]` (the metadata itself for None), a JSON object whose `types` fields
+    are each of that type (an int is not a bool here, a number is finite; an `Optional`
+    type is null or that type); TableError otherwise."""
+    found = metadata if key is None else metadata.get(key)
     if not isinstance(found, dict):
         raise TableError(f"{path}: its metadata lacks {key!r}")
     for name, kind in types.items():
         value = found.get(name)
+        if isinstance(kind, Optional):
+            if value is None:
+                continue
+            kind = kind.kind
         number = isinstance(value, int | float) and not isinstance(value, bool)
         if kind is bool:
             fine = isinstance(value, bool)
@@ -121,7 +139,8 @@ def fields(path: str | Path, metadata: dict, key: str, types: dict[str, type]) -
         else:
             fine = isinstance(value, kind)
         if not fine:
-            raise TableError(f"{path}: metadata {key}.{name} is {value!r}, not a {kind.__name__}")
+            field = name if key is None else f"{key}.{name}"
+            raise TableError(f"{path}: metadata {field} is {value!r}, not a {kind.__name__}")
     return found
 
 

@@ -46,14 +46,14 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND
+from mine.strategies.engines.twentyone_chart import INSURED, MAIN, SPLIT_HAND, VALUES, Chart
+
 GAME = "twentyone"
 KIND = "strategy"
 METHOD = "learned-model expectimax"
-VALUES = tuple(range(1, 11))
 MAX_CARDS = 10  # hands longer than this are treated as this long (they are very rare)
 TOTALS = 32  # totals 0..31 (a hand stops at 22 or more)
-STAND, HIT, DOUBLE, SPLIT, INSURANCE = 2, 1, 3, 4, 5  # the engine's action codes
-MAIN, INSURED, SPLIT_HAND = range(3)
 
 
 class FitError(ValueError):
@@ -538,7 +538,7 @@ def _deals(probs: np.ndarray) -> list[tuple[int, int, bool, float]]:
 class Solved:
     ev: float
     by_up: dict[int, float]
-    chart: Any  # strategies.solvers.twentyone.Chart
+    chart: Chart
 
 
 def solve(
@@ -547,8 +547,6 @@ def solve(
     """The best chart under the model (or, given `chart`, its value) and its value per hand
     per unit of bid; with `prefer`, that chart wherever the best is not worth `margin`
     more."""
-    from mine.strategies.solvers.twentyone import Chart  # the shared form of an action table
-
     probs = model.probs if probs is None else probs
     result = Chart.empty() if chart is None else chart
     by_up = {}
@@ -917,8 +915,6 @@ def _apply(chart, rows: pl.DataFrame, prefix: str = "") -> None:
 
 
 def chart_from_frame(table: pl.DataFrame):
-    from mine.strategies.solvers.twentyone import Chart
-
     chart = Chart.empty()
     _apply(chart, table)
     return chart
@@ -926,13 +922,11 @@ def chart_from_frame(table: pl.DataFrame):
 
 def count_charts_from_frame(table: pl.DataFrame) -> list[tuple[int, int, Any]]:
     """The chart of each count group: the static chart with the group's own cells."""
-    from mine.strategies.solvers.twentyone import Chart
-
     static = chart_from_frame(table)
     counted = table.filter(pl.col("section").str.starts_with("count_"))
     out = []
     for (low, high), rows in counted.group_by("tc_low", "tc_high", maintain_order=True):
-        chart = Chart(static.hand.copy(), static.split.copy(), static.insure.copy())
+        chart = static.copy()
         _apply(chart, rows, "count_")
         out.append((int(low), int(high), chart))
     return sorted(out, key=lambda c: c[0])

@@ -50,7 +50,7 @@ SCORES = Format(
 )
 
 
-class Move(NamedTuple):
+class Turn(NamedTuple):
     game: int
     move: int
     player: str
@@ -63,7 +63,7 @@ class Move(NamedTuple):
     score_min: int
 
 
-class Game(NamedTuple):
+class Score(NamedTuple):
     game: int
     first_player: str
     start_board: tuple[int, ...]
@@ -82,11 +82,11 @@ def board_text(heaps: tuple[int, ...]) -> str:
     return ";".join(map(str, heaps))
 
 
-def _move(fields: list[str]) -> Move:
+def _turn(fields: list[str]) -> Turn:
     kind, j = fields[4], fields[6]
     if (kind == "merge") != bool(j):
         raise ValueError("j names the heap merged onto: set for a merge, empty otherwise")
-    return Move(
+    return Turn(
         game=int(fields[0]),
         move=int(fields[1]),
         player=fields[2],
@@ -100,8 +100,8 @@ def _move(fields: list[str]) -> Move:
     )
 
 
-def _game(fields: list[str]) -> Game:
-    return Game(
+def _score(fields: list[str]) -> Score:
+    return Score(
         int(fields[0]),
         fields[1],
         board(fields[2]),
@@ -113,37 +113,37 @@ def _game(fields: list[str]) -> Game:
     )
 
 
-read_turns = reader(TURNS, _move)
-read_scores = reader(SCORES, _game)
+read_turns = reader(TURNS, _turn)
+read_scores = reader(SCORES, _score)
 
 
-def move_fields(move: Move) -> tuple[object, ...]:
+def turn_fields(turn: Turn) -> tuple[object, ...]:
     return (
-        move.game,
-        move.move,
-        move.player,
-        board_text(move.board_before),
-        move.kind,
-        move.i,
-        "" if move.j is None else move.j,
-        board_text(move.board_after),
-        move.score_max,
-        move.score_min,
+        turn.game,
+        turn.move,
+        turn.player,
+        board_text(turn.board_before),
+        turn.kind,
+        turn.i,
+        "" if turn.j is None else turn.j,
+        board_text(turn.board_after),
+        turn.score_max,
+        turn.score_min,
     )
 
 
-def game_fields(game: Game) -> tuple[object, ...]:
+def score_fields(score: Score) -> tuple[object, ...]:
     return (
-        game.game,
-        game.first_player,
-        board_text(game.start_board),
-        game.score_max,
-        game.score_min,
-        game.winner,
-        game.moves,
-        game.ended,
+        score.game,
+        score.first_player,
+        board_text(score.start_board),
+        score.score_max,
+        score.score_min,
+        score.winner,
+        score.moves,
+        score.ended,
     )
 
 
-write_turns = writer(move_fields)
-write_scores = writer(game_fields)
+write_turns = writer(turn_fields)
+write_scores = writer(score_fields)

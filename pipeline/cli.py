@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from pathlib import Path
@@ -33,9 +34,24 @@ VERBS = {
 }
 
 
-class GameCommands(TyperGroup):
+class Suggesting(TyperGroup):
+    """A group that answers a name it does not know with the one it most likely meant
+    (`mine stats twentynoe`: did you mean twentyone?), or the names it knows."""
+
+    def resolve_command(self, ctx, args):
+        if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
+            known = self.list_commands(ctx)
+            close = difflib.get_close_matches(args[0].lower(), known, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]}?" if close else f"one of {', '.join(known)}"
+            what = "game" if isinstance(self, GameCommands) else "command"
+            ctx.fail(f"unknown {what} {args[0]!r} ({hint})")
+        return super().resolve_command(ctx, args)
+
+
+class GameCommands(Suggesting):
     """`mine <verb>`: one command per game, loaded only when it runs (or its help shows),
-    so that start-up imports neither the games nor their libraries."""
+    so that start-up imports neither the games nor their libraries. Game names are read
+    in any case (`mine stats Hog`)."""
 
     def list_commands(self, ctx) -> list[str]:
         return [game.name for game in games.with_part("commands")]
@@ -54,7 +70,7 @@ class GameCommands(TyperGroup):
         from mine.pipeline.commands import command
 
         try:
-            game = games.get(name)
+            game = games.get(name.lower())
         except LookupError:
             return None
         function = command(self.name, game)
@@ -65,7 +81,7 @@ class GameCommands(TyperGroup):
         return typer.main.get_command(single)
 
 
-app = typer.Typer(help=__doc__, **HELP)
+app = typer.Typer(cls=Suggesting, help=__doc__, **HELP)
 for verb, about in VERBS.items():
     app.add_typer(typer.Typer(cls=GameCommands, help=about, **HELP), name=verb)
 
@@ -188,8 +204,15 @@ def export(
 
 
 @app.command()
-def demo(db: options.Db = None) -> None:
-    """Run the main job end to end on the embedded default warehouse."""
+def demo(
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db", help="Warehouse file (default: demo-out/mine.duckdb).", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """Run the main job end to end on an embedded warehouse of its own (demo-out/)."""
     from mine.pipeline import demo as running
 
     raise typer.Exit(running.main(db))

@@ -10,6 +10,7 @@ player is measured against. Options whose help depends on the command (`--games`
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -111,6 +112,21 @@ def _bytes(size: float) -> str:
             return f"{size:,.0f} {unit}"
         size /= 1000
     return f"{size:,.1f} TB"
+
+
+class Language(StrEnum):
+    python = "python"
+    haskell = "haskell"
+
+
+Lang = Annotated[
+    Language,
+    typer.Option(
+        "--lang",
+        help="The player's language: python, or haskell for the course's own file (FIT2102 "
+        "Player.hs, COMP30020 Proj1.hs; --out defaults to that name).",
+    ),
+]
 
 
 def out(help: str):

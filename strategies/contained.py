@@ -1,52 +1,69 @@
 """Player files run contained: each in worker processes the harness watches from outside.
 
 A user's player file is untrusted input. It may loop at import or in a call, exit
-(`sys.exit`, `os._exit`), signal the harness, print into `--json` output or allocate
-without end. So a validation runs its jobs in forked worker processes, each in a session
-of its own, with stdout and stderr sent to /dev/null, the kill calls refused and an
-address-space limit; the player's functions are wrapped to stamp each call's start in
-memory shared with the parent, and the parent ends a worker whose import or call runs
-over its limit. Whatever goes wrong is a `PlayerFault` naming the file and the reason;
-the harness itself never ends with the player. Several files may share a worker (two
-players head to head): the watch also stamps whose code runs, so a fault names its file.
+(`sys.exit`, `os._exit`), signal or write to the harness, send it what it cannot read,
+leave processes behind, or allocate without end. So a validation runs its jobs in forked
+worker processes kept apart from the harness (`confinement`: a user of their own when
+the harness is root, no descriptor but their channel, dead with the harness, everything
+they start ended with the run) under an address-space limit. A worker tells the harness
+its results as plain data (`plain_messages`), which the harness checks; it never runs
+what a worker sends. The player's functions are wrapped to say in a page of shared memory
+which of them runs, and the parent times what it sees there with its own clock, ending a
+worker whose import or call runs over its limit; since the player runs in the worker, it
+can write that page and hide its calls, but not its job: the parent ends a job that runs
+over its own limit whatever the page says. Whatever goes wrong is a `PlayerFault` naming
+the file and the reason; the harness itself never ends with the player. Several files may
+share a worker (two players head to head): the page also says whose code runs, so a fault
+names its file.
 
 The engine runs in the worker next to the player (a round trip per call would cost more
-than the games), so the limits are the harness's, not a jail: a file that rewrites the
-engine in its own process, or calls the C library directly, is outside what this guards.
+than the games), so the figures are the worker's word: a file that rewrites the engine in
+its own process, or the watch, can change what its job reports, or blame the other file
+of its job, but not reach the harness.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
-import multiprocessing
+import mmap
 import os
+import pickle
 import posix
-import resource
+import select
 import signal
+import socket
+import struct
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from mine.strategies import confinement
+from mine.strategies.plain_messages import HEADER, Malformed, decode, encode, length
+
 IMPORTING = -1
 IDLE = -2
-PAGE = os.sysconf("SC_PAGE_SIZE")
 NAME_BYTES, MAX_NAMES = 32, 16
+POLL = 0.05  # seconds between the parent's looks at its workers
+SEND_SECONDS = 5  # a worker that does not take its next tasks in this long is stuck
+REASON_CHARACTERS = 300
 
 
 @dataclass(frozen=True)
 class Limits:
     """What a player file may take: seconds to import, seconds per call (the games' own
-    limits), and memory beyond the harness's own, in MB."""
+    limits), memory beyond the harness's own in MB, and seconds for a whole job (one
+    chunk of tasks: what ends a file that hides its calls from the watch)."""
 
     import_seconds: float = 10.0
     call_seconds: float = 1.0
     memory_mb: int = 2048
+    job_seconds: float = 3600.0
 
 
 LIMITS = Limits()
@@ -64,17 +81,27 @@ class PlayerFault(RuntimeError):
         return PlayerFault, (self.path, self.reason)
 
 
+class _Page(ctypes.Structure):
+    """The shared page: the calls started (the import too), the function that runs (an
+    index into `names`, IMPORTING or IDLE) and whose code it is (an index into the run's
+    files)."""
+
+    _fields_ = [
+        ("calls", ctypes.c_uint64),
+        ("function", ctypes.c_int32),
+        ("owner", ctypes.c_int32),
+        ("names", (ctypes.c_char * NAME_BYTES) * MAX_NAMES),
+    ]
+
+
 class _Watch:
-    """The worker's side: which of the player's functions runs, since when (shared memory
-    the parent reads without asking)."""
+    """The worker's side: which of the player's functions runs, written where the parent
+    reads it without asking."""
 
     def __init__(self, paths: Sequence[str] = ()) -> None:
         self.paths = tuple(paths)  # the files of this run, in the parent's order
-        self.started = multiprocessing.RawValue("d", 0.0)
-        self.function = multiprocessing.RawValue("i", IDLE)
-        self.owner = multiprocessing.RawValue("i", 0)  # whose code runs (or ran last)
-        # The names are wrapped in the worker, after the fork: the parent reads them here.
-        self.names = multiprocessing.RawArray("c", NAME_BYTES * MAX_NAMES)
+        self.page = _Page.from_buffer(mmap.mmap(-1, ctypes.sizeof(_Page)))  # shared on fork
+        self.page.function = IDLE
         self.raised: tuple[int, str, BaseException] | None = None
 
     def owner_of(self, path: Path | str) -> int:
@@ -83,44 +110,36 @@ class _Watch:
 
     @contextlib.contextmanager
     def importing(self, path: Path | str = "") -> Iterator[None]:
-        self.owner.value = self.owner_of(path)
-        self.function.value, self.started.value = IMPORTING, time.monotonic()
+        page = self.page
+        page.owner, page.function = self.owner_of(path), IMPORTING
+        page.calls += 1
         try:
             yield
         finally:
-            self.function.value = IDLE
-
-    def name(self, index: int) -> str:
-        return self.names[index * NAME_BYTES : (index + 1) * NAME_BYTES].rstrip(b"\0").decode()
+            page.function = IDLE
 
     def wrap(self, name: str, function: Callable, owner: int = 0) -> Callable:
-        known = [self.name(i) for i in range(MAX_NAMES)]
-        index = known.index(name) if name in known else known.index("")
-        self.names[index * NAME_BYTES : (index + 1) * NAME_BYTES] = name.encode()[
-            :NAME_BYTES
-        ].ljust(NAME_BYTES, b"\0")
+        encoded = name.encode()[:NAME_BYTES]
+        known = [slot.value for slot in self.page.names]
+        index = known.index(encoded) if encoded in known else known.index(b"")
+        self.page.names[index].value = encoded
+        page = self.page
 
         @functools.wraps(function)
         def timed(*args: Any, **kwargs: Any) -> Any:
-            if self.function.value != IDLE:  # the player calling its own function
+            if page.function != IDLE:  # the player calling its own function
                 return function(*args, **kwargs)
-            self.owner.value = owner
-            self.function.value, self.started.value = index, time.monotonic()
+            page.owner, page.function = owner, index
+            page.calls += 1
             try:
                 return function(*args, **kwargs)
             except BaseException as error:
                 self.raised = (owner, name, error)
                 raise
             finally:
-                self.function.value = IDLE
+                page.function = IDLE
 
         return timed
-
-    def doing(self) -> str:
-        index = self.function.value
-        if index == IMPORTING:
-            return "importing the file"
-        return f"{self.name(index)}()" if index >= 0 else "the harness"
 
 
 _WATCH: _Watch | None = None
@@ -135,21 +154,13 @@ def _refused(*_args: Any, **_kwargs: Any) -> None:
     raise PermissionError("a player file may not send signals")
 
 
-def _seal(memory_mb: int) -> None:
-    """What a worker does before any player code runs."""
-    os.setsid()  # the player's killpg(0, …) reaches only its own worker
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.close(null)
+def _seal() -> None:
+    """The worker's Python side, before any player code runs: its streams lead nowhere and
+    the signal calls say why they fail (the worker's user is what stops them)."""
     sys.stdin = sys.stdout = sys.stderr = open(os.devnull, "r+")  # noqa: SIM115
     for module, name in ((os, "kill"), (os, "killpg"), (posix, "kill"), (posix, "killpg"),
                          (signal, "pthread_kill")):  # fmt: skip
         setattr(module, name, _refused)
-    with open("/proc/self/statm") as statm:
-        harness = int(statm.read().split()[0]) * PAGE
-    limit = harness + memory_mb * 2**20
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def _describe(error: BaseException) -> str:
@@ -165,7 +176,7 @@ def _blame(error: BaseException, watch_: _Watch, paths: Sequence[str]) -> tuple[
     """Why the job ended, said of the player (its index in `paths`) whose code is to
     blame."""
     if watch_.raised is None:
-        owner = watch_.owner.value
+        owner = watch_.page.owner
         if isinstance(error, ValueError):  # the loader's or the validator's own words
             text = str(error)
             for index, path in enumerate(paths):  # a file's own error names the file
@@ -178,53 +189,175 @@ def _blame(error: BaseException, watch_: _Watch, paths: Sequence[str]) -> tuple[
     return owner, f"{_describe(raised)} in {name}(){then}"
 
 
-def _serve(conn: Connection, job: Callable[[Any], Any], memory_mb: int, paths: tuple) -> None:
-    _seal(memory_mb)
-    watch_ = _WATCH
-    assert watch_ is not None
+# --- the worker ----------------------------------------------------------------------------
+
+
+def _work(channel: socket.socket, job: Callable[[Any], Any], watch_: _Watch, paths) -> None:
+    """Run the tasks the parent sends (pickles: the parent's own data) and answer each in
+    plain data; the first fault ends the worker."""
     while True:
-        try:
-            chunk = conn.recv()
-        except EOFError:
-            os._exit(0)
-        if chunk is None:
-            conn.close()
-            os._exit(0)
-        for index, task in chunk:
+        for index, task in pickle.loads(_exactly(channel, length(_exactly(channel, HEADER.size)))):
             watch_.raised = None
             try:
                 result = job(task)
             except BaseException as error:  # the player's exit or error ends this worker
-                conn.send(("fault", *_blame(error, watch_, paths)))
-                conn.close()
-                os._exit(1)
-            conn.send(("done", index, result))
+                channel.sendall(encode(["fault", *_blame(error, watch_, paths)]))
+                return
+            try:
+                channel.sendall(encode(["done", index, result]))
+            except TypeError as error:
+                reason = f"its job returned what the harness cannot read ({error})"
+                channel.sendall(encode(["fault", watch_.page.owner, reason]))
+                return
+
+
+def _exactly(channel: socket.socket, size: int) -> bytes:
+    data = bytearray()
+    while len(data) < size:
+        chunk = channel.recv(size - len(data))
+        if not chunk:
+            os._exit(0)  # the parent is gone
+        data += chunk
+    return bytes(data)
+
+
+def _worker(job, paths, limits: Limits, users: str, guard: confinement.Guard) -> _Worker:
+    """Fork a worker, confined before it runs anything of the player's."""
+    global _WATCH
+    here, there = socket.socketpair()
+    watch_ = _Watch(paths)
+    harness = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _WATCH = watch_
+            confinement.confine(there.fileno(), harness, confinement.user_of(os.getpid(), users),
+                                limits.memory_mb)  # fmt: skip
+            _seal()
+            _work(there, job, watch_, paths)
+        except BaseException:  # the parent is gone, or the worker could not be confined
+            os._exit(70)
+        os._exit(0)
+    there.close()
+    guard.tell("+", pid, confinement.user_of(pid, users))
+    here.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", SEND_SECONDS, 0))
+    return _Worker(pid, os.pidfd_open(pid), here, watch_.page)
+
+
+# --- the parent ----------------------------------------------------------------------------
 
 
 @dataclass
 class _Worker:
-    process: multiprocessing.process.BaseProcess
-    conn: Connection
-    watch: _Watch
-    busy: list[int]
+    """The parent's side of a worker: its process, channel and page, what it was given
+    and when, and what it has sent so far."""
+
+    pid: int
+    pidfd: int
+    channel: socket.socket
+    page: _Page
+    busy: list[int] = field(default_factory=list)
+    given: float = 0.0  # when the parent gave the tasks it is busy with (its clock)
+    seen: tuple[int, int] = (0, IDLE)  # the page's calls and function, as last seen
+    since: float = 0.0  # when the parent saw them change
+    received: bytearray = field(default_factory=bytearray)
+    exited: bool = False
 
     def owner(self, paths: Sequence[str]) -> str:
-        return paths[self.watch.owner.value] if paths else ""
+        owner = self.page.owner
+        return paths[owner] if 0 <= owner < len(paths) else paths[0]
+
+    def doing(self) -> str:
+        index = self.page.function
+        if index == IMPORTING:
+            return "importing the file"
+        if index == IDLE:
+            return "the harness"
+        if not 0 <= index < MAX_NAMES:
+            return "a function of its own"
+        name = self.page.names[index].value.decode(errors="replace")
+        return "".join(c if c.isprintable() else "?" for c in name) + "()"
 
     def overdue(self, limits: Limits, now: float) -> str | None:
-        index, started = self.watch.function.value, self.watch.started.value
-        if index == IDLE or not started:
-            return None
-        limit = limits.import_seconds if index == IMPORTING else limits.call_seconds
-        if now - started > limit:
-            return f"{self.watch.doing()} ran over its {limit:g} s limit"
+        state = (self.page.calls, self.page.function)
+        if state != self.seen:
+            self.seen, self.since = state, now
+        if state[1] != IDLE:
+            limit = limits.import_seconds if state[1] == IMPORTING else limits.call_seconds
+            if now - self.since > limit:
+                return f"{self.doing()} ran over its {limit:g} s limit"
+        if now - self.given > limits.job_seconds:
+            return f"its job ran over the {limits.job_seconds:g} s limit of a job"
         return None
 
+    def give(self, queue: list[list[tuple[int, Any]]], paths: Sequence[str]) -> None:
+        if not queue:
+            return
+        chunk = queue.pop()
+        self.busy = [index for index, _ in chunk]
+        self.given = self.since = time.monotonic()
+        data = pickle.dumps(chunk)
+        try:
+            self.channel.sendall(HEADER.pack(len(data)) + data)
+        except OSError:  # it closed its channel, ended, or stopped reading
+            self.ended(paths)
+
+    def read(self, paths: Sequence[str], results: dict[int, Any]) -> bytes | None:
+        """Take what has arrived: the bytes (b"" once the channel is closed), or None when
+        nothing has."""
+        try:
+            data = self.channel.recv(1 << 16, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return None
+        except OSError:
+            data = b""
+        self.received += data
+        try:
+            while len(self.received) >= HEADER.size:
+                size = length(bytes(self.received[: HEADER.size]))
+                if len(self.received) < HEADER.size + size:
+                    break
+                message = decode(bytes(self.received[HEADER.size : HEADER.size + size]))
+                del self.received[: HEADER.size + size]
+                self.take(message, paths, results)
+        except Malformed as error:
+            reason = f"sent the harness a malformed message ({error})"
+            raise PlayerFault(self.owner(paths), reason) from None
+        return data
+
+    def take(self, message: Any, paths: Sequence[str], results: dict[int, Any]) -> None:
+        """A result of a task it was given, or a fault of one of its files (one line)."""
+        files = range(len(paths))
+        match message:
+            case ["done", int(index), result] if type(index) is int and index in self.busy:
+                results[index] = result
+                self.busy.remove(index)
+            case ["fault", int(owner), str(why)] if type(owner) is int and owner in files:
+                line = "".join(c if c.isprintable() else " " for c in why)[:REASON_CHARACTERS]
+                raise PlayerFault(paths[owner], line)
+            case _:
+                raise Malformed("not a result it was asked for, nor a fault of its files")
+
+    def ended(self, paths: Sequence[str]) -> None:
+        """The worker closed its channel or ended: the fault, after what it sent last."""
+        while self.read(paths, {}):  # until nothing more, or the end
+            pass
+        poll = select.poll()
+        poll.register(self.pidfd, select.POLLIN)
+        if not poll.poll(1000):  # alive without its channel
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        _, status = os.waitpid(self.pid, 0)
+        self.exited = True
+        code = os.waitstatus_to_exitcode(status)
+        raise PlayerFault(self.owner(paths), f"ended its process (exit code {code}) in "
+                          f"{self.doing()}")  # fmt: skip
+
     def end(self) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.join(timeout=5)
-        self.conn.close()
+        if not self.exited:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        os.close(self.pidfd)
+        self.channel.close()
 
 
 def run(
@@ -239,11 +372,10 @@ def run(
     contain: bool = True,
 ) -> list[Any]:
     """`job(task)` for every task, in contained workers (fork: `job` and what it loads
-    run in the child); results in task order. PlayerFault when the player fails: `path`
-    is the player file, or the files that play in the same jobs (the fault names the one
-    to blame). `contain=False` runs the jobs here, unguarded: what the benchmark compares
-    against."""
-    global _WATCH
+    run in the child); results in task order, as plain data (`plain_messages`). PlayerFault
+    when the player fails: `path` is the player file, or the files that play in the same
+    jobs (the fault names the one to blame). `contain=False` runs the jobs here,
+    unguarded: what the benchmark compares against."""
     paths = tuple(str(Path(p)) for p in ([path] if isinstance(path, str | Path) else path))
     if not contain:
         done = []
@@ -252,64 +384,49 @@ def run(
             if progress:
                 progress(len(done))
         return done
-    context = multiprocessing.get_context("fork")
     queue = [list(enumerate(tasks))[i : i + chunk] for i in range(0, len(tasks), chunk)]
     queue.reverse()
     results: dict[int, Any] = {}
     pool: list[_Worker] = []
-    try:
-        for _ in range(max(1, min(workers, len(queue)))):
-            here, there = context.Pipe()
-            _WATCH = _Watch(paths)
-            process = context.Process(target=_serve, args=(there, job, limits.memory_mb, paths))
-            process.start()
-            there.close()
-            pool.append(_Worker(process, here, _WATCH, []))
-        _WATCH = None
-        for worker in pool:
-            _give(worker, queue)
-        while any(worker.busy for worker in pool):
-            ready = wait([w.conn for w in pool if w.busy], timeout=0.05)
-            now = time.monotonic()
+    users = confinement.player_users()
+    with confinement.harness_settings():
+        began, guard = confinement.ticks(), confinement.guard()
+        try:
+            for _ in range(max(1, min(workers, len(queue)))):
+                pool.append(_worker(job, paths, limits, users, guard))
             for worker in pool:
-                if worker.conn in ready:
-                    _receive(worker, paths, results, progress, queue)
-                elif worker.busy and (reason := worker.overdue(limits, now)):
-                    raise PlayerFault(worker.owner(paths), reason)
-    finally:
-        _WATCH = None
-        for worker in pool:
-            with contextlib.suppress(OSError, ValueError):
-                worker.conn.send(None)
-            worker.end()
+                worker.give(queue, paths)
+            while busy := [worker for worker in pool if worker.busy]:
+                _watch(busy, paths, limits, results, progress, queue)
+        finally:
+            for worker in pool:
+                worker.end()
+            confinement.end_started(began, guard.pid)
+            for worker in pool:
+                guard.tell("-", worker.pid, confinement.user_of(worker.pid, users))
     return [results[i] for i in range(len(tasks))]
 
 
-def _give(worker: _Worker, queue: list[list[tuple[int, Any]]]) -> None:
-    if queue:
-        chunk = queue.pop()
-        worker.busy = [index for index, _ in chunk]
-        worker.conn.send(chunk)
-
-
-def _receive(worker, paths, results, progress, queue) -> None:
-    try:
-        message = worker.conn.recv()
-    except EOFError:
-        worker.process.join(timeout=5)
-        code = worker.process.exitcode
-        raise PlayerFault(
-            worker.owner(paths), f"ended its process (exit code {code}) in {worker.watch.doing()}"
-        ) from None
-    if message[0] == "fault":
-        raise PlayerFault(paths[message[1]] if paths else "", message[2])
-    _, index, result = message
-    results[index] = result
-    worker.busy.remove(index)
-    if progress:
-        progress(len(results))
-    if not worker.busy:
-        _give(worker, queue)
+def _watch(busy: list[_Worker], paths, limits: Limits, results, progress, queue) -> None:
+    """One look at the busy workers: what they sent, whether they ended, whether they
+    ran over a limit."""
+    poll = select.poll()
+    for worker in busy:
+        poll.register(worker.channel, select.POLLIN)
+        poll.register(worker.pidfd, select.POLLIN)
+    ready = {fd for fd, _ in poll.poll(POLL * 1000)}
+    now = time.monotonic()
+    for worker in busy:
+        if worker.channel.fileno() in ready or worker.pidfd in ready:
+            done = len(results)
+            if worker.read(paths, results) == b"" or worker.pidfd in ready:
+                worker.ended(paths)
+            if progress and len(results) > done:
+                progress(len(results))
+            if not worker.busy:
+                worker.give(queue, paths)
+        elif reason := worker.overdue(limits, now):
+            raise PlayerFault(worker.owner(paths), reason)
 
 
 def load_wrapped(module: ModuleType, functions: Iterable[str], path: Path | str = "") -> ModuleType:

@@ -1,8 +1,14 @@
-"""95 % intervals the validators and tournaments report."""
+"""95 % intervals the validators and tournaments report, and the figures of a pairing
+(games between two sides, from side A's point of view) with them."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 Z95 = 1.959964
 """The normal distribution's two-sided 95 % quantile."""
@@ -17,3 +23,96 @@ def wilson(successes: float, n: float) -> tuple[float, float]:
     centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
     half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+# --- a pairing ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One game from side A's point of view: A's score (1 win, ½ draw, 0 loss; an exact
+    game's expectation), whether A sat or moved first, A's margin in the game's own units
+    (None where the game has none), and each side's invalid play (None: none). An exact
+    game's `invalid_chance`: the chance that each side's invalid play ends it (its
+    `invalid` the reason of one, where that chance is not 0)."""
+
+    score: float
+    a_first: bool
+    margin: float | None = None
+    invalid: tuple[str | None, str | None] = (None, None)
+    invalid_chance: tuple[float, float] | None = None
+
+    def lost_to_invalid(self, side: int) -> float:
+        """Games `side` lost by an invalid play: 0 or 1, a chance in an exact game."""
+        if self.invalid_chance is not None:
+            return self.invalid_chance[side]
+        return float(self.invalid[side] is not None)
+
+
+def summarise_pairing(
+    outcomes: Sequence[Outcome], weight: float, exact: bool, timed_out: Sequence[str] = ()
+) -> dict[str, Any]:
+    """A pairing's result from A's side: wins, draws, losses, A's score rate with its
+    Wilson 95 % interval (draws half), seats, the paired margin, invalid plays (and how
+    many of them the game's clock called: reasons holding a `timed_out` word). Outcomes
+    come in deal pairs (the deal, then the same deal with the seats swapped)."""
+    scores = np.array([o.score for o in outcomes], float)
+    games = round(len(outcomes) * weight)
+    score = round(float(scores.sum() * weight), 6) + 0.0  # no negative zero from 1 - 1
+    result: dict[str, Any] = {
+        "games": games,
+        "a_wins": int((scores == 1).sum()) if not exact else None,
+        "draws": int((scores == 0.5).sum()) if not exact else None,
+        "b_wins": int((scores == 0).sum()) if not exact else None,
+        "a_score": score,
+        "a_score_rate": round(score / games, 6),
+        "a_score_ci95": [round(score / games, 6)] * 2 if exact else rounded_wilson(score, games),
+        "a_first": int(sum(o.a_first for o in outcomes) * weight),
+        "b_first": int(sum(not o.a_first for o in outcomes) * weight),
+        "invalid": [
+            _games(sum(o.lost_to_invalid(side) for o in outcomes) * weight, exact)
+            for side in (0, 1)
+        ],  # fmt: skip
+        "timeouts": [
+            sum(_timed_out(o.invalid[side], timed_out) for o in outcomes) for side in (0, 1)
+        ],  # fmt: skip
+        "invalid_reasons": [
+            sorted({o.invalid[side] for o in outcomes if o.invalid[side]})[:3] for side in (0, 1)
+        ],
+    }
+    if outcomes and outcomes[0].margin is not None:
+        result["margin"] = paired_margin(outcomes)
+    return result
+
+
+def _games(count: float, exact: bool) -> float:
+    """A count of games: whole where they were played, an expectation where exact."""
+    return round(count, 6) if exact else round(count)
+
+
+def _timed_out(reason: str | None, words: Sequence[str]) -> bool:
+    return reason is not None and any(word in reason for word in words)
+
+
+def rounded_wilson(successes: float, n: float) -> list[float]:
+    """The Wilson score 95 % interval of a rate, rounded for the report."""
+    return [round(bound, 6) for bound in wilson(successes, n)]
+
+
+def paired_margin(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """A's mean margin per game with a paired t 95 % interval: each deal's two games (one
+    from each seat) make one difference, so the deal's luck cancels; deals with a game
+    without a margin (an invalid play) are left out."""
+    pairs = [outcomes[k : k + 2] for k in range(0, len(outcomes) - 1, 2)]
+    both = [(x.margin, y.margin) for x, y in pairs if x.margin is not None and y.margin is not None]
+    per_deal = np.array([(x + y) / 2 for x, y in both], float)
+    n = len(per_deal)
+    if n == 0:
+        return {"mean": None, "ci95": None, "deals": 0}
+    mean = round(float(per_deal.mean()), 6)
+    if n < 2:
+        return {"mean": mean, "ci95": None, "deals": n}
+    from scipy.stats import t  # scikit-learn's own dependency; only needed here
+
+    half = float(t.ppf(0.975, n - 1)) * float(per_deal.std(ddof=1)) / math.sqrt(n)
+    return {"mean": mean, "ci95": [round(mean - half, 6), round(mean + half, 6)], "deals": n}

@@ -13,7 +13,14 @@ REPO = Path(__file__).resolve().parent.parent
 FOLDERS = ("mine", "parsers", "warehouse", "models", "strategies", "pipeline")
 
 PLAYERS = "mine.strategies.players"
-HARNESS = ("mine.strategies.contained", "mine.strategies.player_file", "mine.strategies.intervals")
+HARNESS = (
+    "mine.strategies.contained",
+    "mine.strategies.confinement",
+    "mine.strategies.plain_messages",
+    "mine.strategies.player_file",
+    "mine.strategies.intervals",
+    "mine.strategies.haskell",  # building and running a Haskell player
+)
 RUNNERS = "mine.strategies.runners"  # where tasks run: the layers take a runner, never Ray
 GAMES = ("mine.parsers", "mine.strategies.engines", PLAYERS)  # the rules and formats
 ROOMS: dict[str, tuple[str, ...]] = {
@@ -25,7 +32,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "mine.strategies.solvers": GAMES,
     "mine.warehouse": ("mine.games", "mine.parsers", "mine.strategies.engines", RUNNERS),
     "mine.models": (*GAMES, "mine.strategies.solvers"),
-    **dict.fromkeys(HARNESS, HARNESS),
+    **dict.fromkeys(HARNESS, (*HARNESS, "mine.parsers")),
     RUNNERS: (),
     "mine.strategies.bots": (*GAMES, "mine.strategies.solvers"),
     "mine.strategies.codegen": (*GAMES, "mine.strategies.solvers"),

@@ -9,10 +9,12 @@ ranks (2 … 14, ace high) and suits.
 from __future__ import annotations
 
 from mine.parsers import cardguess as log_format
+from mine.strategies.engines.cardguess import CardGuessRules
 from mine.warehouse.checks import numbered_score_rows
 
 GAME = "cardguess"
 FORMAT = log_format
+RULES = CardGuessRules  # `--rules` at ingest (the checks read no setting: a log holds any n)
 
 RANK = "(instr('23456789TJQKA', c[1]) + 1)"  # of a card `c`: 2 … 14, ace high
 

@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 from mine.parsers import ginrummy as log_format
 from mine.parsers.cards import parse_course
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, hand_mask
+from mine.strategies.engines.ginrummy import GinRummyRules
+from mine.strategies.engines.melds import MeldSolver, hand_mask
 from mine.warehouse.checks import numbered_score_rows, out_of_range, rule
 
 GAME = "ginrummy"

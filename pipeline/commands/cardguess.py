@@ -67,22 +67,20 @@ def simulate(
     as_json: options.Json = False,
 ) -> None:
     """Play card-guessing games and write <guesser>-<answerer>-n<N>.csv + -score.csv."""
-    from mine.strategies.bots.cardguess import GUESSERS, parse_guesser
-    from mine.strategies.engines.cardguess import ANSWERERS, CardGuessRules, GameOver, run_games
+    from mine.strategies.bots.cardguess import GUESSERS, make_bot
+    from mine.strategies.engines.cardguess import ANSWERERS, CardGuessRules, GameOver
+    from mine.strategies.engines.cardguess import simulate as play_games
 
     game_rules = options.game_rules(CardGuessRules, [f"n={n}", *(rules or [])])
     if guesser not in GUESSERS:
         raise fail(f"unknown guesser {guesser!r} (known: {', '.join(GUESSERS)})")
     if answerer not in ANSWERERS:
         raise fail(f"unknown answerer {answerer!r} (known: {', '.join(ANSWERERS)})")
-    stem = out / f"{guesser}-{answerer}-n{game_rules.n}"
     bar, advance = per_name(as_json)
     try:
         with bar:
-            summary = run_games(
-                lambda rng: parse_guesser(guesser, rng), answerer, games, seed, game_rules, stem,
-                lambda done, total: advance(stem.name, done, total),
-            )  # fmt: skip
+            summary = play_games(game_rules, [guesser], games, seed, out, progress=advance,
+                                 make_bot=make_bot, answerer=answerer)  # fmt: skip
     except GameOver as error:
         raise fail(f"{guesser}: {error}") from None
     except OSError as error:
@@ -221,16 +219,17 @@ def generate(
 ) -> None:
     """Generate a single-file, standard-library-only card-guessing player from a table."""
     from mine.models import cardguess as model
+    from mine.strategies.codegen.cardguess import write_module
     from mine.strategies.validation import cardguess as validation
 
-    trees, metadata = read_fitted(model.read_table, table)
+    fitted = read_fitted(model.read_table, table)
     card = None
     try:
-        validation.write_player(trees, metadata, out)
+        write_module(out, fitted)
         if validate:
             with working(f"measuring {out} on every answer", as_json):
-                card = validation.validate_player(out, sorted(trees), workers=workers)
-            validation.write_player(trees, metadata, out, card)
+                card = validation.check(out, fitted, workers=workers)
+            write_module(out, fitted, card)
     except (ValueError, OSError, PlayerFault) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
     if as_json:
@@ -276,14 +275,14 @@ def validate(
         raise fail(f"unknown answerer {answerer!r} (known: {', '.join(ANSWERERS)})")
     try:
         with working(f"measuring {player} and the baselines on the same answers", as_json):
-            card = validation.validate_player(
+            card = validation.validate(
                 player,
-                _sizes(n) or (2, 3, 4),
-                answerer,
-                answers,
-                options.names(baselines),
-                compare,
-                workers,
+                against=compare,
+                sizes=_sizes(n) or (2, 3, 4),
+                answerer=answerer,
+                answers=answers,
+                baselines=options.names(baselines),
+                workers=workers,
             )
     except (ValueError, PlayerFault) as error:  # the file, or a bad baseline
         raise fail(str(error)) from None
@@ -370,14 +369,14 @@ def report(
     from mine.pipeline.reports import cardguess as report_page
     from mine.strategies.validation import cardguess as validation
 
-    trees, metadata = read_fitted(model.read_table, table)
+    fitted = read_fitted(model.read_table, table)
     card = None
     if player is not None:
         try:
             with working(f"measuring {player}", as_json):
-                card = validation.validate_player(player, sorted(trees))
+                card = validation.validate(player, sizes=sorted(fitted.trees))
         except (ValueError, PlayerFault) as error:
             raise fail(str(error)) from None
     with working("drawing the page", as_json):
-        page = report_page.html(trees, metadata, card)
+        page = report_page.html(fitted.trees, fitted.metadata, card)
     write_report(out, page, as_json)

@@ -78,20 +78,16 @@ def simulate(
         raise fail("--players needs at least two bots (or one and --opponent)")
     if opponent is not None and not specs:
         raise fail("--players needs at least one bot to play --opponent")
-    try:
-        bots = [(spec, make_bot(spec, game_rules)) for spec in specs]
-        against = None if opponent is None else (opponent, make_bot(opponent, game_rules))
-    except ValueError as error:
-        raise fail(str(error)) from None
-    matches = len(specs) if against else len(specs) * (len(specs) - 1) // 2
+    matches = len(specs) if opponent else len(specs) * (len(specs) - 1) // 2
     options.room_for(out, matches * games * LOG_BYTES_PER_GAME)
     bar, progress = per_name(as_json)
     try:
         with bar:
             summary = engine.simulate(
-                game_rules, bots, games, seed, out, progress=progress, opponent=against
-            )
-    except ValueError as error:  # a bot whose choices are not dice here
+                game_rules, specs, games, seed, out,
+                make_bot=make_bot, progress=progress, opponent=opponent,
+            )  # fmt: skip
+    except ValueError as error:  # an unknown bot, or one whose choices are not dice here
         raise fail(str(error)) from None
     except OSError as error:
         raise fail(f"cannot write the logs into {out}: {error.strerror}") from None

@@ -7,9 +7,12 @@ handed to whichever layer call takes them) and how results print (`pipeline/disp
 from __future__ import annotations
 
 import contextlib
+import importlib
+import importlib.util
 import inspect
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from mine.games import Game
@@ -60,7 +63,8 @@ def parameters(verb: str, game: Game) -> list[inspect.Parameter] | None:
     if verb == "generate":
         out = options.out("The player module to write.")
         table = _parameter("table", options.Table)
-        return [table, _parameter("out", out, Path(f"{game.name}_player.py")), json]
+        lang = [_parameter("lang", options.Lang, options.Language.python)] if course(game) else []
+        return [table, _parameter("out", out, Path(f"{game.name}_player.py")), *lang, json]
     if verb == "validate":
         rules = _parameter("rules", options.Rules, None)
         against = _parameter("against", options.Against, None)
@@ -144,8 +148,15 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     next_step(f"mine generate {game.name} --table {path}")
 
 
-def generate(game: Game, table: Path, out: Path, as_json=False, **own) -> None:
-    """Generate a single-file, standard-library-only player from a fitted table."""
+def course(game: Game) -> ModuleType | None:
+    """The generator of the course's own Haskell file, where the game's course takes one."""
+    name = f"mine.strategies.codegen.haskell.{game.name}"
+    return importlib.import_module(name) if importlib.util.find_spec(name) else None
+
+
+def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own) -> None:
+    """Generate a single-file, standard-library-only player from a fitted table (or the
+    course's Haskell file, deciding as that Python file does)."""
     from mine.strategies.codegen import write_player
 
     fitted = read_fitted(game.module("fitter").read_table, table)
@@ -159,12 +170,18 @@ def generate(game: Game, table: Path, out: Path, as_json=False, **own) -> None:
         working("writing and measuring the player", as_json),
     ):
         written = write_player(source, fitted, measure, **taken(source.module_source, own))
-    write_report(out, written.source, say=False)
+        text, hint = written.source, f"mine validate {game.name} {out}"
+        if lang is options.Language.haskell:
+            haskell = course(game)
+            if out == Path(f"{game.name}_player.py"):  # --out left at the Python file's name
+                out = Path(haskell.COURSE_FILE)
+            text, hint = haskell.haskell_source(written.source), haskell.SUBMIT.format(out=out)
+    write_report(out, text, say=False)
     if as_json:
         print_json({"player": str(out), **written.card})
         return
     game.module("display").generated(out, written.card)
-    next_step(f"mine validate {game.name} {out}")
+    next_step(hint)
 
 
 def validate(game: Game, player: Path, rules=None, against=None, as_json=False, **own) -> None:
@@ -180,8 +197,9 @@ def validate(game: Game, player: Path, rules=None, against=None, as_json=False, 
                         progress=progress, own=own)  # fmt: skip
     except (ValueError, PlayerFault) as error:
         raise fail(str(error)) from None
+    card = {"player": str(player), **card}
     if as_json:
-        print_json({"player": str(player), **card})
+        print_json(card)
     else:
         game.module("display").validated(card)
     reason = validator.failure(card)

@@ -18,8 +18,9 @@ import typer
 from mine import games as registry
 from mine.pipeline import options
 from mine.pipeline.cluster import runner
-from mine.pipeline.console import fail, interval, print_json, show, write_report
+from mine.pipeline.console import fail, print_json, show, write_report
 from mine.pipeline.progress import per_name
+from mine.pipeline.reports import tournament as page
 from mine.strategies import tournament as core
 
 
@@ -54,8 +55,6 @@ def run(
         raise fail(str(error), 2) from None
     result = {"game": game, **result}
     if html is not None:
-        from mine.pipeline.reports import tournament as page
-
         write_report(html, page.html(result, match.MARGIN), say=not as_json)
         result["html"] = str(html)
     if as_json:
@@ -70,44 +69,8 @@ def run(
 
 def _print(result: dict[str, Any], margin: str | None) -> None:
     """The standings, then the pairings (a column only where some row has a value)."""
-    percent = "{:.1%}".format
-    rows = [
-        {
-            "rank": row["rank"],
-            "player": row["name"],
-            "rating": "disqualified"
-            if row["rating"] is None
-            else f"{row['rating']:.0f}±{row['plus_minus']:.0f}",
-            "games": row["games"],
-            "score": "–" if row["score_rate"] is None else percent(row["score_rate"]),
-            "invalid": row["invalid"],
-            "time-outs": row["timeouts"],
-        }
-        for row in result["standings"]
-    ]
-    exact = ", exact win probabilities" if result["exact"] else ""
-    show(rows, f"{result['game']} round robin ({result['games_per_pairing']} games a pairing, "
-         f"seed {result['seed']}{exact})",
-         caption="rating: Bradley–Terry (Elo scale, mean 1500) ± its 95 % interval; "
-         "score: wins and half the draws")  # fmt: skip
-    pairs = [_pairing_row(p, result["exact"]) for p in result["pairings"]]
+    show(page.standing_rows(result), page.title(result), caption=page.rating_note(result))
+    pairs = page.pairing_rows(result)
     columns = dict.fromkeys(key for row in pairs for key in row)  # in order of appearance
-    show(pairs, "pairings, from A's side", {k: k for k in columns},
+    show(pairs, "pairings, from A's side", {k: k for k in columns}, page.FORMATS,
          caption=f"margin: {margin}, mean per game" if margin else None)  # fmt: skip
-
-
-def _pairing_row(p: dict[str, Any], exact: bool) -> dict[str, Any]:
-    if "void" in p:
-        return {"A": p["a"], "B": p["b"], "A score [95 %]": p["void"]}
-    row = {"A": p["a"], "B": p["b"]}
-    if exact:
-        row["A score"] = f"{p['a_score_rate']:.4f}"
-    else:
-        row["W-D-L"] = f"{p['a_wins']}-{p['draws']}-{p['b_wins']}"
-        ci = {"mean": p["a_score_rate"], "ci95": p["a_score_ci95"]}
-        row["A score [95 %]"] = interval(ci, "{:.3f}")
-    row["first A/B"] = f"{p['a_first']}/{p['b_first']}"
-    row["invalid A/B"] = f"{p['invalid'][0]}/{p['invalid'][1]}"
-    if (p.get("margin") or {}).get("ci95"):
-        row["margin [95 %]"] = interval(p["margin"], "{:+.1f}")
-    return row

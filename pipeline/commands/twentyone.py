@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -38,9 +37,11 @@ from mine.pipeline.reports import twentyone as report_page
 from mine.pipeline.stats import has_logs
 from mine.pipeline.stats import twentyone as stats_of
 from mine.strategies.bots.twentyone import BOTS, make_bot
+from mine.strategies.codegen.twentyone import write_module
 from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone import simulate as play_games
+from mine.strategies.engines.twentyone_chart import Strategy
 from mine.strategies.player_file import PlayerFileError
 from mine.strategies.runners import SERIAL
 from mine.strategies.validation import twentyone as validation
@@ -72,10 +73,9 @@ def simulate(
         raise fail(f"--me {me} is not a seat (0..{len(specs) - 1})")
     try:
         for spec in specs:  # a bad name fails before any file is written
-            make_bot(spec, np.random.default_rng(0), game_rules)
+            make_bot(spec, game_rules, np.random.default_rng(0))
     except ValueError as error:
         raise fail(str(error)) from None
-    seats = [(spec, partial(make_bot, spec, rules=game_rules)) for spec in specs]
     options.room_for(out, games * game_rules.rounds * len(specs) * LOG_BYTES_PER_DECISION)
     columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with progress_bar(*columns, as_json=as_json) as bar:
@@ -83,9 +83,16 @@ def simulate(
         try:
             with runner(cluster, SERIAL) as running:
                 summary = play_games(
-                    game_rules, seats, games, seed, out, me,
-                    lambda done: bar.update(task, advance=done), running,
-                )  # fmt: skip
+                    game_rules,
+                    specs,
+                    games,
+                    seed,
+                    out,
+                    progress=lambda _, done, __: bar.update(task, completed=done),
+                    make_bot=make_bot,
+                    me=me,
+                    runner=running,
+                )
         except OSError as error:
             raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
     if as_json:
@@ -127,7 +134,7 @@ def stats(
     (`--by player`: each player id's habits, and its choices against a fitted chart)."""
     game_rules = options.game_rules(TwentyOneRules, rules)
     if options.grouping(by, table) == "player":
-        chart = _read_table(table)[0] if table is not None else None
+        chart = _read_table(table).chart if table is not None else None
         _stats_by_player(db, game_rules, chart, table, as_json)
         return
     con = open_warehouse(db, read_only=False)
@@ -331,14 +338,23 @@ def _check_learned(learned: dict[str, Any]) -> None:
             )
 
 
-def _read_table(path: Path):
+def _read_table(path: Path) -> Strategy:
     frame, metadata = read_fitted(lambda p: tables.read(p, GAME, model.KIND), path)
-    return (
+    return Strategy(
         model.chart_from_frame(frame),
-        model.bids_from_frame(frame),
-        model.count_charts_from_frame(frame),
+        tuple(model.bids_from_frame(frame)),
+        tuple(model.count_charts_from_frame(frame)),
         metadata,
     )
+
+
+def write_player(path: Path, fitted: Strategy, **options: Any) -> dict[str, Any]:
+    """Write the player file, measure that file, and write it again with the figures in
+    its docstring (the same tables: only the docstring changes); the figures."""
+    write_module(path, fitted, None)
+    card = validation.check(path, fitted, **options)
+    write_module(path, fitted, card)
+    return card
 
 
 def generate(
@@ -350,13 +366,12 @@ def generate(
     as_json: options.Json = False,
 ) -> None:
     """Generate a single-file, standard-library-only TwentyOne player from a table."""
-    chart, bids, count_charts, metadata = _read_table(table)
+    strategy = _read_table(table)
     game_rules = options.game_rules(TwentyOneRules, rules)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         with working(f"writing the player and playing {hands:,} hands", as_json):
-            figures = validation.generate(out, chart, bids, count_charts, metadata, game_rules,
-                                          hands, seed)  # fmt: skip
+            figures = write_player(out, strategy, rules=game_rules, hands=hands, seed=seed)
     except (ValueError, OSError) as error:
         raise fail(f"cannot generate from {table}: {error}") from None
     if as_json:
@@ -396,21 +411,24 @@ def validate(
             runner(cluster, SERIAL) as running,
         ):
             result = validation.validate(
-                player, game_rules, hands, games, seed,
-                shoe_hands=shoe_hands, against=against, runner=running,
-            )  # fmt: skip
+                player,
+                game_rules,
+                against=against,
+                hands=hands,
+                games=games,
+                seed=seed,
+                shoe_hands=shoe_hands,
+                runner=running,
+            )
     except (PlayerFileError, PlayerFault) as error:
         raise fail(str(error)) from None
     if as_json:
         print_json(result)
     else:
         _print_validation(result)
-    if result.get("invalid_actions"):
-        first = result["games"]["disqualified"][0]
-        raise fail(
-            f"{player}: {result['invalid_actions']} games lost to invalid actions "
-            f"(first, {first}); the figures above do not hold for its play()"
-        )
+    why = validation.failure(result)
+    if why is not None:
+        raise fail(why)
 
 
 def tournament(
@@ -555,9 +573,9 @@ def report(
     dealer's outcomes by up card), or the static chart as CSV."""
     if fmt not in ("html", "csv"):
         raise fail(f"unknown format {fmt!r}: use html or csv")
-    chart, bids, count_charts, metadata = _read_table(table)
+    strategy = _read_table(table)
     if fmt == "csv":
-        text = report_page.chart_csv(chart)
+        text = report_page.chart_csv(strategy.chart)
     else:
         dealer = counts = None
         if db is not None or options.default_db_exists():
@@ -569,5 +587,12 @@ def report(
             finally:
                 con.close()
         with working("drawing the page", as_json):
-            text = report_page.html(chart, bids, metadata, dealer, counts, count_charts)
+            text = report_page.html(
+                strategy.chart,
+                list(strategy.bids),
+                strategy.metadata,
+                dealer,
+                counts,
+                list(strategy.count_charts),
+            )
     write_report(out, text, as_json)

@@ -19,8 +19,9 @@ from mine.models import cardguess as model
 from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.reports import cardguess as report_page
 from mine.pipeline.stats import cardguess as stats_of
-from mine.strategies.bots.cardguess import parse_guesser
-from mine.strategies.engines.cardguess import CardGuessRules, run_games
+from mine.strategies.bots.cardguess import make_bot
+from mine.strategies.codegen.cardguess import write_module
+from mine.strategies.engines.cardguess import CardGuessRules, simulate
 from mine.strategies.solvers.cardguess import Plan
 from mine.strategies.validation import cardguess as validation
 from mine.warehouse import ingest
@@ -47,14 +48,7 @@ QUERIES = {
 def run(db: Path, workdir: Path, console: Console, games: int = GAMES) -> dict[str, Any]:
     started = time.perf_counter()
     logs = workdir / "logs"
-    summary = run_games(
-        lambda rng: parse_guesser("greedy", rng),
-        "uniform",
-        games,
-        0,
-        CardGuessRules(n=N),
-        logs / f"greedy-uniform-n{N}",
-    )
+    summary = simulate(CardGuessRules(n=N), ["greedy"], games, 0, logs, make_bot=make_bot)
     con = open_warehouse(db, read_only=False, create=True)
     try:
         landed = ingest.ingest(con, [logs])
@@ -65,13 +59,13 @@ def run(db: Path, workdir: Path, console: Console, games: int = GAMES) -> dict[s
     finally:
         con.close()
     path = model.write_table(workdir / "cardguess.parquet", fitted)
-    trees, metadata = model.read_table(path)  # as `mine generate cardguess --table` reads it
-    player = workdir / "cardguess_player.py"
-    validation.write_player(trees, metadata, player)
-    card = validation.validate_player(player, (N,))
-    validation.write_player(trees, metadata, player, card)
+    fitted = model.read_table(path)  # as `mine generate cardguess --table` reads it
+    player = write_module(workdir / "cardguess_player.py", fitted)
+    card = validation.check(player, fitted)
+    write_module(player, fitted, card)
+    metadata = fitted.metadata
     (workdir / "cardguess-report.html").write_text(
-        report_page.html(trees, metadata, card), encoding="utf-8"
+        report_page.html(fitted.trees, metadata, card), encoding="utf-8"
     )
     entry = card["sizes"][str(N)]
     figures = {

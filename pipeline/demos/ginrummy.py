@@ -1,24 +1,12 @@
 """Gin Rummy's part of `mine demo`: simulate → ingest → stats → fit → generate → validate
-→ report, small but sufficient, on the demo warehouse (the real server logs already in)."""
+→ report, small but sufficient, through the commands a user runs, on the demo warehouse
+(the real server logs already in).
 
-from __future__ import annotations
-
-from pathlib import Path
-from typing import Any
-
-import polars as pl
-from rich.console import Console
-
-from mine.models import ginrummy as model
-from mine.models import tables
-from mine.pipeline.commands.warehouse import open_warehouse
-from mine.pipeline.reports import ginrummy as report_page
-from mine.pipeline.stats import ginrummy as stats_of
-from mine.strategies.bots.ginrummy import make_bot
-from mine.strategies.codegen import ginrummy as codegen
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, simulate
-from mine.strategies.validation import ginrummy as validation
-from mine.warehouse.ingest import ingest
+Two matches of bots play; the tables are fitted from those logs only (`--logs`), the
+generated player is measured against simple and random, and the report draws every log
+of the warehouse, the real ones included. Runs again unchanged: the same seeds write the
+same logs, which ingest skips.
+"""
 
 # Over the real server logs of `examples/logs/ginrummy/` (November 2020): the demo ingests
 # them first and names their logs `example_logs`.
@@ -39,57 +27,15 @@ QUERIES = {
         FROM ginrummy_turns JOIN example_logs USING (log_id)
         GROUP BY ALL ORDER BY player""",
 }
-MATCHES = (("simple", "explorer"), ("ginhunter", "simple"))
-GAMES = 20  # per match
-SEED = 2024
-
-
-def run(db: Path, workdir: Path, console: Console) -> dict[str, Any]:
-    """Well under a minute; prints one line and returns the headline figures."""
-    rules = GinRummyRules()
-    solver = MeldSolver()
-    logs = workdir / "logs"
-    for index, specs in enumerate(MATCHES):
-        seats = [
-            (spec, lambda rng, spec=spec: make_bot(spec, rng, rules, solver)) for spec in specs
-        ]
-        simulate(rules, seats, GAMES, (SEED, index), logs, solver=solver,
-                 stem=f"ginrummy-demo{index}")  # fmt: skip
-    con = open_warehouse(db, read_only=False, create=True)
-    try:
-        summary = ingest(con, [logs])
-        computed = stats_of.run(con)
-        features, fingerprint = stats_of.fit_data(con, "simulated")
-        shown = stats_of.report_data(con)
-    finally:
-        con.close()
-    fitted = model.fit(features, fingerprint, features.select("log_id").n_unique())
-    table_path = tables.write(workdir / "ginrummy-table.parquet", fitted.frame, fitted.metadata)
-    nested = model.nested(fitted.frame)
-    player = workdir / "ginrummy_player.py"
-    codegen.write_module(player, nested, fitted.metadata)
-    figures = validation.validate(player, ["simple"], games=30, seed=1)
-    codegen.write_module(player, nested, fitted.metadata, figures)
-    (workdir / "ginrummy-report.html").write_text(
-        report_page.html(fitted.frame, fitted.metadata, **shown), encoding="utf-8"
-    )
-    f = figures["simple"]
-    server = computed["rounds"].filter(pl.col("source") == "server")
-    console.print(
-        f"ginrummy: {summary.count('new')} simulated logs ingested; "
-        f"{int(server['rounds'].sum() or 0)} real rounds in the warehouse; "
-        f"tables from {fitted.metadata['rows']:,} turns → {table_path.name}; "
-        f"{player.name} vs simple: {f['win_rate']:.3f} of {f['games']} games "
-        f"(95% CI {f['win_ci'][0]:.3f}-{f['win_ci'][1]:.3f}), {f['invalid']} invalid, "
-        f"p99 call {f['p99_call_ms']:.2f} ms ({f['p99_call_cpu_ms']:.2f} ms CPU)"
-    )
-    return {
-        "logs": summary.count("new"),
-        "turns": fitted.metadata["rows"],
-        "danger_auc": fitted.metadata["danger"]["held_out_auc"],
-        "win_rate_vs_simple": f["win_rate"],
-        "games": f["games"],
-        "invalid": f["invalid"],
-        "p99_call_ms": f["p99_call_ms"],
-        "p99_call_cpu_ms": f["p99_call_cpu_ms"],
-    }
+LOOP = (
+    "simulate ginrummy --players simple,explorer --games 20 --seed 2024 --out {out}/logs",
+    "simulate ginrummy --players ginhunter,simple --games 20 --seed 2025 --out {out}/logs",
+    "ingest {out}/logs --db {db}",
+    "stats ginrummy --db {db} --logs {out}/logs/*",
+    "fit ginrummy --db {db} --logs {out}/logs/* --out {out}/ginrummy-table.parquet",
+    "generate ginrummy --table {out}/ginrummy-table.parquet --out {out}/ginrummy_player.py "
+    "--games 30 --seed 1",
+    "validate ginrummy {out}/ginrummy_player.py --games 20 --baselines simple,random",
+    "report ginrummy --table {out}/ginrummy-table.parquet --db {db} "
+    "--out {out}/ginrummy-report.html",
+)

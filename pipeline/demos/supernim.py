@@ -1,34 +1,10 @@
 """Super-Nim's part of `mine demo`: simulate → ingest → stats → fit → generate → validate →
-report, on the demo warehouse.
+report, through the commands a user runs, on the demo warehouse.
 
 The baselines play each other from random start boards; the heuristic is fitted from
 those logs only; the generated player is then measured against the baselines. Runs again
 unchanged: the same seed writes the same logs, which ingest skips.
 """
-
-from __future__ import annotations
-
-import json
-import time
-from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
-
-from mine.models import supernim as model
-from mine.pipeline.commands.warehouse import open_warehouse
-from mine.pipeline.reports import supernim as report_page
-from mine.pipeline.stats import supernim as stats_of
-from mine.strategies.bots.supernim import factory
-from mine.strategies.engines.supernim import DEFAULT_RULES, run_match
-from mine.strategies.validation import supernim as validation
-from mine.warehouse import ingest
-
-POPULATION = ("random", "greedy", "alphabeta:1", "alphabeta:2")
-GAMES = 60  # per pairing: 360 games in all
-OPPONENTS = ("random", "greedy", "alphabeta:2")
-VALIDATION_GAMES = 40
 
 QUERIES = {
     "Super-Nim example logs: outcomes by pairing": """
@@ -45,60 +21,16 @@ QUERIES = {
         GROUP BY ALL ORDER BY ALL
     """,
 }
-
-
-def run(
-    db: Path,
-    workdir: Path,
-    console: Console,
-    games: int = GAMES,
-    validation_games: int = VALIDATION_GAMES,
-) -> dict[str, Any]:
-    started = time.perf_counter()
-    logs = workdir / "logs"
-    pairs = [(a, b) for k, a in enumerate(POPULATION) for b in POPULATION[k + 1 :]]
-    for number, (a, b) in enumerate(pairs):
-        bots = ((a, factory(a)), (b, factory(b)))
-        run_match(bots, games, None, number, DEFAULT_RULES, logs)
-    con = open_warehouse(db, read_only=False, create=True)
-    try:
-        landed = ingest.ingest(con, [logs])
-        log_ids = sorted({p.log_id for p in landed.pairs if p.log_id is not None})
-        derived = stats_of.derive(con, log_ids)
-        stats_of.store_all(con, derived)
-        positions, metadata = stats_of.fit_inputs(con, log_ids)
-    finally:
-        con.close()
-    fitted = model.fit(positions, metadata)
-    path = model.write_table(workdir / "supernim-table.parquet", fitted)
-    fitted = model.read_table(path)  # as `mine generate supernim --table` reads it
-    player = workdir / "supernim_player.py"
-    validation.write_player(fitted, player, 0.2, model.DEPTH, validation_games)
-    card = validation.validate_player(player, list(OPPONENTS), validation_games)
-    (workdir / "supernim-card.json").write_text(json.dumps(card, indent=2))
-    (workdir / "supernim-report.html").write_text(
-        report_page.html(fitted, derived, card), encoding="utf-8"
-    )
-    figures = {
-        "games": len(pairs) * games,
-        "positions": positions.height,
-        "ingest": {o: landed.count(o) for o in ("new", "unchanged", "replaced", "rejected")},
-        "wins": {name: row["win"]["mean"] for name, row in card["against"].items()},
-        "seconds": round(time.perf_counter() - started, 2),
-    }
-    summary = Table(title=f"supernim: {figures['games']:,} games between baselines → {workdir}")
-    summary.add_column("step")
-    summary.add_column("result", justify="right")
-    summary.add_row("simulated games / positions", f"{figures['games']:,} / {positions.height:,}")
-    summary.add_row("ingested logs (new / unchanged)",
-                    f"{landed.count('new')} / {landed.count('unchanged')}")  # fmt: skip
-    summary.add_row("yardstick |fit - exact| / |plain - exact|",
-                    f"{fitted.metadata['yardstick']['mean_abs_error']:.3f} / "
-                    f"{fitted.metadata['yardstick']['plain_mean_abs_error']:.3f}")  # fmt: skip
-    for name, row in card["against"].items():
-        summary.add_row(f"player vs {name} (win / draw / loss)",
-                        f"{row['win']['mean']:.3f} / {row['draw']['mean']:.3f} / "
-                        f"{row['loss']['mean']:.3f}")  # fmt: skip
-    summary.add_row("seconds", f"{figures['seconds']:.1f}")
-    console.print(summary)
-    return figures
+LOOP = (
+    "simulate supernim --players random,greedy,alphabeta:1,alphabeta:2 --games 60 --seed 0 "
+    "--out {out}/logs",
+    "ingest {out}/logs --db {db}",
+    "stats supernim --db {db} --logs {out}/logs/*",
+    "fit supernim --db {db} --logs {out}/logs/* --out {out}/supernim-table.parquet",
+    "generate supernim --table {out}/supernim-table.parquet --out {out}/supernim_player.py "
+    "--check-games 40",
+    "validate supernim {out}/supernim_player.py --games 40 --baselines random,greedy,alphabeta:2 "
+    "--equal-depth 0",
+    "report supernim --table {out}/supernim-table.parquet --db {db} --logs {out}/logs/* "
+    "--out {out}/supernim-report.html",
+)

@@ -11,12 +11,14 @@ from rich.console import Console
 
 from mine.models import tables
 from mine.models import twentyone as model
+from mine.pipeline.commands.twentyone import write_player
 from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.console import interval
 from mine.pipeline.reports import twentyone as report_page
 from mine.pipeline.stats import twentyone as stats_of
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import TwentyOneRules, simulate
+from mine.strategies.engines.twentyone_chart import Strategy
 from mine.strategies.validation import twentyone as validation
 from mine.warehouse import ingest
 
@@ -54,8 +56,7 @@ def run(db: Path, workdir: Path, console: Console) -> dict[str, Any]:
     started = time.perf_counter()
     rules = TwentyOneRules()
     logs = workdir / "logs"
-    seats = [(spec, lambda rng, spec=spec: make_bot(spec, rng, rules)) for spec in SEATS]
-    simulate(rules, seats, games=8, seed=2021, out=logs)
+    simulate(rules, SEATS, games=8, seed=2021, out=logs, make_bot=make_bot)
     con = open_warehouse(db, read_only=False, create=True)
     try:
         summary = ingest.ingest(con, [logs], game=GAME)
@@ -67,9 +68,12 @@ def run(db: Path, workdir: Path, console: Console) -> dict[str, Any]:
     fitted = model.fit(data)
     table_path = tables.write(workdir / "twentyone-table.parquet", fitted.table, fitted.metadata)
     chart, bids = fitted.solved.chart, model.bids_from_frame(fitted.table)
+    strategy = Strategy(chart, tuple(bids), tuple(fitted.count_charts), fitted.metadata)
     player = workdir / "twentyone_player.py"
-    validation.generate(player, chart, bids, fitted.count_charts, fitted.metadata, rules, 50_000, 0)
-    result = validation.validate(player, rules, 300_000, 4, 0, exact=False, shoe_hands=300_000)
+    write_player(player, strategy, rules=rules, hands=50_000, seed=0)
+    result = validation.validate(
+        player, rules, hands=300_000, games=4, seed=0, exact=False, shoe_hands=300_000
+    )
     (workdir / "twentyone-report.html").write_text(
         report_page.html(
             chart,

@@ -153,7 +153,7 @@ def validated(card: dict[str, Any]) -> None:
     rate, rules = "{:.6f}".format, card["rules"]
     show(
         card_rows(card),
-        f"exact, goal {rules['goal']}, {rules['dice_sides']}-sided dice",
+        f"{card['player']} (exact, goal {rules['goal']}, {rules['dice_sides']}-sided dice)",
         formats={"first": rate, "second": rate, "average": rate},
     )
     gaps = card["gaps"]

@@ -17,6 +17,7 @@ from mine.models.ginrummy import (
 )
 from mine.parsers.cards import COURSE_RANKS, SUITS
 from mine.pipeline.reports import kit
+from mine.pipeline.stats import ginrummy as stats
 
 KNOCK, WAIT, NO_DATA = "K", "W", "-"
 LEGEND = {KNOCK: ("knock", "#3a9d5d"), WAIT: ("wait", "#bbbbbb")}
@@ -138,17 +139,59 @@ def endings_plot(rounds: pl.DataFrame) -> str:
     )  # fmt: skip
 
 
-def html(
-    frame: pl.DataFrame,
-    metadata: dict[str, Any],
-    draws: pl.DataFrame,
-    rounds: pl.DataFrame,
-    knocks: pl.DataFrame,
-) -> str:
-    """The page: `frame` and `metadata` a fitted table's; `draws`, `rounds` and `knocks`
-    (by deadwood) the warehouse's statistics (`pipeline.stats.ginrummy.report_data`)."""
+GAMES = 40  # games against each baseline the page measures its player in, by default
+
+
+def measured(fitted: Any, games: int = GAMES, seed: int = 0) -> dict[str, Any]:
+    """The card of the tables' generated player: `games` full games against each
+    baseline in the reference engine (as `mine validate ginrummy` plays them)."""
+    from mine.strategies.codegen import ginrummy as generator
+    from mine.strategies.codegen import write_player
+    from mine.strategies.validation import ginrummy as validation
+
+    def measure(path: Any) -> dict[str, Any]:
+        return validation.validate(path, games=games, seed=seed, workers=1, contain=False)
+
+    return write_player(generator, fitted, measure).card
+
+
+def strength(card: dict[str, Any]) -> kit.Section:
+    """The generated player's win rate against each baseline, with its interval."""
+    rows = [
+        kit.Measured(name, f["win_rate"], tuple(f["win_ci"]), f["games"],
+                     note=f"{f['points_per_round']:+.1f} points a round over {f['rounds']:,} "
+                     f"rounds; {f['invalid']} invalid plays")
+        for name, f in card["against"].items()
+    ]  # fmt: skip
+    return kit.strength(
+        rows,
+        measure="win rate",
+        summary="The generated player (these tables, as `mine generate ginrummy` writes them) "
+        "in full games to the target against each baseline in the reference engine, seats "
+        f"alternating (seed {card['seed']}). Gin Rummy has no exact optimum to set beside "
+        "it; `mine validate ginrummy` plays more games.",
+    )
+
+
+def observed(con: Any, log_ids: list[int] | None) -> dict[str, pl.DataFrame]:
+    """What the page shows of the warehouse's logs `log_ids` (real server logs included):
+    draw decisions, how rounds end, and knocks by deadwood."""
+    features = stats.load_features(con, log_ids)
+    return {
+        "draws": stats.draw_stats(features),
+        "rounds": stats.round_stats(stats.load_rounds(con, log_ids)),
+        "knocks": stats.knocks_by_deadwood(stats.knock_stats(features), ("source",), 3),
+    }
+
+
+def html(fitted: Any, observed: dict[str, pl.DataFrame] | None = None, games: int = GAMES) -> str:
+    """The page of a fitted table (`models.ginrummy.Fitted`), led by its player's games
+    against the baselines (`games` each); with what `observed` read from the warehouse,
+    its draws, rounds and knocks too."""
+    frame, metadata = fitted.frame, fitted.metadata
     danger = metadata.get("danger", {})
     sections = [
+        strength(measured(fitted, games)),
         kit.Section(
             "Knock policy",
             """Green (K): knock; grey (W): play on. Rows: deadwood after the discard (0 is
@@ -178,8 +221,24 @@ def html(
             weighs a discard. Hover for the counts.""",
             [thrown_grid(frame)],
         ),
+    ]
+    if observed is not None:
+        sections += _observed(**observed)
+    return kit.page(
+        "Gin Rummy: what the logs say, and the fitted tables",
+        sections,
+        metadata,
+        intro=f"Tables fitted from {metadata.get('games')} logs ({metadata.get('rows')} turns; "
+        f"sources: {', '.join(metadata.get('sources', []))}); data fingerprint "
+        f"{metadata.get('fingerprint')}.",
+    )
+
+
+def _observed(draws: pl.DataFrame, rounds: pl.DataFrame, knocks: pl.DataFrame) -> list:
+    """The sections drawn from the warehouse: draws, how rounds end, knocks by deadwood."""
+    return [
         kit.Section(
-            "Draw decisions (all ingested logs, real server logs included)",
+            "Draw decisions (the ingested logs, real server logs included)",
             "How often the discard is taken, by what the top card does for the hand.",
             [kit.count_table(draws.to_dicts(), title="Discard taken / opportunities")],
         ),
@@ -197,11 +256,3 @@ def html(
             [undercut_plot(knocks), kit.count_table(knocks.to_dicts(), title="Knocks")],
         ),
     ]
-    return kit.page(
-        "Gin Rummy: what the logs say, and the fitted tables",
-        sections,
-        metadata,
-        intro=f"Tables fitted from {metadata.get('games')} logs ({metadata.get('rows')} turns; "
-        f"sources: {', '.join(metadata.get('sources', []))}); data fingerprint "
-        f"{metadata.get('fingerprint')}.",
-    )

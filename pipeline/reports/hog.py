@@ -1,5 +1,6 @@
-"""Hog's report: the fitted table as a map of dice per state, how many states call for each
-number of dice, and the table's exact win probabilities in its reference rules."""
+"""Hog's report: how strong the table is (exact win probabilities against every baseline
+and the optimal strategy, each beside the best possible), the table as a map of dice per
+state, and how many states call for each number of dice."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from typing import Any
 import numpy as np
 
 from mine.pipeline.reports import kit
-from mine.strategies.bots.hog import BASELINES
-from mine.strategies.engines.hog import DEFAULT_RULES, HogRules
-from mine.strategies.validation.hog import card_rows, report_card
+from mine.strategies.bots.hog import BASELINES, make_bot
+from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, as_table
+from mine.strategies.solvers.hog import TurnModel, best_response, optimal
+from mine.strategies.validation.hog import report_card
 
 # Dice 0 (Pig Tail) … 10 (the spec's most), light to dark; a table that rolls more dice
 # (learned from logs that show more) gets a palette as long as it needs.
@@ -20,19 +22,17 @@ RATE = "{:.6f}".format
 
 
 def html(fitted: Any, observed: None = None) -> str:
-    """The whole page of a fitted table (dice per state): the table, its exact report card
-    in the rules it was solved in, its provenance."""
+    """The whole page of a fitted table (dice per state): how strong it is, exactly, in
+    the rules it was solved in; the table; its provenance."""
     table, metadata = fitted.table, fitted.metadata
     rules = HogRules.learned(metadata.get("learned", {}))
-    card = report_card(table, rules, BASELINES)
     goal = table.shape[0]
     labels = [str(score) for score in range(goal)]  # the kit labels as many as fit
     dice, states = np.unique(table, return_counts=True)
     most = int(table.max())
     palette = PALETTE if most < len(PALETTE) else kit.ordinal_palette(most + 1)
-    rows = card_rows(card)
-    opponents = [row for row in rows if row["against"] in card["against"]]
     sections = [
+        strength(table, rules),
         kit.Section(
             "Dice per state",
             f"The number of dice the table rolls in each state: row = my score, column = the "
@@ -63,30 +63,6 @@ def html(fitted: Any, observed: None = None) -> str:
                 ),
             ],
         ),
-        kit.Section(
-            "Exact win probabilities",
-            "Computed by dynamic programming in the reference rules "
-            f"({_rules_text(card['rules'])}), not sampled: moving first, second, and their "
-            "average; then what the table is guaranteed against the opponent that exploits it "
-            "best, and the best figures possible.",
-            [
-                kit.count_table(
-                    rows,
-                    title="Win probability of the table",
-                    formats={"first": RATE, "second": RATE, "average": RATE},
-                ),
-                kit.bar_plot(
-                    [_short(row["against"]) for row in opponents],
-                    {k: [row[k] for row in opponents] for k in ("first", "second", "average")},
-                    title="Win probability against each opponent",
-                    x_label="opponent",
-                    y_label="win probability",
-                    fmt=RATE,
-                    caption="roll:N is always_roll:N; tail and square are tail_strategy "
-                    "and square_strategy.",
-                ),
-            ],
-        ),
     ]
     return kit.page(
         f"Hog strategy ({metadata.get('method')})",
@@ -97,9 +73,42 @@ def html(fitted: Any, observed: None = None) -> str:
     )
 
 
-def _short(name: str) -> str:
-    """A baseline's name short enough for a bar's label."""
-    return name.replace("always_roll", "roll").removesuffix("_strategy")
+def strength(table: np.ndarray, rules: HogRules) -> kit.Section:
+    """The table's exact win probability against each baseline and the optimal strategy
+    (the average of moving first and second), each beside the best any strategy wins
+    against that opponent; then what it is guaranteed beside what the optimum guarantees."""
+    card = report_card(table, rules, BASELINES)
+    model = TurnModel.from_rules(rules)
+    opponents = {spec: as_table(make_bot(spec, rules), rules) for spec in BASELINES}
+    opponents["optimal"] = optimal(model).table[0]
+    measured = [
+        kit.Measured(name, card["against"][name]["average"], note=_seats(card["against"][name]),
+                     best=best_response(model, other).average)
+        for name, other in opponents.items()
+    ]  # fmt: skip
+    guaranteed = card["guaranteed"]
+    measured.append(
+        kit.Measured("its best response", guaranteed["average"], note=_seats(guaranteed),
+                     best=card["optimal_guaranteed"]["average"])
+    )  # fmt: skip
+    first = measured[0]
+    return kit.strength(
+        measured,
+        measure="win probability",
+        fmt=RATE,
+        summary=f"Exact win probabilities by dynamic programming in the reference rules "
+        f"({_rules_text(card['rules'])}), each the average of moving first and second: "
+        f"{RATE(first.value)} against {first.against}, where the best any strategy wins is "
+        f"{RATE(first.best)}; {RATE(measured[-2].value)} against the optimal strategy; and "
+        f"{RATE(guaranteed['average'])} against the opponent that exploits the table best "
+        f"(its best response), where the optimal strategy is sure of "
+        f"{RATE(card['optimal_guaranteed']['average'])}. The exact optimum of each row is the "
+        "best response to that opponent.",
+    )
+
+
+def _seats(rates: dict[str, float]) -> str:
+    return f"first {RATE(rates['first'])} · second {RATE(rates['second'])}"
 
 
 def _count(metadata: dict[str, Any], key: str) -> str:

@@ -2,10 +2,14 @@
 
 A game's report module only chooses data and charts: it builds `Section`s whose figures
 come from the primitives here, and `page` lays them out with the title, the version and
-date, a table of contents and the data's provenance as a readable table. Every chart is
-inline SVG (a large heat map is an inline PNG inside the SVG): the page needs no network
-and no script, and it prints.
+date, a table of contents and the data's provenance as a short table (every figure of it
+one click away). Every page leads with how strong the player is: `strength` builds that
+section, the same for every game. Every chart is inline SVG (a large heat map is an
+inline PNG inside the SVG): the page needs no network and no script, and it prints.
 
+- `strength`: the player against each opponent, with intervals, sample sizes and the
+  exact optimum where one is known;
+- `interval_plot`: values with their 95 % intervals, one row each (ratings, win rates);
 - `grid`: a categorical chart (one key per cell: hit/stand, knock/wait) with a legend;
 - `heat_map`: numbers on a sequential palette (light to dark), with a colour key;
 - `count_table`: a table of counts and rates, numbers aligned and grouped;
@@ -39,6 +43,7 @@ MISSING = "#eeeeee"
 SERIES = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 RASTER_CELLS = 2500  # a heat map with more cells is drawn as a PNG inside the SVG
 FONT = 11
+WRAP = 32  # characters: a longer table cell may wrap (a shorter one, a figure, does not)
 
 
 @dataclass(frozen=True)
@@ -46,9 +51,12 @@ class Section:
     title: str
     text: str = ""  # paragraphs, separated by blank lines
     figures: Sequence[str] = field(default_factory=tuple)
+    ident: str = ""  # the anchor, where the title's own would not do
 
     @property
     def anchor(self) -> str:
+        if self.ident:
+            return self.ident
         return "".join(c if c.isalnum() else "-" for c in self.title.lower()).strip("-")
 
     @property
@@ -73,7 +81,8 @@ def page(
         title=title,
         intro=Section("", intro).paragraphs,
         sections=sections,
-        provenance=provenance_rows(provenance),
+        provenance=provenance_summary(provenance),
+        details=provenance_rows(provenance),
         version=__version__,
         date=report_date(),
     )
@@ -87,15 +96,71 @@ def report_date() -> str:
 
 
 def provenance_rows(metadata: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
-    """Nested metadata as (key, value) rows: `learned › decks`, lists joined, numbers grouped."""
+    """Nested metadata as (key, value) rows, every figure of it: `learned › decks`, a list
+    of flat records one row each, lists joined, numbers grouped."""
     rows = []
     for key, value in metadata.items():
-        name = f"{prefix}{str(key).replace('_', ' ')}"
+        name = f"{prefix}{_name(key)}"
         if isinstance(value, Mapping) and value:
             rows.extend(provenance_rows(value, f"{name} › "))
+        elif _records(value):
+            for k, record in enumerate(value, start=1):
+                if any(isinstance(v, Mapping | list | tuple) for v in record.values()):
+                    rows.extend(provenance_rows(record, f"{name} › {k} › "))
+                else:  # a flat record reads as one line: "tc low -2 · tc high 10 · bid 10"
+                    rows.append((f"{name} › {k}", _text(record)))
         else:
             rows.append((name, _text(value)))
     return rows
+
+
+SHORT = 60  # characters: a longer value is cut in the short provenance table
+TOKEN = 20  # characters: a longer single word (a fingerprint) is cut to its start
+LEAF = 28  # characters: a longer figure is cut where a group's line shows its first two
+
+
+def provenance_summary(metadata: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The provenance as a short table: one row per top-level entry, a group (settings,
+    what was learned, a model's coefficients) or a long list summarised in one line."""
+    return [(_name(key), _summary(value)) for key, value in metadata.items()]
+
+
+def _summary(value: Any) -> str:
+    if isinstance(value, Mapping) and value:
+        leaves = provenance_rows(value)
+        shown = {text for _, text in leaves}
+        if len(leaves) > 2 and len(shown) == 1:
+            return f"{len(leaves)} entries, all {shown.pop()}"
+        line = " · ".join(f"{name} {text}" for name, text in leaves)
+        if len(leaves) <= 4 and len(line) <= SHORT:
+            return line
+        first = " · ".join(f"{name} {_cut(text, LEAF)}" for name, text in leaves[:2])
+        return f"{len(leaves)} figures: {first}" + ("" if first.endswith("…") else " …")
+    if _records(value):
+        return f"{len(value)} records"
+    if isinstance(value, list | tuple) and len(value) > 6:
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+            return f"{len(value)} values from {_text(min(value))} to {_text(max(value))}"
+        return f"{len(value)} values: {_text(list(value[:3]))}, …"
+    return _cut(_text(value))
+
+
+def _cut(text: str, limit: int = SHORT) -> str:
+    if " " not in text and len(text) > TOKEN:
+        return text[: TOKEN - 4] + "…"
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
+
+
+def _name(key: Any) -> str:
+    return str(key).replace("_", " ")
+
+
+def _records(value: Any) -> bool:
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(isinstance(v, Mapping) for v in value)
+    )
 
 
 def _text(value: Any) -> str:
@@ -104,14 +169,120 @@ def _text(value: Any) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):
-        return f"{value:,.6g}"
+        return unsigned_zero(f"{value:,.6g}")
     if isinstance(value, list | tuple):
         if all(isinstance(v, list | tuple) for v in value) and value:
             return "; ".join(", ".join(_text(x) for x in v) for v in value)
         return ", ".join(_text(v) for v in value)
     if isinstance(value, Mapping):
-        return "–"
+        return " · ".join(f"{_name(k)} {_text(v)}" for k, v in value.items()) or "–"
     return str(value)
+
+
+def unsigned_zero(text: str) -> str:
+    """A number that rounds to zero without its sign: `-0`, `-0.00` (a small negative
+    number, or IEEE's negative zero) reads `0`, `0.00`."""
+    if text[:1] in "-−" and "0" in text and not text[1:].strip("0.,% "):
+        return text[1:]
+    return text
+
+
+# --- how strong the player is ----------------------------------------------------------
+
+SMALL_SAMPLE = 100  # a sampled figure from fewer games than this says its interval is wide
+STRENGTH = "strength"  # the anchor of the section every page leads with
+
+
+@dataclass(frozen=True)
+class Measured:
+    """How the player did against one opponent: `value`, with its 95 % `interval` over
+    `sample` games (hands, answers), both None where the figure is exact (computed, not
+    played); `best`: the exact optimum's value against the same opponent, where one is
+    known; `note`: a detail (each seat's figure)."""
+
+    against: str
+    value: float
+    interval: tuple[float, float] | None = None
+    sample: int | None = None
+    best: float | None = None
+    note: str = ""
+
+
+def strength(
+    measured: Sequence[Measured],
+    *,
+    measure: str,
+    summary: str,
+    unit: str = "games",
+    fmt: Callable[[float], str] = "{:.3f}".format,
+    higher_is_better: bool = True,
+) -> Section:
+    """The section every report leads with: the player against each opponent (a table and
+    the intervals drawn), the exact optimum beside it where one is known, and a caveat
+    wherever a sample is too small to say much. `summary`: the game's own lead sentence."""
+    best = any(m.best is not None for m in measured)
+    rows = []
+    for m in measured:
+        row = {
+            "against": m.against,
+            measure: m.value,
+            "95 % interval": "exact"
+            if m.interval is None
+            else f"{fmt(m.interval[0])} … {fmt(m.interval[1])}",
+            unit: "exact" if m.sample is None else m.sample,
+        }
+        if best:
+            row["exact optimum"] = m.best
+            row["short of it by"] = None if m.best is None else abs(m.best - m.value)
+        if any(x.note for x in measured):
+            row["detail"] = m.note
+        rows.append(row)
+    sampled = [m for m in measured if m.sample is not None]
+    notes = [summary]
+    if len(sampled) < len(measured):
+        notes.append(
+            "Exact figures are computed, not played: they carry no interval."
+            if not sampled
+            else "Figures marked exact are computed, not played: they carry no interval."
+        )
+    if sampled:
+        notes.append(f"Intervals are 95 %; {'higher' if higher_is_better else 'lower'} is "
+                     "better.")  # fmt: skip
+    small = [m for m in sampled if m.sample < SMALL_SAMPLE and m.interval is not None]
+    if len(small) == 1:
+        (m,) = small
+        notes.append(
+            f"{m.sample:,} {unit} against {m.against}: the interval is wide "
+            f"({fmt(m.interval[0])} … {fmt(m.interval[1])}); more {unit} would narrow it."
+        )
+    elif small:
+        least, most = min(m.sample for m in small), max(m.sample for m in small)
+        counts = f"{least:,}" if least == most else f"{least:,} to {most:,}"
+        names = _listed([m.against for m in small])
+        notes.append(
+            f"{counts} {unit} against each of {names}: the intervals are wide (see the "
+            f"table); more {unit} would narrow them."
+        )
+    blank = {"exact optimum": _maybe(fmt), "short of it by": _maybe(fmt)}
+    figures = [
+        count_table(rows, title=f"The player's {measure}", formats={measure: fmt, **blank}),
+        interval_plot(
+            [(m.against, m.value, m.interval) for m in measured],
+            title=f"The player's {measure} against each opponent",
+            x_label=measure,
+            fmt=fmt,
+            marks=[m.best for m in measured],
+        ),
+    ]
+    return Section("How strong the player is", "\n\n".join(notes), figures, ident=STRENGTH)
+
+
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _maybe(fmt: Callable[[float], str]) -> Callable[[float | None], str]:
+    return lambda value: "–" if value is None else fmt(value)
 
 
 # --- colours -----------------------------------------------------------------------------
@@ -159,7 +330,7 @@ def _label(x: float, y: float, text: str, anchor: str = "middle", **extra: str) 
     attributes = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in extra.items())
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{attributes}>'
-        f"{html.escape(text)}</text>"
+        f"{html.escape(unsigned_zero(text))}</text>"
     )
 
 
@@ -246,21 +417,30 @@ def grid(
     tips: Sequence[Sequence[str]] | None = None,
     letters: bool = True,
     cell: int = 22,
+    marked: Sequence[Sequence[bool]] | None = None,
+    mark_name: str = "",
     ident: str = "",
     caption: str = "",
 ) -> Markup:
     """A categorical chart: `keys[i][j]` names the cell's category, `legend` maps each
-    key to (name, colour); `tips` are the cells' tooltips."""
+    key to (name, colour), and only the keys drawn are in the key; `tips` are the cells'
+    tooltips; a cell `marked` has a black corner, named `mark_name` in the key."""
     left, top, parts = _cells_frame(rows, columns, x_label, y_label, cell)
     for i, row in enumerate(keys):
         for j, key in enumerate(row):
             name, colour = legend[key]
             tip = tips[i][j] if tips else f"{rows[i]}, {columns[j]}: {name}"
-            parts.append(_square(left + j * cell, top + i * cell, cell, colour, tip,
-                               key if letters else ""))  # fmt: skip
+            x, y = left + j * cell, top + i * cell
+            parts.append(_square(x, y, cell, colour, tip, key if letters else ""))
+            if marked and marked[i][j]:
+                parts.append(_corner(x + cell - 1, y))
     width = left + len(columns) * cell + 10
     bottom = top + len(rows) * cell + 10
-    used = [(legend[k][1], f"{k} {legend[k][0]}" if letters else legend[k][0]) for k in legend]
+    drawn = {key for row in keys for key in row}
+    used = [(legend[k][1], f"{k} {legend[k][0]}" if letters else legend[k][0])
+            for k in legend if k in drawn]  # fmt: skip
+    if marked and any(any(row) for row in marked):
+        used.append(("#000000", mark_name))
     svg, legend_width, legend_height = _legend(used, left, bottom, max(width - left, 240))
     parts.append(svg)
     return _figure(
@@ -269,6 +449,12 @@ def grid(
              title),
         caption, ident,
     )  # fmt: skip
+
+
+def _corner(right: float, top: float, size: float = 7) -> str:
+    """A black triangle in a cell's top right corner (the cell's mark)."""
+    return (f'<path d="M{right - size:.1f} {top:.1f}H{right:.1f}V{top + size:.1f}z" '
+            'fill="#000000" pointer-events="none"/>')  # fmt: skip
 
 
 def heat_map(
@@ -394,9 +580,10 @@ def count_table(
         cells = []
         for key in columns:
             value = row.get(key)
-            shown = formats[key](value) if key in formats else _cell(value)
+            shown = unsigned_zero(formats[key](value) if key in formats else _cell(value))
             number = isinstance(value, int | float) and not isinstance(value, bool)
-            cells.append(f"<td{' class=num' if number else ''}>{html.escape(shown)}</td>")
+            kind = " class=num" if number else " class=wrap" if len(shown) > WRAP else ""
+            cells.append(f"<td{kind}>{html.escape(shown)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     name = f' id="{html.escape(ident)}"' if ident else ""
     note = f"<p class='caption'>{html.escape(caption)}</p>" if caption else ""
@@ -413,20 +600,94 @@ def _cell(value: Any) -> str:
     return _text(value)
 
 
+def interval_plot(
+    rows: Sequence[tuple[str, float, tuple[float, float] | None]],
+    *,
+    title: str,
+    x_label: str,
+    fmt: Callable[[float], str] = "{:.3f}".format,
+    marks: Sequence[float | None] = (),
+    mark_name: str = "exact optimum",
+    reference: float | None = None,
+    ident: str = "",
+    caption: str = "",
+) -> Markup:
+    """One row per (label, value, 95 % interval): a dot at the value and a bar over the
+    interval (none for an exact value, None); `marks` (one per row, or None) are diamonds
+    (the best possible value); `reference` a dashed line (an even match, the mean)."""
+    ends = [x for _, value, ci in rows for x in (value, *(ci or ()))]
+    ends += [m for m in marks if m is not None] + ([reference] if reference is not None else [])
+    ticks = _ticks(min(ends, default=0.0), max(ends, default=1.0))
+    low, high = ticks[0], ticks[-1]
+    left = 16 + max((_width(label) for label, _, _ in rows), default=0.0)
+    top, row_height, width = 8, 22, 420
+    bottom = top + row_height * len(rows)
+
+    def x_at(value: float) -> float:
+        return left + width * (value - low) / ((high - low) or 1)
+
+    parts = []
+    for t in ticks:
+        parts.append(f'<line x1="{x_at(t):.1f}" x2="{x_at(t):.1f}" y1="{top}" y2="{bottom}" '
+                     'stroke="#e4e4e4"/>')  # fmt: skip
+        parts.append(_label(x_at(t), bottom + 16, _tick(t)))
+    parts.append(f'<line x1="{left}" x2="{left + width}" y1="{bottom}" y2="{bottom}" '
+                 'stroke="#555"/>')  # fmt: skip
+    if reference is not None:
+        parts.append(f'<line x1="{x_at(reference):.1f}" x2="{x_at(reference):.1f}" y1="{top}" '
+                     f'y2="{bottom}" stroke="#888" stroke-dasharray="4 3"/>')  # fmt: skip
+    colour, mark_colour = SERIES[0], SERIES[1]
+    for i, (label, value, ci) in enumerate(rows):
+        y = top + row_height * (i + 0.5)
+        parts.append(_label(left - 8, y + 4, label, "end"))
+        if ci is not None:
+            a, b = x_at(ci[0]), x_at(ci[1])
+            parts.append(
+                f'<path d="M{a:.1f} {y - 5:.1f}v10M{a:.1f} {y:.1f}H{b:.1f}M{b:.1f} {y - 5:.1f}v10" '
+                f'stroke="{colour}" stroke-width="1.5" fill="none"/>'
+            )
+        mark = marks[i] if i < len(marks) else None
+        if mark is not None:
+            m = x_at(mark)
+            parts.append(
+                f'<path d="M{m:.1f} {y - 6:.1f}l6 6l-6 6l-6-6z" fill="none" '
+                f'stroke="{mark_colour}" stroke-width="1.5"><title>'
+                f"{html.escape(f'{label}: {mark_name} {fmt(mark)}')}</title></path>"
+            )
+        shown = "exact" if ci is None else f"95 % interval {fmt(ci[0])} … {fmt(ci[1])}"
+        parts.append(
+            f'<circle cx="{x_at(value):.1f}" cy="{y:.1f}" r="4" fill="{colour}"><title>'
+            f"{html.escape(f'{label}: {fmt(value)} ({shown})')}</title></circle>"
+        )
+    parts.append(_label(left + width / 2, bottom + 34, x_label, font_weight="bold"))
+    named = [(colour, "value, its 95 % interval" if any(ci for *_, ci in rows) else "value")]
+    if any(m is not None for m in marks):
+        named.append((mark_colour, mark_name))
+    legend, legend_width, legend_height = _legend(named, left, bottom + 44, width)
+    parts.append(legend)
+    return _figure(
+        "interval-plot", title,
+        _svg(max(left + width, left + legend_width) + 16, bottom + 48 + legend_height,
+             "".join(parts), title),
+        caption, ident,
+    )  # fmt: skip
+
+
+def _width(text: str) -> float:
+    """About how wide `text` is in the charts' font (the page's sans serif at FONT px)."""
+    return len(text) * 6.5
+
+
 def _ticks(low: float, high: float, count: int = 5) -> list[float]:
     if high <= low:
         high = low + 1
     raw = (high - low) / count
     step = 10 ** math.floor(math.log10(raw))
     step *= next(m for m in (1, 2, 2.5, 5, 10) if step * m >= raw)
-    first = math.floor(low / step) * step
-    ticks, at = [], first
-    while at <= high + step * 1e-9:
-        ticks.append(round(at, 10))
-        at += step
-    if ticks[-1] < high:
-        ticks.append(round(at, 10))
-    return ticks
+    first = math.floor(low / step + 1e-9)
+    last = math.ceil(high / step - 1e-9)
+    # by index, not by adding steps up: no drift, and no negative zero (-0.0 + 0.0 is 0.0)
+    return [round(k * step, 10) + 0.0 for k in range(first, last + 1)]
 
 
 def _tick(value: float) -> str:
@@ -464,7 +725,9 @@ class _Axes:
             f'y2="{bottom}" stroke="#555"/><line x1="{self.left}" x2="{self.left}" '
             f'y1="{self.top}" y2="{bottom}" stroke="#555"/>'
         )
-        parts.append(_label(self.left + self.width / 2, bottom + 34, x_label, font_weight="bold"))
+        parts.append(
+            _label(self.left + self.width / 2, bottom + 34 + drop, x_label, font_weight="bold")
+        )
         middle = self.top + self.height / 2
         parts.append(
             _label(10, middle, self.y_label, font_weight="bold",

@@ -3,21 +3,87 @@ validation card), score trajectories, and the values the fitted heuristic learne
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 
 from mine.models.supernim import Fitted
 from mine.pipeline.reports import kit
-from mine.pipeline.stats.supernim import SuperNimStats
+from mine.pipeline.stats.supernim import SuperNimStats, derive
+from mine.strategies.validation.supernim import read_card
 
 RATE = "{:.3f}".format
 TRAJECTORY_PAIRINGS = 6  # the most played pairings get a score graph
 
 
-def html(fitted: Fitted, stats: SuperNimStats, card: dict[str, Any] | None) -> str:
+def observed(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None) -> SuperNimStats:
+    """What the page draws of the logs: their statistics."""
+    return derive(con, log_ids)
+
+
+GAMES = 40  # games against each opponent the page measures its player in, by default
+
+
+def html(
+    fitted: Fitted, observed: SuperNimStats | None, card: Path | None = None, games: int = GAMES
+) -> str:
+    """The page of a fitted heuristic, led by how strong its player is (the validation
+    `card`, a `mine validate supernim --json` file, or else `games` games against each of
+    a few baselines played now); the logs' outcomes and score trajectories (with a
+    warehouse), and what the heuristic learned."""
+    validated = read_card(card) if card is not None else measured(fitted, games)
+    sections = [strength(validated)]
+    sections += [] if observed is None else _logs(observed)
+    sections.insert(1, _validation(validated))
+    sections.append(_learned(fitted, observed))
+    return kit.page(
+        "Super-Nim heuristic",
+        sections,
+        fitted.metadata,
+        intro=f"Fitted from {fitted.metadata.get('games', '?')} games "
+        f"({fitted.metadata.get('rows', '?')} positions): {fitted.metadata.get('method')}.",
+    )
+
+
+def measured(fitted: Fitted, games: int = GAMES) -> dict[str, Any]:
+    """The card of the heuristic's generated player: `games` games against each of the
+    baselines a generated file states figures for."""
+    from mine.strategies.codegen import supernim as generator
+    from mine.strategies.codegen import write_player
+    from mine.strategies.validation import supernim as validation
+
+    def measure(path: Path) -> dict[str, Any]:
+        return validation.validate(path, baselines=validation.CHECK_OPPONENTS, games=games,
+                                   equal_depth=0)  # fmt: skip
+
+    return write_player(generator, fitted, measure).card
+
+
+def strength(card: dict[str, Any]) -> kit.Section:
+    """The player's win rate against each opponent of its card, with its interval."""
+    rows = [
+        kit.Measured(name, row["win"]["mean"], tuple(row["win"]["ci95"]), row["games"],
+                     note=f"draws {RATE(row['draw']['mean'])} · losses "
+                     f"{RATE(row['loss']['mean'])}")
+        for name, row in card["against"].items()
+    ]  # fmt: skip
+    return kit.strength(
+        rows,
+        measure="win rate",
+        summary=f"The generated player (search depth {card.get('depth')}, "
+        f"{card.get('budget_seconds')} s a move) against each opponent "
+        f"({card.get('rules_text', '')}), from random start boards, both sides and both "
+        "first movers; a draw is not a win. Random start boards are too large to solve "
+        "exactly: there is no exact optimum to set beside it. `mine validate supernim` plays "
+        "more games.",
+    )
+
+
+def _logs(stats: SuperNimStats) -> list[kit.Section]:
     pairings = stats.pairings.sort("games", descending=True)
-    sections = [
+    return [
         kit.Section(
             "Win rates by pairing",
             "Every pairing in the logs (max bot, min bot; first movers alternate): wins of "
@@ -32,6 +98,7 @@ def html(fitted: Fitted, stats: SuperNimStats, card: dict[str, Any] | None) -> s
                     [f"{a} v {b}" for a, b in pairings.select("max_player", "min_player").rows()],
                     {
                         "max wins": pairings["max_win_rate"].to_list(),
+                        "min wins": (pairings["min_wins"] / pairings["games"]).to_list(),
                         "draws": pairings["draw_rate"].to_list(),
                         "cut-offs": pairings["cutoff_rate"].to_list(),
                     },
@@ -52,33 +119,42 @@ def html(fitted: Fitted, stats: SuperNimStats, card: dict[str, Any] | None) -> s
                 for a, b in pairings.select("max_player", "min_player").rows()[:TRAJECTORY_PAIRINGS]
             ],  # fmt: skip
         ),
-        kit.Section(
-            "What the heuristic learned",
-            "The fitted future margin of the mover by the number of 2-heaps on the board "
-            "(far from the cut-off, other features at their most common cell), and the "
-            "positions the logs saw per move kind.",
-            [
-                kit.count_table(
-                    stats.kinds.to_dicts(),
-                    title="Outcomes by move kind (the mover's side)",
-                    formats={"mean_final_margin": "{:+.3f}".format, "win_rate": RATE},
-                ),
-                kit.count_table(
-                    _values_by_twos(fitted),
-                    title="Fitted future margin by 2-heaps (mean over feature cells)",
-                    formats={"mean_value": "{:+.3f}".format},
-                ),
-            ],
-        ),
     ]
-    if card:
-        sections.insert(1, _validation(card))
-    return kit.page(
-        "Super-Nim heuristic",
-        sections,
-        fitted.metadata,
-        intro=f"Fitted from {fitted.metadata.get('games', '?')} games "
-        f"({fitted.metadata.get('rows', '?')} positions): {fitted.metadata.get('method')}.",
+
+
+def _learned(fitted: Fitted, stats: SuperNimStats | None) -> kit.Section:
+    kinds = [] if stats is None else [
+        kit.count_table(
+            stats.kinds.to_dicts(),
+            title="Outcomes by move kind (the mover's side)",
+            formats={"mean_final_margin": "{:+.3f}".format, "win_rate": RATE},
+        )
+    ]  # fmt: skip
+    return kit.Section(
+        "What the heuristic learned",
+        "The fitted future margin of the mover by the number of 2-heaps on the board "
+        "(far from the cut-off, other features at their most common cell), and the "
+        "positions the logs saw per move kind. " + _fit_text(fitted.metadata),
+        [
+            *kinds,
+            kit.count_table(
+                _values_by_twos(fitted),
+                title="Fitted future margin by 2-heaps (mean over feature cells)",
+                formats={"mean_value": "{:+.3f}".format},
+            ),
+        ],
+    )
+
+
+def _fit_text(metadata: dict[str, Any]) -> str:
+    """How well the fit predicts what it did not see: its held-out R²."""
+    r2 = metadata.get("r2_holdout")
+    if r2 is None:
+        return ""
+    return (
+        f"On positions held out of the fit, the model's R² is {r2:.3f}: it explains "
+        f"{max(r2, 0.0):.0%} of the variance of the mover's future margin"
+        + (" (little: its values are rough guides for the search)." if r2 < 0.3 else ".")
     )
 
 

@@ -34,7 +34,7 @@ from mine.strategies.engines.cardguess import (
     hands,
     parse_hand,
 )
-from mine.strategies.solvers.cardguess import expected_left, score_pool
+from mine.strategies.solvers.cardguess import Trees, expected_left, score_pool
 
 GAME = "cardguess"
 NO_GAMES = (
@@ -239,7 +239,7 @@ def fit_from_warehouse(
     sizes: tuple[int, ...] | None = None,
     log_ids: list[int] | None = None,
     plans: dict | None = None,
-) -> model.Fit:
+) -> Trees:
     """Fit from the answers of the chosen logs; the metadata names them by fingerprint."""
     where = logs_filter(log_ids)
     answers = [

@@ -5,10 +5,10 @@ The logs show both players' hands after every play (the perspective player's row
 opponent's), so each turn's situation is rebuilt whole: the hand before the draw is the
 hand after it minus the card picked plus the card discarded. `turn_features` derives one
 row per turn with what the player knew and did (and `opponent_unseen`, the cards the
-opponent could not see as the play began, a 52-bit mask in `strategies.engines.ginrummy` order: how
+opponent could not see as the play began, a 52-bit mask in `strategies.engines.melds` order: how
 often a card hidden from a player is its opponent's next discard); the `*_stats` functions
 aggregate it PokerTracker-style (a count next to every number of opportunities, rates
-beside them). Deadwood comes from the exact meld solver (`strategies.engines.ginrummy`), never
+beside them). Deadwood comes from the exact meld solver (`strategies.engines.melds`), never
 re-implemented here.
 
 Relations of a discard to the opponent's earlier choices (this round) use the categories
@@ -17,18 +17,21 @@ the generated player uses: `picked` is `same rank` / `adjacent` (same suit, ±1)
 `passed` is `same rank` / `adjacent` / `none` relative to the cards the opponent
 discarded or let pass on top of the pile.
 
-`run` stores every statistic and the features (`stats_ginrummy_*`); `load_features` gives a
-fit the stored features while they still hold exactly the warehouse's logs, and
-`fingerprint` the data fingerprint of the logs it chose.
+`derive` computes every statistic and the features of the chosen logs, `store` keeps them
+(`stats_ginrummy_*`); `fit_inputs` gives a fit the stored features while they still hold
+exactly the warehouse's logs (else computes them), with the data fingerprint of the logs
+it chose; `by_player` reads each player's habits and knocks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 import duckdb
 import polars as pl
 
+from mine.models import ginrummy as model
 from mine.models.ginrummy import (
     KNOCK_LIMIT,
     SCORE_BUCKETS,
@@ -36,9 +39,11 @@ from mine.models.ginrummy import (
     TURN_BUCKET,
     TURN_BUCKETS,
 )
-from mine.parsers.cards import SUITS, format_course, parse_course
-from mine.pipeline.stats import data_fingerprint, drop, frame, store
-from mine.strategies.engines.ginrummy import CARD_BITS, STEM_PREFIX, MeldSolver
+from mine.parsers.cards import format_course, parse_course
+from mine.pipeline import stats as shared
+from mine.pipeline.stats import data_fingerprint, frame
+from mine.strategies.engines.ginrummy import STEM_PREFIX
+from mine.strategies.engines.melds import CARD_BITS, MeldSolver
 
 BITS = {format_course(card): bit for card, bit in CARD_BITS.items()}
 
@@ -47,32 +52,43 @@ RELATIONS = ("extends", "completes", "lowers", "none")
 SOURCES = ("all", "simulated", "server")  # the logs a fit can choose
 FEATURES_TABLE = f"stats_{GAME}_turn_features"
 
+# Each reads the logs `$1` (every Gin Rummy log when NULL).
 TURNS_SQL = """
 SELECT t.log_id, l.stem, t.line, t.round, t.turn, t.hand, t.mine, t.discard_top, t.picked,
        t.drawn_from, t.discarded
 FROM ginrummy_turns t JOIN logs l USING (log_id)
+WHERE $1 IS NULL OR list_contains($1, t.log_id)
 ORDER BY t.log_id, t.line
 """
 
 ROUNDS_SQL = """
 SELECT r.log_id, l.stem, r.round, r.points, r.opponent_points, r.ending, r.last_mine
 FROM ginrummy_rounds r JOIN logs l USING (log_id)
+WHERE $1 IS NULL OR list_contains($1, r.log_id)
 ORDER BY r.log_id, r.round
 """
+
+LogIds = list[int] | None  # the logs chosen (`pipeline.stats.chosen_logs`); None: every one
 
 
 def source_of(stem: str) -> str:
     return "simulated" if stem.startswith(STEM_PREFIX) else "server"
 
 
-def load(con: duckdb.DuckDBPyConnection) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The warehouse's Gin Rummy turns and rounds, each with the log's source."""
-    return frame(con, TURNS_SQL).with_columns(_source()), load_rounds(con)
+def load(
+    con: duckdb.DuckDBPyConnection, log_ids: LogIds = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The Gin Rummy turns and rounds of `log_ids`, each with the log's source."""
+    return _read(con, TURNS_SQL, log_ids), load_rounds(con, log_ids)
 
 
-def load_rounds(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """The warehouse's Gin Rummy rounds, with the log's source."""
-    return frame(con, ROUNDS_SQL).with_columns(_source())
+def load_rounds(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> pl.DataFrame:
+    """The Gin Rummy rounds of `log_ids`, with the log's source."""
+    return _read(con, ROUNDS_SQL, log_ids)
+
+
+def _read(con: duckdb.DuckDBPyConnection, sql: str, log_ids: LogIds) -> pl.DataFrame:
+    return frame(con, sql, [log_ids]).with_columns(_source())
 
 
 def _source() -> pl.Expr:
@@ -337,6 +353,17 @@ def round_stats(rounds: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+class GinStats(NamedTuple):
+    """What `mine stats ginrummy` derives: the statistics and the per-turn features."""
+
+    draws: pl.DataFrame
+    danger: pl.DataFrame
+    danger_cards: pl.DataFrame
+    knocks: pl.DataFrame
+    rounds: pl.DataFrame
+    turn_features: pl.DataFrame
+
+
 DESCRIPTIONS = {
     "draws": "Gin Rummy: how often the discard is taken (taken / opportunities), by source, "
     "player and what the top card does for the hand (extends or completes a meld, lowers "
@@ -349,44 +376,69 @@ DESCRIPTIONS = {
     "deadwood and turn bucket: undercuts / knocks and the caller's points",
     "rounds": "Gin Rummy: rounds by how they ended and who made the last play: counts, share, "
     "rounds the caller won and points per round",
+    "turn_features": "Gin Rummy: one row per logged turn with its situation (deadwood before, "
+    "if the discard were taken, after), the draw, the discard's relation to the opponent's "
+    "pickups and passes, whether it was picked up, the call, the round's points and the cards "
+    "the opponent could not see (opponent_unseen, a 52-bit mask)",
+    "players": "Gin Rummy: per player (me: the logs' writer; opponent: whoever it played): "
+    "draws from the discard, knocks (deadwood, undercuts), gins and calls, each with its "
+    "opportunities; rounds won and points",
+    "player_deviations": "Gin Rummy: per player, score buckets, deadwood and turn bucket: "
+    "knock or wait as logged against the fitted knock policy, n plays and the logged "
+    "choice's value minus the policy's in game-win chance",
 }
 
 
-FEATURES_DESCRIPTION = (
-    "Gin Rummy: one row per logged turn with its situation (deadwood before, if the discard "
-    "were taken, after), the draw, the discard's relation to the opponent's pickups and "
-    "passes, whether it was picked up, the call, the round's points and the cards the "
-    "opponent could not see (opponent_unseen, a 52-bit mask)"
-)
-
-
-def _statistics(features: pl.DataFrame, rounds: pl.DataFrame) -> dict[str, pl.DataFrame]:
-    return {
-        "draws": draw_stats(features),
-        "danger": danger_stats(features),
-        "danger_cards": danger_card_stats(features),
-        "knocks": knock_stats(features),
-        "rounds": round_stats(rounds),
-    }
-
-
-def compute(con: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
-    turns, rounds = load(con)
-    return _statistics(turn_features(turns, rounds), rounds)
-
-
-def store_all(con: duckdb.DuckDBPyConnection, tables: dict[str, pl.DataFrame]) -> list[str]:
-    return [store(con, GAME, name, table, DESCRIPTIONS[name]) for name, table in tables.items()]
-
-
-def run(con: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
-    """Compute and store every statistic, and the per-turn features `fit` reads."""
-    turns, rounds = load(con)
+def derive(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> GinStats:
+    """Every statistic of the logs `log_ids` (every Gin Rummy log by default), and the
+    per-turn features they come from."""
+    turns, rounds = load(con, log_ids)
     features = turn_features(turns, rounds)
-    tables = _statistics(features, rounds)
-    store_all(con, tables)
-    store(con, GAME, "turn_features", features, FEATURES_DESCRIPTION)
-    return tables
+    return GinStats(
+        draw_stats(features),
+        danger_stats(features),
+        danger_card_stats(features),
+        knock_stats(features),
+        round_stats(rounds),
+        features,
+    )
+
+
+def store(con: duckdb.DuckDBPyConnection, stats: NamedTuple) -> list[str]:
+    """Each frame of `derive`'s or `by_player`'s result as its `stats_ginrummy_*` table; a
+    per-player result without deviations drops those of an earlier run. The names."""
+    if isinstance(stats, Players):
+        shared.drop(con, GAME, "player_deviations")
+    return [
+        shared.store(con, GAME, name, table, DESCRIPTIONS[name])
+        for name, table in stats._asdict().items()
+    ]
+
+
+def headline(stats: NamedTuple) -> dict[str, Any]:
+    """The figures `--json` prints: for the statistics, turns, rounds by how they ended and
+    draws from the discard, per source; per player, every player's row and the choices
+    that left the fitted knock policy (None without one)."""
+    if isinstance(stats, PlayersAgainst):
+        off = stats.player_deviations.filter(pl.col("deviation")).to_dicts()
+        return {**headline(Players(stats.players)), "deviations": off}
+    if isinstance(stats, Players):
+        return {"players": stats.players.to_dicts(), "deviations": None,
+                "not_measured": NOT_MEASURED}  # fmt: skip
+    endings = stats.rounds.group_by("source", "ending").agg(pl.col("rounds").sum())
+    draws = stats.draws.group_by("source").agg(pl.col("taken").sum(), pl.col("opportunities").sum())
+    return {
+        "turns": stats.turn_features.height,
+        "rounds": int(stats.rounds["rounds"].sum()),
+        "endings": {
+            source: {ending: rounds for _, ending, rounds in part.sort("ending").iter_rows()}
+            for (source,), part in endings.sort("source").group_by("source", maintain_order=True)
+        },
+        "discard_draws": {
+            source: {"taken": taken, "opportunities": opportunities}
+            for source, taken, opportunities in draws.sort("source").iter_rows()
+        },
+    }
 
 
 def knocks_by_deadwood(
@@ -409,10 +461,13 @@ def knocks_by_deadwood(
 # --- what a fit reads ----------------------------------------------------------------------
 
 
-def load_features(con: duckdb.DuckDBPyConnection, source: str = "all") -> pl.DataFrame:
-    """The per-turn features of the logs of `source` (all, simulated or server): the
-    stored ones when they hold exactly the warehouse's logs (none added, replaced or
-    removed since `mine stats`) and today's columns, else computed afresh."""
+def load_features(
+    con: duckdb.DuckDBPyConnection, log_ids: LogIds = None, source: str = "all"
+) -> pl.DataFrame:
+    """The per-turn features of the logs `log_ids` (every one by default) of `source`
+    (all, simulated or server): the stored ones when they hold exactly the warehouse's
+    logs (none added, replaced or removed since `mine stats`) and today's columns, else
+    computed afresh."""
     rows = con.execute("SELECT log_id FROM logs WHERE game = ?", [GAME]).fetchall()
     logs = {log_id for (log_id,) in rows}
     stored = con.execute(
@@ -425,39 +480,28 @@ def load_features(con: duckdb.DuckDBPyConnection, source: str = "all") -> pl.Dat
             features = frame(con, f"SELECT * FROM {FEATURES_TABLE}")
             if features.columns != list(FEATURES):
                 features = None  # stored by an older `mine stats`
+            elif log_ids is not None:
+                features = features.filter(pl.col("log_id").is_in(log_ids))
     if features is None:
-        turns, rounds = load(con)
-        features = turn_features(turns, rounds)
+        features = turn_features(*load(con, log_ids))
     if source != "all":
         features = features.filter(pl.col("source") == source)
     return features
 
 
-def fingerprint(con: duckdb.DuckDBPyConnection, features: pl.DataFrame, source: str) -> str:
-    """The data fingerprint of the logs a fit used: every Gin Rummy log's for `all`, else
-    the same hash over the logs of `features` only."""
-    chosen = None if source == "all" else features["log_id"].unique().to_list()
-    return data_fingerprint(con, GAME, chosen)[0]
-
-
-def fit_data(con: duckdb.DuckDBPyConnection, source: str) -> tuple[pl.DataFrame, str]:
-    """The features a fit of `source`'s logs reads, and their data fingerprint."""
-    features = load_features(con, source)
-    return features, fingerprint(con, features, source)
-
-
-def report_data(con: duckdb.DuckDBPyConnection) -> dict[str, pl.DataFrame]:
-    """What the report shows from the warehouse (every log, real server logs included):
-    draw decisions, how rounds end, and knocks by deadwood."""
-    features = load_features(con)
-    return {
-        "draws": draw_stats(features),
-        "rounds": round_stats(load_rounds(con)),
-        "knocks": knocks_by_deadwood(knock_stats(features), ("source",), 3),
-    }
-
-
-SUIT_ORDER = SUITS
+def fit_inputs(
+    con: duckdb.DuckDBPyConnection, log_ids: LogIds = None, source: str = "all"
+) -> model.Logged:
+    """What `models.ginrummy.fit` reads: the per-turn features of the logs `log_ids` of
+    `source` (all, simulated or server), and the data fingerprint of those logs (every Gin
+    Rummy log's when none is left out)."""
+    if source not in SOURCES:
+        raise ValueError(f"the source must be all, simulated or server, not {source!r}")
+    features = load_features(con, log_ids, source)
+    every = log_ids is None and source == "all"
+    chosen = None if every else sorted(features["log_id"].unique().to_list())
+    fingerprint, _ = data_fingerprint(con, GAME, chosen)
+    return model.Logged(features, fingerprint, features["log_id"].n_unique(), source)
 
 
 # --- per player: habits with their opportunities, and knocks against a fitted policy -------
@@ -579,33 +623,34 @@ def knock_summary(deviations: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-PLAYER_DESCRIPTIONS = {
-    "players": "Gin Rummy: per player (me: the logs' writer; opponent: whoever it played): "
-    "draws from the discard, knocks (deadwood, undercuts), gins and calls, each with its "
-    "opportunities; rounds won and points",
-    "player_deviations": "Gin Rummy: per player, score buckets, deadwood and turn bucket: "
-    "knock or wait as logged against the fitted knock policy, n plays and the logged "
-    "choice's value minus the policy's in game-win chance",
-}
+NOT_MEASURED = (
+    "what draws and discards cost: the fitted tables value a deadwood after a play, and a "
+    "stock draw's card is unseen, so no logged draw or discard has a value to compare"
+)
 
 
-def by_player(con: duckdb.DuckDBPyConnection, fitted: pl.DataFrame | None = None) -> dict:
-    """`players` and, given fitted tables, `player_deviations` (frames by name)."""
-    features = load_features(con)
-    players = player_habits(features, load_rounds(con))
-    out = {}
-    if fitted is not None:
-        deviations = knock_deviations(features, knock_policy(fitted))
-        players = players.join(knock_summary(deviations), on="player", how="left")
-        out["player_deviations"] = deviations
-    out["players"] = players
-    return out
+class Players(NamedTuple):
+    """Each player's habits (`by_player` without a fitted table)."""
+
+    players: pl.DataFrame
 
 
-def store_players(con: duckdb.DuckDBPyConnection, tables: dict[str, pl.DataFrame]) -> list[str]:
-    """Store `by_player`'s tables; without deviations, drop those of an earlier run."""
-    if "player_deviations" not in tables:
-        drop(con, GAME, "player_deviations")
-    return [
-        store(con, GAME, name, table, PLAYER_DESCRIPTIONS[name]) for name, table in tables.items()
-    ]
+class PlayersAgainst(NamedTuple):
+    """Each player's habits and knocks against a fitted knock policy."""
+
+    players: pl.DataFrame
+    player_deviations: pl.DataFrame
+
+
+def by_player(
+    con: duckdb.DuckDBPyConnection, log_ids: LogIds = None, fitted: Any = None
+) -> Players | PlayersAgainst:
+    """Each player's habits in the logs `log_ids`; given fitted tables (`models.ginrummy.
+    Fitted`), its knock-or-wait choices against their knock policy too."""
+    features = load_features(con, log_ids)
+    players = player_habits(features, load_rounds(con, log_ids))
+    if fitted is None:
+        return Players(players)
+    deviations = knock_deviations(features, knock_policy(fitted.frame))
+    players = players.join(knock_summary(deviations), on="player", how="left")
+    return PlayersAgainst(players, deviations)

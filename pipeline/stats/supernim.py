@@ -24,17 +24,16 @@ their fingerprint). Nothing here knows the rules: it counts what the logs show.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import duckdb
 import polars as pl
 
 from mine.models import supernim as model
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint, has_logs, logs_matching, store
+from mine.pipeline.stats import data_fingerprint
 
 GAME = "supernim"
-NO_MOVES = "no Super-Nim moves in the warehouse (run `mine ingest` on Super-Nim logs first)"
 
 
 class SuperNimStats(NamedTuple):
@@ -56,12 +55,6 @@ DESCRIPTIONS = {
     "trajectories": "Super-Nim: mean scores of max and min per pairing and move number",
     "parity": "Super-Nim: games per pairing and start 2-heap parity won by first, second, drawn",
 }
-
-
-def chosen_logs(con: duckdb.DuckDBPyConnection, pattern: str | None) -> list[int] | None:
-    if not has_logs(con, GAME):
-        raise ValueError(NO_MOVES)
-    return None if pattern is None else logs_matching(con, GAME, pattern)
 
 
 def logs_filter(log_ids: list[int] | None) -> str:
@@ -115,6 +108,7 @@ def _margins(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
 
 
 def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> SuperNimStats:
+    """Every Super-Nim statistic, from the logs `log_ids` (every Super-Nim log by default)."""
     where = logs_filter(log_ids)
     games = shared.frame(
         con,
@@ -180,17 +174,32 @@ def _by_parity(games: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def store_all(con: duckdb.DuckDBPyConnection, stats: SuperNimStats) -> dict[str, str]:
-    return {
-        name: store(con, GAME, name, table, DESCRIPTIONS[name])
+def store(con: duckdb.DuckDBPyConnection, stats: SuperNimStats) -> list[str]:
+    """Write the seven tables; their names."""
+    return [
+        shared.store(con, GAME, name, table, DESCRIPTIONS[name])
         for name, table in stats._asdict().items()
+    ]
+
+
+def headline(stats: SuperNimStats) -> dict[str, object]:
+    """The numbers worth printing: games, positions, cut-offs, and the first mover's wins
+    by start 2-heap parity."""
+    parity = stats.parity.group_by("odd_twos").agg(pl.col("games", "first_wins").sum())
+    return {
+        "games": int(stats.pairings["games"].sum()),
+        "positions": int(stats.kinds["moves"].sum()),
+        "cutoffs": int(stats.pairings["cutoffs"].sum()),
+        "first_wins_by_parity": {
+            "odd" if odd else "even": {"games": int(n), "first_wins": int(w)}
+            for odd, n, w in parity.sort("odd_twos").iter_rows()
+        },
     }
 
 
-def fit_inputs(
-    con: duckdb.DuckDBPyConnection, log_ids: list[int] | None
-) -> tuple[pl.DataFrame, dict[str, Any]]:
-    """The positions to fit from, and what names them: fingerprint, logs, games, rows."""
+def fit_inputs(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None) -> model.Logged:
+    """The positions of `log_ids` (every Super-Nim log by default) and what names them:
+    the warehouse's fingerprint of those logs, their number and their games'."""
     where = logs_filter(log_ids)
     try:
         seen = positions(con, where)
@@ -198,4 +207,4 @@ def fit_inputs(
         games = con.execute(f"SELECT count(*) FROM supernim_games WHERE {where}").fetchone()[0]
     except duckdb.Error as error:
         raise ValueError(f"cannot read the Super-Nim tables: {error}".splitlines()[0]) from None
-    return seen, {"fingerprint": fingerprint, "logs": logs, "games": games, "rows": seen.height}
+    return model.Logged(seen, fingerprint, logs, games)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from mine.strategies.engines.cardguess import (
+    CardGuessRules,
     Feedback,
     Hand,
     encode,
@@ -31,6 +32,7 @@ from mine.strategies.engines.cardguess import (
 from mine.strategies.solvers.cardguess import best_candidate, one_of_each_shape, spread
 
 GUESSERS = ("first-consistent", "random-consistent", "greedy", "entropy")
+BASELINES = ("greedy", "entropy")  # what `validate` measures a player file against
 PAIRS = 30_000_000  # feedback evaluations one greedy or entropy decision may cost
 FIRST_PAIRS = 600_000_000  # … the first one (made once per guesser and n, remembered)
 FEWEST_SCORED = 100
@@ -42,11 +44,9 @@ class ConsistentGuesser:
     """A guesser of the handout's interface over card ints: its state is the candidates
     (numbers into `hands(n)`) and the history of (guess number, feedback code)."""
 
-    def __init__(self, name: str, rng: np.random.Generator | None = None):
+    def __init__(self, name: str, rng: np.random.Generator):
         if name not in GUESSERS:
             raise ValueError(f"unknown guesser {name!r} (known: {', '.join(GUESSERS)})")
-        if name == "random-consistent" and rng is None:
-            raise ValueError("random-consistent needs a seeded generator")
         self.name = name
         self.rng = rng
         self.memory: dict[tuple[int, tuple[tuple[int, int], ...]], int] = {}
@@ -76,7 +76,6 @@ class ConsistentGuesser:
         if self.name == "first-consistent":
             return int(candidates[0])
         if self.name == "random-consistent":
-            assert self.rng is not None
             return int(candidates[self.rng.integers(len(candidates))])
         key = (n, history)
         if key not in self.memory:
@@ -93,5 +92,7 @@ class ConsistentGuesser:
         return self.memory[key]
 
 
-def parse_guesser(name: str, rng: np.random.Generator | None = None) -> ConsistentGuesser:
-    return ConsistentGuesser(name, rng)
+def make_bot(spec: str, rules: CardGuessRules, rng: np.random.Generator) -> ConsistentGuesser:
+    """The guesser `spec` names (its own generator `rng`, used by random-consistent); the
+    answer's size comes with each game (`initial_guess(n)`), so any rules do."""
+    return ConsistentGuesser(spec, rng)

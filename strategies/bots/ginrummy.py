@@ -22,16 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mine.parsers.cards import Card
-from mine.strategies.engines.ginrummy import (
-    BIT_CARDS,
-    CARD_BITS,
-    DRAWS,
-    GinRummyRules,
-    MeldSolver,
-    Player,
-    hand_mask,
-    legal_plays,
-)
+from mine.strategies.engines.ginrummy import DRAWS, GinRummyRules, Player, legal_plays
+from mine.strategies.engines.melds import BIT_CARDS, CARD_BITS, MeldSolver, hand_mask
 
 Melds = list[tuple[Card, ...]]
 
@@ -57,6 +49,9 @@ class RoundMemory:
         remembered, _, plays = memory.partition(":")
         return cls(int(remembered, 16), int(plays))
 
+    def text(self) -> str:
+        return f"{self.hand:x}:{self.plays}"
+
     def after_play(self, hand: tuple[Card, ...], picked: Card, discarded: Card) -> str:
         return f"{(hand_mask(hand) | CARD_BITS[picked]) ^ CARD_BITS[discarded]:x}:{self.plays + 1}"
 
@@ -67,11 +62,13 @@ class RoundMemory:
 
 
 @dataclass(frozen=True)
-class SimpleBot:
+class RoundBot:
+    """A bot that keeps its round memory and declares a least-deadwood hand: it decides its
+    draw (`draw`) and its play (`choose`)."""
+
     rng: np.random.Generator
     rules: GinRummyRules = GinRummyRules()
     solver: MeldSolver = field(default_factory=MeldSolver)
-    knocks: bool = True
 
     def pick(
         self,
@@ -82,57 +79,55 @@ class SimpleBot:
         hand: tuple[Card, ...],
     ) -> tuple[str, str]:
         state = RoundMemory.at_pick(memory, hand)
-        top = CARD_BITS[discard_top]
-        draw = "discard" if self.solver.meldable(state.hand | top) & top else "stock"
-        return draw, f"{state.hand:x}:{state.plays}"
+        return self.draw(state, discard_top), state.text()
 
     def play(
         self, picked: Card, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]
     ) -> tuple[tuple[str, Card], str]:
         state = RoundMemory.parse(memory)
+        act, card = self.choose(state, picked, hand)
+        return (act, card), state.after_play(hand, picked, card)
+
+    def melds(self, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]) -> Melds:
+        return self.solver.melds_of(hand)
+
+    def draw(self, state: RoundMemory, discard_top: Card) -> str:
+        raise NotImplementedError
+
+    def choose(self, state: RoundMemory, picked: Card, hand: tuple[Card, ...]) -> tuple[str, Card]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class SimpleBot(RoundBot):
+    knocks: bool = True
+
+    def draw(self, state: RoundMemory, discard_top: Card) -> str:
+        top = CARD_BITS[discard_top]
+        return "discard" if self.solver.meldable(state.hand | top) & top else "stock"
+
+    def choose(self, state: RoundMemory, picked: Card, hand: tuple[Card, ...]) -> tuple[str, Card]:
         drawn = CARD_BITS[picked]
         deadwood, bits = self.solver.best_discards(hand_mask(hand) | drawn, drawn)
         bit = bits[int(self.rng.integers(len(bits)))] if len(bits) > 1 else bits[0]
-        card = BIT_CARDS[bit]
         act = "drop"
         if state.may_call(self.rules):
             if deadwood == 0:
                 act = "gin"
             elif self.knocks and deadwood <= self.rules.knock_limit:
                 act = "knock"
-        return (act, card), state.after_play(hand, picked, card)
-
-    def melds(self, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]) -> Melds:
-        return self.solver.melds_of(hand)
+        return act, BIT_CARDS[bit]
 
 
 @dataclass(frozen=True)
-class RandomBot:
-    rng: np.random.Generator
-    rules: GinRummyRules = GinRummyRules()
-    solver: MeldSolver = field(default_factory=MeldSolver)
+class RandomBot(RoundBot):
+    def draw(self, state: RoundMemory, discard_top: Card) -> str:
+        return DRAWS[int(self.rng.integers(2))]
 
-    def pick(
-        self,
-        discard_top: Card,
-        scores: tuple[int, int],
-        memory: str | None,
-        opponent_draw: str | None,
-        hand: tuple[Card, ...],
-    ) -> tuple[str, str]:
-        state = RoundMemory.at_pick(memory, hand)
-        return DRAWS[int(self.rng.integers(2))], f"{state.hand:x}:{state.plays}"
-
-    def play(
-        self, picked: Card, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]
-    ) -> tuple[tuple[str, Card], str]:
-        state = RoundMemory.parse(memory)
+    def choose(self, state: RoundMemory, picked: Card, hand: tuple[Card, ...]) -> tuple[str, Card]:
         plays = legal_plays(self.rules, self.solver, hand, picked, state.may_call(self.rules))
         act, card = plays[int(self.rng.integers(len(plays)))]
-        return (act, card), state.after_play(hand, picked, card)
-
-    def melds(self, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]) -> Melds:
-        return self.solver.melds_of(hand)
+        return act, card
 
 
 @dataclass(frozen=True)
@@ -170,7 +165,7 @@ class Explorer:
         draw, inner = self.policy.pick(discard_top, scores, inner, opponent_draw, hand)
         if self.rng.random() < self.share:
             draw = DRAWS[int(self.rng.integers(2))]
-        return draw, self._join(f"{state.hand:x}:{state.plays}", inner)
+        return draw, self._join(state.text(), inner)
 
     def play(
         self, picked: Card, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]
@@ -217,12 +212,17 @@ BOTS: dict[str, BotFactory] = {
     "ginhunter": ginhunter,
     "explorer": explorer(),
 }
+BASELINES = ("simple", "random", "ginhunter")  # what a generated player is measured against
 
 
 def make_bot(
-    spec: str, rng: np.random.Generator, rules: GinRummyRules, solver: MeldSolver | None = None
+    spec: str,
+    rules: GinRummyRules,
+    rng: np.random.Generator,
+    solver: MeldSolver | None = None,
 ) -> Player:
-    """A bot from its name, or `explorer:<share>` / `explorer:<policy>:<share>`."""
+    """A bot from its name, or `explorer:<share>` / `explorer:<policy>:<share>`; `solver`
+    shares a meld solver's memo."""
     solver = solver if solver is not None else MeldSolver(rules.meld_sizes)
     name, *options = spec.split(":")
     if name == "explorer" and options:

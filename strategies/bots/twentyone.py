@@ -239,9 +239,10 @@ class Explorer(TableBot):
 
 
 class ChartBot(TableBot):
-    """Plays a `strategies.solvers.twentyone.Chart`. The situation does not say whether the
-    hand is a split hand or insured, so it reads the chart's main context, and the insured
-    one for a two-card hand against an ace once insurance is no longer offered."""
+    """Plays a `Chart` (`strategies/engines/twentyone_chart.py`). The situation does not
+    say whether the hand is a split hand or insured, so it reads the chart's main context,
+    and the insured one for a two-card hand against an ace once insurance is no longer
+    offered."""
 
     def __init__(self, chart: object, rules: TwentyOneRules | None = None, name: str = "chart"):
         super().__init__(rules)
@@ -269,7 +270,7 @@ def optimal_chart(rules: TwentyOneRules) -> object:
     return solve(rules).chart
 
 
-def _chart(rng: np.random.Generator, rules: TwentyOneRules) -> TableBot:
+def _chart(rules: TwentyOneRules, rng: np.random.Generator | None) -> TableBot:
     return ChartBot(optimal_chart(rules), rules)
 
 
@@ -278,29 +279,35 @@ def _chart(rng: np.random.Generator, rules: TwentyOneRules) -> TableBot:
 BotFactory = Callable[..., TableBot]
 
 
-def _explorer(rng: np.random.Generator, rules: TwentyOneRules, *args: str) -> TableBot:
+def _explorer(rules: TwentyOneRules, rng: np.random.Generator | None, *args: str) -> TableBot:
     policy_name = args[0] if args else "textbook"
     share = float(args[1]) if len(args) > 1 else 0.1
     if policy_name not in BOTS or policy_name == "explorer":
         raise ValueError(f"explorer: unknown policy {policy_name!r}")
-    return Explorer(make_bot(policy_name, rng, rules), share, rng, rules)
+    return Explorer(make_bot(policy_name, rules, rng), share, rng, rules)
 
 
 BOTS: dict[str, BotFactory] = {
-    "dealer": lambda rng, rules: Threshold(17, "dealer", rules),
-    "cautious": lambda rng, rules: Threshold(12, "cautious", rules),
-    "textbook": lambda rng, rules: Textbook(rules),
-    "random": lambda rng, rules: RandomBot(rng, rules),
+    "dealer": lambda rules, rng: Threshold(17, "dealer", rules),
+    "cautious": lambda rules, rng: Threshold(12, "cautious", rules),
+    "textbook": lambda rules, rng: Textbook(rules),
+    "random": lambda rules, rng: RandomBot(rng, rules),
     "explorer": _explorer,
     "chart": _chart,
 }
-"""name → factory(rng, rules, *args); `explorer:POLICY:SHARE` passes POLICY and SHARE."""
+"""name → factory(rules, rng, *args); `explorer:POLICY:SHARE` passes POLICY and SHARE."""
+
+BASELINES = ("textbook", "dealer", "cautious", "random", "explorer")
+"""What a generated player is measured against by default."""
 
 
-def make_bot(spec: str, rng: np.random.Generator, rules: TwentyOneRules | None = None) -> TableBot:
-    """A bot from `name` or `name:arg:…` (`explorer:textbook:0.2`)."""
+def make_bot(
+    spec: str, rules: TwentyOneRules | None = None, rng: np.random.Generator | None = None
+) -> TableBot:
+    """A bot from `name` or `name:arg:…` (`explorer:textbook:0.2`); `rng` draws the
+    choices of the bots that make random ones."""
     name, *args = spec.split(":")
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOTS)})")
     rules = rules or TwentyOneRules()
-    return BOTS[name](rng, rules, *args) if args else BOTS[name](rng, rules)
+    return BOTS[name](rules, rng, *args)

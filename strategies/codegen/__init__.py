@@ -15,7 +15,6 @@ standard modules the file may import. Writing goes one way for every game
 from __future__ import annotations
 
 import ast
-import inspect
 import math
 import re
 import sys
@@ -89,16 +88,3 @@ def write_player(
         draft.write_text(generator.module_source(fitted, None, **options), encoding="utf-8")
         card = measure(draft)
     return Written(generator.module_source(fitted, card, **options), card)
-
-
-MARKER = "# --- the player's code (a generated file holds what follows) ---"
-
-
-def embedded(module: ModuleType) -> str:
-    """A player module's code (`strategies/players/<game>.py`) to embed in a generated file:
-    its source after the marker line (above it: its docstring and placeholder data, which
-    the generated file replaces with its own)."""
-    source = inspect.getsource(module)
-    if MARKER not in source:
-        raise ValueError(f"{module.__name__} has no line {MARKER!r}")
-    return source[source.index(MARKER) + len(MARKER) :].lstrip("\n")

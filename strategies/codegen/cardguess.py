@@ -1,15 +1,15 @@
 """Generate a single-file card-guessing player from fitted trees.
 
-The module has the handout's three functions with cards as the spec's strings:
-`feedback(answer, guess)`, `initial_guess(n)` and `next_guess((guess, state), feedback)`.
-Each tree is embedded compactly, as numbers only: breadth-first, the guess of every node
-(n card numbers, one byte each), how many children each node has (uint16; where they
-start is the running sum) and the feedback code leading to each node (uint16),
-zlib-compressed and base64-encoded (its decoder is C, base85's is Python). A call
-is a binary search among one node's children; off the tree (a feedback no answer gives,
-or an n without a tree) a fallback guesses a hand consistent with every feedback so far,
-or any hand not yet guessed, within a time budget, so it never fails.
-"""
+The file is the player module (`strategies/players/cardguess.py`: the handout's three
+functions with cards as the spec's strings, `feedback(answer, guess)`, `initial_guess(n)`
+and `next_guess((guess, state), feedback)`) copied below a docstring of its own, with the
+trees written into its `TREES`. Each tree is embedded compactly, as numbers only:
+breadth-first, the guess of every node (n card numbers, one byte each), how many children
+each node has (uint16; where they start is the running sum) and the feedback code leading
+to each node (uint16), zlib-compressed and base64-encoded (its decoder is C, base85's is
+Python). A call is a binary search among one node's children; off the tree (a feedback no
+answer gives, or an n without a tree) a fallback guesses a hand consistent with every
+feedback so far, or any hand not yet guessed, within a time budget, so it never fails."""
 
 from __future__ import annotations
 
@@ -23,9 +23,13 @@ import numpy as np
 from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.engines.cardguess import hands
-from mine.strategies.solvers.cardguess import FlatTree
+from mine.strategies.players import cardguess as player
+from mine.strategies.players.source import player_code
+from mine.strategies.solvers.cardguess import FlatTree, Trees
 
-IMPORTS = frozenset({"array", "base64", "bisect", "sys", "time", "zlib", "itertools"})
+IMPORTS = frozenset(
+    {"array", "base64", "bisect", "collections", "itertools", "sys", "time", "zlib"}
+)
 
 
 def packed(tree: FlatTree) -> tuple[int, str]:
@@ -73,140 +77,19 @@ def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-TEMPLATE = '''"""{doc}"""
-
-import array
-import base64
-import bisect
-import sys
-import time
-import zlib
-from itertools import accumulate, combinations
-
-RANKS = "23456789TJQKA"
-SUITS = "CDHS"
-FALLBACK_SECONDS = 0.5
-
-# n -> (nodes, the tree packed as described in the module docstring of mine's codegen).
-TREES = {trees!r}
-
-_DECODED = {{}}
-
-
-def _card(text):
-    return RANKS.index(text[0]) * 4 + SUITS.index(text[1])
-
-
-def _text(card):
-    return RANKS[card // 4] + SUITS[card % 4]
-
-
-def _overlap(answer, guess):
-    unmatched = list(guess)
-    matched = 0
-    for value in answer:
-        if value in unmatched:
-            unmatched.remove(value)
-            matched += 1
-    return matched
-
-
-def feedback(answer, guess):
-    """(correct cards, lower ranks, correct ranks, higher ranks, correct suits)."""
-    answer = [_card(c) for c in answer]
-    guess = [_card(c) for c in guess]
-    answer_ranks = [c // 4 for c in answer]
-    guess_ranks = [c // 4 for c in guess]
-    low, high = min(guess_ranks), max(guess_ranks)
-    return (
-        len(set(answer) & set(guess)),
-        sum(1 for r in answer_ranks if r < low),
-        _overlap(answer_ranks, guess_ranks),
-        sum(1 for r in answer_ranks if r > high),
-        _overlap([c % 4 for c in answer], [c % 4 for c in guess]),
-    )
-
-
-def _tree(n):
-    if n not in _DECODED:
-        nodes, text = TREES[n]
-        raw = zlib.decompress(base64.b64decode(text))
-        children = array.array("H")
-        children.frombytes(raw[nodes * n : nodes * n + 2 * nodes])
-        codes = array.array("H")
-        codes.frombytes(raw[nodes * n + 2 * nodes :])
-        if sys.byteorder == "big":
-            children.byteswap()
-            codes.byteswap()
-        first = array.array("I", [0])
-        first.extend(accumulate(children))
-        _DECODED[n] = (raw[: nodes * n], first, codes)
-    return _DECODED[n]
-
-
-def _guess_at(n, node):
-    guesses = _tree(n)[0]
-    return [_text(card) for card in guesses[node * n : (node + 1) * n]]
-
-
-def _code(numbers):
-    code = 0
-    for number in numbers:
-        code = code * 5 + int(number)
-    return code
-
-
-def initial_guess(n):
-    """The first guess for an answer of n cards, and the state: (n, node, history)."""
-    if n in TREES:
-        return _guess_at(n, 0), (n, 0, ())
-    return _fallback(n, ()), (n, -1, ())
-
-
-def next_guess(previous, numbers):
-    """The next guess after `numbers`, the feedback to the previous guess."""
-    guess, (n, node, history) = previous
-    history = history + ((tuple(guess), tuple(int(x) for x in numbers)),)
-    if node >= 0:
-        _, first, codes = _tree(n)
-        code = _code(numbers)
-        low, high = first[node] + 1, first[node + 1] + 1
-        at = bisect.bisect_left(codes, code, low, high)
-        if at < high and codes[at] == code:
-            return _guess_at(n, at), (n, at, history)
-    return _fallback(n, history), (n, -1, history)
-
-
-def _fallback(n, history):
-    """Off the tree: a hand consistent with every feedback so far, else (none found in
-    time, or none exists) the first hand not yet guessed."""
-    started = time.perf_counter()
-    guessed = {{frozenset(guess) for guess, _ in history}}
-    spare = None
-    for hand in combinations([_text(card) for card in range(52)], n):
-        if frozenset(hand) in guessed:
-            continue
-        if spare is None:
-            spare = list(hand)
-        if all(feedback(hand, guess) == numbers for guess, numbers in history):
-            return list(hand)
-        if time.perf_counter() - started > FALLBACK_SECONDS:
-            break
-    return spare
-'''
-
-
-def module_source(trees: dict[int, FlatTree], metadata: dict, card: dict | None) -> str:
-    literal = {int(n): packed(tree) for n, tree in sorted(trees.items())}
-    doc = docstring(metadata, card)
-    source = TEMPLATE.format(doc=doc, trees=literal)
+def module_source(fitted: Trees, card: dict | None) -> str:
+    """The whole file of `fitted`'s trees, `card` (the figures measured on it) in its
+    docstring."""
+    literal = {int(n): packed(tree) for n, tree in sorted(fitted.trees.items())}
+    doc = docstring(fitted.metadata, card)
+    source = f'"""{doc}"""\n{player_code(player.__name__, {"TREES": literal})}'
     check_source(source, doc, {"TREES": literal}, IMPORTS)
     return source
 
 
-def write_module(
-    path: str | Path, trees: dict[int, FlatTree], metadata: dict, card: dict | None
-) -> str:
-    source = module_source(trees, metadata, card)
-    Path(path).write_text(source, encoding="utf-8")
-    return source
+def write_module(path: str | Path, fitted: Trees, card: dict | None = None) -> Path:
+    """Write the file (its folder made if need be); its path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(module_source(fitted, card), encoding="utf-8")
+    return path

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from mine.strategies.codegen import check_source, embedded
+from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.engines.hog import HogRules
-from mine.strategies.players import hog as player
+from mine.strategies.players.source import Code, player_code
 
 
 def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:
@@ -79,6 +79,7 @@ def _rules_literal(rules: dict[str, Any] | None, goal: int) -> dict[str, int | b
 
 
 IMPORTS: frozenset[str] = frozenset()
+PLAYER = "mine.strategies.players.hog"
 
 
 def module_source(fitted: Any, card: dict[str, Any] | None) -> str:
@@ -95,21 +96,11 @@ def module_source(fitted: Any, card: dict[str, Any] | None) -> str:
     if any(not 0 <= k <= most for row in literal for k in row):
         raise ValueError(f"the table asks for dice outside 0..{most}")
     rules_literal = _rules_literal(rules, goal)
-    rows = "\n".join(f"    {row!r}," for row in literal)
+    rows = "".join(f"\n    {row!r}," for row in literal)
     doc = docstring(metadata, card)
-    source = f'''"""{doc}"""
-
-GOAL = {goal}
-
-# The rules the table was solved and validated in.
-RULES = {rules_literal!r}
-
-# STRATEGY_TABLE[my_score][opponent_score]: how many dice to roll.
-STRATEGY_TABLE = (
-{rows}
-)
-
-
-{embedded(player)}'''
+    code = player_code(
+        PLAYER, {"GOAL": goal, "RULES": rules_literal, "STRATEGY_TABLE": Code(f"({rows}\n)")}
+    )
+    source = f'''"""{doc}"""\n{code}'''
     check_source(source, doc, {"STRATEGY_TABLE": literal, "RULES": rules_literal}, IMPORTS)
     return source

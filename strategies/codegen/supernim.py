@@ -1,30 +1,32 @@
 """Generate a single-file Super-Nim player: `ai_move` and `random_move` over the handout's
 states `(player, board, score_max, score_min)`, the fitted heuristic as literals.
 
-The search is the bots' own: this module copies the code of `bots/supernim_search.py`
-(standard library only) into the file, so the generated player and `alphabeta:D` differ
-only in their leaf values. Everything else written into the file is a number, a tuple of
-numbers, or text from a fixed vocabulary; the source is parsed back with `ast` and
-compared with what was meant before it is written.
+The player's code is `strategies/players/supernim.py` (standard library only), copied into
+the file with the fitted table's literals in place of its plain ones, so the generated
+player and `alphabeta:D` differ only in their leaf values. Everything else written into
+the file is a number, a tuple of numbers, or text from a fixed vocabulary; the source is
+parsed back with `ast` and compared with what was meant before it is written.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from mine.models.supernim import CAPS, FEATURES, Fitted
-from mine.strategies.bots import supernim_search
 from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
+from mine.strategies.players import supernim as player
+from mine.strategies.players.source import player_code
 
-MAX_BUDGET = 1.0  # seconds a move may take, whatever is asked
+IMPORTS = frozenset({"time", "bisect", "random"})
+MAX_BUDGET = player.MAX_BUDGET  # seconds a move may take, whatever is asked
 
 
-def search_code() -> str:
-    """The search module's code without its docstring (its imports are stdlib)."""
-    source = Path(supernim_search.__file__).read_text(encoding="utf-8")
-    return source[source.index("import time") :]
+class Fitted(Protocol):
+    """What a fitted heuristic gives the file (`models/supernim.py`'s `Fitted`)."""
+
+    cells: dict[tuple[int, ...], float]
+    boards: dict[tuple[int, ...], float]
+    metadata: dict[str, Any]
 
 
 def docstring(metadata: dict[str, Any], card: dict[str, Any] | None, depth: int) -> str:
@@ -66,99 +68,19 @@ def docstring(metadata: dict[str, Any], card: dict[str, Any] | None, depth: int)
     return "\n".join(lines) + "\n"
 
 
-def module_source(fitted: Fitted, card: dict | None, budget: float = 0.2, depth: int = 3) -> str:
+def module_source(fitted: Fitted, card: dict | None, budget: float = 0.2,
+                  depth: int = player.DEPTH) -> str:  # fmt: skip
     settings = fitted.metadata.get("settings", {})
     rules = {
         "MERGE_CAP": int(settings.get("merge_cap", 10)),
         "SPLIT_REWARD": int(settings.get("split_reward", 2)),
         "MAX_MOVES": int(settings.get("max_moves", 100)),
     }
-    budget = min(float(budget), MAX_BUDGET)
+    search = {"DEPTH": int(depth), "BUDGET": min(float(budget), MAX_BUDGET)}
     cells = {tuple(int(v) for v in key): float(value) for key, value in fitted.cells.items()}
     boards = {tuple(int(v) for v in key): float(value) for key, value in fitted.boards.items()}
-    caps = tuple(int(CAPS[name]) for name in FEATURES)
+    table = {**rules, **search, "CELLS": cells, "BOARDS": boards}
     doc = docstring(fitted.metadata, card, depth)
-    constants = "\n".join(f"{name} = {value!r}" for name, value in rules.items())
-    source = f'''"""{doc}"""
-
-{search_code()}
-
-import random
-
-{constants}
-DEPTH = {int(depth)!r}
-BUDGET = {budget!r}  # seconds a move may take at most
-MAX_BUDGET = {MAX_BUDGET!r}
-LEFT_FAR = {int(CAPS["left"])!r}  # moves left from which a board's own value is used
-
-# Caps of the features (2-heaps, 4-heaps, 1-heaps, odd heaps, heaps, moves left).
-CAPS = {caps!r}
-
-# CELLS[features]: the mover's future margin the fitted model gives a feature cell.
-CELLS = {cells!r}
-
-# BOARDS[sorted board]: the mover's future margin of a board the logs saw often.
-BOARDS = {boards!r}
-
-
-def cell(board, left):
-    counts = (board.count(2), board.count(4), board.count(1),
-              sum(n % 2 for n in board), len(board), left)
-    return tuple(min(count, cap) for count, cap in zip(counts, CAPS))
-
-
-def evaluate(board, left):
-    """The fitted future margin of the mover on a sorted board."""
-    if left >= LEFT_FAR and board in BOARDS:
-        return BOARDS[board]
-    return CELLS.get(cell(board, left), 0.0)
-
-
-SEARCH = Searcher(MERGE_CAP, SPLIT_REWARD, evaluate)
-
-
-def successors(state):
-    """(successor state, board after, points) in heap order, as the handout lists them."""
-    player, board, score_max, score_min = state
-    found = [m[3:] for m in heap_moves(tuple(board), MERGE_CAP, SPLIT_REWARD)]
-    states = []
-    for after, points in found:
-        if player == "max":
-            states.append((("min", after, score_max + points, score_min), after, points))
-        else:
-            states.append((("max", after, score_max, score_min + points), after, points))
-    return states
-
-
-def random_move(state):
-    """A uniformly random successor; the same state always gets the same answer."""
-    options = successors(state)
-    return random.Random(repr(state)).choice(options)[0]
-
-
-def ai_move(state, moves_left=None, depth=None, budget=None):
-    """The successor alpha-beta prefers (first best in heap order)."""
-    left = MAX_MOVES if moves_left is None else max(1, int(moves_left))
-    limit = DEPTH if depth is None else int(depth)
-    seconds = min(BUDGET if budget is None else float(budget), MAX_BUDGET)
-    board = tuple(sorted(state[1]))
-    value, points, target = SEARCH.choose(board, left, -1, limit, seconds)
-    for successor, after, gained in successors(state):
-        if gained == points and tuple(sorted(after)) == target:
-            return successor
-    return successors(state)[0][0]
-'''
-    check_source(
-        source,
-        doc,
-        {"CELLS": cells, "BOARDS": boards, "CAPS": caps, **rules},
-        imports=frozenset({"time", "bisect", "random"}),
-    )
-    return source
-
-
-def write_module(path: str | Path, fitted: Fitted, card: dict | None, budget: float,
-                 depth: int) -> str:  # fmt: skip
-    source = module_source(fitted, card, budget, depth)
-    Path(path).write_text(source, encoding="utf-8")
+    source = f'"""{doc}"""\n{player_code(player.__name__, table)}'
+    check_source(source, doc, {**table, "CAPS": player.CAPS}, imports=IMPORTS)
     return source

@@ -6,10 +6,11 @@ chance, an illegal action and the shape of returns). A game's module (the regist
 dataclass, and `DEFAULT_RULES`), what its returns pay (`UTILITY`, words; `ZERO_SUM`), its
 `State` and `new_game(rules, rng, **setup)` (a game from its start, chance drawn from the
 seeded rng), and one simulation signature for every game:
-`simulate(rules, players, games, seed, out, *, progress=None, **options)` plays `games`
-games between `players` — (name, bot) pairs, the bots as the game's `bots.make_bot`
-makes them — and writes their logs into the folder `out` (the same seed, the same bytes);
-it returns the summary a command prints.
+`simulate(rules, players, games, seed, out, *, make_bot, progress=None, **options)` plays
+`games` games between the bots named in `players`, each made by `make_bot` (the game's
+`bots.make_bot`: engines do not import bots) from the simulation's own seeded rng, and
+writes their logs into the folder `out` (the same seed, the same bytes); it returns the
+summary a command prints.
 """
 
 CONTRACT = {

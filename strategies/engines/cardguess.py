@@ -1,4 +1,4 @@
-"""Card guessing: the feedback rule in one place, answerers, and the game loop.
+"""Card guessing: the feedback rule in one place, answerers, the game and its loop.
 
 Rules (`../shared/spec/cardguess.md`, from the COMP30020 2016 handout): the answerer picks
 n distinct cards; the guesser guesses n distinct cards and hears five numbers back —
@@ -11,16 +11,18 @@ C D H S (0 … 3); the spec's strings (`TH`, `AS`) only at the edges. A hand is 
 tuple of cards; `hands(n)` numbers all C(52, n) of them in lexicographic order, and the
 vectorised feedback works on whole sets of hands at once (numpy).
 
-State: the answer and the guesses so far. Actions: any hand of n distinct cards. Payoff:
-minus the number of guesses. A guesser follows the handout's interface:
-`initial_guess(n) -> (guess, state)` and `next_guess((guess, state), feedback)`.
-"""
+The State API (`state.py`): one player, the guesser. `new_game(rules, rng, answerer=…)`
+draws the answer (chance: the answerer is not a player); an action is a guess; the
+feedback is the rules'; `returns()` pays minus the number of guesses. A guesser follows the
+handout's interface: `initial_guess(n) -> (guess, state)` and `next_guess((guess, state),
+feedback)`; `play_game` referees one (the guess and time limits) and `simulate` writes the
+logs of many."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from itertools import combinations, combinations_with_replacement, permutations
 from math import comb
@@ -34,9 +36,11 @@ from mine.parsers.cardguess import Score, Turn
 from mine.parsers.cards import GUESS_RANKS, GUESS_SUITS, CardError, guess_rank, parse_guess
 from mine.parsers.csvlog import pair_paths
 from mine.strategies.engines.settings import RuleSettings
+from mine.strategies.engines.state import TERMINAL, IllegalAction
+from mine.strategies.players import cardguess as player
 
-RANKS = "23456789TJQKA"  # ace high, as the spec orders them
-SUITS = GUESS_SUITS  # C D H S
+RANKS = player.RANKS  # ace high, as the spec orders them
+SUITS = player.SUITS  # C D H S
 DECK = 52
 SIZES = (2, 3, 4)  # the handout's answer sizes
 BASE = 5  # each feedback number is 0 … 4, so a feedback is one base-5 number
@@ -62,6 +66,13 @@ class CardGuessRules(RuleSettings):
 
 
 DEFAULT_RULES = CardGuessRules()
+GAME = "cardguess"
+RULES = CardGuessRules
+UTILITY = (
+    "minus the number of guesses, the one that finds the answer included (the guess limit's "
+    "number when the limit ends the game first)"
+)
+ZERO_SUM = False
 
 
 # --- cards ---------------------------------------------------------------------------------
@@ -75,8 +86,7 @@ def suit_of(card: int) -> int:
     return card % 4
 
 
-def card_text(card: int) -> str:
-    return RANKS[rank_of(card)] + SUITS[suit_of(card)]
+card_text = player.card_text  # 0 … 51 → `2C` … `AS`
 
 
 def parse_card(text: str) -> int:
@@ -99,34 +109,16 @@ def parse_hand(text: str, n: int | None = None) -> Hand:
     return tuple(sorted(cards))
 
 
-assert "".join(GUESS_RANKS[1:]) + GUESS_RANKS[0] == RANKS  # the parser's ranks, ace moved up
+# The parser's cards are the player's: its ranks with the ace moved up, its suits.
+assert "".join(GUESS_RANKS[1:]) + GUESS_RANKS[0] == RANKS and GUESS_SUITS == SUITS
 
 
 # --- feedback ------------------------------------------------------------------------------
 
 
-def feedback(answer: Sequence[int], guess: Sequence[int]) -> Feedback:
-    """The five numbers, read straight off the spec (the plain reference)."""
-    guess_ranks = [rank_of(card) for card in guess]
-    low, high = min(guess_ranks), max(guess_ranks)
-    answer_ranks = [rank_of(card) for card in answer]
-    correct = len(set(answer) & set(guess))
-    lower = sum(1 for rank in answer_ranks if rank < low)
-    higher = sum(1 for rank in answer_ranks if rank > high)
-    ranks = _overlap(answer_ranks, guess_ranks)
-    suits = _overlap([suit_of(card) for card in answer], [suit_of(card) for card in guess])
-    return correct, lower, ranks, higher, suits
-
-
-def _overlap(answer: list[int], guess: list[int]) -> int:
-    """Multiset overlap: each guess value matches at most one answer value."""
-    unmatched = list(guess)
-    matched = 0
-    for value in answer:
-        if value in unmatched:
-            unmatched.remove(value)
-            matched += 1
-    return matched
+feedback: Callable[[Sequence[int], Sequence[int]], Feedback] = player.card_feedback
+"""`feedback(answer, guess)` on card numbers, read straight off the spec (the plain
+reference): the generated player's own code, so the player and the engine cannot differ."""
 
 
 def encode(fb: Sequence[int]) -> int:
@@ -312,10 +304,10 @@ def answer_probabilities(n: int, answerer: str) -> np.ndarray:
     return chance
 
 
-# --- state and game loop -------------------------------------------------------------------
+# --- the game: State API, referee, simulation -----------------------------------------------
 
 
-class InvalidGuess(ValueError):
+class InvalidGuess(IllegalAction):
     """A guess that is not n distinct cards of the deck."""
 
 
@@ -334,44 +326,55 @@ def check_guess(guess: Any, n: int) -> Hand:
     return tuple(sorted(cards))
 
 
-@dataclass(frozen=True)
-class CardGuessState:
-    """The answer and what has been guessed, with the feedback to each guess."""
+@dataclass
+class State:
+    """A game: the answer and what has been guessed, with the feedback to each guess. One
+    player, the guesser (seat 0); an action is a hand of n cards, by its number in
+    `hands(n)` or as its cards. Over when the answer is guessed or at the guess limit."""
 
     rules: CardGuessRules
     answer: Hand
     guesses: tuple[Hand, ...] = ()
     feedbacks: tuple[Feedback, ...] = ()
 
+    def current_player(self) -> int:
+        return TERMINAL if self.is_terminal() else 0
+
+    def num_players(self) -> int:
+        return 1
+
     def is_terminal(self) -> bool:
-        found = bool(self.guesses) and self.guesses[-1] == self.answer
-        return found or len(self.guesses) >= self.rules.guess_limit
+        return self.solved() or len(self.guesses) >= self.rules.guess_limit
 
     def solved(self) -> bool:
         return bool(self.guesses) and self.guesses[-1] == self.answer
 
     def legal_actions(self) -> range:
         """Every hand, by its number in `hands(n)`: any n distinct cards may be guessed."""
-        return range(comb(DECK, self.rules.n))
+        return range(0 if self.is_terminal() else comb(DECK, self.rules.n))
 
-    def apply_action(self, guess: int | Sequence[int]) -> CardGuessState:
-        """The state after `guess`: its cards, or its number among `legal_actions()`."""
+    def apply_action(self, guess: int | Sequence[int]) -> None:
+        """Guess `guess`: its cards, or its number among `legal_actions()`."""
         if self.is_terminal():
-            raise ValueError("the game is over")
+            raise IllegalAction("the game is over")
         if isinstance(guess, int | np.integer):
             if guess not in self.legal_actions():
                 raise InvalidGuess(f"no hand has the number {guess}")
             guess = hands(self.rules.n).cards[guess].tolist()
         hand = check_guess(guess, self.rules.n)
-        return CardGuessState(
-            self.rules,
-            self.answer,
-            (*self.guesses, hand),
-            (*self.feedbacks, feedback(self.answer, hand)),
-        )
+        self.guesses = (*self.guesses, hand)
+        self.feedbacks = (*self.feedbacks, feedback(self.answer, hand))
 
-    def returns(self) -> float:
-        return -float(len(self.guesses))
+    def returns(self) -> tuple[float, ...]:
+        return (-float(len(self.guesses)),) if self.is_terminal() else (0.0,)
+
+    def clone(self) -> State:
+        return replace(self)  # its fields are immutable: a shallow copy is independent
+
+
+def new_game(rules: CardGuessRules, rng: np.random.Generator, answerer: str = "uniform") -> State:
+    """A game whose answer `answerer` draws from `rng`."""
+    return State(rules, draw_answer(rules.n, answerer, rng))
 
 
 class Guesser(Protocol):
@@ -403,12 +406,12 @@ def play_game(
 ) -> Played:
     """One game: guesses until the answer is found; GameOver for an invalid guess, the
     guess limit or the time limit (the handout's 10 s per game)."""
-    state = CardGuessState(rules, tuple(sorted(answer)))
+    state = State(rules, tuple(sorted(answer)))
     started = clock()
     guess, memory = guesser.initial_guess(rules.n)
     while True:
         try:
-            state = state.apply_action(guess)
+            state.apply_action(guess)
         except InvalidGuess as error:
             raise GameOver(f"invalid guess {len(state.guesses) + 1}: {error}") from None
         if clock() - started > rules.seconds:
@@ -419,9 +422,6 @@ def play_game(
             raise GameOver(f"not found in {rules.guess_limit} guesses")
         guess, memory = guesser.next_guess((guess, memory), state.feedbacks[-1])
     return Played(state.answer, state.guesses, state.feedbacks, clock() - started)
-
-
-# --- logs ----------------------------------------------------------------------------------
 
 
 def log_rows(game: int, played: Played) -> tuple[list[Turn], Score]:
@@ -435,39 +435,49 @@ def log_rows(game: int, played: Played) -> tuple[list[Turn], Score]:
     return turns, Score(game, n, answer, len(played.guesses))
 
 
-GuesserFactory = Callable[[np.random.Generator], Guesser]
+BotMaker = Callable[[str, CardGuessRules, np.random.Generator], Guesser]
 
 
-def run_games(
-    guesser: GuesserFactory,
-    answerer: str,
+def simulate(
+    rules: CardGuessRules,
+    players: Sequence[str],
     games: int,
     seed: int,
-    rules: CardGuessRules,
-    stem: Path,
-    progress: Callable[[int, int], None] | None = None,
+    out: Path,
+    *,
+    progress: Callable[[str, int, int], None] | None = None,
+    make_bot: BotMaker,
+    answerer: str = "uniform",
 ) -> dict[str, Any]:
-    """Play `games` games, answers drawn by `answerer`, and write `<stem>.csv` and
-    `<stem>-score.csv`. One generator seeded with `seed` draws the answers and seeds the
-    guesser's own, so the same seed writes the same bytes."""
+    """Play `games` games of n = `rules.n` cards between the one guesser named in `players`
+    (made by `make_bot`, the bots layer's) and `answerer`, who draws the answers (chance,
+    not a player); write `<guesser>-<answerer>-n<N>.csv` and its score file into `out`.
+    One generator seeded with `seed` seeds the guesser's own and then draws the answers,
+    so the same seed writes the same bytes."""
+    if len(players) != 1:
+        raise ValueError(
+            f"card guessing has one player, the guesser: name one bot, not {len(players)}"
+        )
+    (name,) = players
     rng = np.random.default_rng(seed)
-    player = guesser(np.random.default_rng(rng.integers(2**63)))
+    guesser = make_bot(name, rules, np.random.default_rng(rng.integers(2**63)))
+    stem = f"{name}-{answerer}-n{rules.n}"
     turns: list[Turn] = []
     scores: list[Score] = []
     for game in range(1, games + 1):
-        played = play_game(player, draw_answer(rules.n, answerer, rng), rules)
+        played = play_game(guesser, new_game(rules, rng, answerer).answer, rules)
         game_turns, score = log_rows(game, played)
         turns += game_turns
         scores.append(score)
         if progress:
-            progress(game, games)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    turn_path, score_path = pair_paths(stem.parent, stem.name)
+            progress(stem, game, games)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    turn_path, score_path = pair_paths(Path(out), stem)
     log_format.write_turns(turn_path, turns)
     log_format.write_scores(score_path, scores)
     counts = [score.guesses for score in scores]
     return {
-        "stem": stem.name,
+        "stem": stem,
         "games": games,
         "rows": len(turns),
         "mean_guesses": sum(counts) / games,

@@ -1,9 +1,11 @@
 """Gin Rummy (course variant): the reference engine.
 
-Rules: `../shared/spec/ginrummy.md`, checked against the course's Haskell engine and the
-real server logs. A `GinRummyState` is one game (rounds until a player has ≥ `game_target`
-points and the totals differ), OpenSpiel-style: `current_player`, `legal_actions`,
-`apply_action`, `is_terminal`, `returns`. Its decisions, in order, each round:
+Rules: `../shared/spec/ginrummy.md`, checked against the course's Haskell engine (2020),
+the real server logs and games of that engine between students' players. A `State` is one
+game (rounds until a player has ≥ `game_target` points and the totals differ) under the
+State API of `state.py`. Who plays first is drawn for every round (the engine shuffles
+the players before each hand; `first_player="alternate"` is the handout's dealer). Its
+decisions, in order, each round:
 
 - `PICK`: `"stock"` or `"discard"`;
 - `PLAY`: `Play(act, card)` — discard `card` (never the card just drawn) and announce
@@ -14,401 +16,45 @@ points and the totals differ), OpenSpiel-style: `current_player`, `legal_actions
 
 A round ends on a call, when the stock is empty after a play (the last player to draw is
 then the caller, scored as a knock: the `Drop` rows of the real logs match exactly that),
-or after `play_cap` plays. An invalid action ends the game: `invalid` says who and why.
+or after `play_cap` plays (the engine checks "more than 200 plays" before each play: 201,
+scored the same way, stock left). A player's `opponent_draw` is the opponent's last draw
+in this round (None at the first play of every round). An action the rules refuse raises
+`IllegalAction` with the course engine's reason and changes nothing. The melds themselves
+(the least-deadwood arrangement, the check of a declaration) are `melds.py`'s.
 
-`play_game` runs a game between two players exposing the spec's `pick`, `play` and `melds`
-functions, enforcing the memory and time limits, and returns a `GameRecord` that
-`write_game` turns into the spec's turn and score files from either seat's point of view;
-`simulate` plays many games between two player factories (the bots of
-`strategies.bots.ginrummy`, or any) and writes them all, each game seeded on its own.
-
-Melds (the first half of this module): the least-deadwood arrangement of a hand, the best
-discard, and the check of a player's declared melds. Sets are 3 or 4 cards of one rank;
-straights are 3, 4 or 5 cards of one suit with consecutive ranks, aces low, no wrap (Q-K-A
-is not a straight); every other card is deadwood worth its rank (A = 1, J/Q/K = 10).
-
-A hand is a 52-bit mask, suit-major: bit `13 * suit + rank - 1` with suits in `SHDC` order,
-so a straight is a run of adjacent bits inside one 13-bit block and a set is the same bit
-in several blocks. The exact search only looks at the cards that belong to some meld of the
-hand (most hands have none or a handful) and memoises the best melded value per such mask:
-dropping the lowest card of the mask either leaves it as deadwood or spends it in one of the
-melds whose lowest card it is.
+`play_game` is the referee: it runs a game between two players exposing the spec's `pick`,
+`play` and `melds` functions, enforcing the memory and time limits (an illegal action, a
+crash, a memory too large or a call too slow loses the game: `GameRecord.invalid` says
+who and why), and returns a `GameRecord` that `write_game` turns into the spec's turn and
+score files from either seat's point of view; `simulate` plays many games between two
+bots and writes them all, each game seeded on its own.
 """
 
 from __future__ import annotations
 
+import copy
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from functools import cache
-from itertools import combinations
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, Protocol
 
 import numpy as np
 
-from mine.parsers.cards import DECK, SUITS, Card, deadwood_points
+from mine.parsers.cards import DECK, Card
 from mine.parsers.csvlog import pair_paths
 from mine.parsers.ginrummy import Score, Turn, write_scores, write_turns
+from mine.strategies.engines.melds import (
+    CARD_BITS,
+    MeldError,
+    MeldSizes,
+    MeldSolver,
+    check_melds,
+    hand_mask,
+)
 from mine.strategies.engines.settings import RuleSettings
-
-# --- melds -----------------------------------------------------------------------------
-
-Meld = tuple[Card, ...]
-"""A declared meld: 3-4 cards of a rank, 3-5 of a suit in sequence, or one deadwood card."""
-
-SUIT_BITS = 13
-BLOCK = (1 << SUIT_BITS) - 1
-SUIT_INDEX = {suit: index for index, suit in enumerate(SUITS)}
-CARD_BITS: dict[Card, int] = {
-    card: 1 << (SUIT_INDEX[card.suit] * 13 + card.rank - 1) for card in DECK
-}
-BIT_CARDS: dict[int, Card] = {bit: card for card, bit in CARD_BITS.items()}
-VALUES: tuple[int, ...] = tuple(deadwood_points(BIT_CARDS[1 << index]) for index in range(52))
-SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39  # copies a 13-bit rank mask into all four suits
-
-
-def card_bit(card: Card) -> int:
-    return CARD_BITS[card]
-
-
-def hand_mask(cards: Iterable[Card]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= CARD_BITS[card]
-    return mask
-
-
-def mask_cards(mask: int) -> tuple[Card, ...]:
-    """The cards of a mask, suit by suit (S H D C), ace to king."""
-    cards = []
-    while mask:
-        low = mask & -mask
-        cards.append(BIT_CARDS[low])
-        mask ^= low
-    return tuple(cards)
-
-
-def mask_value(mask: int) -> int:
-    return sum(VALUES[index] for index in range(52) if mask >> index & 1)
-
-
-# --- what a meld is -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MeldSizes:
-    """The meld sizes the rules allow (the spec: sets 3-4, straights 3-5)."""
-
-    min_set: int = 3
-    max_set: int = 4
-    min_straight: int = 3
-    max_straight: int = 5
-
-
-DEFAULT_SIZES = MeldSizes()
-
-
-def meld_kind(cards: Sequence[Card], sizes: MeldSizes = DEFAULT_SIZES) -> str | None:
-    """'set', 'straight', or None when the cards form neither (written from the rules, not
-    from the masks, so that it can check them)."""
-    if len(set(cards)) != len(cards):
-        return None
-    n = len(cards)
-    if sizes.min_set <= n <= sizes.max_set and len({card.rank for card in cards}) == 1:
-        return "set"
-    if sizes.min_straight <= n <= sizes.max_straight and len({card.suit for card in cards}) == 1:
-        ranks = sorted(card.rank for card in cards)
-        if ranks == list(range(ranks[0], ranks[0] + n)):
-            return "straight"
-    return None
-
-
-@cache
-def all_meld_masks(sizes: MeldSizes = DEFAULT_SIZES) -> tuple[int, ...]:
-    melds = []
-    for rank in range(1, 14):
-        of_rank = [CARD_BITS[Card(rank, suit)] for suit in SUITS]
-        for n in range(sizes.min_set, sizes.max_set + 1):
-            melds.extend(sum(group) for group in combinations(of_rank, n))
-    for suit in SUITS:
-        for n in range(sizes.min_straight, sizes.max_straight + 1):
-            for low in range(1, 15 - n):
-                melds.append(sum(CARD_BITS[Card(rank, suit)] for rank in range(low, low + n)))
-    return tuple(melds)
-
-
-# --- the solver ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Discards:
-    """The best discards of an 11-card hand: the deadwood left and every card that leaves it."""
-
-    deadwood: int
-    cards: tuple[Card, ...]
-
-
-@cache
-def _block_values() -> tuple[int, ...]:
-    """Deadwood value of every 13-bit suit block (immutable, built once)."""
-    return tuple(mask_value(block) for block in range(1 << SUIT_BITS))
-
-
-@cache
-def _melds_by_lowest(sizes: MeldSizes) -> tuple[tuple[tuple[int, int], ...], ...]:
-    """For each card, the (meld, value) pairs whose lowest card it is (immutable)."""
-    by_lowest: list[list[tuple[int, int]]] = [[] for _ in range(52)]
-    for meld in all_meld_masks(sizes):
-        by_lowest[(meld & -meld).bit_length() - 1].append((meld, mask_value(meld)))
-    return tuple(tuple(group) for group in by_lowest)
-
-
-@dataclass
-class MeldSolver:
-    """Exact least-deadwood arrangements. Holds its memo (bounded), so keep one per user.
-
-    `deadwood(mask)` and friends work on masks for speed; `deadwood_of(cards)` etc. take
-    cards.
-    """
-
-    sizes: MeldSizes = DEFAULT_SIZES
-    memo_limit: int = 1 << 20
-    _memo: dict[int, int] = field(default_factory=dict, repr=False)
-
-    def __post_init__(self) -> None:
-        self.melds = all_meld_masks(self.sizes)
-        self._by_lowest = _melds_by_lowest(self.sizes)
-        self._block_value = _block_values()
-        self.deadwood = self._make_deadwood()
-
-    # The hot path is a closure so that every name it touches is a local.
-    def _make_deadwood(self) -> Callable[[int], int]:
-        memo, limit, by_lowest, block_value = (
-            self._memo,
-            self.memo_limit,
-            self._by_lowest,
-            self._block_value,
-        )
-        sizes, melds = self.sizes, self.melds
-        fast = sizes.min_set == 3 and sizes.min_straight == 3
-        start3 = 0
-        for suit in range(4):
-            start3 |= ((1 << 11) - 1) << (13 * suit)  # runs of 3 may start at A…J
-
-        def best(mask: int) -> int:
-            # The most points the melds inside `mask` can absorb.
-            value = memo.get(mask)
-            if value is not None:
-                return value
-            low = mask & -mask
-            rest = mask ^ low
-            value = best(rest) if rest else 0
-            for meld, points in by_lowest[low.bit_length() - 1]:
-                if meld & mask == meld:
-                    rest = mask ^ meld
-                    candidate = points + (best(rest) if rest else 0)
-                    if candidate > value:
-                        value = candidate
-            if len(memo) >= limit:
-                memo.clear()
-            memo[mask] = value
-            return value
-
-        self._best = best
-
-        def meldable(hand: int) -> int:
-            # The cards of `hand` that belong to at least one meld inside `hand`.
-            if fast:
-                run = hand & hand >> 1 & hand >> 2 & start3
-                a, b, c, d = hand & BLOCK, hand >> 13 & BLOCK, hand >> 26 & BLOCK, hand >> 39
-                ranks = a & b & (c | d) | c & d & (a | b)
-                if not run and not ranks:
-                    return 0
-                covered = run | run << 1 | run << 2 if run else 0
-                return covered | (ranks * SPREAD & hand) if ranks else covered
-            covered = 0
-            for meld in melds:
-                if meld & hand == meld:
-                    covered |= meld
-            return covered
-
-        self._meldable = meldable
-
-        def deadwood(hand: int) -> int:
-            total = (
-                block_value[hand & BLOCK]
-                + block_value[hand >> 13 & BLOCK]
-                + block_value[hand >> 26 & BLOCK]
-                + block_value[hand >> 39]
-            )
-            cover = meldable(hand)
-            return total - best(cover) if cover else total
-
-        return deadwood
-
-    def meldable(self, hand: int) -> int:
-        """The cards of `hand` (a mask) that belong to at least one meld inside it."""
-        return self._meldable(hand)
-
-    def arrangement(self, hand: int) -> tuple[int, ...]:
-        """The melds (as masks) of one least-deadwood arrangement; deterministic."""
-        mask = self._meldable(hand)
-        chosen = []
-        while mask:
-            target = self._best(mask)
-            low = mask & -mask
-            rest = mask ^ low
-            if (self._best(rest) if rest else 0) == target:
-                mask = rest
-                continue
-            for meld, points in self._by_lowest[low.bit_length() - 1]:
-                rest = mask ^ meld
-                if meld & mask == meld and points + (self._best(rest) if rest else 0) == target:
-                    chosen.append(meld)
-                    mask = rest
-                    break
-            else:  # pragma: no cover - best() found a value some meld must reach
-                raise AssertionError("arrangement lost its meld")
-        return tuple(chosen)
-
-    def best_discards(self, hand: int, drawn: int) -> tuple[int, list[int]]:
-        """(least deadwood after the discard, every discard bit reaching it); the card just
-        drawn (`drawn`, a bit of `hand`) may not be discarded."""
-        deadwood = self.deadwood
-        best_value, best_bits = 1 << 30, []
-        rest = hand & ~drawn
-        while rest:
-            bit = rest & -rest
-            rest ^= bit
-            value = deadwood(hand ^ bit)
-            if value < best_value:
-                best_value, best_bits = value, [bit]
-            elif value == best_value:
-                best_bits.append(bit)
-        return best_value, best_bits
-
-    def deadwoods(self, hand: int) -> list[int]:
-        """Every deadwood some declaration of `hand` (a mask) leaves, least first: a player
-        may declare any melds it holds, not only the best ones."""
-        by_lowest, memo = self._by_lowest, {}
-
-        def absorbed(mask: int) -> frozenset[int]:
-            if not mask:
-                return frozenset((0,))
-            found = memo.get(mask)
-            if found is None:
-                low = mask & -mask
-                values = set(absorbed(mask ^ low))  # the lowest card in no meld
-                for meld, points in by_lowest[low.bit_length() - 1]:
-                    if meld & mask == meld:
-                        values.update(points + v for v in absorbed(mask ^ meld))
-                found = memo[mask] = frozenset(values)
-            return found
-
-        total = mask_value(hand)
-        return sorted(total - value for value in absorbed(self._meldable(hand)))
-
-    # --- the same on cards ---
-
-    def deadwood_of(self, cards: Iterable[Card]) -> int:
-        return self.deadwood(hand_mask(cards))
-
-    def melds_of(self, cards: Iterable[Card]) -> list[Meld]:
-        """A least-deadwood declaration: the melds, then each deadwood card on its own."""
-        hand = hand_mask(cards)
-        melds = self.arrangement(hand)
-        used = 0
-        for meld in melds:
-            used |= meld
-        return [mask_cards(meld) for meld in melds] + [(card,) for card in mask_cards(hand & ~used)]
-
-    def discards_of(self, hand: Sequence[Card], drawn: Card) -> Discards:
-        value, bits = self.best_discards(hand_mask(hand) | CARD_BITS[drawn], CARD_BITS[drawn])
-        return Discards(value, tuple(BIT_CARDS[bit] for bit in bits))
-
-
-# --- the reference: slow, written straight from the rules ---------------------------------
-
-
-def naive_deadwood(cards: Sequence[Card], sizes: MeldSizes = DEFAULT_SIZES) -> int:
-    """Least deadwood by trying every combination of disjoint melds of the hand."""
-    hand = list(dict.fromkeys(cards))
-    candidates = [
-        frozenset(group)
-        for n in range(3, max(sizes.max_set, sizes.max_straight) + 1)
-        for group in combinations(hand, n)
-        if meld_kind(group, sizes)
-    ]
-
-    def most_melded(start: int, used: frozenset[Card]) -> int:
-        best = 0
-        for index in range(start, len(candidates)):
-            meld = candidates[index]
-            if not meld & used:
-                best = max(
-                    best, sum(map(deadwood_points, meld)) + most_melded(index + 1, used | meld)
-                )
-        return best
-
-    return sum(map(deadwood_points, hand)) - most_melded(0, frozenset())
-
-
-# --- declared melds -----------------------------------------------------------------------
-
-
-class MeldError(ValueError):
-    """A declaration the rules reject; the message says why."""
-
-
-def check_melds(
-    hand: Sequence[Card],
-    melds: Iterable[Sequence[Card]],
-    *,
-    complete: bool = True,
-    sizes: MeldSizes = DEFAULT_SIZES,
-) -> int:
-    """The deadwood a declaration leaves, or MeldError.
-
-    Each declared meld must be a valid set or straight of cards of the hand, or a single
-    card declared as deadwood; no card may be used twice. With `complete` (the course
-    engine's rule) every card of the hand must be declared; otherwise undeclared cards
-    count as deadwood.
-    """
-    in_hand = set(hand)
-    used: set[Card] = set()
-    deadwood = 0
-    for meld in melds:
-        cards = tuple(meld)
-        for card in cards:
-            if not isinstance(card, Card):
-                raise MeldError(f"{card!r} is not a card")
-            if card not in in_hand:
-                raise MeldError(f"{card} is not in the hand")
-            if card in used:
-                raise MeldError(f"{card} is used twice")
-            used.add(card)
-        if len(cards) == 1:
-            deadwood += deadwood_points(cards[0])
-        elif meld_kind(cards, sizes) is None:
-            raise MeldError(_why_not_meld(cards, sizes))
-    missing = [card for card in hand if card not in used]
-    if missing and complete:
-        raise MeldError("did not declare " + " ".join(map(str, missing)))
-    return deadwood + sum(map(deadwood_points, missing))
-
-
-def _why_not_meld(cards: Sequence[Card], sizes: MeldSizes) -> str:
-    shown = " ".join(map(str, cards))
-    if len({card.rank for card in cards}) == 1:
-        return f"{shown}: a set has {sizes.min_set} to {sizes.max_set} cards"
-    if len({card.suit for card in cards}) > 1:
-        return f"{shown}: not one rank, and a straight must be of one suit"
-    if not sizes.min_straight <= len(cards) <= sizes.max_straight:
-        return f"{shown}: a straight has {sizes.min_straight} to {sizes.max_straight} cards"
-    return f"{shown}: a straight needs consecutive ranks (aces low)"
-
+from mine.strategies.engines.state import TERMINAL, IllegalAction
 
 # --- the game ----------------------------------------------------------------------------
 
@@ -426,7 +72,7 @@ class GinRummyRules(RuleSettings):
     gin_bonus: int = 25
     undercut_bonus: int = 10
     game_target: int = 100
-    play_cap: int = 200  # plays per round (the spec; the Haskell source allows one more)
+    play_cap: int = 201  # plays per round: the engine stops once more than 200 were made
     call_ban_plays: int = 2  # no Gin/Knock in the first two plays (each player's first turn)
     memory_limit: int = 10_000
     time_limit: float = 1.0  # seconds per player call; ≤ 0 switches the check off
@@ -434,7 +80,7 @@ class GinRummyRules(RuleSettings):
     max_set: int = 4
     min_straight: int = 3
     max_straight: int = 5
-    first_player: str = "alternate"  # "alternate" (the spec) or "random" (the real logs)
+    first_player: str = "random"  # drawn every round (the engine), or "alternate" (handout)
     declare_every_card: bool = True  # the engine's OmitError: deadwood is declared too
 
     BOUNDS: ClassVar[Mapping[str, tuple[float, float]]] = {
@@ -462,6 +108,13 @@ class GinRummyRules(RuleSettings):
             raise ValueError("first_player must be 'alternate' or 'random'")
         if not 1 <= self.hand_size <= 25:
             raise ValueError("hand_size must be between 1 and 25")
+
+
+GAME = "ginrummy"
+RULES = GinRummyRules
+DEFAULT_RULES = GinRummyRules()
+UTILITY = "+1 to the game's winner (first to the target, the totals differing), -1 to the loser"
+ZERO_SUM = True
 
 
 class Play(NamedTuple):
@@ -510,16 +163,18 @@ class RoundRecord(NamedTuple):
 
 
 @dataclass
-class GinRummyState:
-    """One game. `rng` shuffles every round's deck (and picks the first dealer)."""
+class State:
+    """One game, under the State API: `apply_action` changes it in place, an illegal action
+    raises `IllegalAction` and changes nothing, `clone()` copies. `rng` shuffles every
+    round's deck and draws who plays first; `deals` replays known rounds instead (the game
+    ends after them)."""
 
     rules: GinRummyRules
     rng: np.random.Generator
     solver: MeldSolver | None = None
     totals: list[int] = field(default_factory=lambda: [0, 0])
     rounds: list[RoundRecord] = field(default_factory=list)
-    invalid: Invalid | None = None
-    deals: Sequence[Deal] | None = None  # replay these rounds (the game ends after them)
+    deals: Sequence[Deal] | None = None
 
     def __post_init__(self) -> None:
         if self.solver is None:
@@ -574,7 +229,10 @@ class GinRummyState:
         return len(self.rounds) + 1
 
     def current_player(self) -> int:
-        return self.player
+        return TERMINAL if self.phase is Phase.OVER else self.player
+
+    def num_players(self) -> int:
+        return 2
 
     def may_call(self) -> bool:
         return len(self.turns) >= self.rules.call_ban_plays
@@ -586,12 +244,18 @@ class GinRummyState:
         return self.phase is Phase.OVER
 
     def returns(self) -> tuple[float, float]:
-        """+1 to the winner, -1 to the loser (the player of an invalid action loses)."""
-        if not self.is_terminal():
-            return 0.0, 0.0
-        if self.invalid is not None:
-            return (-1.0, 1.0) if self.invalid.seat == 0 else (1.0, -1.0)
-        return (1.0, -1.0) if self.totals[0] > self.totals[1] else (-1.0, 1.0)
+        """+1 to the winner of the game, -1 to the loser."""
+        return paid(self.totals) if self.is_terminal() else (0.0, 0.0)
+
+    def clone(self) -> State:
+        """An independent copy (the solver, a cache, is shared)."""
+        twin = copy.copy(self)
+        twin.rng = copy.deepcopy(self.rng)
+        twin.totals, twin.rounds = list(self.totals), list(self.rounds)
+        twin.hands = [list(hand) for hand in self.hands]
+        twin.discard, twin.stock = list(self.discard), list(self.stock)
+        twin.turns, twin.declared = list(self.turns), dict(self.declared)
+        return twin
 
     def legal_actions(self) -> list[Any]:
         if self.phase is Phase.PICK:
@@ -613,12 +277,10 @@ class GinRummyState:
         elif self.phase is Phase.MELDS:
             self._melds(action)
         else:
-            raise ValueError("the game is over")
+            raise IllegalAction("the game is over")
 
-    def forfeit(self, reason: str) -> None:
-        """The current player broke a rule the state cannot see (memory, time)."""
-        self.invalid = Invalid(self.player, reason)
-        self.phase = Phase.OVER
+    # Every check comes before the first change: an illegal action leaves the state as it
+    # was. The reasons are the course engine's words where it has them.
 
     def _pick(self, draw: Any) -> None:
         if draw == "stock":
@@ -626,7 +288,7 @@ class GinRummyState:
         elif draw == "discard":
             self.picked = self.discard.pop()
         else:
-            return self.forfeit(f"draw must be 'stock' or 'discard', not {draw!r}")
+            raise IllegalAction(f"draw must be 'stock' or 'discard', not {draw!r}")
         self.draw = draw
         self.phase = Phase.PLAY
 
@@ -636,23 +298,18 @@ class GinRummyState:
         try:
             act, card = action
         except (TypeError, ValueError):
-            return self.forfeit(f"a play is (act, card), not {action!r}")
+            raise IllegalAction(f"a play is (act, card), not {action!r}") from None
         if act not in ACTS:
-            return self.forfeit(f"act must be gin, knock or drop, not {act!r}")
+            raise IllegalAction(f"act must be gin, knock or drop, not {act!r}")
         if card == picked:
-            return self.forfeit("Cannot play the last drawn card")
+            raise IllegalAction("Cannot play the last drawn card")
         if card not in hand:
-            return self.forfeit("Card played wasn't in player's hand")
+            raise IllegalAction("Card played wasn't in player's hand")
         if act != "drop":
             if not self.may_call():
-                return self.forfeit("Called on first turn")
+                raise IllegalAction("Called on first turn")
             left = self.solver.deadwood((hand_mask(hand) | CARD_BITS[picked]) ^ CARD_BITS[card])
-            if act == "gin" and left:
-                return self.forfeit("Called gin with remaining deadwood")
-            if act == "knock" and left > rules.knock_limit:
-                return self.forfeit(
-                    f"Knocked with more than {rules.knock_limit} points in deadwood"
-                )
+            _check_call(rules, act, left)
         top = self.discard[-1] if self.draw == "stock" else picked
         after = [picked, *(held for held in hand if held != card)]
         self.hands[self.player] = after
@@ -676,17 +333,11 @@ class GinRummyState:
                 sizes=rules.meld_sizes,
             )
         except MeldError as error:
-            return self.forfeit(f"bad melds: {error}")
+            raise IllegalAction(f"bad melds: {error}") from None
         except TypeError:
-            return self.forfeit(f"melds must be a list of card tuples, not {melds!r}")
-        act = self.turns[-1].act
+            raise IllegalAction(f"melds must be a list of card tuples, not {melds!r}") from None
         if seat == self.caller:
-            if act == "gin" and deadwood:
-                return self.forfeit("Called gin with remaining deadwood")
-            if act == "knock" and deadwood > rules.knock_limit:
-                return self.forfeit(
-                    f"Knocked with more than {rules.knock_limit} points in deadwood"
-                )
+            _check_call(rules, self.turns[-1].act, deadwood)
         self.declared[seat] = deadwood
         if len(self.declared) < 2:
             self.player = 1 - seat
@@ -717,6 +368,26 @@ class GinRummyState:
             self._start_round()
 
 
+def new_game(
+    rules: GinRummyRules,
+    rng: np.random.Generator,
+    *,
+    solver: MeldSolver | None = None,
+    deals: Sequence[Deal] | None = None,
+) -> State:
+    """A game from its first deal (or replaying `deals`); `solver` shares a meld solver's
+    memo between games."""
+    return State(rules, rng, solver, deals=deals)
+
+
+def _check_call(rules: GinRummyRules, act: str, deadwood: int) -> None:
+    """A Gin leaves no deadwood, a Knock at most the limit (at the play and at the melds)."""
+    if act == "gin" and deadwood:
+        raise IllegalAction("Called gin with remaining deadwood")
+    if act == "knock" and deadwood > rules.knock_limit:
+        raise IllegalAction(f"Knocked with more than {rules.knock_limit} points in deadwood")
+
+
 def round_points(rules: GinRummyRules, act: str, caller: int, opponent: int) -> tuple[int, int]:
     """(caller's, opponent's) points for a round, from each side's declared deadwood.
 
@@ -733,6 +404,11 @@ def round_points(rules: GinRummyRules, act: str, caller: int, opponent: int) -> 
 
 def game_over(rules: GinRummyRules, totals: Sequence[int]) -> bool:
     return max(totals) >= rules.game_target and totals[0] != totals[1]
+
+
+def paid(totals: Sequence[int]) -> tuple[float, float]:
+    """What a game played out pays each seat: +1 to the higher total, -1 to the other."""
+    return (1.0, -1.0) if totals[0] > totals[1] else (-1.0, 1.0)
 
 
 def legal_plays(
@@ -787,9 +463,18 @@ class FunctionPlayer:
 
 
 class GameRecord(NamedTuple):
+    """A refereed game: its completed rounds, the totals, and the invalid play that ended
+    it (None: the game was played out)."""
+
     rounds: tuple[RoundRecord, ...]
     totals: tuple[int, int]
     invalid: Invalid | None
+
+    def returns(self) -> tuple[float, float]:
+        """+1 to the winner, -1 to the loser: the player of an invalid play loses."""
+        if self.invalid is not None:
+            return (-1.0, 1.0) if self.invalid.seat == 0 else (1.0, -1.0)
+        return paid(self.totals)
 
 
 def play_game(
@@ -799,48 +484,56 @@ def play_game(
     solver: MeldSolver | None = None,
     deals: Sequence[Deal] | None = None,
 ) -> GameRecord:
-    """Play one game between seats 0 and 1, checking every call (rules, memory, time)."""
-    state = GinRummyState(rules, rng, solver, deals=deals)
+    """Play one game between seats 0 and 1, refereed: an illegal action, a crash, a memory
+    the rules refuse or a call over the time limit ends the game, lost by its player."""
+    state = new_game(rules, rng, solver=solver, deals=deals)
     memories: list[str | None] = [None, None]
     limit = rules.time_limit if rules.time_limit > 0 else float("inf")
     clock = time.perf_counter
-
-    def remember(memory: Any) -> bool:
-        if not isinstance(memory, str):
-            state.forfeit(f"memory must be a string, not {type(memory).__name__}")
-            return False
-        if len(memory) > rules.memory_limit:
-            state.forfeit(f"Memory is too large ({len(memory)} > {rules.memory_limit} characters)")
-            return False
-        memories[state.player] = memory
-        return True
-
+    invalid = None
     while not state.is_terminal():
         seat = state.player
-        player = players[seat]
-        scores = (state.round_scores[seat], state.round_scores[1 - seat])
-        hand = tuple(state.hands[seat])
         started = clock()
         try:
-            if state.phase is Phase.PICK:
-                draw, memory = player.pick(
-                    state.discard[-1], scores, memories[seat], state.opponent_draw(), hand
-                )
-                action: Any = draw
-            elif state.phase is Phase.PLAY:
-                action, memory = player.play(state.picked, scores, memories[seat], hand)
-            else:
-                action, memory = player.melds(scores, memories[seat], hand), memories[seat]
+            action, memory = _ask(players[seat], state, memories[seat])
         except Exception as error:  # a player's crash is its invalid play, not ours
-            state.forfeit(f"player raised {type(error).__name__}: {error}")
+            invalid = Invalid(seat, f"player raised {type(error).__name__}: {error}")
             break
         if clock() - started > limit:
-            state.forfeit("Took too long to play")
+            invalid = Invalid(seat, "Took too long to play")
             break
-        if state.phase is not Phase.MELDS and not remember(memory):
+        fault = memory_fault(rules, memory) if state.phase is not Phase.MELDS else None
+        if fault:
+            invalid = Invalid(seat, fault)
             break
-        state.apply_action(action)
-    return GameRecord(tuple(state.rounds), (state.totals[0], state.totals[1]), state.invalid)
+        try:
+            state.apply_action(action)
+        except IllegalAction as error:
+            invalid = Invalid(seat, str(error))
+            break
+        memories[seat] = memory
+    return GameRecord(tuple(state.rounds), (state.totals[0], state.totals[1]), invalid)
+
+
+def _ask(player: Player, state: State, memory: str | None) -> tuple[Any, Any]:
+    """The player's action for the state's phase, and the memory it keeps."""
+    seat = state.player
+    scores = (state.round_scores[seat], state.round_scores[1 - seat])
+    hand = tuple(state.hands[seat])
+    if state.phase is Phase.PICK:
+        return player.pick(state.discard[-1], scores, memory, state.opponent_draw(), hand)
+    if state.phase is Phase.PLAY:
+        return player.play(state.picked, scores, memory, hand)
+    return player.melds(scores, memory, hand), memory  # melds cannot change the memory
+
+
+def memory_fault(rules: GinRummyRules, memory: Any) -> str | None:
+    """Why the rules refuse a memory a player returned, or None."""
+    if not isinstance(memory, str):
+        return f"memory must be a string, not {type(memory).__name__}"
+    if len(memory) > rules.memory_limit:
+        return f"Memory is too large ({len(memory)} > {rules.memory_limit} characters)"
+    return None
 
 
 # --- logs ---------------------------------------------------------------------------------
@@ -891,23 +584,25 @@ STEM_PREFIX = "ginrummy-"  # every stem `simulate` writes starts so: its logs re
 
 def simulate(
     rules: GinRummyRules,
-    seats: Sequence[tuple[str, Callable[[np.random.Generator], Player]]],
+    players: Sequence[str],
     games: int,
     seed: int | Sequence[int],
     out: str | Path,
-    me: int = 0,
-    progress: Callable[[], None] | None = None,
     *,
+    progress: Callable[[], None] | None = None,
+    make_bot: Callable[..., Player],
+    me: int = 0,
     solver: MeldSolver | None = None,
     stem: str | None = None,
 ) -> dict[str, Any]:
-    """Play `games` games between the two `seats` (each a name and a factory of its player
-    from the game's generator) and write each game's logs into `out` from seat `me`'s point
-    of view, as `<stem>-<game, from 1>.csv` and `…-score.csv` (`stem`: `ginrummy-<seed>`);
-    returns the summary (wins per seat, rounds, how they ended). Game g's generator is
-    seeded with (seed…, g): a game's bytes do not depend on `games`."""
-    if len(seats) != 2:
-        raise ValueError(f"Gin Rummy needs exactly two players, not {len(seats)}")
+    """Play `games` games between the two bots named in `players` (`make_bot(spec, rules,
+    rng)` makes each: the bots' layer lies above this one) and write each game's logs into
+    `out` from seat `me`'s point of view, as `<stem>-<game, from 1>.csv` and `…-score.csv`
+    (`stem`: `ginrummy-<seed>`); returns the summary (wins per seat, rounds, how they
+    ended). Game g's generator is seeded with (seed…, g): a game's bytes do not depend on
+    `games`."""
+    if len(players) != 2:
+        raise ValueError(f"Gin Rummy needs exactly two players, not {len(players)}")
     solver = solver if solver is not None else MeldSolver(rules.meld_sizes)
     seeds = [seed] if isinstance(seed, int) else list(seed)
     stem = stem if stem is not None else f"{STEM_PREFIX}{seed}"
@@ -916,12 +611,13 @@ def simulate(
     wins, rounds, invalid, endings = [0, 0], 0, 0, {"Gin": 0, "Knock": 0, "Drop": 0}
     for index in range(games):
         rng = np.random.default_rng([*seeds, index])
-        record = play_game(rules, [make(rng) for _, make in seats], rng, solver)
+        seats = [make_bot(spec, rules, rng, solver=solver) for spec in players]
+        record = play_game(rules, seats, rng, solver)
         write_game(record, me, out, f"{stem}-{index + 1:06d}")
         if record.invalid is not None:
             invalid += 1
         else:
-            wins[0 if record.totals[0] > record.totals[1] else 1] += 1
+            wins[record.returns().index(1.0)] += 1
         rounds += len(record.rounds)
         for game_round in record.rounds:
             endings[game_round.ending] += 1
@@ -929,7 +625,7 @@ def simulate(
             progress()
     return {
         "games": games,
-        "seats": [name for name, _ in seats],
+        "seats": list(players),
         "seed": seed,
         "out": str(out),
         "wins": wins,

@@ -516,26 +516,27 @@ def score_records(frame: pl.DataFrame) -> list[Score]:
 # --- matches written as logs ------------------------------------------------------------
 
 CHUNK = 50_000  # games simulated at once; part of what a seed means, so a constant
-Player = tuple[str, Strategy | np.ndarray]  # a name (a bot spec) and its strategy or table
 Progress = Callable[[str, int, int], None]  # (match stem, games played, games in all)
 
 
 def simulate(
     rules: HogRules,
-    players: Sequence[Player],
+    players: Sequence[str],
     games: int,
     seed: int,
     out: Path,
     *,
+    make_bot: Callable[[str, HogRules], Strategy],
     progress: Progress | None = None,
-    opponent: Player | None = None,
+    opponent: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Play the matches and write each one's logs into `out` (<stem>.csv and
-    <stem>-score.csv); one summary per match. Every pair of `players` meets, or with
-    `opponent` each of them meets it. One seeded generator serves every match in turn, so
-    the same seed writes the same bytes; a strategy that is not one here is a ValueError
-    before any file is written."""
-    entries = [opponent, *players] if opponent is not None else list(players)
+    """Play the matches between the bots named in `players` (made by `make_bot`) and
+    write each one's logs into `out` (<stem>.csv and <stem>-score.csv); one summary per
+    match. Every pair of `players` meets, or with `opponent` each of them meets it. One
+    seeded generator serves every match in turn, so the same seed writes the same bytes; a
+    bot that is not one here is a ValueError before any file is written."""
+    names = [opponent, *players] if opponent is not None else list(players)
+    entries = [(name, make_bot(name, rules)) for name in names]
     tables = [as_table(strategy, rules) for _, strategy in entries]
     ids = player_ids([name for name, _ in entries])
     if opponent is None:

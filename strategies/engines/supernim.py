@@ -1,4 +1,4 @@
-"""Super-Nim: the rules in one place, the handout's game class, a game loop, log writing.
+"""Super-Nim: the rules in one place, the game loop, log writing, the simulation.
 
 Rules (`../shared/spec/supernim.md`, from the handout): two players, max and min, move in
 turn on a board of heaps. A move merges heap i onto heap j of a different size (capped at
@@ -12,35 +12,41 @@ Two loop-breaking variants the handout invites (off by default; a result names t
 - `ulam_limit = N`: at most N growth steps (odd n → 3n + 1) in a game. Only growth adds
   sticks, so past the limit every game drains towards its end;
 - `repeat_ends = on`: a position (mover and canonical board) seen before ends the game
-  (the game manager keeps the history in the state; the search does not look at it).
+  (the state keeps the history; the search does not look at it).
 
-States are immutable (`State`, a NamedTuple: hashable, a cache key as the handout asks).
-Successors keep heap order as the spec's examples do; `canonical` (the sorted board) is
-what caches, searches and tables use. Under the handout's `SuperNim` class sits the same
-small State API as the other engines (`legal_actions`, `apply_action`, `is_terminal`,
-`returns`).
+A `State` is a position and the rules it is played under, with the State API of
+`state.py`: seat 0 is max, seat 1 is min; `apply_action` plays a move in place and
+`clone` copies; returns are (max, min). Successors keep heap order as the spec's examples
+do; `canonical` (the sorted board) is what caches, searches and tables use. The move
+generator, the search and the handout's own game class over immutable tuples
+`(player, board, max, min)` are the player's (`strategies/players/supernim.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from mine.parsers import supernim as log_format
 from mine.parsers.csvlog import pair_paths
-from mine.parsers.supernim import Game as GameRecord
-from mine.parsers.supernim import Move as MoveRecord
-from mine.strategies.bots.supernim_search import heap_moves
+from mine.parsers.supernim import Score, Turn
 from mine.strategies.engines.settings import RuleSettings
+from mine.strategies.engines.state import TERMINAL, IllegalAction
+from mine.strategies.players.supernim import heap_moves
 
+GAME = "supernim"
 MAX, MIN = "max", "min"
+SEATS = (MAX, MIN)  # seat order: returns are (max, min)
 MERGE, ULAM, SPLIT = "merge", "ulam", "split"
 START_HEAPS = (3, 6)  # a random start board: 3–6 heaps …
 START_STICKS = (1, 10)  # … of 1–10 sticks each
+UTILITY = "(max, min): 1 to the higher final score, -1 to the lower, 0 each for a draw"
+ZERO_SUM = True
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,7 @@ class SuperNimRules(RuleSettings):
         return self.ulam_limit == 0 or growths < self.ulam_limit
 
 
+RULES = SuperNimRules
 DEFAULT_RULES = SuperNimRules()
 
 
@@ -104,8 +111,13 @@ def canonical(board: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sorted(board))
 
 
-class State(NamedTuple):
-    """A position: the handout's four fields, then what the game manager counts."""
+def other(player: str) -> str:
+    return MIN if player == MAX else MAX
+
+
+@dataclass(slots=True)
+class State:
+    """A position: the handout's four fields, what the game manager counts, the rules."""
 
     player: str
     board: tuple[int, ...]
@@ -114,137 +126,117 @@ class State(NamedTuple):
     moves: int = 0  # moves made so far (the cut-off counts them)
     growths: int = 0  # odd Ulam steps made so far (the Ulam-limit variant counts them)
     seen: frozenset = frozenset()  # earlier positions (the repeat variant only)
+    rules: SuperNimRules = DEFAULT_RULES
+    # The legal moves, once a player has asked: the referee checks the move against them.
+    _legal: list[Move] | None = field(default=None, init=False, repr=False, compare=False)
+
+    # the State API
+
+    def current_player(self) -> int:
+        return TERMINAL if self.is_terminal() else SEATS.index(self.player)
+
+    def legal_actions(self) -> list[Move]:
+        self._legal = self._moves()
+        return list(self._legal)
+
+    def _moves(self) -> list[Move]:
+        if self._legal is not None:
+            return self._legal
+        if self.is_terminal():
+            return []
+        return moves(self.board, self.rules, self.rules.growth_allowed(self.growths))
+
+    def apply_action(self, action: Any) -> None:
+        """Play `action`, one of `legal_actions()`; IllegalAction (and no change) if not."""
+        if action not in self._moves():
+            raise IllegalAction(f"{action!r} is not a legal move for {self.player} on {self.board}")
+        self.play(action)
+
+    def is_terminal(self) -> bool:
+        if not self.board or self.moves >= self.rules.max_moves:
+            return True
+        if self.rules.repeat_ends and self.key in self.seen:
+            return True
+        # With growth allowed every heap has a step (odd: 3n + 1, even: halves or a cash).
+        growth = self.rules.growth_allowed(self.growths)
+        return not growth and not moves(self.board, self.rules, growth)
+
+    def returns(self) -> tuple[float, float]:
+        """(max, min): 1 to the winner, -1 to the loser, 0 each for a draw or a game going on."""
+        if not self.is_terminal():
+            return 0.0, 0.0
+        sign = {MAX: 1.0, MIN: -1.0, "draw": 0.0}[self.winner()]
+        return sign, -sign
+
+    def num_players(self) -> int:
+        return len(SEATS)
+
+    def clone(self) -> State:
+        return State(self.player, self.board, self.score_max, self.score_min, self.moves,
+                     self.growths, self.seen, self.rules)  # fmt: skip
+
+    # what the game manager and the players read
+
+    def play(self, move: Move) -> None:
+        """Play a move already known to be legal (the harness's fast path)."""
+        if self.rules.repeat_ends:
+            self.seen = self.seen | {self.key}
+        if self.player == MAX:
+            self.score_max += move.points
+        else:
+            self.score_min += move.points
+        self.growths += move.kind == ULAM and self.board[move.i] % 2 == 1
+        self.moves += 1
+        self.player = other(self.player)
+        self.board = move.after
+        self._legal = None
 
     @property
     def key(self) -> tuple[str, tuple[int, ...]]:
         return self.player, canonical(self.board)
+
+    def handout(self) -> tuple[str, tuple[int, ...], int, int]:
+        """The state as the handout writes it: (player, board, score max, score min)."""
+        return self.player, self.board, self.score_max, self.score_min
 
     def margin(self, player: str) -> int:
         """`player`'s score minus the other's."""
         difference = self.score_max - self.score_min
         return difference if player == MAX else -difference
 
+    def winner(self) -> str:
+        """max, min or draw: the higher score, however the game stopped."""
+        if self.score_max == self.score_min:
+            return "draw"
+        return MAX if self.score_max > self.score_min else MIN
 
-def other(player: str) -> str:
-    return MIN if player == MAX else MAX
-
-
-class Game:
-    """The State API (as OpenSpiel's games): every rule of a game under one rules value."""
-
-    def __init__(self, rules: SuperNimRules = DEFAULT_RULES) -> None:
-        self.rules = rules
-
-    def initial(self, board: tuple[int, ...], first: str = MAX) -> State:
-        if not board or min(board) < 1:
-            raise ValueError(f"a start board has heaps of at least one stick, not {board}")
-        return State(first, tuple(board))
-
-    def legal_actions(self, state: State) -> list[Move]:
-        if self.is_terminal(state):
-            return []
-        return moves(state.board, self.rules, self.rules.growth_allowed(state.growths))
-
-    def apply_action(self, state: State, move: Move) -> State:
-        """The state after `move`, which must be legal in `state`."""
-        if move not in self.legal_actions(state):
-            raise ValueError(f"illegal move {move} in {state}")
-        return self.after(state, move)
-
-    def after(self, state: State, move: Move) -> State:
-        """The state after a move already known to be legal (the search's fast path)."""
-        score_max, score_min = state.score_max, state.score_min
-        if state.player == MAX:
-            score_max += move.points
-        else:
-            score_min += move.points
-        seen = state.seen | {state.key} if self.rules.repeat_ends else state.seen
-        grew = move.kind == ULAM and state.board[move.i] % 2 == 1
-        return State(
-            other(state.player),
-            move.after,
-            score_max,
-            score_min,
-            state.moves + 1,
-            state.growths + grew,
-            seen,
-        )
-
-    def is_cut_off(self, state: State) -> bool:
+    def is_cut_off(self) -> bool:
         """Over with sticks still left: the move limit, a repeat (variant), or no legal
         move (only the Ulam-limit variant leaves a board like (5, 5) without one)."""
-        return bool(state.board) and self.is_terminal(state)
+        return bool(self.board) and self.is_terminal()
 
-    def is_terminal(self, state: State) -> bool:
-        if not state.board or state.moves >= self.rules.max_moves:
-            return True
-        if self.rules.repeat_ends and state.key in state.seen:
-            return True
-        growth = self.rules.growth_allowed(state.growths)
-        return not moves(state.board, self.rules, growth)
-
-    def winner(self, state: State) -> str:
-        """max, min or draw: the higher score, however the game stopped."""
-        if state.score_max == state.score_min:
-            return "draw"
-        return MAX if state.score_max > state.score_min else MIN
-
-    def returns(self, state: State) -> tuple[float, float]:
-        """(max, min): 1 to the winner, -1 to the loser, 0 each for a draw or a game going on."""
-        if not self.is_terminal(state):
-            return 0.0, 0.0
-        sign = {MAX: 1.0, MIN: -1.0, "draw": 0.0}[self.winner(state)]
-        return sign, -sign
-
-    def moves_left(self, state: State) -> int:
-        return self.rules.max_moves - state.moves
-
-
-class SuperNim:
-    """The handout's game class over the handout's states `(player, board, max, min)`.
-
-    It knows no move count: the game manager cuts cycling games off, as the handout says.
-    """
-
-    WIN = 100  # utility of a win for max (the handout's "+100 or -100")
-
-    def __init__(self, rules: SuperNimRules = DEFAULT_RULES) -> None:
-        self.rules = rules
-
-    def terminal(self, state: tuple) -> bool:
-        return not state[1]
-
-    def utility(self, state: tuple) -> int:
-        difference = state[2] - state[3]
-        return self.WIN if difference > 0 else -self.WIN if difference < 0 else 0
-
-    def heuristic(self, state: tuple) -> int:
-        """The score difference for max: what a position is worth if nothing changes."""
-        return state[2] - state[3]
-
-    def player(self, state: tuple) -> str:
-        return state[0]
-
-    def successors(self, state: tuple) -> list[tuple]:
-        player, board, score_max, score_min = state
-        found = []
-        for move in moves(board, self.rules):
-            if player == MAX:
-                found.append((MIN, move.after, score_max + move.points, score_min))
-            else:
-                found.append((MAX, move.after, score_max, score_min + move.points))
-        return found
-
-
-# --- players and the game loop ---------------------------------------------------------
-
-Player = Callable[[Game, State], Move]
-"""A player picks one of `game.legal_actions(state)` (a bot carries its own rng)."""
+    def moves_left(self) -> int:
+        return self.rules.max_moves - self.moves
 
 
 def random_board(rng: np.random.Generator) -> tuple[int, ...]:
     heaps = int(rng.integers(START_HEAPS[0], START_HEAPS[1] + 1))
     return tuple(int(n) for n in rng.integers(START_STICKS[0], START_STICKS[1] + 1, size=heaps))
+
+
+def new_game(
+    rules: SuperNimRules,
+    rng: np.random.Generator,
+    *,
+    board: Sequence[int] | None = None,
+    first: str = MAX,
+) -> State:
+    """A game from its start: `board` (a random one, drawn from `rng`, if None), `first`
+    to move."""
+    board = random_board(rng) if board is None else tuple(board)
+    if not board or min(board) < 1:
+        raise ValueError(f"a start board has heaps of at least one stick, not {board}")
+    return State(first, board, rules=rules)
 
 
 def parse_board(text: str) -> tuple[int, ...]:
@@ -258,87 +250,86 @@ def parse_board(text: str) -> tuple[int, ...]:
     return board
 
 
-class Played(NamedTuple):
-    """One game: the moves in order (state before each), and the final state."""
+# --- the game loop and its logs ---------------------------------------------------------
 
-    start: State
+Bot = Callable[[State], Move]
+"""A player picks one of `state.legal_actions()` (a bot carries its own rng)."""
+MakeBot = Callable[[str, SuperNimRules, np.random.Generator | None], Bot]
+Progress = Callable[[str, int, int], None]
+
+
+class Played(NamedTuple):
+    """One game: each state a move was made from (a copy) with the move, and the end."""
+
     steps: list[tuple[State, Move]]
     final: State
 
 
-def play(game: Game, start: State, players: dict[str, Player]) -> Played:
-    state, steps = start, []
-    while not game.is_terminal(state):
-        move = players[state.player](game, state)
-        steps.append((state, move))
-        state = game.apply_action(state, move)
-    return Played(start, steps, state)
+def play_game(start: State, players: Mapping[str, Bot]) -> Played:
+    """A game from `start` between the players of max and min (by side)."""
+    state, steps = start.clone(), []
+    while not state.is_terminal():
+        move = players[state.player](state)
+        steps.append((state.clone(), move))
+        state.apply_action(move)
+    return Played(steps, state)
 
 
-def records(number: int, played: Played, game: Game) -> tuple[list[MoveRecord], GameRecord]:
+def records(number: int, start: State, played: Played) -> tuple[list[Turn], Score]:
     """The game's rows in the log format (heaps numbered from 1, as the handout counts)."""
-    rows = []
-    for index, (state, move) in enumerate(played.steps, 1):
-        after = game.after(state, move)
-        rows.append(
-            MoveRecord(
-                number,
-                index,
-                state.player,
-                state.board,
-                move.kind,
-                move.i + 1,
-                None if move.j is None else move.j + 1,
-                move.after,
-                after.score_max,
-                after.score_min,
-            )
+    afters = [before for before, _ in played.steps[1:]] + [played.final]
+    rows = [
+        Turn(
+            number,
+            index,
+            before.player,
+            before.board,
+            move.kind,
+            move.i + 1,
+            None if move.j is None else move.j + 1,
+            move.after,
+            after.score_max,
+            after.score_min,
         )
+        for index, ((before, move), after) in enumerate(zip(played.steps, afters, strict=True), 1)
+    ]
     final = played.final
-    score = GameRecord(
+    score = Score(
         number,
-        played.start.player,
-        played.start.board,
+        start.player,
+        start.board,
         final.score_max,
         final.score_min,
-        game.winner(final),
+        final.winner(),
         final.moves,
-        "cutoff" if game.is_cut_off(final) else "",
+        "cutoff" if final.is_cut_off() else "",
     )
     return rows, score
 
 
-def starts(count: int, boards: tuple[int, ...] | None, rng: np.random.Generator) -> Iterator[State]:
+def starts(
+    count: int, board: tuple[int, ...] | None, rules: SuperNimRules, rng: np.random.Generator
+) -> Iterator[State]:
     """`count` starts, first movers alternating (max, min, …): the fixed board, or a fresh
     random board for each pair of games so each board is played from both sides."""
-    board = boards
+    current = board
     for number in range(count):
-        if boards is None and number % 2 == 0:
-            board = random_board(rng)
-        yield State(MAX if number % 2 == 0 else MIN, board)
+        if board is None and number % 2 == 0:
+            current = random_board(rng)
+        yield State(MAX if number % 2 == 0 else MIN, current, rules=rules)
 
 
-def write_match(
-    out: str | Path,
-    stem: str,
-    game: Game,
-    played: list[Played],
-) -> tuple[Path, Path]:
-    """Write the games' turn and score files; returns their paths."""
+def write_match(out: str | Path, stem: str, games: list[tuple[State, Played]]) -> None:
+    """Write the games (start, game) as one pair of turn and score files."""
     turns_path, scores_path = pair_paths(out, stem)
     Path(out).mkdir(parents=True, exist_ok=True)
     rows, scores = [], []
-    for number, one in enumerate(played, 1):
-        moves_of, score = records(number, one, game)
-        rows += moves_of
+    for number, (start, played) in enumerate(games, 1):
+        turns, score = records(number, start, played)
+        rows += turns
         scores.append(score)
     log_format.write_turns(turns_path, rows)
     log_format.write_scores(scores_path, scores)
-    return turns_path, scores_path
-
-
-PlayerFactory = Callable[[np.random.Generator], Player]
-Progress = Callable[[str, int, int], None]
 
 
 def match_stem(max_name: str, min_name: str, seed: int) -> str:
@@ -351,29 +342,30 @@ def slug(name: str) -> str:
 
 
 def run_match(
-    players: tuple[tuple[str, PlayerFactory], tuple[str, PlayerFactory]],
+    specs: tuple[str, str],
     games: int,
     board: tuple[int, ...] | None,
     seed: int,
     rules: SuperNimRules,
     out: str | Path,
+    make_bot: MakeBot,
     progress: Progress | None = None,
-) -> dict:
-    """`games` games, the first player as max and the second as min, first movers
+) -> dict[str, Any]:
+    """`games` games, the first bot as max and the second as min, first movers
     alternating, from `board` (None: a random board per pair of games); written as one
     log pair. The generators are all derived from `seed`: same seed, same bytes."""
-    (max_name, max_factory), (min_name, min_factory) = players
+    max_name, min_name = specs
     stem = match_stem(max_name, min_name, seed)
     boards_rng, max_rng, min_rng = (np.random.default_rng([seed, k]) for k in range(3))
-    game = Game(rules)
-    seats = {MAX: max_factory(max_rng), MIN: min_factory(min_rng)}
+    seats = {MAX: make_bot(max_name, rules, max_rng), MIN: make_bot(min_name, rules, min_rng)}
     played = []
-    for number, start in enumerate(starts(games, board, boards_rng), 1):
-        played.append(play(game, start, seats))
+    for number, start in enumerate(starts(games, board, rules, boards_rng), 1):
+        played.append((start, play_game(start, seats)))
         if progress:
             progress(stem, number, games)
-    write_match(out, stem, game, played)
-    winners = [game.winner(one.final) for one in played]
+    write_match(out, stem, played)
+    finals = [one.final for _, one in played]
+    winners = [final.winner() for final in finals]
     return {
         "stem": stem,
         "max": max_name,
@@ -382,6 +374,31 @@ def run_match(
         "wins_max": winners.count(MAX),
         "wins_min": winners.count(MIN),
         "draws": winners.count("draw"),
-        "cutoffs": sum(game.is_cut_off(one.final) for one in played),
-        "moves": sum(len(one.steps) for one in played),
+        "cutoffs": sum(final.is_cut_off() for final in finals),
+        "moves": sum(len(one.steps) for _, one in played),
     }
+
+
+def simulate(
+    rules: SuperNimRules,
+    players: Sequence[str],
+    games: int,
+    seed: int,
+    out: str | Path,
+    *,
+    progress: Progress | None = None,
+    make_bot: MakeBot,
+    start: tuple[int, ...] | None = None,
+) -> dict[str, Any]:
+    """Every pair of the bots `players` names plays one match of `games` games (the first
+    named as max; match k takes seed `seed + k`), from `start` (None: random boards), each
+    written into `out` as one log pair. `make_bot(spec, rules, rng)` is the bots' maker;
+    every spec is checked before a game is played. The matches' summary."""
+    for spec in players:
+        make_bot(spec, rules, None)
+    pairs = [(a, b) for k, a in enumerate(players) for b in players[k + 1 :]]
+    matches = [
+        run_match(pair, games, start, seed + number, rules, out, make_bot, progress)
+        for number, pair in enumerate(pairs)
+    ]
+    return {"rules": dataclasses.asdict(rules), "seed": seed, "out": str(out), "matches": matches}

@@ -1,8 +1,10 @@
 """TwentyOne, the reference engine: every rule of `../shared/spec/twentyone.md` in one place.
 
-A game is one `State` (OpenSpiel style): `current_player`, `legal_actions`, `apply_action`,
-`is_terminal`, `returns`. Chance (the shoe) lives inside the state and is drawn from a
-seeded `numpy.random.Generator`, so a seed fixes the game.
+A game is one `State` (the State API of `state.py`): `new_game(rules, rng, player_ids)`,
+then `current_player`, `legal_actions`, `apply_action` (an illegal action raises
+`IllegalAction` and changes nothing), `is_terminal`, `returns` (points won or lost).
+Chance (the shoe) lives inside the state and is drawn from the seeded
+`numpy.random.Generator` it was given, so a seed fixes the game.
 
 State of a round: the bids, every seat's hands (a seat has several after a `Split`), the
 dealer's hand, and whose decision it is. Actions: `Bid(n)`, `Hit`, `Stand`,
@@ -11,9 +13,11 @@ dealer's hand, and whose decision it is. Actions: `Bid(n)`, `Hit`, `Stand`,
 settlement pays back per hand (the bid left the player's points when it was placed).
 
 Cards are ints 0..51 (`DECK[code]` is the `Card`) so that a hand is a list of small ints
-and its value is kept incrementally: no per-card objects while playing. Players come in two
-kinds: any callable with the spec's interface (checked for legality, time and memory), and
-`TablePolicy` objects — plain functions of the situation — that the loop calls directly.
+and its value is kept incrementally: no per-card objects while playing. `play_game` has the
+referee (`referee.py`) play a game between two kinds of players: any callable with the
+spec's interface (checked for legality, time and memory; a fault disqualifies it), and
+`TablePolicy` objects — plain functions of the situation — that play as the engine's own
+code. Logs are written by `twentyone_logs`, simulations run by `twentyone_simulation`.
 
 Readings of the spec where it is silent (each a choice, here in one place):
 - a two-card 21 is still asked for a decision (so that DoubleDown on a Combo is possible):
@@ -39,21 +43,26 @@ Readings of the spec where it is silent (each a choice, here in one place):
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
 from mine.parsers.cards import DECK, Card
-from mine.parsers.csvlog import pair_paths
-from mine.parsers.twentyone import DEALER, Score, Turn, write_scores, write_turns
+from mine.parsers.twentyone import DEALER
+from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
-from mine.strategies.runners import SERIAL, Runner, child, spans
+from mine.strategies.engines.state import TERMINAL, IllegalAction
+from mine.strategies.engines.twentyone_simulation import simulate  # noqa: F401 (the contract's)
+from mine.strategies.players.twentyone import Bid, DoubleDown, Hit, Insurance, Split, Stand
+
+GAME = "twentyone"
+UTILITY = "points won or lost over the game: final points minus starting points"
+ZERO_SUM = False  # every player plays against the dealer
 
 # --- rules --------------------------------------------------------------------------------
 
@@ -134,6 +143,10 @@ class TwentyOneRules(RuleSettings):
     def insurance_return(self, bid: int) -> int:
         base = bid // 2 if self.insurance_on_side_bet else bid
         return round(self.insurance_payout * base)
+
+
+RULES = TwentyOneRules
+DEFAULT_RULES = TwentyOneRules()
 
 
 # --- hand classes (Combo > Charlie > Value(n) > Bust), the one place they are decided ------
@@ -261,40 +274,11 @@ def hand_total(codes: Iterable[int]) -> tuple[int, int]:
 
 BID, HIT, STAND, DOUBLE, SPLIT, INSURANCE = range(6)
 ACTION_NAMES = ("Bid", "Hit", "Stand", "DoubleDown", "Split", "Insurance")
+# The actions are the spec's, as the player module declares them (`Bid(n)`, `Hit()`, …).
 # Bits of a legal-action mask, as handed to table policies.
 CAN_HIT, CAN_STAND, CAN_DOUBLE, CAN_SPLIT, CAN_INSURE = (
     1 << k for k in (HIT, STAND, DOUBLE, SPLIT, INSURANCE)
 )
-
-
-@dataclass(frozen=True)
-class Bid:
-    amount: int
-
-
-@dataclass(frozen=True)
-class Hit:
-    pass
-
-
-@dataclass(frozen=True)
-class Stand:
-    pass
-
-
-@dataclass(frozen=True)
-class DoubleDown:
-    amount: int
-
-
-@dataclass(frozen=True)
-class Split:
-    amount: int
-
-
-@dataclass(frozen=True)
-class Insurance:
-    amount: int
 
 
 Action = Bid | Hit | Stand | DoubleDown | Split | Insurance
@@ -316,10 +300,6 @@ def make_action(kind: int, amount: int = 0) -> Action:
     if kind in (HIT, STAND):
         return Hit() if kind == HIT else Stand()
     return (Bid, Hit, Stand, DoubleDown, Split, Insurance)[kind](amount)  # type: ignore[call-arg]
-
-
-class IllegalAction(ValueError):
-    """An action the rules do not allow in this situation; the message says why."""
 
 
 # --- players ------------------------------------------------------------------------------
@@ -422,7 +402,6 @@ class RoundRecord(NamedTuple):
     points: tuple[int, ...]  # every seat's points after the round, seat order
 
 
-TERMINAL = -1
 DEALER_SEAT = -1
 
 
@@ -746,9 +725,20 @@ class State:
 
     # -- results --
 
-    def returns(self) -> list[int]:
-        """Points won or lost by each seat (seat order)."""
-        return [p - self.rules.starting_points for p in self.points]
+    def returns(self) -> tuple[float, ...]:
+        """Points won or lost by each seat (seat order) once the game is over, else 0.0."""
+        if not self._terminal:
+            return (0.0,) * len(self.ids)
+        return tuple(float(p - self.rules.starting_points) for p in self.points)
+
+    def num_players(self) -> int:
+        return len(self.ids)
+
+    def clone(self) -> State:
+        """An independent copy (its shoe's generator too); the class tables are shared:
+        nothing changes them."""
+        shared = (self.rules, self._class, self._split_class, self._dealer_class)
+        return copy.deepcopy(self, {id(x): x for x in shared})
 
     def standings(self) -> list[str]:
         """Player ids, best first: players with points by points; then bankrupt players,
@@ -784,7 +774,15 @@ class State:
         return up, points, tuple(infos), hand
 
 
-# --- the game loop ------------------------------------------------------------------------
+def new_game(
+    rules: TwentyOneRules, rng: np.random.Generator, player_ids: Sequence[str] = ("1",)
+) -> State:
+    """A game from its start: the players `player_ids` (seated in an order drawn from
+    `rng`), each with the rules' starting points, before the first bid."""
+    return State(rules, player_ids, rng)
+
+
+# --- the game loop: the referee, with the spec's players and the table policies -----------
 
 Player = PlayFunc | TablePolicy
 
@@ -796,36 +794,67 @@ def play_game(
     clock: Callable[[], float] = time.perf_counter,
 ) -> State:
     """Play one game to the end; `players` maps ids to players. Returns the final state
-    (points, standings, `disqualified` reasons and the round records for the logs)."""
+    (points, standings, `disqualified` reasons and the round records for the logs). The
+    referee plays it: a player with the spec's interface is timed and checked on every
+    call, a table policy plays as the engine's own code; a fault disqualifies the player."""
     state = State(rules, list(players), rng)
     seats = [players[i] for i in state.ids]
-    deciders = [_table_decider(p) if isinstance(p, TablePolicy) else None for p in seats]
-    memories: list[str | None] = [None] * len(seats)
-    min_bid, max_bid = rules.min_bid, rules.max_bid
-    while not state._terminal:
+    referee.play(
+        state,
+        [_TableSeat(p) if isinstance(p, TablePolicy) else course_player(p) for p in seats],
+        referee.Limits(rules.decision_seconds, rules.memory_chars),
+        referee.seat_out,
+        clock=clock,
+    )
+    return state
+
+
+def course_player(play: PlayFunc) -> referee.Call:
+    """A player with the spec's interface as the referee calls it: its `play` is asked
+    with what the seat's `observation` shows, and answers (action, memory)."""
+
+    def call(state: State, seat: int, memory: str | None) -> tuple:
+        upcard, points, infos, hand = state.observation(seat)
+        return play, (upcard, points, infos, state.ids[seat], memory, hand), _action_and_memory
+
+    return call
+
+
+def _action_and_memory(result: object) -> tuple[object, object]:
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise referee.Fault(f"returned {result!r}, not (action, memory)")
+    return result
+
+
+class _TableSeat(referee.Trusted):
+    """A table policy at the table, the fast path: its answers are checked against the
+    rules and applied without building what the spec's interface shows."""
+
+    __slots__ = ("policy", "decide")
+
+    def __init__(self, policy: TablePolicy):
+        self.policy = policy
+        self.decide = _table_decider(policy)
+
+    def move(self, state: State) -> str | None:
         seat = state._seat
-        decide = deciders[seat]
-        if decide is None:
-            _spec_decision(state, seat, seats[seat], memories, clock)  # type: ignore[arg-type]
-        elif state._bidding:
+        if state._bidding:
             points = state.points[seat]
-            low, high = min(min_bid, points), min(max_bid, points)  # rules.bid_range
-            amount = seats[seat].bid(points, low, high)  # type: ignore[union-attr]
+            low, high = state.rules.bid_range(points)
+            amount = self.policy.bid(points, low, high)
             if type(amount) is int and low <= amount <= high:
                 state.bid_trusted(amount)
-            else:
-                state.disqualify(seat, f"Bid {amount!r} outside {low}..{high} (points {points})")
-        else:
-            hand = state._hands[seat][state._hand]
-            cards = hand.cards
-            mask = state.legal_mask()
-            pair = RANK[cards[0]] if len(cards) == 2 and RANK[cards[0]] == RANK[cards[1]] else 0
-            kind = decide(VALUE[state._dealer[0]], hand.vs, len(cards), pair, mask)
-            if type(kind) is int and 0 < kind < 6 and mask >> kind & 1:
-                state.apply_trusted(kind)
-            else:
-                state.disqualify(seat, _why(state, kind) or f"illegal action {kind!r}")
-    return state
+                return None
+            return f"Bid {amount!r} outside {low}..{high} (points {points})"
+        hand = state._hands[seat][state._hand]
+        cards = hand.cards
+        mask = state.legal_mask()
+        pair = RANK[cards[0]] if len(cards) == 2 and RANK[cards[0]] == RANK[cards[1]] else 0
+        kind = self.decide(VALUE[state._dealer[0]], hand.vs, len(cards), pair, mask)
+        if type(kind) is int and 0 < kind < 6 and mask >> kind & 1:
+            state.apply_trusted(kind)
+            return None
+        return _why(state, kind) or f"illegal action {kind!r}"
 
 
 def _table_decider(policy: TablePolicy) -> Callable[[int, int, int, int, int], int]:
@@ -859,201 +888,3 @@ def _why(state: State, kind: object) -> str | None:
 def _cost(state: State, kind: int) -> int:
     bid = state.current_hand().bid
     return bid // 2 if kind == INSURANCE else bid
-
-
-def _spec_decision(
-    state: State,
-    seat: int,
-    play: PlayFunc,
-    memories: list[str | None],
-    clock: Callable[[], float],
-) -> None:
-    rules = state.rules
-    upcard, points, infos, hand = state.observation(seat)
-    started = clock()
-    try:
-        result = play(upcard, points, infos, state.ids[seat], memories[seat], hand)
-    except Exception as error:  # a player's crash ends its own game, not the table's
-        state.disqualify(seat, f"raised {type(error).__name__}: {error}")
-        return
-    elapsed = clock() - started
-    if elapsed >= rules.decision_seconds:
-        state.disqualify(seat, f"took {elapsed:.3f} s (limit {rules.decision_seconds:g} s)")
-        return
-    if not (isinstance(result, tuple) and len(result) == 2):
-        state.disqualify(seat, f"returned {result!r}, not (action, memory)")
-        return
-    action, memory = result
-    if not isinstance(memory, str):
-        state.disqualify(seat, f"memory is {type(memory).__name__}, not a string")
-        return
-    if len(memory) > rules.memory_chars:
-        state.disqualify(seat, f"memory of {len(memory)} characters (limit {rules.memory_chars})")
-        return
-    parsed = action_kind(action)
-    if parsed is None:
-        state.disqualify(seat, f"not an action: {action!r}")
-        return
-    reason = state.why_illegal(*parsed)
-    if reason is not None:
-        state.disqualify(seat, reason)
-        return
-    memories[seat] = memory
-    state.apply(*parsed)
-
-
-# --- logs ---------------------------------------------------------------------------------
-
-
-def turns(state: State, perspective: str) -> Iterable[Turn]:
-    """The turn file's rows from `perspective`'s point of view, in play order."""
-    ids, cards = state.ids, DECK
-    for record in state.records:
-        if record.upcard is None:
-            continue
-        upcard = cards[record.upcard]
-        for cards_, seat, hand_id, kind, bid in record.rows:
-            if seat == DEALER_SEAT:
-                player, mine = DEALER, False
-            else:
-                player = ids[seat]
-                mine = player == perspective
-            hand = tuple([cards[c] for c in cards_])
-            yield Turn(record.round, hand, player, mine, hand_id, ACTION_NAMES[kind], bid, upcard)
-
-
-def scores(state: State, perspective: str) -> Iterable[Score]:
-    """The score file's rows: your points, then the others' sorted by id as text."""
-    seat = state.ids.index(perspective)
-    others = sorted((s for s in range(len(state.ids)) if s != seat), key=state.ids.__getitem__)
-    for record in state.records:
-        points = record.points
-        yield Score(record.round, points[seat], tuple(points[s] for s in others))
-
-
-def turn_lines(state: State, perspective: str) -> Iterable[str]:
-    """The turn file's lines (CRLF), the bytes `parsers.twentyone.write_turns(turns(…))`
-    writes (the tests hold them equal), formatted from precomputed card texts: writing
-    through `Turn` records costs more than playing the game."""
-    ids, text = state.ids, CARD_TEXT
-    names = [f",{pid},{int(pid == perspective)},{{}},{{}},{{}},{{}}\r\n" for pid in ids]
-    names.append(f",{DEALER},0,{{}},{{}},{{}},{{}}\r\n")  # seat -1: the dealer
-    actions = ACTION_NAMES
-    for record in state.records:
-        if record.upcard is None:
-            continue
-        head, upcard = f"{record.round},", text[record.upcard]
-        for cards, seat, hand_id, kind, bid in record.rows:
-            hand = ";".join([text[c] for c in cards])
-            yield head + hand + names[seat].format(hand_id, actions[kind], bid, upcard)
-
-
-def write_logs(
-    state: State, perspective: str, directory: str | Path, stem: str
-) -> tuple[Path, Path]:
-    """Write `<stem>.csv` (turns) and `<stem>-score.csv` (scores) from `perspective`'s point
-    of view; returns their paths."""
-    turn_path, score_path = pair_paths(directory, stem)
-    with open(turn_path, "w", newline="", encoding="utf-8") as out:
-        out.write("".join(turn_lines(state, perspective)))
-    write_scores(score_path, scores(state, perspective))
-    return turn_path, score_path
-
-
-def write_logs_via_records(
-    state: State, perspective: str, directory: str | Path, stem: str
-) -> tuple[Path, Path]:
-    """The same files through `parsers.twentyone`'s record writers (the reference)."""
-    turn_path, score_path = pair_paths(directory, stem)
-    write_turns(turn_path, turns(state, perspective))
-    write_scores(score_path, scores(state, perspective))
-    return turn_path, score_path
-
-
-# --- simulation: games between players, logs in the server's format -----------------------
-
-EPOCH = datetime(2021, 10, 1)  # stems look like the server's timestamps; game g is EPOCH + g s
-
-
-def stem(seed: int, game: int) -> str:
-    return f"{EPOCH + timedelta(seconds=game):%Y%m%d-%H%M%S}-s{seed}"
-
-
-GAMES_PER_TASK = 50  # a task of `simulate`: a few seconds of play, about 10 MB of logs
-
-
-def simulate(
-    rules: TwentyOneRules,
-    seats: Sequence[tuple[str, Callable[[np.random.Generator], Player]]],
-    games: int,
-    seed: int,
-    out: Path,
-    me: int = 0,
-    progress: Callable[[int], None] | None = None,
-    runner: Runner = SERIAL,
-) -> dict[str, Any]:
-    """Play `games` games between `seats` (each a name and a factory of its player from
-    the player's own generator) and write each game's logs into `out` from seat `me`'s
-    point of view; returns the summary (net points, hands and wins per player). Game g
-    draws its table's and its players' generators from the g-th child of `seed`, so the
-    same seed writes the same bytes, in tasks of GAMES_PER_TASK games run by `runner`
-    (the factories then must pickle) and summed in game order; `progress(n)`: n more
-    games are done."""
-    ids = [str(i + 1) for i in range(len(seats))]  # the server's ids are numbers
-    out.mkdir(parents=True, exist_ok=True)
-    chunks = spans(games, GAMES_PER_TASK)
-    tasks = [(rules, seats, span, seed, out.absolute(), me) for span in chunks]
-    totals, wins, played = (dict.fromkeys(ids, 0) for _ in range(3))  # played: hands bid on
-    disqualified: dict[str, str] = {}
-    for span, part in zip(chunks, runner.map(_play_games, tasks), strict=True):
-        for summed, counts in zip((totals, wins, played), part[:3], strict=True):
-            for pid, count in counts.items():
-                summed[pid] += count
-        disqualified.update(part[3])
-        if progress:
-            progress(len(span))
-    return {
-        "rules": dataclasses.asdict(rules),
-        "seed": seed,
-        "out": str(out),
-        "games": games,
-        "player_hands": sum(played.values()),
-        "perspective": ids[me],
-        "players": [
-            {
-                "id": pid,
-                "bot": name,
-                "hands": played[pid],
-                "net_points": totals[pid],
-                "games_won": wins[pid],
-            }
-            for pid, (name, _) in zip(ids, seats, strict=True)
-        ],
-        "disqualified": disqualified,
-    }
-
-
-def _play_games(task: tuple) -> tuple[dict[str, int], dict[str, int], dict[str, int], dict]:
-    """One task of `simulate`: its games played and written, and what they add up to."""
-    rules, seats, span, seed, out, me = task
-    ids = [str(i + 1) for i in range(len(seats))]
-    totals, wins, played = (dict.fromkeys(ids, 0) for _ in range(3))  # played: hands bid on
-    disqualified: dict[str, str] = {}
-    for game in span:
-        table_rng, *rngs = (
-            np.random.default_rng(s) for s in child(seed, game).spawn(len(seats) + 1)
-        )
-        players = {pid: make(rng) for pid, (_, make), rng in zip(ids, seats, rngs, strict=True)}
-        state = play_game(rules, players, table_rng)
-        write_logs(state, ids[me], out, stem(seed, game))
-        for pid, points in zip(state.ids, state.points, strict=True):
-            totals[pid] += points - rules.starting_points
-        wins[state.standings()[0]] += 1
-        for seat, reason in enumerate(state.disqualified):
-            if reason is not None:
-                disqualified[f"game {game} player {state.ids[seat]}"] = reason
-        for record in state.records:
-            for row in record.rows:
-                if row[3] == BID:
-                    played[state.ids[row[1]]] += 1
-    return totals, wins, played, disqualified

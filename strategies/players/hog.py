@@ -1,15 +1,18 @@
 """Hog: the code of a generated player (`mine generate hog`), as the CS 61A handout calls
 it: `final_strategy(score, opponent_score)` returns the number of dice to roll.
 
-A generated file holds this module's code below the marker, after its own data: `GOAL` and
-`STRATEGY_TABLE`, the fitted table (`STRATEGY_TABLE[my_score][opponent_score]`, dice), and
-`RULES`, the rules it was solved in. The values here are placeholders for tests.
+A generated file holds this module's code with its own table in place of the placeholder
+below: `GOAL`, `RULES` (the rules the table was solved in, which `mine validate` reads)
+and `STRATEGY_TABLE[my_score][opponent_score]`, the dice.
 """
 
 GOAL = 1
-STRATEGY_TABLE: tuple[tuple[int, ...], ...] = ((0,),)
 
-# --- the player's code (a generated file holds what follows) ---
+# The rules the table was solved and validated in.
+RULES = {"goal": 1}
+
+# STRATEGY_TABLE[my_score][opponent_score]: how many dice to roll.
+STRATEGY_TABLE = ((0,),)
 
 
 def final_strategy(score, opponent_score):

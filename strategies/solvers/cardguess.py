@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -324,6 +325,16 @@ class FlatTree:
         if at < hi and self.code[at + 1] == code:
             return at + 1
         return None
+
+
+@dataclass(frozen=True, eq=False)
+class Trees:
+    """What a fit of card guessing is: a tree per answer size, and its metadata (the
+    answer model, each tree's figures, provenance). Every layer reads it: models write and
+    read it, codegen writes it into a player, validation measures what it covers."""
+
+    trees: dict[int, FlatTree]
+    metadata: dict[str, Any]
 
 
 def flatten(n: int, root: Node) -> FlatTree:

@@ -156,6 +156,42 @@ def solve(model: TurnModel, policy_a: Policy, policy_b: Policy) -> Solution:
     return Solution((win[0], win[1]), (tables[0], tables[1]))
 
 
+def stuck(model: TurnModel, policy_a: np.ndarray, policy_b: np.ndarray) -> np.ndarray:
+    """Where a policy's row holds no play (sums to less than 1: an invalid play there),
+    the game ends, lost by the side to move (`solve` counts it so). The chance of that
+    ending for each side: `stuck[f, x]` for side x (0 A, 1 B) when side f moves first.
+    Forwards, one anti-diagonal at a time: the chance of reaching each state."""
+    goal = model.goal
+    policies = [_policy_array(p, model) for p in (policy_a, policy_b)]
+    roll = model.roll_points[1:]  # dice 1..K × points 0..P
+    points = np.arange(roll.shape[1])
+    ended = np.zeros((2, 2))
+    for first in (0, 1):
+        reach = np.zeros((2, goal, goal))  # reach[x, s, o]: x to move with s against o
+        reach[first, 0, 0] = 1.0
+        for total in range(2 * goal - 1):
+            s = np.arange(max(0, total - goal + 1), min(total, goal - 1) + 1)
+            o = total - s
+            for x in (0, 1):
+                mass, policy = reach[x, s, o], policies[x][s, o]
+                ended[first, x] += max(float(mass @ (1.0 - policy.sum(axis=1))), 0.0)
+                rolled = (mass[:, None] * policy[:, 1:]) @ roll  # states × points
+                _turn_ends(model, reach[1 - x], o, s[:, None] + points, rolled)
+                if model.tail is not None:
+                    tail = (s + model.tail[o])[:, None]
+                    _turn_ends(model, reach[1 - x], o, tail, (mass * policy[:, 0])[:, None])
+    return ended
+
+
+def _turn_ends(model, reach, opponent, total, chance) -> None:
+    """Add the `chance` of a turn ending with `total` points (before Square Swine) to the
+    opponent's states to move, where the game goes on."""
+    new = model.swine[np.minimum(total, model.goal - 1)]
+    going = (total < model.goal) & (new < model.goal) & (chance > 0)
+    rows = np.broadcast_to(opponent[:, None], total.shape)
+    np.add.at(reach, (rows[going], new[going]), chance[going])
+
+
 def _action_values(model, other_win, s, o, roll, points) -> np.ndarray:
     """Win probability of each number of dice (columns 0..K) in the states (s, o)."""
     goal = model.goal

@@ -2,15 +2,15 @@
 
 The worth of a position to the mover is the margin it gains from here on under best play
 by both sides before the board empties or the cut-off comes: with a search as deep as the
-moves left, the alpha-beta of `supernim_search` is exact (its leaves are the cut-off, worth
-0), and its table keeps the work to reachable boards × moves left. `reachable` says first
-whether a start board is small enough to try.
+moves left, the players' alpha-beta (`strategies/players/supernim.py`) is exact (its
+leaves are the cut-off, worth 0), and its table keeps the work to reachable boards × moves
+left. `reachable` says first whether a start board is small enough to try.
 """
 
 from __future__ import annotations
 
-from mine.strategies.bots.supernim_search import INFINITY, Searcher, canonical_children
 from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules, canonical
+from mine.strategies.players.supernim import INFINITY, Searcher, canonical_children
 
 
 def reachable(

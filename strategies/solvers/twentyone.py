@@ -28,15 +28,15 @@ the hands of an insured split are played as split hands, their insurance valued 
 chance that they all bust. Amounts are per unit of bid without rounding (`bid // 2`
 insurance = 0.5, Combo = `combo_payout`).
 
-A `Chart` is the strategy in the form the fitter, the generated player and the evaluator
-share; `chart_value` gives the exact value of a chart (the vectorised evaluator is in
-`strategies.validation.twentyone`).
+The answer is a `Chart` (`strategies/engines/twentyone_chart.py`), the form of a strategy
+every layer shares; `chart_value` gives the exact value of a chart (the vectorised
+evaluator is `strategies.validation.twentyone_evaluator`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
 
@@ -57,13 +57,18 @@ from mine.strategies.engines.twentyone import (
     dealer_hits,
     return_multiple,
 )
+from mine.strategies.engines.twentyone_chart import (
+    INSURED,
+    MAIN,
+    SPLIT_HAND,
+    VALUES,
+    Chart,
+    n_index,
+)
 
-VALUES = tuple(range(1, 11))  # card values, ace 1, ten-valued cards 10
 RANKS_PER_VALUE = np.array([1, 1, 1, 1, 1, 1, 1, 1, 1, 4])  # ten, jack, queen, king
 N_CLASSES = 25  # class index: Bust 0, Value(n) n + 1, Charlie 23, Combo 24
-MAIN, INSURED, SPLIT_HAND = range(3)  # the contexts a hand is played in
 SAME_RANK = 1 / 13  # infinite deck: the chance that a card has a given rank
-CONTEXT_NAMES = ("main", "insured", "split")
 
 
 def class_index(cls: int) -> int:
@@ -72,51 +77,6 @@ def class_index(cls: int) -> int:
 
 def points(value: int) -> int:
     return 11 if value == 1 else value
-
-
-def n_index(n_cards: int) -> int:
-    """Chart index of a hand size: 2, 3, 4, then 5 or more."""
-    return min(n_cards, 5) - 2
-
-
-# --- the chart --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Chart:
-    """An action for every situation, the form the solver's answer and the evaluator share.
-
-    - `hand[context, up, total, soft, n]`: STAND, HIT or DOUBLE (engine codes), context
-      main / insured / split hand, up card value 1..10, n index 0..3 for 2, 3, 4, 5+ cards;
-      DOUBLE where it is not allowed means HIT, HIT on a Combo means STAND;
-    - `split[context, up, value]`: split a pair of this value (main or insured hand), or
-      split it again (split hand: a split hand dealt a card of its pair's rank);
-    - `insure[total, soft, pair]`: take insurance with this first hand (up card an ace).
-    """
-
-    hand: np.ndarray = field(repr=False)
-    split: np.ndarray = field(repr=False)
-    insure: np.ndarray = field(repr=False)
-
-    @classmethod
-    def empty(cls) -> Chart:
-        hand = np.full((3, 11, 32, 2, 4), STAND, dtype=np.int8)
-        hand[:, :, :12] = HIT  # below 12 nothing busts: a sane default for unreached cells
-        return cls(hand, np.zeros((3, 11, 11), bool), np.zeros((32, 2, 2), bool))
-
-    def rows(self, context: int = MAIN, n_cards: int = 2) -> dict[str, str]:
-        """A printable chart: `"hard 16": "HHHHHSSSSS"`-like strings, up cards 2..10, A."""
-        letters = {STAND: "S", HIT: "H", DOUBLE: "D"}
-        ups = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
-        table = {}
-        for soft in (0, 1):
-            for total in range(4 if not soft else 12, 22):
-                row = self.hand[context, ups, total, soft, n_index(n_cards)]
-                table[f"{'soft' if soft else 'hard'} {total}"] = "".join(letters[a] for a in row)
-        for value in VALUES:
-            row = self.split[context, ups, value]
-            table[f"pair {value}"] = "".join("P" if p else "-" for p in row)
-        return table
 
 
 # --- the dealer -------------------------------------------------------------------------

@@ -25,7 +25,8 @@ Ratings: Bradley–Terry on the Elo scale, fitted by maximum likelihood over all
 once (draws count half a win to each side), so the order of the games does not matter;
 one virtual draw per pairing keeps a perfect record finite (BayesElo's prior); the mean
 is anchored at 1500 and each ± is 1.96 standard errors from the fit's observed
-information.
+information. Exact pairings (`EXACT`) have no sampling error: their ratings carry no ±
+(None), and `games` only weighs each pairing against the virtual draw.
 """
 
 from __future__ import annotations
@@ -33,15 +34,21 @@ from __future__ import annotations
 import importlib
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mine.strategies import contained, intervals
-from mine.strategies.intervals import Z95
+from mine.strategies import contained
+from mine.strategies.intervals import (  # noqa: F401 (the tournament's modules import them here)
+    Z95,
+    Outcome,
+    paired_margin,
+    summarise_pairing,
+)
+from mine.strategies.intervals import rounded_wilson as wilson  # noqa: F401 (the report's)
 from mine.strategies.player_file import Shipped, landed
 from mine.strategies.runners import Runner, spans
 
@@ -72,18 +79,6 @@ class Entrant:
     @property
     def kind(self) -> str:
         return "file" if self.file else "bot"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One game from side A's point of view: A's score (1 win, ½ draw, 0 loss; an exact
-    game's expectation), whether A sat or moved first, A's margin in the game's own units
-    (None where the game has none), and each side's invalid play (None: none)."""
-
-    score: float
-    a_first: bool
-    margin: float | None = None
-    invalid: tuple[str | None, str | None] = (None, None)
 
 
 class TournamentError(ValueError):
@@ -189,7 +184,7 @@ def round_robin(
         "seed": seed,
         "exact": bool(match.EXACT),
         "entrants": [{"name": e.name, "kind": e.kind} for e in entrants],
-        "standings": standings(entrants, pairings, faults),
+        "standings": standings(entrants, pairings, faults, bool(match.EXACT)),
         "pairings": pairings,
         "disqualified": faults,
         "timings": timings,
@@ -253,70 +248,6 @@ def _played(part: tuple) -> list[Outcome]:
         return contained.run(here or [label], _play, tasks, limits=limits)
 
 
-# --- one pairing -----------------------------------------------------------------------------
-
-
-def summarise_pairing(
-    outcomes: Sequence[Outcome], weight: float, exact: bool, timed_out: Sequence[str] = ()
-) -> dict[str, Any]:
-    """A pairing's result from A's side: wins, draws, losses, A's score rate with its
-    Wilson 95 % interval (draws half), seats, the paired margin, invalid plays (and how
-    many of them the game's clock called: reasons holding a `timed_out` word). Outcomes
-    come in deal pairs (the deal, then the same deal with the seats swapped)."""
-    scores = np.array([o.score for o in outcomes], float)
-    games = round(len(outcomes) * weight)
-    score = round(float(scores.sum() * weight), 6)
-    result: dict[str, Any] = {
-        "games": games,
-        "a_wins": int((scores == 1).sum()) if not exact else None,
-        "draws": int((scores == 0.5).sum()) if not exact else None,
-        "b_wins": int((scores == 0).sum()) if not exact else None,
-        "a_score": score,
-        "a_score_rate": round(score / games, 6),
-        "a_score_ci95": [round(score / games, 6)] * 2 if exact else wilson(score, games),
-        "a_first": int(sum(o.a_first for o in outcomes) * weight),
-        "b_first": int(sum(not o.a_first for o in outcomes) * weight),
-        "invalid": [sum(o.invalid[side] is not None for o in outcomes) for side in (0, 1)],
-        "timeouts": [
-            sum(_timed_out(o.invalid[side], timed_out) for o in outcomes) for side in (0, 1)
-        ],  # fmt: skip
-        "invalid_reasons": [
-            sorted({o.invalid[side] for o in outcomes if o.invalid[side]})[:3] for side in (0, 1)
-        ],
-    }
-    if outcomes and outcomes[0].margin is not None:
-        result["margin"] = paired_margin(outcomes)
-    return result
-
-
-def _timed_out(reason: str | None, words: Sequence[str]) -> bool:
-    return reason is not None and any(word in reason for word in words)
-
-
-def wilson(successes: float, n: float) -> list[float]:
-    """The Wilson score 95 % interval of a rate, rounded for the report."""
-    return [round(bound, 6) for bound in intervals.wilson(successes, n)]
-
-
-def paired_margin(outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    """A's mean margin per game with a paired t 95 % interval: each deal's two games (one
-    from each seat) make one difference, so the deal's luck cancels; deals with a game
-    without a margin (an invalid play) are left out."""
-    pairs = [outcomes[k : k + 2] for k in range(0, len(outcomes) - 1, 2)]
-    both = [(x.margin, y.margin) for x, y in pairs if x.margin is not None and y.margin is not None]
-    per_deal = np.array([(x + y) / 2 for x, y in both], float)
-    n = len(per_deal)
-    if n == 0:
-        return {"mean": None, "ci95": None, "deals": 0}
-    mean = round(float(per_deal.mean()), 6)
-    if n < 2:
-        return {"mean": mean, "ci95": None, "deals": n}
-    from scipy.stats import t  # scikit-learn's own dependency; only needed here
-
-    half = float(t.ppf(0.975, n - 1)) * float(per_deal.std(ddof=1)) / math.sqrt(n)
-    return {"mean": mean, "ci95": [round(mean - half, 6), round(mean + half, 6)], "deals": n}
-
-
 # --- ratings ---------------------------------------------------------------------------------
 
 
@@ -356,9 +287,13 @@ def fit_ratings(
 
 
 def standings(
-    entrants: Sequence[Entrant], pairings: Sequence[dict[str, Any]], faults: dict[str, Any]
+    entrants: Sequence[Entrant],
+    pairings: Sequence[dict[str, Any]],
+    faults: dict[str, Any],
+    exact: bool = False,
 ) -> list[dict[str, Any]]:
-    """Rated entrants by rating (best first), then the disqualified, in entry order."""
+    """Rated entrants by rating (best first), with its ± (None where the pairings are
+    exact), then the disqualified in entry order (no figures: their games are void)."""
     rated = [e.name for e in entrants if e.name not in faults]
     index = {name: k for k, name in enumerate(rated)}
     results = [
@@ -380,11 +315,11 @@ def standings(
         rows.append({
             "name": name,
             "rating": round(float(ratings[k]), 1),
-            "plus_minus": round(float(plus[k]), 1),
+            "plus_minus": None if exact else round(float(plus[k]), 1),
             "games": games,
             "score": round(score, 6),
             "score_rate": round(score / games, 6) if games else None,
-            "invalid": sum(p["invalid"][s] for p, s in zip(mine, side, strict=True)),
+            "invalid": _total(p["invalid"][s] for p, s in zip(mine, side, strict=True)),
             "timeouts": sum(p["timeouts"][s] for p, s in zip(mine, side, strict=True)),
             "disqualified": None,
         })  # fmt: skip
@@ -394,9 +329,14 @@ def standings(
             fault = faults[entrant.name]
             rows.append({
                 "name": entrant.name, "rating": None, "plus_minus": None, "games": 0,
-                "score": 0, "score_rate": None, "invalid": 0, "timeouts": 0,
+                "score": 0, "score_rate": None, "invalid": None, "timeouts": None,
                 "disqualified": f"{fault['reason']} ({fault['when']})",
             })  # fmt: skip
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
     return rows
+
+
+def _total(counts: Iterable[float]) -> float:
+    """Games summed: whole where played, an exact expectation rounded as each pairing's."""
+    return round(sum(counts), 6)

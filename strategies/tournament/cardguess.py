@@ -2,7 +2,7 @@
 
 There is no seat: a game is one answer (drawn uniformly with the generator (seed, game))
 that both guessers find, each in its own game in the reference engine
-(`validation.cardguess._one_game`, the validator's loop with the handout's limits). The
+(`validation.cardguess.one_game`, the validator's loop with the handout's limits). The
 guesser that needs fewer guesses wins, equal is a draw; a guesser that fails the game (an
 invalid guess, the guess limit, the time, a crash) loses it, and both failing is a draw.
 Both guessers meet every answer, so the pairing is paired by answer. The margin is B's
@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from mine.strategies.bots.cardguess import GUESSERS, parse_guesser
+from mine.strategies.bots.cardguess import GUESSERS, make_bot
 from mine.strategies.engines.cardguess import DEFAULT_RULES, CardGuessRules, draw_answer
 from mine.strategies.tournament import Entrant, Outcome
-from mine.strategies.validation.cardguess import LIMITS, FileGuesser, _one_game, _player
+from mine.strategies.validation.cardguess import LIMITS, FileGuesser, one_game, player_module
 
 BOTS = GUESSERS
 EXACT = False
@@ -30,30 +30,31 @@ __all__ = ["LIMITS", "check_bot", "load", "play"]
 _WORKER: dict[str, Any] = {}  # this worker's deterministic guessers (they remember choices)
 
 
-def check_bot(spec: str, rules: CardGuessRules | None = None) -> None:
+def check_bot(spec: str, context: CardGuessRules | None = None) -> None:
     if spec not in GUESSERS:
         raise ValueError(f"unknown guesser {spec!r} (known: {', '.join(GUESSERS)})")
 
 
 def load(path: str) -> ModuleType:
-    return _player(path)
+    return player_module(path)
 
 
 def _guesses(entrant: Entrant, answer, rules: CardGuessRules, rng) -> dict[str, Any]:
     if entrant.file:
         guesser = FileGuesser(load(entrant.file))
-        return _one_game(guesser, answer, rules, guesser.times)
+        return one_game(guesser, answer, rules, guesser.times)
     if entrant.name == "random-consistent":
-        return _one_game(parse_guesser(entrant.name, rng), answer, rules)
+        return one_game(make_bot(entrant.name, rules, rng), answer, rules)
     if entrant.name not in _WORKER:
-        _WORKER[entrant.name] = parse_guesser(entrant.name)
-    return _one_game(_WORKER[entrant.name], answer, rules)
+        _WORKER[entrant.name] = make_bot(entrant.name, rules, rng)
+    return one_game(_WORKER[entrant.name], answer, rules)
 
 
 def play(
-    a: Entrant, b: Entrant, deal: int, swapped: bool, seed: int, rules: CardGuessRules | None
+    a: Entrant, b: Entrant, deal: int, swapped: bool, seed: int, context: CardGuessRules | None
 ) -> Outcome:
-    rules = rules or DEFAULT_RULES
+    """One answer found by both guessers; `context`: the rules (n, the limits)."""
+    rules = context or DEFAULT_RULES
     game = 2 * deal + swapped  # no seats to swap: each game of a deal is its own answer
     answer = draw_answer(rules.n, "uniform", np.random.default_rng([seed, game]))
     records = [

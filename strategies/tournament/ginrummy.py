@@ -16,10 +16,11 @@ from typing import Any
 import numpy as np
 
 from mine.strategies import contained
-from mine.strategies.bots.ginrummy import make_bot
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, play_game
+from mine.strategies.bots.ginrummy import BASELINES, make_bot
+from mine.strategies.engines.ginrummy import DEFAULT_RULES, GinRummyRules, play_game
+from mine.strategies.engines.melds import MeldSolver
 from mine.strategies.tournament import Entrant, Outcome
-from mine.strategies.validation.ginrummy import BASELINES, RULES, game_result, load_player
+from mine.strategies.validation.ginrummy import game_result, load_player
 
 BOTS = BASELINES
 EXACT = False
@@ -30,8 +31,8 @@ MARGIN = "points per game (A − B, summed over rounds)"
 _WORKER: dict[Any, Any] = {}  # this worker's loaded files and meld solvers
 
 
-def check_bot(spec: str, rules: GinRummyRules | None) -> None:
-    make_bot(spec, np.random.default_rng(0), rules or RULES)
+def check_bot(spec: str, context: GinRummyRules | None) -> None:
+    make_bot(spec, context or DEFAULT_RULES, np.random.default_rng(0))
 
 
 def load(path: str) -> Any:
@@ -47,13 +48,14 @@ def _solver(rules: GinRummyRules) -> MeldSolver:
 
 
 def play(
-    a: Entrant, b: Entrant, deal: int, swapped: bool, seed: int, rules: GinRummyRules | None
+    a: Entrant, b: Entrant, deal: int, swapped: bool, seed: int, context: GinRummyRules | None
 ) -> Outcome:
-    rules = rules or RULES
+    """`context`: the rules (None: the defaults)."""
+    rules = context or DEFAULT_RULES
     solver = _solver(rules)
     sides = [
-        load(e.file) if e.file else make_bot(e.name, np.random.default_rng([seed, deal, k]),
-                                             rules, solver)
+        load(e.file) if e.file else make_bot(e.name, rules, np.random.default_rng([seed, deal, k]),
+                                             solver)
         for k, e in enumerate((a, b))
     ]  # fmt: skip
     me = 1 if swapped else 0  # A's seat; seat 0 plays first

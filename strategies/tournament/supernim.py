@@ -14,8 +14,8 @@ from types import ModuleType
 
 import numpy as np
 
-from mine.strategies.bots.supernim import BASELINES, parse_bot
-from mine.strategies.engines.supernim import MAX, MIN, State, random_board
+from mine.strategies.bots.supernim import BASELINES, make_bot
+from mine.strategies.engines.supernim import DEFAULT_RULES, MAX, MIN, State, random_board
 from mine.strategies.tournament import Entrant, Outcome
 from mine.strategies.validation.supernim import LIMITS, bot_mover, file_mover, play_sides
 from mine.strategies.validation.supernim import load as load_file
@@ -28,7 +28,7 @@ __all__ = ["LIMITS", "check_bot", "load", "play"]
 
 
 def check_bot(spec: str, context: object = None) -> None:
-    parse_bot(spec, None)
+    make_bot(spec, DEFAULT_RULES, None)
 
 
 def load(path: str) -> ModuleType:
@@ -41,7 +41,7 @@ def play(a: Entrant, b: Entrant, deal: int, swapped: bool, seed: int, context: o
     movers = {
         seat: file_mover(load(e.file), None)
         if e.file
-        else bot_mover(parse_bot(e.name, np.random.default_rng([seed, deal, k])))
+        else bot_mover(make_bot(e.name, DEFAULT_RULES, np.random.default_rng([seed, deal, k])))
         for k, (e, seat) in enumerate(zip((a, b), seats, strict=True))
     }
     played = play_sides(movers, State(MAX, board))

@@ -7,14 +7,19 @@ through `_call`, which times it. The baselines play the same answers. Figures: m
 guesses (with a 95 % interval), the distribution, the worst case, the slowest call and
 game, invalid guesses; against each baseline the paired difference per answer. The file's
 `feedback` is checked against the engine's on a sample of pairs.
-"""
+
+The harness (the file loaded once per worker, its calls timed, one game in the engine's
+loop: `FileGuesser`, `player_module`, `one_game`) is shared with the tournament; the
+figures are apart from it."""
 
 from __future__ import annotations
 
 import math
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -22,10 +27,9 @@ from typing import Any
 import numpy as np
 
 from mine.strategies import contained
-from mine.strategies.bots.cardguess import GUESSERS, parse_guesser
-from mine.strategies.codegen.cardguess import write_module
+from mine.strategies.bots.cardguess import BASELINES, GUESSERS, make_bot
 from mine.strategies.engines.cardguess import (
-    DEFAULT_RULES,
+    RULES,
     SIZES,
     CardError,
     CardGuessRules,
@@ -43,7 +47,6 @@ from mine.strategies.engines.cardguess import (
 )
 from mine.strategies.intervals import Z95
 from mine.strategies.player_file import load_module
-from mine.strategies.solvers.cardguess import FlatTree
 
 GAME = "cardguess"
 FUNCTIONS = ("feedback", "initial_guess", "next_guess")
@@ -116,7 +119,8 @@ def _cards(guess: Any) -> Any:
 _WORKER: dict[str, Any] = {}  # this worker's player module, loaded once
 
 
-def _player(path: str) -> ModuleType:
+def player_module(path: str) -> ModuleType:
+    """The file's module in this worker, loaded once."""
     if _WORKER.get("path") != path:
         _WORKER.update(path=path, module=load_module(path, GAME, FUNCTIONS))
     return _WORKER["module"]
@@ -126,15 +130,15 @@ def measure_file(
     path: str | Path, n: int, answers: Sequence[Hand], rules: CardGuessRules
 ) -> list[dict[str, Any]]:
     """One record per answer: guesses (None if invalid), slowest call, game seconds."""
-    player = FileGuesser(_player(str(path)))
-    return [_one_game(player, answer, rules, player.times) for answer in answers]
+    player = FileGuesser(player_module(str(path)))
+    return [one_game(player, answer, rules, player.times) for answer in answers]
 
 
 def _measure(task: tuple) -> list[dict[str, Any]]:
     return measure_file(*task)
 
 
-def _one_game(
+def one_game(
     guesser: Guesser, answer: Hand, rules: CardGuessRules, times: list[float] | None = None
 ) -> dict[str, Any]:
     if times is not None:
@@ -153,7 +157,7 @@ def _one_game(
 
 def feedback_mismatches(path: str | Path, n: int, pairs: int = FEEDBACK_PAIRS) -> int:
     """Pairs (of a fixed sample) where the file's `feedback` differs from the engine's."""
-    module = _player(str(path))
+    module = player_module(str(path))
     rng = np.random.default_rng(SAMPLE_SEED)
     universe = hands(n)
     wrong = 0
@@ -238,19 +242,27 @@ def paired(
 
 
 def baseline_records(name: str, n: int, answers: Sequence[Hand], rules: CardGuessRules) -> list:
-    guesser = parse_guesser(name, np.random.default_rng(SAMPLE_SEED))
+    guesser = make_bot(name, rules, np.random.default_rng(SAMPLE_SEED))
     if name in ("greedy", "entropy"):
         guesser.initial_guess(rules.n)  # its first guess, remembered: not any one game's time
-    return [_one_game(guesser, answer, rules) for answer in answers]
+    return [one_game(guesser, answer, rules) for answer in answers]
 
 
 def _in_workers(
-    path: Path, n: int, answers: list[Hand], rules: CardGuessRules, workers: int, limits
+    path: Path,
+    n: int,
+    answers: list[Hand],
+    rules: CardGuessRules,
+    workers: int,
+    limits: contained.Limits,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """The file's records of `answers`, played in contained workers, in answer order."""
-    size = max(1, len(answers) // (8 * workers))
-    tasks = [(str(path), n, answers[i : i + size], rules) for i in range(0, len(answers), size)]
-    parts = contained.run(path, _measure, tasks, workers=workers, limits=limits)
+    """The file's records of `answers`, played in contained workers, in answer order;
+    `progress(answers done, answers)`."""
+    count, size = len(answers), max(1, len(answers) // (8 * workers))
+    tasks = [(str(path), n, answers[i : i + size], rules) for i in range(0, count, size)]
+    shown = (lambda done: progress(min(done * size, count), count)) if progress else None
+    parts = contained.run(path, _measure, tasks, workers=workers, limits=limits, progress=shown)
     return [record for part in parts for record in part]
 
 
@@ -259,23 +271,29 @@ def _mismatches(task: tuple) -> int:
 
 
 def _loads(path: str) -> None:
-    _player(path)
+    player_module(path)
 
 
-def validate_player(
+def validate(
     path: str | Path,
+    rules: Iterable[str] | Mapping[str, str] | None = None,
+    *,
+    against: str | Path | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
     sizes: Sequence[int] = SIZES,
     answerer: str = "uniform",
-    count: int | None = None,
-    baselines: Sequence[str] = ("greedy", "entropy"),
-    compare: str | Path | None = None,
+    answers: int | None = None,
+    baselines: Sequence[str] = BASELINES,
     workers: int = 1,
-    rules: CardGuessRules = DEFAULT_RULES,
     limits: contained.Limits = LIMITS,
 ) -> dict[str, Any]:
-    """The report card of a player file (and, with `compare`, of another file on the same
-    answers, paired); the files run contained (PlayerFault when one fails)."""
+    """The report card of a player file for each n of `sizes` (and, with `against`, of
+    another file on the same answers, paired); the files run contained (PlayerFault when
+    one fails). `rules`: settings over the defaults (the guess and time limits; n is each
+    of `sizes`); `answers`: that many answers drawn per n instead of every answer;
+    `progress(name, answers done, answers)` as the file plays each n."""
     path = Path(path)
+    base = RULES.from_settings(rules or ())
     contained.run(path, _loads, [str(path)], limits=limits)  # a bad file fails here, once
     unknown = [b for b in baselines if b not in GUESSERS]
     if unknown:
@@ -283,14 +301,15 @@ def validate_player(
     card: dict[str, Any] = {
         "player": str(path),
         "answerer": answerer,
-        "answers_from": _answers_from(answerer, count),
-        "limits": {"guess_limit": rules.guess_limit, "seconds": rules.seconds},
+        "answers_from": _answers_from(answerer, answers),
+        "limits": {"guess_limit": base.guess_limit, "seconds": base.seconds},
         "sizes": {},
     }
     for n in sizes:
-        game_rules = CardGuessRules(n=n, guess_limit=rules.guess_limit, seconds=rules.seconds)
-        answers, chances = answers_for(n, answerer, count)
-        mine = _in_workers(path, n, answers, game_rules, workers, limits)
+        game_rules = replace(base, n=n)
+        played, chances = answers_for(n, answerer, answers)
+        shown = partial(progress, f"n = {n}") if progress else None
+        mine = _in_workers(path, n, played, game_rules, workers, limits, shown)
         entry: dict[str, Any] = {
             "player": figures(mine, chances),
             "feedback_mismatches": contained.run(path, _mismatches, [(path, n)], limits=limits)[0],
@@ -298,18 +317,39 @@ def validate_player(
             "vs": {},
         }
         for name in baselines:
-            theirs = baseline_records(name, n, answers, game_rules)
+            theirs = baseline_records(name, n, played, game_rules)
             entry["baselines"][name] = figures(theirs, chances)
             entry["vs"][name] = paired(mine, theirs, chances)
-        if compare is not None:
-            theirs = _in_workers(Path(compare), n, answers, game_rules, workers, limits)
+        if against is not None:
+            theirs = _in_workers(Path(against), n, played, game_rules, workers, limits)
             entry["compared"] = {
-                "file": str(compare),
+                "file": str(against),
                 **figures(theirs, chances),
                 "paired": paired(mine, theirs, chances),
             }
         card["sizes"][str(n)] = entry
     return card
+
+
+def check(path: str | Path, fitted: Any, *, workers: int = 1) -> dict[str, Any]:
+    """The figures `mine generate` writes into a file: every n its table has a tree for
+    (every answer of n = 2 and 3, a sample of n = 4), against the baselines."""
+    return validate(path, sizes=sorted(fitted.trees), workers=workers)
+
+
+def failure(card: dict[str, Any]) -> str | None:
+    """Why the card's figures do not hold, if they do not: games the file lost to an
+    invalid guess (or a crash, a limit), or a `feedback` that is not the rules'."""
+    for n, entry in card["sizes"].items():
+        lost, wrong = entry["player"]["invalid"], entry["feedback_mismatches"]
+        if lost:
+            return (
+                f"{card['player']}: {lost} of {entry['player']['games']} games of n = {n} lost "
+                "to an invalid guess, a crash or a limit"
+            )
+        if wrong:
+            return f"{card['player']}: its feedback is wrong for {wrong} of {FEEDBACK_PAIRS} pairs"
+    return None
 
 
 def _answers_from(answerer: str, count: int | None) -> str:
@@ -319,11 +359,3 @@ def _answers_from(answerer: str, count: int | None) -> str:
             f"{SAMPLE} answers drawn with seed {SAMPLE_SEED} + n for n = 4"
         )
     return f"{answerer}: {count} answers drawn with seed {SAMPLE_SEED} + n"
-
-
-def write_player(
-    trees: dict[int, FlatTree], metadata: dict[str, Any], out: Path, card: dict | None = None
-) -> Path:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_module(out, trees, metadata, card)
-    return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -20,12 +20,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from mine.strategies import contained
-from mine.strategies.bots.ginrummy import make_bot
-from mine.strategies.engines.ginrummy import GameRecord, GinRummyRules, MeldSolver, play_game
+from mine.strategies.bots.ginrummy import BASELINES, make_bot
+from mine.strategies.engines.ginrummy import DEFAULT_RULES, GameRecord, GinRummyRules, play_game
+from mine.strategies.engines.melds import MeldSolver
 from mine.strategies.intervals import wilson
 from mine.strategies.player_file import load_module
 
-BASELINES = ("simple", "random", "ginhunter")
+CHECK_GAMES = 100  # games against simple whose figures a generated file states
 
 
 def load_player(path: str | Path) -> Any:
@@ -74,7 +75,6 @@ class GameResult(NamedTuple):
     cpu: tuple[float, ...]
 
 
-RULES = GinRummyRules()
 # Per worker process: the player module and a solver, loaded on its first game (loading
 # builds the player's tables, too slow to repeat for every game).
 _WORKER: dict[str, Any] = {}
@@ -88,13 +88,13 @@ def _load(path: str, rules: GinRummyRules) -> None:
 
 
 def play_one(module: Any, opponent: str | Any, seed: int, game: int, solver: MeldSolver,
-             rules: GinRummyRules = RULES) -> GameResult:  # fmt: skip
+             rules: GinRummyRules = DEFAULT_RULES) -> GameResult:  # fmt: skip
     """One game of the file against `opponent`: a bot's name, or another file's module."""
     rng = np.random.default_rng([seed, game])
     times: list[float] = []
     cpu: list[float] = []
     player = Timed(module, times, cpu)
-    bot = make_bot(opponent, rng, rules, solver) if isinstance(opponent, str) else opponent
+    bot = make_bot(opponent, rules, rng, solver) if isinstance(opponent, str) else opponent
     me = game % 2
     seats = [player, bot] if me == 0 else [bot, player]
     return game_result(play_game(rules, seats, rng, solver), me, times, cpu)
@@ -116,8 +116,7 @@ def game_result(record: GameRecord, me: int, times=(), cpu=()) -> GameResult:
                 undercut += game_round.points[me] == 0
         elif game_round.ending == "Knock" and game_round.points[me] > 0:
             made += 1
-    # An invalid play loses the game for whoever made it.
-    won = invalid.seat != me if invalid else record.totals[me] > record.totals[1 - me]
+    won = record.returns()[me] > 0  # an invalid play loses the game for whoever made it
     return GameResult(
         won,
         invalid.reason if invalid is not None and invalid.seat == me else None,
@@ -179,21 +178,38 @@ def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
     }
 
 
+Settings = GinRummyRules | Iterable[str] | Mapping[str, str] | None
+
+
+def rules_of(rules: Settings) -> GinRummyRules:
+    """The rules themselves, or the defaults with these `KEY=VALUE` settings (a player file
+    states no rules of its own)."""
+    return rules if isinstance(rules, GinRummyRules) else DEFAULT_RULES.with_settings(rules or ())
+
+
 def validate(
     path: str | Path,
-    opponents: Sequence[str] = BASELINES,
+    rules: Settings = None,
+    *,
+    against: str | Path | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    opponents: str | Sequence[str] = BASELINES,
     games: int = 200,
     seed: int = 0,
     workers: int = 2,
-    progress: Callable[[str, int], None] | None = None,
-    rules: GinRummyRules = RULES,
     limits: contained.Limits = contained.LIMITS,
     contain: bool = True,
-    against: str | Path | None = None,
-) -> dict[str, dict[str, Any]]:
-    """Per opponent (the baselines, then the file `against`, head to head), the match's
-    figures (see `summarise`), under `rules`; the files run contained (PlayerFault naming
-    the one that fails)."""
+) -> dict[str, Any]:
+    """The file's report card: the rules played (those not the defaults), the games per
+    opponent and the seed, and per opponent (the baselines, comma-separated or listed,
+    then the file `against`, head to head) the match's figures (see `summarise`), `progress
+    (opponent, games done, games)` as they come; no match without games. The files run
+    contained (PlayerFault naming the one that fails); ValueError for a bot that is none."""
+    rules = rules_of(rules)
+    if isinstance(opponents, str):  # as `--baselines` gives them
+        opponents = [name.strip() for name in opponents.split(",") if name.strip()]
+    for name in opponents:
+        make_bot(name, rules, np.random.default_rng(0))
     # A file that does not load fails here, once, before any game.
     files = [path] if against is None else [path, against]
     for file in files:
@@ -201,7 +217,7 @@ def validate(
     figures = {}
     runs = [(name, False) for name in opponents]
     runs += [] if against is None else [(str(against), True)]
-    for opponent, is_file in runs:
+    for opponent, is_file in runs if games else []:  # no games, no match (generate --games 0)
         tasks = [(str(path), rules, opponent, seed, game, is_file) for game in range(games)]
         results = contained.run(
             files,
@@ -210,8 +226,27 @@ def validate(
             workers=workers,
             limits=limits,
             chunk=max(1, min(16, games // 8)),
-            progress=(lambda done, o=opponent: progress(o, done)) if progress else None,
+            progress=(lambda done, o=opponent: progress(o, done, games)) if progress else None,
             contain=contain,
         )
         figures[opponent] = summarise(results)
-    return figures
+    return {"rules": rules.changes(), "games": games, "seed": seed, "against": figures}
+
+
+def check(
+    path: str | Path, fitted: Any, *, games: int = CHECK_GAMES, seed: int = 0,
+    rules: Settings = None, workers: int = 2,
+) -> dict[str, Any]:  # fmt: skip
+    """The card a generated file states in its docstring: its games against simple (none
+    with `games` 0)."""
+    return validate(path, rules, opponents=["simple"], games=games, seed=seed, workers=workers)
+
+
+def failure(card: dict[str, Any]) -> str | None:
+    """Why the card does not hold: the file's own invalid plays (each lost its game)."""
+    bad = {name: f for name, f in card["against"].items() if f["invalid"]}
+    if not bad:
+        return None
+    count = sum(f["invalid"] for f in bad.values())
+    reasons = sorted({reason for f in bad.values() for reason in f["invalid_reasons"]})
+    return f"{count} invalid plays against {', '.join(bad)}: {'; '.join(reasons[:3])}"

@@ -2,8 +2,10 @@
 
 The file is loaded through `strategies.player_file` in contained worker processes
 (`strategies.contained`: time limits on import and calls, memory limit), and only `_ask`
-calls into it. Each opponent plays `games` games from random start
-boards: every board four times (the file as max and as min, each side moving first once).
+calls into it. The games are played under the rules the file states (`MERGE_CAP`,
+`SPLIT_REWARD`, `MAX_MOVES`; the defaults where it states none), with any `--rules`
+settings over them. Each opponent plays `games` games from random start boards: every
+board four times (the file as max and as min, each side moving first once).
 An answer that is not one of the handout's successors of the state is an invalid move: it
 is counted and the file loses that game. Figures: win / draw / loss with Wilson 95 %
 intervals, cut-off rate, mean final margin (the file's side), invalid moves, and the 99th
@@ -14,30 +16,33 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from mine.models.supernim import Fitted
 from mine.strategies import contained
-from mine.strategies.bots.supernim import parse_bot
-from mine.strategies.codegen import supernim as codegen
+from mine.strategies.bots.supernim import BASELINES, make_bot
 from mine.strategies.engines.supernim import (
     DEFAULT_RULES,
     MAX,
     MIN,
-    Game,
+    Bot,
+    Move,
     State,
+    SuperNimRules,
     other,
     random_board,
 )
 from mine.strategies.intervals import wilson
 from mine.strategies.player_file import load_module
+from mine.strategies.players.supernim import successor
 
 FUNCTIONS = ("ai_move", "random_move")
+STATED = ("merge_cap", "split_reward", "max_moves")  # the rules a file states (MERGE_CAP, …)
+SEARCH = ("depth", "budget")  # … and its search (DEPTH, BUDGET)
 CHECK_GAMES = 40  # games per opponent behind the figures `mine generate` writes in
 CHECK_OPPONENTS = ("random", "greedy", "alphabeta:2")
 # The handout allows a minute a move; generated players take at most 1 s (0.2 s by
@@ -45,22 +50,21 @@ CHECK_OPPONENTS = ("random", "greedy", "alphabeta:2")
 LIMITS = contained.Limits(call_seconds=10.0)
 
 
-def _ask(module: ModuleType, state: State, moves_left: int, depth: int | None):
+def _ask(module: ModuleType, state: State, depth: int | None):
     """The file's answer to a handout state, and the seconds it took (the one call in)."""
-    handout = (state.player, state.board, state.score_max, state.score_min)
     started = time.perf_counter()
     try:
-        answer = module.ai_move(handout, moves_left=moves_left, depth=depth)
+        answer = module.ai_move(state.handout(), moves_left=state.moves_left(), depth=depth)
     except Exception:  # a crashing player is the file's fault: an invalid move
         answer = None
     return answer, time.perf_counter() - started
 
 
-def _file_move(game: Game, state: State, answer: Any):
+def _file_move(state: State, answer: Any) -> Move | None:
     """The legal move whose successor is `answer`, or None."""
-    for move in game.legal_actions(state):
-        after = game.after(state, move)
-        if answer == (after.player, after.board, after.score_max, after.score_min):
+    handout = state.handout()
+    for move in state.legal_actions():
+        if answer == successor(handout, move.after, move.points):
             return move
     return None
 
@@ -80,7 +84,7 @@ def play_one(
         seat: file_mover(module, depth),
         other_seat: file_mover(opponent, None)
         if isinstance(opponent, ModuleType)
-        else bot_mover(parse_bot(opponent, np.random.default_rng(seed))),
+        else bot_mover(make_bot(opponent, start.rules, np.random.default_rng(seed))),
     }
     played = play_sides(movers, start)
     invalid = played["invalid"][seat]
@@ -98,44 +102,43 @@ def play_one(
     }
 
 
-Mover = Callable[[Game, State], tuple[Any, float | None]]
+Mover = Callable[[State], tuple[Move | None, float | None]]
 
 
 def file_mover(module: ModuleType, depth: int | None) -> Mover:
     """A file's side: its `ai_move` answer as a legal move (None: invalid), and its time."""
 
-    def move(game: Game, state: State) -> tuple[Any, float | None]:
-        answer, seconds = _ask(module, state, game.moves_left(state), depth)
-        return _file_move(game, state, answer), seconds
+    def move(state: State) -> tuple[Move | None, float | None]:
+        answer, seconds = _ask(module, state, depth)
+        return _file_move(state, answer), seconds
 
     return move
 
 
-def bot_mover(bot: Callable[[Game, State], Any]) -> Mover:
-    return lambda game, state: (bot(game, state), None)
+def bot_mover(bot: Bot) -> Mover:
+    return lambda state: (bot(state), None)
 
 
 def play_sides(movers: dict[str, Mover], start: State) -> dict[str, Any]:
     """One game from `start` between the movers of MAX and MIN; an invalid move ends it
     (the side that made it loses). The final state, cut-off, invalid moves and call times
     by seat."""
-    game = Game(DEFAULT_RULES)
-    state = start
+    state = start.clone()
     times: dict[str, list[float]] = {MAX: [], MIN: []}
     invalid = dict.fromkeys((MAX, MIN), 0)
-    while not game.is_terminal(state):
-        move, seconds = movers[state.player](game, state)
+    while not state.is_terminal():
+        move, seconds = movers[state.player](state)
         if seconds is not None:
             times[state.player].append(seconds)
         if move is None:
             invalid[state.player] += 1
             break
-        state = game.after(state, move)
-    cutoff = game.is_cut_off(state) and not any(invalid.values())
+        state.play(move)
+    cutoff = state.is_cut_off() and not any(invalid.values())
     return {"final": state, "cutoff": cutoff, "invalid": invalid, "times": times}
 
 
-def _starts(games: int, seed: int) -> list[tuple[str, State]]:
+def _starts(games: int, seed: int, rules: SuperNimRules) -> list[tuple[str, State]]:
     """(file's seat, start) for `games` games: each random board four times."""
     rng = np.random.default_rng([seed, 7])
     starts = []
@@ -143,7 +146,7 @@ def _starts(games: int, seed: int) -> list[tuple[str, State]]:
         board = random_board(rng)
         for seat in (MAX, MIN):
             for first in (seat, other(seat)):
-                starts.append((seat, State(first, board)))
+                starts.append((seat, State(first, board, rules=rules)))
     return starts[:games]
 
 
@@ -158,8 +161,20 @@ def load(path: str) -> ModuleType:
     return _LOADED[path]
 
 
-def _loads(path: str) -> None:
-    load(path)
+def _stated(path: str) -> tuple[dict[str, int], dict[str, float | None]]:
+    """The rules the file states (MERGE_CAP, SPLIT_REWARD, MAX_MOVES, where it has them),
+    and its search (DEPTH, BUDGET; None where it states none)."""
+    module = load(path)
+    values = {name: getattr(module, name.upper(), None) for name in STATED}
+    search = {name: getattr(module, name.upper(), None) for name in SEARCH}
+    return (
+        {k: v for k, v in values.items() if _number(v, int)},
+        {k: v if _number(v, int | float) else None for k, v in search.items()},
+    )
+
+
+def _number(value: Any, kind: Any) -> bool:
+    return isinstance(value, kind) and not isinstance(value, bool)
 
 
 def _work(task: tuple) -> dict[str, Any]:
@@ -196,37 +211,65 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def validate_player(
+def rules_text(rules: SuperNimRules) -> str:
+    """The rules a card was measured in, in words."""
+    words = [
+        f"merge cap {rules.merge_cap}",
+        f"split of 2 scores {rules.split_reward}",
+        f"cut-off {rules.max_moves} moves",
+    ]
+    if rules.ulam_limit:
+        words.append(f"at most {rules.ulam_limit} growth steps")
+    if rules.repeat_ends:
+        words.append("a repeated position ends the game")
+    return f"{'default rules' if rules == DEFAULT_RULES else 'rules'}: {', '.join(words)}"
+
+
+def validate(
     path: str | Path,
-    opponents: list[str],
-    games: int,
+    rules: Sequence[str] | None = None,
+    *,
+    against: str | Path | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    baselines: str | Sequence[str] = BASELINES,
+    games: int = 1000,
     seed: int = 0,
     workers: int = 1,
-    equal_depth: int = 0,
-    progress: Callable[[str, int, int], None] | None = None,
+    equal_depth: int = 3,
     limits: contained.Limits = LIMITS,
-    against: str | Path | None = None,
 ) -> dict[str, Any]:
-    """The file against each opponent (and, with `equal_depth` D, its search at depth D
+    """The file against each baseline (and, with `equal_depth` D, its search at depth D
     against alphabeta:D: its heuristic against the plain one; with `against`, head to head
-    against another file, both at their own depth); PlayerFault names the file that fails."""
+    against another file, both at their own depth), under the rules the file states with
+    the `rules` settings over them. PlayerFault names the file that fails."""
+    if isinstance(baselines, str):  # as the command line names them
+        baselines = [name.strip() for name in baselines.split(",") if name.strip()]
     files = [path] if against is None else [path, against]
-    for file in files:
-        contained.run(file, _loads, [str(file)], limits=limits)  # a bad file fails here, once
-    for name in opponents:
-        parse_bot(name, None)
-    runs = [(name, name, None, False) for name in opponents]
+    # Each file is loaded here first (a bad one fails once); the one measured states its rules.
+    stated = [contained.run(file, _stated, [str(file)], limits=limits)[0] for file in files]
+    rules_stated, search = stated[0]
+    try:
+        game_rules = DEFAULT_RULES.with_settings(rules_stated)
+    except ValueError as error:
+        raise ValueError(f"{path}: the rules it states: {error}") from None
+    game_rules = game_rules.with_settings(rules or [])
+    for name in baselines:
+        make_bot(name, game_rules, None)
+    runs = [(name, name, None, False) for name in baselines]
     if equal_depth:
         runs.append((f"equal depth {equal_depth} vs alphabeta:{equal_depth}",
                      f"alphabeta:{equal_depth}", equal_depth, False))  # fmt: skip
     if against is not None:
         runs.append((str(against), str(against), None, True))
-    starts = _starts(games, seed)
+    starts = _starts(games, seed, game_rules)
     card: dict[str, Any] = {
+        "player": str(path),
+        "depth": search["depth"],
+        "budget_seconds": search["budget"],
         "games_per_opponent": games,
         "seed": seed,
-        "rules": DEFAULT_RULES.changes() or "default",
-        "rules_text": "default rules: merge cap 10, split of 2 scores 2, cut-off 100 moves",
+        "rules": game_rules.changes() or "default",
+        "rules_text": rules_text(game_rules),
         "against": {},
     }
     for run, (label, opponent, depth, is_file) in enumerate(runs):
@@ -247,15 +290,19 @@ def validate_player(
     return card
 
 
-def write_player(
-    fitted: Fitted, out: str | Path, budget: float, depth: int, games: int = CHECK_GAMES
-) -> dict:
-    """Write the player, measure that file briefly, and write it again with the figures
-    in its docstring (the code is the same; only the docstring gains the figures)."""
-    codegen.write_module(out, fitted, None, budget, depth)
-    card = validate_player(out, list(CHECK_OPPONENTS), games)
-    codegen.write_module(out, fitted, card, budget, depth)
-    return card
+def check(path: str | Path, fitted: Any, *, games: int = CHECK_GAMES) -> dict[str, Any]:
+    """The figures a generated file states in its docstring: `games` games against each
+    of a few baselines, under the rules the file states (those `fitted` was fitted in)."""
+    return validate(path, baselines=CHECK_OPPONENTS, games=games, equal_depth=0)
+
+
+def failure(card: dict[str, Any]) -> str | None:
+    """The file's own invalid moves, if it made any (its opponents' are its wins)."""
+    invalid = {name: row["invalid_moves"] for name, row in card["against"].items()}
+    if not any(invalid.values()):
+        return None
+    where = ", ".join(f"{count} against {name}" for name, count in invalid.items() if count)
+    return f"the player made invalid moves: {where}"
 
 
 def read_card(path: str | Path) -> dict[str, Any]:

@@ -1,30 +1,24 @@
-"""Validation of a TwentyOne player file in the reference engine (`mine validate twentyone`).
+"""Validation of a TwentyOne player file: the harness (`mine validate twentyone`, and the
+figures `mine generate` writes into a file).
 
 (a) Flat-bet return per hand per unit of bid, 95% confidence intervals, millions of hands,
-    by a vectorised evaluator of the engine's rules (one seat, unlimited re-splits): every
-    policy plays the *same cards* — card k of a row is the k-th card dealt in that row
-    whatever the policy does — so differences between policies are paired and their
-    intervals tight. Two ways to deal: a fresh shoe (or an infinite deck) per hand, or one
-    continuous shoe per row, dealt round after round to its end and followed by a fresh one
-    (mid-round if need be), as the engine deals; there every policy starts each round from
-    the same point of the same shoe, and the shoe moves on by the reference's cards.
-(b) What a file decides is the file's own `action_for`, tabulated situation by situation
-    the first time the evaluator meets it (`FilePolicy`): no second policy can drift from
-    the file. Baselines: textbook, dealer and cautious by their own `decide`, random and
-    explorer (textbook with a share of random actions).
-(c) Full games in the engine: the file's `play` at a 10-seat table of baselines, 1,000
+    by the vectorised evaluator (`twentyone_evaluator`): the file's own decisions and the
+    baselines' on the same cards, against the exact optimum (`strategies.solvers`); and
+    the file's count play against the static optimal chart on continuous shoes.
+(b) Full games in the engine: the file's `play` at a 10-seat table of baselines, 1,000
     rounds: final points, standings, rank distribution; and the same games again with the
     file's bid table flattened to the minimum (same seeds, so the same cards and actions:
     the difference is what the bids gain); invalid actions and decision times.
+(c) With `against`, another file on the same cards and head to head at one table.
+The files run contained (`strategies.contained`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -32,42 +26,38 @@ from typing import Any
 import numpy as np
 
 from mine.strategies import contained
-from mine.strategies.bots.twentyone import Textbook, Threshold, make_bot
-from mine.strategies.codegen.twentyone import chart_of_module, module_source, write_module
+from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import (
-    BUST,
-    CAN_DOUBLE,
-    CAN_HIT,
-    CAN_INSURE,
-    CAN_SPLIT,
-    CAN_STAND,
-    CHARLIE,
-    COMBO,
-    DOUBLE,
-    HIT,
-    INSURANCE,
-    SPLIT,
-    STAND,
+    DEFAULT_RULES,
     Bid,
     DoubleDown,
     Hit,
     Insurance,
+    Player,
     Split,
     Stand,
     TwentyOneRules,
     play_game,
-    return_multiple,
 )
-from mine.strategies.intervals import Z95
-from mine.strategies.player_file import PlayerFileError, Shipped, landed, load_module, load_source
-from mine.strategies.runners import SERIAL, Runner, child, spans
-from mine.strategies.solvers.twentyone import (
-    INSURED,
-    MAIN,
-    SPLIT_HAND,
+from mine.strategies.engines.twentyone_chart import (
+    TABLES,
     Chart,
-    chart_value,
-    solve,
+    Strategy,
+    chart_of_tables,
+    player_constants,
+)
+from mine.strategies.intervals import Z95, Outcome, summarise_pairing
+from mine.strategies.player_file import PlayerFileError, Shipped, landed, load_module, load_source
+from mine.strategies.players import twentyone as player
+from mine.strategies.players.source import player_code
+from mine.strategies.runners import SERIAL, Runner, child, spans
+from mine.strategies.solvers.twentyone import chart_value, solve
+from mine.strategies.validation import twentyone_haskell as haskell
+from mine.strategies.validation.twentyone_evaluator import (
+    FilePolicy,
+    baseline_policies,
+    continuous_returns,
+    flat_returns,
 )
 
 ENGINE_ACTIONS = {
@@ -78,7 +68,6 @@ ENGINE_ACTIONS = {
     "Split": Split,
     "Insurance": Insurance,
 }
-BASELINES = ("textbook", "dealer", "cautious", "random", "explorer")
 TABLE_SEATS = (
     "textbook",
     "dealer",
@@ -90,21 +79,16 @@ TABLE_SEATS = (
     "cautious",
     "random",
 )
-FIRST_CARDS = 4  # the dealer's two and the player's two
-ROUNDS_PER_ROW = 200  # rounds each continuous shoe plays at least: several whole shoes
-POINTS = np.array([0, 11, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)  # by rank
-VALUE = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)
-HI_LO = np.array([0, -1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1], dtype=np.int64)
-CLASSES = [BUST, *range(22), CHARLIE, COMBO]  # class index i ↔ CLASSES[i]
-LETTER_ACTIONS = {"I": INSURANCE, "P": SPLIT, "D": DOUBLE, "H": HIT, "S": STAND}
 
 
 # --- loading a player file -----------------------------------------------------------------
 
 
-def load_player(path: str | Path) -> ModuleType:
+def load_player(path: str | Path) -> ModuleType | haskell.HaskellPlayer:
+    if haskell.is_haskell(path):  # its tables read, its decisions asked of its program
+        return haskell.HaskellPlayer(path)
     module = load_module(path, "twentyone", ("play", "action_for", "count_bucket"))
-    for table in ("HAND", "SPLIT", "INSURE", "BIDS", "BY_COUNT"):
+    for table in TABLES:
         if not hasattr(module, table):
             raise PlayerFileError(f"{path}: has no {table} table (not a generated player?)")
     return module
@@ -126,7 +110,8 @@ def chart_module(chart: Chart, rules: TwentyOneRules) -> ModuleType:
             },
         },
     }
-    return load_source(module_source(chart, [(0, 0, rules.min_bid)], metadata), "twentyone")
+    constants = player_constants(Strategy(chart, ((0, 0, rules.min_bid),), (), metadata))
+    return load_source(player_code(player.__name__, constants), "twentyone")
 
 
 def engine_player(play: Callable, times: list[tuple[float, float]] | None = None) -> Callable:
@@ -148,557 +133,6 @@ def engine_player(play: Callable, times: list[tuple[float, float]] | None = None
         return kind(getattr(action, "amount", None)), new_memory
 
     return player
-
-
-# --- policies: an action per row of hands -------------------------------------------------
-# act(up, total, soft, n, pair, legal, context, first, tc, rng): arrays, one entry per hand;
-# `pair` is the rank of a two-card pair (0: none), `legal` the engine's CAN_* mask, `tc`
-# the count bucket before the round (as the file computes it).
-
-
-class FilePolicy:
-    """A player file's decisions: its `action_for`, asked once per situation and kept in
-    a table (context, up, total, soft, cards, pair value, first, count bucket)."""
-
-    def __init__(self, module: ModuleType):
-        self.module = module
-        self.limit = int(module.TC_LIMIT)
-        self.table = np.full((2 * self.limit + 1) * 3 * 11 * 32 * 2 * 4 * 11 * 2, -1, np.int8)
-
-    def key(self, up, total, soft, n, pair, context, first, tc) -> np.ndarray:
-        value = np.minimum(pair, 10)
-        key = (tc + self.limit) * 3 + context
-        key = ((key * 11 + up) * 32 + np.minimum(total, 31)) * 2 + soft
-        return ((key * 4 + np.minimum(n, 5) - 2) * 11 + value) * 2 + first
-
-    def act(self, up, total, soft, n, pair, legal, context, first, tc, rng) -> np.ndarray:
-        key = self.key(up, total, soft, n, pair, context, first.astype(np.int64), tc)
-        action = self.table[key]
-        unknown = action < 0
-        if unknown.any():
-            for k in np.unique(key[unknown]).tolist():
-                self.table[k] = self._ask(k)
-            action = self.table[key]
-        return action.astype(np.int64)
-
-    def _ask(self, key: int) -> int:
-        key, first = divmod(key, 2)
-        key, value = divmod(key, 11)
-        key, n = divmod(key, 4)
-        key, soft = divmod(key, 2)
-        key, total = divmod(key, 32)
-        key, up = divmod(key, 11)
-        tc, context = divmod(key, 3)
-        letter = self.module.action_for(
-            context, up, total, soft, n + 2, value, tc - self.limit, bool(first)
-        )
-        return LETTER_ACTIONS[letter]
-
-
-class BotPolicy:
-    """A deterministic table bot: its own `decide`, once per situation."""
-
-    def __init__(self, bot):
-        self.bot = bot
-        self.table = np.full(11 * 32 * 2 * 16 * 14 * 64, -1, np.int8)
-
-    def act(self, up, total, soft, n, pair, legal, context, first, tc, rng) -> np.ndarray:
-        key = (((up * 32 + np.minimum(total, 31)) * 2 + soft) * 16 + np.minimum(n, 15)) * 14 + pair
-        key = key * 64 + legal
-        action = self.table[key]
-        unknown = action < 0
-        if unknown.any():
-            for k in np.unique(key[unknown]).tolist():
-                rest, mask = divmod(k, 64)
-                rest, rank = divmod(rest, 14)
-                rest, cards = divmod(rest, 16)
-                rest, is_soft = divmod(rest, 2)
-                u, t = divmod(rest, 32)
-                self.table[k] = self.bot.decide(u, t, bool(is_soft), cards, rank, mask)
-            action = self.table[key]
-        return action.astype(np.int64)
-
-
-class RandomPolicy:
-    """A uniformly random legal action, as the `random` bot."""
-
-    def act(self, up, total, soft, n, pair, legal, context, first, tc, rng) -> np.ndarray:
-        kinds = np.array([HIT, STAND, DOUBLE, SPLIT, INSURANCE])
-        allowed = (legal[:, None] >> kinds[None, :]) & 1
-        pick = (rng.random(len(legal)) * allowed.sum(axis=1)).astype(np.int64)
-        order = np.cumsum(allowed, axis=1) - 1
-        chosen = np.argmax((order == pick[:, None]) & (allowed == 1), axis=1)
-        return kinds[chosen]
-
-
-class ExplorerPolicy:
-    """`policy`'s action, replaced by a random legal one with probability `share`."""
-
-    def __init__(self, policy, share: float):
-        self.policy, self.share, self.random = policy, share, RandomPolicy()
-
-    def act(self, up, total, soft, n, pair, legal, context, first, tc, rng) -> np.ndarray:
-        args = (up, total, soft, n, pair, legal, context, first, tc, rng)
-        planned, noise = self.policy.act(*args), self.random.act(*args)
-        return np.where(rng.random(len(legal)) < self.share, noise, planned)
-
-
-def baseline_policies(rules: TwentyOneRules, share: float = 0.1) -> dict[str, Any]:
-    textbook = BotPolicy(Textbook(rules))
-    return {
-        "textbook": textbook,
-        "dealer": BotPolicy(Threshold(17, "dealer", rules)),
-        "cautious": BotPolicy(Threshold(12, "cautious", rules)),
-        "random": RandomPolicy(),
-        "explorer": ExplorerPolicy(textbook, share),
-    }
-
-
-def chart_of_bot(bot, rules: TwentyOneRules) -> Chart:
-    """The chart a deterministic table bot plays (its `decide` on every situation), for its
-    exact value."""
-    chart = Chart.empty()
-    for ctx in range(3):
-        for up in range(1, 11):
-            for soft in (0, 1):
-                for total in range(4, 32):
-                    for n in range(2, 6):
-                        legal = CAN_STAND | (CAN_HIT if not (n == 2 and total == 21) else 0)
-                        if n == 2:
-                            legal |= CAN_DOUBLE
-                        chart.hand[ctx, up, total, soft, n - 2] = bot.decide(
-                            up, total, bool(soft), n, 0, legal
-                        )
-            for x in range(1, 11):
-                total, soft = (12, True) if x == 1 else (2 * x, False)
-                legal = CAN_STAND | CAN_HIT | CAN_DOUBLE | CAN_SPLIT
-                chart.split[ctx, up, x] = bot.decide(up, total, soft, 2, x, legal) == SPLIT
-    for total in range(4, 22):
-        for soft in (0, 1):
-            for pair in (0, 1):
-                legal = CAN_STAND | CAN_HIT | CAN_DOUBLE | CAN_INSURE | (CAN_SPLIT if pair else 0)
-                chart.insure[total, soft, pair] = (
-                    bot.decide(1, total, bool(soft), 2, 1 if pair else 0, legal) == INSURANCE
-                )
-    return chart
-
-
-# --- cards: the same for every policy -----------------------------------------------------
-
-
-class FreshShoes:
-    """Each row's hand dealt from its own fresh shoe of `decks` decks (None: an infinite
-    deck). Cards are drawn the first time any policy needs them and kept, so card k of a
-    row is the same for every policy. A finite shoe keeps, per row, how many cards of each
-    rank it dealt; a draw picks one of the shoe's slots uniformly (rank, copy) and is taken
-    again if that copy was dealt — copies of a rank are dealt in order, so the accepted
-    slots are exactly the cards left, each equally likely."""
-
-    def __init__(self, n: int, rng: np.random.Generator, decks: int | None, width: int = 16):
-        self.rng, self.n, self.width = rng, n, width
-        self.size = 0 if decks is None else 52 * decks
-        self.cards = np.zeros(n * width, np.int64)  # row r's card k at r * width + k
-        self.filled = np.zeros(n, np.int64)
-        self.taken = np.zeros(n * 14, np.int64) if decks else None  # row r, rank: r * 14 + rank
-        self._deal(FIRST_CARDS)
-
-    def _deal(self, k: int) -> None:
-        """The first `k` cards of every row at once (every round deals at least four): `k`
-        distinct slots of each shoe, drawn again where two coincide; copies being alike,
-        the dealt ones are taken to be each rank's first."""
-        if not self.size:
-            ranks = self.rng.integers(1, 14, size=(self.n, k))
-        else:
-            codes = self.rng.integers(0, self.size, size=(self.n, k))
-            rows = np.arange(self.n)
-            while rows.size:
-                drawn = codes[rows]
-                clash = np.zeros(len(rows), bool)
-                for i in range(k):
-                    for j in range(i + 1, k):
-                        clash |= drawn[:, i] == drawn[:, j]
-                rows = rows[clash]
-                codes[rows] = self.rng.integers(0, self.size, size=(len(rows), k))
-            ranks = codes % 13 + 1
-            slots = (np.arange(self.n)[:, None] * 14 + ranks).reshape(-1)
-            self.taken = np.bincount(slots, minlength=self.n * 14)
-        self.cards.reshape(self.n, self.width)[:, :k] = ranks
-        self.filled[:] = k
-
-    def card(self, rows: np.ndarray, k: np.ndarray) -> np.ndarray:
-        if len(k) and k.max() >= self.width:
-            grown = np.zeros((self.n, 2 * self.width), np.int64)
-            grown[:, : self.width] = self.cards.reshape(self.n, self.width)
-            self.cards, self.width = grown.reshape(-1), 2 * self.width
-        at = rows * self.width + k
-        new = k >= self.filled[rows]  # k == filled: cards are asked for in order
-        if new.any():
-            fresh = rows[new]
-            self.cards[at[new]] = self._draw(fresh)
-            self.filled[fresh] += 1
-        return self.cards[at]
-
-    def _draw(self, rows: np.ndarray) -> np.ndarray:
-        if not self.size:
-            return self.rng.integers(1, 14, size=len(rows))
-        ranks = np.empty(len(rows), np.int64)
-        pending = np.arange(len(rows))
-        base = rows * 14
-        while pending.size:
-            code = self.rng.integers(0, self.size, size=len(pending))
-            rank = code % 13 + 1
-            slot = base[pending] + rank
-            free = code // 13 >= self.taken[slot]
-            ranks[pending[free]] = rank[free]
-            self.taken[slot[free]] += 1
-            pending = pending[~free]
-        return ranks
-
-
-class ContinuousShoe:
-    """One shoe per row dealt round after round to its last card, then a fresh one (the
-    engine's shoe): each round starts at `head`; `card(rows, k)` is the k-th card from
-    there, for every policy; `advance` moves the shoe on by the cards a round took. Each
-    card keeps how many cards its shoe had dealt before it and the Hi-Lo count of those a
-    player saw (a file counts an unseen hole card as dealt, not by its value)."""
-
-    def __init__(self, n: int, rng: np.random.Generator, decks: int):
-        self.rng, self.size = rng, 52 * decks
-        self.deck = np.tile(np.tile(np.arange(1, 14, dtype=np.int8), 4), decks)
-        self.cards = np.concatenate([self._shoes(n), self._shoes(n)], axis=1)
-        self.head = rng.integers(0, self.size, n)  # anywhere in the shoe, its past seen
-        position = np.arange(self.size, dtype=np.int64)
-        self.dealt = np.tile(np.concatenate([position, position]), (n, 1))
-        shoes = (self.cards[:, : self.size], self.cards[:, self.size :])
-        self.count = np.concatenate([self._counts(shoe) for shoe in shoes], axis=1)
-
-    def _shoes(self, n: int) -> np.ndarray:
-        return self.rng.permuted(np.tile(self.deck, (n, 1)), axis=1)
-
-    @staticmethod
-    def _counts(shoes: np.ndarray) -> np.ndarray:
-        """The Hi-Lo count of each shoe's cards before each card."""
-        running = np.cumsum(HI_LO[shoes.astype(np.int64)], axis=1)
-        return np.concatenate([np.zeros((len(shoes), 1), np.int64), running[:, :-1]], axis=1)
-
-    def before(self) -> tuple[np.ndarray, np.ndarray]:
-        """(cards dealt from the current shoe, their Hi-Lo count) before each row's round."""
-        rows = np.arange(len(self.head))
-        return self.dealt[rows, self.head], self.count[rows, self.head]
-
-    def card(self, rows: np.ndarray, k: np.ndarray) -> np.ndarray:
-        at = self.head[rows] + k
-        if at.max(initial=0) >= self.cards.shape[1]:
-            raise RuntimeError("a round took more cards than a shoe holds")
-        return self.cards[rows, at].astype(np.int64)
-
-    def hide(self, rows: np.ndarray, k: int) -> None:
-        """The k-th card of these rows' round was never shown (a dealer's hole card when
-        every hand bust): a player's count leaves it out for the rest of its shoe."""
-        at = self.head[rows] + k
-        end = (at // self.size + 1) * self.size
-        later = np.arange(self.cards.shape[1])
-        within = (later > at[:, None]) & (later < end[:, None])
-        self.count[rows] -= within * HI_LO[self.cards[rows, at].astype(np.int64)][:, None]
-
-    def advance(self, used: np.ndarray) -> None:
-        self.head += used
-        spent = np.flatnonzero(self.head >= self.size)
-        if spent.size:  # drop the finished shoe, a fresh one follows the current
-            fresh = self._shoes(len(spent))
-            self.cards[spent, : self.size] = self.cards[spent, self.size :]
-            self.cards[spent, self.size :] = fresh
-            self.count[spent, : self.size] = self.count[spent, self.size :]
-            self.count[spent, self.size :] = self._counts(fresh)
-            self.head[spent] -= self.size
-
-
-class _Dealer:
-    """One policy's place in each row's cards."""
-
-    def __init__(self, cards, n: int):
-        self.cards, self.k = cards, np.zeros(n, np.int64)
-
-    def draw(self, rows: np.ndarray) -> np.ndarray:
-        ranks = self.cards.card(rows, self.k[rows])
-        self.k[rows] += 1
-        return ranks
-
-
-# --- one round per row, by the engine's rules ---------------------------------------------
-
-
-def _add(total: np.ndarray, soft: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Vectorised `add_points`; `soft` is 0 or 1 (two aces never both count 11)."""
-    total = total + pts
-    soft = soft + (pts == 11)
-    for _ in range(2):  # at most two aces fall back from 11 to 1 on one card
-        fall = (total > 21) & (soft > 0)
-        total = total - 10 * fall
-        soft = soft - fall
-    return total, np.minimum(soft, 1)
-
-
-def _start(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    zero = np.zeros(len(a), np.int64)
-    return _add(*_add(zero, zero, POINTS[a]), POINTS[b])
-
-
-def _class_index(total, n, rules: TwentyOneRules, split, dealer: bool = False) -> np.ndarray:
-    """Vectorised `classify` (and `classify_dealer`) as class indices (`CLASSES`)."""
-    cls = np.where(total > 21, 0, total + 1)
-    if rules.charlie:
-        charlie = (n == rules.charlie_cards) if dealer else (n >= rules.charlie_cards)
-        if rules.charlie_bust_first:
-            charlie &= total <= 21
-        cls = np.where(charlie, 23, cls)
-    combo = (n == 2) & (total == 21)
-    if not rules.combo_after_split and not dealer:
-        combo &= ~np.asarray(split)
-    return np.where(combo, 24, cls)
-
-
-@lru_cache(maxsize=16)
-def _returns(rules: TwentyOneRules) -> np.ndarray:
-    table = np.zeros((len(CLASSES), len(CLASSES)))
-    for i, p in enumerate(CLASSES):
-        for j, d in enumerate(CLASSES):
-            table[i, j] = return_multiple(p, d, rules)
-    return table
-
-
-class _Slot:
-    """The k-th hand of every row (slot 0 the dealt hand, later slots the hands splits
-    make), one array per field, so that a slot's fields are contiguous."""
-
-    def __init__(self, n: int):
-        self.first, self.second = np.zeros(n, np.int64), np.zeros(n, np.int64)
-        self.total, self.soft = np.zeros(n, np.int64), np.zeros(n, np.int64)
-        self.cards, self.stake = np.zeros(n, np.int64), np.ones(n)
-        self.split = np.zeros(n, bool)
-
-    def deal(self, rows, first, second, split: bool) -> None:
-        self.first[rows], self.second[rows] = first, second
-        self.total[rows], self.soft[rows] = _start(first, second)
-        self.cards[rows] = 2
-        self.split[rows] = split
-
-
-def play_round(
-    policy, dealer: _Dealer, n: int, rules: TwentyOneRules, rng, tc: np.ndarray
-) -> tuple[np.ndarray, int, np.ndarray]:
-    """Net return per unit of bid of one round per row (one seat, the dealer, the engine's
-    rules: unlimited re-splits, DoubleDown on any two cards, insurance on the first
-    decision) played by `policy`; how many of its actions were not legal (played as
-    Stand); and whether the dealer played (else its hole card was never shown)."""
-    everyone = np.arange(n)
-    up_rank, hole, a, b = (dealer.draw(everyone) for _ in range(4))  # the dealer's first
-    up = VALUE[up_rank]
-    slots = [_Slot(n)]
-    slots[0].deal(everyone, a, b, False)
-    count = np.ones(n, np.int64)  # hands per row
-    insured = np.zeros(n, bool)
-    first = np.ones(n, bool)
-    stop = rules.charlie_cards if rules.charlie else 1 << 30
-    invalid = 0
-    k = 0
-    while k < len(slots):
-        hand = slots[k]
-        rows = everyone if k == 0 else np.flatnonzero(count > k)
-        while rows.size:
-            t, s, m = hand.total[rows], hand.soft[rows], hand.cards[rows]
-            split = hand.split[rows]
-            two = m == 2
-            one = hand.first[rows]
-            pair = np.where(two & (one == hand.second[rows]), one, 0)
-            combo = two & (t == 21) & (rules.combo_after_split | ~split)
-            legal = CAN_STAND | np.where(combo, 0, CAN_HIT) | np.where(pair > 0, CAN_SPLIT, 0)
-            legal |= np.where(two & (~combo | rules.double_on_combo), CAN_DOUBLE, 0)
-            firsts = first[rows]
-            legal |= np.where(firsts & (up[rows] == 1), CAN_INSURE, 0)
-            context = np.where(split, SPLIT_HAND, np.where(insured[rows], INSURED, MAIN))
-            action = policy.act(up[rows], t, s, m, pair, legal, context, firsts, tc[rows], rng)
-            bad = (legal >> action) & 1 == 0
-            if bad.any():
-                invalid += int(bad.sum())
-                action = np.where(bad, STAND, action)
-            first[rows] = False
-            keep = action == INSURANCE
-            insured[rows[keep]] = True
-
-            splits = action == SPLIT
-            if splits.any():
-                at = rows[splits]
-                kept, moved = dealer.draw(at), dealer.draw(at)  # the engine's order
-                pair_rank = hand.first[at]
-                hand.deal(at, pair_rank, kept, True)
-                for j in np.unique(count[at]).tolist():
-                    if j == len(slots):
-                        slots.append(_Slot(n))
-                    goes = count[at] == j
-                    slots[j].deal(at[goes], pair_rank[goes], moved[goes], True)
-                count[at] += 1
-                keep |= splits
-
-            doubles = action == DOUBLE
-            hand.stake[rows[doubles]] = 2.0
-            takes = (action == HIT) | (doubles & ~combo)
-            drawn = rows[takes]
-            t2, s2 = _add(t[takes], s[takes], POINTS[dealer.draw(drawn)])
-            hand.total[drawn], hand.soft[drawn] = t2, s2
-            hand.cards[drawn] += 1
-            keep[takes] = (action[takes] == HIT) & (t2 <= 21) & (m[takes] + 1 < stop)
-            rows = rows[keep]
-        k += 1
-
-    returns = _returns(rules)
-    classes = [_class_index(h.total, h.cards, rules, h.split) for h in slots]
-    plays = np.zeros(n, bool)  # the dealer plays unless every hand busts
-    for k, cls in enumerate(classes):
-        plays |= (cls > 0) & (count > k)
-    d_total, d_soft = _start(up_rank, hole)
-    d_n = np.full(n, 2)
-    rows = np.flatnonzero(plays)
-    while rows.size:
-        t, s, m = d_total[rows], d_soft[rows], d_n[rows]
-        hits = (t < rules.dealer_stands_on) | (
-            rules.dealer_hits_soft_17 & (t == rules.dealer_stands_on) & (s > 0)
-        )
-        if rules.dealer_card_limit:
-            hits &= m < rules.dealer_card_limit
-        rows = rows[hits]
-        d_total[rows], d_soft[rows] = _add(t[hits], s[hits], POINTS[dealer.draw(rows)])
-        d_n[rows] += 1
-    d_class = _class_index(d_total, d_n, rules, False, dealer=True)
-    net = slots[0].stake * (returns[classes[0], d_class] - 1.0)
-    for k in range(1, len(slots)):
-        rows = np.flatnonzero(count > k)
-        hand = slots[k]
-        net[rows] += hand.stake[rows] * (returns[classes[k][rows], d_class[rows]] - 1.0)
-    back = rules.insurance_payout * (0.5 if rules.insurance_on_side_bet else 1.0)
-    pays = plays & (d_class == 24)
-    if rules.insurance_needs_live_hand:
-        pays &= classes[0] > 0
-    net += np.where(insured, -0.5 + back * pays, 0.0)
-    return net, invalid, plays
-
-
-# --- flat-bet returns ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Interval:
-    mean: float
-    low: float
-    high: float
-    n: int
-
-    def as_json(self) -> dict[str, float | int]:
-        return {"mean": self.mean, "ci95": [self.low, self.high], "n": self.n}
-
-
-def _interval(total: float, squares: float, n: int) -> Interval:
-    mean = total / n
-    var = max(squares / n - mean * mean, 0.0) * n / max(n - 1, 1)
-    half = Z95 * float(np.sqrt(var / n))
-    return Interval(mean, mean - half, mean + half, n)
-
-
-class _Sums:
-    """Sums of each policy's returns and of its paired differences from the reference."""
-
-    def __init__(self, names, reference: str):
-        self.reference = reference
-        self.sums = {name: [0.0, 0.0] for name in names}
-        self.diffs = {name: [0.0, 0.0] for name in names}
-        self.invalid = dict.fromkeys(names, 0)
-        self.hands = 0
-
-    def add(self, nets: dict[str, np.ndarray]) -> None:
-        for name, net in nets.items():
-            self.sums[name][0] += float(net.sum())
-            self.sums[name][1] += float(np.square(net).sum())
-            d = nets[self.reference] - net
-            self.diffs[name][0] += float(d.sum())
-            self.diffs[name][1] += float(np.square(d).sum())
-        self.hands += len(net)
-
-    def result(self) -> dict[str, dict[str, Any]]:
-        return {
-            name: {
-                "return": _interval(*self.sums[name], self.hands).as_json(),
-                f"{self.reference}_minus_this": _interval(*self.diffs[name], self.hands).as_json(),
-                "invalid_actions": self.invalid[name],
-            }
-            for name in self.sums
-        }
-
-
-def flat_returns(
-    policies: dict[str, Any],
-    rules: TwentyOneRules,
-    hands: int,
-    seed: int,
-    decks: int | None,
-    reference: str,
-    chunk: int = 100_000,
-) -> dict[str, dict[str, Any]]:
-    """Each policy's flat-bet return, each hand from a fresh shoe (or an infinite deck),
-    on the same cards, and its paired difference from `reference` (reference − policy:
-    positive when the reference does better). The count before every hand is 0."""
-    rng = np.random.default_rng(seed)
-    sums = _Sums(policies, reference)
-    done = 0
-    while done < hands:
-        n = min(chunk, hands - done)
-        cards = FreshShoes(n, rng, decks)
-        nets = {}
-        for name, policy in policies.items():
-            nets[name], bad, _ = play_round(
-                policy, _Dealer(cards, n), n, rules, rng, np.zeros(n, np.int64)
-            )
-            sums.invalid[name] += bad
-        sums.add(nets)
-        done += n
-    return sums.result()
-
-
-def continuous_returns(
-    policies: dict[str, Any],
-    rules: TwentyOneRules,
-    hands: int,
-    seed: int,
-    reference: str,
-    rows: int = 50_000,
-) -> dict[str, dict[str, Any]]:
-    """Flat-bet returns over at most `rows` continuous shoes of `rules.decks` decks dealt
-    round after round (the engine's shoe) until `hands` hands are played: each round every
-    policy plays from the same point of the same shoe, knowing the count before the round
-    as a player file computes it; the shoe then moves on by `reference`'s cards. Each shoe
-    starts at a random point of its first deal and plays `ROUNDS_PER_ROW` rounds or more,
-    so that the rounds meet every depth of the shoe as a seat at the table does."""
-    rng = np.random.default_rng(seed)
-    rows = min(rows, max(1, hands // ROUNDS_PER_ROW))
-    shoe = ContinuousShoe(rows, rng, rules.decks)
-    sums = _Sums(policies, reference)
-    size = 52 * rules.decks
-    while sums.hands < hands:
-        dealt, count = shoe.before()
-        tc = np.clip(np.rint(count * 52.0 / (size - dealt)), -10, 10).astype(np.int64)
-        nets, used, unseen = {}, None, None
-        for name, policy in policies.items():
-            dealer = _Dealer(shoe, rows)
-            limit = getattr(policy, "limit", 10)
-            bucket = np.clip(tc, -limit, limit)
-            nets[name], bad, plays = play_round(policy, dealer, rows, rules, rng, bucket)
-            sums.invalid[name] += bad
-            if name == reference:
-                used, unseen = dealer.k, np.flatnonzero(~plays)
-        take = min(rows, hands - sums.hands)
-        sums.add({name: net[:take] for name, net in nets.items()})
-        shoe.hide(unseen, 1)  # the hole card: the round's second card
-        shoe.advance(used)
-    return sums.result()
 
 
 # --- full games ---------------------------------------------------------------------------
@@ -806,13 +240,16 @@ def _one_game(module, rules, ids, seats, sequence, times):
     table_rng, *bot_rngs = (np.random.default_rng(s) for s in sequence.spawn(len(seats) + 1))
     players: dict[str, Any] = {ids[0]: engine_player(module.play, times)}
     for pid, spec, rng in zip(ids[1:], seats, bot_rngs, strict=True):
-        players[pid] = make_bot(spec, rng, rules)
+        players[pid] = make_bot(spec, rules, rng)
     return play_game(rules, players, table_rng)
 
 
 def flat_minimum(module: ModuleType) -> ModuleType:
     """The same player with every bid at the table's minimum (its action table unchanged)."""
-    module.BIDS = tuple(module.MIN_BID for _ in module.BIDS)
+    bids = tuple(module.MIN_BID for _ in module.BIDS)
+    if isinstance(module, haskell.HaskellPlayer):  # its bids are its program's
+        return module.with_bids(bids)
+    module.BIDS = bids
     return module
 
 
@@ -821,10 +258,18 @@ def flat_minimum(module: ModuleType) -> ModuleType:
 FLAT = "flat-bet return, {} hands of fresh {}-deck shoes"
 
 
-def quick_validation(module: ModuleType, rules: TwentyOneRules, hands: int, seed: int) -> dict:
-    """A few figures for the generated file's docstring: its static chart's exact value,
-    and its flat-bet return on the same shoes as textbook's (the full measure is
-    `validate`)."""
+def check(
+    path: str | Path,
+    fitted: Strategy | None = None,
+    *,
+    rules: TwentyOneRules = DEFAULT_RULES,
+    hands: int = 200_000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The figures for a generated file's docstring, measured on the file at `path`: its
+    static chart's exact value, and its flat-bet return on the same shoes as textbook's
+    (the full measure is `validate`)."""
+    module = load_player(path)
     policies = {"player": FilePolicy(module), "textbook": baseline_policies(rules)["textbook"]}
     flat = flat_returns(policies, rules, hands, seed, rules.decks, "player")
     player, gap = flat["player"]["return"], flat["textbook"]["player_minus_this"]
@@ -832,7 +277,7 @@ def quick_validation(module: ModuleType, rules: TwentyOneRules, hands: int, seed
         "reference rules": ", ".join(f"{k}={v}" for k, v in rules.changes().items())
         or "engine defaults",
         "exact value of the static chart, infinite deck": chart_value(
-            rules, chart_of_module(module)
+            rules, chart_of_tables(module)
         ),
         "exact optimum, infinite deck": solve(rules).ev,
         FLAT.format(hands, rules.decks): player["mean"],
@@ -840,24 +285,6 @@ def quick_validation(module: ModuleType, rules: TwentyOneRules, hands: int, seed
         "95% CI high": player["ci95"][1],
         "gain over textbook on the same shoes": gap["mean"],
     }
-
-
-def generate(
-    path: Path,
-    chart: Chart,
-    bids: list[tuple[int, int, int]],
-    count_charts: list[tuple[int, int, Chart]],
-    metadata: dict[str, Any],
-    rules: TwentyOneRules,
-    hands: int,
-    seed: int,
-) -> dict[str, Any]:
-    """Write the player file of a fitted table, measure it, and write it again with the
-    figures in its docstring (the same tables: only the docstring changes); the figures."""
-    write_module(path, chart, bids, metadata, None, count_charts)
-    figures = quick_validation(load_player(path), rules, hands, seed)
-    write_module(path, chart, bids, metadata, figures, count_charts)
-    return figures
 
 
 GAMES_PER_TASK = 20  # a task of `validate`'s full games: a few seconds
@@ -880,16 +307,18 @@ class Measure:
 
 
 def validate(
-    path: Path,
+    path: str | Path,
     rules: TwentyOneRules,
-    hands: int,
-    games: int,
-    seed: int,
+    *,
+    against: str | Path | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    hands: int = 2_000_000,
+    games: int = 100,
+    seed: int = 0,
     exact: bool = True,
     shoe_hands: int = 0,
     limits: contained.Limits = contained.LIMITS,
     contain: bool = True,
-    against: Path | None = None,
     runner: Runner = SERIAL,
 ) -> dict[str, Any]:
     """Everything `mine validate twentyone` measures of a player file, as a dict; with
@@ -900,14 +329,21 @@ def validate(
     GAMES_PER_TASK) are tasks for `runner`, each seeded as in one process, so the figures
     never depend on where they ran; the files run contained in each (PlayerFault naming
     the one that fails); nothing is reported before the whole measure is done."""
+    path = Path(path)
+    against = None if against is None else Path(against)
     files = [path] if against is None else [path, against]
+    haskell.prepare(files, contain=contain)  # a Haskell file (and its flat twin) compiled once
     measure = Measure(tuple(map(Shipped.of, files)), rules, hands, games, seed, exact,
                       shoe_hands, limits, contain)  # fmt: skip
     parts: list[tuple[str, range | None]] = [("flat", None)]
     parts += [("shoe", None)] if shoe_hands else []
     parts += [("against", None)] if against is not None and games else []
     parts += [("games", span) for span in spans(games, GAMES_PER_TASK)]
-    done = list(runner.map(_measured, [(measure, kind, span) for kind, span in parts]))
+    done = []
+    for part in runner.map(_measured, [(measure, kind, span) for kind, span in parts]):
+        done.append(part)
+        if progress:
+            progress(str(path), len(done), len(parts))
     measured = {kind: part for (kind, _), part in zip(parts, done, strict=True) if kind != "games"}
     flat = measured["flat"]
     result = {"player": str(path), "rules": dataclasses.asdict(rules), "flat_bet": flat["flat_bet"]}
@@ -933,20 +369,67 @@ def _measured(task: tuple[Measure, str, range | None]) -> Any:
                              limits=measure.limits, contain=measure.contain)[0]  # fmt: skip
 
 
+def failure(card: dict[str, Any]) -> str | None:
+    """Why the card's figures do not hold for the file's `play` (its invalid actions in
+    the full games), or None."""
+    if not card.get("invalid_actions"):
+        return None
+    first = card["games"]["disqualified"][0]
+    return (
+        f"{card['player']}: {card['invalid_actions']} games lost to invalid actions "
+        f"(first, {first}); the figures above do not hold for its play()"
+    )
+
+
 def head_to_head(path: Path, against: Path, rules: TwentyOneRules, games: int, seed: int) -> dict:
     """Full games of the file and `against` at one table (the tournament's pairing: each
     deal from both seats), from the file's side."""
-    from mine.strategies import tournament
-    from mine.strategies.tournament import twentyone as match
-
-    a, b = (tournament.Entrant(str(f), str(f)) for f in (path, against))
-    table = match.Table(rules)
+    plays = (load_player(path).play, load_player(against).play)
     outcomes = [
-        match.play(a, b, deal, swapped, seed, table)
+        duel(tuple(engine_player(p) for p in plays), rules, (), deal, swapped, seed)
         for deal in range(max(1, games // 2))
         for swapped in (False, True)
     ]
-    return tournament.summarise_pairing(outcomes, 1.0, False, match.TIMED_OUT)
+    return summarise_pairing(outcomes, 1.0, False, TIMED_OUT)
+
+
+# --- two players at one table: the tournament's game -------------------------------------------
+
+IDS = ("p1", "p2")  # the two seats' ids: who sits under which is what the swap changes
+TIMED_OUT = ("(limit ",)  # words of the engine's `decision_seconds` fault
+
+
+def duel(
+    sides: tuple[Player, Player],
+    rules: TwentyOneRules,
+    bots: Sequence[str],
+    deal: int,
+    swapped: bool,
+    seed: int,
+) -> Outcome:
+    """One full game of side A and side B at one table with the dealer (and `bots` beside
+    them), from A's point of view. Deal d is the table generator (seed, d), which shuffles
+    the seat order and the shoe; `swapped` exchanges A and B under the same ids, so each
+    sits where the other sat on the same shoe (until their choices make the rounds
+    differ). The result is who ranks higher in the engine's standings (equal points: a
+    draw); the margin is A's final points minus B's; a side the engine disqualified made
+    an invalid play."""
+    mine, theirs = IDS[::-1] if swapped else IDS  # A's id, B's id
+    by_id = {mine: sides[0], theirs: sides[1]}
+    players = {pid: by_id[pid] for pid in IDS}  # the same order in both games
+    for k, spec in enumerate(bots):
+        players[f"bot{k + 1}"] = make_bot(spec, rules, np.random.default_rng([seed, deal, 2 + k]))
+    state = play_game(rules, players, np.random.default_rng([seed, deal]))
+    seat = {pid: k for k, pid in enumerate(state.ids)}
+    a_seat, b_seat = seat[mine], seat[theirs]
+    invalid = (state.disqualified[a_seat], state.disqualified[b_seat])
+    order = state.standings()
+    points = state.points[a_seat], state.points[b_seat]
+    if points[0] == points[1] and invalid == (None, None):
+        score = 0.5
+    else:
+        score = 1.0 if order.index(mine) < order.index(theirs) else 0.0
+    return Outcome(score, a_seat < b_seat, float(points[0] - points[1]), invalid)
 
 
 def _part(task: tuple[Measure, str, range | None, list[str]]) -> Any:
@@ -982,7 +465,7 @@ def _part(task: tuple[Measure, str, range | None, list[str]]) -> Any:
 def _flat(measure: Measure, module: ModuleType, here: list[str]) -> dict[str, Any]:
     """The flat-bet part: returns on the same cards as the baselines, and the optimum."""
     rules, against = measure.rules, measure.files[1].path if len(here) > 1 else None
-    chart = chart_of_module(module)
+    chart = chart_of_tables(module)
     policies = {"player": FilePolicy(module), **baseline_policies(rules)}
     if against is not None:
         policies[against] = FilePolicy(load_player(here[1]))

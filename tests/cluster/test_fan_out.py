@@ -6,7 +6,6 @@ file that fails inside a task is named in one error line."""
 from __future__ import annotations
 
 import json
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from mine.pipeline.cluster import runner
 from mine.strategies import tournament
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.codegen.twentyone import write_module
-from mine.strategies.engines import twentyone as engine
+from mine.strategies.engines import twentyone_simulation as engine
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.runners import SERIAL, LocalProcesses
 from mine.strategies.solvers.twentyone import solve
@@ -36,17 +35,17 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 def test_simulated_logs_are_the_same_bytes_on_every_runner(cluster, tmp_path, monkeypatch):
     monkeypatch.setattr(engine, "GAMES_PER_TASK", 3)  # eight games in three tasks
-    seats = [(spec, partial(make_bot, spec, rules=RULES)) for spec in SEATS]
     written = {}
     with runner(cluster) as on_cluster:
         for name, running in [("serial", SERIAL), ("processes", LocalProcesses(2)),
                               ("cluster", on_cluster)]:  # fmt: skip
-            summary = engine.simulate(RULES, seats, 8, 11, tmp_path / name, 1, runner=running)
+            summary = engine.simulate(RULES, SEATS, 8, 11, tmp_path / name, make_bot=make_bot,
+                                      me=1, runner=running)  # fmt: skip
             written[name] = (_files(tmp_path / name), {**summary, "out": None})
     assert len(written["serial"][0]) == 16  # a turn file and a score file per game
     assert written["processes"] == written["serial"]
     assert written["cluster"] == written["serial"]
-    other = engine.simulate(RULES, seats, 8, 12, tmp_path / "other", 1)
+    other = engine.simulate(RULES, SEATS, 8, 12, tmp_path / "other", make_bot=make_bot, me=1)
     assert _files(tmp_path / "other") != written["serial"][0]  # the seed decides
     assert other["players"] != written["serial"][1]["players"]
 

@@ -21,6 +21,7 @@ from mine.strategies.bots import twentyone as twentyone_bots
 from mine.strategies.engines import ginrummy as ginrummy_engine
 from mine.strategies.engines import hog as hog_engine
 from mine.strategies.engines import twentyone as twentyone_engine
+from mine.strategies.engines import twentyone_logs
 
 TWENTYONE_BOTS = ("textbook", "random", "cautious", "dealer")
 
@@ -36,12 +37,12 @@ def twentyone_game(
     rules = twentyone_engine.TwentyOneRules(rounds=rounds)
     ids = [str(i) for i in rng.sample(range(1, 100), players)]
     bots = {
-        pid: twentyone_bots.make_bot(rng.choice(TWENTYONE_BOTS), _generator(rng), rules)
+        pid: twentyone_bots.make_bot(rng.choice(TWENTYONE_BOTS), rules, _generator(rng))
         for pid in ids
     }
     state = twentyone_engine.play_game(rules, bots, _generator(rng))
     me = rng.choice(ids)
-    return list(twentyone_engine.turns(state, me)), list(twentyone_engine.scores(state, me))
+    return list(twentyone_logs.turns(state, me)), list(twentyone_logs.scores(state, me))
 
 
 @cache
@@ -58,7 +59,7 @@ def ginrummy_game(
     solver = _ginrummy_solver()
     generator = _generator(rng)
     seats = [
-        ginrummy_bots.make_bot(rng.choice(("simple", "random")), generator, rules, solver)
+        ginrummy_bots.make_bot(rng.choice(("simple", "random")), rules, generator, solver)
         for _ in range(2)
     ]
     record = ginrummy_engine.play_game(rules, seats, generator, solver)

@@ -44,7 +44,8 @@ def test_no_games_is_a_fit_error():
 def test_the_table_file_round_trips(tmp_path):
     fitted = model.fit(answers("uniform", 300, 3), (2,), {2: model.QUICK})
     path = model.write_table(tmp_path / "t.parquet", fitted)
-    trees, metadata = model.read_table(path)
+    read = model.read_table(path)
+    trees, metadata = read.trees, read.metadata
     before, after = fitted.trees[2], trees[2]
     for field in ("guess", "parent", "code", "depth", "first", "answers"):
         assert (getattr(before, field) == getattr(after, field)).all(), field

@@ -1,6 +1,11 @@
-"""Gin Rummy tables fitted from small simulated logs: shapes, sane values, file round trip."""
+"""Gin Rummy tables fitted from small simulated logs: shapes, sane values, file round trip,
+and hand-edited table files refused in one line by the reader and the commands."""
 
 from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
 
 import duckdb
 import numpy as np
@@ -14,8 +19,10 @@ from mine.models import ginrummy as value_model
 from mine.models import tables
 from mine.pipeline.stats import ginrummy as ginrummy_stats
 from mine.strategies.bots.ginrummy import make_bot
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, play_game, write_game
+from mine.strategies.engines.ginrummy import GinRummyRules, play_game, write_game
+from mine.strategies.engines.melds import MeldSolver
 from mine.warehouse.ingest import ingest
+from tests.mine_cli import mine, one_line_error
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +33,7 @@ def fitted(tmp_path_factory):
     for index, seats in enumerate((("simple", "explorer:0.3"), ("ginhunter", "simple"))):
         for game in range(25):
             rng = np.random.default_rng([5, index, game])
-            players = [make_bot(spec, rng, rules, solver) for spec in seats]
+            players = [make_bot(spec, rules, rng, solver) for spec in seats]
             write_game(play_game(rules, players, rng, solver), 0, root / "logs",
                        f"ginrummy-{index}-{game:06d}")  # fmt: skip
     con = duckdb.connect(str(root / "w.duckdb"))
@@ -34,7 +41,7 @@ def fitted(tmp_path_factory):
     turns, rounds = ginrummy_stats.load(con)
     con.close()
     features = ginrummy_stats.turn_features(turns, rounds, solver)
-    return model.fit(features, "f" * 64, 50), root
+    return model.fit(model.Logged(features, "f" * 64, 50)), root
 
 
 def test_danger_is_higher_next_to_the_opponents_pickups(fitted):
@@ -72,18 +79,104 @@ def test_knock_table_is_complete_and_sane(fitted):
 
 def test_tables_file_round_trip(fitted, tmp_path):
     fit, _ = fitted
-    path = tables.write(tmp_path / "t.parquet", fit.frame, fit.metadata)
-    frame, metadata = tables.read(path, "ginrummy", model.KIND)
+    path = model.write_table(tmp_path / "t.parquet", fit)
+    read = model.read_table(path)
+    frame, metadata = read.frame, read.metadata
     assert frame.equals(fit.frame)
     assert metadata["rows"] == fit.metadata["rows"] and metadata["games"] == 50
     with pytest.raises(tables.TableError):
         tables.read(path, "hog")
 
 
+Edit = Callable[[pl.DataFrame, dict], tuple[pl.DataFrame, dict]]
+
+
+def _cell(table: str, column: str, value) -> Edit:
+    """An edit of the frame: `column` of `table`'s first row set to `value`."""
+
+    def edit(frame: pl.DataFrame, metadata: dict) -> tuple[pl.DataFrame, dict]:
+        first = frame.with_row_index().filter(pl.col("table") == table)["index"][0]
+        changed = pl.when(pl.int_range(pl.len()) == first).then(pl.lit(value)).otherwise(column)
+        return frame.with_columns(changed.alias(column)), metadata
+
+    return edit
+
+
+def _meta(**changes) -> Edit:
+    """An edit of the metadata: each key (`danger.discards` inside `danger`) set."""
+
+    def edit(frame: pl.DataFrame, metadata: dict) -> tuple[pl.DataFrame, dict]:
+        for key, value in changes.items():
+            *outer, name = key.split("__")
+            (metadata[outer[0]] if outer else metadata)[name] = value
+        return frame, metadata
+
+    return edit
+
+
+def _rows(keep: pl.Expr) -> Edit:
+    return lambda frame, metadata: (frame.filter(keep), metadata)
+
+
+# Hand-edited tables (issue 27): what is changed, and what the one line says.
+TAMPERED = {
+    "empty": (_rows(pl.lit(False)), "an empty table"),
+    "rows as text": (_meta(rows="many"), "metadata rows is 'many'"),
+    "settings a list": (_meta(settings=[4, 10]), "its metadata lacks 'settings'"),
+    "danger text": (_meta(danger__discards="x"), "metadata danger.discards is 'x'"),
+    "auc not a number": (_meta(danger__held_out_auc=float("nan")), "held_out_auc is nan"),
+    "sources numbers": (_meta(sources=[1]), "sources is not a list of names"),
+    "other buckets": (_meta(settings__turn_bucket=0), "tables in buckets of 0 turns"),
+    "NaN danger": (_cell("danger", "value", float("nan")), "'value' has 1 missing values"),
+    "inf value": (_cell("value", "value", float("inf")), "'value' holds an infinite value"),
+    "huge value": (_cell("value", "value", 1e300), "value table holds a value outside"),
+    "NaN margin": (_cell("knock", "extra", float("nan")), "'extra' holds a value that is not"),
+    "half a knock": (_cell("knock", "value", 0.5), "knock table holds a value that is not 0"),
+    "huge turn": (_cell("knock", "b", 10**9), "the knock table's b is outside 0..7"),
+    "negative count": (_cell("danger", "n", -5), "danger table holds a negative count"),
+    "no value": (lambda f, m: (f.drop("value"), m), "lacks the column 'value'"),
+    "no extra": (lambda f, m: (f.drop("extra"), m), "lacks the column 'extra'"),
+    "unknown table": (_cell("hazard", "table", "bogus"), "no table is called 'bogus'"),
+    "a cell twice": (
+        lambda f, m: (pl.concat([f, f.filter(pl.col("table") == "thrown").head(1)]), m),
+        "the thrown table holds a cell twice",
+    ),
+    "a cell short": (_rows(~((pl.col("table") == "knock") & (pl.col("a") == 3) &
+                             (pl.col("b") == 2) & (pl.col("c") == 0))),
+                     "the knock table has 8799 of its 8800 cells"),
+}  # fmt: skip
+# One of each kind through a real `mine` process, the commands that read a table in turn.
+THROUGH_MINE = ("empty", "danger text", "NaN danger", "huge value", "no extra", "huge turn",
+                "a cell short")  # fmt: skip
+COMMANDS = (
+    "generate ginrummy --table t.parquet --out p.py --games 0",
+    "report ginrummy --table t.parquet --out r.html",
+    "stats ginrummy --by player --table t.parquet --db w.duckdb",
+)
+
+
+@pytest.mark.parametrize("case", TAMPERED)
+def test_a_hand_edited_table_is_refused_in_one_line(fitted, tmp_path, case):
+    fit, root = fitted
+    edit, says = TAMPERED[case]
+    frame, metadata = edit(fit.frame, json.loads(json.dumps(fit.metadata)))
+    frame.write_parquet(tmp_path / "t.parquet")
+    (tmp_path / "t.json").write_text(json.dumps(metadata))
+    with pytest.raises(tables.TableError, match="t.parquet: ") as refused:
+        model.read_table(tmp_path / "t.parquet")
+    assert says in str(refused.value)
+    if case in THROUGH_MINE:
+        (tmp_path / "w.duckdb").symlink_to(root / "w.duckdb")
+        command = COMMANDS[THROUGH_MINE.index(case) % len(COMMANDS)]
+        before = sorted(tmp_path.iterdir())
+        assert says in one_line_error(mine(*shlex.split(command), cwd=tmp_path), code=1)
+        assert sorted(tmp_path.iterdir()) == before  # nothing written
+
+
 def test_fit_refuses_empty_logs(fitted):
     empty = pl.DataFrame(schema=ginrummy_stats.FEATURES)
     with pytest.raises(model.FitError):
-        model.fit(empty, "f" * 64, 0)
+        model.fit(model.Logged(empty, "f" * 64, 0))
 
 
 def test_value_of_waiting_tables_are_sane(fitted):
@@ -139,3 +232,14 @@ def test_near_the_target_a_sure_knock_beats_waiting_for_gin():
     # target, in game-win chance; from 90 points on either ends the game: knock at once.
     assert not knock[:7, :, 5].any() and (margin[:7, :, 5] < 0).all()
     assert knock[9, :, 5].all() and knock[9, :, 10].all()
+
+
+def test_a_fit_whose_held_out_discards_show_one_outcome_reads_back(fitted, tmp_path):
+    """A held-out sample with no pickup (or only pickups) has no AUC: the fit says so with
+    null, and its table reads back; a NaN there is still refused (above)."""
+    fit, _ = fitted
+    metadata = json.loads(json.dumps(fit.metadata))
+    metadata["danger"]["held_out_auc"] = None
+    fit.frame.write_parquet(tmp_path / "t.parquet")
+    (tmp_path / "t.json").write_text(json.dumps(metadata))
+    assert model.read_table(tmp_path / "t.parquet").metadata["danger"]["held_out_auc"] is None

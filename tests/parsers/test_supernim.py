@@ -11,7 +11,7 @@ from mine.parsers.errors import LogFormatError
 
 heaps = st.lists(st.integers(1, 60), min_size=0, max_size=8).map(tuple)
 moves = st.builds(
-    log_format.Move,
+    log_format.Turn,
     game=st.integers(1, 500),
     move=st.integers(1, 100),
     player=st.sampled_from(["max", "min"]),
@@ -23,7 +23,7 @@ moves = st.builds(
     score_max=st.integers(0, 400),
     score_min=st.integers(0, 400),
 ) | st.builds(
-    log_format.Move,
+    log_format.Turn,
     game=st.integers(1, 500),
     move=st.integers(1, 100),
     player=st.sampled_from(["max", "min"]),
@@ -36,7 +36,7 @@ moves = st.builds(
     score_min=st.integers(0, 400),
 )
 games = st.builds(
-    log_format.Game,
+    log_format.Score,
     game=st.integers(1, 500),
     first_player=st.sampled_from(["max", "min"]),
     start_board=heaps.filter(bool),

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from mine.pipeline.cli import app
 from tests.conftest import REAL_GINRUMMY
-from tests.mine_cli import mine
+from tests.mine_cli import mine, one_line_error
 
 runner = CliRunner()
 
@@ -119,3 +119,21 @@ def test_game_override_skips_detection(tmp_path, good_logs):
     assert "expected 6 columns, found 8" in result.output
     unknown = runner.invoke(app, ["ingest", str(good_logs), "--db", db, "--game", "poker"])
     assert unknown.exit_code == 1 and "unknown game 'poker'" in unknown.output
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["stats", "twentynoe"], "unknown game 'twentynoe' (did you mean twentyone?)"),
+        (["stat", "hog"], "unknown command 'stat' (did you mean stats?)"),
+        (["fit", "zz"], "unknown game 'zz' (one of twentyone, ginrummy, hog, supernim, cardguess)"),
+    ],
+)
+def test_a_misspelt_name_is_answered_with_what_was_meant(args, said):
+    line = one_line_error(mine(*args), code=2)
+    assert said in line
+
+
+def test_game_names_are_read_in_any_case(tmp_path):
+    assert mine("simulate", "HOG", "--games", "2", "--out", tmp_path).returncode == 0
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".csv", ".csv"]

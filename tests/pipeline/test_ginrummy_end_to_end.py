@@ -18,7 +18,7 @@ from mine.pipeline.cli import app
 from mine.pipeline.reports.ginrummy import KNOCK_SCORES
 from mine.pipeline.stats.ginrummy import load_features
 from mine.strategies.validation.ginrummy import load_player
-from tests.mine_cli import invoke_json
+from tests.mine_cli import invoke, invoke_json
 
 runner = CliRunner()
 REAL_LOGS = Path(__file__).resolve().parents[2] / "examples" / "logs" / "ginrummy"
@@ -50,7 +50,7 @@ def chain(tmp_path_factory):
 
 def test_the_real_and_simulated_logs_land_and_are_counted(chain):
     assert chain["ingested"]["ok"] and chain["ingested"]["pairs"]["new"] == 30 + 12
-    sources = {row["source"] for row in chain["stats"]["draws"]}
+    sources = set(chain["stats"]["discard_draws"])
     assert sources == {"server", "simulated"}
     con = duckdb.connect(str(chain["db"]), read_only=True)
     try:
@@ -121,7 +121,7 @@ def test_stored_features_serve_only_while_they_hold_exactly_the_logs(chain, tmp_
     con = duckdb.connect(str(db), read_only=True)
     try:
         stored = con.sql("SELECT * FROM stats_ginrummy_turn_features").pl()
-        assert load_features(con, "all").equals(stored)
+        assert load_features(con).equals(stored)
     finally:
         con.close()
     invoke_json("simulate", "ginrummy", "--games", 1, "--seed", 9, "--out", tmp_path / "more")
@@ -129,7 +129,7 @@ def test_stored_features_serve_only_while_they_hold_exactly_the_logs(chain, tmp_
     con = duckdb.connect(str(db), read_only=True)
     try:
         logs = {log_id for (log_id,) in con.execute("SELECT log_id FROM logs").fetchall()}
-        fresh = load_features(con, "all")
+        fresh = load_features(con)
     finally:
         con.close()
     assert set(fresh.get_column("log_id").unique()) == logs
@@ -140,6 +140,32 @@ def test_stored_features_serve_only_while_they_hold_exactly_the_logs(chain, tmp_
     con = duckdb.connect(str(old))
     try:
         con.execute("ALTER TABLE stats_ginrummy_turn_features DROP COLUMN opponent_unseen")
-        assert load_features(con, "all").equals(stored)
+        assert load_features(con).equals(stored)
     finally:
         con.close()
+
+
+def test_logs_and_source_choose_what_stats_fit_and_report_read(chain, tmp_path, monkeypatch):
+    db, real = chain["db"], str(REAL_LOGS / "*")
+    stats = invoke_json("stats", "ginrummy", "--db", db, "--logs", real)
+    assert stats["rounds"] == 112 and set(stats["endings"]) == {"server"}
+    assert stats["tables"]["stats_ginrummy_turn_features"] == stats["turns"] == 3450
+    # The real logs chosen by file or by source are the same logs: the same fingerprint.
+    by_file = invoke_json("fit", "ginrummy", "--db", db, "--logs", real, "--out", tmp_path / "a")
+    by_source = invoke_json("fit", "ginrummy", "--db", db, "--source", "server",
+                            "--out", tmp_path / "b")  # fmt: skip
+    for fitted in (by_file, by_source):
+        assert fitted["games"] == 12 and fitted["sources"] == ["server"]
+    assert by_file["fingerprint"] == by_source["fingerprint"] != chain["fitted"]["fingerprint"]
+    assert (by_file["settings"]["source"], by_source["settings"]["source"]) == ("all", "server")
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+    # Both narrow together; nothing left is one line.
+    nothing = invoke("fit", "ginrummy", "--db", db, "--logs", real, "--source", "simulated",
+                     "--out", tmp_path / "c", ok=False)  # fmt: skip
+    assert nothing.exit_code == 1 and "no Gin Rummy turns" in nothing.stderr
+    # Without a warehouse the page draws the tables alone.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MINE_DB", raising=False)
+    invoke("report", "ginrummy", "--table", chain["table"], "--out", tmp_path / "alone.html")
+    page = (tmp_path / "alone.html").read_text()
+    assert 'id="knock-0-0"' in page and "Draw decisions" not in page

@@ -12,10 +12,9 @@ import polars as pl
 import pytest
 
 from mine.models import ginrummy as model
-from mine.models import tables
 from mine.parsers.cards import parse_course
 from mine.pipeline.stats import ginrummy as stats_of
-from mine.strategies.engines.ginrummy import MeldSolver
+from mine.strategies.engines.melds import MeldSolver
 from mine.warehouse.connection import connect
 from tests.conftest import REAL_GINRUMMY, ingested, read_only_warehouse
 from tests.mine_cli import mine
@@ -29,13 +28,12 @@ con = read_only_warehouse(REAL_GINRUMMY)
 @pytest.fixture(scope="module")
 def fitted(con):
     """The tables `mine fit ginrummy` writes from these logs."""
-    features, fingerprint = stats_of.fit_data(con, "all")
-    return model.fit(features, fingerprint, 12)
+    return model.fit(stats_of.fit_inputs(con, None))
 
 
 @pytest.fixture(scope="module")
 def computed(con, fitted):
-    return stats_of.by_player(con, fitted.frame)
+    return stats_of.by_player(con, None, fitted)._asdict()
 
 
 def _sql(con, query: str) -> dict[str, tuple]:
@@ -130,7 +128,7 @@ def test_deviations_are_the_policys_margin_and_never_gain_on_it(computed, fitted
 
 def test_the_command_stores_tables_that_re_aggregate(tmp_path, fitted):
     db = ingested(tmp_path / "w.duckdb", REAL_GINRUMMY)
-    table = tables.write(tmp_path / "gin.parquet", fitted.frame, fitted.metadata)
+    table = model.write_table(tmp_path / "gin.parquet", fitted)
     result = mine("stats", "ginrummy", "--by", "player", "--table", table, "--db", db, "--json")
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)

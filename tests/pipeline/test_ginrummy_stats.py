@@ -9,7 +9,7 @@ import pytest
 from mine.parsers.cards import parse_course, parse_hand
 from mine.parsers.ginrummy import Score, Turn, read_scores, read_turns, write_scores, write_turns
 from mine.pipeline.stats import ginrummy as ginrummy_stats
-from mine.strategies.engines.ginrummy import CARD_BITS
+from mine.strategies.engines.melds import CARD_BITS
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY
 
@@ -131,9 +131,9 @@ def real(tmp_path_factory):
 
     con = duckdb.connect(str(tmp_path_factory.mktemp("real") / "w.duckdb"))
     assert ingest(con, [REAL_GINRUMMY]).ok
-    tables = ginrummy_stats.compute(con)
-    names = ginrummy_stats.store_all(con, tables)
-    yield con, tables, names
+    tables = ginrummy_stats.derive(con)
+    names = ginrummy_stats.store(con, tables)
+    yield con, tables._asdict(), names
     con.close()
 
 
@@ -175,6 +175,7 @@ def test_real_stats_are_stored_with_counts(real):
         "stats_ginrummy_draws",
         "stats_ginrummy_knocks",
         "stats_ginrummy_rounds",
+        "stats_ginrummy_turn_features",
     ]
     rows = con.execute("SELECT sum(taken), sum(opportunities) FROM stats_ginrummy_draws").fetchall()
     taken = sum(t.from_discard for p in REAL_GINRUMMY.glob("*[0-9].csv") for t in read_turns(p))

@@ -11,7 +11,7 @@ import pytest
 from mine.strategies.contained import Limits, PlayerFault
 from mine.strategies.player_file import load_module
 from mine.strategies.validation import supernim as validation
-from tests.mine_cli import invoke, invoke_json
+from tests.mine_cli import invoke, invoke_json, mine, one_line_error
 
 
 @pytest.fixture(scope="module")
@@ -139,28 +139,34 @@ def test_bad_options_fail_in_one_line(tmp_path, args, message):
     assert result.exit_code != 0 and message in result.output and "Traceback" not in result.output
 
 
-def test_the_demo_runs_the_loop_and_again_changes_nothing(tmp_path):
-    from rich.console import Console
-
+def test_the_demo_runs_the_loop_and_again_changes_nothing(tmp_path, capsys, monkeypatch):
+    from mine.pipeline.console import console
+    from mine.pipeline.demo import run_loop
     from mine.pipeline.demos import supernim as demo
 
-    console = Console(file=open(tmp_path / "out.txt", "w"))  # noqa: SIM115
-    first = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, 2, 4)
-    again = demo.run(tmp_path / "w.duckdb", tmp_path / "demo", console, 2, 4)
-    assert first["ingest"]["new"] == 6 and again["ingest"] == {
-        "new": 0, "unchanged": 6, "replaced": 0, "rejected": 0
-    }  # fmt: skip
-    assert set(first["wins"]) == {"random", "greedy", "alphabeta:2"}
-    assert (tmp_path / "demo" / "supernim-report.html").read_text().count("<svg") >= 4
+    monkeypatch.setattr(console, "width", 300)  # whole names in the tables
+
+    db, out = tmp_path / "w.duckdb", tmp_path / "demo"
+    loop = [line.replace("--games 60", "--games 2").replace("--games 40", "--games 4")
+            .replace("--check-games 40", "--check-games 4") for line in demo.LOOP]  # fmt: skip
+    assert run_loop(loop, db, out)
+    first = " ".join(capsys.readouterr().out.split())
+    assert run_loop(loop, db, out)
+    again = " ".join(capsys.readouterr().out.split())
+    assert "│ new │ 6 │" in first and "│ new │ 0 │" in again and "│ unchanged │ 6 │" in again
+    card = first.split("$ mine validate")[1].split("--equal-depth 0")[1].split("$ mine")[0]
+    assert all(f"│ {name} " in card for name in ("random", "greedy", "alphabeta:2"))
+    assert (out / "supernim-report.html").read_text().count("<svg") >= 4
 
 
 def test_a_player_that_answers_garbage_loses_on_invalid_moves(tmp_path):
     path = tmp_path / "garbage.py"
     path.write_text("def ai_move(state, **kw):\n    return state\n\n"
                     "def random_move(state):\n    return state\n")  # fmt: skip
-    card = invoke_json("validate", "supernim", path, "--games", 4, "--baselines", "random",
-                 "--equal-depth", 0)  # fmt: skip
-    row = card["against"]["random"]
+    result = mine("validate", "supernim", path, "--games", 4, "--baselines", "random",
+                  "--equal-depth", 0, "--json")  # fmt: skip
+    assert one_line_error(result) == "error: the player made invalid moves: 4 against random"
+    row = json.loads(result.stdout)["against"]["random"]
     assert row["invalid_moves"] == 4 and row["loss"]["count"] == 4
 
 
@@ -180,7 +186,7 @@ def test_a_file_that_loops_at_import_is_ended(tmp_path):
     path = tmp_path / "loops.py"
     path.write_text("while True:\n    pass\n")
     with pytest.raises(PlayerFault, match="importing the file ran over its 1 s limit"):
-        validation.validate_player(path, ["random"], 2, limits=QUICK)
+        validation.validate(path, baselines=["random"], games=2, equal_depth=0, limits=QUICK)
 
 
 def test_a_call_that_loops_is_ended(tmp_path):
@@ -188,4 +194,4 @@ def test_a_call_that_loops_is_ended(tmp_path):
     path.write_text("def ai_move(*args, **kw):\n    while True:\n        pass\n\n"
                     "def random_move(state):\n    return state\n")  # fmt: skip
     with pytest.raises(PlayerFault, match=r"ai_move\(\) ran over its 0.5 s limit"):
-        validation.validate_player(path, ["random"], 2, limits=QUICK)
+        validation.validate(path, baselines=["random"], games=2, equal_depth=0, limits=QUICK)

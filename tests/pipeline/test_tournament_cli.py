@@ -73,7 +73,7 @@ def test_a_file_that_loops_is_disqualified_in_one_line_and_the_rest_still_prints
     assert printed["html"] == str(page) and f"disqualified: {bad}" in text
     rows = text[text.index("<figcaption>Pairings") :].split("<tr>")
     row = next(r for r in rows if "always_roll:6" in r and str(good) in r)
-    assert f"<td class=num>{played['a_score_rate']:.3f}</td>" in row
+    assert f"<td class=num>{played['a_score_rate']:.4f}</td>" in row  # exact: 4 places
 
 
 @pytest.mark.parametrize(

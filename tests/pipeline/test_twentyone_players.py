@@ -15,7 +15,8 @@ from mine.models import tables
 from mine.models import twentyone as model
 from mine.pipeline.stats import twentyone as stats_of
 from mine.strategies.engines.twentyone import STAND, TwentyOneRules
-from mine.strategies.solvers.twentyone import MAIN, Chart, ChartValues, solve
+from mine.strategies.engines.twentyone_chart import MAIN, Chart
+from mine.strategies.solvers.twentyone import ChartValues, solve
 from mine.warehouse.connection import connect
 from tests.conftest import REAL_TWENTYONE, ingested, read_only_warehouse
 from tests.mine_cli import mine, one_line_error

@@ -16,7 +16,8 @@ from mine.models import twentyone as model
 from mine.pipeline.cli import app
 from mine.pipeline.reports.twentyone import CSV_COLUMNS, chart_csv
 from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND, TwentyOneRules
-from mine.strategies.solvers.twentyone import MAIN, SPLIT_HAND, Chart, solve
+from mine.strategies.engines.twentyone_chart import MAIN, SPLIT_HAND, Chart
+from mine.strategies.solvers.twentyone import solve
 from tests.strategies.test_twentyone_codegen import METADATA
 
 UPS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10"]

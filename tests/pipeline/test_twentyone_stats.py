@@ -18,7 +18,8 @@ from mine.pipeline.cli import app
 from mine.pipeline.stats import twentyone as st
 from mine.pipeline.stats.twentyone import compute as compute_stats
 from mine.strategies.bots.twentyone import make_bot
-from mine.strategies.engines.twentyone import TwentyOneRules, play_game, write_logs
+from mine.strategies.engines.twentyone import TwentyOneRules, play_game
+from mine.strategies.engines.twentyone_logs import write_logs
 from mine.warehouse.connection import connect
 from mine.warehouse.ingest import ingest
 
@@ -34,7 +35,7 @@ def warehouse(tmp_path_factory):
     states = []
     for game in range(2):
         rngs = [np.random.default_rng([game, k]) for k in range(len(SEATS) + 1)]
-        players = {str(i + 1): make_bot(s, rngs[i + 1], rules) for i, s in enumerate(SEATS)}
+        players = {str(i + 1): make_bot(s, rules, rngs[i + 1]) for i, s in enumerate(SEATS)}
         state = play_game(rules, players, rngs[0])
         write_logs(state, "1", root / "logs", f"g{game}")
         states.append(state)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from mine.parsers.cards import DECK, Card, deadwood_points
 from mine.parsers.ginrummy import Score, Turn
-from mine.strategies.engines.ginrummy import Deal, GinRummyRules, meld_kind, round_points
+from mine.strategies.engines.ginrummy import Deal, GinRummyRules, round_points
+from mine.strategies.engines.melds import meld_kind
 
 RULES = GinRummyRules()
 

@@ -19,8 +19,14 @@ from mine.strategies.engines.cardguess import (
     play_game,
 )
 from mine.strategies.player_file import load_source
-from mine.strategies.solvers.cardguess import Plan, Search, flatten
-from mine.strategies.validation.cardguess import FileGuesser, figures, measure_file
+from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
+from mine.strategies.validation.cardguess import (
+    FileGuesser,
+    failure,
+    figures,
+    measure_file,
+    validate,
+)
 
 METADATA = {
     "games": 10,
@@ -39,7 +45,7 @@ def tree():
 
 @pytest.fixture(scope="module")
 def source(tree):
-    return module_source({2: tree}, METADATA, None)
+    return module_source(Trees({2: tree}, METADATA), None)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +58,7 @@ def test_the_file_needs_only_the_standard_library_and_states_its_provenance(sour
     doc = ast.get_docstring(tree_ast)
     assert "fingerprint (SHA-256): " + "ab" * 32 in doc and "games: 10" in doc
     assert "first guess 6C TD" in doc
-    assert source == module_source({2: tree}, METADATA, None)  # deterministic
+    assert source == module_source(Trees({2: tree}, METADATA), None)  # deterministic
 
 
 def test_the_file_decides_exactly_as_its_tree_on_every_answer(player, tree):
@@ -110,3 +116,24 @@ def test_validation_counts_what_the_file_does(tmp_path, source):
         source.replace("return _guess_at(n, 0), (n, 0, ())", 'return ["2C", "2C"], (n, 0, ())')
     )
     assert figures(measure_file(broken, 2, answers, CardGuessRules(n=2)))["invalid"] == 50
+
+
+def test_validate_reads_the_rules_shows_progress_and_says_what_fails(tmp_path, source):
+    path = tmp_path / "p.py"
+    path.write_text(source)
+    seen = []
+    strict = validate(path, ["guess_limit=3"], sizes=(2,), answers=40, baselines=(),
+                      progress=lambda *args: seen.append(args))  # fmt: skip
+    assert strict["limits"]["guess_limit"] == 3 and seen[-1] == ("n = 2", 40, 40)
+    lost = strict["sizes"]["2"]["player"]["invalid"]
+    assert 0 < lost < 40  # the tree needs more than three guesses for some answers only
+    assert (
+        failure(strict)
+        == f"{path}: {lost} of 40 games of n = 2 lost to an invalid guess, a crash or a limit"
+    )
+    assert failure(validate(path, sizes=(2,), answers=40, baselines=())) is None
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text(source.replace("overlap(answer_ranks, guess_ranks),", "0,"))
+    card = validate(wrong, sizes=(2,), answers=40, baselines=())
+    assert card["sizes"]["2"]["player"]["invalid"] == 0
+    assert "its feedback is wrong for" in failure(card)

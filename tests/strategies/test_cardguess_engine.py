@@ -15,10 +15,10 @@ from mine.parsers.cards import CardError
 from mine.strategies.engines.cardguess import (
     DEFAULT_RULES,
     CardGuessRules,
-    CardGuessState,
     GameOver,
     HandSet,
     InvalidGuess,
+    State,
     answer_probabilities,
     card_text,
     check_guess,
@@ -33,8 +33,9 @@ from mine.strategies.engines.cardguess import (
     parse_card,
     parse_hand,
     play_game,
-    run_games,
+    simulate,
 )
+from mine.strategies.engines.state import IllegalAction
 
 SPEC_EXAMPLES = [
     ("3C;4H", "4H;3C", (2, 0, 2, 0, 2)),
@@ -174,13 +175,14 @@ def test_the_time_limit_ends_a_game():
 
 
 def test_the_state_follows_the_rules():
-    state = CardGuessState(DEFAULT_RULES, (2, 3))
+    state = State(DEFAULT_RULES, (2, 3))
     assert len(state.legal_actions()) == 1326 and not state.is_terminal()
-    after_number = state.apply_action(hand_index((2, 3)))
-    state = state.apply_action((3, 2))
+    after_number = state.clone()
+    after_number.apply_action(hand_index((2, 3)))
+    state.apply_action((3, 2))
     assert state == after_number
-    assert state.is_terminal() and state.returns() == -1.0
-    with pytest.raises(ValueError, match="over"):
+    assert state.is_terminal() and state.returns() == (-1.0,)
+    with pytest.raises(IllegalAction, match="over"):
         state.apply_action((0, 1))
 
 
@@ -207,13 +209,14 @@ def test_exact_answer_chances_match_the_draws():
 
 
 def test_the_same_seed_writes_the_same_bytes(tmp_path):
-    from mine.strategies.bots.cardguess import parse_guesser
+    from mine.strategies.bots.cardguess import make_bot
 
     def run(folder, seed):
-        run_games(lambda rng: parse_guesser("random-consistent", rng), "faces", 30, seed,
-                  CardGuessRules(n=2), tmp_path / folder / "s")  # fmt: skip
-        return (tmp_path / folder / "s.csv").read_bytes(), (
-            tmp_path / folder / "s-score.csv"
+        simulate(CardGuessRules(n=2), ["random-consistent"], 30, seed, tmp_path / folder,
+                 make_bot=make_bot, answerer="faces")  # fmt: skip
+        stem = tmp_path / folder / "random-consistent-faces-n2"
+        return stem.with_suffix(".csv").read_bytes(), (
+            stem.parent / f"{stem.name}-score.csv"
         ).read_bytes()
 
     assert run("a", 5) == run("b", 5)

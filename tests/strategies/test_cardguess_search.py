@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mine.strategies.bots.cardguess import GUESSERS, parse_guesser
+from mine.strategies.bots.cardguess import GUESSERS, make_bot
 from mine.strategies.engines.cardguess import (
     CardGuessRules,
     encode,
@@ -65,7 +65,7 @@ def test_a_wider_search_is_never_worse_and_prunes_by_its_bound():
 
 
 def test_the_search_beats_the_greedy_baseline_over_every_answer(quick_tree):
-    greedy = parse_guesser("greedy")
+    greedy = make_bot("greedy", RULES_2, np.random.default_rng(0))
     answers = [tuple(h) for h in hands(2).cards.tolist()]
     mean = np.mean([len(play_game(greedy, a, RULES_2).guesses) for a in answers])
     assert quick_tree.cost[0] <= mean + 1e-12
@@ -109,7 +109,7 @@ def test_shapes_are_equal_exactly_up_to_renaming_suits():
 @given(st.sampled_from(GUESSERS), st.integers(0, 1325), st.integers(0, 2**16))
 def test_baselines_guess_only_candidates_and_find_the_answer(name, number, seed):
     answer = tuple(hands(2).cards[number].tolist())
-    played = play_game(parse_guesser(name, np.random.default_rng(seed)), answer, RULES_2)
+    played = play_game(make_bot(name, RULES_2, np.random.default_rng(seed)), answer, RULES_2)
     assert played.guesses[-1] == answer
     for k, guess in enumerate(played.guesses):
         for earlier, fb in zip(played.guesses[:k], played.feedbacks[:k], strict=True):
@@ -125,4 +125,4 @@ def test_greedy_picks_the_candidate_the_handout_would():
 
 def test_an_unknown_guesser_is_refused():
     with pytest.raises(ValueError, match="unknown guesser"):
-        parse_guesser("oracle")
+        make_bot("oracle", RULES_2, np.random.default_rng(0))

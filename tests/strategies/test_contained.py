@@ -12,6 +12,7 @@ from mine.strategies import contained
 from mine.strategies.codegen.twentyone import write_module
 from mine.strategies.contained import Limits, PlayerFault
 from mine.strategies.engines.twentyone import TwentyOneRules
+from mine.strategies.engines.twentyone_chart import Strategy
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation import hog as hog_validation
 from tests.mine_cli import mine, one_line_error
@@ -105,7 +106,7 @@ def test_jobs_return_in_order_from_several_workers_and_unguarded_alike():
 
 def test_a_twentyone_file_whose_play_raises_reports_no_figures(tmp_path):
     path = tmp_path / "t21.py"
-    write_module(path, solve(TwentyOneRules()).chart, BIDS, METADATA)
+    write_module(path, Strategy(solve(TwentyOneRules()).chart, BIDS, (), METADATA))
     path.write_text(
         path.read_text()
         + textwrap.dedent(
@@ -125,7 +126,7 @@ def test_a_table_whose_numbers_are_out_of_range_writes_no_player(tmp_path):
     huge = {**METADATA, "learned": {**METADATA.get("learned", {}), "max_bid": 1e30}}
     path = tmp_path / "huge.py"
     with pytest.raises(ValueError, match="out of the rules' range"):
-        write_module(path, solve(TwentyOneRules()).chart, BIDS, huge)
+        write_module(path, Strategy(solve(TwentyOneRules()).chart, BIDS, (), huge))
     assert not path.exists()
 
 
@@ -162,13 +163,15 @@ LOOP = "def {name}(*args):\n    while True:\n        pass\n"
 def _gin(path, limits):
     from mine.strategies.validation import ginrummy
 
-    return ginrummy.validate(path, ["simple"], games=1, workers=1, limits=limits)
+    return ginrummy.validate(path, opponents=["simple"], games=1, workers=1, limits=limits)
 
 
 def _twentyone(path, limits):
     from mine.strategies.validation import twentyone
 
-    return twentyone.validate(path, TwentyOneRules(), 1000, 0, 0, exact=False, limits=limits)
+    return twentyone.validate(
+        path, TwentyOneRules(), hands=1000, games=0, seed=0, exact=False, limits=limits
+    )
 
 
 GAMES = {
@@ -191,7 +194,7 @@ def test_every_game_ends_a_call_that_loops(game, tmp_path):
     validate, functions = GAMES[game]
     path = tmp_path / "loops.py"
     if game == "twentyone":  # its validator reads a generated file's tables first
-        write_module(path, solve(TwentyOneRules()).chart, BIDS, METADATA)
+        write_module(path, Strategy(solve(TwentyOneRules()).chart, BIDS, (), METADATA))
         path.write_text(path.read_text() + LOOP.format(name="action_for"))
     else:
         path.write_text("".join(LOOP.format(name=name) for name in functions))

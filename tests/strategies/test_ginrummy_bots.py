@@ -13,7 +13,8 @@ from mine.parsers.cards import parse_course
 from mine.parsers.ginrummy import read_scores, read_turns
 from mine.pipeline.cli import app
 from mine.strategies.bots.ginrummy import BOTS, SimpleBot, make_bot
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, play_game, round_points
+from mine.strategies.engines.ginrummy import GinRummyRules, play_game, round_points
+from mine.strategies.engines.melds import MeldSolver
 
 RULES = GinRummyRules()
 SOLVER = MeldSolver()
@@ -30,7 +31,7 @@ def test_bots_play_whole_games_legally(seats):
     for seed in range(2):
         rng = np.random.default_rng(seed)
         record = play_game(
-            RULES, [make_bot(spec, rng, RULES, SOLVER) for spec in seats], rng, SOLVER
+            RULES, [make_bot(spec, RULES, rng, SOLVER) for spec in seats], rng, SOLVER
         )
         assert record.invalid is None
         assert max(record.totals) >= RULES.game_target
@@ -50,7 +51,7 @@ def test_simple_takes_the_discard_only_for_a_meld_and_knocks_when_allowed():
     _, memory = bot.pick(parse_course("CK"), (0, 0), memory, "stock", after)
     (act, card), _ = bot.play(parse_course("C3"), (0, 0), memory, after)
     assert act == "knock" and card not in cards("C3")
-    hunter = make_bot("ginhunter", np.random.default_rng(0), RULES, SOLVER)
+    hunter = make_bot("ginhunter", RULES, np.random.default_rng(0), SOLVER)
     _, memory = hunter.pick(parse_course("CK"), (0, 0), None, None, melded)
     _, memory = hunter.play(parse_course("HA"), (0, 0), memory, melded)
     _, memory = hunter.pick(parse_course("CK"), (0, 0), memory, "stock", after)
@@ -73,7 +74,7 @@ def test_registry_and_bad_specs():
     assert {"simple", "random", "ginhunter", "explorer"} <= set(BOTS)
     for bad in ("nobody", "explorer:2", "explorer:nobody:0.1", "simple:3"):
         with pytest.raises(ValueError):
-            make_bot(bad, np.random.default_rng(0), RULES, SOLVER)
+            make_bot(bad, RULES, np.random.default_rng(0), SOLVER)
 
 
 def _simulate(out: Path, *extra: str) -> None:

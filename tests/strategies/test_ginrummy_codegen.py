@@ -7,6 +7,7 @@ import ast
 import gc
 import importlib.util
 import sys
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -16,7 +17,8 @@ from hypothesis import strategies as st
 from mine.parsers.cards import DECK, parse_course, parse_hand
 from mine.strategies.bots.ginrummy import make_bot
 from mine.strategies.codegen import ginrummy as codegen
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver, check_melds, play_game
+from mine.strategies.engines.ginrummy import GinRummyRules, play_game
+from mine.strategies.engines.melds import MeldSolver, check_melds
 
 TABLES = {
     "danger": tuple(
@@ -52,6 +54,20 @@ RULES = GinRummyRules()
 SOLVER = MeldSolver()
 
 
+class Fitted(NamedTuple):
+    """What codegen reads of a fitted table (`models.ginrummy.Fitted`)."""
+
+    tables: dict[str, tuple]
+    metadata: dict
+
+
+FITTED = Fitted(TABLES, METADATA)
+
+
+def with_tables(**tables) -> Fitted:
+    return Fitted({**TABLES, **tables}, METADATA)
+
+
 def load(source: str, tmp_path, name: str = "player"):
     path = tmp_path / f"{name}.py"
     path.write_text(source)
@@ -63,7 +79,7 @@ def load(source: str, tmp_path, name: str = "player"):
 
 @pytest.fixture(scope="module")
 def source():
-    return codegen.module_source(TABLES, METADATA, None)
+    return codegen.module_source(FITTED, None)
 
 
 @pytest.fixture
@@ -83,32 +99,32 @@ def test_source_parses_imports_only_the_standard_library_and_is_stable(source):
     assert {"pick", "play", "melds"} <= {
         node.name for node in tree.body if isinstance(node, ast.FunctionDef)
     }
-    assert codegen.module_source(TABLES, METADATA, None) == source
+    assert codegen.module_source(FITTED, None) == source
     assert "ab" * 32 in ast.get_docstring(tree)
 
 
 def test_log_text_never_reaches_the_code():
     hostile = {**METADATA, "method": 'x"""\nimport os\nos.system("echo hi")\n"""',
                "sources": ["ok", "bad\"'\n"]}  # fmt: skip
-    source = codegen.module_source(TABLES, hostile, None)
+    source = codegen.module_source(Fitted(TABLES, hostile), None)
     tree = ast.parse(source)
     assert "os.system" not in source and "(not shown)" in ast.get_docstring(tree)
     with pytest.raises(ValueError):
-        codegen.module_source({**TABLES, "danger": ((("0.5; import os",),),)}, METADATA)
+        codegen.module_source(with_tables(danger=((("0.5; import os",),),)), None)
     with pytest.raises(ValueError):
-        codegen.module_source({**TABLES, "knock": ((((2,) * 8,) * 11,) * 10,) * 10}, METADATA)
+        codegen.module_source(with_tables(knock=((((2,) * 8,) * 11,) * 10,) * 10), None)
     with pytest.raises(ValueError):  # a knock table without the scores
-        codegen.module_source({**TABLES, "knock": TABLES["knock"][0][0]}, METADATA)
+        codegen.module_source(with_tables(knock=TABLES["knock"][0][0]), None)
     with pytest.raises(ValueError):  # not square in the scores
-        codegen.module_source({**TABLES, "knock": TABLES["knock"][:9]}, METADATA)
+        codegen.module_source(with_tables(knock=TABLES["knock"][:9]), None)
     with pytest.raises(ValueError):
-        codegen.module_source({**TABLES, "hazard": (1.5,) * 8}, METADATA)
+        codegen.module_source(with_tables(hazard=(1.5,) * 8), None)
     with pytest.raises(ValueError):
-        codegen.module_source({**TABLES, "value": TABLES["value"][:5]}, METADATA)
+        codegen.module_source(with_tables(value=TABLES["value"][:5]), None)
     with pytest.raises(ValueError):
-        codegen.module_source({**TABLES, "thrown": ((1.5,) * 13,) * 8}, METADATA)
+        codegen.module_source(with_tables(thrown=((1.5,) * 13,) * 8), None)
     with pytest.raises(ValueError):  # a rank short
-        codegen.module_source({**TABLES, "thrown": ((0.1,) * 12,) * 8}, METADATA)
+        codegen.module_source(with_tables(thrown=((0.1,) * 12,) * 8), None)
 
 
 def test_memory_round_trips_and_malformed_memory_is_rejected(player):
@@ -165,15 +181,20 @@ def source_module(source, tmp_path_factory):
     return load(source, tmp_path_factory.mktemp("m"), "player_m")
 
 
-@pytest.mark.parametrize("opponent", ["simple", "random", "ginhunter"])
-def test_never_an_invalid_play_in_engine_games(source_module, opponent):
-    for game in range(6):
-        rng = np.random.default_rng([3, game])
-        bot = make_bot(opponent, rng, RULES, SOLVER)
-        seats = [source_module, bot] if game % 2 == 0 else [bot, source_module]
+def plays_legally(player, opponent: str, games: int, seed: int) -> None:
+    """`games` whole games against `opponent`, seats alternating, without an invalid play."""
+    for game in range(games):
+        rng = np.random.default_rng([seed, game])
+        bot = make_bot(opponent, RULES, rng, SOLVER)
+        seats = [player, bot] if game % 2 == 0 else [bot, player]
         record = play_game(RULES, seats, rng, SOLVER)
         assert record.invalid is None, record.invalid
         assert max(record.totals) >= RULES.game_target
+
+
+@pytest.mark.parametrize("opponent", ["simple", "random", "ginhunter"])
+def test_never_an_invalid_play_in_engine_games(source_module, opponent):
+    plays_legally(source_module, opponent, 6, 3)
 
 
 def test_same_seed_same_game(source, tmp_path):
@@ -182,7 +203,7 @@ def test_same_seed_same_game(source, tmp_path):
         module = load(source, tmp_path, name)
         rng = np.random.default_rng(11)
         records.append(
-            play_game(RULES, [module, make_bot("simple", rng, RULES, SOLVER)], rng, SOLVER)
+            play_game(RULES, [module, make_bot("simple", RULES, rng, SOLVER)], rng, SOLVER)
         )
     assert records[0] == records[1]
 
@@ -199,7 +220,7 @@ def test_knocks_when_the_knock_table_says_at_these_scores(scores, knocks, tmp_pa
               for _ in range(10))
         for mine in range(10)
     )  # fmt: skip
-    module = load(codegen.module_source({**TABLES, "knock": knock}, METADATA), tmp_path)
+    module = load(codegen.module_source(with_tables(knock=knock), None), tmp_path)
     _, memory = module.pick(parse_course("DK"), scores, None, None, hand)
     state = module.parse_memory(memory)
     state.plays = 1  # the second turn: calls are allowed

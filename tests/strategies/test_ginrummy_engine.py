@@ -1,7 +1,11 @@
-"""The Gin Rummy reference engine: rule enforcement, scoring, and the real logs replayed."""
+"""The Gin Rummy reference engine: rule enforcement (the state refuses, the referee rules),
+scoring, the 2020 course engine's facts (who plays first, the play cap, the opponent's
+draw), and the real logs replayed: the server's, and the course engine's games between
+students' players."""
 
 from __future__ import annotations
 
+import pickle
 import time
 from pathlib import Path
 
@@ -14,15 +18,18 @@ from mine.strategies.engines.ginrummy import (
     Deal,
     FunctionPlayer,
     GinRummyRules,
-    GinRummyState,
-    MeldSolver,
     Play,
+    State,
+    new_game,
     play_game,
     round_points,
     scores_for,
     turns_for,
     write_game,
 )
+from mine.strategies.engines.melds import MeldSolver
+from mine.strategies.engines.state import IllegalAction
+from mine.warehouse.ingest import ingest
 from tests.strategies.ginrummy_replay import (
     Scripted,
     deal_of,
@@ -33,6 +40,10 @@ from tests.strategies.ginrummy_replay import (
 )
 
 REAL = Path(__file__).resolve().parents[2] / "examples" / "logs" / "ginrummy"
+# 30 games of the 2020 course engine between real students' players (byte copies of
+# ../shared/fixtures/ginrummy-students-2020), all from one student's point of view.
+STUDENTS = Path(__file__).resolve().parents[1] / "data" / "ginrummy-students-2020"
+PAIRS = [*real_pairs(REAL), *real_pairs(STUDENTS)]
 RULES = GinRummyRules()
 SOLVER = MeldSolver()
 
@@ -52,11 +63,20 @@ def dealt(stock: tuple[Card, ...] = STOCK, first: int = 0) -> list[Deal]:
     return [Deal(first, (MELDED, JUNK), UPCARD, stock)]
 
 
-def scripted_state(rules: GinRummyRules = RULES, stock: tuple[Card, ...] = STOCK) -> GinRummyState:
-    return GinRummyState(rules, np.random.default_rng(0), SOLVER, deals=dealt(stock))
+def scripted_state(rules: GinRummyRules = RULES, stock: tuple[Card, ...] = STOCK) -> State:
+    return new_game(rules, np.random.default_rng(0), solver=SOLVER, deals=dealt(stock))
 
 
-def drop_round(state: GinRummyState) -> None:
+def refused(state: State, action) -> str:
+    """Why the state refuses `action` (IllegalAction), having left the state as it was."""
+    before = pickle.dumps(state)
+    with pytest.raises(IllegalAction) as error:
+        state.apply_action(action)
+    assert pickle.dumps(state) == before
+    return str(error.value)
+
+
+def drop_round(state: State) -> None:
     """Both players take the stock and drop their oldest card, once each."""
     for _ in range(2):
         state.apply_action("stock")
@@ -91,14 +111,23 @@ def drop_round(state: GinRummyState) -> None:
     ],
 )
 def test_invalid_plays_end_the_game_with_their_reason(plays, reason):
+    actions = [action for pair in plays(None) for action in pair if action is not None]
     state = scripted_state()
-    for draw, play in plays(state):
-        state.apply_action(draw)
-        if not state.is_terminal():
-            state.apply_action(play)
-    assert state.is_terminal()
-    assert state.invalid is not None and state.invalid.reason.startswith(reason)
-    assert state.returns()[state.invalid.seat] == -1.0
+    for action in actions[:-1]:
+        state.apply_action(action)
+    assert refused(state, actions[-1]).startswith(reason)
+    seat = state.current_player()
+    # The referee: the player of the refused action loses the game.
+    script = iter(actions)
+    scripted = FunctionPlayer(
+        lambda top, scores, memory, draw, hand: (next(script), "m"),
+        lambda picked, scores, memory, hand: (next(script), "m"),
+        lambda scores, memory, hand: SOLVER.melds_of(hand),
+    )
+    record = play_game(RULES, [scripted, scripted], np.random.default_rng(0), SOLVER, dealt())
+    assert record.invalid is not None and record.invalid.reason.startswith(reason)
+    assert record.invalid.seat == seat and not record.rounds
+    assert record.returns()[record.invalid.seat] == -1.0
 
 
 def test_knock_over_the_limit_and_gin_with_deadwood_are_rejected():
@@ -106,16 +135,16 @@ def test_knock_over_the_limit_and_gin_with_deadwood_are_rejected():
     drop_round(over)
     over.apply_action("stock")  # seat 0 draws D2 into SA S2 S3 H5 H6 H7 C9 D9 S9 HA
     assert SOLVER.deadwood_of([*over.hands[0], over.picked]) > 0
-    over.apply_action(Play("gin", over.hands[0][-1]))
-    assert over.invalid is not None and over.invalid.reason == "Called gin with remaining deadwood"
+    assert refused(over, Play("gin", over.hands[0][-1])) == "Called gin with remaining deadwood"
     junk = scripted_state()
     drop_round(junk)
     junk.apply_action("stock")
     junk.apply_action(Play("drop", junk.hands[0][-1]))
     junk.apply_action("stock")
-    junk.apply_action(Play("knock", junk.hands[1][-1]))
-    assert junk.invalid is not None and junk.invalid.seat == 1
-    assert junk.invalid.reason.startswith("Knocked with more than 10 points")
+    assert refused(junk, Play("knock", junk.hands[1][-1])).startswith(
+        "Knocked with more than 10 points"
+    )
+    assert junk.current_player() == 1
 
 
 def test_legal_actions_only_offer_allowed_calls():
@@ -153,8 +182,7 @@ def test_bad_declarations_are_rejected(declared, reason):
     state.apply_action("stock")  # D2: SA S2 S3 H5 H6 H7 C9 D9 S9 D2 knocks with 2
     state.apply_action(Play("knock", parse_course("HA")))
     assert not state.is_terminal() and state.caller == 0
-    state.apply_action(declared)
-    assert state.invalid is not None and reason in state.invalid.reason
+    assert reason in refused(state, declared)
 
 
 def test_a_declaration_over_the_knock_limit_is_rejected_at_the_melds():
@@ -166,10 +194,8 @@ def test_a_declaration_over_the_knock_limit_is_rejected_at_the_melds():
     state.apply_action("stock")  # D2
     state.apply_action(Play("knock", parse_course("HA")))
     hand = state.hands[0]
-    state.apply_action([(card,) for card in hand])  # everything as deadwood
-    assert state.invalid is not None and state.invalid.reason.startswith(
-        "Knocked with more than 10"
-    )
+    everything = [(card,) for card in hand]  # everything as deadwood
+    assert refused(state, everything).startswith("Knocked with more than 10")
 
 
 def _bot(pick=None, play=None):
@@ -263,28 +289,92 @@ def test_stock_out_makes_the_last_player_the_caller():
     assert game_round.points == round_points(RULES, "drop", zero, one)
 
 
-def test_play_cap_ends_the_round_as_a_drop():
-    state = GinRummyState(
-        GinRummyRules(play_cap=4), np.random.default_rng(0), SOLVER, deals=dealt()
-    )
-    for _ in range(4):
+def _take_the_discard(state: State, plays: int) -> None:
+    """`plays` plays, each taking the discard and dropping another card."""
+    for _ in range(plays):
         state.apply_action("discard")
         hand = state.hands[state.player]
         state.apply_action(Play("drop", next(card for card in hand if card != state.picked)))
+
+
+def test_a_round_ends_after_201_plays_with_stock_left():
+    # The course engine checks "more than 200 plays" before each play: the 201st is the last.
+    state = scripted_state()
+    _take_the_discard(state, 200)
+    assert state.phase.value == "pick" and len(state.stock) == len(STOCK)
+    _take_the_discard(state, 1)
+    assert state.phase.value == "melds" and state.caller == 0 and len(state.turns) == 201
+    for _ in range(2):
+        state.apply_action(state.legal_actions()[0])
+    (game_round,) = state.rounds
+    assert game_round.ending == "Drop" and game_round.caller == 0
+    assert game_round.points == round_points(RULES, "drop", *game_round.deadwood)
+    # The spec's 200 is a setting.
+    short = new_game(GinRummyRules(play_cap=200), np.random.default_rng(0), solver=SOLVER,
+                     deals=dealt())  # fmt: skip
+    _take_the_discard(short, 200)
+    assert short.phase.value == "melds" and short.caller == 1
+
+
+def test_play_cap_ends_the_round_as_a_drop():
+    state = new_game(
+        GinRummyRules(play_cap=4), np.random.default_rng(0), solver=SOLVER, deals=dealt()
+    )
+    _take_the_discard(state, 4)
     assert state.phase.value == "melds" and state.caller == 1 and len(state.stock) == len(STOCK)
 
 
-def test_games_run_to_the_target_with_differing_totals_and_alternate_dealers():
+def _bots_game(rules: GinRummyRules, seed: int):
     from mine.strategies.bots.ginrummy import make_bot
 
+    rng = np.random.default_rng(seed)
+    bots = [make_bot("simple", rules, rng, SOLVER), make_bot("random", rules, rng, SOLVER)]
+    return play_game(rules, bots, rng, SOLVER)
+
+
+def test_who_plays_first_is_drawn_for_every_round():
+    firsts = [
+        [game_round.turns[0].seat for game_round in _bots_game(RULES, seed).rounds]
+        for seed in range(12)
+    ]
+    pairs = [(a, b) for seats in firsts for a, b in zip(seats, seats[1:], strict=False)]
+    assert RULES.first_player == "random" and len(pairs) >= 12
+    # Each seat starts some rounds; a seat starts again after starting (no dealer turns).
+    assert {seat for seats in firsts for seat in seats} == {0, 1}
+    assert 0 < sum(a == b for a, b in pairs) < len(pairs)
+    # So do the course engine's own games: 73 of 139 rounds begin as the one before did.
+    mine_first = [[rows[0].mine for rows in rounds_of(list(read_turns(turns))).values()]
+                  for turns, _ in real_pairs(STUDENTS)]  # fmt: skip
+    logged = [(a, b) for seats in mine_first for a, b in zip(seats, seats[1:], strict=False)]
+    assert (sum(a == b for a, b in logged), len(logged)) == (73, 139)
+
+
+def test_opponent_draw_is_none_at_the_first_play_of_every_round():
+    seen = []
+
+    def pick(top, scores, memory, opponent_draw, hand):
+        seen.append(opponent_draw)
+        return ("discard" if len(seen) % 3 else "stock"), ""
+
+    def play(picked, scores, memory, hand):
+        return ("drop", next(card for card in hand if card != picked)), ""
+
+    player = FunctionPlayer(pick, play, lambda s, m, hand: SOLVER.melds_of(hand))
+    record = play_game(GinRummyRules(game_target=30), [player, player],
+                       np.random.default_rng(4), SOLVER)  # fmt: skip
+    assert record.invalid is None and len(record.rounds) > 1
+    expected = [
+        None if index == 0 else game_round.turns[index - 1].draw
+        for game_round in record.rounds
+        for index in range(len(game_round.turns))
+    ]
+    assert seen == expected and expected.count(None) == len(record.rounds)
+
+
+def test_games_run_to_the_target_with_differing_totals_and_alternate_dealers():
+    alternate = GinRummyRules(first_player="alternate")
     for seed in range(3):
-        rng = np.random.default_rng(seed)
-        record = play_game(
-            RULES,
-            [make_bot("simple", rng, RULES, SOLVER), make_bot("random", rng, RULES, SOLVER)],
-            rng,
-            SOLVER,
-        )
+        record = _bots_game(alternate, seed)
         assert record.invalid is None
         assert max(record.totals) >= 100 and record.totals[0] != record.totals[1]
         before = [sum(r.points[s] for r in record.rounds[:-1]) for s in (0, 1)]
@@ -306,7 +396,11 @@ def test_rules_from_settings():
 # --- the real logs -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("turn_path", "score_path"), real_pairs(REAL), ids=lambda p: p.stem)
+def _named(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+@pytest.mark.parametrize(("turn_path", "score_path"), PAIRS, ids=_named)
 def test_real_logs_hold_the_invariants(turn_path, score_path):
     turns, scores = list(read_turns(turn_path)), list(read_scores(score_path))
     rounds = rounds_of(turns)
@@ -327,17 +421,20 @@ def test_real_logs_hold_the_invariants(turn_path, score_path):
                 )
         assert score.last_mine == rows[-1].mine
         stock_draws = sum(not row.from_discard for row in rows)
-        if score.ending == "Drop":
-            assert stock_draws == 31 and not rows[-1].from_discard
+        if score.ending == "Drop":  # the stock ran out, or the play cap ended the round
+            assert (stock_draws == 31 and not rows[-1].from_discard) or (
+                len(rows) == RULES.play_cap and stock_draws < 31
+            )
         else:
             assert stock_draws < 31 and len(rows) > RULES.call_ban_plays
             limit = 0 if score.ending == "Gin" else RULES.knock_limit
             assert SOLVER.deadwood_of(rows[-1].hand) <= limit
 
 
-def test_real_scores_follow_the_scoring_rules():
+@pytest.mark.parametrize(("folder", "count", "least"), [(REAL, 112, 86), (STUDENTS, 169, 157)])
+def test_real_scores_follow_the_scoring_rules(folder, count, least):
     optimal = explained = total = 0
-    for turn_path, score_path in real_pairs(REAL):
+    for turn_path, score_path in real_pairs(folder):
         rounds = rounds_of(list(read_turns(turn_path)))
         for score in read_scores(score_path):
             rows = rounds[score.round]
@@ -349,12 +446,26 @@ def test_real_scores_follow_the_scoring_rules():
             mine = next(row for row in reversed(rows) if row.mine).hand
             theirs = next(row for row in reversed(rows) if not row.mine).hand
             optimal += fit == (SOLVER.deadwood_of(mine), SOLVER.deadwood_of(theirs))
-    assert total == 112
+    assert total == count
     assert explained == total  # every score row is what some valid pair of declarations gives
-    assert optimal == 86  # and 86 of them are what the least-deadwood declarations give
+    assert optimal == least  # and so many are what the least-deadwood declarations give
 
 
-@pytest.mark.parametrize(("turn_path", "score_path"), real_pairs(REAL), ids=lambda p: p.stem)
+def test_the_students_games_ingest_with_the_rules_verified(warehouse):
+    _, con = warehouse
+    summary = ingest(con, [STUDENTS])
+    assert summary.ok and summary.count("new") == 30, summary.errors
+    rounds = con.execute(
+        "SELECT r.ending, count(*), count(*) FILTER (WHERE t.drawn_from = 'stock') "
+        "FROM ginrummy_rounds r JOIN ginrummy_turns t USING (log_id, round) "
+        "GROUP BY r.log_id, r.round, r.ending"
+    ).fetchall()
+    assert len(rounds) == 169
+    capped = [(ending, stock) for ending, plays, stock in rounds if plays == 201]
+    assert capped == [("Drop", 4), ("Drop", 4)]  # 201 plays, the discard taken all along
+
+
+@pytest.mark.parametrize(("turn_path", "score_path"), PAIRS, ids=_named)
 def test_engine_replays_real_logs_byte_for_byte(turn_path, score_path, tmp_path):
     turns, scores = list(read_turns(turn_path)), list(read_scores(score_path))
     rounds = rounds_of(turns)

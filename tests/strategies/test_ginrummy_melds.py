@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mine.parsers.cards import DECK, Card, deadwood_points, parse_course
-from mine.strategies.engines.ginrummy import (
+from mine.strategies.engines.melds import (
     MeldError,
     MeldSizes,
     MeldSolver,

@@ -13,7 +13,7 @@ from mine.strategies.codegen import ginrummy as codegen
 from mine.strategies.engines.ginrummy import GinRummyRules
 from mine.strategies.intervals import wilson
 from mine.strategies.validation import ginrummy as validating
-from tests.strategies.test_ginrummy_codegen import METADATA, TABLES
+from tests.strategies.test_ginrummy_codegen import FITTED, METADATA
 
 FIELDS = {
     "games", "wins", "win_rate", "win_ci", "rounds", "points_per_round", "gin_rate",
@@ -26,7 +26,7 @@ FIELDS = {
 @pytest.fixture(scope="module")
 def player(tmp_path_factory):
     path = tmp_path_factory.mktemp("v") / "player.py"
-    codegen.write_module(path, TABLES, METADATA)
+    path.write_text(codegen.module_source(FITTED, None), encoding="utf-8")
     return path
 
 
@@ -62,8 +62,12 @@ def test_validation_table_has_a_column_per_baseline_with_its_figures(player):
 
 
 def test_results_do_not_depend_on_the_number_of_workers(player):
-    one = validating.validate(player, ["simple"], games=4, seed=3, workers=1)["simple"]
-    two = validating.validate(player, ["simple"], games=4, seed=3, workers=2)["simple"]
+    one = validating.validate(player, opponents=["simple"], games=4, seed=3, workers=1)["against"][
+        "simple"
+    ]
+    two = validating.validate(player, opponents=["simple"], games=4, seed=3, workers=2)["against"][
+        "simple"
+    ]
     timing = {"p99_call_ms", "max_call_ms", "p99_call_cpu_ms", "max_call_cpu_ms"}
     assert {k: v for k, v in one.items() if k not in timing} == {
         k: v for k, v in two.items() if k not in timing
@@ -90,9 +94,13 @@ def test_bad_player_files_are_one_line_errors(tmp_path):
 
 def test_validation_plays_under_the_rules_given(player):
     short = validating.validate(
-        player, ["simple"], games=3, seed=2, workers=1, rules=GinRummyRules(game_target=20)
-    )["simple"]
-    full = validating.validate(player, ["simple"], games=3, seed=2, workers=1)["simple"]
+        player, GinRummyRules(game_target=20), opponents=["simple"], games=3, seed=2, workers=1
+    )
+    assert short["rules"] == {"game_target": 20}
+    short = short["against"]["simple"]
+    full = validating.validate(player, opponents=["simple"], games=3, seed=2, workers=1)["against"][
+        "simple"
+    ]
     assert short["games"] == full["games"] == 3
     assert short["rounds"] < full["rounds"]
     bad = CliRunner().invoke(app, ["validate", "ginrummy", str(player), "--rules", "nope=1"])
@@ -102,8 +110,44 @@ def test_validation_plays_under_the_rules_given(player):
 def test_the_docstring_names_the_rules_its_figures_were_measured_under():
     figures = {"simple": {"win_rate": 0.5, "win_ci": [0.4, 0.6], "games": 10, "invalid": 0,
                           "points_per_round": 1.0}}  # fmt: skip
-    default = codegen.docstring(METADATA, figures)
+    default = codegen.docstring(METADATA, {"against": figures})
     assert "full games to 100, seats alternating):" in default
-    assert default == codegen.docstring(METADATA, figures, {})
-    changed = codegen.docstring(METADATA, figures, {"game_target": 50, "knock_limit": 5})
+    assert default == codegen.docstring(METADATA, {"against": figures, "rules": {}})
+    changed = codegen.docstring(
+        METADATA, {"against": figures, "rules": {"game_target": 50, "knock_limit": 5}}
+    )
     assert "full games to 50, seats alternating; rules: game_target=50, knock_limit=5):" in changed
+
+
+def test_check_measures_the_file_against_simple_for_its_docstring(player):
+    card = validating.check(player, FITTED, games=2, seed=4, workers=1)
+    assert card["rules"] == {} and set(card["against"]) == {"simple"}
+    assert card["against"]["simple"]["games"] == 2 and validating.failure(card) is None
+    doc = codegen.docstring(METADATA, card)
+    assert "vs simple: win" in doc and "2 games, 0 invalid" in doc
+
+
+def test_failure_names_the_files_invalid_plays(tmp_path):
+    cheat = tmp_path / "cheat.py"  # always throws the card it just drew
+    cheat.write_text(
+        "def pick(top, scores, memory, draw, hand):\n    return 'stock', ''\n"
+        "def play(picked, scores, memory, hand):\n    return ('drop', picked), ''\n"
+        "def melds(scores, memory, hand):\n    return [(card,) for card in hand]\n"
+    )
+    card = validating.validate(cheat, opponents=["simple", "random"], games=2, workers=1)
+    assert [f["invalid"] for f in card["against"].values()] == [2, 2]
+    assert validating.failure(card) == (
+        "4 invalid plays against simple, random: Cannot play the last drawn card"
+    )
+
+
+def test_baselines_as_the_command_line_gives_them_with_progress_per_baseline(player):
+    seen = []
+    card = validating.validate(player, opponents=" simple, random ", games=2, seed=1,
+                               workers=1, progress=lambda *done: seen.append(done))  # fmt: skip
+    assert (card["games"], card["seed"], list(card["against"])) == (2, 1, ["simple", "random"])
+    assert seen[-1] == ("random", 2, 2) and ("simple", 2, 2) in seen
+    # No games, no match: the file is loaded and nothing is measured (`generate --games 0`).
+    assert validating.check(player, FITTED, games=0)["against"] == {}
+    with pytest.raises(ValueError, match="unknown bot 'nosuch'"):
+        validating.validate(player, opponents="simple,nosuch", games=1)

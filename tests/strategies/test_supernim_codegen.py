@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import inspect
 
 import numpy as np
 import polars as pl
@@ -13,8 +14,10 @@ from hypothesis import strategies as st
 from mine.models import supernim as model
 from mine.strategies.bots.supernim import search_player
 from mine.strategies.codegen import supernim as codegen
-from mine.strategies.engines.supernim import Game, State
+from mine.strategies.engines.supernim import State
 from mine.strategies.player_file import load_source
+from mine.strategies.players import supernim as player_module
+from mine.strategies.players.source import PRAGMA, player_code
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +38,7 @@ def fitted():
     frame = frame.with_columns(
         (pl.col("final_margin") - pl.col("margin_before")).alias("future_margin")
     )
-    meta = {"fingerprint": "ab" * 32, "logs": 1, "games": 8, "rows": 400}
-    return model.fit(frame, meta)
+    return model.fit(model.Logged(frame, "ab" * 32, 1, 8))
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +54,7 @@ def test_the_source_imports_only_the_standard_library(fitted):
 
 
 def test_the_budget_is_never_over_a_second(fitted):
-    assert "BUDGET = 1.0" in codegen.module_source(fitted, None, 5.0)
+    assert load_source(codegen.module_source(fitted, None, 5.0), "supernim").BUDGET == 1.0
 
 
 @settings(max_examples=200, deadline=None)
@@ -65,9 +67,30 @@ def test_the_files_evaluator_is_the_fitted_table(player, fitted, heaps, left):
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(1, 10), min_size=1, max_size=5), st.integers(2, 100))
 def test_the_file_moves_as_the_packages_search_with_the_same_leaves(player, fitted, heaps, left):
-    game = Game()
     state = State("max", tuple(heaps), 0, 0, moves=100 - left)
-    move = search_player(2, fitted.value)(game, state)
-    after = game.after(state, move)
+    move = search_player(2, fitted.value)(state)
+    state.apply_action(move)
     answer = player.ai_move(("max", tuple(heaps), 0, 0), moves_left=left)
-    assert answer == (after.player, after.board, after.score_max, after.score_min)
+    assert answer == state.handout()
+
+
+def test_the_file_is_the_player_module_with_the_table_in_place(fitted):
+    """The player's code is embedded by source: line for line the module's, but for the
+    lines that assign the table (rules, search, fitted values) and the repository's lint
+    pragmas."""
+    table = ("MERGE_CAP", "SPLIT_REWARD", "MAX_MOVES", "DEPTH", "BUDGET", "CELLS", "BOARDS")
+    source = codegen.module_source(fitted, None, 0.5, 2)
+    module = PRAGMA.sub("", inspect.getsource(player_module))
+    assert "# fmt: skip" not in source
+
+    def code(text: str) -> list[str]:
+        body = text[text.index('"""', 3) + 3 :].splitlines()  # past the docstring
+        return [line for line in body if not line.startswith(tuple(f"{n} = " for n in table))]
+
+    assert code(source) == code(module)
+    assert "\nDEPTH = 2  # plies" in source and "\nBUDGET = 0.5  # seconds" in source
+
+
+def test_a_table_name_the_module_does_not_assign_is_refused():
+    with pytest.raises(ValueError, match="assigns no"):
+        player_code("mine.strategies.players.supernim", {"CELLS": {}, "WEIGHTS": {}})

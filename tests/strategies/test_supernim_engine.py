@@ -7,23 +7,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mine.strategies.bots.supernim import parse_bot, real_move, search_player
-from mine.strategies.bots.supernim_search import canonical_children
+from mine.strategies.bots.supernim import make_bot, real_move, search_player
+from mine.strategies.engines.state import IllegalAction
 from mine.strategies.engines.supernim import (
     MAX,
     MERGE,
     MIN,
     SPLIT,
     ULAM,
-    Game,
     State,
-    SuperNim,
     SuperNimRules,
     canonical,
     moves,
-    play,
+    new_game,
+    play_game,
     run_match,
+    simulate,
 )
+from mine.strategies.players.supernim import SuperNim, canonical_children
 
 boards = st.lists(st.integers(1, 12), min_size=1, max_size=7).map(tuple)
 
@@ -98,86 +99,106 @@ def test_canonical_successors_are_the_sorted_real_ones_whatever_the_heap_order(b
 
 
 def test_state_api_scores_the_mover_and_passes_the_turn():
-    game = Game()
-    state = game.initial((2, 4), MIN)
-    split = next(m for m in game.legal_actions(state) if m.kind == SPLIT)
-    after = game.apply_action(state, split)
-    assert after == State(MAX, (4,), 0, 2, 1)
-    with pytest.raises(ValueError):
-        game.apply_action(after, split)
-    assert game.returns(after) == (0.0, 0.0)
+    state = new_game(SuperNimRules(), None, board=(2, 4), first=MIN)
+    split = next(m for m in state.legal_actions() if m.kind == SPLIT)
+    state.apply_action(split)
+    assert state == State(MAX, (4,), 0, 2, 1)
+    with pytest.raises(IllegalAction):
+        state.apply_action(split)
+    assert state == State(MAX, (4,), 0, 2, 1) and state.returns() == (0.0, 0.0)
 
 
 def test_a_game_that_empties_the_board_ends_without_a_cut_off():
-    game = Game()
-    final = game.apply_action(State(MAX, (2,)), moves((2,))[0])
-    assert game.is_terminal(final) and not game.is_cut_off(final)
-    assert game.winner(final) == MAX and game.returns(final) == (1.0, -1.0)
+    final = State(MAX, (2,))
+    final.apply_action(moves((2,))[0])
+    assert final.is_terminal() and not final.is_cut_off()
+    assert final.winner() == MAX and final.returns() == (1.0, -1.0)
 
 
 def test_the_move_limit_cuts_a_cycling_game_off():
-    game = Game(SuperNimRules(max_moves=7))
-    bots = {MAX: parse_bot("random", np.random.default_rng(1)),
-            MIN: parse_bot("random", np.random.default_rng(2))}  # fmt: skip
-    played = play(game, State(MAX, (5, 7, 9)), bots)
-    assert len(played.steps) == 7 and game.is_cut_off(played.final)
+    rules = SuperNimRules(max_moves=7)
+    bots = {MAX: make_bot("random", rules, np.random.default_rng(1)),
+            MIN: make_bot("random", rules, np.random.default_rng(2))}  # fmt: skip
+    played = play_game(State(MAX, (5, 7, 9), rules=rules), bots)
+    assert len(played.steps) == 7 and played.final.is_cut_off()
 
 
 def test_the_ulam_limit_stops_growth_and_a_board_without_moves_ends():
-    game = Game(SuperNimRules(ulam_limit=1))
-    state = State(MAX, (5, 5), growths=1)
-    assert game.legal_actions(state) == [] and game.is_cut_off(state)
-    assert game.legal_actions(State(MAX, (5, 5)))  # before the limit: 5 → 16
+    rules = SuperNimRules(ulam_limit=1)
+    state = State(MAX, (5, 5), growths=1, rules=rules)
+    assert state.legal_actions() == [] and state.is_cut_off()
+    assert State(MAX, (5, 5), rules=rules).legal_actions()  # before the limit: 5 → 16
 
 
 def test_a_repeated_position_ends_the_game_in_the_repeat_variant():
-    game = Game(SuperNimRules(repeat_ends=True))
-    state = State(MAX, (8,))
+    rules = SuperNimRules(repeat_ends=True)
+    state = State(MAX, (8,), rules=rules)
     for _ in range(2):  # 8 → 4,4 → (no), so cycle through merges: (3, 5) ↔ (8)…
-        state = game.apply_action(state, game.legal_actions(state)[0])
-    seen_before = State(state.player, state.board, seen=frozenset({state.key}))
-    assert game.is_terminal(seen_before) and game.is_cut_off(seen_before)
+        state.apply_action(state.legal_actions()[0])
+    seen_before = State(state.player, state.board, seen=frozenset({state.key}), rules=rules)
+    assert seen_before.is_terminal() and seen_before.is_cut_off()
 
 
 def test_alpha_beta_takes_the_points_in_front_of_it():
-    game = Game()
     state = State(MAX, (2, 5, 7))
     for depth in (1, 2, 3, 4):
-        assert search_player(depth)(game, state).kind == SPLIT
+        assert search_player(depth)(state).kind == SPLIT
 
 
 def test_alpha_beta_does_not_hand_over_two_points():
     # (4, 1): splitting the 4 lets the opponent cash first; 1 onto 4 makes (5).
-    game = Game()
-    move = search_player(2)(game, State(MAX, (4, 3), moves=98))
+    move = search_player(2)(State(MAX, (4, 3), moves=98))
     assert move.kind != ULAM or (4, 3)[move.i] != 4
 
 
 def test_real_move_keeps_heap_order():
-    game = Game()
     state = State(MAX, (4, 2, 5))
-    move = real_move(game, state, 0, (2, 2, 2, 5))
-    assert move == next(m for m in game.legal_actions(state) if m.after == (2, 2, 2, 5))
+    move = real_move(state, 0, (2, 2, 2, 5))
+    assert move == next(m for m in state.legal_actions() if m.after == (2, 2, 2, 5))
 
 
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_random_moves_are_legal(seed):
-    game = Game(SuperNimRules(max_moves=30))
+    rules = SuperNimRules(max_moves=30)
     rng = np.random.default_rng(seed)
-    bots = {MAX: parse_bot("random", rng), MIN: parse_bot("greedy", rng)}
-    played = play(game, State(MAX, (3, 6, 9, 2)), bots)
+    bots = {MAX: make_bot("random", rules, rng), MIN: make_bot("greedy", rules, rng)}
+    played = play_game(State(MAX, (3, 6, 9, 2), rules=rules), bots)
     for state, move in played.steps:
-        assert move in game.legal_actions(state)
+        assert move in state.legal_actions()
 
 
 def test_same_seed_same_bytes(tmp_path):
-    factories = (("random", lambda r: parse_bot("random", r)),
-                 ("alphabeta:2", lambda r: parse_bot("alphabeta:2", r)))  # fmt: skip
+    specs = ("random", "alphabeta:2")
     rules = SuperNimRules(max_moves=40)
     for folder in ("a", "b"):
-        run_match(factories, 6, None, 3, rules, tmp_path / folder)
+        run_match(specs, 6, None, 3, rules, tmp_path / folder, make_bot)
     for name in ("random-vs-alphabeta_2-s3.csv", "random-vs-alphabeta_2-s3-score.csv"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
-    other = run_match(factories, 6, None, 4, rules, tmp_path / "c")
+    other = run_match(specs, 6, None, 4, rules, tmp_path / "c", make_bot)
     assert other["stem"].endswith("s4")
+
+
+def test_new_game_draws_a_random_board_from_the_rng_or_takes_the_one_given():
+    rules = SuperNimRules(max_moves=20)
+    drawn = [new_game(rules, np.random.default_rng(9)) for _ in range(2)]
+    assert drawn[0] == drawn[1] and drawn[0].rules == rules and drawn[0].player == MAX
+    assert 3 <= len(drawn[0].board) <= 6 and all(1 <= n <= 10 for n in drawn[0].board)
+    assert new_game(rules, None, board=[2, 4], first=MIN) == State(MIN, (2, 4), rules=rules)
+    with pytest.raises(ValueError, match="at least one stick"):
+        new_game(rules, None, board=(2, 0))
+
+
+def test_simulate_plays_every_pair_and_checks_every_bot_before_a_game(tmp_path):
+    rules = SuperNimRules(max_moves=20)
+    with pytest.raises(ValueError, match="unknown Super-Nim bot"):
+        simulate(rules, ["random", "clever"], 2, 1, tmp_path / "none", make_bot=make_bot)
+    assert not (tmp_path / "none").exists()
+    summary = simulate(rules, ["random", "greedy", "alphabeta:1"], 4, 7, tmp_path / "logs",
+                       make_bot=make_bot, start=(2, 4, 5))  # fmt: skip
+    stems = [match["stem"] for match in summary["matches"]]
+    assert stems == ["random-vs-greedy-s7", "random-vs-alphabeta_1-s8", "greedy-vs-alphabeta_1-s9"]
+    assert summary["rules"]["max_moves"] == 20 and summary["seed"] == 7
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == sorted(
+        name for stem in stems for name in (f"{stem}.csv", f"{stem}-score.csv")
+    )

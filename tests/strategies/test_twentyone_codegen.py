@@ -13,12 +13,13 @@ from hypothesis import strategies as hs
 
 from mine.parsers.cards import DECK
 from mine.strategies.bots.twentyone import make_bot
-from mine.strategies.codegen.twentyone import chart_of_module, module_source, write_module
+from mine.strategies.codegen.twentyone import module_source, write_module
 from mine.strategies.engines.twentyone import PlayerInfo, PlayerPoints, TwentyOneRules, play_game
+from mine.strategies.engines.twentyone_chart import Strategy, chart_of_tables
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation.twentyone import engine_player, load_player
 
-BIDS = [(-10, -3, 10), (-2, 2, 50), (3, 10, 100)]
+BIDS = ((-10, -3, 10), (-2, 2, 50), (3, 10, 100))
 METADATA = {
     "game": "twentyone",
     "logs": 12,
@@ -47,7 +48,7 @@ def chart():
 @pytest.fixture(scope="module")
 def player(chart, tmp_path_factory):
     path = tmp_path_factory.mktemp("gen") / "player.py"
-    write_module(path, chart, BIDS, METADATA, {"flat-bet return": 0.0771})
+    write_module(path, Strategy(chart, BIDS, (), METADATA), {"flat-bet return": 0.0771})
     return path, load_player(path)
 
 
@@ -68,7 +69,7 @@ def test_module_parses_and_imports_only_the_standard_library(player):
 
 def test_tables_are_the_chart(player, chart):
     _, module = player
-    back = chart_of_module(module)
+    back = chart_of_tables(module)
     assert (back.hand[:, 1:, 4:22] == chart.hand[:, 1:, 4:22]).all()
     assert (back.split[:, 1:, 1:] == chart.split[:, 1:, 1:]).all()
     assert (back.insure == chart.insure).all()
@@ -76,16 +77,18 @@ def test_tables_are_the_chart(player, chart):
 
 
 def test_generation_is_deterministic_and_log_text_cannot_inject_code(chart):
-    assert module_source(chart, BIDS, METADATA) == module_source(chart, BIDS, METADATA)
+    table = Strategy(chart, BIDS, (), METADATA)
+    assert module_source(table, None) == module_source(table, None)
     hostile = {**METADATA, "method": '"""\nimport os; os.system("x")\n"""', "logs": "1; import os"}
-    source = module_source(chart, BIDS, hostile)
+    source = module_source(Strategy(chart, BIDS, (), hostile), None)
     tree = ast.parse(source)
     assert "os" not in {
         a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
     }
     assert "(not shown)" in ast.get_docstring(tree)
     with pytest.raises(ValueError):
-        module_source(chart, BIDS, {**METADATA, "learned": {**METADATA["learned"], "decks": 0}})
+        decks = {**METADATA, "learned": {**METADATA["learned"], "decks": 0}}
+        module_source(Strategy(chart, BIDS, (), decks), None)
 
 
 memories = hs.builds(
@@ -168,7 +171,7 @@ def test_never_plays_an_invalid_action_in_the_engine(player, chart, tmp_path):
         "actions": {**METADATA["learned"]["actions"], "double_on_21": False},
     }
     strict = tmp_path / "strict.py"
-    write_module(strict, chart, BIDS, {**METADATA, "learned": learned})
+    write_module(strict, Strategy(chart, BIDS, (), {**METADATA, "learned": learned}))
     cases = (
         (player[1], TwentyOneRules(rounds=300), 2),
         (player[1], TwentyOneRules(starting_points=120, rounds=300), 3),  # poor: all-in bids
@@ -180,7 +183,7 @@ def test_never_plays_an_invalid_action_in_the_engine(player, chart, tmp_path):
             rng = np.random.default_rng(game)
             players = {"gen": engine_player(module.play, times)}
             for i, bot in enumerate(("random", "textbook", "random", "explorer")):
-                players[f"b{i}"] = make_bot(bot, rng, rules)
+                players[f"b{i}"] = make_bot(bot, rules, rng)
             state = play_game(rules, players, rng)
             assert state.disqualified[state.ids.index("gen")] is None
     assert len(times) > 1000

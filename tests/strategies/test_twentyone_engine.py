@@ -423,7 +423,7 @@ def test_fast_and_spec_paths_play_the_same_game(seed: int) -> None:
 
     def bots():
         rngs = np.random.default_rng(seed).spawn(len(names))
-        return {i: make_bot(n, r, rules) for i, n, r in zip(ids, names, rngs, strict=True)}
+        return {i: make_bot(n, rules, r) for i, n, r in zip(ids, names, rngs, strict=True)}
 
     fast = play_game(rules, bots(), np.random.default_rng(seed + 1))
     spec = play_game(
@@ -441,7 +441,7 @@ def test_points_are_conserved_by_the_rules() -> None:
     rngs = np.random.default_rng(3).spawn(4)
     state = play_game(
         rules,
-        {str(i): make_bot("random", r, rules) for i, r in enumerate(rngs)},
+        {str(i): make_bot("random", rules, r) for i, r in enumerate(rngs)},
         np.random.default_rng(4),
     )
     assert all(p >= 0 for p in state.points)

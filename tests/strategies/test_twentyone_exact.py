@@ -22,12 +22,10 @@ from mine.strategies.engines.twentyone import (
     dealer_hits,
     play_game,
 )
+from mine.strategies.engines.twentyone_chart import MAIN, SPLIT_HAND, Chart
 from mine.strategies.solvers.twentyone import (
     INFINITE,
-    MAIN,
     SAME_RANK,
-    SPLIT_HAND,
-    Chart,
     DealerTable,
     _Solver,
     chart_value,
@@ -35,7 +33,8 @@ from mine.strategies.solvers.twentyone import (
     full_shoe,
     solve,
 )
-from mine.strategies.validation.twentyone import FilePolicy, chart_module, flat_returns
+from mine.strategies.validation.twentyone import chart_module
+from mine.strategies.validation.twentyone_evaluator import FilePolicy, flat_returns
 
 RULES = TwentyOneRules()
 CASINO = TwentyOneRules(

@@ -15,13 +15,8 @@ from mine.parsers.twentyone import Turn, read_scores, read_turns
 from mine.pipeline.cli import app
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import CODE as CARD_CODE
-from mine.strategies.engines.twentyone import (
-    TwentyOneRules,
-    hand_total,
-    play_game,
-    write_logs,
-    write_logs_via_records,
-)
+from mine.strategies.engines.twentyone import TwentyOneRules, hand_total, play_game
+from mine.strategies.engines.twentyone_logs import write_logs, write_logs_via_records
 
 SEATS = ("textbook", "random", "explorer:dealer:0.3", "cautious", "random")
 
@@ -30,7 +25,7 @@ def game(seed: int, rounds: int = 60, seats=SEATS):
     rules = TwentyOneRules(rounds=rounds, starting_points=600)
     rngs = np.random.default_rng(seed).spawn(len(seats) + 1)
     players = {
-        str(i + 1): make_bot(s, r, rules)
+        str(i + 1): make_bot(s, rules, r)
         for i, (s, r) in enumerate(zip(seats, rngs[1:], strict=True))
     }
     return play_game(rules, players, rngs[0])

@@ -28,19 +28,19 @@ from mine.strategies.engines.twentyone import (
     State,
     TwentyOneRules,
 )
-from mine.strategies.solvers.twentyone import INSURED, MAIN, SPLIT_HAND, Chart, chart_value, solve
-from mine.strategies.validation.twentyone import (
+from mine.strategies.engines.twentyone_chart import INSURED, MAIN, SPLIT_HAND, Chart, Strategy
+from mine.strategies.solvers.twentyone import chart_value, solve
+from mine.strategies.validation.twentyone import chart_module, check, failure, load_player
+from mine.strategies.validation.twentyone_evaluator import (
     HI_LO,
     ContinuousShoe,
     FilePolicy,
     FreshShoes,
     _Dealer,
     baseline_policies,
-    chart_module,
     chart_of_bot,
     continuous_returns,
     flat_returns,
-    load_player,
     play_round,
 )
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
@@ -54,7 +54,7 @@ def best():
     return solve(RULES)
 
 
-def count_charts(chart: Chart) -> list[tuple[int, int, Chart]]:
+def count_charts(chart: Chart) -> tuple[tuple[int, int, Chart], ...]:
     """Charts that differ from `chart` at low and high counts, so that the file has
     cells that change with the count."""
     low = Chart(chart.hand.copy(), chart.split.copy(), np.zeros_like(chart.insure))
@@ -62,13 +62,13 @@ def count_charts(chart: Chart) -> list[tuple[int, int, Chart]]:
     high = Chart(chart.hand.copy(), chart.split.copy(), np.ones_like(chart.insure))
     high.hand[MAIN, 4, 12, 0, 0] = HIT
     high.split[:, 6, 10] = True
-    return [(-10, -3, low), (3, 10, high)]
+    return ((-10, -3, low), (3, 10, high))
 
 
 @pytest.fixture(scope="module")
 def counted(best, tmp_path_factory):
     path = tmp_path_factory.mktemp("val") / "counted.py"
-    write_module(path, best.chart, BIDS, METADATA, None, count_charts(best.chart))
+    write_module(path, Strategy(best.chart, BIDS, count_charts(best.chart), METADATA))
     return load_player(path)
 
 
@@ -256,7 +256,7 @@ def test_continuous_shoes_pair_every_round(best):
 @pytest.fixture(scope="module")
 def player(best, tmp_path_factory):
     path = tmp_path_factory.mktemp("val") / "player.py"
-    write_module(path, best.chart, BIDS, METADATA)
+    write_module(path, Strategy(best.chart, BIDS, (), METADATA))
     return path
 
 
@@ -298,3 +298,19 @@ def test_validate_rejects_what_is_not_a_player(tmp_path):
     assert runner.invoke(app, ["validate", "twentyone", str(other)]).exit_code == 1
     bad_rule = runner.invoke(app, ["validate", "twentyone", str(other), "--rules", "nope=1"])
     assert bad_rule.exit_code == 1
+
+
+def test_check_measures_the_file_it_is_given(player, best):
+    card = check(player, None, hands=5_000, seed=1)
+    assert card["exact value of the static chart, infinite deck"] == pytest.approx(best.ev)
+    assert card["exact optimum, infinite deck"] == pytest.approx(best.ev)
+    assert card["95% CI low"] < card["flat-bet return, 5000 hands of fresh 3-deck shoes"]
+    assert card["reference rules"] == "engine defaults"
+
+
+def test_failure_is_one_line_naming_the_first_invalid_game():
+    assert failure({"player": "p.py", "invalid_actions": 0}) is None
+    games = {"disqualified": ["game 3: raised KeyError: 1", "game 7: took 2 s"]}
+    line = failure({"player": "p.py", "invalid_actions": 2, "games": games})
+    assert line.startswith("p.py: 2 games lost to invalid actions (first, game 3: raised")
+    assert "\n" not in line

@@ -25,27 +25,30 @@ def generated(game: str, folder: Path) -> Path:
         path.write_text(module_source(Fit(table, METADATA), None))
     elif game == "ginrummy":
         from mine.strategies.codegen import ginrummy
-        from tests.strategies.test_ginrummy_codegen import METADATA, TABLES
+        from tests.strategies.test_ginrummy_codegen import FITTED
 
-        ginrummy.write_module(path, TABLES, METADATA)
+        path.write_text(ginrummy.module_source(FITTED, None), encoding="utf-8")
     elif game == "supernim":
         from mine.strategies.codegen import supernim
         from tests.strategies import test_supernim_codegen
 
-        supernim.write_module(path, test_supernim_codegen.fitted.__wrapped__(), None, 0.2, 2)
+        fitted = test_supernim_codegen.fitted.__wrapped__()
+        path.write_text(supernim.module_source(fitted, None, 0.2, 2), encoding="utf-8")
     elif game == "twentyone":
         from mine.strategies.codegen.twentyone import write_module
         from mine.strategies.engines.twentyone import TwentyOneRules
+        from mine.strategies.engines.twentyone_chart import Strategy
         from mine.strategies.solvers.twentyone import solve
         from tests.strategies.test_twentyone_codegen import BIDS, METADATA
 
-        write_module(path, solve(TwentyOneRules()).chart, BIDS, METADATA, None)
+        write_module(path, Strategy(solve(TwentyOneRules()).chart, BIDS, (), METADATA))
     else:
         from mine.strategies.codegen.cardguess import module_source
+        from mine.strategies.solvers.cardguess import Trees
         from tests.strategies import test_cardguess_codegen as fixtures
 
         tree = fixtures.tree.__wrapped__()
-        path.write_text(module_source({2: tree}, fixtures.METADATA, None))
+        path.write_text(module_source(Trees({2: tree}, fixtures.METADATA), None))
     return path
 
 

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from mine.pipeline.cli import app
-from mine.strategies.bots.cardguess import parse_guesser
-from mine.strategies.engines.cardguess import CardGuessRules, run_games
+from mine.strategies.bots.cardguess import make_bot
+from mine.strategies.engines.cardguess import CardGuessRules, simulate
 from mine.warehouse.ingest import ingest
 
 
@@ -19,8 +19,7 @@ from mine.warehouse.ingest import ingest
 def logs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cardguess")
     for n, games in ((2, 40), (3, 10)):
-        run_games(lambda rng: parse_guesser("greedy", rng), "uniform", games, n,
-                  CardGuessRules(n=n), folder / f"greedy-n{n}")  # fmt: skip
+        simulate(CardGuessRules(n=n), ["greedy"], games, n, folder, make_bot=make_bot)
     return folder
 
 
@@ -58,12 +57,12 @@ def _wrong_feedback(folder):
         fields[9] = str((int(fields[9]) + 1) % 3)  # suits, still a valid number for n = 2
         return ",".join(fields)
 
-    _edit_line(folder / "greedy-n2.csv", 2, change)
+    _edit_line(folder / "greedy-uniform-n2.csv", 2, change)
 
 
 def _next_guess_after_the_answer(folder):
     """Game 1 guesses once more after finding the answer (on line 4 of the fixture)."""
-    path = folder / "greedy-n2.csv"
+    path = folder / "greedy-uniform-n2.csv"
     lines = path.read_bytes().split(b"\r\n")
     found = [line.decode().split(",") for line in lines if line.startswith(b"1,")][-1]
     assert len([line for line in lines if line.startswith(b"1,")]) == 4
@@ -72,7 +71,9 @@ def _next_guess_after_the_answer(folder):
 
 
 def _score_disagrees(folder):
-    _edit_line(folder / "greedy-n2-score.csv", 3, lambda line: line.rsplit(",", 1)[0] + ",9")
+    _edit_line(
+        folder / "greedy-uniform-n2-score.csv", 3, lambda line: line.rsplit(",", 1)[0] + ",9"
+    )
 
 
 @pytest.mark.parametrize(
@@ -91,7 +92,9 @@ def test_a_broken_rule_rejects_its_file_and_the_rest_lands(
     summary = ingest(con, [folder])
     assert summary.count("rejected") == 1 and summary.count("new") == 1
     (error,) = summary.errors
-    assert f"greedy-n2{'-score' if edit is _score_disagrees else ''}.csv:{line}:" in str(error)
+    assert f"greedy-uniform-n2{'-score' if edit is _score_disagrees else ''}.csv:{line}:" in str(
+        error
+    )
     assert reason in str(error)
     landed = con.execute("SELECT DISTINCT n FROM cardguess_games").fetchall()
     assert landed == [(3,)]  # the good n = 3 file only
@@ -101,5 +104,5 @@ def test_the_cli_says_file_line_reason_and_fails(logs, tmp_path):
     folder = _broken(logs, tmp_path, _wrong_feedback)
     result = CliRunner().invoke(app, ["ingest", str(folder), "--db", str(tmp_path / "w.duckdb")])
     assert result.exit_code == 1
-    assert "greedy-n2.csv:2: feedback" in " ".join(result.output.split())
+    assert "greedy-uniform-n2.csv:2: feedback" in " ".join(result.output.split())
     assert "Traceback" not in result.output

@@ -15,8 +15,8 @@ import pytest
 
 from mine.parsers import hog
 from mine.parsers.cards import parse_course
-from mine.strategies.engines.ginrummy import MeldSolver, hand_mask
 from mine.strategies.engines.hog import HogRules
+from mine.strategies.engines.melds import MeldSolver, hand_mask
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.data import synth

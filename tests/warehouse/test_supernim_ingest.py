@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from mine.strategies.bots.supernim import factory
+from mine.strategies.bots.supernim import make_bot
 from mine.strategies.engines.supernim import SuperNimRules, run_match
 from mine.warehouse import ingest
 
@@ -15,8 +15,7 @@ STEM = "greedy-vs-alphabeta_2-s5"
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("supernim")
-    bots = (("greedy", factory("greedy")), ("alphabeta:2", factory("alphabeta:2")))
-    run_match(bots, 6, None, 5, SuperNimRules(max_moves=30), folder)
+    run_match(("greedy", "alphabeta:2"), 6, None, 5, SuperNimRules(max_moves=30), folder, make_bot)
     return folder
 
 

@@ -1,9 +1,10 @@
-"""Super-Nim's move generator and search: depth-limited alpha-beta (negamax) over
-canonical boards.
+"""Super-Nim's player: the move generator, the handout's game class, the search and the
+generated player's functions (`ai_move`, `random_move`), as one standard-library module.
 
-Standard library only: `mine generate supernim` embeds this file's code in every player
-it writes, so the engine, the bots and the generated players move and search with the
-very same functions.
+`mine generate supernim` embeds this module's code in every player it writes, with the
+fitted table in place of the plain one below, so the engine, the bots, the solver and the
+generated players move and search with the very same functions, and the fitter evaluates
+its table on the very features the player looks up (`cell`, `leaf_value`).
 
 Points are additive, so a position's worth to the mover is the margin it will still gain
 from here: negamax over that future margin needs neither the scores nor whose turn it is,
@@ -14,14 +15,30 @@ worth is `evaluate(board, moves_left)`: 0 for the plain score-difference heurist
 score difference is already counted along the line), a fitted estimate otherwise.
 """
 
+import random
 import time
 from bisect import insort
 
-INFINITY = float("inf")
-EXACT, LOWER, UPPER = 0, 1, 2
-CHECK_EVERY = 256  # nodes (leaves included) between two looks at the clock
-CACHE_LIMIT = 20_000  # successor lists kept before the cache starts over (a big heap of
-# tuples makes every full garbage collection long: a move-time outlier)
+# --- the table: a generated file states its rules, search and fitted values here -------
+
+MERGE_CAP = 10
+SPLIT_REWARD = 2
+MAX_MOVES = 100
+DEPTH = 3  # plies the search goes to at most
+BUDGET = 0.2  # seconds a move may take at most
+MAX_BUDGET = 1.0  # … whatever a call asks for
+
+# CELLS[features]: the mover's future margin the fitted model gives a feature cell.
+CELLS = {}
+
+# BOARDS[sorted board]: the mover's future margin of a board the logs saw often.
+BOARDS = {}
+
+FEATURES = ("twos", "fours", "ones", "odds", "heaps", "left")
+CAPS = (5, 3, 3, 5, 9, 12)  # a feature's counts above its cap count as the cap
+LEFT_FAR = CAPS[-1]  # moves left from which a board's own value is used
+
+# --- the move generator ----------------------------------------------------------------
 
 
 def heap_moves(board, cap, reward, growth=True):
@@ -46,10 +63,6 @@ def heap_moves(board, cap, reward, growth=True):
         else:
             found.append(("ulam", i, None, (*head, n // 2, n // 2, *tail), 0))
     return found
-
-
-class OutOfTime(Exception):
-    """The time budget ran out in the middle of an iteration."""
 
 
 def canonical_children(board, cap, reward, growth):
@@ -82,6 +95,61 @@ def canonical_children(board, cap, reward, growth):
     found = [(points, after, grew) for (after, grew), points in best.items()]
     found.sort(key=lambda child: -child[0])
     return found
+
+
+# --- the handout's game class ----------------------------------------------------------
+
+
+class SuperNim:
+    """The handout's game class over the handout's states `(player, board, max, min)`.
+
+    It knows no move count: the game manager cuts cycling games off, as the handout says.
+    """
+
+    WIN = 100  # utility of a win for max (the handout's "+100 or -100")
+
+    def __init__(self, merge_cap=MERGE_CAP, split_reward=SPLIT_REWARD):
+        self.merge_cap = merge_cap
+        self.split_reward = split_reward
+
+    def terminal(self, state):
+        return not state[1]
+
+    def utility(self, state):
+        difference = state[2] - state[3]
+        return self.WIN if difference > 0 else -self.WIN if difference < 0 else 0
+
+    def heuristic(self, state):
+        """The score difference for max: what a position is worth if nothing changes."""
+        return state[2] - state[3]
+
+    def player(self, state):
+        return state[0]
+
+    def successors(self, state):
+        moves = heap_moves(state[1], self.merge_cap, self.split_reward)
+        return [successor(state, after, points) for *_, after, points in moves]
+
+
+def successor(state, after, points):
+    """The handout's state after the mover leaves the board `after` and scores `points`."""
+    player, _, score_max, score_min = state
+    if player == "max":
+        return ("min", after, score_max + points, score_min)
+    return ("max", after, score_max, score_min + points)
+
+
+# --- the search ------------------------------------------------------------------------
+
+INFINITY = float("inf")
+EXACT, LOWER, UPPER = 0, 1, 2
+CHECK_EVERY = 256  # nodes (leaves included) between two looks at the clock
+CACHE_LIMIT = 20_000  # successor lists kept before the cache starts over (a big heap of
+# tuples makes every full garbage collection long: a move-time outlier)
+
+
+class OutOfTime(Exception):
+    """The time budget ran out in the middle of an iteration."""
 
 
 class Searcher:
@@ -190,3 +258,56 @@ def _less(growths_left, grew):
     if growths_left < 0 or not grew:
         return growths_left
     return growths_left - 1
+
+
+# --- the player ------------------------------------------------------------------------
+
+
+def cell(board, left):
+    """A position's feature cell: its counts of 2-heaps, 4-heaps, 1-heaps, odd heaps and
+    heaps, and the moves left, each capped (what the fitted table is keyed by)."""
+    counts = (board.count(2), board.count(4), board.count(1),
+              sum(n % 2 for n in board), len(board), left)  # fmt: skip
+    return tuple(map(min, counts, CAPS))
+
+
+def leaf_value(board, left, cells, boards):
+    """The fitted future margin of the mover on a sorted board: the board's own value far
+    from the cut-off where the logs saw it often enough, else its feature cell's."""
+    if left >= LEFT_FAR and board in boards:
+        return boards[board]
+    return cells.get(cell(board, left), 0.0)
+
+
+def evaluate(board, left):
+    """This player's leaf value: its own table's."""
+    return leaf_value(board, left, CELLS, BOARDS)
+
+
+SEARCH = Searcher(MERGE_CAP, SPLIT_REWARD, evaluate)
+
+
+def successors(state):
+    """(successor state, board after, points) in heap order, as the handout lists them."""
+    moves = heap_moves(tuple(state[1]), MERGE_CAP, SPLIT_REWARD)
+    return [(successor(state, after, points), after, points) for *_, after, points in moves]
+
+
+def random_move(state):
+    """A uniformly random successor; the same state always gets the same answer."""
+    options = successors(state)
+    return random.Random(repr(state)).choice(options)[0]
+
+
+def ai_move(state, moves_left=None, depth=None, budget=None):
+    """The successor alpha-beta prefers (first best in heap order). Optional: the moves
+    left before the cut-off (default MAX_MOVES), the depth and the seconds to take."""
+    left = MAX_MOVES if moves_left is None else max(1, int(moves_left))
+    limit = DEPTH if depth is None else int(depth)
+    seconds = min(BUDGET if budget is None else float(budget), MAX_BUDGET)
+    board = tuple(sorted(state[1]))
+    value, points, target = SEARCH.choose(board, left, -1, limit, seconds)
+    for successor, after, gained in successors(state):
+        if gained == points and tuple(sorted(after)) == target:
+            return successor
+    return successors(state)[0][0]

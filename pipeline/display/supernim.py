@@ -1,0 +1,78 @@
+"""What `mine <verb> supernim` prints: outcomes by pairing, parity and move kind, the
+fitted heuristic's provenance, a player file's report card."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mine.models.supernim import Fitted
+from mine.pipeline.console import console, interval, show, show_pairs
+from mine.pipeline.stats.supernim import SuperNimStats
+
+RATE = "{:.3f}".format
+
+
+def stats(stats: SuperNimStats) -> None:
+    show(
+        stats.pairings.to_dicts(),
+        "outcomes by pairing (max vs min)",
+        formats={"max_win_rate": RATE, "draw_rate": RATE, "cutoff_rate": RATE},
+    )
+    show(
+        stats.parity.to_dicts(),
+        "outcomes by start 2-heap parity (odd: the first mover cashes one more)",
+        formats={"first_win_rate": RATE},
+    )
+    show(
+        stats.kinds.to_dicts(),
+        "outcomes by move kind (final margin from the mover's side)",
+        formats={"mean_final_margin": "{:+.3f}".format, "win_rate": RATE},
+    )
+    show(
+        stats.features.sort("positions", descending=True).head(12).to_dicts(),
+        "position value by board features (the 12 most seen)",
+        formats={"mean_future_margin": "{:+.3f}".format, "mean_final_margin": "{:+.3f}".format},
+    )
+
+
+def fitted(fitted: Fitted, path: Path) -> None:
+    meta = fitted.metadata
+    show_pairs(
+        f"supernim heuristic table → {path}",
+        [
+            ("logs / games / positions", f"{meta['logs']} / {meta['games']:,} / {meta['rows']:,}"),
+            ("data fingerprint", meta["fingerprint"][:16] + "…"),
+            ("model", meta["method"]),
+            ("feature cells / boards", f"{meta['feature_cells']:,} / {meta['boards']:,}"),
+            ("held-out R² (model)", f"{meta['r2_holdout']:.3f}"),
+            ("exact yardstick boards", meta["yardstick"]["boards"]),
+            ("mean |fit - exact|", f"{meta['yardstick']['mean_abs_error']:.3f}"),
+            ("mean |0 - exact| (plain)", f"{meta['yardstick']['plain_mean_abs_error']:.3f}"),
+        ],
+    )
+
+
+def generated(path: Path, card: dict[str, Any]) -> None:
+    console.print(
+        f"wrote {path} (depth {card['depth']}, at most {card['budget_seconds']} s a move)"
+    )
+
+
+def validated(card: dict[str, Any]) -> None:
+    rows = [
+        {
+            "opponent": name,
+            "games": row["games"],
+            "win": interval(row["win"], "{:.3f}"),
+            "draw": interval(row["draw"], "{:.3f}"),
+            "loss": interval(row["loss"], "{:.3f}"),
+            "cutoff": row["cutoff_rate"],
+            "margin": row["mean_margin"],
+            "invalid": row["invalid_moves"],
+            "theirs": row["opponent_invalid_moves"],
+            "p99 s": row["p99_move_seconds"],
+        }
+        for name, row in card["against"].items()
+    ]
+    show(rows, f"{card['player']} ({card['rules_text']})", formats={"cutoff": "{:.1%}".format})

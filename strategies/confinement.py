@@ -1,0 +1,281 @@
+"""What keeps a contained worker's process apart from the harness (Linux).
+
+Right after its fork a worker leaves the harness's session, keeps no descriptor but its
+channel (stdin, stdout and stderr on /dev/null) and, when the harness is root, becomes a
+user of its own (`UID_BASE` + its pid, ids no system hands out; `nobody` where only that is
+mapped) with no groups and one capability, reading any file: it cannot write the harness's
+files, signal or trace its processes or open their descriptors. It gains no privilege by
+exec, dies with the harness (its parent-death signal, which a player can clear) and is the
+first to go when memory runs out. During a run the harness is a child subreaper (what a
+worker starts and leaves becomes the harness's child, so `end_started` finds and ends it)
+and not dumpable (its /proc is closed to a worker of its own user). A guard process, one
+per harness, follows the workers and, should the harness die, ends all of theirs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_DUMPABLE, PR_SET_KEEPCAPS = 1, 3, 4, 8
+PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 36, 37, 38
+CAPABILITY_V3, CAP_DAC_READ_SEARCH = 0x20080522, 2
+UID_BASE, PID_LIMIT, NOBODY = 0x7000_0000, 1 << 22, 65534  # systemd leaves 0x70000000… unused
+MAX_PROCESSES = 64  # of a worker's own user: what a fork bomb gets
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _prctl(option: int, value: int = 0) -> int:
+    result = LIBC.prctl(option, ctypes.c_ulong(value), 0, 0, 0)
+    if result < 0:
+        raise OSError(ctypes.get_errno(), f"prctl({option})")
+    return result
+
+
+def _mapped(first: int, count: int) -> bool:
+    """Whether the user namespace maps the ids first … first + count - 1."""
+    with open("/proc/self/uid_map") as lines:
+        for line in lines:
+            inside, _, size = map(int, line.split())
+            if inside <= first and first + count <= inside + size:
+                return True
+    return False
+
+
+def player_users() -> str:
+    """Whom workers run as: 'own' (a user per worker), 'nobody', or 'same' (the harness's
+    user: it is not root)."""
+    if os.geteuid() != 0:
+        return "same"
+    if _mapped(UID_BASE, PID_LIMIT):
+        return "own"
+    return "nobody" if _mapped(NOBODY, 1) else "same"
+
+
+def user_of(pid: int, users: str) -> int | None:
+    """The user a worker of this pid runs as (None: the harness's)."""
+    return {"own": UID_BASE + pid, "nobody": NOBODY}.get(users)
+
+
+@contextlib.contextmanager
+def harness_settings() -> Iterator[None]:
+    """The harness, for a run: a child subreaper and not dumpable (restored after)."""
+    subreaper = ctypes.c_int()
+    LIBC.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(subreaper), 0, 0, 0)
+    dumpable = _prctl(PR_GET_DUMPABLE)
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    _prctl(PR_SET_DUMPABLE, 0)
+    try:
+        yield
+    finally:
+        _prctl(PR_SET_DUMPABLE, dumpable)
+        _prctl(PR_SET_CHILD_SUBREAPER, subreaper.value)
+
+
+def _only(keep: int) -> None:
+    """Stdin, stdout and stderr on /dev/null, descriptor `keep` kept, every other closed
+    (it keeps its number: objects the fork copied may still name the others')."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, keep)
+    os.closerange(keep + 1, 2**31 - 1)
+
+
+def confine(channel: int, harness: int, user: int | None, memory_mb: int) -> None:
+    """What a worker does right after its fork, before any player code runs."""
+    os.setsid()
+    _only(channel)
+    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as score:
+        score.write("1000")  # when memory runs out, the worker goes first
+    with open("/proc/self/statm") as statm:
+        limit = int(statm.read().split()[0]) * PAGE + memory_mb * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    if user is not None:
+        _become(user)
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after the user changes: that clears it
+    if os.getppid() != harness:  # the harness died before the signal was set
+        os._exit(1)
+
+
+class _CapabilityHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapabilityData(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_uint32) for name in ("effective", "permitted", "inheritable")]
+
+
+def _become(user: int) -> None:
+    """Run as `user`, with no groups and one capability left: reading and listing any
+    file (the player file and the harness's modules may sit in folders only root reads)."""
+    _prctl(PR_SET_KEEPCAPS, 1)
+    os.setgroups([])
+    os.setresgid(user, user, user)
+    os.setresuid(user, user, user)
+    data = (_CapabilityData * 2)()
+    data[0].effective = data[0].permitted = 1 << CAP_DAC_READ_SEARCH
+    LIBC.capset(ctypes.byref(_CapabilityHeader(CAPABILITY_V3, 0)), data)  # best effort
+    if user != NOBODY:  # its own user: the count of its processes is the worker's alone
+        resource.setrlimit(resource.RLIMIT_NPROC, (MAX_PROCESSES, MAX_PROCESSES))
+
+
+# --- the processes of a run -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Process:
+    pid: int
+    state: str
+    ppid: int
+    session: int
+    start: int  # clock ticks after boot
+
+
+def _process(pid: int) -> Process | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+    except OSError:
+        return None  # gone
+    state, ppid, session, start = fields[0], fields[1], fields[3], fields[19]
+    return Process(pid, state.decode(), int(ppid), int(session), int(start))
+
+
+def processes() -> dict[int, Process]:
+    found = (_process(int(name)) for name in os.listdir("/proc") if name.isdigit())
+    return {process.pid: process for process in found if process is not None}
+
+
+def ticks() -> int:
+    """Now, in the clock of a process's start."""
+    return int(time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK"))
+
+
+def _kill(pid: int, still: Callable[[Process], bool]) -> None:
+    """SIGKILL `pid` if it is still what `still` says (through a pidfd: the pid cannot
+    pass to another process between the look and the signal)."""
+    with contextlib.suppress(OSError):
+        pidfd = os.pidfd_open(pid)
+        try:
+            process = _process(pid)
+            if process is not None and still(process):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        finally:
+            os.close(pidfd)
+
+
+def end_started(since: int, spare: int | None) -> None:
+    """In the harness at the end of a run: SIGKILL every process the run started (its
+    descendants but `spare`, the guard, and the children it had before `since`), and
+    collect them, until there is none (what they leave lands with the harness)."""
+    harness = os.getpid()
+    for _ in range(1000):
+        table = processes()
+        children: dict[int, list[int]] = {}
+        for process in table.values():
+            children.setdefault(process.ppid, []).append(process.pid)
+        started = [pid for pid in children.get(harness, ()) if pid != spare
+                   and table[pid].start >= since]  # fmt: skip
+        ours, stack = set(started), list(started)
+        while stack:
+            for child in children.get(stack.pop(), ()):
+                ours.add(child)
+                stack.append(child)
+        if not ours:
+            return
+        parents = ours | {harness}
+        for pid in ours:
+            _kill(pid, lambda process: process.ppid in parents)  # noqa: B023 (used here)
+        for pid in started:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+
+
+class Guard:
+    """A process that outlives the harness: told of each worker as it starts and ends, it
+    ends every process of the live workers' users and sessions if the harness dies. One
+    per harness process, started with its first run (its start costs more than a run).
+    The same Python runs it (/proc/self/exe: whatever path it was started by)."""
+
+    def __init__(self) -> None:
+        read, self.pipe = os.pipe()
+        self.harness = os.getpid()
+        try:
+            self.process: subprocess.Popen | None = subprocess.Popen(
+                ["/proc/self/exe", "-I", "-S", __file__], stdin=read,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            )  # fmt: skip
+        except OSError:  # no guard: the harness still ends what a run leaves
+            self.process = None
+        os.close(read)
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def running(self) -> bool:
+        return self.harness == os.getpid() and (self.process is None or self.process.poll() is None)
+
+    def tell(self, sign: str, worker: int, user: int | None) -> None:
+        own = user is not None and user != NOBODY  # nobody's other processes are not ours
+        with contextlib.suppress(OSError):  # a guard gone: the harness still ends its run
+            os.write(self.pipe, f"{sign} {worker} {user if own else -1}\n".encode())
+
+
+_GUARD: Guard | None = None
+
+
+def guard() -> Guard:
+    """This process's guard (started anew if it is not running)."""
+    global _GUARD
+    if _GUARD is None or not _GUARD.running():
+        _GUARD = Guard()
+    return _GUARD
+
+
+def _guard() -> None:
+    """The guard's program: follow the workers until the harness is gone, then SIGKILL
+    every process of the live ones' users and sessions until there is none."""
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_IGN)
+    live: set[tuple[int, int]] = set()
+    for line in sys.stdin:
+        sign, worker, user = line.split()
+        (live.add if sign == "+" else live.discard)((int(worker), int(user)))
+    sessions = {worker for worker, _ in live}
+    users = {user for _, user in live if user >= 0}
+
+    def started(process: Process) -> bool:
+        return process.session in sessions or _user(process.pid) in users
+
+    for _ in range(1000):
+        strays = [pid for pid, p in processes().items() if p.state not in "ZX" and started(p)]
+        if not strays:
+            return
+        for pid in strays:
+            _kill(pid, started)
+        time.sleep(0.001)
+
+
+def _user(pid: int) -> int | None:
+    with (
+        contextlib.suppress(OSError, StopIteration, ValueError),
+        open(f"/proc/{pid}/status", "rb") as status,
+    ):
+        return next(int(line.split()[1]) for line in status if line.startswith(b"Uid:"))
+    return None
+
+
+if __name__ == "__main__":
+    _guard()

@@ -1,0 +1,217 @@
+"""TwentyOne strategies as every layer shares them: the `Chart` (an action for every
+situation), a fitted `Strategy` (charts by true count and bids), and the same in the
+generated player's terms (`strategies/players/twentyone.py`'s constants and tables).
+
+The solver answers with a Chart, the fitter writes one, the report draws one, the code
+generator writes one into a player file and the evaluator reads it back: so it lives here,
+below all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND, TwentyOneRules
+
+MAIN, INSURED, SPLIT_HAND = range(3)  # the contexts a hand is played in
+CONTEXT_NAMES = ("main", "insured", "split")
+VALUES = tuple(range(1, 11))  # card values, ace 1, ten-valued cards 10
+
+
+def n_index(n_cards: int) -> int:
+    """Chart index of a hand size: 2, 3, 4, then 5 or more."""
+    return min(n_cards, 5) - 2
+
+
+@dataclass(frozen=True)
+class Chart:
+    """An action for every situation, the form the solver's answer and the evaluator share.
+
+    - `hand[context, up, total, soft, n]`: STAND, HIT or DOUBLE (engine codes), context
+      main / insured / split hand, up card value 1..10, n index 0..3 for 2, 3, 4, 5+ cards;
+      DOUBLE where it is not allowed means HIT, HIT on a Combo means STAND;
+    - `split[context, up, value]`: split a pair of this value (main or insured hand), or
+      split it again (split hand: a split hand dealt a card of its pair's rank);
+    - `insure[total, soft, pair]`: take insurance with this first hand (up card an ace).
+    """
+
+    hand: np.ndarray = field(repr=False)
+    split: np.ndarray = field(repr=False)
+    insure: np.ndarray = field(repr=False)
+
+    @classmethod
+    def empty(cls) -> Chart:
+        hand = np.full((3, 11, 32, 2, 4), STAND, dtype=np.int8)
+        hand[:, :, :12] = HIT  # below 12 nothing busts: a sane default for unreached cells
+        return cls(hand, np.zeros((3, 11, 11), bool), np.zeros((32, 2, 2), bool))
+
+    def copy(self) -> Chart:
+        return Chart(self.hand.copy(), self.split.copy(), self.insure.copy())
+
+    def rows(self, context: int = MAIN, n_cards: int = 2) -> dict[str, str]:
+        """A printable chart: `"hard 16": "HHHHHSSSSS"`-like strings, up cards 2..10, A."""
+        letters = {STAND: "S", HIT: "H", DOUBLE: "D"}
+        ups = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
+        table = {}
+        for soft in (0, 1):
+            for total in range(4 if not soft else 12, 22):
+                row = self.hand[context, ups, total, soft, n_index(n_cards)]
+                table[f"{'soft' if soft else 'hard'} {total}"] = "".join(letters[a] for a in row)
+        for value in VALUES:
+            row = self.split[context, ups, value]
+            table[f"pair {value}"] = "".join("P" if p else "-" for p in row)
+        return table
+
+
+Bids = tuple[tuple[int, int, int], ...]
+"""(lowest true count, highest, the bid there), by true count."""
+CountCharts = tuple[tuple[int, int, Chart], ...]
+"""(lowest true count, highest, the chart played there)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Strategy:
+    """A fitted TwentyOne table as the layers above the fitter read it: the static chart,
+    the charts played at other true counts, the bids by true count, and the table's
+    metadata (what was learned: decks, bids, the actions the logs show)."""
+
+    chart: Chart
+    bids: Bids
+    count_charts: CountCharts = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+# --- in the generated player's terms ---------------------------------------------------------
+
+LETTERS = {HIT: "H", STAND: "S", DOUBLE: "D"}
+TC_LIMIT = 10  # the player's true counts run -TC_LIMIT..TC_LIMIT
+TABLES = ("HAND", "SPLIT", "INSURE", "BIDS", "BY_COUNT")
+
+
+def chart_at(tc: int, chart: Chart, count_charts: Sequence[tuple[int, int, Chart]]) -> Chart:
+    """The chart played at true count `tc`: the count chart whose range holds it, else
+    the static one."""
+    return next((c for low, high, c in count_charts if low <= tc <= high), chart)
+
+
+def _letters(chart: Chart, ctx: int, up: int, soft: int, n: int) -> str:
+    return "".join(LETTERS.get(int(chart.hand[ctx, up, t, soft, n]), "S") for t in range(32))
+
+
+def player_tables(
+    chart: Chart,
+    bids: Sequence[tuple[int, int, int]],
+    count_charts: Sequence[tuple[int, int, Chart]] = (),
+    limit: int = TC_LIMIT,
+) -> dict[str, Any]:
+    """The player's tables (`TABLES`) of a chart, bid rows and count charts: letters per
+    cell, and `BY_COUNT` for the cells whose action changes with the true count."""
+    hand = tuple(
+        tuple(
+            tuple(tuple(_letters(chart, ctx, up, soft, n) for n in range(4)) for soft in (0, 1))
+            for up in range(11)
+        )
+        for ctx in range(3)
+    )
+    split = tuple(
+        tuple(
+            "".join("P" if chart.split[ctx, up, x] else "-" for x in range(11)) for up in range(11)
+        )
+        for ctx in range(3)
+    )
+    insure = tuple(
+        "".join("1" if chart.insure[t, soft, pair] else "0" for t in range(32))
+        for soft in (0, 1)
+        for pair in (0, 1)
+    )
+    by_tc = []
+    for tc in range(-limit, limit + 1):
+        row = min(
+            bids, key=lambda b: 0 if b[0] <= tc <= b[1] else min(abs(tc - b[0]), abs(tc - b[1]))
+        )
+        by_tc.append(int(row[2]))
+    charts = [chart_at(tc, chart, count_charts) for tc in range(-limit, limit + 1)]
+    by_count: dict[tuple, str] = {}
+    for ctx in range(3):
+        for up in range(1, 11):
+            for soft in (0, 1):
+                for n in range(4):
+                    for total in range(32):
+                        row = "".join(
+                            LETTERS.get(int(c.hand[ctx, up, total, soft, n]), "S") for c in charts
+                        )
+                        if len(set(row)) > 1:
+                            by_count[("H", ctx, up, soft, n, total)] = row
+            for x in range(1, 11):
+                row = "".join("P" if c.split[ctx, up, x] else "-" for c in charts)
+                if len(set(row)) > 1:
+                    by_count[("P", ctx, up, x)] = row
+    for soft in (0, 1):
+        for pair in (0, 1):
+            for total in range(32):
+                row = "".join("1" if c.insure[total, soft, pair] else "0" for c in charts)
+                if len(set(row)) > 1:
+                    by_count[("I", soft, pair, total)] = row
+    return {
+        "HAND": hand,
+        "SPLIT": split,
+        "INSURE": insure,
+        "BIDS": tuple(by_tc),
+        "BY_COUNT": by_count,
+    }
+
+
+def player_constants(strategy: Strategy) -> dict[str, Any]:
+    """Every constant the player module states, for this strategy: the game's numbers and
+    the actions the logs allow (from the metadata), then its tables. ValueError for
+    numbers the rules cannot have."""
+    learned = strategy.metadata.get("learned", {})
+    actions = learned.get("actions", {})
+    tables = player_tables(strategy.chart, strategy.bids, strategy.count_charts)
+    numbers = {
+        "decks": float(learned.get("decks", 3)),
+        "min_bid": float(learned.get("min_bid", 10)),
+        "max_bid": float(learned.get("max_bid", 10)),
+    }
+    if not all(TwentyOneRules.within(k, v) and v == int(v) for k, v in numbers.items()):
+        raise ValueError(f"table metadata out of the rules' range: {numbers}")
+    decks, low, high = (int(v) for v in numbers.values())
+    if low > high:
+        raise ValueError(f"table metadata: min_bid above max_bid: {numbers}")
+    if any(not low <= bid <= high for bid in tables["BIDS"]):
+        raise ValueError("a bid of the table lies outside the table's min_bid..max_bid")
+    return {
+        "DECKS": decks,
+        "MIN_BID": low,
+        "MAX_BID": high,
+        "TC_LIMIT": (len(tables["BIDS"]) - 1) // 2,
+        "CAN_INSURE": bool(actions.get("insurance", False)),
+        "DOUBLE_ON_21": bool(actions.get("double_on_21", False)),
+        "DOUBLE_AFTER_SPLIT": bool(actions.get("double_after_split", False)),
+        **tables,
+    }
+
+
+def chart_of_tables(player: Any) -> Chart:
+    """The `Chart` a player module plays (its HAND, SPLIT and INSURE tables)."""
+    codes = {letter: code for code, letter in LETTERS.items()}
+    chart = Chart.empty()
+    for ctx in range(3):
+        for up in range(1, 11):
+            for soft in (0, 1):
+                for n in range(4):
+                    row = player.HAND[ctx][up][soft][n]
+                    chart.hand[ctx, up, :, soft, n] = np.array([codes[c] for c in row])
+    for ctx in range(len(player.SPLIT)):
+        for up in range(1, 11):
+            chart.split[ctx, up, :] = np.array([c == "P" for c in player.SPLIT[ctx][up]])
+    for soft in (0, 1):
+        for pair in (0, 1):
+            chart.insure[:, soft, pair] = np.array(
+                [c == "1" for c in player.INSURE[2 * soft + pair]]
+            )
+    return chart

@@ -1,0 +1,473 @@
+"""A Gin Rummy player over fitted tables: the code of every generated Gin Rummy file.
+
+`mine generate ginrummy` copies this module's code (all but this docstring) into the
+file it writes, with the fitted tables in place of the block between `# --- tables` and
+`# --- end of tables ---`; standard library only. Here the block holds neutral tables
+(a deadwood is worth minus its points, no call or pickup is feared, knock whenever
+allowed), so the module plays as it stands.
+
+The player carries a compact exact meld solver (the same bit-mask search as
+`strategies.engines.melds`), the spec's `pick`, `play` and `melds`, and a memory string
+(strictly parsed, a few hundred characters) that follows the round: the discard pile, the
+cards the opponent picked up and the ones it discarded or let pass, the stock's size and
+its own hand.
+
+How it plays (every value in round points, from the fitted `VALUE` of holding a deadwood
+after a play at a turn, `models.ginrummy`):
+- draw: take the discard if the worth of the deadwood it leaves beats the exact
+  expectation, over the live cards (neither in the discard pile nor known to be in the
+  opponent's hand), of the worth a stock draw leaves;
+- discard: among the `LOOKAHEAD` discards leaving the least deadwood, the one worth most:
+  what the opponent's call on its next play costs that deadwood (fitted `CALLED`), plus,
+  if it does not call (fitted `HAZARD`), the expected worth after my next draw — from the
+  stock over the live cards, or the opponent's discard where it is worth more, each live
+  card being that discard at the fitted `THROWN` rate of its rank (an opponent throwing its
+  highest deadwood sends high cards on: a pair of kings fills more often than the stock
+  alone says) — less `DANGER_WEIGHT` times the fitted `DANGER` of the opponent picking
+  the card up given what it picked and passed (none when the cards it would need to meld
+  it are mine or dead);
+- knock: gin whenever possible; knock when the fitted `KNOCK` table says knocking is
+  worth more than waiting at this score, deadwood and turn (in game-win chance).
+"""
+
+import re
+
+SUITS = "SHDC"
+BLOCK = (1 << 13) - 1
+START3 = 0
+for _suit in range(4):
+    START3 |= ((1 << 11) - 1) << (13 * _suit)
+SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39
+VALUES = tuple(min(index % 13 + 1, 10) for index in range(52))
+BLOCK_VALUE = tuple(
+    sum(min(rank + 1, 10) for rank in range(13) if block >> rank & 1) for block in range(1 << 13)
+)
+HAND_SIZE = 10
+KNOCK_LIMIT = 10
+STOCK_SIZE = 31
+
+# --- tables: a generated file holds the fitted ones here ---------------------------------
+TURN_STEP = 4  # plays (both players') per turn bucket
+SCORE_STEP = 10  # points per score bucket of the knock policy
+# Hand-set, chosen by validation against the baselines: the logs give the chance of a
+# pickup (DANGER) but not what a pickup costs the discarder in round points.
+DANGER_WEIGHT = 2.0  # round points a certain pickup by the opponent is worth avoiding
+# Hand-set for speed (a call must stay well under 10 ms): only the discards leaving the
+# least deadwood are looked ahead.
+PRUNE = 10  # discards leaving more than the least deadwood + PRUNE are not looked ahead
+LOOKAHEAD = 5  # nor are more than this many discards (the best ones by deadwood left)
+# DANGER[picked][passed][rank - 1]: chance the opponent picks the discard up.
+DANGER = tuple(tuple((0.0,) * 13 for _ in range(3)) for _ in range(4))
+# KNOCK[my score // SCORE_STEP][theirs // SCORE_STEP][deadwood][turn // TURN_STEP]:
+# 1 = knock, 0 = play on.
+KNOCK = tuple(tuple(tuple((1,) * 8 for _ in range(11)) for _ in range(10)) for _ in range(10))
+# VALUE[deadwood][turn // TURN_STEP]: round points that deadwood after a play is
+# worth; CALLED: what the opponent's call on its next play is worth to it, on
+# average; HAZARD[turn // TURN_STEP]: the chance of that call.
+VALUE = tuple((-float(deadwood),) * 8 for deadwood in range(51))
+CALLED = tuple((0.0,) * 8 for _ in range(51))
+HAZARD = (0.0,) * 8
+# THROWN[turn // TURN_STEP][rank - 1]: the chance that an unseen card of that rank
+# is the opponent's next discard.
+THROWN = tuple((0.0,) * 13 for _ in range(8))
+# --- end of tables ---
+
+
+def _melds_by_lowest():
+    melds = []
+    for rank in range(13):
+        bits = [1 << (13 * suit + rank) for suit in range(4)]
+        for size in (3, 4):
+            for group in _combinations(bits, size):
+                melds.append(sum(group))
+    for suit in range(4):
+        for size in (3, 4, 5):
+            for low in range(14 - size):
+                melds.append(sum(1 << (13 * suit + low + k) for k in range(size)))
+    by_lowest = [[] for _ in range(52)]
+    for meld in melds:
+        value = sum(VALUES[i] for i in range(52) if meld >> i & 1)
+        by_lowest[(meld & -meld).bit_length() - 1].append((meld, value))
+    return tuple(tuple(group) for group in by_lowest)
+
+
+def _combinations(items, size):
+    if size == 0:
+        return [()]
+    return [
+        (items[i], *rest)
+        for i in range(len(items))
+        for rest in _combinations(items[i + 1 :], size - 1)
+    ]
+
+
+BY_LOWEST = _melds_by_lowest()
+# VALUE by turn bucket, then by every deadwood ten cards can hold (the table's last row
+# stands for the larger ones): the look-ahead reads it once per possible draw.
+WORTH = tuple(
+    tuple(VALUE[min(left, len(VALUE) - 1)][bucket] for left in range(10 * HAND_SIZE + 1))
+    for bucket in range(len(HAZARD))
+)
+
+
+def meldable(hand):
+    """The cards of `hand` that belong to at least one meld inside it."""
+    run = hand & hand >> 1 & hand >> 2 & START3
+    a, b, c, d = hand & BLOCK, hand >> 13 & BLOCK, hand >> 26 & BLOCK, hand >> 39
+    ranks = a & b & (c | d) | c & d & (a | b)
+    covered = run | run << 1 | run << 2
+    if ranks:
+        covered |= ranks * SPREAD & hand
+    return covered
+
+
+# Memo of `_absorbed`: a plain dict of ints, which the garbage collector never walks
+# (an lru_cache's entries made each full collection of the host ~18 ms slower). Cleared at
+# ABSORBED_LIMIT entries, short of the dict's resize at 43,690, which would cost one call
+# several ms.
+ABSORBED = {}
+ABSORBED_LIMIT = 40_000
+
+
+def _absorbed(mask):
+    # The most deadwood points the melds inside `mask` can absorb.
+    value = ABSORBED.get(mask)
+    if value is not None:
+        return value
+    low = mask & -mask
+    rest = mask ^ low
+    value = _absorbed(rest) if rest else 0
+    for meld, points in BY_LOWEST[low.bit_length() - 1]:
+        if meld & mask == meld:
+            rest = mask ^ meld
+            candidate = points + (_absorbed(rest) if rest else 0)
+            if candidate > value:
+                value = candidate
+    if len(ABSORBED) >= ABSORBED_LIMIT:
+        ABSORBED.clear()
+    ABSORBED[mask] = value
+    return value
+
+
+def deadwood(hand):
+    total = (
+        BLOCK_VALUE[hand & BLOCK]
+        + BLOCK_VALUE[hand >> 13 & BLOCK]
+        + BLOCK_VALUE[hand >> 26 & BLOCK]
+        + BLOCK_VALUE[hand >> 39]
+    )
+    cover = meldable(hand)
+    return total - _absorbed(cover) if cover else total
+
+
+def arrangement(hand):
+    mask = meldable(hand)
+    chosen = []
+    while mask:
+        target = _absorbed(mask)
+        low = mask & -mask
+        rest = mask ^ low
+        if (_absorbed(rest) if rest else 0) == target:
+            mask = rest
+            continue
+        for meld, points in BY_LOWEST[low.bit_length() - 1]:
+            rest = mask ^ meld
+            if meld & mask == meld and points + (_absorbed(rest) if rest else 0) == target:
+                chosen.append(meld)
+                mask = rest
+                break
+    return chosen
+
+
+def bits(mask):
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
+
+
+def index_of(card):
+    return SUITS.index(card.suit) * 13 + int(card.rank) - 1
+
+
+def mask_of(cards):
+    mask = 0
+    for card in cards:
+        mask |= 1 << index_of(card)
+    return mask
+
+
+# --- memory ------------------------------------------------------------------------------
+
+MEMORY = re.compile(
+    r"g1"
+    r";s(\d{1,3}),(\d{1,3})"  # scores at the start of this round
+    r";h([0-9a-f]{1,13})"  # my hand after my last play
+    r";p(\d{1,3})"  # my plays this round
+    r";f([01])"  # 1 if I played first this round
+    r";n(\d{1,2})"  # cards left in the stock
+    r";l(\d{1,2}|-)"  # my last discard (card index) or -
+    r";d([0-9a-f]{1,13})"  # cards gone into the discard pile (dead)
+    r";k([0-9a-f]{1,13})"  # cards the opponent picked up from the discard pile
+    r";x([0-9a-f]{1,13})"  # cards the opponent discarded or passed
+)
+
+
+class Memory:
+    __slots__ = ("scores", "hand", "plays", "first", "stock", "last", "dead", "took", "shunned")
+
+    def __init__(self, scores, hand, plays, first, stock, last, dead, took, shunned):
+        self.scores = scores
+        self.hand = hand
+        self.plays = plays
+        self.first = first
+        self.stock = stock
+        self.last = last
+        self.dead = dead
+        self.took = took
+        self.shunned = shunned
+
+    def dump(self):
+        last = "-" if self.last is None else str(self.last)
+        return (
+            f"g1;s{self.scores[0]},{self.scores[1]};h{self.hand:x};p{self.plays};"
+            f"f{int(self.first)};n{self.stock};l{last};d{self.dead:x};k{self.took:x};"
+            f"x{self.shunned:x}"
+        )
+
+
+def parse_memory(text):
+    """The memory string back as a Memory; ValueError if it is not one this player wrote."""
+    if not isinstance(text, str) or len(text) > 10_000:
+        raise ValueError("memory must be a string of at most 10,000 characters")
+    found = MEMORY.fullmatch(text)
+    if found is None:
+        raise ValueError(f"malformed memory {text[:40]!r}")
+    s0, s1, hand, plays, first, stock, last, dead, took, shunned = found.groups()
+    full = (1 << 52) - 1
+    masks = [int(hand, 16), int(dead, 16), int(took, 16), int(shunned, 16)]
+    if any(mask > full for mask in masks) or int(stock) > STOCK_SIZE:
+        raise ValueError("memory holds cards or counts out of range")
+    if last != "-" and int(last) >= 52:
+        raise ValueError("memory holds a card out of range")
+    return Memory(
+        (int(s0), int(s1)),
+        masks[0],
+        int(plays),
+        first == "1",
+        int(stock),
+        None if last == "-" else int(last),
+        masks[1],
+        masks[2],
+        masks[3],
+    )
+
+
+def _observe(memory, discard_top, scores, opponent_draw, hand):
+    """The memory brought up to date with what happened since my last play."""
+    mask = mask_of(hand)
+    top = 1 << index_of(discard_top)
+    scores = (int(scores[0]), int(scores[1]))
+    state = None if memory is None else parse_memory(memory)
+    if state is None or state.hand != mask or state.scores != scores:
+        # A new round: nothing known yet but the discard pile's top.
+        first = opponent_draw is None
+        stock = STOCK_SIZE - (0 if first else int(opponent_draw == "stock"))
+        return Memory(scores, mask, 0, first, stock, None, top, 0, top if not first else 0)
+    took, shunned, dead, stock = state.took, state.shunned, state.dead, state.stock
+    if opponent_draw == "stock":
+        stock -= 1
+    if state.last is not None:
+        last = 1 << state.last
+        if opponent_draw == "discard":
+            took |= last
+            dead &= ~last
+        else:
+            shunned |= last
+    took &= ~top
+    return Memory(
+        scores,
+        mask,
+        state.plays,
+        state.first,
+        max(stock, 0),
+        state.last,
+        dead | top,
+        took,
+        shunned | top,
+    )
+
+
+# --- decisions ---------------------------------------------------------------------------
+
+
+def _unseen(state, hand):
+    return bits(((1 << 52) - 1) & ~hand & ~state.dead & ~state.took)
+
+
+def _after_draw(hand10, unseen, bucket, thrown=None):
+    """The expected worth (`WORTH`, in round points) of the hand after my next draw into
+    `hand10` and the best discard of another card than the one drawn: a stock draw is
+    one of `unseen` (uniformly); with `thrown` (the chance each rank of them is the
+    opponent's discard first, fitted `THROWN`), I take that discard when it is worth more."""
+    worth = WORTH[bucket]
+    if not unseen:
+        return worth[deadwood(hand10)]
+    cards = bits(hand10)
+    base = min(deadwood(hand10 ^ card) for card in cards)
+    worths = []
+    for new in unseen:
+        grown = hand10 | new
+        if meldable(grown) & new:
+            left = min(deadwood(grown ^ card) for card in cards)
+        else:
+            left = VALUES[new.bit_length() - 1] + base
+        worths.append(worth[left])
+    stock = sum(worths) / len(worths)
+    if thrown is None:
+        return stock
+    gain = 0.0
+    for new, value in zip(unseen, worths, strict=True):
+        if value > stock:
+            gain += thrown[(new.bit_length() - 1) % 13] * (value - stock)
+    return stock + gain
+
+
+def _could_meld(card, hidden):
+    """Whether `card` could meld with cards among `hidden` (those the opponent may hold):
+    two more of its rank, or two suit neighbours making a run with it."""
+    index = card.bit_length() - 1
+    rank, suit = index % 13, index // 13
+    if sum(hidden >> (13 * other + rank) & 1 for other in range(4) if other != suit) >= 2:
+        return True
+    row = hidden >> (13 * suit) & BLOCK
+    for low, high in ((-2, -1), (-1, 1), (1, 2)):
+        if rank + low >= 0 and rank + high < 13 and row >> (rank + low) & row >> (rank + high) & 1:
+            return True
+    return False
+
+
+def _danger(state, card, mine):
+    """The chance the opponent picks `card` up: none if no meld it could make with it
+    (given the cards `mine` and those gone dead), else the fitted `DANGER`."""
+    if not _could_meld(card, ((1 << 52) - 1) & ~mine & ~state.dead):
+        return 0.0
+    index = card.bit_length() - 1
+    rank, suit = index % 13, index // 13
+    took, shunned = state.took, state.shunned
+    same = adjacent = near = 0
+    for other in range(4):
+        if other != suit and took >> (13 * other + rank) & 1:
+            same = 1
+    for step in (-2, -1, 1, 2):
+        neighbour = rank + step
+        if 0 <= neighbour < 13 and took >> (13 * suit + neighbour) & 1:
+            if abs(step) == 1:
+                adjacent = 1
+            else:
+                near = 1
+    picked = 3 if same else 2 if adjacent else 1 if near else 0
+    passed = 0
+    for other in range(4):
+        if other != suit and shunned >> (13 * other + rank) & 1:
+            passed = 2
+    if not passed:
+        for step in (-1, 1):
+            neighbour = rank + step
+            if 0 <= neighbour < 13 and shunned >> (13 * suit + neighbour) & 1:
+                passed = 1
+    return DANGER[picked][passed][rank]
+
+
+def _bucket(state, ahead=0):
+    """The turn bucket of my play `ahead` plays from now (turns count both players')."""
+    turn = 2 * state.plays + (0 if state.first else 1) + ahead
+    return min(turn // TURN_STEP, len(HAZARD) - 1)
+
+
+def _knocks(state):
+    """The knock policy at this round's scores."""
+    top = len(KNOCK) - 1
+    mine, theirs = (min(score // SCORE_STEP, top) for score in state.scores)
+    return KNOCK[mine][theirs]
+
+
+def pick(discard_top, scores, memory, opponent_draw, hand):
+    """("stock" | "discard", memory): the draw, after updating what is known."""
+    state = _observe(memory, discard_top, scores, opponent_draw, hand)
+    mask = state.hand
+    top = 1 << index_of(discard_top)
+    grown = mask | top
+    take = min(deadwood(grown ^ card) for card in bits(mask))
+    # Both draws valued alike, by the fitted worth of the deadwood they leave after this
+    # play's discard (the stock's over the live cards).
+    bucket = _bucket(state)
+    draw = "stock"
+    if WORTH[bucket][take] > _after_draw(mask, _unseen(state, mask), bucket):
+        draw = "discard"
+    if draw == "stock":
+        state.stock -= 1
+    return draw, state.dump()
+
+
+def play(picked, scores, memory, hand):
+    """(("gin" | "knock" | "drop", card), memory): the discard and the call."""
+    state = parse_memory(memory)
+    drawn = 1 << index_of(picked)
+    mask = mask_of(hand)
+    full = mask | drawn
+    options = []
+    for card in bits(mask):
+        options.append((deadwood(full ^ card), card))
+    options.sort()
+    least = options[0][0]
+    may_call = state.plays >= 1
+    bucket = _bucket(state)
+    choice = None
+    act = "drop"
+    if may_call and least == 0:
+        act, choice = "gin", options[0][1]
+    elif may_call and least <= KNOCK_LIMIT and _knocks(state)[least][bucket]:
+        act, choice = "knock", options[0][1]
+    elif state.stock == 0:
+        choice = options[0][1]
+    else:
+        unseen = _unseen(state, full)
+        later = _bucket(state, 2)
+        thrown = THROWN[_bucket(state, 1)]
+        best = None
+        for left, card in options[:LOOKAHEAD]:
+            if left > least + PRUNE:
+                break
+            # The opponent's call on its next play, else my next draw (fitted worths),
+            # less what handing the opponent a card it wants costs.
+            value = CALLED[min(left, len(CALLED) - 1)][bucket]
+            value += (1 - HAZARD[bucket]) * _after_draw(full ^ card, unseen, later, thrown)
+            value -= DANGER_WEIGHT * _danger(state, card, full)
+            key = (-value, left, card)
+            if best is None or key < best:
+                best = key
+        choice = best[2]
+    after = full ^ choice
+    state.hand = after
+    state.plays += 1
+    state.last = choice.bit_length() - 1
+    state.dead |= choice
+    played = next(card for card in hand if 1 << index_of(card) == choice)
+    return (act, played), state.dump()
+
+
+def melds(scores, memory, hand):
+    """A least-deadwood declaration: the melds, then each deadwood card on its own."""
+    by_bit = {1 << index_of(card): card for card in hand}
+    mask = mask_of(hand)
+    chosen = arrangement(mask)
+    used = 0
+    out = []
+    for meld in chosen:
+        used |= meld
+        out.append(tuple(by_bit[card] for card in bits(meld)))
+    out.extend((by_bit[card],) for card in bits(mask & ~used))
+    return out

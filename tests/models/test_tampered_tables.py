@@ -1,0 +1,74 @@
+"""A table file is checked on read: hand-edited rows or metadata are refused in one line by
+every command that reads a table, never a traceback, and nothing is written."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+
+from mine.models import hog as model
+from mine.models import tables
+from mine.strategies.engines.hog import HogRules
+from mine.strategies.solvers.hog import TurnModel, optimal
+from tests.mine_cli import mine, one_line_error
+
+GOAL = 30
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory):
+    """A Hog table as `mine fit hog` writes it (goal 30, its optimal strategy)."""
+    table = optimal(TurnModel.from_rules(HogRules(goal=GOAL))).table[0]
+    metadata = {
+        "game": "hog", "kind": "strategy", "fingerprint": "0" * 64, "rows": 10, "games": 1,
+        "logs": 1, "method": "minimax", "settings": {},
+        "learned": {"goal": GOAL, "dice_sides": 6, "max_rolls": 10, "sow_sad": True,
+                    "square_swine": True},
+    }  # fmt: skip
+    path = model.write_table(tmp_path_factory.mktemp("t") / "t.parquet", model.Fit(table, metadata))
+    return pl.read_parquet(path), json.loads(tables.metadata_path(path).read_text())
+
+
+def _rows(frame: pl.DataFrame, column: str, values) -> pl.DataFrame:
+    return frame.with_columns(pl.Series(column, values))
+
+
+TAMPERED = {
+    "no rows": lambda f, m: (f.head(0), m),
+    "a dropped column": lambda f, m: (f.drop("num_rolls"), m),
+    "a null": lambda f, m: (_rows(f, "num_rolls", [None, *f["num_rolls"][1:]]), m),
+    "NaN dice": lambda f, m: (_rows(f, "num_rolls", [np.nan] * f.height), m),
+    "infinite dice": lambda f, m: (_rows(f, "num_rolls", [np.inf] * f.height), m),
+    "fractions of dice": lambda f, m: (_rows(f, "num_rolls", [2.5] * f.height), m),
+    "huge dice": lambda f, m: (_rows(f, "num_rolls", [2**62] * f.height), m),
+    "negative dice": lambda f, m: (_rows(f, "num_rolls", [-1] * f.height), m),
+    "dice as words": lambda f, m: (_rows(f, "num_rolls", ["six"] * f.height), m),
+    "a score past the goal": lambda f, m: (_rows(f, "score", [GOAL + 5] * f.height), m),
+    "metadata a list": lambda f, m: (f, [m]),
+    "learned goal a word": lambda f, m: (f, {**m, "learned": {**m["learned"], "goal": "x"}}),
+    "learned goal huge": lambda f, m: (f, {**m, "learned": {**m["learned"], "goal": 10**9}}),
+    "learned sow_sad a number": lambda f, m: (f, {**m, "learned": {**m["learned"], "sow_sad": 1}}),
+    "no learned rules": lambda f, m: (f, {k: v for k, v in m.items() if k != "learned"}),
+    "another game's": lambda f, m: (f, {**m, "game": "twentyone"}),
+}
+
+
+@pytest.mark.parametrize("how", TAMPERED)
+@pytest.mark.parametrize("verb", ["generate", "report"])
+def test_a_tampered_table_is_refused_in_one_line(tmp_path, fitted, how, verb):
+    frame, metadata = TAMPERED[how](*fitted)
+    path = tmp_path / "t.parquet"
+    frame.write_parquet(path)
+    tables.metadata_path(path).write_text(json.dumps(metadata))
+    out = tmp_path / "out"
+    line = one_line_error(mine(verb, "hog", "--table", path, "--out", out))
+    assert str(path) in line
+    assert not out.exists()
+
+
+def test_a_missing_table_says_what_a_table_is(tmp_path):
+    line = one_line_error(mine("report", "hog", "--table", tmp_path / "gin.parquet"))
+    assert "a table is two files, gin.parquet and gin.json" in line and "mine fit" in line

@@ -1,0 +1,218 @@
+"""Every page mine writes, opened in headless Chromium as a reader opens it: each game's
+report (from a small table fitted from real or simulated logs) and the standings pages of
+an exact and of a sampled tournament. No text over other text, none cut off by its chart
+or running out of the page's column, and every report leads with how strong the player
+is. The screenshots stay in `test-artifacts/pages/` to look at.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mine import games
+from mine.pipeline.cli import app
+from tests.chromium import Chromium, available
+from tests.strategies.tournament_players import faulty
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples" / "logs"
+ARTIFACTS = REPO / "test-artifacts" / "pages"
+
+# How each game's small table is made: the commands before `mine report`, then the report's
+# own options. `{db}` is the game's warehouse, `{out}` its folder, `{table}` the table.
+RECIPES = {
+    "hog": (
+        ("simulate", "hog", "--players", "square_strategy,tail_strategy", "--opponent",
+         "always_roll:6", "--games", "100", "--seed", "0", "--out", "{out}/logs"),
+        ("ingest", "{out}/logs", "--db", "{db}"),
+        ("fit", "hog", "--db", "{db}", "--opponent", "always_roll:6", "--out", "{table}"),
+    ),
+    "twentyone": (
+        ("ingest", str(EXAMPLES / "twentyone"), "--db", "{db}"),  # real course-engine logs
+        ("fit", "twentyone", "--db", "{db}", "--out", "{table}"),
+    ),
+    "ginrummy": (
+        ("ingest", str(EXAMPLES / "ginrummy"), "--db", "{db}"),  # real server logs
+        ("fit", "ginrummy", "--db", "{db}", "--out", "{table}"),
+    ),
+    "supernim": (
+        ("simulate", "supernim", "--games", "6", "--seed", "1", "--players",
+         "random,greedy,alphabeta:1", "--out", "{out}/logs"),
+        ("ingest", "{out}/logs", "--db", "{db}"),
+        ("fit", "supernim", "--db", "{db}", "--out", "{table}"),
+    ),
+    "cardguess": (
+        ("simulate", "cardguess", "--games", "60", "--seed", "1", "--out", "{out}/logs"),
+        ("ingest", "{out}/logs", "--db", "{db}"),
+        ("fit", "cardguess", "--db", "{db}", "--quick", "--n", "2", "--out", "{table}"),
+    ),
+}  # fmt: skip
+# The report's own options: the games its player is measured in, few to keep the test short.
+REPORT_OPTIONS = {"ginrummy": ("--games", "6"), "supernim": ("--games", "4")}
+REPORTS = [game.name for game in games.with_part("report")]
+STANDINGS = ["standings-exact", "standings-sampled"]
+EXACT_OPTIMUM = {"hog", "twentyone"}  # the games whose pages set the exact optimum beside it
+SAMPLES = {"games", "hands", "answers"}  # what a strength table counts its sample in
+
+
+def _run(*args: str, **values: Path) -> None:
+    words = [word.format(**values) for word in args]
+    result = CliRunner().invoke(app, words, env={"MINE_DB": str(values["db"]), "COLUMNS": "200"})
+    assert result.exit_code == 0, f"mine {' '.join(words)}\n{result.output}"
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory) -> dict[str, Path]:
+    """Every page: each game's report with its warehouse, and two standings pages."""
+    root = tmp_path_factory.mktemp("pages")
+    made = {}
+    for game in REPORTS:
+        out = root / game
+        values = {"out": out, "db": out / "w.duckdb", "table": out / "table.parquet"}
+        for command in RECIPES[game]:
+            _run(*command, **values)
+        report = games.get(game).module("report")
+        warehouse = ("--db", "{db}") if hasattr(report, "observed") else ()
+        made[game] = out / f"{game}.html"
+        _run("report", game, "--table", "{table}", *warehouse, *REPORT_OPTIONS.get(game, ()),
+             "--out", str(made[game]), **values)  # fmt: skip
+    # An exact tournament (Hog's) with a file whose every play is invalid (11 dice), and a
+    # sampled one (card guessing) with a file that raises (invalid plays, each a lost game)
+    # and one that loops (disqualified).
+    players = root / "players"
+    players.mkdir()
+    eleven = players / "eleven.py"
+    eleven.write_text("def final_strategy(score, opponent_score):\n    return 11\n")
+    hog, guesser = players / "hog_player.py", players / "cardguess_player.py"
+    values = {"db": root / "none.duckdb"}
+    _run("generate", "hog", "--table", str(root / "hog" / "table.parquet"), "--out", str(hog),
+         **values)  # fmt: skip
+    _run("generate", "cardguess", "--table", str(root / "cardguess" / "table.parquet"),
+         "--out", str(guesser), "--no-validate", **values)  # fmt: skip
+    made["standings-exact"] = root / "standings-exact.html"
+    _run("tournament", "hog", str(hog), str(eleven), "--bots", "always_roll:6,random",
+         "--html", str(made["standings-exact"]), **values)  # fmt: skip
+    raises, loops = (faulty("cardguess", players, how) for how in ("raises", "loops"))
+    made["standings-sampled"] = root / "standings-sampled.html"
+    result = CliRunner().invoke(app, [
+        "tournament", "cardguess", str(guesser), str(raises), str(loops), "--bots",
+        "greedy,random-consistent", "--games", "6", "--html", str(made["standings-sampled"]),
+    ])  # fmt: skip
+    assert result.exit_code == 1 and "disqualified" in result.output, result.output
+    return made
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """One headless Chromium for the module, ended after it."""
+    if not available():
+        pytest.skip("Chromium is not installed (Debian's chromium package; .ci/run installs it)")
+    folder = tmp_path_factory.mktemp("chromium")
+    chromium = Chromium(folder / "profile", folder / "chromium.log")
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture(scope="module")
+def measured(pages, browser) -> dict[str, dict]:
+    """What the browser finds on each page; its screenshot kept as a test artifact."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return {name: browser.measure(path, ARTIFACTS / f"{name}.png") for name, path in pages.items()}
+
+
+def test_every_game_with_a_report_has_a_recipe():
+    assert set(RECIPES) == set(REPORTS)
+
+
+@pytest.mark.parametrize("name", REPORTS + STANDINGS)
+def test_no_text_overlaps_or_runs_out_of_its_box(name, measured):
+    problems = measured[name]["problems"]
+    assert not problems, f"{name} ({ARTIFACTS / name}.png):\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("game", REPORTS)
+def test_every_report_leads_with_how_strong_the_player_is(game, measured):
+    page = measured[game]
+    assert page["sections"][0] == "strength", page["sections"]
+    strength = page["strength"]
+    assert strength["rows"] >= 2  # the player against more than one opponent
+    headings = set(strength["headings"])
+    assert {"against", "95 % interval"} <= headings and headings & SAMPLES
+    assert ("exact optimum" in headings) == (game in EXACT_OPTIMUM)
+
+
+def test_the_twentyone_page_marks_play_by_the_count_and_labels_the_clamped_counts(pages):
+    text = html.unescape(pages["twentyone"].read_text())
+    strategy = text[text.index('<section id="strategy">') :]
+    strategy = strategy[: strategy.index("</section>")]
+    # the fit from real logs plays some cells by the count: they are marked and the key says so
+    assert strategy.count('fill="#000000" pointer-events="none"') > 0
+    assert "played otherwise at some true count" in strategy
+    assert "no decision" not in strategy  # every cell of the chart is a decision
+    assert "≤ " in text and "≥ " in text  # the clamped ends of the true count
+
+
+def test_the_supernim_page_draws_both_sides_wins_and_states_the_fit(pages):
+    text = html.unescape(pages["supernim"].read_text())
+    chart = text[text.index("<figcaption>Rates by pairing</figcaption>") :]
+    chart = chart[: chart.index("</figure>")]
+    assert ">max wins<" in chart and ">min wins<" in chart
+    assert re.search(r"the model's R² is -?\d\.\d{3}", text)
+    # the sample said, and how sure it is
+    assert "4 games against each of random, greedy and alphabeta:2: the intervals are wide" in text
+
+
+def test_the_cardguess_page_explains_the_feedback_and_compares_with_the_baselines(pages):
+    text = html.unescape(pages["cardguess"].read_text())
+    assert "correct cards, answer cards ranked below the guess's lowest rank" in text
+    strength = text[text.index('<section id="strength">') : text.index("</section>")]
+    rows = re.findall(r"<tr><td>(n = 2: [^<]*)</td><td class=num>([-\d.]+)</td>", strength)
+    assert [label for label, _ in rows] == ["n = 2: the answers", "n = 2: greedy (difference)",
+                                            "n = 2: entropy (difference)"]  # fmt: skip
+    mine = float(rows[0][1])
+    for label, difference in rows[1:]:  # the player's mean minus the baseline's: fewer is better
+        name = label.split(": ")[1].split(" ")[0]
+        theirs = float(re.search(rf"{name} averages ([\d.]+)", strength).group(1))
+        assert float(difference) == pytest.approx(mine - theirs, abs=2e-4)
+
+
+def test_the_exact_standings_say_exact_and_count_the_invalid_games(pages, measured):
+    text = pages["standings-exact"].read_text()
+    assert measured["standings-exact"]["sections"][:2] == ["standings", "pairings"]
+    standings, pairings = _table(text, "Standings"), _table(text, "Pairings")
+    assert all(re.fullmatch(r"\d+", row["rating"]) for row in standings)  # no ± on exact
+    eleven = next(row for row in standings if row["player"].endswith("eleven.py"))
+    assert eleven["rating"] != "disqualified" and eleven["invalid"] == "300"  # 3 pairings lost
+    assert all(set(row) == {"A", "B", "A score (exact)", "invalid A/B"} for row in pairings)
+
+
+def test_the_sampled_standings_draw_each_rating_with_its_interval(pages, measured):
+    text = pages["standings-sampled"].read_text()
+    start = text.index('id="ratings"')
+    ratings = text[start : text.index("</figure>", start)]
+    standings = _table(text, "Standings")
+    rated = [row for row in standings if row["rating"] != "disqualified"]
+    assert len(rated) == 4 and ratings.count("<path") == len(rated)  # one error bar each
+    assert all(re.fullmatch(r"\d+ ± \d+", row["rating"]) for row in rated)
+    raises = next(row for row in standings if row["player"].endswith("cardguess_raises.py"))
+    assert raises["invalid"] == raises["games"] != "0"  # every game lost by an invalid play
+    (out,) = [row for row in standings if row["rating"] == "disqualified"]
+    assert out["player"].endswith("cardguess_loops.py") and out["invalid"] == "–"
+    assert "ran over" in out["disqualified"]
+
+
+def _table(text: str, caption: str) -> list[dict[str, str]]:
+    """The rows of the page's table `caption`, by heading."""
+    table = text[text.index(f"<figcaption>{caption}</figcaption>") :]
+    table = table[: table.index("</table>")]
+    headings = [html.unescape(h) for h in re.findall(r"<th>(.*?)</th>", table)]
+    return [
+        dict(zip(headings, (html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)),
+                 strict=True))
+        for row in table[table.index("<tbody>") :].split("<tr>")[1:]
+    ]  # fmt: skip

@@ -1,0 +1,120 @@
+"""Hand-edited Super-Nim tables (issue 27): an empty table, metadata of the wrong types,
+NaN, infinite or huge numbers, a dropped column, keys that are not the player's features or
+a board — each is refused in one `TableError` line by `read_table`, and by the real
+`mine generate` and `mine report` in one error line, nothing written."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from mine.models import supernim as model
+from mine.models.tables import TableError, metadata_path
+from tests.mine_cli import mine, one_line_error
+from tests.strategies.test_supernim_codegen import fitted as fitted_fixture
+
+Tamper = Callable[[pl.DataFrame, dict], tuple[pl.DataFrame, dict]]
+
+
+@pytest.fixture(scope="module")
+def fitted() -> model.Fitted:
+    """The codegen tests' fit, with a board of its own (too few logs to keep one)."""
+    fit = fitted_fixture.__wrapped__()
+    return model.Fitted(fit.cells, {(2, 4, 4): 1.5}, {**fit.metadata, "boards": 1})
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory, fitted) -> Path:
+    return model.write_table(tmp_path_factory.mktemp("table") / "t.parquet", fitted)
+
+
+def _rows(change: Callable[[pl.DataFrame], pl.DataFrame]) -> Tamper:
+    return lambda frame, metadata: (change(frame), metadata)
+
+
+def _set(path: str, value) -> Tamper:
+    *keys, last = path.split(".")
+
+    def tamper(frame: pl.DataFrame, metadata: dict) -> tuple[pl.DataFrame, dict]:
+        inner = metadata
+        for key in keys:
+            inner = inner[key]
+        inner[last] = value
+        return frame, metadata
+
+    return tamper
+
+
+def _cell(column: str, value, kind: str = "cell") -> Tamper:
+    """`value` in `column` of the first row of `kind`."""
+
+    def change(frame: pl.DataFrame) -> pl.DataFrame:
+        first = (pl.col("kind") == kind).arg_true().first()
+        row = pl.int_range(pl.len()) == first
+        return frame.with_columns(pl.when(row).then(pl.lit(value)).otherwise(pl.col(column))
+                                  .alias(column))  # fmt: skip
+
+    return _rows(change)
+
+
+TAMPERED: dict[str, tuple[Tamper, str]] = {
+    "an empty table": (_rows(lambda f: f.clear()), "holds no value"),
+    "a dropped column": (_rows(lambda f: f.drop("value")), "lacks the column 'value'"),
+    "a NaN value": (_cell("value", math.nan), "missing values"),
+    "an infinite value": (_cell("value", math.inf), "infinite"),
+    "a huge value": (_cell("value", 1e300), "is not a margin"),
+    "a value as text": (_cell("value", "two"), "wrong type"),
+    "a cell of five features": (_cell("key", "1;0;0;1;3"), "is not 6 features"),
+    "a cell of a negative count": (_cell("key", "1;0;0;-1;3;12"), "is not 6 features"),
+    "a board with an empty heap": (_cell("key", "0;2;4", "board"), "is not a board of heaps"),
+    "a board of words": (_cell("key", "two;four", "board"), "is not a board of heaps"),
+    "a row of no kind": (_cell("kind", "weights"), "a row of kind 'weights'"),
+    "no feature cell": (_rows(lambda f: f.filter(pl.col("kind") == "board")),
+                        "holds no feature cell"),
+    "a merge cap as text": (_set("settings.merge_cap", "ten"), "merge_cap is 'ten'"),
+    "a cut-off out of bounds": (_set("settings.max_moves", 10**9), "max_moves 1000000000 is not"),
+    "a split reward as a flag": (_set("settings.split_reward", True), "split_reward is True"),
+    "games as text": (_set("games", "many"), "games is 'many'"),
+    "a NaN R²": (_set("r2_holdout", math.nan), "r2_holdout is nan"),
+    "no yardstick": (_set("yardstick", None), "lacks 'yardstick'"),
+    "a yardstick error as text": (_set("yardstick.mean_abs_error", "0.3"), "not a float"),
+}  # fmt: skip
+
+
+def tampered(table: Path, folder: Path, case: str) -> Path:
+    change, _ = TAMPERED[case]
+    frame, metadata = change(pl.read_parquet(table), json.loads(metadata_path(table).read_text()))
+    path = folder / "tampered.parquet"
+    frame.write_parquet(path)
+    metadata_path(path).write_text(json.dumps(metadata))
+    return path
+
+
+@pytest.mark.parametrize("case", list(TAMPERED))
+def test_a_tampered_table_is_one_table_error(table, tmp_path, case):
+    with pytest.raises(TableError, match=TAMPERED[case][1].replace("(", r"\(")):
+        model.read_table(tampered(table, tmp_path, case))
+
+
+@pytest.mark.parametrize("case", ["an empty table", "a huge value", "a cell of five features",
+                                  "a cut-off out of bounds"])  # fmt: skip
+def test_generate_and_report_refuse_a_tampered_table_in_one_line(table, tmp_path, case):
+    path = tampered(table, tmp_path, case)
+    player, page = tmp_path / "p.py", tmp_path / "r.html"
+    said = one_line_error(mine("generate", "supernim", "--table", path, "--out", player))
+    assert str(path) in said and TAMPERED[case][1] in said
+    said = one_line_error(mine("report", "supernim", "--table", path, "--out", page))
+    assert str(path) in said and TAMPERED[case][1] in said
+    assert not player.exists() and not page.exists()
+
+
+def test_the_untouched_table_reads_as_it_was_fitted(table, fitted):
+    read = model.read_table(table)
+    assert read.cells == fitted.cells and read.boards == fitted.boards
+    assert read.metadata == {**fitted.metadata, "columns": ["kind", "key", "value"],
+                             "n": len(fitted.cells) + len(fitted.boards)}  # fmt: skip

@@ -1,0 +1,118 @@
+"""The Gin Rummy player's own code (`strategies/players/ginrummy.py`): a real module that
+plays as it stands, with its neutral tables, in the engine; and the code every generated
+file embeds, deciding exactly as the module does."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mine.parsers.cards import DECK, parse_course, parse_hand
+from mine.strategies.bots.ginrummy import BASELINES, make_bot
+from mine.strategies.codegen import ginrummy as codegen
+from mine.strategies.engines.ginrummy import DEFAULT_RULES, play_game
+from mine.strategies.engines.melds import MeldSolver, check_melds
+from mine.strategies.player_file import load_source
+from mine.strategies.players import ginrummy as player
+from tests.strategies.test_ginrummy_codegen import METADATA, plays_legally
+
+SOLVER = MeldSolver()
+TABLES = ("DANGER", "KNOCK", "VALUE", "CALLED", "HAZARD", "THROWN")
+
+
+class Fitted(NamedTuple):
+    tables: dict[str, tuple]
+    metadata: dict
+
+
+def neutral() -> Fitted:
+    """The module's own tables, as a fitted table would give them."""
+    return Fitted({name.lower(): getattr(player, name) for name in TABLES}, METADATA)
+
+
+class Twin:
+    """Asks two players every question and fails on the first different answer."""
+
+    def __init__(self, one, other):
+        self.one, self.other, self.calls = one, other, 0
+
+    def _both(self, name: str, *args):
+        answer = getattr(self.one, name)(*args)
+        assert getattr(self.other, name)(*args) == answer, (name, args)
+        self.calls += 1
+        return answer
+
+    def pick(self, *args):
+        return self._both("pick", *args)
+
+    def play(self, *args):
+        return self._both("play", *args)
+
+    def melds(self, *args):
+        return self._both("melds", *args)
+
+
+@pytest.mark.parametrize("opponent", BASELINES)
+def test_the_module_plays_whole_games_legally_as_it_stands(opponent):
+    plays_legally(player, opponent, 4, 21)
+
+
+def test_with_its_neutral_tables_it_knocks_as_soon_as_it_may():
+    hand = parse_hand("SA;S2;S3;H4;H5;H6;D7;D8;D9;C10")
+    _, memory = player.pick(parse_course("DK"), (0, 0), None, None, hand)
+    first = player.parse_memory(memory)
+    (act, _), memory = player.play(parse_course("CK"), (0, 0), memory, hand)
+    assert act == "drop"  # no call on the first turn
+    first.plays = 1
+    (act, card), _ = player.play(parse_course("CK"), (0, 0), first.dump(), hand)
+    assert (act, card) == ("knock", parse_course("C10"))  # CK left: deadwood 10, knock
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(DECK), min_size=0, max_size=11, unique=True))
+def test_its_meld_search_is_the_engines(cards):
+    assert player.deadwood(player.mask_of(cards)) == SOLVER.deadwood_of(cards)
+    declared = player.melds((0, 0), "", tuple(cards))
+    assert check_melds(cards, declared) == SOLVER.deadwood_of(cards)
+
+
+def _code(tree: ast.Module) -> list[str]:
+    """The module's statements but its docstring and its tables' assignments."""
+    return [
+        ast.dump(node)
+        for node in tree.body[1:]
+        if not (
+            isinstance(node, ast.Assign)
+            and any(
+                isinstance(t, ast.Name) and t.id in {*TABLES, "TURN_STEP", "SCORE_STEP"}
+                for t in node.targets
+            )
+        )  # fmt: skip
+    ]
+
+
+def test_a_generated_file_is_the_modules_code_with_the_tables_as_literals():
+    source = codegen.module_source(neutral(), None)
+    generated = ast.parse(source)
+    module = ast.parse(Path(player.__file__).read_text(encoding="utf-8"))
+    assert _code(generated) == _code(module)
+    file = load_source(source, "ginrummy")
+    for name in (*TABLES, "TURN_STEP", "SCORE_STEP", "DANGER_WEIGHT", "PRUNE", "LOOKAHEAD"):
+        assert getattr(file, name) == getattr(player, name), name
+
+
+def test_a_file_from_the_modules_tables_decides_as_the_module_call_for_call():
+    file = load_source(codegen.module_source(neutral(), None), "ginrummy")
+    twin = Twin(player, file)
+    for game in range(4):
+        rng = np.random.default_rng([8, game])
+        bot = make_bot(BASELINES[game % len(BASELINES)], DEFAULT_RULES, rng, SOLVER)
+        record = play_game(DEFAULT_RULES, [twin, bot] if game % 2 else [bot, twin], rng, SOLVER)
+        assert record.invalid is None
+    assert twin.calls > 200

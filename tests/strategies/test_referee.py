@@ -1,0 +1,119 @@
+"""The referee: every call of a player checked in the documented order, each fault worded
+as the game asks and charged by the game's forfeit policy; trusted players play untimed."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from mine.strategies.engines import referee
+from mine.strategies.engines.twentyone import (
+    Bid,
+    Stand,
+    State,
+    TwentyOneRules,
+    course_player,
+    play_game,
+)
+
+RULES = TwentyOneRules(rounds=3)
+
+
+def player(answer):
+    """A spec player answering `answer(upcard)` on every call."""
+
+    def play(upcard, points, infos, player_id, memory, hand):
+        return answer(upcard)
+
+    return play
+
+
+def fine(upcard):
+    return (Bid(10) if upcard is None else Stand()), "m"
+
+
+def crash(upcard):
+    raise KeyError("boom")
+
+
+def ticking(step: float):
+    """A clock that moves `step` seconds at each reading."""
+    counter = itertools.count()
+    return lambda: next(counter) * step
+
+
+def referee_game(answer, clock=None, words=referee.WORDS, forfeit=referee.seat_out):
+    """A game of `answer`'s player beside a fine one; the state and the first one's fault."""
+    state = State(RULES, ["a", "b"], np.random.default_rng(0))
+    seats = {"a": course_player(player(answer)), "b": course_player(player(fine))}
+    limits = referee.Limits(RULES.decision_seconds, 20)
+    kwargs = {"clock": clock} if clock else {}
+    referee.play(state, [seats[i] for i in state.ids], limits, forfeit, words, **kwargs)
+    return state, state.disqualified[state.ids.index("a")]
+
+
+@pytest.mark.parametrize(
+    ("answer", "fault"),
+    [
+        (crash, "raised KeyError: 'boom'"),
+        (lambda up: "Stand", "returned 'Stand', not (action, memory)"),
+        (lambda up: (Stand(), 7), "memory is int, not a string"),
+        (lambda up: (Stand(), "x" * 21), "memory of 21 characters (limit 20)"),
+        (lambda up: (Stand(), ""), "Stand while bidding: the first action of a round is Bid"),
+        (lambda up: (Bid(10**6), ""), "Bid 1000000 outside 10..100 (points 10000)"),
+    ],
+)
+def test_each_fault_is_named_and_costs_the_seat_only(answer, fault):
+    state, reason = referee_game(answer)
+    assert reason == fault
+    assert state.disqualified[state.ids.index("b")] is None
+    assert state.is_terminal() and state.round == RULES.rounds  # the others played on
+
+
+def test_time_is_checked_after_a_crash_and_before_everything_else():
+    slow = ticking(2.0)  # every call takes two seconds
+    assert referee_game(crash, slow)[1] == "raised KeyError: 'boom'"
+    for answer in (lambda up: "Stand", lambda up: (Bid(10**6), 7), fine):
+        assert referee_game(answer, slow)[1] == "took 2.000 s (limit 1 s)"
+
+
+def test_the_game_words_its_faults_and_chooses_what_they_cost():
+    words = referee.Words(raised="player raised {kind}", slow="Took too long to play")
+    charged = []
+
+    def note_and_leave(state, seat, reason):
+        charged.append((state.ids[seat], reason))
+        referee.seat_out(state, seat, reason)
+
+    _, reason = referee_game(crash, words=words, forfeit=note_and_leave)
+    assert reason == "player raised KeyError" and charged == [("a", reason)]
+    _, reason = referee_game(fine, ticking(5.0), words, note_and_leave)
+    assert reason == "Took too long to play"
+
+
+def test_trusted_players_are_not_timed_and_keep_no_memory():
+    from mine.strategies.bots.twentyone import make_bot
+
+    rules = RULES.replace(decision_seconds=0.5)
+    bots = {"t": make_bot("textbook", rules), "d": make_bot("dealer", rules)}
+    state = play_game(rules, bots, np.random.default_rng(1), clock=ticking(10.0))
+    assert state.disqualified == [None, None] and state.round == rules.rounds
+    spec = {"t": player(fine), "d": make_bot("dealer", rules)}
+    state = play_game(rules, spec, np.random.default_rng(1), clock=ticking(10.0))
+    assert state.disqualified[state.ids.index("t")].startswith("took 10.000 s")
+    assert state.disqualified[state.ids.index("d")] is None
+
+
+def test_memories_come_back_to_the_player_that_wrote_them():
+    seen = []
+
+    def counting(upcard, points, infos, player_id, memory, hand):
+        seen.append(memory)
+        return (Bid(10) if upcard is None else Stand()), str(len(seen))
+
+    state = State(RULES, ["me"], np.random.default_rng(0))
+    last = referee.play(state, [course_player(counting)], referee.Limits(), referee.seat_out)
+    assert seen[0] is None and seen[1:] == [str(k) for k in range(1, len(seen))]
+    assert last == [str(len(seen))]
