@@ -16,6 +16,7 @@ from typing import Any
 import typer
 
 from mine import games as registry
+from mine import outputs
 from mine.pipeline import options
 from mine.pipeline.cluster import runner
 from mine.pipeline.console import fail, print_json, show, write_report
@@ -40,6 +41,12 @@ def run(
     entrant was disqualified (its reason printed, the rest of the results too). With
     `cluster`, its games are the cluster's tasks (`workers` then does not apply)."""
     match = registry.get(game).module("match")
+    outputs.reading(*(files or []))
+    if html is not None:
+        try:
+            outputs.target(html)  # before the games, not after them
+        except OSError as error:
+            raise fail(str(error)) from None
     try:
         entrants = core.entrants_of(files or [], options.names(bots), match, context)
     except core.TournamentError as error:
