@@ -122,7 +122,9 @@ def _everything(lake: Path) -> list:
     con = lakes.connect(lake)
     try:
         return [
-            con.execute(f"SELECT COLUMNS(lambda c: c <> 'ingested_at') FROM \"{name}\"").fetchall()
+            con.execute(
+                f"SELECT COLUMNS(lambda c: c <> 'ingested_at') FROM \"{name}\" ORDER BY ALL"
+            ).fetchall()  # a read of many files without ORDER BY has no order
             for name in ("logs", "manifest", "twentyone_turn_rows", "twentyone_round_points")
         ]
     finally:
