@@ -16,6 +16,7 @@ from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.codegen.twentyone import write_module
 from mine.strategies.engines import twentyone_simulation as engine
 from mine.strategies.engines.twentyone import TwentyOneRules
+from mine.strategies.engines.twentyone_chart import Strategy
 from mine.strategies.runners import SERIAL, LocalProcesses
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.tournament import twentyone as match
@@ -61,7 +62,7 @@ def test_simulate_with_and_without_cluster(cluster, tmp_path):
 @pytest.fixture(scope="module")
 def player(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("player") / "player.py"
-    write_module(path, solve(RULES).chart, BIDS, METADATA)
+    write_module(path, Strategy(solve(RULES).chart, BIDS, (), METADATA))
     return path
 
 

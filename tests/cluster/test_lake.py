@@ -140,7 +140,8 @@ def test_statistics_and_fitted_tables_are_the_same(both, cluster, game, tmp_path
     warehouse, lake_con = duckdb.connect(str(db), read_only=True), lakes.connect(lake)
     try:
         for name in on_warehouse["tables"]:
-            ordered = f'SELECT * FROM "{name}"'
+            # a lake's log ids are not a warehouse's (by design): the logs are their stems
+            ordered = f"SELECT COLUMNS(lambda c: c <> 'log_id') FROM \"{name}\" ORDER BY ALL"
             assert lake_con.execute(ordered).fetchall() == warehouse.execute(ordered).fetchall()
     finally:
         warehouse.close()
