@@ -116,6 +116,7 @@ def tournament(
     games: options.games("Games per pairing (even: each board from both seats).", 2) = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 1,
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
     html: options.Html = None,
 ) -> None:
@@ -124,4 +125,4 @@ def tournament(
     invalid moves and faults per player."""
     from mine.pipeline.commands import tournament as shared
 
-    shared.run("supernim", files, bots, games, seed, workers, None, as_json, html)
+    shared.run("supernim", files, bots, games, seed, workers, None, as_json, html, cluster)

@@ -16,12 +16,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from rich.text import Text
 
 from mine.pipeline import options
+from mine.pipeline.cluster import runner
 from mine.pipeline.console import errors, fail, next_step, print_json, show
 from mine.pipeline.options import own
 from mine.pipeline.progress import bar as progress_bar
 from mine.strategies.bots.twentyone import BOTS, make_bot
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone import simulate as play_games
+from mine.strategies.runners import SERIAL
 
 LOG_BYTES_PER_DECISION = 200  # a round's rows of one seat, generously (about 140 measured)
 SEED = (options.Seed, 0)
@@ -76,6 +78,7 @@ def simulate(
     out: options.out("Folder for the log files.") = Path("logs/twentyone"),
     me: options.Me = 0,
     rules: options.Rules = None,
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
 ) -> None:
     """Play TwentyOne games between bots; write <stem>.csv + <stem>-score.csv per game."""
@@ -95,16 +98,18 @@ def simulate(
     with progress_bar(*columns, as_json=as_json) as bar:
         task = bar.add_task("games", total=games)
         try:
-            summary = play_games(
-                game_rules,
-                specs,
-                games,
-                seed,
-                out,
-                progress=lambda _, done, __: bar.update(task, completed=done),
-                make_bot=make_bot,
-                me=me,
-            )
+            with runner(cluster, SERIAL) as running:
+                summary = play_games(
+                    game_rules,
+                    specs,
+                    games,
+                    seed,
+                    out,
+                    progress=lambda _, done, __: bar.update(task, completed=done),
+                    make_bot=make_bot,
+                    me=me,
+                    runner=running,
+                )
         except OSError as error:
             raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
     if as_json:
@@ -148,6 +153,7 @@ def tournament(
         str,
         typer.Option("--table-bots", help="Bots that sit at every table beside the pair."),
     ] = "",
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
     html: options.Html = None,
 ) -> None:
@@ -169,4 +175,4 @@ def tournament(
             f"--table-bots: a table seats {game_rules.max_players} players, the pair included", 2
         )
     table = Table(game_rules, seated)
-    shared.run("twentyone", files, bots, games, seed, workers, table, as_json, html)
+    shared.run("twentyone", files, bots, games, seed, workers, table, as_json, html, cluster)
