@@ -78,7 +78,7 @@ def test_the_file_is_the_player_module_with_the_table_in_place(fitted):
     """The player's code is embedded by source: line for line the module's, but for the
     lines that assign the table (rules, search, fitted values) and the repository's lint
     pragmas."""
-    table = ("MERGE_CAP", "SPLIT_REWARD", "MAX_MOVES", "DEPTH", "BUDGET", "CELLS", "BOARDS")
+    table = ("MERGE_CAP", "SPLIT_REWARD", "MAX_MOVES", "DEPTH", "BUDGET", "ENDGAME", "CELLS")
     source = codegen.module_source(fitted, None, 0.5, 2)
     module = PRAGMA.sub("", inspect.getsource(player_module))
     assert "# fmt: skip" not in source
@@ -93,4 +93,4 @@ def test_the_file_is_the_player_module_with_the_table_in_place(fitted):
 
 def test_a_table_name_the_module_does_not_assign_is_refused():
     with pytest.raises(ValueError, match="assigns no"):
-        player_code("mine.strategies.players.supernim", {"CELLS": {}, "WEIGHTS": {}})
+        player_code("mine.strategies.players.supernim", {"CELLS": {}, "BOARDS": {}})
