@@ -51,11 +51,15 @@ def fitted(fitted: Fitted, path: Path) -> None:
             ("data fingerprint", meta["fingerprint"][:16] + "…"),
             ("model", meta["method"]),
             ("feature cells / boards", f"{meta['feature_cells']:,} / {meta['boards']:,}"),
-            ("held-out |fit - value|, 2-heap / none",
-             f"{held['mean_abs_error_with_two']:.3f} / {held['mean_abs_error_without_two']:.3f}"),
-            ("held-out |0 - value| (plain), 2-heap / none",
-             f"{held['plain_mean_abs_error_with_two']:.3f} / "
-             f"{held['plain_mean_abs_error_without_two']:.3f}"),
+            (
+                "held-out |fit - value|, 2-heap / none",
+                f"{held['mean_abs_error_with_two']:.3f} / {held['mean_abs_error_without_two']:.3f}",
+            ),
+            (
+                "held-out |0 - value| (plain), 2-heap / none",
+                f"{held['plain_mean_abs_error_with_two']:.3f} / "
+                f"{held['plain_mean_abs_error_without_two']:.3f}",
+            ),
             ("exact yardstick boards", meta["yardstick"]["boards"]),
             ("mean |fit - exact|", f"{meta['yardstick']['mean_abs_error']:.3f}"),
             ("mean |0 - exact| (plain)", f"{meta['yardstick']['plain_mean_abs_error']:.3f}"),
