@@ -359,10 +359,38 @@ def random_move(state):
     return random.Random(repr(state)).choice(options)[0]
 
 
+def steadiest(board, chosen, budget):
+    """Of the moves that keep the table's value with no cut-off in sight, the one that
+    gives up least however soon the cut-off comes (in 1 … STEADY moves), the search's
+    `chosen` (value, points, child) first among equals: a player asked without the moves
+    left cannot tell the last moves from the others."""
+    kids = SEARCH.children(board, True)
+    kept = {kid: kid[0] - (far_value(kid[1]) if kid[1] else 0) for kid in kids}
+    best = max(kept.values())
+    mine = next((kid for kid in kids if kid[:2] == chosen[1:]), None)
+    if mine is None or kept[mine] != best:
+        return chosen
+    SEARCH.deadline = time.perf_counter() + budget
+    try:
+        steady = {
+            kid: sum(kid[0] - SEARCH.cut_value(kid[1], left, SEARCH.exact_table)
+                     for left in range(STEADY))
+            for kid in [mine] + [kid for kid in kids if kid != mine and kept[kid] == best]
+        }  # fmt: skip
+    except OutOfTime:
+        return chosen
+    points, after, _ = max(steady, key=steady.get)
+    return chosen[0], points, after
+
+
+STEADY = 6  # the cut-off horizons a player asked without the moves left weighs
+
+
 def ai_move(state, moves_left=None, depth=None, budget=None):
     """The successor the search prefers (first best in heap order). Optional: the moves
     left before the cut-off (default MAX_MOVES), the depth and the seconds to take. With
-    at most ENDGAME moves left it searches to the cut-off exactly, while the time lasts."""
+    at most ENDGAME moves left it searches to the cut-off exactly, while the time lasts;
+    with more (or not told), ties go to the move that loses least to a near cut-off."""
     left = MAX_MOVES if moves_left is None else max(1, int(moves_left))
     limit = DEPTH if depth is None else int(depth)
     seconds = min(BUDGET if budget is None else float(budget), MAX_BUDGET)
@@ -371,7 +399,11 @@ def ai_move(state, moves_left=None, depth=None, budget=None):
     chosen = SEARCH.choose_exact(board, left, seconds / 2) if left <= ENDGAME else None
     if chosen is None:
         spent = time.perf_counter() - started
-        chosen = SEARCH.choose(board, left, -1, limit, max(seconds - spent, 0.0))
+        chosen = SEARCH.choose(board, left, -1, limit, max(seconds - spent, 0.0) * 0.6)
+        if ENDGAME:
+            # what the clock checks let through (a few hundred nodes) stays within the budget
+            spent = time.perf_counter() - started
+            chosen = steadiest(board, chosen, max(seconds * 0.8 - spent, 0.0))
     value, points, target = chosen
     for successor, after, gained in successors(state):
         if gained == points and tuple(sorted(after)) == target:
