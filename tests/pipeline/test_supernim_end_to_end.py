@@ -153,7 +153,7 @@ def test_a_bad_log_is_one_line_and_a_failing_exit_code(loop, tmp_path):
         (("simulate", "supernim", "--rules", "merge_cap=1"), "merge_cap takes 2 to 1,000"),
         (("simulate", "supernim", "--rules", "max_moves=100000"), "max_moves takes 1 to 10,000"),
         (("validate", "supernim", "nowhere.py"), "no such file"),
-        (("generate", "supernim", "--table", "nowhere.parquet"), "not a readable table"),
+        (("generate", "supernim", "--table", "nowhere.parquet"), "no table here"),
     ],
 )
 def test_bad_options_fail_in_one_line(tmp_path, args, message):
