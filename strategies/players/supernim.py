@@ -13,6 +13,11 @@ makes canonical boards the whole key: successors that differ only in heap order 
 into one, and the transposition table sees every permutation as one position. A leaf's
 worth is `evaluate(board, moves_left)`: 0 for the plain score-difference heuristic (the
 score difference is already counted along the line), a fitted estimate otherwise.
+
+A generated file (ENDGAME > 0) also searches its last ENDGAME moves exactly to the
+cut-off (`Searcher.cut_value`, from the table's value with no cut-off), and further from it
+breaks ties towards the move that gives up least should the cut-off come soon
+(`steadiest`): asked with the handout's four fields only, it cannot know the moves left.
 """
 
 import random
