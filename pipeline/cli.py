@@ -185,8 +185,15 @@ def export(
 
 
 @app.command()
-def demo(db: options.Db = None) -> None:
-    """Run the main job end to end on the embedded default warehouse."""
+def demo(
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db", help="Warehouse file (default: demo-out/mine.duckdb).", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """Run the main job end to end on an embedded warehouse of its own (demo-out/)."""
     from mine.pipeline import demo as running
 
     raise typer.Exit(running.main(db))

@@ -6,7 +6,8 @@ in and the game's demo queries show what SQL over game history looks like (the g
 `pipeline/demos/<game>.py` names them; they read those logs through the temporary table
 `example_logs`); then the game's whole loop (simulate → ingest → stats → fit →
 generate → validate → report) runs, command by command as a user would type them (the
-game's `LOOP`), on the same warehouse.
+game's `LOOP`), on the same warehouse: the demo's own, `demo-out/mine.duckdb`, so that its
+simulations never mix with the user's logs in `./mine.duckdb`.
 """
 
 from __future__ import annotations
@@ -23,18 +24,23 @@ from mine import games
 from mine.pipeline.commands.warehouse import open_warehouse
 from mine.pipeline.console import console, fail
 from mine.warehouse import ingest, query
-from mine.warehouse.connection import db_path
 from mine.warehouse.schema import WarehouseVersionError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "logs"
+FOLDER = Path("demo-out")
 
 
 def main(db: str | Path | None) -> int:
     """The whole demo; the exit code (1 if an example log was rejected)."""
     try:
-        return run(db_path(db))
+        return run(warehouse(db))
     except WarehouseVersionError as error:
         raise fail(str(error)) from None
+
+
+def warehouse(db: str | Path | None) -> Path:
+    """--db, else the demo's own (not $MINE_DB nor ./mine.duckdb: those hold the user's logs)."""
+    return Path(db) if db else FOLDER / "mine.duckdb"
 
 
 def run(path: Path) -> int:
@@ -47,7 +53,7 @@ def run(path: Path) -> int:
         if examples.is_dir():
             ok &= show_examples(path, examples, getattr(demo, "QUERIES", {}))
         console.rule(f"{game.name}: simulate → ingest → stats → fit → generate → validate")
-        workdir = path.parent / "demo-out" / game.name
+        workdir = FOLDER / game.name
         if hasattr(demo, "LOOP"):
             ok &= run_loop(demo.LOOP, path, workdir)
         else:  # until every game migrates to LOOP

@@ -30,3 +30,9 @@ def test_the_logs_say_whether_they_are_real():
     said = {game: demo.about(demo.EXAMPLES / game) for game in FOLDERS}
     assert "Real" in said["ginrummy"] and "original course engine" in said["twentyone"]
     assert all("simulate" in said[game].lower() for game in ("supernim", "cardguess"))
+
+
+def test_the_demo_never_writes_into_the_users_warehouse(monkeypatch):
+    monkeypatch.setenv("MINE_DB", "mine.duckdb")
+    assert demo.warehouse(None) == demo.FOLDER / "mine.duckdb"
+    assert demo.warehouse("elsewhere.duckdb").name == "elsewhere.duckdb"
