@@ -86,7 +86,15 @@ def validated(card: dict[str, Any]) -> None:
             "invalid": row["invalid_moves"],
             "theirs": row["opponent_invalid_moves"],
             "p99 s": row["p99_move_seconds"],
+            "below value": interval(row["against_value"]["below_value"], "{:.4f}"),
+            "margin - value": row["against_value"]["mean_margin_minus_value"],
+            "odd: 1st wins": interval(row["against_value"]["odd_first_wins"], "{:.3f}"),
+            "even: losses": interval(row["against_value"]["even_losses"], "{:.4f}"),
         }
         for name, row in card["against"].items()
     ]
-    show(rows, f"{card['player']} ({card['rules_text']})", formats={"cutoff": "{:.1%}".format})
+    show(
+        rows,
+        f"{card['player']} ({card['rules_text']}; asked with {card['asked_with']})",
+        formats={"cutoff": "{:.1%}".format, "margin - value": "{:+.3f}".format},
+    )
