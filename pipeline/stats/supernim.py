@@ -1,6 +1,6 @@
 """Super-Nim's statistics, derived from the warehouse and stored back into it.
 
-Six tables, each a count next to its opportunities (PokerTracker style):
+Eight tables, each a count next to its opportunities (PokerTracker style):
 
 - `stats_supernim_pairings`: per pairing (max bot, min bot): games, wins of each side,
   draws and cut-offs, with their rates;
@@ -17,13 +17,14 @@ Six tables, each a count next to its opportunities (PokerTracker style):
   2-heaps: games won by the first mover, by the second, and drawn. (2-heaps are made in
   pairs, by splitting a 4, so between players who cash every 2 at once this parity and
   the first mover decide the game.)
-- `stats_supernim_value`: per pairing, the results against the exact value (R if the
-  start board holds an odd number of 2-heaps, for the first mover; the solver's): each
-  side's moves and value-losing moves (a move that gives up value against it, the cut-off
-  ignored), and max's mean final margin minus max's value.
+- `stats_supernim_value`: per pairing, the results against the exact value (R, the default
+  split reward, if the start board holds an odd number of 2-heaps, for the first mover;
+  the solver's): each side's moves and value-losing moves (a move that gives up value
+  against it, the cut-off ignored), and max's mean final margin minus max's value.
 
 Also the warehouse's side of fitting (`fit_inputs`: the positions of the chosen logs and
-their fingerprint). Nothing here knows the rules: it counts what the logs show.
+their fingerprint). Nothing here knows the rules (the exact value is the solver's): it
+counts what the logs show.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> 
     games = shared.frame(
         con,
         "SELECT max_player, min_player, start_key, winner, ended, moves, first_player, "
-        "len(list_filter(start_board, lambda n: n = 2)) % 2 = 1 AS odd_twos "
+        f"{_twos('start_board')} % 2 = 1 AS odd_twos "
         f"FROM supernim_matches WHERE {where}",
     )
     seen = positions(con, where)
