@@ -31,5 +31,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# What the README's tour writes into the repository's folder.
+TOUR := mine.duckdb q.sql logs.parquet warehouse-parquet sims chart.csv card.json standings.html \
+	Proj1.hs Player.hs t21 gin $(foreach t,t21 gin hog nim cg,$(t).parquet $(t).json $(t).html) \
+	$(foreach p,t21 gin hog nim cg,$(p)_player.py)
+
 clean:
-	rm -rf $(VENV) mine.duckdb bench/results/*.json demo-out
+	rm -rf $(VENV) $(TOUR) bench/results/*.json demo-out test-artifacts

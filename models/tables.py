@@ -7,13 +7,14 @@ settings. Readers check the game and kind before trusting the rows.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import polars as pl
+
+from mine import outputs
 
 REQUIRED = ("game", "kind", "fingerprint", "rows", "method", "settings")
 
@@ -34,21 +35,15 @@ def write(path: str | Path, frame: pl.DataFrame, metadata: dict[str, Any]) -> Pa
     path = Path(path).with_suffix(".parquet")
     # No timestamp: the same data and settings must give the same files.
     stamped = {**metadata, "columns": frame.columns, "n": frame.height}
-    partial = path.with_name(f".{path.name}.partial")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        frame.write_parquet(partial)
-        metadata_path(partial).write_text(json.dumps(stamped, indent=2, default=str) + "\n")
         # The metadata last: a reader finds both files or a table it cannot read, never
         # new rows with old metadata.
-        partial.replace(path)
-        metadata_path(partial).replace(metadata_path(path))
-    except OSError as error:
-        raise TableError(f"{path}: cannot write the table ({error.strerror})") from None
-    finally:
-        for leftover in (partial, metadata_path(partial)):
-            with contextlib.suppress(OSError):
-                leftover.unlink()
+        with outputs.replacing(path, metadata_path(path)) as (rows, described):
+            frame.write_parquet(rows)
+            described.write_text(json.dumps(stamped, indent=2, default=str) + "\n")
+    except (OSError, pl.exceptions.PolarsError) as error:  # a full disk, mostly
+        reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
+        raise TableError(f"{path}: cannot write the table ({reason})") from None
     return path
 
 

@@ -7,11 +7,13 @@ warehouse checks the same expressions in SQL, so a format rule lives in one plac
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from mine import outputs
 from mine.parsers.errors import LogFormatError
 
 UINT = r"0|[1-9][0-9]*"
@@ -172,3 +174,31 @@ def pair_paths(directory: str | Path, stem: str) -> tuple[Path, Path]:
     """The turn file and the score file of a game: `<stem>.csv` and `<stem>-score.csv`."""
     directory = Path(directory)
     return directory / f"{stem}.csv", directory / f"{stem}{SCORE_SUFFIX}.csv"
+
+
+# A log pair appears whole or not at all: its writer writes `partial_pair`'s files and
+# `publish_pair` renames them onto the pair's names when both are complete. A run that is
+# killed leaves partial files only, which ingest never reads (their names do not end in
+# .csv) and the next run writing into that folder removes.
+
+
+def partial_pair(directory: str | Path, stem: str) -> tuple[Path, Path]:
+    """The files to write a pair into (hidden, named for this process), after removing
+    the partial files of killed runs from `directory` (once per folder and process)."""
+    turns, scores = pair_paths(directory, stem)
+    folder = turns.parent.resolve()
+    if folder not in _SWEPT:
+        outputs.remove_stale_partials(turns, "*.csv")
+        _SWEPT.add(folder)
+    return outputs.partial_name(turns), outputs.partial_name(scores)
+
+
+def publish_pair(directory: str | Path, stem: str) -> tuple[Path, Path]:
+    """Rename the pair's partial files onto its names; the final paths."""
+    final = pair_paths(directory, stem)
+    for place in final:
+        os.replace(outputs.partial_name(place), place)
+    return final
+
+
+_SWEPT: set[Path] = set()  # folders whose stale partial files this process removed

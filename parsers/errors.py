@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class LogFormatError(ValueError):
@@ -21,4 +24,5 @@ class LogFormatError(ValueError):
             where += f":{self.line}"
             if self.column is not None:
                 where += f":{self.column}"
-        return f"{where}: {self.reason}"
+        # A file name may hold a newline: the error stays one line, the character shown.
+        return _CONTROL.sub(lambda c: repr(c.group())[1:-1], f"{where}: {self.reason}")

@@ -2,18 +2,48 @@
 
 from __future__ import annotations
 
+import _thread
+import contextlib
 import difflib
+import errno
 import os
+import signal
 import sys
+import threading
+import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
-import typer
-from typer.core import TyperGroup
-from typer.exceptions import TyperException
+INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 
-from mine import __version__, games
-from mine.pipeline import options
+
+def _interrupt(signum: int, frame: types.FrameType | None) -> None:
+    """Ctrl-C: a KeyboardInterrupt, which each layer unwinds (a transaction rolled back, a
+    partial file removed) and run() turns into one line; but a module half loaded cannot
+    unwind (a C extension aborts the process), so then the process ends here, as quietly
+    (nothing is half-written then: transactions and partial files are never taken for
+    finished work)."""
+    unwinding = sys.exception()
+    if isinstance(unwinding, KeyboardInterrupt) or type(unwinding).__name__ == "InterruptException":
+        return  # this Ctrl-C is being unwound already (a statement stopped): let it clean up
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            os.write(sys.stderr.fileno(), b"error: interrupted\n")
+            os._exit(INTERRUPTED)
+        frame = frame.f_back
+    raise KeyboardInterrupt
+
+
+if Path(sys.argv[0]).name == "mine" and threading.current_thread() is threading.main_thread():
+    signal.signal(signal.SIGINT, _interrupt)  # from the start: Ctrl-C while loading too
+
+import typer  # noqa: E402
+from typer.core import TyperGroup  # noqa: E402
+from typer.exceptions import TyperException  # noqa: E402
+
+from mine import __version__, games  # noqa: E402
+from mine.pipeline import options  # noqa: E402
 
 # Plain help: rich's help panels would import rich on every `--help`, tripling start-up.
 HELP = {
@@ -81,6 +111,39 @@ class GameCommands(Suggesting):
         return typer.main.get_command(single)
 
 
+@contextlib.contextmanager
+def prompt_interrupts() -> Iterator[None]:
+    """Ctrl-C stops a DuckDB statement at once: a statement runs in C, where no Python
+    signal handler runs before it ends (an export, minutes). So SIGINT is taken by a thread
+    of ours, which stops every open DuckDB statement and interrupts the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    done = threading.Event()
+
+    def watch() -> None:
+        pressed = False
+        while not done.is_set():
+            if signal.sigtimedwait({signal.SIGINT}, 0.1) is not None:
+                pressed = True
+                _thread.interrupt_main(signal.SIGINT)
+            connection = sys.modules.get("mine.warehouse.connection")
+            if pressed and connection is not None:
+                # Every statement from now on: the main thread may start one before it
+                # sees the interrupt.
+                connection.interrupt_all()
+
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # for the threads after it too
+    watcher = threading.Thread(target=watch, name="ctrl-c", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 app = typer.Typer(cls=Suggesting, help=__doc__, **HELP)
 for verb, about in VERBS.items():
     app.add_typer(typer.Typer(cls=GameCommands, help=about, **HELP), name=verb)
@@ -100,13 +163,25 @@ def main(
     ] = False,
 ) -> None:
     """mine: ingest game logs into DuckDB, query them, and turn them into players."""
+    from mine import outputs
+
+    outputs.forget_reads()  # what an earlier command run in this process read
 
 
 @app.command()
 def ingest(
-    paths: Annotated[list[str], typer.Argument(help="Files, folders (recursive) or globs.")],
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="PATH", help="Files, folders (recursive) or globs.", show_default=False
+        ),
+    ],
     game: Annotated[
-        str | None, typer.Option(help="Skip detection: every pair is this game.")
+        str | None,
+        typer.Option(
+            metavar="GAME",
+            help=f"Skip detection: every pair is this game ({', '.join(games.names())}).",
+        ),
     ] = None,
     db: options.Db = None,
     as_json: options.Json = False,
@@ -131,12 +206,15 @@ def ingest(
     """Ingest turn/score log pairs; each pair lands whole or not at all, once per content."""
     from mine.pipeline.commands import warehouse
 
-    warehouse.ingest(paths, game, db, as_json, wait, verify, rules or [])
+    with prompt_interrupts():
+        warehouse.ingest(paths, game, db, as_json, wait, verify, rules or [])
 
 
 @app.command()
 def query(
-    sql: Annotated[str | None, typer.Argument(help="The SQL to run.")] = None,
+    sql: Annotated[
+        str | None, typer.Argument(metavar="SQL", help="The SQL to run.", show_default=False)
+    ] = None,
     file: Annotated[
         Path | None, typer.Option("--file", "-f", help="Read the SQL from a file.")
     ] = None,
@@ -144,22 +222,34 @@ def query(
         str | None,
         typer.Option(
             "--format",
+            metavar="FORMAT",
             help="table, csv, json or parquet (default: --out's extension, else table).",
             show_default=False,
         ),
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file.")] = None,
     limit: Annotated[
-        int, typer.Option("--limit", min=0, help="Rows the table shows (0: all).")
+        int, typer.Option("--limit", min=0, metavar="N", help="Rows the table shows (0: all).")
     ] = 40,
     db: options.Db = None,
     wait: options.Wait = 60.0,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            metavar="SECONDS",
+            help="Stop the query after this many seconds (one error line).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run one read-only SELECT (from the argument, --file, or stdin); show its first rows,
     or write all of it as csv, json or parquet to --out or stdout."""
     from mine.pipeline.commands import warehouse
 
-    warehouse.query(sql, file, fmt, out, limit, db, wait)
+    with prompt_interrupts():
+        warehouse.query(sql, file, fmt, out, limit, db, wait, timeout)
 
 
 @app.command()
@@ -167,7 +257,8 @@ def tables(db: options.Db = None, as_json: options.Json = False, wait: options.W
     """List the warehouse's tables and views with row counts and descriptions."""
     from mine.pipeline.commands import warehouse
 
-    warehouse.tables(db, wait, as_json)
+    with prompt_interrupts():
+        warehouse.tables(db, wait, as_json)
 
 
 @app.command()
@@ -181,7 +272,8 @@ def export(
     manifest (DuckDB, polars or any Parquet reader reads it back)."""
     from mine.pipeline.commands import warehouse
 
-    warehouse.export(folder, db, as_json, wait)
+    with prompt_interrupts():
+        warehouse.export(folder, db, as_json, wait)
 
 
 @app.command()
@@ -201,14 +293,55 @@ def demo(
 
 def run() -> None:
     """The `mine` command: a bad option or argument is one line (and exit code 2), like
-    every other error, instead of click's usage block."""
+    every other error, instead of click's usage block; so is Ctrl-C (exit code 130), after
+    each layer has undone its unfinished work (a transaction, a partial file)."""
+    signal.signal(signal.SIGINT, _interrupt)
     try:
         code = _main()
         sys.stdout.flush()
     except BrokenPipeError:  # `mine query … | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 0
+    except KeyboardInterrupt:
+        code = INTERRUPTED
+    except Exception as error:
+        if _interruption(error):
+            code = INTERRUPTED
+        else:
+            failure = _environment_failure(error)
+            if failure is None:
+                raise
+            print(f"error: {failure}", file=sys.stderr)
+            code = 1
+    if code == INTERRUPTED:  # typer's exit code for a KeyboardInterrupt too
+        print("error: interrupted", file=sys.stderr)
     sys.exit(code)
+
+
+def _interruption(error: Exception) -> bool:
+    """DuckDB's words for a statement that Ctrl-C stopped."""
+    return type(error).__name__ == "InterruptException" or str(error) == "Query interrupted"
+
+
+# What the machine, not the input, made fail in any command (each command says its own
+# input's faults): a full disk, a warehouse file that is damaged, memory that ran out.
+FULL_DISK = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG)
+DUCKDB_FAILURES = ("IOException", "TransactionException", "OutOfMemoryException", "FatalException")
+
+
+def _environment_failure(error: Exception) -> str | None:
+    """One line for a failure of the machine's, or None for anything else (a bug, whose
+    traceback is wanted)."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if type(error).__module__.startswith(("duckdb", "_duckdb")):
+        if type(error).__name__ in DUCKDB_FAILURES:
+            return f"the warehouse failed: {first}"
+        return None
+    if isinstance(error, OSError) and error.errno in FULL_DISK:
+        return f"{error.filename or 'a file'}: {error.strerror}"
+    if type(error).__module__.startswith("polars") and "No space left" in str(error):
+        return f"cannot write: {first}"
+    return None
 
 
 def _main() -> int:
@@ -223,5 +356,5 @@ def _main() -> int:
         print(f"error: {error.format_message()}{where}", file=sys.stderr)
         return error.exit_code
     except typer.Abort:
-        return 130
+        return INTERRUPTED
     return code if isinstance(code, int) else 0

@@ -3,7 +3,6 @@ two shapes results are printed in (a table of rows, a list of name/value pairs).
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -13,6 +12,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+from mine import outputs
 
 # What is printed is often user data (paths, player ids, fields of a log): it is text,
 # never rich markup (`[/]`) or an emoji code (`:100:`); styles come from `Text` parts.
@@ -28,8 +29,9 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 def read_fitted(read: Callable[[Path], Any], path: Path) -> Any:
     """`read(path)` of a fitted table file; a file that is not one is one error line."""
-    from mine.models.tables import TableError
+    from mine.models.tables import TableError, metadata_path
 
+    outputs.reading(Path(path).with_suffix(".parquet"), metadata_path(path))
     try:
         return read(path)
     except TableError as error:
@@ -43,8 +45,10 @@ def write_fitted(write: Callable[..., Path], out: Path, *parts: Any) -> Path:
 
     try:
         return write(out, *parts)
-    except (TableError, OSError) as error:
-        raise fail(f"cannot write {out}: {error}") from None
+    except TableError as error:
+        raise fail(str(error)) from None
+    except OSError as error:
+        raise fail(f"cannot write {out}: {error.strerror or error}") from None
 
 
 def print_json(result: Any) -> None:
@@ -107,14 +111,9 @@ def interval(figure: Mapping[str, Any], fmt: str = "{:+.4f}") -> str:
 def write_report(out: Path, text: str, as_json: bool = False, say: bool = True) -> None:
     """Write a page (or any text a command makes) whole or not at all, and say so (unless
     `say` is False: the command's own result says it)."""
-    partial = out.with_name(f".{out.name}.partial")
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text(text, encoding="utf-8")
-        partial.replace(out)
+        outputs.write_text(out, text)
     except OSError as error:
-        with contextlib.suppress(OSError):
-            partial.unlink()
         raise fail(f"cannot write {out}: {error.strerror}") from None
     if not say:
         return

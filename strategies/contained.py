@@ -77,6 +77,12 @@ class PlayerFault(RuntimeError):
         self.path, self.reason = str(path), reason
 
 
+class Ended(BaseException):
+    """A player's code ended in a way its loader words itself (a Haskell player's program
+    that ended or ran out of memory): the message is the reason. Not an Exception, so no
+    engine takes it for one invalid play."""
+
+
 class _Page(ctypes.Structure):
     """The shared page: the calls started (the import too), the function that runs (an
     index into `names`, IMPORTING or IDLE) and whose code it is (an index into the run's
@@ -160,6 +166,8 @@ def _seal() -> None:
 
 
 def _describe(error: BaseException) -> str:
+    if isinstance(error, Ended):
+        return str(error)
     if isinstance(error, SystemExit):
         return f"called sys.exit({error.code!r})"
     if isinstance(error, MemoryError):

@@ -1,4 +1,8 @@
-"""A user's player file, loaded as a module: one place for what a bad file is told."""
+"""A user's player file, loaded as a module: one place for what a bad file is told.
+
+A Python file runs as a module; a Haskell file of a game whose course takes Haskell
+(`strategies.haskell`) is compiled once and its program runs beside, behind a module of
+the Python file's functions."""
 
 from __future__ import annotations
 
@@ -6,14 +10,20 @@ import contextlib
 import importlib.util
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
 from mine.strategies import contained
+from mine.strategies.haskell import entrants, programs
+from mine.strategies.haskell.build import COURSES, CompileError
 
 
 class PlayerFileError(ValueError):
     """A player file that cannot be loaded or lacks what its game calls."""
+
+
+is_haskell = programs.is_haskell
 
 
 def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> ModuleType:
@@ -21,6 +31,8 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
     path = Path(path)
     if not path.is_file():
         raise PlayerFileError(f"{path}: {'not a file' if path.exists() else 'no such file'}")
+    if programs.is_haskell(path):
+        return _load_haskell(path, game, functions)
     name = f"{game}_player_{abs(hash((str(path.resolve()), time.time_ns())))}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -41,6 +53,29 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
     if missing:
         raise PlayerFileError(f"{path}: defines no {', '.join(missing)}")
     return contained.load_wrapped(module, functions, path)
+
+
+def _load_haskell(path: Path, game: str, functions: tuple[str, ...]) -> ModuleType:
+    if game not in COURSES:
+        raise PlayerFileError(f"{path}: a Haskell file plays {', '.join(COURSES)}, not {game}")
+    watch = contained.watch()
+    try:
+        program = programs.executable(path, game)  # a build here is the job's to time
+        with watch.importing(path) if watch else contextlib.nullcontext():
+            module = entrants.load(path, game, program)
+    except (CompileError, OSError) as error:
+        raise PlayerFileError(f"{path}: {error}") from None
+    missing = [f for f in functions if not callable(getattr(module, f, None))]
+    if missing:
+        raise PlayerFileError(f"{path}: a Haskell file answers only its course's calls, "
+                              f"not {', '.join(missing)}")  # fmt: skip
+    return contained.load_wrapped(module, functions, path)
+
+
+def prepare(paths: Sequence[str | Path], game: str, *, contain: bool = True) -> None:
+    """In the harness, before the workers that load `paths`: each Haskell file among them
+    compiled once, contained (PlayerFault for one that does not compile)."""
+    programs.prepare(paths, game, contain=contain)
 
 
 def load_source(source: str, game: str) -> ModuleType:

@@ -12,10 +12,17 @@ from pathlib import Path
 MINE = str(Path(sys.executable).parent / "mine")
 
 
-def mine(*args, stdin: str | None = None, cwd: Path | None = None, timeout: float = 120):
-    """Run mine with a wide console, so that tables show whole values."""
+def mine(
+    *args,
+    stdin: str | None = None,
+    cwd: Path | None = None,
+    timeout: float = 120,
+    under: tuple[str, ...] = (),
+):
+    """Run mine with a wide console, so that tables show whole values (`under`: a command
+    that runs it, such as `setpriv …`)."""
     return subprocess.run(
-        [MINE, *map(str, args)],
+        [*under, MINE, *map(str, args)],
         input=stdin,
         capture_output=True,
         text=True,
@@ -60,3 +67,11 @@ def invoke(*args, ok: bool = True):
 
 def invoke_json(*args) -> dict:
     return json.loads(invoke(*args, "--json").stdout)
+
+
+def without_file_rights() -> tuple[str, ...]:
+    """What to run mine under so that file modes hold for it: nothing for a user; for root
+    (who reads any file), root without the rights to override them."""
+    if os.geteuid() != 0:
+        return ()
+    return ("setpriv", "--bounding-set=-dac_override,-dac_read_search", "--")

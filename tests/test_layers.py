@@ -25,6 +25,7 @@ GAMES = ("mine.parsers", "mine.strategies.engines", PLAYERS)  # the rules and fo
 ROOMS: dict[str, tuple[str, ...]] = {
     # room: the rooms it may import besides itself (and the package `mine` for its version)
     "mine.games": (),
+    "mine.outputs": (),
     PLAYERS: (),
     "mine.parsers": (),
     "mine.strategies.engines": ("mine.parsers", PLAYERS),
@@ -44,6 +45,9 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "mine.pipeline": ("mine",),  # the commands compose every layer
 }  # fmt: skip
 PACKAGES = {"mine.strategies", "mine"}  # their __init__ files are rooms of their own
+# Where a written file goes (whole or not at all, never over an input): one rule for every
+# layer that writes one.
+EVERYONES = {"mine", "mine.outputs"}
 
 
 def module_name(path: Path) -> str:
@@ -91,7 +95,7 @@ def sources() -> list[Path]:
 
 
 def allowed(source: str, target: str) -> bool:
-    if target == "mine" or room_of(target) == room_of(source):
+    if target in EVERYONES or room_of(target) == room_of(source):
         return True
     if source in PACKAGES:
         return True  # `mine` lazily offers the warehouse's API; `mine.strategies` is empty

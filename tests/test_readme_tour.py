@@ -44,3 +44,14 @@ def test_the_readme_tour_runs_as_written(tmp_path):
             assert (tmp_path / written).exists(), command
             assert written.rstrip("/") in said, f"{command} does not say what it wrote"
     assert (tmp_path / "mine.duckdb").exists()
+
+
+def test_make_clean_removes_what_the_tour_writes():
+    removed = subprocess.run(
+        ["make", "-n", "clean"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
+    for command in tour():
+        words = shlex.split(command, comments=True)
+        if words[0] == "mine" and "--out" in words:
+            written = Path(words[words.index("--out") + 1].rstrip("/"))
+            assert str(written.parts[0]) in removed, f"make clean keeps {written}"

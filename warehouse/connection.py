@@ -7,9 +7,12 @@ waits for the lock up to a deadline and then says who holds it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import stat
 import time
+import weakref
 from pathlib import Path
 
 import duckdb
@@ -26,12 +29,63 @@ SEALED = {
 }
 
 
+_OPEN: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
+
+
+def tracked(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """`con`, among the connections `interrupt_all` stops."""
+    _OPEN.add(con)
+    return con
+
+
+def interrupt_all() -> None:
+    """Stop the statement each open connection runs (from any thread: Ctrl-C's)."""
+    for con in list(_OPEN):
+        with contextlib.suppress(duckdb.Error):  # closed meanwhile
+            con.interrupt()
+
+
 class WarehouseBusy(RuntimeError):
     """Another process holds the database file's lock for longer than we wait."""
 
 
 class WarehouseMissing(FileNotFoundError):
     """A read-only open of a database that has not been created yet."""
+
+
+class NotAWarehouse(ValueError):
+    """A path that holds something else than a DuckDB database file."""
+
+
+DUCKDB_MAGIC = b"DUCK"  # bytes 8 to 11 of every DuckDB database file
+
+
+def check_target(path: Path) -> None:
+    """Refuse a path DuckDB would open as something else than a warehouse file: it opens a
+    CSV, Parquet or JSON file as an empty database in memory (whatever is then stored is
+    lost), and waits forever on a FIFO. A new path, an empty file or a DuckDB file pass."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise NotAWarehouse(f"{path}: cannot use it as a warehouse ({error.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise NotAWarehouse(f"{path}: is a folder, not a warehouse file")
+    if not stat.S_ISREG(info.st_mode):
+        raise NotAWarehouse(f"{path}: not a regular file (a FIFO, device or socket?)")
+    if info.st_size == 0:
+        return
+    try:
+        with open(path, "rb") as file:
+            head = file.read(12)
+    except OSError as error:
+        raise NotAWarehouse(f"{path}: cannot read it ({error.strerror})") from None
+    if head[8:12] != DUCKDB_MAGIC:
+        what = "a Parquet file" if head.startswith(b"PAR1") else "not a DuckDB database file"
+        raise NotAWarehouse(
+            f"{path}: {what}, so not a warehouse; give --db a warehouse or a new path"
+        )
 
 
 def db_path(db: str | Path | None = None) -> Path:
@@ -51,6 +105,7 @@ def connect(
     `sealed` (read-only) for users' SQL: no files but the warehouse, no extensions, no
     settings changed."""
     path = db_path(db)
+    check_target(path)
     if read_only and not path.exists():
         raise WarehouseMissing(f"{path}: no warehouse here yet (run `mine ingest` first)")
     config: dict[str, object] = {"memory_limit": memory_limit} if memory_limit else {}
@@ -60,7 +115,7 @@ def connect(
     delay = 0.05
     while True:
         try:
-            con = duckdb.connect(str(path), read_only=read_only, config=config)
+            con = tracked(duckdb.connect(str(path), read_only=read_only, config=config))
             con.execute("SET enable_progress_bar = false")  # it would write into --json output
             if sealed:
                 con.execute("SET lock_configuration = true")

@@ -23,6 +23,8 @@ import glob
 import hashlib
 import os
 import re
+import shutil
+import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -43,6 +45,8 @@ BATCH_BYTES = 48 * 1024 * 1024
 """Bytes of logs staged at once: bounds memory whatever the corpus size."""
 NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
 GLOB_CHARACTERS = "*?["
+SAFE_PATH = re.compile(r"[A-Za-z0-9/._,+=@%: -]*")
+"""The characters of a path DuckDB's readers take as they are (no glob, no escape)."""
 LINE_DELIMITER = "\\x01"  # no log has it: each line is read as one field
 QUOTE = "''''"  # a SQL string literal holding one quote mark
 
@@ -63,6 +67,11 @@ MANIFEST_ROW = pa.schema(
 )
 
 
+class WarehouseWriteError(RuntimeError):
+    """The warehouse could not take a batch (a full disk): the batch did not land, the
+    batches before it did."""
+
+
 @dataclass
 class LogFile:
     path: Path
@@ -72,18 +81,35 @@ class LogFile:
     lines: int = 0
     first_line: str = ""
     problem: LogFormatError | None = None
+    source: str = ""  # the path DuckDB's readers are given for this file
 
-    def read(self) -> None:
-        data = self.path.read_bytes()
+    def read(self, aside: Path | None = None) -> None:
+        """Hash and check the file and, given `aside` (a folder of ours), choose what
+        DuckDB's readers are handed for it."""
+        try:
+            data = self.path.read_bytes()
+        except OSError as error:
+            self.problem = LogFormatError(self.path, None, f"cannot read it ({_why(error)})")
+            return
         self.sha256 = hashlib.sha256(data).hexdigest()
         self.bytes = len(data)
         self.lines = data.count(b"\n")
         found = file_problem(data)
         if found:
             self.problem = LogFormatError(self.path, *found)
-        else:
-            end = data.find(b"\n")
-            self.first_line = data[:end].rstrip(b"\r").decode("utf-8")
+            return
+        end = data.find(b"\n")
+        self.first_line = data[:end].rstrip(b"\r").decode("utf-8")
+        self.source = str(self.path)
+        if aside is None:
+            return
+        crlf = data.count(b"\r\n")
+        if 0 < crlf < self.lines:
+            # DuckDB's reader takes one line ending per file; the Python parser (and the
+            # server's readers) take either: the same lines with one ending are read.
+            self.source = _aside(aside, self.path, data.replace(b"\r\n", b"\n"))
+        elif not SAFE_PATH.fullmatch(self.source):
+            self.source = _aside(aside, self.path)
 
 
 @dataclass
@@ -97,6 +123,12 @@ class Pair:
     log_id: int | None = None
     replaces: list[int] = field(default_factory=list)
     copy_of: Pair | None = None  # an earlier pair of the same batch with the same content
+    known: bool = False  # its content is in the warehouse already
+
+    @property
+    def lands(self) -> bool:
+        """Whether its content is new to the warehouse (and not rejected)."""
+        return self.outcome in ("new", "replaced") and not self.known and self.copy_of is None
 
     @property
     def files(self) -> tuple[LogFile, LogFile]:
@@ -113,7 +145,8 @@ class Pair:
 @dataclass
 class Summary:
     pairs: list[Pair] = field(default_factory=list)
-    orphans: list[LogFormatError] = field(default_factory=list)
+    unread: list[LogFormatError] = field(default_factory=list)  # paths, folders not read
+    orphans: list[LogFormatError] = field(default_factory=list)  # files without their pair
     rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     verified: bool = True  # whether each game's rules were replayed over its logs
@@ -124,7 +157,7 @@ class Summary:
 
     @property
     def errors(self) -> list[LogFormatError]:
-        return self.orphans + [pair.error for pair in self.pairs if pair.error]
+        return self.unread + self.orphans + [pair.error for pair in self.pairs if pair.error]
 
     @property
     def ok(self) -> bool:
@@ -162,41 +195,77 @@ def find_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[LogFormatE
     found: dict[Path, Path] = {}
     missing = []
     for given in map(str, paths):
-        path = Path(given)
-        # A name that exists is taken as it is, even if it holds glob characters.
-        if path.is_file():
-            matches = [path]
-        elif path.is_dir():
-            matches = _csv_files_under(path)
-        elif any(ch in given for ch in GLOB_CHARACTERS):
-            matches = [Path(m) for m in glob.glob(given, recursive=True) if Path(m).is_file()]
-        else:
-            matches = []
+        try:
+            matches = _matches(given, missing)
+        except OSError as error:  # a name too long, a loop of links
+            missing.append(LogFormatError(given, None, f"cannot read it ({_why(error)})"))
+            continue
         if not matches:
-            missing.append(LogFormatError(given, None, "no such file, folder or matching file"))
+            empty = "no CSV file in this folder" if Path(given).is_dir() else None
+            missing.append(
+                LogFormatError(given, None, empty or "no such file, folder or matching file")
+            )
         for match in sorted(matches):
             found.setdefault(match.resolve(), match.absolute())
     return list(found.values()), missing
 
 
-def _csv_files_under(folder: Path) -> list[Path]:
-    """The CSV files under `folder`, following symlinked folders once each."""
+def _matches(given: str, unreadable: list[LogFormatError]) -> list[Path]:
+    path = Path(given)
+    # A name that exists is taken as it is, even if it holds glob characters.
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return _csv_files_under(path, unreadable)
+    if any(ch in given for ch in GLOB_CHARACTERS):
+        return [Path(m) for m in glob.glob(given, recursive=True) if Path(m).is_file()]
+    return []
+
+
+def _csv_files_under(folder: Path, unreadable: list[LogFormatError]) -> list[Path]:
+    """The CSV files under `folder`, following symlinked folders once each; a folder that
+    cannot be listed, or a `.csv` that is not a file, goes to `unreadable`."""
     files, seen = [], set()
-    for root, folders, names in os.walk(folder, followlinks=True):
+
+    def cannot_list(error: OSError) -> None:
+        where = error.filename or folder
+        unreadable.append(LogFormatError(where, None, f"cannot read this folder ({_why(error)})"))
+
+    for root, folders, names in os.walk(folder, followlinks=True, onerror=cannot_list):
         real = Path(root).resolve()
         if real in seen:  # a link back up the tree
             folders.clear()
             continue
         seen.add(real)
         folders.sort()
-        files += [Path(root, n) for n in names if n.endswith(".csv") and Path(root, n).is_file()]
+        for name in sorted(names):
+            path = Path(root, name)
+            if not name.endswith(".csv"):
+                continue
+            if path.is_file():
+                files.append(path)
+            else:
+                reason = "not a file (a FIFO, a socket, or a link to nothing)"
+                unreadable.append(LogFormatError(path, None, reason))
     return files
 
 
-def _duckdb_path(path: Path) -> str:
-    """`path` for DuckDB's readers, which expand glob characters: each one escaped as a
-    one-character class, so `g[1].csv` is read and not `g1.csv`."""
-    return re.sub(f"([{re.escape(GLOB_CHARACTERS)}])", r"[\1]", str(path))
+def _aside(folder: Path, path: Path, data: bytes | None = None) -> str:
+    """A name in `folder` (ingest's own, removed after it) that DuckDB reads as `path`: a
+    link to it or, given `data`, a file of them. DuckDB's readers take a name as a glob
+    pattern (`*`, `?`, `[`, with `\\` escaping them), and no escaping reads every name as
+    it is, so a name outside the plain characters is handed over as one of ours."""
+    alias = folder / (hashlib.sha256(os.fsencode(path)).hexdigest()[:32] + ".csv")
+    alias.unlink(missing_ok=True)
+    if data is None:
+        alias.symlink_to(path.absolute())
+    else:
+        alias.write_bytes(data)
+    return str(alias)
+
+
+def _why(error: OSError) -> str:
+    return error.strerror or str(error)
 
 
 def pair_files(files: Iterable[Path]) -> tuple[list[Pair], list[LogFormatError]]:
@@ -268,7 +337,7 @@ def _stage(
                       delim = '{LINE_DELIMITER}', quote = '', escape = '', auto_detect = false,
                       ignore_errors = true, strict_mode = true, nullstr = '{NO_NULLS}')
         """,
-        {"paths": [_duckdb_path(getattr(p, role).path) for p in pairs]},
+        {"paths": [getattr(p, role).source for p in pairs]},
     )
     con.execute(
         f"""
@@ -319,7 +388,7 @@ def _stage_fields(
                                null_padding = false, strict_mode = true,
                                nullstr = '{NO_NULLS}')
         """,
-        [[_duckdb_path(f.path) for f in files]],
+        [[f.source for f in files]],
     )
     # A join inside the read would not keep the files' order, so the numbering comes after.
     con.execute(
@@ -534,16 +603,21 @@ def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     )
     seen: dict[str, Pair] = {}
     for pair in pairs:
-        if pair.content_sha256 in existing:
-            pair.outcome, pair.log_id = "unchanged", existing[pair.content_sha256]
-            continue
-        if pair.content_sha256 in seen:  # lands, or not, as its first copy does
-            pair.outcome, pair.copy_of = "unchanged", seen[pair.content_sha256]
-            continue
-        seen[pair.content_sha256] = pair
+        content = pair.content_sha256
+        if content in existing:
+            pair.known, pair.log_id = True, existing[content]
+        elif content in seen:  # lands, or not, as its first copy does
+            pair.copy_of = seen[content]
+        else:
+            seen[content] = pair
+        # What its files held before, if that was other content (even content already in
+        # under another name): that log goes unless another file still holds it.
         old = {previous[str(f.path)] for f in pair.files if str(f.path) in previous}
-        pair.replaces = sorted(old)
-        pair.outcome = "replaced" if old else "new"
+        pair.replaces = sorted(old - {pair.log_id})
+        if pair.replaces:
+            pair.outcome = "replaced"
+        else:
+            pair.outcome = "unchanged" if pair.known or pair.copy_of else "new"
 
 
 def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
@@ -552,20 +626,34 @@ def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     for pair in pairs:
         landed = pair.outcome != "rejected"
         for log in pair.files:
-            rows.append(
-                {
-                    "path": str(log.path),
-                    "stem": pair.stem,
-                    "game": pair.game or None,
-                    "role": log.role,
-                    "sha256": log.sha256 or None,
-                    "bytes": log.bytes,
-                    "rows": log.lines if landed else None,
-                    "outcome": pair.outcome,
-                    "log_id": pair.log_id if landed else None,
-                    "error": str(pair.error) if pair.error else None,
-                }
-            )
+            log_id = pair.log_id if landed else None
+            rows.append(_manifest_row(log, pair.stem, pair.game, pair.outcome, log_id, pair.error))
+    _upsert_manifest(con, rows)
+
+
+def _manifest_row(
+    log: LogFile,
+    stem: str,
+    game: str | None,
+    outcome: str,
+    log_id: int | None,
+    error: LogFormatError | None,
+) -> dict:
+    return {
+        "path": str(log.path),
+        "stem": stem,
+        "game": game or None,
+        "role": log.role,
+        "sha256": log.sha256 or None,
+        "bytes": log.bytes,
+        "rows": log.lines if log_id is not None else None,
+        "outcome": outcome,
+        "log_id": log_id,
+        "error": str(error) if error else None,
+    }
+
+
+def _upsert_manifest(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
     con.register("manifest_batch", pa.Table.from_pylist(rows, schema=MANIFEST_ROW))
     con.execute(
         """
@@ -580,6 +668,23 @@ def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
         """
     )
     con.unregister("manifest_batch")
+
+
+def _record_unpaired(con: duckdb.DuckDBPyConnection, orphans: list[LogFormatError]) -> None:
+    """Unpaired files in the manifest too: rejected, with their hash (a log they were part
+    of stays, as its content is still somewhere)."""
+    if not orphans:
+        return
+    rows = []
+    for orphan in orphans:
+        path = Path(orphan.path)
+        name = path.name[: -len(path.suffix)] if path.suffix else path.name
+        scores = name.endswith(SCORE_SUFFIX)
+        log = LogFile(path, "scores" if scores else "turns")
+        log.read()  # its hash (none if it cannot be read)
+        stem = name[: -len(SCORE_SUFFIX)] if scores else name
+        rows.append(_manifest_row(log, stem, None, "rejected", None, orphan))
+    _upsert_manifest(con, rows)
 
 
 def _check_and_load(
@@ -652,7 +757,7 @@ def _list_files(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
                unnest($roles) AS role, unnest($lines::BIGINT[]) AS lines
         """,
         {
-            "paths": [str(f.path) for f, _ in files],
+            "paths": [f.source for f, _ in files],
             "ids": [log_id for _, log_id in files],
             "roles": [f.role for f, _ in files],
             "lines": [f.lines for f, _ in files],
@@ -660,9 +765,10 @@ def _list_files(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     )
 
 
-def _drop_replaced(con: duckdb.DuckDBPyConnection, module: ModuleType, good: list[Pair]) -> None:
-    """A replaced version goes unless another file still holds that content."""
-    stale = sorted({old for p in good for old in p.replaces})
+def _drop_replaced(con: duckdb.DuckDBPyConnection, landed: list[Pair]) -> None:
+    """What the files of these pairs held before goes, unless another file still holds
+    it (from whichever game it was)."""
+    stale = sorted({old for p in landed for old in p.replaces} - {p.log_id for p in landed})
     if not stale:
         return
     keep = {
@@ -670,12 +776,18 @@ def _drop_replaced(con: duckdb.DuckDBPyConnection, module: ModuleType, good: lis
         for row in con.execute(
             "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
             "AND path NOT IN (SELECT unnest(?))",
-            [stale, [str(f.path) for p in good for f in p.files]],
+            [stale, [str(f.path) for p in landed for f in p.files]],
         ).fetchall()
     }
     drop = [log_id for log_id in stale if log_id not in keep]
-    for table in (*module.TABLES, "logs"):
-        con.execute(f"DELETE FROM {table} WHERE log_id IN (SELECT unnest(?))", [drop])
+    modules = schema.game_schemas()
+    games = con.execute(
+        "SELECT DISTINCT game FROM logs WHERE log_id IN (SELECT unnest(?))", [drop]
+    ).fetchall()
+    for (game,) in games:
+        for table in modules[game].TABLES:
+            con.execute(f"DELETE FROM {table} WHERE log_id IN (SELECT unnest(?))", [drop])
+    con.execute("DELETE FROM logs WHERE log_id IN (SELECT unnest(?))", [drop])
 
 
 def _land(
@@ -686,21 +798,23 @@ def _land(
     watch: BatchWatch,
 ) -> None:
     """Check and insert one batch of pairs of one game, in one transaction."""
-    fresh = [p for p in batch if p.outcome in ("new", "replaced")]
+    fresh = [p for p in batch if p.lands]
     drawn = con.execute(f"SELECT nextval('log_ids') FROM range({len(fresh)})").fetchall()
     for pair, (log_id,) in zip(fresh, drawn, strict=True):
         pair.log_id = log_id
     counts = [f"(SELECT count(*) FROM {table})" for table in module.TABLES]
     count_rows = "SELECT " + ", ".join(counts)
+    if fresh:
+        # Outside the transaction: functions registered inside it are gone after a rollback.
+        set_rules(con, module, summary.rules.get(module.GAME))
     con.execute("BEGIN TRANSACTION")
     try:
         before = con.execute(count_rows).fetchall()[0]
         if fresh:
-            set_rules(con, module, summary.rules.get(module.GAME))
             _check_and_load(con, module, fresh, summary.verified, watch)
         good = [p for p in fresh if p.outcome != "rejected"]
         _follow_copies(batch)
-        _drop_replaced(con, module, good)
+        _drop_replaced(con, [p for p in batch if p.outcome != "rejected"])
         if good:
             con.execute(
                 """
@@ -722,8 +836,14 @@ def _land(
                 summary.rows[table] = summary.rows.get(table, 0) + new - old
         _record(con, batch)
         con.execute("COMMIT")
+    except duckdb.InterruptException:  # Ctrl-C: not the pair's fault
+        _rollback(con)
+        raise KeyboardInterrupt from None
     except duckdb.Error as error:
-        con.execute("ROLLBACK")
+        _rollback(con)
+        if _cannot_write(error):  # not the pair's fault: no pair is rejected for it
+            reason = str(error).strip().splitlines()[0]
+            raise WarehouseWriteError(f"cannot write the warehouse ({reason})") from None
         if len(fresh) > 1:  # find the pair DuckDB cannot read by landing them one by one
             for pair in batch:
                 _land(con, module, [pair], summary, watch)
@@ -740,8 +860,27 @@ def _land(
         _record(con, batch)
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        _rollback(con)
         raise
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Undo the open transaction, if DuckDB has not (a failed COMMIT rolls back itself)."""
+    with contextlib.suppress(duckdb.TransactionException, duckdb.FatalException):
+        con.execute("ROLLBACK")
+
+
+def _cannot_write(error: duckdb.Error) -> bool:
+    """Whether DuckDB failed at writing the warehouse (a full disk, no memory left, a
+    commit that failed) rather than at reading a log."""
+    if isinstance(error, duckdb.TransactionException | duckdb.OutOfMemoryException):
+        return True
+    if isinstance(error, duckdb.FatalException):
+        return True
+    text = str(error)
+    return isinstance(error, duckdb.IOException) and (
+        "No space left" in text or "Could not write" in text or "Disk quota" in text
+    )
 
 
 def _follow_copies(batch: list[Pair]) -> None:
@@ -761,10 +900,10 @@ def _follow_copies(batch: list[Pair]) -> None:
             pair.log_id = first.log_id
 
 
-def _read(batch: list[Pair]) -> None:
+def _read(batch: list[Pair], aside: Path) -> None:
     for pair in batch:
         for log in pair.files:
-            log.read()
+            log.read(aside)
 
 
 def _batches(pairs: list[Pair]) -> Iterable[list[Pair]]:
@@ -772,12 +911,19 @@ def _batches(pairs: list[Pair]) -> Iterable[list[Pair]]:
     size = 0
     for pair in pairs:
         batch.append(pair)
-        size += pair.turns.path.stat().st_size + pair.scores.path.stat().st_size
+        size += sum(_size(log.path) for log in pair.files)
         if size >= BATCH_BYTES:
             yield batch
             batch, size = [], 0
     if batch:
         yield batch
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # gone or unreadable: reading it will say so
+        return 0
 
 
 def ingest(
@@ -799,19 +945,26 @@ def ingest(
         raise ValueError(f"unknown game {game!r} (known: {', '.join(modules)})")
     files, missing = find_files(paths)
     pairs, orphans = pair_files(files)
+    _record_unpaired(con, orphans)
     summary = Summary(
-        pairs=pairs, orphans=missing + orphans, verified=verify, rules=dict(rules or {})
+        pairs=pairs, unread=missing, orphans=orphans, verified=verify, rules=dict(rules or {})
     )
     formats = {name: module.FORMAT for name, module in modules.items()}
     batches = list(_batches(pairs))
     watch = BatchWatch(con, progress)
+    aside = Path(tempfile.mkdtemp(prefix="mine-ingest-"))
     # Reading and hashing the next batch overlaps with DuckDB landing this one.
-    with ThreadPoolExecutor(max_workers=1) as reader, contextlib.closing(watch):
-        ahead = reader.submit(_read, batches[0]) if batches else None
+    with (
+        ThreadPoolExecutor(max_workers=1) as reader,
+        contextlib.closing(watch),
+        contextlib.ExitStack() as cleanup,
+    ):
+        cleanup.callback(shutil.rmtree, aside, ignore_errors=True)
+        ahead = reader.submit(_read, batches[0], aside) if batches else None
         for number, batch in enumerate(batches):
             ahead.result()
             if number + 1 < len(batches):
-                ahead = reader.submit(_read, batches[number + 1])
+                ahead = reader.submit(_read, batches[number + 1], aside)
             watch.start(2 * len(batch), sum(p.turns.lines + p.scores.lines for p in batch))
             by_game: dict[str, list[Pair]] = {}
             for pair in batch:

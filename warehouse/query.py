@@ -10,14 +10,20 @@ runs where files can be written.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import sys
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import duckdb
+
+from mine import outputs
+from mine.warehouse.connection import MEMORY_LIMIT, interrupt_all, tracked
 
 EXPORT_FORMATS = {
     "csv": "(FORMAT csv, HEADER true)",
@@ -32,23 +38,26 @@ class QueryError(ValueError):
     """SQL that mine query will not run, or cannot; one line saying why."""
 
 
-@dataclass(frozen=True)
-class Preview:
-    columns: list[str]
-    rows: list[tuple[str | None, ...]]  # every value as DuckDB prints it
-    total: int
-    seconds: float
+NUMBERS = frozenset(
+    {"tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint",
+     "uinteger", "ubigint", "uhugeint", "float", "double", "decimal"}
+)  # fmt: skip
+FLOATS = frozenset({"float", "double"})
+WIDTH_SAMPLE = 1000  # rows whose values set the table view's column widths
+SMALL = 10_000  # a table view of at most this many rows is laid out in Python, at once
+VIEW_BATCH = 20_000
+GAP = "  "  # between the table view's columns
 
 
 def statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     """The one read-only statement in `sql`, or QueryError saying why not."""
-    text = sql.strip().rstrip(";").strip()
+    text = _without_tail(sql)
     if not text:
         raise QueryError("no SQL given: pass it as an argument, with --file, or on stdin")
     try:
         statements = con.extract_statements(text)
     except duckdb.Error as error:
-        raise QueryError(_first_line(error)) from None
+        raise QueryError(one_line(error)) from None
     if len(statements) != 1:
         raise QueryError(f"one statement at a time ({len(statements)} given)")
     kind = statements[0].type
@@ -60,24 +69,123 @@ def statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     return text
 
 
-def preview(con: duckdb.DuckDBPyConnection, sql: str, limit: int) -> Preview:
-    """The first `limit` rows (0: all) as text, and how many rows the query has."""
-    started = time.perf_counter()
+def _without_tail(sql: str) -> str:
+    """`sql` without what follows its last token: comments and semicolons, which would
+    comment out or end the statement the table view wraps it in."""
+    end = len(sql)
+    try:
+        tokens = duckdb.tokenize(sql)
+    except duckdb.Error:  # extract_statements will say what is wrong with it
+        return sql.strip()
+    for position, kind in reversed(tokens):
+        if kind == duckdb.token_type.comment or sql[position] == ";":
+            end = position
+        else:
+            break
+    return sql[:end].strip()
+
+
+def show(con: duckdb.DuckDBPyConnection, sql: str, limit: int, out: BinaryIO) -> int:
+    """Write the table view of the query's first `limit` rows (0: all) to `out`: a header,
+    a rule and the rows, aligned (numbers on the right, floats to 6 digits, NULL as NULL);
+    the number of rows. It streams: a view of any size takes the memory of a batch. The
+    widths come from the first rows; a later value that is longer widens its line, and is
+    never cut."""
     if con.extract_statements(sql)[0].type == duckdb.StatementType.EXPLAIN:
-        relation = con.sql(sql)
-        rows = [tuple(map(str, row)) for row in relation.fetchall()]
-        return Preview(relation.columns, rows, len(rows), time.perf_counter() - started)
-    # As text in DuckDB: every type prints, and none needs a Python module to convert.
-    shown = con.sql(
-        f"SELECT COLUMNS(*)::VARCHAR FROM ({sql})" + (f" LIMIT {limit}" if limit else "")
-    )
-    rows = shown.fetchall()
-    total = len(rows) if not limit or len(rows) < limit else _count(con, sql)
-    return Preview(shown.columns, rows, total, time.perf_counter() - started)
+        plan = [line for row in con.sql(sql).fetchall() for line in str(row[-1]).splitlines()]
+        out.write("".join(f"{line}\n" for line in plan).encode())
+        return len(plan)
+    relation = con.sql(sql)
+    columns, kinds = relation.columns, [t.id for t in relation.types]
+    if not columns:
+        return 0
+    shown = ", ".join(f"{_shown(f'#{n}', kind)} AS c{n}" for n, kind in enumerate(kinds, 1))
+    text = f"SELECT {shown} FROM ({sql}\n)" + (f" LIMIT {limit}" if limit else "")
+    right = [kind in NUMBERS for kind in kinds]
+    if limit and limit <= SMALL:
+        rows = con.sql(text).fetchall()
+        widths = [
+            max([len(name), *(len(row[i]) for row in rows)]) for i, name in enumerate(columns)
+        ]
+        lines = [_aligned(columns, widths, right), GAP.join("─" * w for w in widths)]
+        lines += [_aligned(row, widths, right) for row in rows]
+        out.write("".join(f"{line}\n" for line in lines).encode())
+        return len(rows)
+    lengths = ", ".join(f"max(length(c{n}))" for n in range(1, len(columns) + 1))
+    sample = f"SELECT * FROM ({text}) LIMIT {WIDTH_SAMPLE}"
+    longest = con.sql(f"SELECT {lengths} FROM ({sample})").fetchall()[0]
+    widths = [max(len(name), found or 0) for name, found in zip(columns, longest, strict=True)]
+    header = [_aligned(columns, widths, right), GAP.join("─" * w for w in widths)]
+    out.write("".join(f"{line}\n" for line in header).encode())
+    import polars as pl  # here: the default view (40 rows) starts without it
+
+    cells = [
+        pl.col(f"c{n}").str.pad_start(width)
+        if to_right
+        else pl.col(f"c{n}").str.pad_end(width if n < len(columns) else 0)
+        for n, (width, to_right) in enumerate(zip(widths, right, strict=True), 1)
+    ]
+    line = pl.concat_str(cells, separator=GAP)
+    count = 0
+    # DuckDB makes the text of each value (in C++, in parallel); polars pads and joins
+    # them a batch at a time: Python touches no row.
+    for batch in con.sql(text).to_arrow_reader(VIEW_BATCH):
+        try:
+            rows = pl.from_arrow(batch).select(line)
+            rows.write_csv(out, include_header=False, quote_style="never")
+        except (pl.exceptions.PolarsError, OSError) as error:  # polars: EPIPE, no errno
+            if "Broken pipe" in str(error):
+                raise BrokenPipeError from None
+            raise
+        count += batch.num_rows
+    return count
 
 
-def _count(con: duckdb.DuckDBPyConnection, sql: str) -> int:
-    return con.sql(f"SELECT count(*) FROM ({sql})").fetchall()[0][0]
+def _shown(column: str, kind: str) -> str:
+    """SQL: a value as the table view shows it; NULL as NULL, floats to 6 digits."""
+    text = f"printf('%.6g', {column})" if kind in FLOATS else f"CAST({column} AS VARCHAR)"
+    return f"coalesce({text}, 'NULL')"
+
+
+def _aligned(values: Sequence[str], widths: list[int], right: list[bool]) -> str:
+    return GAP.join(
+        value.rjust(width) if to_right else value.ljust(width)
+        for value, width, to_right in zip(values, widths, right, strict=True)
+    ).rstrip()
+
+
+def count(con: duckdb.DuckDBPyConnection, sql: str) -> int:
+    return con.sql(f"SELECT count(*) FROM ({sql}\n)").fetchall()[0][0]
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Stop every statement the block runs after `seconds` (None: no limit); the query is
+    then QueryError saying so."""
+    if not seconds:
+        yield
+        return
+    done, fired = threading.Event(), threading.Event()
+
+    def watch() -> None:
+        if done.wait(seconds):
+            return
+        fired.set()
+        while not done.is_set():  # also a statement that starts after the first stop
+            interrupt_all()
+            done.wait(0.1)
+
+    watcher = threading.Thread(target=watch, name="timeout", daemon=True)
+    watcher.start()
+    try:
+        yield
+    except duckdb.InterruptException:
+        if fired.is_set():
+            raise QueryError(f"stopped after --timeout {seconds:g} s") from None
+        raise
+    finally:
+        done.set()
+        watcher.join()
 
 
 def export(
@@ -88,26 +196,81 @@ def export(
     if output is not None:
         _check_output(output, warehouse)
     reader = con.sql(sql).to_arrow_reader(BATCH_ROWS)
-    writer = duckdb.connect(
-        config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    writer = tracked(
+        duckdb.connect(
+            config={
+                "autoinstall_known_extensions": False,
+                "autoload_known_extensions": False,
+                "memory_limit": MEMORY_LIMIT,
+            }
+        )
     )
     writer.register("result", reader)
     if output is None:
         sys.stdout.flush()
-        return _copy(writer, "/dev/stdout", fmt)
-    partial = output.with_name(f".{output.name}.{os.getpid()}.partial")
+        return _copy_to_descriptor(writer, fmt, sys.stdout.fileno())
     try:
-        count = _copy(writer, str(partial), fmt)
-        os.replace(partial, output)
-    finally:
-        partial.unlink(missing_ok=True)
-    return count
+        with outputs.replacing(output) as (partial,):
+            return _copy(writer, str(partial), fmt)
+    except duckdb.IOException as error:
+        if (reason := os_reason(error)) is None:
+            raise
+        raise QueryError(f"{output}: cannot write it ({reason})") from None
 
 
 def _copy(writer: duckdb.DuckDBPyConnection, target: str, fmt: str) -> int:
     return writer.execute(f"COPY result TO '{_literal(target)}' {EXPORT_FORMATS[fmt]}").fetchone()[
         0
     ]
+
+
+def _copy_to_descriptor(writer: duckdb.DuckDBPyConnection, fmt: str, descriptor: int) -> int:
+    """`_copy` to an open descriptor (stdout as the shell gave it: appending, a pipe, a
+    file shared with other commands). DuckDB's writers open a path, and opening
+    `/dev/stdout` again would truncate a file and write at its start; so DuckDB writes into
+    a FIFO of ours and a thread relays the bytes to the descriptor as they come."""
+    with tempfile.TemporaryDirectory(prefix="mine-query-") as folder:
+        fifo = os.path.join(folder, "out")
+        os.mkfifo(fifo, 0o600)
+        source = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        # Our own writer end: the relay sees no end of file before DuckDB has opened the
+        # FIFO, and sees one even if DuckDB never does (a query that fails first).
+        held = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.set_blocking(source, True)
+        relay = _Relay(source, descriptor)
+        relay.start()
+        try:
+            count = _copy(writer, fifo, fmt)
+        except duckdb.Error:
+            if relay.broken:  # the reader of stdout left: it has all it wanted
+                raise BrokenPipeError from None
+            raise
+        finally:
+            os.close(held)
+            relay.join()
+        if relay.broken:
+            raise BrokenPipeError
+        return count
+
+
+class _Relay(threading.Thread):
+    """Copies a FIFO to a descriptor until the FIFO's writers are gone, and closes it; a
+    reader that left (EPIPE) stops the copy, and the FIFO's writer then fails."""
+
+    def __init__(self, source: int, target: int):
+        super().__init__(daemon=True)
+        self.source, self.target, self.broken = source, target, False
+
+    def run(self) -> None:
+        try:
+            while chunk := os.read(self.source, 1 << 20):
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(self.target, view) :]
+        except BrokenPipeError:
+            self.broken = True
+        finally:
+            os.close(self.source)  # nobody reads the FIFO now: a write fails, never waits
 
 
 def _check_output(output: Path, warehouse: Path) -> None:
@@ -119,8 +282,6 @@ def _check_output(output: Path, warehouse: Path) -> None:
         raise QueryError(f"{output}: no folder {folder}")
     if not os.access(folder, os.W_OK):
         raise QueryError(f"{output}: cannot write in {folder}")
-    if output.is_dir():
-        raise QueryError(f"{output}: is a folder")
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -134,8 +295,23 @@ def _literal(text: str) -> str:
     return text.replace("'", "''")
 
 
-def _first_line(error: Exception) -> str:
-    return str(error).strip().splitlines()[0]
+def one_line(error: Exception) -> str:
+    """DuckDB's message in one line: its first, with the hints that follow it
+    (`Did you mean "hog_turns"?`, `Candidate bindings: …`)."""
+    first, *rest = str(error).strip().splitlines() or [type(error).__name__]
+    hints = [line.strip() for line in rest if line.startswith(("Did you mean", "Candidate"))]
+    return " ".join([first, *hints])
+
+
+def os_reason(error: Exception) -> str | None:
+    """The system's reason (`No space left on device`) of a DuckDB error about a file, when
+    DuckDB names its errno (its writers' errors end in JSON holding it)."""
+    text = str(error)
+    start = text.find("{")
+    try:
+        return os.strerror(int(json.loads(text[start:])["errno"])) if start >= 0 else None
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def run(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from types import ModuleType
 
 import duckdb
@@ -89,8 +90,15 @@ def ensure(con: duckdb.DuckDBPyConnection, path: object = "the warehouse") -> No
     """Create whatever is missing; views are re-created so they follow the code."""
     check(con, path, empty_ok=True)
     fresh = found_version(con) is None
-    con.execute(CORE)
-    if fresh:
-        con.execute("INSERT INTO warehouse_version VALUES (?)", [VERSION])
-    for module in game_schemas().values():
-        con.execute(module.SCHEMA)
+    con.execute("BEGIN TRANSACTION")  # all of it or none (Ctrl-C, a full disk)
+    try:
+        con.execute(CORE)
+        if fresh:
+            con.execute("INSERT INTO warehouse_version VALUES (?)", [VERSION])
+        for module in game_schemas().values():
+            con.execute(module.SCHEMA)
+        con.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(duckdb.Error):
+            con.execute("ROLLBACK")
+        raise

@@ -49,6 +49,10 @@ OPTIONS = {
                                         "ginhunter, …)."), BASELINES),
         "workers": (options.Workers, 2),
     },
+    "report": {
+        "games": (options.games("Games against each baseline behind the page's strength "
+                                "section.", minimum=1), 40),
+    },
 }  # fmt: skip
 ABOUT = {
     "stats": "Derive Gin Rummy statistics from the warehouse and store them there "

@@ -52,6 +52,8 @@ OPTIONS = {
     "report": {
         "card": own(Path | None, "--card", None,
                     "A `mine validate supernim --json` result to draw."),
+        "games": (options.games("Without --card: games against each baseline behind the "
+                                "page's strength section."), 40),
     },
 }  # fmt: skip
 ABOUT = {

@@ -15,6 +15,7 @@ from typing import Any
 import typer
 
 from mine import games as registry
+from mine import outputs
 from mine.pipeline import options
 from mine.pipeline.console import fail, print_json, show, write_report
 from mine.pipeline.progress import per_name
@@ -36,6 +37,12 @@ def run(
     """The round robin of `files` and `bots` in `game`, printed; exit code 1 when an
     entrant was disqualified (its reason printed, the rest of the results too)."""
     match = registry.get(game).module("match")
+    outputs.reading(*(files or []))
+    if html is not None:
+        try:
+            outputs.target(html)  # before the games, not after them
+        except OSError as error:
+            raise fail(str(error)) from None
     try:
         entrants = core.entrants_of(files or [], options.names(bots), match, context)
     except core.TournamentError as error:

@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +18,7 @@ from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from mine import games
+from mine import games, outputs
 from mine.pipeline.console import console, errors, fail, next_step, print_json
 from mine.pipeline.options import again
 from mine.pipeline.progress import bar as progress_bar
@@ -29,8 +30,10 @@ from mine.warehouse import query as querying
 from mine.warehouse import schema
 from mine.warehouse.connection import (
     MEMORY_LIMIT,
+    NotAWarehouse,
     WarehouseBusy,
     WarehouseMissing,
+    check_target,
     connect,
     db_path,
 )
@@ -52,10 +55,12 @@ def open_warehouse(
     deriving statistics from a warehouse that is not there must not leave an empty one;
     and a warehouse of another layout is refused by every command, before it reads."""
     path = db_path(db)
+    try:
+        check_target(path)
+    except NotAWarehouse as error:
+        raise fail(str(error)) from None
     if not create and not path.exists():
         raise fail(f"{path}: no warehouse here yet (run `mine ingest` first)")
-    if path.is_dir():
-        raise fail(f"{path}: is a folder, not a warehouse file")
     try:
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,14 +68,17 @@ def open_warehouse(
             path,
             read_only=read_only,
             wait=wait,
-            memory_limit=None if read_only else MEMORY_LIMIT,
+            memory_limit=MEMORY_LIMIT,  # a reader's query or export too: never the machine's
             sealed=sealed,
         )
-    except (WarehouseBusy, WarehouseMissing) as error:
+    except (WarehouseBusy, WarehouseMissing, NotAWarehouse) as error:
         raise fail(str(error)) from None
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
     except (OSError, duckdb.Error) as error:
-        reason = str(error).strip().splitlines()[0]
+        reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
         raise fail(f"{path}: cannot open it as a DuckDB warehouse ({reason})") from None
+    outputs.reading(path, f"{path}.wal")  # no output of this command goes over it
     try:
         schema.check(con, path, empty_ok=create)
     except WarehouseVersionError as error:
@@ -133,6 +141,11 @@ def ingest(
     from mine.warehouse import ingest as ingesting
 
     rules = ingest_rules(settings or [], game)
+    files, unread = ingesting.find_files(paths)
+    if not files:  # nothing to ingest: no warehouse is made for it
+        for error in unread[:-1]:
+            errors.print(Text.assemble(("error:", "red"), f" {error}"), soft_wrap=True)
+        raise fail(str(unread[-1]) if unread else "no log files given")
     con = open_warehouse(db, read_only=False, wait=wait, create=True)
     columns = (
         TextColumn("{task.description}"),
@@ -143,7 +156,6 @@ def ingest(
         TimeElapsedColumn(),
     )
     with progress_bar(*columns, as_json=as_json) as bar:
-        files, _ = ingesting.find_files(paths)
         task = bar.add_task("ingest", total=len(files), rows=0, rate=0.0)
 
         def progress(done_files: float, done_rows: int, doing: str) -> None:
@@ -167,11 +179,21 @@ def ingest(
             )
         except (ValueError, WarehouseVersionError) as error:
             raise fail(str(error)) from None
-    con.close()
+        except ingesting.WarehouseWriteError as error:
+            raise fail(f"{db_path(db)}: {error}; the batches before it landed") from None
+        except duckdb.InterruptException:
+            raise KeyboardInterrupt from None
+        except (OSError, duckdb.Error) as error:  # the warehouse's, not a log's: logs' are said
+            reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
+            raise fail(f"{db_path(db)}: cannot ingest into it ({reason})") from None
+        finally:
+            con.close()
     if as_json:
         print(json.dumps(summary.as_json(), indent=2))
     else:
-        for error in summary.errors:
+        for error in summary.unread:
+            errors.print(Text.assemble(("error:", "red"), f" {error}"), soft_wrap=True)
+        for error in summary.orphans + [pair.error for pair in summary.pairs if pair.error]:
             errors.print(Text.assemble(("rejected", "red"), f" {error}"), soft_wrap=True)
         _print_summary(summary)
         for name in _games_in(summary):
@@ -192,8 +214,10 @@ def _print_summary(summary: Summary) -> None:
     table.add_column("count", justify="right")
     for outcome in ("new", "unchanged", "replaced", "rejected"):
         table.add_row(outcome, str(summary.count(outcome)))
+    if summary.unread:
+        table.add_row("paths or folders not read", str(len(summary.unread)))
     if summary.orphans:
-        table.add_row("unreadable or unpaired files", str(len(summary.orphans)))
+        table.add_row("unpaired files", str(len(summary.orphans)))
     table.add_row("rules verified", "yes" if summary.verified else "no (--no-verify)")
     console.print(table)
     if summary.rows:
@@ -213,7 +237,9 @@ def query(
     limit: int,
     db: Path | None,
     wait: float,
+    timeout: float | None = None,
 ) -> None:
+    started = time.perf_counter()
     text = _sql_text(sql, file)
     fmt = fmt or _format_of(out)
     if fmt not in ("table", *querying.EXPORT_FORMATS):
@@ -225,18 +251,27 @@ def query(
     con = open_warehouse(db, wait=wait, sealed=True)
     try:
         text = querying.statement(con, text)
-        if fmt == "table":
-            _print_preview(querying.preview(con, text, limit), limit)
-            return
-        count = querying.export(con, text, fmt, out, db_path(db))
+        with querying.time_limit(timeout):
+            if fmt == "table":
+                _print_view(con, text, limit, started)
+                return
+            count = querying.export(con, text, fmt, out, db_path(db))
     except querying.QueryError as error:
         raise fail(str(error)) from None
+    except BrokenPipeError:  # `… | head` has what it wanted
+        raise
+    except OSError as error:
+        raise fail(str(error)) from None
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
     except duckdb.Error as error:
         if out is None and "Broken pipe" in str(error):  # `… | head` has what it wanted
             raise typer.Exit(0) from None
-        raise fail(str(error).strip().splitlines()[0]) from None
+        raise fail(querying.one_line(error)) from None
+    finally:
+        con.close()
     if out is not None:
-        errors.print(f"wrote {count:,} rows to {out}")
+        errors.print(f"wrote {count:,} row{'' if count == 1 else 's'} to {out}")
 
 
 def _sql_text(sql: str | None, file: Path | None) -> str:
@@ -265,18 +300,19 @@ def _format_of(out: Path | None) -> str:
     return suffix
 
 
-def _print_preview(preview: querying.Preview, limit: int) -> None:
-    table = Table(*preview.columns)
-    for row in preview.rows:
-        table.add_row(*(Text("NULL", style="dim") if v is None else Text(v) for v in row))
-    console.print(table)
-    shown = len(preview.rows)
-    more = shown < preview.total
-    console.print(
-        Text(
-            f"{f'first {shown:,} of ' if more else ''}{preview.total:,} rows "
-            f"({preview.seconds:.2f} s)" + (" · --limit N or --limit 0 for more" if more else "")
-        )
+def _print_view(con: duckdb.DuckDBPyConnection, sql: str, limit: int, started: float) -> None:
+    """The table view, streamed, and a footer with the total and the time it all took."""
+    sys.stdout.flush()
+    shown = querying.show(con, sql, limit, sys.stdout.buffer)
+    total = querying.count(con, sql) if limit and shown == limit else shown
+    more = total > shown
+    seconds = time.perf_counter() - started
+    sys.stdout.buffer.write(
+        (
+            f"{f'first {shown:,} of ' if more else ''}{total:,} rows ({seconds:.2f} s)"
+            + (" · --limit N or --limit 0 for more" if more else "")
+            + "\n"
+        ).encode()
     )
 
 
@@ -285,6 +321,12 @@ def tables(db: Path | None, wait: float, as_json: bool = False) -> None:
     try:
         with working("counting the rows of every table and view", as_json):
             found = list(querying.tables(con))
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
+    except duckdb.Error as error:
+        raise fail(
+            f"{db_path(db)}: cannot read it ({str(error).strip().splitlines()[0]})"
+        ) from None
     finally:
         con.close()
     if as_json:
@@ -298,7 +340,13 @@ def tables(db: Path | None, wait: float, as_json: bool = False) -> None:
             }
         )
         return
-    table = Table("name", "kind", "rows", "description", title=str(db_path(db)))
+    table = Table(title=str(db_path(db)))
+    # Names whole whatever the width (a pipe gets 80 columns); the descriptions wrap.
+    longest = max((len(name) for name, *_ in found), default=4)
+    table.add_column("name", no_wrap=True, min_width=longest)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("rows", justify="right", no_wrap=True)
+    table.add_column("description", ratio=1, overflow="fold")
     for name, kind, rows, comment in found:
         table.add_row(name, kind, f"{rows:,}", comment)
     console.print(table)
@@ -306,21 +354,31 @@ def tables(db: Path | None, wait: float, as_json: bool = False) -> None:
 
 
 def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
-    if folder.exists():
-        raise fail(f"{folder}: already exists; export into a new folder")
+    if folder.exists() and not exporting.is_export(folder):
+        raise fail(f"{folder}: already exists and is no earlier export; export into a new folder")
     con = open_warehouse(db, wait=wait)
     try:
         with working(f"exporting the warehouse to {folder}", as_json):
             manifest = exporting.export(con, folder)
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
     except (OSError, duckdb.Error) as error:
-        reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
-        raise fail(f"{folder}: cannot export there ({reason})") from None
+        reason = getattr(error, "strerror", None) or querying.os_reason(error)
+        raise fail(
+            f"{folder}: cannot export there ({reason or querying.one_line(error)})"
+        ) from None
     if as_json:
         print(json.dumps(manifest, indent=2))
         return
-    table = Table("table", "rows", "partitioned by", title=f"exported to {folder}")
+    table = Table(title=f"exported to {folder}")
+    longest = max((len(name) for name in manifest["tables"]), default=4)
+    table.add_column("name", no_wrap=True, min_width=longest)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("rows", justify="right", no_wrap=True)
+    table.add_column("partitioned by")
     for name, figures in manifest["tables"].items():
-        table.add_row(name, f"{figures['rows']:,}", ", ".join(figures["partitioned_by"]))
+        by = ", ".join(figures["partitioned_by"])
+        table.add_row(name, figures["kind"], f"{figures['rows']:,}", by)
     console.print(table)
     console.print(
         Text(f"read back: {manifest['read_with']} (the manifest: {folder}/manifest.json)")

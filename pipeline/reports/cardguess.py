@@ -68,14 +68,16 @@ def _size_section(
     entry = (card or {}).get("sizes", {}).get(str(n))
     if entry:
         named = {"player": entry["player"], **entry["baselines"]}
-        lengths = sorted({int(k) for f in named.values() for k in f.get("distribution", {})})
+        # shares by number of guesses: an exact card holds chances, a sampled one counts
+        # (and its keys are strings once the card has been JSON)
+        shares = {name: {int(k): v / (1 if f.get("exact") else f["games"])
+                         for k, v in f.get("distribution", {}).items()}
+                  for name, f in named.items()}  # fmt: skip
+        lengths = sorted({k for share in shares.values() for k in share})
         charts.append(
             kit.bar_plot(
                 [str(k) for k in lengths],
-                {
-                    name: [f["distribution"].get(k, 0) / f["games"] for k in lengths]
-                    for name, f in named.items()
-                },
+                {name: [share.get(k, 0.0) for k in lengths] for name, share in shares.items()},
                 title=f"n = {n}: the generated player and the baselines on the same answers",
                 x_label="guesses",
                 y_label="share of answers",
@@ -98,14 +100,87 @@ def _size_section(
         f"{n} cards",
         f"{total:,} answers; the tree has {len(tree):,} nodes, expects "
         f"{figures.get('expected_guesses', float(tree.cost[0])):.4f} guesses on average over "
-        f"the fitted answer distribution and needs at most {max(counts)}.",
+        f"the fitted answer distribution and needs at most {max(counts)}.\n\n{FEEDBACK} The "
+        "table after the first guess lists the feedbacks most answers give: how many answers "
+        "give it, the tree's next guess, and the guesses it then expects to need.",
         charts,
     )
 
 
+ANSWERS = 500  # answers drawn for an n the page cannot play every answer of in seconds
+FEEDBACK = (
+    "A feedback is the five numbers the answerer gives back, as the course defines them: "
+    "correct cards, answer cards ranked below the guess's lowest rank, correct ranks, answer "
+    "cards ranked above its highest rank, correct suits."
+)
+
+
+def measured(trees: dict[int, FlatTree], metadata: dict[str, Any]) -> dict[str, Any]:
+    """The card of the trees' generated player against the baselines on the same
+    answers: every answer of n = 2 (exact expectations), `ANSWERS` drawn of larger n."""
+    from mine.strategies.codegen import cardguess as generator
+    from mine.strategies.codegen import write_player
+    from mine.strategies.solvers.cardguess import Trees
+    from mine.strategies.validation import cardguess as validation
+
+    def measure(path: Any) -> dict[str, Any]:
+        every, drawn = [n for n in trees if n == 2], sorted(set(trees) - {2})
+        parts, said = [], []
+        if every:
+            parts.append(validation.validate(path, sizes=every))
+            said.append("every answer of n = 2, weighted by its exact chance")
+        if drawn:
+            parts.append(validation.validate(path, sizes=drawn, answers=ANSWERS))
+            said.append(f"{ANSWERS} answers drawn for n = {', '.join(map(str, drawn))}")
+        sizes = {n: entry for part in parts for n, entry in part["sizes"].items()}
+        return {"sizes": sizes, "answers_from": "; ".join(said)}
+
+    return write_player(generator, Trees(trees, metadata), measure).card
+
+
+def strength(card: dict[str, Any]) -> kit.Section:
+    """Per n: the player's mean guesses, then its paired difference from each baseline."""
+    rows = []
+    for n, entry in sorted(card["sizes"].items(), key=lambda item: int(item[0])):
+        mine = entry["player"]
+        note = f"worst {mine['worst']}, {mine['invalid']} invalid"
+        rows.append(_measured(f"n = {n}: the answers", mine["mean"], mine, "games", note))
+        for name, vs in entry["vs"].items():
+            # the card's difference is the baseline's guesses minus the player's: turned,
+            # so that every row of the section reads "fewer is better"
+            # (0.0 - x, not -x: no negative zero)
+            low, high = vs.get("ci95", (0.0, 0.0))
+            turned = {**vs, "ci95": [0.0 - high, 0.0 - low]}
+            note = f"{name} averages {entry['baselines'][name]['mean']:.4f}"
+            label = f"n = {n}: {name} (difference)"
+            rows.append(_measured(label, 0.0 - vs["mean_difference"], turned, "answers", note))
+    return kit.strength(
+        rows,
+        measure="guesses",
+        unit="answers",
+        fmt="{:.4f}".format,
+        higher_is_better=False,
+        summary="The generated player (these trees, as `mine generate cardguess` writes them) "
+        "and the baselines on the same answers. For each n: the player's mean number of "
+        "guesses, then the player's mean minus each baseline's (negative: the player needs "
+        f"fewer guesses). Answers: {card['answers_from']}. There is no exact optimum to set "
+        "beside it: the trees' search is itself the best the fit could find.",
+    )
+
+
+def _measured(label: str, value: float, figures: dict, sample: str, note: str) -> kit.Measured:
+    """A figure of the card: exact (every answer, weighted by its chance) or sampled."""
+    if figures.get("exact"):
+        return kit.Measured(label, value, note=note)
+    return kit.Measured(label, value, tuple(figures["ci95"]), figures[sample], note=note)
+
+
 def html(trees: dict[int, FlatTree], metadata: dict[str, Any], card: dict | None = None) -> str:
+    """The page of fitted trees, led by how strong their player is: the validation `card`
+    of a player file, or else the trees' own player measured now."""
     figures = metadata.get("trees", {})
-    sections = [
+    card = card or measured(trees, metadata)
+    sections = [strength(card)] + [
         _size_section(n, tree, figures.get(str(n), {}), card) for n, tree in sorted(trees.items())
     ]
     answerer = metadata.get("answerer", {})

@@ -139,6 +139,40 @@ def endings_plot(rounds: pl.DataFrame) -> str:
     )  # fmt: skip
 
 
+GAMES = 40  # games against each baseline the page measures its player in, by default
+
+
+def measured(fitted: Any, games: int = GAMES, seed: int = 0) -> dict[str, Any]:
+    """The card of the tables' generated player: `games` full games against each
+    baseline in the reference engine (as `mine validate ginrummy` plays them)."""
+    from mine.strategies.codegen import ginrummy as generator
+    from mine.strategies.codegen import write_player
+    from mine.strategies.validation import ginrummy as validation
+
+    def measure(path: Any) -> dict[str, Any]:
+        return validation.validate(path, games=games, seed=seed, workers=1, contain=False)
+
+    return write_player(generator, fitted, measure).card
+
+
+def strength(card: dict[str, Any]) -> kit.Section:
+    """The generated player's win rate against each baseline, with its interval."""
+    rows = [
+        kit.Measured(name, f["win_rate"], tuple(f["win_ci"]), f["games"],
+                     note=f"{f['points_per_round']:+.1f} points a round over {f['rounds']:,} "
+                     f"rounds; {f['invalid']} invalid plays")
+        for name, f in card["against"].items()
+    ]  # fmt: skip
+    return kit.strength(
+        rows,
+        measure="win rate",
+        summary="The generated player (these tables, as `mine generate ginrummy` writes them) "
+        "in full games to the target against each baseline in the reference engine, seats "
+        f"alternating (seed {card['seed']}). Gin Rummy has no exact optimum to set beside "
+        "it; `mine validate ginrummy` plays more games.",
+    )
+
+
 def observed(con: Any, log_ids: list[int] | None) -> dict[str, pl.DataFrame]:
     """What the page shows of the warehouse's logs `log_ids` (real server logs included):
     draw decisions, how rounds end, and knocks by deadwood."""
@@ -150,12 +184,14 @@ def observed(con: Any, log_ids: list[int] | None) -> dict[str, pl.DataFrame]:
     }
 
 
-def html(fitted: Any, observed: dict[str, pl.DataFrame] | None = None) -> str:
-    """The page of a fitted table (`models.ginrummy.Fitted`); with what `observed` read
-    from the warehouse, its draws, rounds and knocks too."""
+def html(fitted: Any, observed: dict[str, pl.DataFrame] | None = None, games: int = GAMES) -> str:
+    """The page of a fitted table (`models.ginrummy.Fitted`), led by its player's games
+    against the baselines (`games` each); with what `observed` read from the warehouse,
+    its draws, rounds and knocks too."""
     frame, metadata = fitted.frame, fitted.metadata
     danger = metadata.get("danger", {})
     sections = [
+        strength(measured(fitted, games)),
         kit.Section(
             "Knock policy",
             """Green (K): knock; grey (W): play on. Rows: deadwood after the discard (0 is

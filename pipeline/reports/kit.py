@@ -97,15 +97,18 @@ def report_date() -> str:
 
 def provenance_rows(metadata: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     """Nested metadata as (key, value) rows, every figure of it: `learned › decks`, a list
-    of records one row each, lists joined, numbers grouped."""
+    of flat records one row each, lists joined, numbers grouped."""
     rows = []
     for key, value in metadata.items():
         name = f"{prefix}{_name(key)}"
         if isinstance(value, Mapping) and value:
             rows.extend(provenance_rows(value, f"{name} › "))
         elif _records(value):
-            numbered = {str(k): record for k, record in enumerate(value, start=1)}
-            rows.extend(provenance_rows(numbered, f"{name} › "))
+            for k, record in enumerate(value, start=1):
+                if any(isinstance(v, Mapping | list | tuple) for v in record.values()):
+                    rows.extend(provenance_rows(record, f"{name} › {k} › "))
+                else:  # a flat record reads as one line: "tc low -2 · tc high 10 · bid 10"
+                    rows.append((f"{name} › {k}", _text(record)))
         else:
             rows.append((name, _text(value)))
     return rows
@@ -113,6 +116,7 @@ def provenance_rows(metadata: Mapping[str, Any], prefix: str = "") -> list[tuple
 
 SHORT = 60  # characters: a longer value is cut in the short provenance table
 TOKEN = 20  # characters: a longer single word (a fingerprint) is cut to its start
+LEAF = 28  # characters: a longer figure is cut where a group's line shows its first two
 
 
 def provenance_summary(metadata: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -130,8 +134,8 @@ def _summary(value: Any) -> str:
         line = " · ".join(f"{name} {text}" for name, text in leaves)
         if len(leaves) <= 4 and len(line) <= SHORT:
             return line
-        first = " · ".join(f"{name} {_cut(text)}" for name, text in leaves[:2])
-        return f"{len(leaves)} figures: {first} …"
+        first = " · ".join(f"{name} {_cut(text, LEAF)}" for name, text in leaves[:2])
+        return f"{len(leaves)} figures: {first}" + ("" if first.endswith("…") else " …")
     if _records(value):
         return f"{len(value)} records"
     if isinstance(value, list | tuple) and len(value) > 6:
@@ -141,10 +145,10 @@ def _summary(value: Any) -> str:
     return _cut(_text(value))
 
 
-def _cut(text: str) -> str:
+def _cut(text: str, limit: int = SHORT) -> str:
     if " " not in text and len(text) > TOKEN:
         return text[: TOKEN - 4] + "…"
-    return text if len(text) <= SHORT else text[: SHORT - 1].rsplit(" ", 1)[0] + " …"
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
 
 
 def _name(key: Any) -> str:
@@ -178,7 +182,7 @@ def _text(value: Any) -> str:
 def unsigned_zero(text: str) -> str:
     """A number that rounds to zero without its sign: `-0`, `-0.00` (a small negative
     number, or IEEE's negative zero) reads `0`, `0.00`."""
-    if text[:1] in "-−" and not text[1:].strip("0.,% "):
+    if text[:1] in "-−" and "0" in text and not text[1:].strip("0.,% "):
         return text[1:]
     return text
 
@@ -244,13 +248,21 @@ def strength(
     if sampled:
         notes.append(f"Intervals are 95 %; {'higher' if higher_is_better else 'lower'} is "
                      "better.")  # fmt: skip
-    for m in sampled:
-        if m.sample < SMALL_SAMPLE and m.interval is not None:
-            low, high = m.interval
-            notes.append(
-                f"{m.sample:,} {unit} against {m.against}: the interval is wide "
-                f"({fmt(low)} … {fmt(high)}); more {unit} would narrow it."
-            )
+    small = [m for m in sampled if m.sample < SMALL_SAMPLE and m.interval is not None]
+    if len(small) == 1:
+        (m,) = small
+        notes.append(
+            f"{m.sample:,} {unit} against {m.against}: the interval is wide "
+            f"({fmt(m.interval[0])} … {fmt(m.interval[1])}); more {unit} would narrow it."
+        )
+    elif small:
+        least, most = min(m.sample for m in small), max(m.sample for m in small)
+        counts = f"{least:,}" if least == most else f"{least:,} to {most:,}"
+        names = _listed([m.against for m in small])
+        notes.append(
+            f"{counts} {unit} against each of {names}: the intervals are wide (see the "
+            f"table); more {unit} would narrow them."
+        )
     blank = {"exact optimum": _maybe(fmt), "short of it by": _maybe(fmt)}
     figures = [
         count_table(rows, title=f"The player's {measure}", formats={measure: fmt, **blank}),
@@ -263,6 +275,10 @@ def strength(
         ),
     ]
     return Section("How strong the player is", "\n\n".join(notes), figures, ident=STRENGTH)
+
+
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _maybe(fmt: Callable[[float], str]) -> Callable[[float | None], str]:
@@ -401,21 +417,30 @@ def grid(
     tips: Sequence[Sequence[str]] | None = None,
     letters: bool = True,
     cell: int = 22,
+    marked: Sequence[Sequence[bool]] | None = None,
+    mark_name: str = "",
     ident: str = "",
     caption: str = "",
 ) -> Markup:
     """A categorical chart: `keys[i][j]` names the cell's category, `legend` maps each
-    key to (name, colour); `tips` are the cells' tooltips."""
+    key to (name, colour), and only the keys drawn are in the key; `tips` are the cells'
+    tooltips; a cell `marked` has a black corner, named `mark_name` in the key."""
     left, top, parts = _cells_frame(rows, columns, x_label, y_label, cell)
     for i, row in enumerate(keys):
         for j, key in enumerate(row):
             name, colour = legend[key]
             tip = tips[i][j] if tips else f"{rows[i]}, {columns[j]}: {name}"
-            parts.append(_square(left + j * cell, top + i * cell, cell, colour, tip,
-                               key if letters else ""))  # fmt: skip
+            x, y = left + j * cell, top + i * cell
+            parts.append(_square(x, y, cell, colour, tip, key if letters else ""))
+            if marked and marked[i][j]:
+                parts.append(_corner(x + cell - 1, y))
     width = left + len(columns) * cell + 10
     bottom = top + len(rows) * cell + 10
-    used = [(legend[k][1], f"{k} {legend[k][0]}" if letters else legend[k][0]) for k in legend]
+    drawn = {key for row in keys for key in row}
+    used = [(legend[k][1], f"{k} {legend[k][0]}" if letters else legend[k][0])
+            for k in legend if k in drawn]  # fmt: skip
+    if marked and any(any(row) for row in marked):
+        used.append(("#000000", mark_name))
     svg, legend_width, legend_height = _legend(used, left, bottom, max(width - left, 240))
     parts.append(svg)
     return _figure(
@@ -424,6 +449,12 @@ def grid(
              title),
         caption, ident,
     )  # fmt: skip
+
+
+def _corner(right: float, top: float, size: float = 7) -> str:
+    """A black triangle in a cell's top right corner (the cell's mark)."""
+    return (f'<path d="M{right - size:.1f} {top:.1f}H{right:.1f}V{top + size:.1f}z" '
+            'fill="#000000" pointer-events="none"/>')  # fmt: skip
 
 
 def heat_map(

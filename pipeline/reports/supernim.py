@@ -23,13 +23,20 @@ def observed(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None) -> Super
     return derive(con, log_ids)
 
 
-def html(fitted: Fitted, observed: SuperNimStats | None, card: Path | None = None) -> str:
-    """The page of a fitted heuristic: the logs' outcomes and score trajectories (with a
-    warehouse), the player's validation `card` (a `mine validate supernim --json` file),
-    and what the heuristic learned."""
-    sections = [] if observed is None else _logs(observed)
-    if card is not None:
-        sections.insert(1, _validation(read_card(card)))
+GAMES = 40  # games against each opponent the page measures its player in, by default
+
+
+def html(
+    fitted: Fitted, observed: SuperNimStats | None, card: Path | None = None, games: int = GAMES
+) -> str:
+    """The page of a fitted heuristic, led by how strong its player is (the validation
+    `card`, a `mine validate supernim --json` file, or else `games` games against each of
+    a few baselines played now); the logs' outcomes and score trajectories (with a
+    warehouse), and what the heuristic learned."""
+    validated = read_card(card) if card is not None else measured(fitted, games)
+    sections = [strength(validated)]
+    sections += [] if observed is None else _logs(observed)
+    sections.insert(1, _validation(validated))
     sections.append(_learned(fitted, observed))
     return kit.page(
         "Super-Nim heuristic",
@@ -37,6 +44,40 @@ def html(fitted: Fitted, observed: SuperNimStats | None, card: Path | None = Non
         fitted.metadata,
         intro=f"Fitted from {fitted.metadata.get('games', '?')} games "
         f"({fitted.metadata.get('rows', '?')} positions): {fitted.metadata.get('method')}.",
+    )
+
+
+def measured(fitted: Fitted, games: int = GAMES) -> dict[str, Any]:
+    """The card of the heuristic's generated player: `games` games against each of the
+    baselines a generated file states figures for."""
+    from mine.strategies.codegen import supernim as generator
+    from mine.strategies.codegen import write_player
+    from mine.strategies.validation import supernim as validation
+
+    def measure(path: Path) -> dict[str, Any]:
+        return validation.validate(path, baselines=validation.CHECK_OPPONENTS, games=games,
+                                   equal_depth=0)  # fmt: skip
+
+    return write_player(generator, fitted, measure).card
+
+
+def strength(card: dict[str, Any]) -> kit.Section:
+    """The player's win rate against each opponent of its card, with its interval."""
+    rows = [
+        kit.Measured(name, row["win"]["mean"], tuple(row["win"]["ci95"]), row["games"],
+                     note=f"draws {RATE(row['draw']['mean'])} · losses "
+                     f"{RATE(row['loss']['mean'])}")
+        for name, row in card["against"].items()
+    ]  # fmt: skip
+    return kit.strength(
+        rows,
+        measure="win rate",
+        summary=f"The generated player (search depth {card.get('depth')}, "
+        f"{card.get('budget_seconds')} s a move) against each opponent "
+        f"({card.get('rules_text', '')}), from random start boards, both sides and both "
+        "first movers; a draw is not a win. Random start boards are too large to solve "
+        "exactly: there is no exact optimum to set beside it. `mine validate supernim` plays "
+        "more games.",
     )
 
 
@@ -57,6 +98,7 @@ def _logs(stats: SuperNimStats) -> list[kit.Section]:
                     [f"{a} v {b}" for a, b in pairings.select("max_player", "min_player").rows()],
                     {
                         "max wins": pairings["max_win_rate"].to_list(),
+                        "min wins": (pairings["min_wins"] / pairings["games"]).to_list(),
                         "draws": pairings["draw_rate"].to_list(),
                         "cut-offs": pairings["cutoff_rate"].to_list(),
                     },
@@ -92,7 +134,7 @@ def _learned(fitted: Fitted, stats: SuperNimStats | None) -> kit.Section:
         "What the heuristic learned",
         "The fitted future margin of the mover by the number of 2-heaps on the board "
         "(far from the cut-off, other features at their most common cell), and the "
-        "positions the logs saw per move kind.",
+        "positions the logs saw per move kind. " + _fit_text(fitted.metadata),
         [
             *kinds,
             kit.count_table(
@@ -101,6 +143,18 @@ def _learned(fitted: Fitted, stats: SuperNimStats | None) -> kit.Section:
                 formats={"mean_value": "{:+.3f}".format},
             ),
         ],
+    )
+
+
+def _fit_text(metadata: dict[str, Any]) -> str:
+    """How well the fit predicts what it did not see: its held-out R²."""
+    r2 = metadata.get("r2_holdout")
+    if r2 is None:
+        return ""
+    return (
+        f"On positions held out of the fit, the model's R² is {r2:.3f}: it explains "
+        f"{max(r2, 0.0):.0%} of the variance of the mover's future margin"
+        + (" (little: its values are rough guides for the search)." if r2 < 0.3 else ".")
     )
 
 

@@ -58,6 +58,15 @@ def chosen_logs(con: duckdb.DuckDBPyConnection, pattern: str | None) -> list[int
     return None if pattern is None else logs_matching(con, GAME, pattern)
 
 
+# Each log by its stem, which names the guesser and answerer; logs of the same stem (in two
+# folders) apart by their id, never summed as one.
+LOGS = """(
+    SELECT log_id, CASE WHEN count(*) OVER (PARTITION BY game, stem) = 1 THEN stem
+                        ELSE stem || ' (log ' || log_id || ')' END AS stem
+    FROM logs
+)"""
+
+
 def logs_filter(log_ids: list[int] | None, column: str = "log_id") -> str:
     if log_ids is None:
         return "TRUE"
@@ -69,7 +78,7 @@ def guesses_per_game(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame
         con,
         f"""
         SELECT g.n, l.stem AS log, g.guesses, count(*) AS games
-        FROM cardguess_games g JOIN logs l USING (log_id)
+        FROM cardguess_games g JOIN {LOGS} l USING (log_id)
         WHERE {where} GROUP BY ALL ORDER BY n, log, guesses
         """,
     )
@@ -94,7 +103,7 @@ def candidates_left(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
         f"""
         SELECT t.log_id, l.stem AS log, t.game, t.n, t.guess_no, t.guess,
                t.correct, t.lower, t.ranks, t.higher, t.suits
-        FROM cardguess_guesses t JOIN logs l USING (log_id)
+        FROM cardguess_guesses t JOIN {LOGS} l USING (log_id)
         WHERE {where} ORDER BY t.log_id, t.line
         """,
     )
@@ -168,7 +177,7 @@ def first_guesses(con: duckdb.DuckDBPyConnection, where: str, left: pl.DataFrame
         con,
         f"""
         SELECT t.n, l.stem AS log, array_to_string(t.guess, ';') AS guess, count(*) AS games
-        FROM cardguess_guesses t JOIN logs l USING (log_id)
+        FROM cardguess_guesses t JOIN {LOGS} l USING (log_id)
         WHERE guess_no = 1 AND {where} GROUP BY ALL ORDER BY n, log, games DESC
         """,
     )

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from mine import outputs
 from mine.strategies.codegen import check_source
 from mine.strategies.codegen import safe_text as _text
 from mine.strategies.engines.cardguess import hands
@@ -88,8 +89,5 @@ def module_source(fitted: Trees, card: dict | None) -> str:
 
 
 def write_module(path: str | Path, fitted: Trees, card: dict | None = None) -> Path:
-    """Write the file (its folder made if need be); its path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(module_source(fitted, card), encoding="utf-8")
-    return path
+    """Write the file (its folder made if need be) whole or not at all; its path."""
+    return outputs.write_text(path, module_source(fitted, card))

@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from mine import outputs
 from mine.strategies.codegen import check_source, safe_text
 from mine.strategies.engines.twentyone_chart import TABLES, Strategy, player_constants
 from mine.strategies.players import twentyone as player
@@ -108,5 +109,5 @@ def module_source(fitted: Strategy, card: dict[str, Any] | None) -> str:
 def write_module(path: str | Path, fitted: Strategy, card: dict[str, Any] | None = None) -> str:
     """Write the player file of `fitted` to `path`; its source."""
     source = module_source(fitted, card)
-    Path(path).write_text(source, encoding="utf-8")
+    outputs.write_text(path, source)
     return source

@@ -34,7 +34,7 @@ import numpy as np
 from mine.parsers import cardguess as log_format
 from mine.parsers.cardguess import Score, Turn
 from mine.parsers.cards import GUESS_RANKS, GUESS_SUITS, CardError, guess_rank, parse_guess
-from mine.parsers.csvlog import pair_paths
+from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
 from mine.strategies.players import cardguess as player
@@ -472,9 +472,10 @@ def simulate(
         if progress:
             progress(stem, game, games)
     Path(out).mkdir(parents=True, exist_ok=True)
-    turn_path, score_path = pair_paths(Path(out), stem)
+    turn_path, score_path = partial_pair(out, stem)
     log_format.write_turns(turn_path, turns)
     log_format.write_scores(score_path, scores)
+    publish_pair(out, stem)
     counts = [score.guesses for score in scores]
     return {
         "stem": stem,

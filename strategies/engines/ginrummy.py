@@ -43,7 +43,7 @@ from typing import Any, ClassVar, NamedTuple, Protocol
 import numpy as np
 
 from mine.parsers.cards import DECK, Card
-from mine.parsers.csvlog import pair_paths
+from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.parsers.ginrummy import Score, Turn, write_scores, write_turns
 from mine.strategies.engines.melds import (
     CARD_BITS,
@@ -571,10 +571,10 @@ def write_game(
     record: GameRecord, seat: int, directory: str | Path, stem: str
 ) -> tuple[Path, Path]:
     """`<stem>.csv` and `<stem>-score.csv` from `seat`'s point of view (completed rounds)."""
-    turns, scores = pair_paths(directory, stem)
+    turns, scores = partial_pair(directory, stem)
     write_turns(turns, turns_for(record, seat))
     write_scores(scores, scores_for(record, seat))
-    return turns, scores
+    return publish_pair(directory, stem)
 
 
 # --- simulation: games between players, logs in the server's format -----------------------

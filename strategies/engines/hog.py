@@ -30,7 +30,7 @@ import numpy as np
 import polars as pl
 
 from mine.parsers import hog as log_format
-from mine.parsers.csvlog import pair_paths
+from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.parsers.hog import Score, Turn
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
@@ -584,7 +584,7 @@ def write_match(
     """`games` games between A and B, who take turns to move first (A in game 1), written
     to `<stem>.csv` and `<stem>-score.csv` `CHUNK` games at a time; the wins by id and the
     turn rows written."""
-    turn_path, score_path = pair_paths(stem.parent, stem.name)
+    turn_path, score_path = partial_pair(stem.parent, stem.name)
     wins = dict.fromkeys(ids, 0)
     rows = 0
     if progress:
@@ -601,4 +601,5 @@ def write_match(
             wins[player] += count
         if progress:
             progress(stem.name, start + n, games)
+    publish_pair(stem.parent, stem.name)
     return wins, rows

@@ -33,7 +33,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from mine.parsers import supernim as log_format
-from mine.parsers.csvlog import pair_paths
+from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.parsers.supernim import Score, Turn
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
@@ -321,8 +321,8 @@ def starts(
 
 def write_match(out: str | Path, stem: str, games: list[tuple[State, Played]]) -> None:
     """Write the games (start, game) as one pair of turn and score files."""
-    turns_path, scores_path = pair_paths(out, stem)
     Path(out).mkdir(parents=True, exist_ok=True)
+    turns_path, scores_path = partial_pair(out, stem)
     rows, scores = [], []
     for number, (start, played) in enumerate(games, 1):
         turns, score = records(number, start, played)
@@ -330,6 +330,7 @@ def write_match(out: str | Path, stem: str, games: list[tuple[State, Played]]) -
         scores.append(score)
     log_format.write_turns(turns_path, rows)
     log_format.write_scores(scores_path, scores)
+    publish_pair(out, stem)
 
 
 def match_stem(max_name: str, min_name: str, seed: int) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mine.parsers.cards import DECK
-from mine.parsers.csvlog import pair_paths
+from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.parsers.twentyone import DEALER, Score, Turn, write_scores, write_turns
 from mine.strategies.engines.twentyone import ACTION_NAMES, CARD_TEXT, DEALER_SEAT, State
 
@@ -60,18 +60,18 @@ def write_logs(
 ) -> tuple[Path, Path]:
     """Write `<stem>.csv` (turns) and `<stem>-score.csv` (scores) from `perspective`'s point
     of view; returns their paths."""
-    turn_path, score_path = pair_paths(directory, stem)
+    turn_path, score_path = partial_pair(directory, stem)
     with open(turn_path, "w", newline="", encoding="utf-8") as out:
         out.write("".join(turn_lines(state, perspective)))
     write_scores(score_path, scores(state, perspective))
-    return turn_path, score_path
+    return publish_pair(directory, stem)
 
 
 def write_logs_via_records(
     state: State, perspective: str, directory: str | Path, stem: str
 ) -> tuple[Path, Path]:
     """The same files through `parsers.twentyone`'s record writers (the reference)."""
-    turn_path, score_path = pair_paths(directory, stem)
+    turn_path, score_path = partial_pair(directory, stem)
     write_turns(turn_path, turns(state, perspective))
     write_scores(score_path, scores(state, perspective))
-    return turn_path, score_path
+    return publish_pair(directory, stem)

@@ -4,6 +4,8 @@ said is kept (a file the courses take compiles without a warning)."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -27,6 +29,7 @@ FIT2102 = (
 COMP30020 = ("-O2", "-Wall")
 COMPILE_SECONDS = 600
 WARNING = re.compile(r":\d+:\d+: [Ww]arning:")
+ERROR = re.compile(r"^(?:.*/)?([^/:]+):(\d+):(\d+)(?:-\d+)?: error:\s*(.*)$")
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,12 @@ COURSES = {
 
 
 class CompileError(RuntimeError):
-    """GHC is missing, or the file does not compile; the message says which and why."""
+    """GHC is missing, or the file does not compile; the message says which and why, and
+    `first` is GHC's first error in one line."""
+
+    def __init__(self, message: str, first: str = ""):
+        super().__init__(message)
+        self.first = first or message.splitlines()[0]
 
 
 class Built(NamedTuple):
@@ -83,11 +91,44 @@ def build(game: str, source: str, folder: Path) -> Built:
         str(program),
         str(BUNDLES / course.folders[0] / "Main.hs"),
     ]
-    done = subprocess.run(
-        command, capture_output=True, text=True, timeout=COMPILE_SECONDS, cwd=folder
-    )
+    home = {**os.environ, "HOME": str(folder)}  # a worker of its own user has no home
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=COMPILE_SECONDS,
+                              cwd=folder, env=home)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise CompileError(f"{course.file} does not compile (GHC ran over {COMPILE_SECONDS} s)",
+                           "") from None  # fmt: skip
     output = done.stdout + done.stderr
     if done.returncode != 0:
-        raise CompileError(f"{course.file} does not compile:\n{output}")
+        raise CompileError(f"{course.file} does not compile:\n{output}", first_error(output))
     warnings = tuple(line for line in output.splitlines() if WARNING.search(line))
     return Built(program, output, warnings)
+
+
+def first_error(output: str) -> str:
+    """GHC's first error in one line: where (the file's name, line and column) and the
+    first line of what it says; else the first line GHC printed."""
+    lines = output.splitlines()
+    for at, line in enumerate(lines):
+        found = ERROR.match(line.strip())
+        if found:
+            name, row, column, said = found.groups()
+            said = said or next((x.strip(" •") for x in lines[at + 1 :] if x.strip(" •|")), "")
+            return f"{name}:{row}:{column}: {said}".rstrip(": ")
+    return next((line.strip() for line in lines if line.strip()), "GHC failed and said nothing")
+
+
+def key(game: str, source: bytes) -> str:
+    """What makes a build: the game, the file's bytes, the course's stand-ins and driver,
+    its flags and the compiler (its path and its file's size and time) — hashed."""
+    course = COURSES[game]
+    digest = hashlib.sha256(f"{game}\0{course.flags}\0".encode() + source)
+    for folder in course.folders:
+        for stand_in in sorted((BUNDLES / folder).rglob("*.hs")):
+            digest.update(f"\0{stand_in.relative_to(BUNDLES)}\0".encode() + stand_in.read_bytes())
+    compiler = ghc()
+    if compiler is not None:
+        real = os.path.realpath(compiler)
+        stat = os.stat(real)
+        digest.update(f"\0{real}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()

@@ -49,6 +49,7 @@ from mine.strategies.intervals import (  # noqa: F401 (the tournament's modules 
     summarise_pairing,
 )
 from mine.strategies.intervals import rounded_wilson as wilson  # noqa: F401 (the report's)
+from mine.strategies.player_file import prepare
 
 CONTRACT = {
     "BOTS": None,
@@ -190,6 +191,7 @@ def _loading_faults(match, entrants: Sequence[Entrant], limits) -> dict[str, dic
     for entrant in entrants:
         if entrant.file is not None:
             try:
+                prepare([entrant.file], match.__name__.rpartition(".")[2])  # Haskell: built once
                 contained.run(entrant.file, _load, [(match.__name__, entrant.file)], limits=limits)
             except contained.PlayerFault as fault:
                 faults[entrant.name] = {"when": "loading", "reason": fault.reason}

@@ -46,7 +46,7 @@ from mine.strategies.engines.cardguess import (
     play_game,
 )
 from mine.strategies.intervals import Z95
-from mine.strategies.player_file import load_module
+from mine.strategies.player_file import load_module, prepare
 
 GAME = "cardguess"
 FUNCTIONS = ("feedback", "initial_guess", "next_guess")
@@ -294,6 +294,7 @@ def validate(
     `progress(name, answers done, answers)` as the file plays each n."""
     path = Path(path)
     base = RULES.from_settings(rules or ())
+    prepare([path] if against is None else [path, against], GAME)  # a Haskell file: built once
     contained.run(path, _loads, [str(path)], limits=limits)  # a bad file fails here, once
     unknown = [b for b in baselines if b not in GUESSERS]
     if unknown:

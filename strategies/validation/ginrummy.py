@@ -24,7 +24,7 @@ from mine.strategies.bots.ginrummy import BASELINES, make_bot
 from mine.strategies.engines.ginrummy import DEFAULT_RULES, GameRecord, GinRummyRules, play_game
 from mine.strategies.engines.melds import MeldSolver
 from mine.strategies.intervals import wilson
-from mine.strategies.player_file import load_module
+from mine.strategies.player_file import load_module, prepare
 
 CHECK_GAMES = 100  # games against simple whose figures a generated file states
 
@@ -212,6 +212,7 @@ def validate(
         make_bot(name, rules, np.random.default_rng(0))
     # A file that does not load fails here, once, before any game.
     files = [path] if against is None else [path, against]
+    prepare(files, "ginrummy", contain=contain)  # a Haskell file compiled once, for every worker
     for file in files:
         contained.run(file, _loads, [str(file)], limits=limits, contain=contain)
     figures = {}

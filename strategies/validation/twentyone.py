@@ -27,16 +27,17 @@ import numpy as np
 from mine.strategies import contained
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import (
-    DEFAULT_RULES,
     Bid,
     DoubleDown,
     Hit,
     Insurance,
     Player,
+    Settings,
     Split,
     Stand,
     TwentyOneRules,
     play_game,
+    rules_of,
 )
 from mine.strategies.engines.twentyone_chart import (
     TABLES,
@@ -50,6 +51,7 @@ from mine.strategies.player_file import PlayerFileError, load_module, load_sourc
 from mine.strategies.players import twentyone as player
 from mine.strategies.players.source import player_code
 from mine.strategies.solvers.twentyone import chart_value, solve
+from mine.strategies.validation import twentyone_haskell as haskell
 from mine.strategies.validation.twentyone_evaluator import (
     FilePolicy,
     baseline_policies,
@@ -81,7 +83,9 @@ TABLE_SEATS = (
 # --- loading a player file -----------------------------------------------------------------
 
 
-def load_player(path: str | Path) -> ModuleType:
+def load_player(path: str | Path) -> ModuleType | haskell.HaskellPlayer:
+    if haskell.is_haskell(path):  # its tables read, its decisions asked of its program
+        return haskell.HaskellPlayer(path)
     module = load_module(path, "twentyone", ("play", "action_for", "count_bucket"))
     for table in TABLES:
         if not hasattr(module, table):
@@ -215,7 +219,10 @@ def _one_game(module, rules, ids, seats, sequence, times):
 
 def flat_minimum(module: ModuleType) -> ModuleType:
     """The same player with every bid at the table's minimum (its action table unchanged)."""
-    module.BIDS = tuple(module.MIN_BID for _ in module.BIDS)
+    bids = tuple(module.MIN_BID for _ in module.BIDS)
+    if isinstance(module, haskell.HaskellPlayer):  # its bids are its program's
+        return module.with_bids(bids)
+    module.BIDS = bids
     return module
 
 
@@ -228,13 +235,15 @@ def check(
     path: str | Path,
     fitted: Strategy | None = None,
     *,
-    rules: TwentyOneRules = DEFAULT_RULES,
+    rules: Settings = None,
     hands: int = 200_000,
     seed: int = 0,
 ) -> dict[str, Any]:
     """The figures for a generated file's docstring, measured on the file at `path`: its
     static chart's exact value, and its flat-bet return on the same shoes as textbook's
-    (the full measure is `validate`)."""
+    (the full measure is `validate`), in the default rules with the settings `rules` over
+    them."""
+    rules = rules_of(rules)
     module = load_player(path)
     policies = {"player": FilePolicy(module), "textbook": baseline_policies(rules)["textbook"]}
     flat = flat_returns(policies, rules, hands, seed, rules.decks, "player")
@@ -255,7 +264,7 @@ def check(
 
 def validate(
     path: str | Path,
-    rules: TwentyOneRules,
+    rules: Settings = None,
     *,
     against: str | Path | None = None,
     progress: Callable[[str, int, int], None] | None = None,
@@ -272,11 +281,13 @@ def validate(
     with `against`, another file head to head: its flat-bet return on the same cards, and
     full games of the two at one table, seats swapped on the same shoe (the tournament's
     pairing). The files run contained (PlayerFault naming the one that fails); nothing is
-    reported before the whole measure is done."""
-    path = Path(path)
+    reported before the whole measure is done. `rules`: the rules, or settings over the
+    defaults (a file states no rules of its own)."""
+    path, rules = Path(path), rules_of(rules)
     against = None if against is None else Path(against)
     task = (path, rules, hands, games, seed, exact, shoe_hands, against)
     files = [path] if against is None else [path, against]
+    haskell.prepare(files, contain=contain)  # a Haskell file (and its flat twin) compiled once
     return contained.run(
         files,
         _measure,

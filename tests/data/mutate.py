@@ -35,10 +35,14 @@ class Mutant:
     must_reject: bool
     # (role, line) pairs an error may name; None: any line of the pair
     allowed: set[tuple[str, int]] | None = field(default=None)
+    # rows (by index) that end in a lone LF instead of the server's CRLF, by role
+    lf_rows: dict[str, set[int]] = field(default_factory=dict)
+    name: str = ""  # added to the pair's file names: characters a path may hold
 
     def data(self, role: str) -> bytes:
         rows = self.turns if role == "turns" else self.scores
-        return "".join(row + "\r\n" for row in rows).encode()
+        lf = self.lf_rows.get(role, set())
+        return "".join(row + ("\n" if i in lf else "\r\n") for i, row in enumerate(rows)).encode()
 
 
 def unit(row: str) -> int | None:
@@ -82,7 +86,12 @@ class Mutator:
             kind = self.rng.choice(kinds)
             mutant.kind = kind.__name__
             done = kind(self, mutant, other) if kind is other_scores else kind(self, mutant)
-            if done and (mutant.turns, mutant.scores) != (base.turns, base.scores):
+            changed = (mutant.turns, mutant.scores) != (base.turns, base.scores)
+            if done and (changed or mutant.lf_rows):
+                if self.rng.random() < 0.2:  # the same change, with some lines ending in LF
+                    line_endings(self, mutant, keep_verdict=True)
+                if self.rng.random() < 0.15:
+                    mutant.name = self.rng.choice(ODD_NAMES)
                 return mutant
 
     def line(self, rows: list[str]) -> int:
@@ -150,6 +159,22 @@ def column_count(m: Mutator, mutant: Mutant) -> bool:
     index = m.line(rows)
     rows[index] = rows[index] + ",1" if m.rng.random() < 0.5 else rows[index].rsplit(",", 1)[0]
     return _exactly(mutant, role, index)
+
+
+def line_endings(m: Mutator, mutant: Mutant, keep_verdict: bool = False) -> bool:
+    """Some lines of a file end in a lone LF, the others in CRLF: the same lines, still a
+    log (the server's readers and ours split at LF and drop a CR before it)."""
+    role = m.role()
+    rows = _rows(mutant, role)
+    chosen = set(m.rng.sample(range(len(rows)), m.rng.randint(1, max(1, len(rows) // 3))))
+    mutant.lf_rows[role] = mutant.lf_rows.get(role, set()) | chosen
+    if not keep_verdict:
+        mutant.must_reject, mutant.allowed = False, set()  # it must land
+    return True
+
+
+# Characters a file name may hold that globs, escapes, quotes or lines treat specially.
+ODD_NAMES = ("\\[", "\\*", "[1]", "?", "*", "\n", "'", " x", "ü", "\\", "{a,b}", "%")
 
 
 def long_line(m: Mutator, mutant: Mutant) -> bool:
@@ -274,6 +299,7 @@ GENERIC = (
     markup,
     carriage_return,
     column_count,
+    line_endings,
     long_line,
     delete_line,
     duplicate_line,

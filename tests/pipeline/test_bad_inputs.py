@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from mine.warehouse.ingest import ingest
-from tests.conftest import REAL_GINRUMMY
+from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.mine_cli import mine, one_line_error
 
 
@@ -37,7 +37,7 @@ def place(tmp_path_factory):
 
 
 CASES = [
-    ("tables --db text.duckdb", "cannot open it as a DuckDB warehouse"),
+    ("tables --db text.duckdb", "not a DuckDB database file"),
     ("query 'SELECT 1' --db folder", "is a folder, not a warehouse file"),
     ("stats twentyone --db missing.duckdb", "no warehouse here yet"),
     ("stats hog --db w.duckdb", "no Hog logs in the warehouse"),
@@ -49,7 +49,7 @@ CASES = [
     ("query 'SELECT 1' --out afile/x.csv --db w.duckdb", "no folder"),
     ("ingest nowhere/ --db w.duckdb", "no such file, folder or matching file"),
     ("ingest lonely.csv --db w.duckdb", "unpaired"),
-    ("generate hog --table missing.parquet --out p.py", "not a readable table"),
+    ("generate hog --table missing.parquet --out p.py", "no table here"),
     ("generate twentyone --table garbage.parquet --out p.py", "not a readable table"),
     ("report ginrummy --table garbage.parquet --out r.html", "not a readable table"),
     ("generate ginrummy --table hogs.parquet --out p.py", "a table of 'hog'"),
@@ -70,7 +70,7 @@ CASES = [
     ("simulate hog --rules goal=0 --out sims", "goal takes 1 to 1,000"),
     ("simulate ginrummy --games 10000000 --out sims", "less than or equal to 1000000"),
     ("validate twentyone syntax.py --hands 5", "greater than or equal to 1000"),
-    ("nosuch", "No such command 'nosuch'"),
+    ("nosuch", "unknown command 'nosuch'"),
 ]
 
 
@@ -78,18 +78,23 @@ CASES = [
 def test_bad_input_is_one_line_and_writes_nothing(place, command, says):
     before = sorted(p.relative_to(place) for p in place.rglob("*"))
     result = mine(*shlex.split(command), cwd=place)
-    prefix = "rejected " if command.startswith("ingest") else "error: "
+    prefix = "rejected " if "unpaired" in says else "error: "
     assert says in one_line_error(result, prefix=prefix)
     after = sorted(p.relative_to(place) for p in place.rglob("*"))
     assert after == before, set(after) ^ set(before)
 
 
-def test_fit_writes_no_table_when_the_logs_learn_an_impossible_setting(capsys):
-    import typer
-
-    from mine.pipeline.commands.twentyone import _check_learned
-
-    _check_learned({"decks": 3, "min_bid": 10, "max_bid": 100})
-    with pytest.raises(typer.Exit):
-        _check_learned({"decks": 3, "min_bid": 10, "max_bid": 5_000_000})
-    assert "max_bid 5,000,000, outside the rules' 1..1,000,000" in capsys.readouterr().err
+def test_fit_writes_no_table_when_the_logs_learn_an_impossible_setting(tmp_path):
+    """A log whose first bid is 5,000,000 (landed unverified) teaches a maximum bid no rules
+    allow: fit says so in one line and writes no table."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for path in REAL_TWENTYONE.glob("20211025-120000-001*.csv"):
+        (logs / path.name).write_bytes(path.read_bytes())
+    turns = logs / "20211025-120000-001.csv"
+    turns.write_text(turns.read_text().replace("1,,0,0,0,Bid,50,H8", "1,,0,0,0,Bid,5000000,H8", 1))
+    db, out = tmp_path / "w.duckdb", tmp_path / "t.parquet"
+    assert mine("ingest", logs, "--no-verify", "--db", db).returncode == 0
+    line = one_line_error(mine("fit", "twentyone", "--db", db, "--out", out))
+    assert "max_bid 5,000,000 is out of the rules' range 1..1,000,000" in line
+    assert "no table written" in line and not out.exists()

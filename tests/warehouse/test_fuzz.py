@@ -86,7 +86,7 @@ def test_mutated_logs_are_rejected_at_their_line_or_land_whole(tmp_path):
         base = rng.choice(good)
         other = rng.choice(by_game[base.game])
         mutant = mutator.mutate(base, other if other is not base else None)
-        stem = f"m{i:05d}-{mutant.kind}"
+        stem = f"m{i:05d}-{mutant.kind}{mutant.name}"
         paths = _write(tmp_path / "mutants", stem, mutant.data("turns"), mutant.data("scores"))
         mutants[stem] = (mutant, *paths)
 

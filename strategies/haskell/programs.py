@@ -1,0 +1,131 @@
+"""Built Haskell players: each file compiled once, contained, and kept by what made it.
+
+GHC compiling a user's file runs the user's code (Template Haskell, a pragma's
+preprocessor), so a build is a contained job like any call of a player file: the worker
+compiles in a folder of its own and sends the program back as data (base64 text); the
+harness keeps it in the cache under the hash of what made it (`build.key`: the game, the
+file's bytes, the course's stand-ins and flags, the compiler), so every worker of a
+validation or a tournament, and every later run, starts the same program. Only the
+harness writes the cache: a worker (another user when the harness is root) only reads
+it, so no file can leave a program under another file's hash. A worker that finds no
+program there (a file the harness did not prepare) builds its own, kept in memory for it
+alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from mine.strategies import contained
+from mine.strategies.haskell.build import COMPILE_SECONDS, COURSES, CompileError, build, ghc, key
+
+CACHE = "MINE_CACHE"  # the cache's folder, if not ~/.cache/mine (or $XDG_CACHE_HOME/mine)
+MAX_PROGRAM_BYTES = 10 * 2**20  # a player's program is a few MB; its base64 fits a message
+BUILD = contained.Limits(job_seconds=COMPILE_SECONDS + 60)  # GHC's own limit ends it first
+
+_OWN: dict[str, int] = {}  # this worker's own builds: hash -> a memory file holding it
+
+
+def is_haskell(path: str | Path) -> bool:
+    return Path(path).suffix == ".hs"
+
+
+def cache() -> Path:
+    base = os.environ.get(CACHE) or Path(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "mine"
+    )
+    return Path(base) / "haskell"
+
+
+def prepare(paths: Iterable[str | Path], game: str, *, contain: bool = True) -> None:
+    """In the harness, before its workers start: every Haskell file among `paths` that
+    the cache does not hold compiled, each in a contained worker. PlayerFault naming a
+    file that does not compile (GHC's first error) or whose build fails."""
+    for path in paths:
+        if not is_haskell(path) or game not in COURSES:
+            continue  # the loader says what is wrong with it
+        try:
+            source = Path(path).read_bytes()
+        except OSError:
+            continue
+        prepare_source(path, source, game, contain=contain)
+
+
+def prepare_source(path: str | Path, source: bytes, game: str, *, contain: bool = True) -> None:
+    """`source` (the file at `path`, or a variant of it the validator plays) in the
+    cache, compiled in a contained worker unless it is there already."""
+    if (cache() / key(game, source)).is_file():
+        return
+    try:
+        text = _text(source)
+    except CompileError as error:
+        raise contained.PlayerFault(path, str(error)) from None
+    built = contained.run(path, _compile, [(game, text)], limits=BUILD, contain=contain)[0]
+    if built["error"] is not None:
+        raise contained.PlayerFault(path, built["error"])
+    _keep(key(game, source), base64.b64decode(built["program"]))
+
+
+def executable(path: str | Path, game: str) -> tuple[str, tuple[int, ...]]:
+    """The program of the file at `path` (what to run, and the descriptor it needs kept
+    open): the cache's, else built here (CompileError if it does not compile)."""
+    source = Path(path).read_bytes()
+    made = key(game, source)
+    kept = cache() / made
+    if kept.is_file():
+        return str(kept), ()
+    if made not in _OWN:
+        built = _compile((game, _text(source)))
+        if built["error"] is not None:
+            raise CompileError(built["error"])
+        program = base64.b64decode(built["program"])
+        if contained.watch() is None:  # the harness itself (uncontained runs): its cache
+            return str(_keep(made, program)), ()
+        _OWN[made] = os.memfd_create(f"player-{made[:12]}")  # gone with the worker
+        os.write(_OWN[made], program)
+    return f"/proc/self/fd/{_OWN[made]}", (_OWN[made],)
+
+
+def _text(source: bytes) -> str:
+    try:
+        return source.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CompileError(f"not UTF-8 text (byte {error.start}), as GHC reads it") from None
+
+
+def _compile(task: tuple[str, str]) -> dict[str, str | None]:
+    """Compile in a folder of this process's own, then remove it: the program as base64
+    text, or GHC's first error."""
+    game, source = task
+    if ghc() is None:
+        return {"program": None, "error": "needs GHC, which is not installed (apt-get install ghc)"}
+    folder = Path(tempfile.mkdtemp(prefix="mine-ghc-"))
+    try:
+        built = build(game, source, folder)
+        size = built.program.stat().st_size
+        if size > MAX_PROGRAM_BYTES:
+            return {"program": None, "error": f"its program is {size:,} bytes (over 10 MB)"}
+        program = base64.b64encode(built.program.read_bytes()).decode("ascii")
+        return {"program": program, "error": None}
+    except CompileError as error:
+        return {"program": None, "error": f"does not compile ({error.first})"}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _keep(made: str, program: bytes) -> Path:
+    """The program in the cache under its hash, whole or not at all, runnable by anyone
+    (workers run as users of their own)."""
+    folder = cache()
+    folder.mkdir(parents=True, exist_ok=True)
+    kept = folder / made
+    with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{made[:12]}-", delete=False) as out:
+        out.write(program)
+    os.chmod(out.name, 0o755)
+    os.replace(out.name, kept)
+    return kept

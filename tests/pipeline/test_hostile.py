@@ -1,0 +1,572 @@
+"""The commands against what a hostile (or unlucky) user does to them: redirections,
+targets that are not plain files, files that are not warehouses, kills and Ctrl-C, full
+disks, broken warehouses. Each case ends in the work done or one `error:` line and a
+non-zero exit, nothing half-written and nothing of the user's lost. Real processes, real
+files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from mine.warehouse.ingest import ingest
+from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
+from tests.mine_cli import MINE, digest, mine, one_line_error
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    """A warehouse of the real Gin Rummy logs (read only by the tests that take it)."""
+    path = tmp_path_factory.mktemp("hostile") / "w.duckdb"
+    con = duckdb.connect(str(path))
+    assert ingest(con, [REAL_GINRUMMY]).ok
+    con.close()
+    return path
+
+
+SMALL = "SELECT stem, turn_rows FROM logs ORDER BY log_id LIMIT 3"
+
+
+def expected(db: Path, fmt: str) -> bytes:
+    result = subprocess.run(
+        [MINE, "query", SMALL, "--format", fmt, "--db", db], capture_output=True, check=True
+    )
+    return result.stdout
+
+
+# --- query to a redirected stdout ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+def test_query_appends_to_a_file_opened_for_appending(db, tmp_path, fmt):
+    target = tmp_path / "acc"
+    target.write_bytes(b"earlier lines\n")
+    with open(target, "ab") as sink:
+        subprocess.run([MINE, "query", SMALL, "--format", fmt, "--db", db], stdout=sink, check=True)
+    assert target.read_bytes() == b"earlier lines\n" + expected(db, fmt)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_query_writes_where_the_shared_file_stands(db, tmp_path, fmt):
+    """`(echo A; mine query …; echo B) > f`: in order, no NUL bytes."""
+    target = tmp_path / "f"
+    subprocess.run(
+        ["sh", "-c", f'(echo A; "$0" query "{SMALL}" --format {fmt} --db "$1"; echo B) > "$2"',
+         MINE, db, target],
+        check=True,
+    )  # fmt: skip
+    assert target.read_bytes() == b"A\n" + expected(db, fmt) + b"B\n"
+
+
+def test_query_to_a_reader_that_leaves_early_ends_quietly(db):
+    result = subprocess.run(
+        ["sh", "-c", '"$0" query "SELECT * FROM range(3000000)" --format csv --db "$1" | head -2',
+         MINE, db],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.stdout == "range\n0\n"
+    assert result.stderr == ""
+
+
+# --- --db that is not a warehouse --------------------------------------------------------
+
+
+def not_a_warehouse(folder: Path, kind: str) -> Path:
+    if kind == "csv":
+        path = folder / "t.csv"
+        path.write_text("a,b\n1,2\n")
+    elif kind == "json":
+        path = folder / "t.json"
+        path.write_text('[{"a": 1}]\n')
+    elif kind == "parquet":
+        path = folder / "t.parquet"
+        duckdb.sql(f"COPY (SELECT 1 AS a) TO '{path}' (FORMAT parquet)")
+    else:  # a FIFO: DuckDB would wait on it forever
+        path = folder / "fifo"
+        os.mkfifo(path)
+    return path
+
+
+NOT_WAREHOUSES = ["csv", "json", "parquet", "fifo"]
+
+
+@pytest.mark.parametrize("kind", NOT_WAREHOUSES)
+def test_ingest_refuses_a_db_that_is_not_a_warehouse_and_leaves_it_be(tmp_path, kind):
+    target = not_a_warehouse(tmp_path, kind)
+    before = None if kind == "fifo" else digest(target)
+    result = mine("ingest", REAL_GINRUMMY, "--db", target, timeout=30)
+    assert "not a" in one_line_error(result)
+    assert before is None or digest(target) == before
+
+
+@pytest.mark.parametrize("command", [["tables"], ["query", "SELECT 1"], ["export", "x"],
+                                     ["stats", "ginrummy"], ["demo"]])  # fmt: skip
+@pytest.mark.parametrize("kind", ["parquet", "fifo"])
+def test_every_command_refuses_a_db_that_is_not_a_warehouse(tmp_path, kind, command):
+    target = not_a_warehouse(tmp_path, kind)
+    one_line_error(mine(*command, "--db", target, cwd=tmp_path, timeout=30))
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no export, no demo-out
+
+
+def test_a_path_component_too_long_is_one_line(tmp_path):
+    long = tmp_path / ("x" * 300) / "w.duckdb"
+    assert "too long" in one_line_error(mine("ingest", REAL_GINRUMMY, "--db", long))
+
+
+# --- outputs: through symlinks, never onto devices or the command's own inputs ------------
+
+
+@pytest.fixture(scope="module")
+def hog_table(tmp_path_factory) -> Path:
+    """A fitted Hog table (hog.parquet + hog.json), its warehouse and a player file."""
+    folder = tmp_path_factory.mktemp("hog")
+    db = folder / "w.duckdb"
+    steps = [
+        ("simulate", "hog", "--games", 200, "--players", "always_roll:6,random", "--seed", 1,
+         "--out", folder / "sims", "--json"),
+        ("ingest", folder / "sims", "--db", db, "--json"),
+        ("fit", "hog", "--method", "best-response", "--opponent", "always_roll:6",
+         "--out", folder / "hog.parquet", "--db", db, "--json"),
+        ("generate", "hog", "--table", folder / "hog.parquet", "--out", folder / "p.py", "--json"),
+    ]  # fmt: skip
+    for step in steps:
+        result = mine(*step)
+        assert result.returncode == 0, result.stderr
+    return folder / "hog.parquet"
+
+
+def own_copy(hog_table: Path, folder: Path) -> Path:
+    for name in ("hog.parquet", "hog.json", "p.py", "w.duckdb"):
+        shutil.copyfile(hog_table.parent / name, folder / name)
+    return folder / "hog.parquet"
+
+
+def writing(kind: str, table: Path, out: Path) -> list:
+    """The command line that writes `out`, of each kind of output."""
+    db = table.parent / "w.duckdb"
+    return {
+        "query": ["query", "SELECT * FROM logs", "--format", "csv", "--out", out, "--db", db],
+        "fit": ["fit", "hog", "--method", "best-response", "--opponent", "always_roll:6",
+                "--out", out, "--db", db],
+        "generate": ["generate", "hog", "--table", table, "--out", out],
+        "report": ["report", "hog", "--table", table, "--out", out],
+    }[kind]  # fmt: skip
+
+
+KINDS = ["query", "fit", "generate", "report"]
+SUFFIX = {"query": ".csv", "fit": ".parquet", "generate": ".py", "report": ".html"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_output_through_a_symlink_is_written_to_its_target(hog_table, tmp_path, kind):
+    table = own_copy(hog_table, tmp_path)
+    (tmp_path / "real").mkdir()
+    real = tmp_path / "real" / f"out{SUFFIX[kind]}"
+    real.write_text("old\n")
+    link = tmp_path / f"link{SUFFIX[kind]}"
+    link.symlink_to(real)
+    result = mine(*writing(kind, table, link))
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink() and link.resolve() == real
+    assert real.read_bytes() != b"old\n" and real.stat().st_size > 0
+    assert [p.name for p in (tmp_path / "real").iterdir()] == [real.name]  # no partial left
+
+
+def special_file(folder: Path, kind: str, suffix: str = "") -> Path:
+    path = folder / f"{kind}{suffix}"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:  # a character device like /dev/null (made here: replacing it harms nothing)
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    return path
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("node", ["fifo", "device"])
+def test_an_output_onto_a_fifo_or_device_is_refused_and_the_node_stays(
+    hog_table, tmp_path, kind, node
+):
+    table = own_copy(hog_table, tmp_path)
+    special = special_file(tmp_path, node, SUFFIX[kind])
+    mode = special.lstat().st_mode
+    line = one_line_error(mine(*writing(kind, table, special), timeout=60))
+    assert "not a regular file" in line
+    assert special.lstat().st_mode == mode
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["generate", "hog", "--table", "hog.parquet", "--out", "hog.parquet"],
+        ["generate", "hog", "--table", "hog.parquet", "--out", "hog.json"],
+        ["report", "hog", "--table", "hog.parquet", "--out", "hog.json"],
+        ["report", "hog", "--table", "hog.parquet", "--out", "hog.parquet"],
+        ["tournament", "hog", "p.py", "--bots", "always_roll:6", "--html", "p.py"],
+        ["query", "SELECT 1", "--format", "csv", "--out", "w.duckdb.wal", "--db", "w.duckdb"],
+    ],
+    ids=lambda c: " ".join(c[:1] + c[-2:]),
+)
+def test_no_output_replaces_an_input_of_its_command(hog_table, tmp_path, command):
+    own_copy(hog_table, tmp_path)
+    (tmp_path / "w.duckdb.wal").write_bytes(b"")  # held as the warehouse's too
+    before = {p.name: digest(p) for p in tmp_path.iterdir()}
+    line = one_line_error(mine(*command, cwd=tmp_path))
+    assert "reads that file" in line or "that is the warehouse" in line
+    assert {p.name: digest(p) for p in tmp_path.iterdir()} == before
+
+
+# --- a killed simulate leaves no log that looks whole -----------------------------------------
+
+
+def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_them(tmp_path):
+    out = tmp_path / "sims"
+    games = ["--players", "always_roll:6,random", "--out", out, "--json"]
+    child = subprocess.Popen([MINE, "simulate", "hog", "--games", "200000", *games],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not (out.is_dir() and any(out.iterdir())):  # the first 50,000 games written
+            assert child.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        child.kill()
+        child.wait()
+    left = sorted(p.name for p in out.iterdir())
+    assert left and all(name.startswith(".") and name.endswith(".partial") for name in left)
+    result = mine("ingest", out, "--db", tmp_path / "w.duckdb")
+    assert "no CSV file" in one_line_error(result)
+    result = mine("simulate", "hog", "--games", "10", "--seed", "2", *games)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "always_roll_6-vs-random-score.csv",
+        "always_roll_6-vs-random.csv",
+    ]
+
+
+# --- Ctrl-C: one line, exit 130, nothing half-written ----------------------------------------
+
+SLOW = "SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b"
+
+
+def interrupted(command: list, started, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run mine, send it SIGINT (Ctrl-C) once `started()` says its work is under way, and
+    return how it ended (asserting that it ended promptly)."""
+    child = subprocess.Popen([MINE, *map(str, command)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + timeout
+    while not started():
+        assert child.poll() is None, child.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=30)
+    return subprocess.CompletedProcess(child.args, child.returncode, out, err)
+
+
+def after(seconds: float):
+    start = time.monotonic()
+    return lambda: time.monotonic() - start > seconds
+
+
+@pytest.mark.parametrize("extra", [[], ["--format", "csv"], ["--format", "json"]])
+def test_ctrl_c_during_a_query_is_one_line(db, extra):
+    result = interrupted(["query", SLOW, "--db", db, *extra], after(1.5))
+    assert one_line_error(result, code=130) == "error: interrupted"
+
+
+def test_ctrl_c_during_query_out_leaves_no_file(db, tmp_path):
+    out = tmp_path / "x.csv"
+    result = interrupted(["query", SLOW, "--out", out, "--db", db], after(1.5))
+    assert one_line_error(result, code=130) == "error: interrupted"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture(scope="module")
+def big_logs(tmp_path_factory) -> Path:
+    """Hog matches of 600,000 turns: an ingest or an export of them takes seconds."""
+    folder = tmp_path_factory.mktemp("big")
+    result = mine("simulate", "hog", "--games", "10000", "--players",
+                  "always_roll:6,random,always_roll:4", "--out", folder / "logs", "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return folder / "logs"
+
+
+def test_ctrl_c_during_ingest_is_one_line_and_lands_whole_logs_only(big_logs, tmp_path):
+    db = tmp_path / "w.duckdb"
+    seen: list[float] = []
+
+    def landing() -> bool:  # the warehouse made seconds ago: batches are going in
+        if db.exists() and not seen:
+            seen.append(time.monotonic())
+        return bool(seen) and time.monotonic() - seen[0] > 3
+
+    result = interrupted(["ingest", big_logs, "--db", db], landing)
+    assert one_line_error(result, code=130) == "error: interrupted"
+    con = duckdb.connect(str(db), read_only=True)
+    tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert tables == set() or {"logs", "hog_turns"} <= tables  # the schema whole or not at all
+    if not tables:
+        con.execute("CREATE TEMP TABLE logs (log_id INTEGER, turn_rows BIGINT)")
+        con.execute("CREATE TEMP TABLE hog_turns (log_id INTEGER)")
+    whole = con.execute(
+        """
+        SELECT count(*) = count(*) FILTER (WHERE l.turn_rows = t.rows)
+        FROM logs l LEFT JOIN (SELECT log_id, count(*) AS rows FROM hog_turns GROUP BY 1) t
+        USING (log_id)
+        """
+    ).fetchone()[0]
+    stray = con.execute(
+        "SELECT count(*) FROM hog_turns WHERE log_id NOT IN (SELECT log_id FROM logs)"
+    ).fetchone()[0]
+    con.close()
+    assert whole and stray == 0
+    again = mine("ingest", big_logs, "--db", db, "--json")  # and the same ingest completes
+    assert again.returncode == 0, again.stderr
+
+
+def test_ctrl_c_during_export_leaves_no_folder(big_logs, tmp_path):
+    db = tmp_path / "w.duckdb"
+    assert mine("ingest", big_logs, "--db", db, "--json").returncode == 0
+    out = tmp_path / "out"
+    result = interrupted(
+        ["export", out, "--db", db],
+        lambda: any(p.name.startswith(".out.") for p in tmp_path.iterdir()),
+    )
+    assert one_line_error(result, code=130) == "error: interrupted"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.duckdb"]
+
+
+# --- a full disk, a damaged warehouse: one line -------------------------------------------
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A small file system of our own (tmpfs) with no byte left: needs root."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small file system needs root")
+    mount = tmp_path / "full"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mount]).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", mount], check=False)
+
+
+def fill(folder: Path) -> None:
+    with open(folder / "filler", "wb") as filler:
+        try:
+            while True:
+                filler.write(b"\0" * 65536)
+                filler.flush()
+        except OSError:
+            pass
+
+
+def test_ingest_onto_a_full_disk_is_one_line_and_the_warehouse_still_opens(full_disk):
+    db = full_disk / "w.duckdb"
+    assert mine("ingest", REAL_GINRUMMY, "--db", db, "--json").returncode == 0
+    fill(full_disk)
+    result = mine("ingest", REAL_TWENTYONE, "--db", db)
+    assert "No space left" in one_line_error(result)
+    (full_disk / "filler").unlink()
+    tables = mine("query", "SELECT count(*) FROM logs WHERE game = 'twentyone'", "--db", db,
+                  "--format", "csv")  # fmt: skip
+    assert tables.returncode == 0 and tables.stdout.splitlines()[1] == "0"
+
+
+@pytest.mark.parametrize("game", ["ginrummy", "twentyone"])
+def test_stats_onto_a_full_disk_is_one_line(full_disk, game):
+    db = full_disk / "w.duckdb"
+    assert mine("ingest", REAL_GINRUMMY, REAL_TWENTYONE, "--db", db, "--json").returncode == 0
+    fill(full_disk)
+    assert "No space left" in one_line_error(mine("stats", game, "--db", db))
+
+
+def test_fit_out_onto_a_full_disk_is_one_line_and_leaves_nothing(full_disk, hog_table):
+    fill(full_disk)
+    out = full_disk / "t.parquet"
+    db = hog_table.parent / "w.duckdb"
+    line = one_line_error(mine(*writing("fit", hog_table, out)[:-2], "--db", db))
+    assert "No space left" in line
+    assert sorted(p.name for p in full_disk.iterdir()) == ["filler"]
+
+
+@pytest.mark.parametrize("out", ["x", "q.csv", "q.parquet"])
+def test_export_and_query_out_onto_a_full_disk_say_so_and_leave_nothing(full_disk, out):
+    db = full_disk / "w.duckdb"
+    assert mine("ingest", REAL_GINRUMMY, REAL_TWENTYONE, "--db", db, "--json").returncode == 0
+    fill(full_disk)
+    if out == "x":
+        command = ["export", full_disk / out]
+        said = f"error: {full_disk / out}: cannot export there (No space left on device)"
+    else:
+        command = ["query", "SELECT * FROM ginrummy_turns, range(50)", "--out", full_disk / out]
+        said = f"error: {full_disk / out}: cannot write it (No space left on device)"
+    assert one_line_error(mine(*command, "--db", db)) == said
+    assert sorted(p.name for p in full_disk.iterdir()) == ["filler", "w.duckdb"]
+
+
+@pytest.mark.parametrize("size", [100_000, 1_000_000])
+@pytest.mark.parametrize("command", [["tables"], ["stats", "ginrummy"], ["stats", "twentyone"],
+                                     ["ingest", REAL_GINRUMMY], ["export", "x"]])  # fmt: skip
+def test_a_truncated_warehouse_is_one_line(tmp_path, size, command):
+    whole = tmp_path / "whole.duckdb"
+    con = duckdb.connect(str(whole))
+    assert ingest(con, [REAL_GINRUMMY, REAL_TWENTYONE]).ok
+    con.close()
+    cut = tmp_path / "cut.duckdb"
+    cut.write_bytes(whole.read_bytes()[:size])
+    result = mine(*command, "--db", cut, cwd=tmp_path)
+    if result.returncode:  # what the cut left may still read: then it must work
+        one_line_error(result)
+    assert "Traceback" not in result.stderr
+
+
+# --- queries that used to fail or run away -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sql",
+    ["SELECT 1 AS one -- note", "SELECT 1 AS one; -- note", "/* head */\nSELECT 1 AS one\n-- tail\n",
+     "SELECT 1 AS one /* a block */", "SELECT 1 AS one;;"],
+)  # fmt: skip
+def test_a_query_that_ends_in_a_comment_runs(db, sql):
+    result = mine("query", sql, "--db", db, "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "one\n1\n"
+    view = mine("query", sql, "--db", db)
+    assert view.returncode == 0 and view.stdout.splitlines()[2].strip() == "1"
+
+
+def test_a_sql_file_whose_last_line_is_a_comment_runs(db, tmp_path):
+    (tmp_path / "q.sql").write_text("SELECT count(*) AS logs FROM logs\n-- how many\n")
+    result = mine("query", "--file", tmp_path / "q.sql", "--db", db, "--format", "csv")
+    assert result.returncode == 0 and result.stdout == "logs\n12\n"
+    view = mine("query", "--file", tmp_path / "q.sql", "--db", db)
+    assert view.returncode == 0, view.stderr
+    assert view.stdout.splitlines()[2].strip() == "12"
+
+
+def test_a_query_past_its_timeout_is_one_line(db):
+    started = time.monotonic()
+    line = one_line_error(mine("query", SLOW, "--timeout", "1", "--db", db))
+    assert line == "error: stopped after --timeout 1 s"
+    assert time.monotonic() - started < 30
+
+
+def test_a_query_past_the_memory_limit_is_one_line(db):
+    line = one_line_error(mine("query", "SELECT length(list(range)) FROM range(150000000)",
+                               "--db", db))  # fmt: skip
+    assert "Out of Memory" in line
+
+
+@pytest.mark.parametrize(
+    "sql, hint",
+    [("SELECT * FROM ginrummy_turn", 'Did you mean "ginrummy_turns"'),
+     ("SELECT discrded FROM ginrummy_turns", 'Candidate bindings: "discarded"')],
+)  # fmt: skip
+def test_duckdbs_hint_stays_on_the_one_line(db, sql, hint):
+    assert hint in one_line_error(mine("query", sql, "--db", db))
+
+
+def test_a_newline_in_a_file_name_stays_on_its_line(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a\nb.csv").write_text("not,a,log\n")
+    result = mine("ingest", logs, "--db", tmp_path / "w.duckdb")
+    line = one_line_error(result, prefix="rejected ")
+    assert line == f"rejected {logs}/a\\nb.csv: unpaired: no a\\nb-score.csv"
+
+
+# --- what the tables look like -------------------------------------------------------------
+
+
+def test_the_table_view_of_every_row_streams_them_all_aligned(db):
+    result = mine("query", "SELECT log_id, line, picked, 1.0 / line AS share FROM ginrummy_turns "
+                  "ORDER BY log_id, line", "--limit", "0", "--db", db)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    header, rule, *rows, footer = result.stdout.splitlines()
+    con = duckdb.connect(str(db), read_only=True)
+    expected = con.execute(
+        "SELECT log_id, line, picked, 1.0 / line FROM ginrummy_turns ORDER BY log_id, line"
+    ).fetchall()
+    con.close()
+    assert len(rows) == len(expected) > 1000  # past the rows that set the widths
+    assert footer.startswith(f"{len(expected):,} rows (")
+    assert header.split() == ["log_id", "line", "picked", "share"]
+    widths = [len(dashes) for dashes in rule.split("  ")]
+    for row, (log_id, line, picked, share) in zip(rows, expected, strict=True):
+        cells = row.split()
+        assert cells == [str(log_id), str(line), picked, f"{share:.6g}"]
+        assert row[: widths[0]] == str(log_id).rjust(widths[0])  # numbers on the right
+
+
+def test_tables_show_whole_names_and_numbers_on_the_right_in_80_columns(tmp_path):
+    db = tmp_path / "w.duckdb"
+    assert mine("ingest", REAL_GINRUMMY.parent, "--db", db, "--json").returncode == 0
+    assert mine("stats", "cardguess", "--db", db, "--json").returncode == 0  # long names
+    result = subprocess.run([MINE, "tables", "--db", db], capture_output=True, text=True,
+                            env={**os.environ, "COLUMNS": "80"})  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    names = [row[0] for row in con.execute(
+        "SELECT table_name FROM duckdb_tables() UNION ALL "
+        "SELECT view_name FROM duckdb_views() WHERE NOT internal"
+    ).fetchall()]  # fmt: skip
+    con.close()
+    for name in names:
+        assert f"│ {name} " in result.stdout, name
+    row = next(line for line in result.stdout.splitlines() if "│ ginrummy_turns " in line)
+    rows_cell = row.split("│")[3]
+    assert rows_cell.endswith(" ") and rows_cell.strip()[-1].isdigit()
+    assert rows_cell.rstrip() == rows_cell.rstrip().rjust(len(rows_cell) - 1)
+
+
+def test_ingest_help_names_the_games_and_the_paths():
+    result = mine("ingest", "--help")
+    text = " ".join(result.stdout.split())
+    assert "{PATH}..." in text and "{paths}" not in text
+    assert "(twentyone, ginrummy, hog, supernim, cardguess)" in text
+
+
+# --- logs of the same stem in two folders ---------------------------------------------------
+
+
+def test_card_guessing_logs_of_the_same_stem_in_two_folders_stay_apart(tmp_path):
+    db = tmp_path / "w.duckdb"
+    for folder, games, seed in (("a", 7, 1), ("b", 5, 2)):
+        played = mine("simulate", "cardguess", "--games", games, "--seed", seed, "--guesser",
+                      "random-consistent", "--out", tmp_path / folder, "--json")  # fmt: skip
+        assert played.returncode == 0, played.stderr
+    assert mine("ingest", tmp_path, "--db", db, "--json").returncode == 0
+    assert mine("stats", "cardguess", "--db", db, "--json").returncode == 0
+    con = duckdb.connect(str(db), read_only=True)
+    ids = [row[0] for row in con.execute("SELECT log_id FROM logs ORDER BY log_id").fetchall()]
+    games = con.execute(
+        "SELECT log, sum(games) FROM stats_cardguess_guesses GROUP BY log ORDER BY log"
+    ).fetchall()
+    con.close()
+    stem = "random-consistent-uniform-n2"
+    assert len(ids) == 2
+    assert sorted(count for _, count in games) == [5, 7]  # not one log of 12 games
+    assert [log for log, _ in games] == [f"{stem} (log {i})" for i in ids]
+
+
+def test_ingest_hints_at_the_stats_of_the_games_it_loaded_only(tmp_path):
+    db = tmp_path / "w.duckdb"
+    result = mine("ingest", REAL_GINRUMMY, "--db", db)
+    assert result.returncode == 0, result.stderr
+    hints = [line for line in result.stderr.splitlines() if line.startswith("next: ")]
+    assert hints == [f"next: mine stats ginrummy --db {db}"]
