@@ -20,7 +20,7 @@ from pathlib import Path
 from haskell_figures import example_logs, figures, report
 
 from mine.models import twentyone as model
-from mine.pipeline.stats.twentyone import fit_data
+from mine.pipeline.stats.twentyone import fit_inputs
 from mine.strategies.codegen.haskell.twentyone import haskell_source
 from mine.strategies.codegen.twentyone import module_source
 from mine.strategies.engines.twentyone_chart import Strategy
@@ -33,14 +33,10 @@ DECISIONS = 100_000
 
 
 def fitted(folder: Path) -> Strategy:
-    """The table `mine fit twentyone` writes, as `mine generate` reads it back."""
+    """What `mine fit twentyone` learns from the example logs (`read_table` gives back the
+    same Strategy)."""
     with example_logs("twentyone", folder) as con:
-        fit = model.fit(fit_data(con))
-    frame = fit.table
-    return Strategy(
-        model.chart_from_frame(frame), model.bids_from_frame(frame),
-        model.count_charts_from_frame(frame), fit.metadata,
-    )  # fmt: skip
+        return model.fit(fit_inputs(con))
 
 
 def main() -> int:

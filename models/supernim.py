@@ -1,16 +1,18 @@
 """Super-Nim's heuristic, learned from the logs: statistics → a table of position values.
 
-A position's worth to the mover is the margin it will still gain (final margin − margin
-now, from the logs). Two sources, one table file:
+A position's worth to the mover is the margin it will still gain before the board empties
+or the cut-off comes. The logs give the positions worth knowing (the boards players
+reach); the rules give each one's moves. The table holds a value per feature cell (2-heaps
+and whether they are odd, 4-heaps, 1-heaps, odd heaps, heaps, moves left: the player's
+`cell`), learned by fitted value iteration over the logged boards: with k moves left a
+cell is worth the mean over its boards of the best move's points minus the value of the
+cell it leaves with k - 1 left (0 at the cut-off); from `LEFT_FAR` moves left on, the
+iteration runs on one value per cell until it settles. Nothing here knows which feature
+matters: the iteration finds out.
 
-- `cell` rows: a scikit-learn gradient-boosted regression on position features (2-heaps,
-  4-heaps, 1-heaps, odd heaps, heaps, moves left before the cut-off), evaluated on every
-  feature cell the logs reached: what the generated player looks up at a search leaf;
-- `board` rows: the mean future margin of each canonical board the logs cover well (at
-  least `MIN_POSITIONS` times, far from the cut-off), shrunk towards the model's value.
-
-The yardstick: positions close to the cut-off have a small reachable tree, so their exact
-value (`strategies/solvers/supernim.py`) is computed and compared with the fitted one.
+The yardsticks (`strategies/solvers/supernim.py`): on positions held out of the fit, the
+fitted value against the exact value far from the cut-off (with and without a 2-heap), and
+against the exact cut-off value of positions close to it.
 """
 
 from __future__ import annotations
@@ -21,24 +23,22 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
-from sklearn.ensemble import HistGradientBoostingRegressor
-from threadpoolctl import threadpool_limits
 
 from mine.models import tables
 from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
 from mine.strategies.players import supernim as player
-from mine.strategies.players.supernim import FEATURES, cell
-from mine.strategies.solvers.supernim import ExactSolver
+from mine.strategies.players.supernim import FEATURES, LEFT_FAR, canonical_children, cell
+from mine.strategies.solvers import supernim as solver
 
 GAME = "supernim"
 KIND = "heuristic"
 CAPS = dict(zip(FEATURES, player.CAPS, strict=True))
 """Feature values above these are counted as these (`left` ≥ 12: far from the cut-off):
 the player's own features (`cell`), which the table is keyed by."""
-MIN_POSITIONS = 40  # a board's own mean is kept only if the logs saw it this often
-SHRINK = 20  # … and is pulled towards the model's value as if it had this many more
-HORIZON = 8  # moves (even: the same mover) over which a position's gain is counted
-YARDSTICK_LEFT = 6  # positions this close to the cut-off are solved exactly
+SETTLE_ROUNDS = 60  # value-iteration rounds at most far from the cut-off
+HOLD_OUT = 5  # every fifth logged position is held out of the fit
+FAR_CHECK = 20  # held-out positions at least this far from the cut-off meet the value …
+YARDSTICK_LEFT = 6  # … those this close meet the exact cut-off value
 YARDSTICK_SAMPLE = 300
 
 
@@ -51,10 +51,12 @@ def feature_columns(board: str, move: str) -> list[pl.Expr]:
     cut-off at move number `move` (the same as `cell` computes in the player)."""
     heaps = pl.col(board)
     left = DEFAULT_RULES.max_moves - pl.col(move) + 1
+    twos = heaps.list.eval(pl.element() == 2).list.sum()
     return [
         heaps.list.len().alias("heaps"),
         heaps.list.sum().alias("sticks"),
-        heaps.list.eval(pl.element() == 2).list.sum().alias("twos"),
+        twos.alias("twos"),
+        (twos % 2).alias("odd_twos"),
         heaps.list.eval(pl.element() == 4).list.sum().alias("fours"),
         heaps.list.eval(pl.element() == 1).list.sum().alias("ones"),
         heaps.list.eval(pl.element() % 2 == 1).list.sum().alias("odds"),
@@ -62,32 +64,14 @@ def feature_columns(board: str, move: str) -> list[pl.Expr]:
     ]
 
 
-def with_horizon_margin(positions: pl.DataFrame) -> pl.DataFrame:
-    """`horizon_margin`: what the mover gains over the next `HORIZON` moves (or until the
-    game stops): the final margin carries the noise of a whole game between players of
-    any strength; the next few moves carry the position's tactics."""
-    ordered = positions.sort("log_id", "game", "move")
-    later = pl.col("margin_before").shift(-HORIZON).over("log_id", "game")
-    return ordered.with_columns(
-        (pl.coalesce(later, pl.col("final_margin")) - pl.col("margin_before")).alias(
-            "horizon_margin"
-        )
-    )
-
-
-def _capped(frame: pl.DataFrame) -> pl.DataFrame:
-    return frame.select(pl.col(name).clip(upper_bound=cap) for name, cap in CAPS.items())
-
-
 @dataclass(frozen=True)
 class Fitted:
-    cells: dict[tuple[int, ...], float]  # feature cell → the model's future margin
-    boards: dict[tuple[int, ...], float]  # canonical board → its shrunk mean future margin
+    cells: dict[tuple[int, ...], float]  # feature cell → the mover's future margin
     metadata: dict[str, Any]
 
     def value(self, board: tuple[int, ...], left: int) -> float:
         """The mover's fitted future margin (what the generated player's leaves use)."""
-        return player.leaf_value(board, left, self.cells, self.boards)
+        return player.leaf_value(board, left, self.cells)
 
 
 class Logged(NamedTuple):
@@ -99,85 +83,134 @@ class Logged(NamedTuple):
     games: int
 
 
-def fit(inputs: Logged) -> Fitted:
-    """Fit the model and the board table from the logged positions."""
+def fit(inputs: Logged, rules: SuperNimRules = DEFAULT_RULES) -> Fitted:
+    """Learn the cell values from the logged boards (all but the held-out positions)."""
     positions = inputs.positions
-    metadata = {"fingerprint": inputs.fingerprint, "logs": inputs.logs, "games": inputs.games,
-                "rows": positions.height}  # fmt: skip
     if positions.height < 100:
         raise FitError(f"{positions.height} positions are too few to fit from (at least 100)")
-    positions = with_horizon_margin(positions)
-    x = _capped(positions).to_numpy()
-    y = positions["horizon_margin"].to_numpy().astype(float)
-    held_out = np.arange(len(y)) % 5 == 0  # deterministic: every fifth position
-    regression = HistGradientBoostingRegressor(max_iter=200, learning_rate=0.1, random_state=0)
-    # One thread: on a shared machine OpenMP's threads wait for each other (35 s, not 2 s).
-    with threadpool_limits(1):
-        regression.fit(x[~held_out], y[~held_out])
-        r2 = float(regression.score(x[held_out], y[held_out]))
-        regression.fit(x, y)
-    seen = np.unique(x, axis=0)
-    with threadpool_limits(1):
-        predicted = regression.predict(seen)
-    cells = {
-        tuple(int(v) for v in row): round(float(p), 3)
-        for row, p in zip(seen, predicted, strict=True)
-    }
-    boards = _board_values(positions, cells)
-    fitted = Fitted(cells, boards, {})
-    yardstick = _yardstick(positions, fitted)
+    held_out = np.arange(positions.height) % HOLD_OUT == 0  # deterministic
+    training = positions.filter(~pl.Series(held_out))
+    cells = iterate_values(Boards.of(training, rules), rules.split_reward)
+    fitted = Fitted(cells, {})
     fitted.metadata.update(
         {
-            **metadata,
+            "fingerprint": inputs.fingerprint,
+            "logs": inputs.logs,
+            "games": inputs.games,
+            "rows": positions.height,
             "game": GAME,
             "kind": KIND,
-            "method": "HistGradientBoostingRegressor on position features + board means",
+            "method": "fitted value iteration over the logged boards' feature cells",
             "settings": {
                 "caps": CAPS,
-                "min_positions": MIN_POSITIONS,
-                "shrink": SHRINK,
-                "max_moves": DEFAULT_RULES.max_moves,
-                "merge_cap": DEFAULT_RULES.merge_cap,
-                "split_reward": DEFAULT_RULES.split_reward,
+                "max_moves": rules.max_moves,
+                "merge_cap": rules.merge_cap,
+                "split_reward": rules.split_reward,
             },
             "feature_cells": len(cells),
-            "boards": len(boards),
-            "r2_holdout": r2,
-            "yardstick": yardstick,
+            "boards": training["canonical_board"].n_unique(),
+            "holdout": _held_out(positions.filter(pl.Series(held_out)), fitted, rules),
+            "yardstick": _yardstick(positions.filter(pl.Series(held_out)), fitted, rules),
         }
     )
     return fitted
 
 
-def _board_values(
-    positions: pl.DataFrame, cells: dict[tuple[int, ...], float]
-) -> dict[tuple[int, ...], float]:
-    far = positions.filter(pl.col("left") >= CAPS["left"])
-    means = (
-        far.group_by("canonical_board")
-        .agg(pl.len().alias("n"), pl.col("horizon_margin").mean().alias("mean"))
-        .filter(pl.col("n") >= MIN_POSITIONS)
-        .sort("canonical_board")
-    )
-    boards = {}
-    for board, n, mean in means.iter_rows():
+class Boards(NamedTuple):
+    """The distinct logged boards as arrays: each board's cell (without moves left) and
+    weight (times logged), and its moves' points and the cells they leave."""
+
+    cells: list[tuple[int, ...]]  # cell index → cell without moves left
+    board_cell: np.ndarray
+    weight: np.ndarray
+    move_start: np.ndarray  # board k's moves are move_start[k]:move_start[k + 1]
+    move_points: np.ndarray
+    move_cell: np.ndarray  # -1: a board with no sticks (worth 0)
+
+    @classmethod
+    def of(cls, positions: pl.DataFrame, rules: SuperNimRules) -> Boards:
+        counts = positions.group_by("canonical_board").len().sort("canonical_board")
+        index: dict[tuple[int, ...], int] = {}
+
+        def cell_of(board: tuple[int, ...]) -> int:
+            return index.setdefault(cell(board, 0)[:-1], len(index))
+
+        board_cell, weight, starts, points, moved = [], [], [0], [], []
+        for board, n in counts.iter_rows():
+            board = tuple(board)
+            board_cell.append(cell_of(board))
+            weight.append(n)
+            for gained, after, _ in canonical_children(
+                board, rules.merge_cap, rules.split_reward, True
+            ):
+                points.append(gained)
+                moved.append(cell_of(after) if after else -1)
+            starts.append(len(points))
+        return cls(list(index), np.array(board_cell), np.array(weight, dtype=float),
+                   np.array(starts), np.array(points, dtype=float), np.array(moved))  # fmt: skip
+
+
+def iterate_values(boards: Boards, reward: int) -> dict[tuple[int, ...], float]:
+    """Cell values for 1 … LEFT_FAR moves left by fitted value iteration (see the module)."""
+    count = len(boards.cells)
+    seen = np.bincount(boards.board_cell, weights=boards.weight, minlength=count) > 0
+    total = np.bincount(boards.board_cell, weights=boards.weight, minlength=count)
+
+    def step(values: np.ndarray) -> np.ndarray:
+        # cells no logged board falls in are worth nothing: the iteration cannot learn them
+        leave = np.append(np.where(seen, values, 0.0), 0.0)  # index -1: the empty board
+        best = np.maximum.reduceat(boards.move_points - leave[boards.move_cell],
+                                   boards.move_start[:-1])  # fmt: skip
+        summed = np.bincount(boards.board_cell, weights=boards.weight * best, minlength=count)
+        return np.divide(summed, total, out=np.zeros(count), where=seen)
+
+    values, table = np.zeros(count), {}
+    for left in range(1, LEFT_FAR + SETTLE_ROUNDS + 1):
+        settled = values
+        values = step(values)
+        if left >= LEFT_FAR and np.max(np.abs(values - settled), initial=0.0) < 1e-9:
+            break
+        if left < LEFT_FAR:
+            table.update(_rows(boards.cells, values, seen, left))
+    table.update(_rows(boards.cells, values, seen, LEFT_FAR))
+    return table
+
+
+def _rows(cells, values, seen, left) -> dict[tuple[int, ...], float]:
+    return {(*key, left): round(float(v), 3) for key, v, s in zip(cells, values, seen, strict=True)
+            if s}  # fmt: skip
+
+
+def _held_out(positions: pl.DataFrame, fitted: Fitted, rules: SuperNimRules) -> dict[str, Any]:
+    """Mean |fitted - exact value| on held-out positions far from the cut-off, with and
+    without a 2-heap, and the same for the plain heuristic (0)."""
+    far = positions.filter(pl.col("left") >= FAR_CHECK)
+    errors: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
+    for board, left in far.select("canonical_board", "left").iter_rows():
         board = tuple(board)
-        prior = cells.get(cell(board, CAPS["left"]), 0.0)
-        boards[board] = round((n * mean + SHRINK * prior) / (n + SHRINK), 3)
-    return boards
+        exact = solver.value(board, rules.split_reward)
+        errors[2 in board].append((abs(fitted.value(board, left) - exact), abs(exact)))
+    figures: dict[str, Any] = {"moves_left_at_least": FAR_CHECK}
+    for has_two, name in ((True, "with_two"), (False, "without_two")):
+        pairs = np.array(errors[has_two]).reshape(-1, 2)
+        figures[f"positions_{name}"] = len(pairs)
+        figures[f"mean_abs_error_{name}"] = float(pairs[:, 0].mean()) if len(pairs) else 0.0
+        figures[f"plain_mean_abs_error_{name}"] = float(pairs[:, 1].mean()) if len(pairs) else 0.0
+    return figures
 
 
-def _yardstick(positions: pl.DataFrame, fitted: Fitted) -> dict[str, Any]:
-    """Fitted and plain (0) values against the exact values of positions near the cut-off."""
+def _yardstick(positions: pl.DataFrame, fitted: Fitted, rules: SuperNimRules) -> dict[str, Any]:
+    """Fitted and plain (0) values against the exact cut-off values of held-out positions
+    near the cut-off."""
     near = (
         positions.filter(pl.col("left") <= YARDSTICK_LEFT)
         .unique(["canonical_board", "left"], keep="first", maintain_order=True)
         .head(YARDSTICK_SAMPLE)
     )
-    solver = ExactSolver()
+    exact_solver = solver.ExactSolver(rules)
     fit_errors, plain_errors = [], []
     for board, left in near.select("canonical_board", "left").iter_rows():
-        exact = solver.value(tuple(board), left)
+        exact = exact_solver.value(tuple(board), left)
         fit_errors.append(abs(fitted.value(tuple(board), left) - exact))
         plain_errors.append(abs(exact))
     return {
@@ -190,7 +223,6 @@ def _yardstick(positions: pl.DataFrame, fitted: Fitted) -> dict[str, Any]:
 
 def write_table(path: str | Path, fitted: Fitted) -> Path:
     rows = [("cell", ";".join(map(str, key)), value) for key, value in fitted.cells.items()]
-    rows += [("board", ";".join(map(str, key)), value) for key, value in fitted.boards.items()]
     frame = pl.DataFrame(rows, schema={"kind": pl.String, "key": pl.String, "value": pl.Float64},
                          orient="row")  # fmt: skip
     return tables.write(path, frame, fitted.metadata)
@@ -198,16 +230,24 @@ def write_table(path: str | Path, fitted: Fitted) -> Path:
 
 COLUMNS = {"kind": pl.String, "key": pl.String, "value": pl.Float64}
 SETTINGS = {"merge_cap": int, "split_reward": int, "max_moves": int}
-NUMBERS = {"logs": int, "games": int, "rows": int, "feature_cells": int, "boards": int,
-           "r2_holdout": float}  # fmt: skip
+NUMBERS = {"logs": int, "games": int, "rows": int, "feature_cells": int, "boards": int}
+HOLDOUT = {
+    "moves_left_at_least": int,
+    "positions_with_two": int,
+    "positions_without_two": int,
+    "mean_abs_error_with_two": float,
+    "mean_abs_error_without_two": float,
+    "plain_mean_abs_error_with_two": float,
+    "plain_mean_abs_error_without_two": float,
+}
 YARDSTICK = {"boards": int, "moves_left_at_most": int, "mean_abs_error": float,
              "plain_mean_abs_error": float}  # fmt: skip
 LARGEST = 10_000.0  # no margin of a game within the rules' bounds comes near
 
 
 def read_table(path: str | Path) -> Fitted:
-    """The fitted heuristic of a file, checked: cells keyed by the player's features,
-    boards of heaps, finite values of a plausible size, the rules and figures of its
+    """The fitted heuristic of a file, checked: cells keyed by the player's features
+    (each within its cap), finite values of a plausible size, the rules and figures of its
     metadata of their types (the rules within their bounds); `tables.TableError` (one
     line) for anything else."""
     frame, metadata = tables.read(path, GAME, KIND, columns=COLUMNS)
@@ -221,27 +261,25 @@ def read_table(path: str | Path) -> Fitted:
                                     f"{low:g}..{high:g}")  # fmt: skip
     tables.fields(path, {"figures": metadata}, "figures", NUMBERS)
     tables.fields(path, metadata, "yardstick", YARDSTICK)
-    cells, boards = {}, {}
+    tables.fields(path, metadata, "holdout", HOLDOUT)
+    cells = {}
     for kind, key, value in frame.iter_rows():
         if abs(value) > LARGEST:
             raise tables.TableError(f"{path}: the value {value:g} of {key} is not a margin")
-        if kind == "cell":
-            cells[_key(path, key, len(FEATURES))] = value
-        elif kind == "board":
-            boards[_key(path, key)] = value
-        else:
-            raise tables.TableError(f"{path}: a row of kind {kind!r} (cell or board)")
-    if not cells:
-        raise tables.TableError(f"{path}: the table holds no feature cell")
-    return Fitted(cells, boards, metadata)
+        if kind != "cell":
+            raise tables.TableError(f"{path}: a row of kind {kind!r} (cell)")
+        cells[_key(path, key)] = value
+    return Fitted(cells, metadata)
 
 
-def _key(path: str | Path, text: str, length: int | None = None) -> tuple[int, ...]:
-    """A row's key: `length` feature counts (a cell), or heap sizes (a board)."""
+def _key(path: str | Path, text: str) -> tuple[int, ...]:
+    """A row's key: the player's feature counts, each within its cap."""
     parts = text.split(";")
     numbers = [int(part) for part in parts if part.isascii() and part.isdigit() and len(part) < 7]
-    least = 0 if length else 1  # a feature counts from 0, a heap holds a stick at least
-    if len(numbers) != len(parts) or min(numbers) < least or len(numbers) != (length or len(parts)):
-        what = f"{length} features" if length else "a board of heaps"
-        raise tables.TableError(f"{path}: the key {text[:40]!r} is not {what}")
+    if (
+        len(numbers) != len(FEATURES)
+        or len(numbers) != len(parts)
+        or any(n > cap for n, cap in zip(numbers, player.CAPS, strict=True))
+    ):
+        raise tables.TableError(f"{path}: the key {text[:40]!r} is not {len(FEATURES)} features")
     return tuple(numbers)

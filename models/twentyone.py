@@ -40,14 +40,27 @@ bid: the maximum where that value is positive, the minimum elsewhere.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
+from mine.models import tables
 from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND
-from mine.strategies.engines.twentyone_chart import INSURED, MAIN, SPLIT_HAND, VALUES, Chart
+from mine.strategies.engines.twentyone_chart import (
+    INSURED,
+    MAIN,
+    SPLIT_HAND,
+    VALUES,
+    Bids,
+    Chart,
+    CountCharts,
+    Strategy,
+    outside_the_rules,
+)
 
 GAME = "twentyone"
 KIND = "strategy"
@@ -616,16 +629,6 @@ class FitData:
     logs: int = 0
 
 
-@dataclass(frozen=True, eq=False)
-class Fitted:
-    model: GameModel
-    solved: Solved
-    bids: pl.DataFrame  # tc_low, tc_high, rounds, ev, bid
-    count_charts: list[tuple[int, int, Any]]  # tc_low, tc_high, the chart to play there
-    table: pl.DataFrame
-    metadata: dict
-
-
 def player_rounds(data: FitData) -> pl.DataFrame:
     per_round = (
         data.hands.sort("hand_id")
@@ -787,20 +790,29 @@ def count_play(
     return pl.DataFrame(bids), charts
 
 
-def fit(data: FitData) -> Fitted:
-    model = learn(data)
+def fit(inputs: FitData) -> Strategy:
+    """The game learned from the logs (`inputs`, what `pipeline.stats.twentyone.fit_inputs`
+    reads), solved: the static chart, the charts played at each true count and the bids
+    there, with the metadata (what was learned, the model's values). FitError when the
+    logs cannot be fitted, or show a game the rules cannot have (no table is made)."""
+    model = learn(inputs)
+    learned = model_summary(model)
+    problem = outside_the_rules(learned)
+    if problem:
+        raise FitError(
+            f"the logs show {problem}: no table written (leave such logs out of the warehouse)"
+        )
     solved = solve(model)
-    round_cards = data.cards.group_by("log_id", "round").agg(pl.len().alias("round_cards"))
-    shoe = data.shoe.join(round_cards, on=["log_id", "round"], how="left")
+    round_cards = inputs.cards.group_by("log_id", "round").agg(pl.len().alias("round_cards"))
+    shoe = inputs.shoe.join(round_cards, on=["log_id", "round"], how="left")
     bids, count_charts = count_play(model, count_groups(model, shoe), solved.chart)
-    table = strategy_frame(solved.chart, bids, count_charts)
     metadata = {
         "game": GAME,
         "kind": KIND,
-        "fingerprint": data.fingerprint,
-        "logs": data.logs,
-        "rows": int(data.decisions.height),
-        "hands": int(data.hands.height),
+        "fingerprint": inputs.fingerprint,
+        "logs": inputs.logs,
+        "rows": int(inputs.decisions.height),
+        "hands": int(inputs.hands.height),
         "method": METHOD,
         "settings": {
             "max_cards": MAX_CARDS,
@@ -808,12 +820,13 @@ def fit(data: FitData) -> Fitted:
             "infinite_deck": True,
             "count": "Hi-Lo true count, shoe mixed with a fresh shoe by the round's share",
         },
-        "learned": model_summary(model),
+        "learned": learned,
         "model_ev": solved.ev,
         "model_ev_by_up": {str(k): v for k, v in solved.by_up.items()},
         "count_play": bids.to_dicts(),
     }
-    return Fitted(model, solved, bids, count_charts, table, metadata)
+    table = tuple((row["tc_low"], row["tc_high"], row["bid"]) for row in bids.iter_rows(named=True))
+    return Strategy(solved.chart, table, tuple(count_charts), metadata)
 
 
 def model_summary(model: GameModel) -> dict[str, Any]:
@@ -891,17 +904,82 @@ def _chart_rows(chart, prefix: str = "", tc: tuple[int, int] = (0, 0), base=None
     return rows
 
 
-def strategy_frame(
-    chart, bids: pl.DataFrame, count_charts: list[tuple[int, int, Any]] = ()
-) -> pl.DataFrame:
+def strategy_frame(chart: Chart, bids: Bids, count_charts: CountCharts = ()) -> pl.DataFrame:
     """One row per cell: hand actions, splits (context 2: re-splits), insurance; the cells
     each count group plays otherwise (`count_*` sections, their tc range); bids by count."""
     rows = _chart_rows(chart)
     for low, high, played in count_charts:
         rows += _chart_rows(played, "count_", (low, high), base=chart)
-    for row in bids.iter_rows(named=True):
-        rows.append(("bid", 0, 0, 0, 0, 0, 0, 0, row["tc_low"], row["tc_high"], row["bid"]))
+    for low, high, bid in bids:
+        rows.append(("bid", 0, 0, 0, 0, 0, 0, 0, low, high, bid))
     return pl.DataFrame(rows, schema=list(COLUMNS), orient="row")
+
+
+def write_table(path: str | Path, fitted: Strategy) -> Path:
+    """The strategy in the shared table format (Parquet rows + JSON metadata); its path."""
+    frame = strategy_frame(fitted.chart, fitted.bids, fitted.count_charts)
+    return tables.write(path, frame, {**fitted.metadata, "kind": KIND})
+
+
+FRAME = {"section": pl.String, **dict.fromkeys(COLUMNS[1:], pl.Int64)}
+LEARNED = {"decks": int, "min_bid": int, "max_bid": int, "player_card_limit": int}
+ACTIONS = {"insurance": bool, "double_on_21": bool, "double_after_split": bool}
+CELL = list(COLUMNS[:7])  # a row's situation: section, context, up, total, soft, cards, pair
+STATIC = frozenset(row[:7] for row in _chart_rows(Chart.empty()))  # every table's cells
+CHOICES = {"hand": (HIT, STAND, DOUBLE), "split": (0, 1), "insure": (0, 1)}
+TC_LIMIT = 10  # true counts are grouped within ±TC_LIMIT
+
+
+def read_table(path: str | Path) -> Strategy:
+    """The strategy of a table file, checked: one action of the right kind for every
+    situation of the static chart, count cells that are such situations within the true
+    counts' range, bids by count within the learned bids, and the learned numbers the
+    player states (decks, bids within the rules' bounds; its card limit; which actions
+    the logs showed); `tables.TableError` (one line) for anything else."""
+    frame, metadata = tables.read(path, GAME, KIND, columns=FRAME)
+    learned = tables.fields(path, metadata, "learned", LEARNED)
+    tables.fields(path, learned, "actions", ACTIONS)
+    problem = outside_the_rules(learned)
+    if problem:
+        raise tables.TableError(f"{path}: learned {problem}")
+    if not isinstance(metadata.get("model_ev"), int | float) or not math.isfinite(
+        metadata["model_ev"]
+    ):
+        raise tables.TableError(f"{path}: metadata model_ev is {metadata.get('model_ev')!r}")
+    section = pl.col("section")
+    static = frame.filter(section.is_in(list(CHOICES)))
+    if static.height != len(STATIC) or set(static.select(CELL).iter_rows()) != STATIC:
+        raise tables.TableError(f"{path}: not a TwentyOne chart (one action for each situation)")
+    counted = frame.filter(section.str.starts_with("count_"))
+    plain = counted.with_columns(section.str.strip_prefix("count_"))
+    bids = frame.filter(section == "bid")
+    if static.height + counted.height + bids.height != frame.height:
+        raise tables.TableError(f"{path}: rows of an unknown section")
+    if not set(plain.select(CELL).iter_rows()) <= STATIC:
+        raise tables.TableError(f"{path}: count cells that are no situation of the chart")
+    for name, choices in CHOICES.items():
+        actions = pl.concat([static, plain]).filter(section == name)["action"]
+        if not actions.is_in(choices).all():
+            raise tables.TableError(f"{path}: {name} actions outside {choices}")
+    low, high = pl.col("tc_low"), pl.col("tc_high")
+    ranges = pl.concat([counted, bids]).select(
+        (low <= high) & low.is_between(-TC_LIMIT, TC_LIMIT) & high.is_between(-TC_LIMIT, TC_LIMIT)
+    )
+    if bids.is_empty() or not ranges.to_series().all():
+        raise tables.TableError(
+            f"{path}: bids and count cells need true counts low..high within ±{TC_LIMIT} "
+            "(and one bid at least)"
+        )
+    if not bids["bid"].is_between(learned["min_bid"], learned["max_bid"]).all():
+        raise tables.TableError(
+            f"{path}: a bid outside the learned {learned['min_bid']}..{learned['max_bid']}"
+        )
+    return Strategy(
+        chart_from_frame(frame),
+        tuple(bids_from_frame(frame)),
+        tuple(count_charts_from_frame(frame)),
+        metadata,
+    )
 
 
 def _apply(chart, rows: pl.DataFrame, prefix: str = "") -> None:

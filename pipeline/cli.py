@@ -202,8 +202,21 @@ def ingest(
             "repeatable; a key applies to every game (or --game) whose rules have it.",
         ),
     ] = None,
+    lake: options.Lake = None,
+    cluster: options.Cluster = None,
+    shard_pairs: Annotated[
+        int,
+        typer.Option("--shard-pairs", min=1, help="Pairs per task when ingesting into a lake."),
+    ] = 1000,
 ) -> None:
-    """Ingest turn/score log pairs; each pair lands whole or not at all, once per content."""
+    """Ingest turn/score log pairs; each pair lands whole or not at all, once per content.
+    With --lake, into a lake (Parquet) in tasks, on --cluster's workers if given."""
+    if lake is not None or cluster is not None:
+        from mine.pipeline.commands import lake as lakes
+
+        settings = rules or []
+        lakes.ingest(paths, game, db, lake, cluster, as_json, wait, verify, settings, shard_pairs)
+        return
     from mine.pipeline.commands import warehouse
 
     with prompt_interrupts():
@@ -233,6 +246,7 @@ def query(
     ] = 40,
     db: options.Db = None,
     wait: options.Wait = 60.0,
+    lake: options.Lake = None,
     timeout: Annotated[
         float | None,
         typer.Option(
@@ -249,16 +263,21 @@ def query(
     from mine.pipeline.commands import warehouse
 
     with prompt_interrupts():
-        warehouse.query(sql, file, fmt, out, limit, db, wait, timeout)
+        warehouse.query(sql, file, fmt, out, limit, db, wait, lake, timeout)
 
 
 @app.command()
-def tables(db: options.Db = None, as_json: options.Json = False, wait: options.Wait = 60.0) -> None:
+def tables(
+    db: options.Db = None,
+    as_json: options.Json = False,
+    wait: options.Wait = 60.0,
+    lake: options.Lake = None,
+) -> None:
     """List the warehouse's tables and views with row counts and descriptions."""
     from mine.pipeline.commands import warehouse
 
     with prompt_interrupts():
-        warehouse.tables(db, wait, as_json)
+        warehouse.tables(db, wait, as_json, lake)
 
 
 @app.command()

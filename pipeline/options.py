@@ -1,10 +1,11 @@
 """The options every command shares, defined once so that each name means one thing.
 
-`--db` the warehouse, `--wait` its lock, `--logs` a choice of its logs, `--seed` every
-random choice, `--json` the result as JSON, `--rules KEY=VALUE` a rule setting, `--out` the
-file or folder written, `--table` a fitted table, `--players` the bots that play, `--games`
-how many games, `--baselines` the bots a player is measured against. Options whose help
-depends on the command (`--games`, `--out`) are made by a function that takes that help.
+`--db` the warehouse, `--lake` a lake instead, `--cluster` where tasks run, `--wait` a lock,
+`--logs` a choice of its logs, `--seed` every random choice, `--json` the result as JSON,
+`--rules KEY=VALUE` a rule setting, `--out` the file or folder written, `--table` a fitted
+table, `--players` the bots that play, `--games` how many games, `--baselines` the bots a
+player is measured against. Options whose help depends on the command (`--games`,
+`--out`) are made by a function that takes that help.
 """
 
 from __future__ import annotations
@@ -19,6 +20,27 @@ Db = Annotated[
     Path | None,
     typer.Option(
         "--db", help="Warehouse file (default: $MINE_DB or ./mine.duckdb).", show_default=False
+    ),
+]
+Lake = Annotated[
+    Path | None,
+    typer.Option(
+        "--lake",
+        help="A lake folder (Parquet files and lake.json, on a file system every worker "
+        "sees) instead of a warehouse file.",
+        show_default=False,
+    ),
+]
+Cluster = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        envvar="MINE_CLUSTER",
+        metavar="ADDRESS",
+        help="Run the tasks on a Ray cluster: auto, HOST:PORT or ray://HOST:PORT (a running "
+        "one), local or local:N (start one here with N CPUs); default $MINE_CLUSTER, else "
+        "this machine's processes. Needs pip install 'mine[cluster]'.",
+        show_default=False,
     ),
 ]
 Wait = Annotated[float, typer.Option("--wait", help="Seconds to wait for another process's lock.")]
@@ -119,12 +141,12 @@ def baselines(help: str):
     return Annotated[str, typer.Option("--baselines", help=help)]
 
 
-def again(db: Path | None = None, logs: str | None = None) -> str:
-    """The `--db` and `--logs` a command was given, as options of the command its `next:`
-    hint names (the warehouse and the logs it worked on are the next step's too)."""
+def again(db: Path | None = None, logs: str | None = None, lake: Path | None = None) -> str:
+    """The `--db` (or `--lake`) and `--logs` a command was given, as options of the command
+    its `next:` hint names (the warehouse and the logs it worked on are the next step's too)."""
     import shlex
 
-    given = [("--db", db), ("--logs", logs)]
+    given = [("--db", db), ("--lake", lake), ("--logs", logs)]
     return "".join(f" {flag} {shlex.quote(str(value))}" for flag, value in given if value)
 
 

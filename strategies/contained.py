@@ -76,6 +76,10 @@ class PlayerFault(RuntimeError):
         super().__init__(f"{path}: {reason}")
         self.path, self.reason = str(path), reason
 
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        # Raised in a task on another process or machine, it crosses back whole.
+        return PlayerFault, (self.path, self.reason)
+
 
 class Ended(BaseException):
     """A player's code ended in a way its loader words itself (a Haskell player's program

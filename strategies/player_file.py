@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -88,3 +90,51 @@ def load_source(source: str, game: str) -> ModuleType:
     finally:
         sys.modules.pop(name, None)
     return module
+
+
+# --- a player file sent to a task as data -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """A player file sent to a task as data: its path (what results and faults name) and
+    its bytes (a worker on another machine may not see the path; None: no file there, and
+    loading it fails as it would here)."""
+
+    path: str
+    source: bytes | None
+
+    @classmethod
+    def of(cls, path: str | Path) -> Shipped:
+        path = Path(path)
+        return cls(str(path), path.read_bytes() if path.is_file() else None)
+
+
+@contextlib.contextmanager
+def landed(files: Sequence[Shipped]) -> Iterator[list[str]]:
+    """Paths in this worker that hold the files: each file itself where this machine sees
+    it with the same bytes (this machine, a shared file system), else a copy under its own
+    name in a temporary folder; a fault or load error of a copy names the file it copies."""
+    with tempfile.TemporaryDirectory(prefix="mine-shipped-") as folder:
+        here, copies = [], {}
+        for index, file in enumerate(files):
+            path = Path(file.path)
+            if file.source is None or (path.is_file() and path.read_bytes() == file.source):
+                here.append(file.path)
+                continue
+            copy = Path(folder, str(index), path.name)
+            copy.parent.mkdir()
+            copy.write_bytes(file.source)
+            here.append(str(copy))
+            copies[str(copy)] = file.path
+        try:
+            yield here
+        except contained.PlayerFault as fault:
+            if fault.path not in copies:
+                raise
+            raise contained.PlayerFault(copies[fault.path], fault.reason) from None
+        except PlayerFileError as error:
+            message = str(error)
+            for copy, original in copies.items():
+                message = message.replace(copy, original)
+            raise PlayerFileError(message) from None

@@ -21,6 +21,7 @@ HARNESS = (
     "mine.strategies.intervals",
     "mine.strategies.haskell",  # building and running a Haskell player
 )
+RUNNERS = "mine.strategies.runners"  # where tasks run: the layers take a runner, never Ray
 GAMES = ("mine.parsers", "mine.strategies.engines", PLAYERS)  # the rules and formats
 ROOMS: dict[str, tuple[str, ...]] = {
     # room: the rooms it may import besides itself (and the package `mine` for its version)
@@ -28,18 +29,19 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "mine.outputs": (),
     PLAYERS: (),
     "mine.parsers": (),
-    "mine.strategies.engines": ("mine.parsers", PLAYERS),
+    "mine.strategies.engines": ("mine.parsers", PLAYERS, RUNNERS),
     "mine.strategies.solvers": GAMES,
-    "mine.warehouse": ("mine.games", "mine.parsers", "mine.strategies.engines"),
+    "mine.warehouse": ("mine.games", "mine.parsers", "mine.strategies.engines", RUNNERS),
     "mine.models": (*GAMES, "mine.strategies.solvers"),
     **dict.fromkeys(HARNESS, (*HARNESS, "mine.parsers")),
+    RUNNERS: (),
     "mine.strategies.bots": (*GAMES, "mine.strategies.solvers"),
     "mine.strategies.codegen": (*GAMES, "mine.strategies.solvers"),
     "mine.strategies.validation": (
-        *GAMES, "mine.strategies.solvers", "mine.strategies.bots", *HARNESS
+        *GAMES, "mine.strategies.solvers", "mine.strategies.bots", *HARNESS, RUNNERS
     ),
     "mine.strategies.tournament": (
-        *GAMES, "mine.strategies.solvers", "mine.strategies.bots", *HARNESS,
+        *GAMES, "mine.strategies.solvers", "mine.strategies.bots", *HARNESS, RUNNERS,
         "mine.strategies.validation",
     ),
     "mine.pipeline": ("mine",),  # the commands compose every layer

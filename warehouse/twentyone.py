@@ -459,8 +459,6 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
              AND (text_cards(p.before) >= {rule("charlie_cards")} OR coalesce(p.previous_total > 21, false))
             THEN format('a {{}} after the hand was finished ({{}} cards, {{}})', p.act,
                         text_cards(p.before), text_total(p.before))
-        WHEN p.act = 'Hit' AND text_cards(p.before) = 2 AND text_total(p.before) = 21
-            THEN 'a Hit on a Combo (two cards worth 21)'
         WHEN p.previous_act = 'DoubleDown' AND p.act <> 'Hit'
             THEN format('a {{}} after a DoubleDown: the hand must Hit once', p.act)
         WHEN p.act_before = 'DoubleDown' AND p.previous_act = 'Hit' AND p.act <> 'Stand'

@@ -148,6 +148,7 @@ def tournament(
     seed: options.Seed = 0,
     workers: options.Workers = 1,
     rules: options.Rules = None,
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
     html: options.Html = None,
 ) -> None:
@@ -158,4 +159,4 @@ def tournament(
     from mine.strategies.engines.cardguess import CardGuessRules
 
     game_rules = options.game_rules(CardGuessRules, [f"n={n}", *(rules or [])])
-    shared.run("cardguess", files, bots, games, seed, workers, game_rules, as_json, html)
+    shared.run("cardguess", files, bots, games, seed, workers, game_rules, as_json, html, cluster)

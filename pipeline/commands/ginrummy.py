@@ -135,6 +135,7 @@ def tournament(
     seed: options.Seed = 0,
     workers: options.Workers = 2,
     rules: options.Rules = None,
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
     html: options.Html = None,
 ) -> None:
@@ -144,4 +145,4 @@ def tournament(
     from mine.pipeline.commands import tournament as shared
 
     game_rules = options.game_rules(GinRummyRules, rules)
-    shared.run("ginrummy", files, bots, games, seed, workers, game_rules, as_json, html)
+    shared.run("ginrummy", files, bots, games, seed, workers, game_rules, as_json, html, cluster)

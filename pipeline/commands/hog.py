@@ -109,6 +109,7 @@ def tournament(
     seed: options.Seed = 0,
     workers: options.Workers = 1,
     rules: options.Rules = None,
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
     html: options.Html = None,
 ) -> None:
@@ -118,4 +119,4 @@ def tournament(
     from mine.pipeline.commands import tournament as shared
 
     game_rules = options.game_rules(HogRules, rules)
-    shared.run("hog", files, bots, games, seed, workers, game_rules, as_json, html)
+    shared.run("hog", files, bots, games, seed, workers, game_rules, as_json, html, cluster)

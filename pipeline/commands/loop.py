@@ -44,14 +44,19 @@ def parameters(verb: str, game: Game) -> list[inspect.Parameter] | None:
     if not game.has(needs[verb]):
         return None
     json = _parameter("as_json", options.Json, False)
-    warehouse = [_parameter("db", options.Db, None), _parameter("logs", options.Logs, None)]
+    warehouse = [
+        _parameter("db", options.Db, None),
+        _parameter("lake", options.Lake, None),
+        _parameter("logs", options.Logs, None),
+    ]
     if verb == "stats":
         by_player = hasattr(game.module("stats"), "by_player")
         grouping = [
             _parameter("by", options.By, None),
             _parameter("table", options.ChartTable, None),
         ]
-        return [*warehouse, *(grouping if by_player else []), json]
+        cluster = _parameter("cluster", options.Cluster, None)
+        return [*warehouse, cluster, *(grouping if by_player else []), json]
     if verb == "fit":
         out = options.out("Table file to write (Parquet; its metadata beside it as .json).")
         return [_parameter("out", out, Path(f"{game.name}-table.parquet")), *warehouse, json]
@@ -63,7 +68,10 @@ def parameters(verb: str, game: Game) -> list[inspect.Parameter] | None:
     if verb == "validate":
         rules = _parameter("rules", options.Rules, None)
         against = _parameter("against", options.Against, None)
-        return [_parameter("player", options.PlayerFile), rules, against, json]
+        # --cluster where the game's measure is split into tasks (it takes a runner)
+        fans_out = "runner" in inspect.signature(game.module("validator").validate).parameters
+        cluster = [_parameter("cluster", options.Cluster, None)] if fans_out else []
+        return [_parameter("player", options.PlayerFile), rules, against, *cluster, json]
     observed = hasattr(game.module("report"), "observed")
     out = _parameter("out", options.out("The file to write."), Path(f"{game.name}-report.html"))
     return [_parameter("table", options.Table), out, *(warehouse if observed else []), json]
@@ -90,19 +98,30 @@ def refused(prefix: str = "") -> Iterator[None]:
         raise fail(f"{prefix}{error}") from None
 
 
-def stats(game: Game, db=None, logs=None, as_json=False, by=None, table=None, **own) -> None:
+def stats(game: Game, db=None, lake=None, logs=None, cluster=None, as_json=False, by=None,
+          table=None, **own) -> None:  # fmt: skip
     """Derive the game's statistics from the warehouse and store them as stats_<game>_*."""
     derived_by, display = game.module("stats"), game.module("display")
     per_player = options.grouping(by, table) == "player"
     fitted = read_fitted(game.module("fitter").read_table, table) if table else None
     label = "reading each player's choices" if per_player else f"deriving {game.title}'s statistics"
-    with working_on(db, read_only=False) as con, working(label, as_json):
+    if cluster is not None and lake is None:
+        raise fail("--cluster derives a lake's statistics: give --lake DIR")
+    from mine.pipeline.commands import lake as lakes
+
+    with working_on(db, read_only=False, lake=lake) as con, working(label, as_json):
         log_ids = chosen_logs(con, game.name, logs)
         if per_player:
             derived = call(derived_by.by_player, con, log_ids, fitted, own=own)
+        elif cluster is not None and lakes.combined_or_here(game):
+            derived = lakes.derived_in_parts(
+                game, lake, log_ids, taken(derived_by.derive, own), cluster
+            )
         else:
             derived = call(derived_by.derive, con, log_ids, own=own)
         stored = derived_by.store(con, derived)
+        if lake is not None:
+            lakes.store(lake, con, stored)
     if as_json:
         rows = {name: frame.height for name, frame in zip(stored, derived, strict=True)}
         extra = {"table": None if table is None else str(table)} if per_player else {}
@@ -114,13 +133,13 @@ def stats(game: Game, db=None, logs=None, as_json=False, by=None, table=None, **
         display.stats(derived)
     console.print(f"stored {', '.join(stored)}")
     if not per_player:
-        next_step(f"mine fit {game.name}{options.again(db, logs)}")
+        next_step(f"mine fit {game.name}{options.again(db, logs, lake)}")
 
 
-def fit(game: Game, out: Path, db=None, logs=None, as_json=False, **own) -> None:
+def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **own) -> None:
     """Fit the game's table from the warehouse's logs."""
     read, fitter = game.module("stats"), game.module("fitter")
-    with working_on(db) as con, working(f"reading the {game.title} logs", as_json):
+    with working_on(db, lake=lake) as con, working(f"reading the {game.title} logs", as_json):
         inputs = call(read.fit_inputs, con, chosen_logs(con, game.name, logs), own=own)
     with refused(), working(f"fitting the {game.title} table", as_json):
         fitted = call(fitter.fit, inputs, own=own)
@@ -168,17 +187,21 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
     next_step(hint)
 
 
-def validate(game: Game, player: Path, rules=None, against=None, as_json=False, **own) -> None:
+def validate(game: Game, player: Path, rules=None, against=None, cluster=None, as_json=False,
+             **own) -> None:  # fmt: skip
     """Measure a player file against the game's baselines in its reference engine."""
+    from mine.pipeline.cluster import runner
     from mine.strategies.contained import PlayerFault
+    from mine.strategies.runners import SERIAL
 
     validator = game.module("validator")
     bar, progress = per_name(as_json)
     try:
-        with bar:
+        with bar, runner(cluster, SERIAL) as running:
             bar.add_task(f"measuring {player}", total=None)
+            fanned = {"runner": running} if cluster is not None else {}
             card = call(validator.validate, player, rules or [], against=against,
-                        progress=progress, own=own)  # fmt: skip
+                        progress=progress, own=own, **fanned)  # fmt: skip
     except (ValueError, PlayerFault) as error:
         raise fail(str(error)) from None
     card = {"player": str(player), **card}
@@ -191,13 +214,15 @@ def validate(game: Game, player: Path, rules=None, against=None, as_json=False, 
         raise fail(reason)
 
 
-def report(game: Game, table: Path, out: Path, db=None, logs=None, as_json=False, **own) -> None:
+def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as_json=False,
+           **own) -> None:  # fmt: skip
     """Write a fitted table's report: one self-contained HTML page."""
     page_of = game.module("report")
     fitted = read_fitted(game.module("fitter").read_table, table)
     observed = None
-    if hasattr(page_of, "observed") and (db is not None or options.default_db_exists()):
-        with working_on(db) as con, contextlib.suppress(ValueError):
+    logged = db is not None or lake is not None or options.default_db_exists()
+    if hasattr(page_of, "observed") and logged:
+        with working_on(db, lake=lake) as con, contextlib.suppress(ValueError):
             observed = page_of.observed(con, chosen_logs(con, game.name, logs))
     with refused(), working("drawing the page", as_json):
         page = call(page_of.html, fitted, observed, own=own)

@@ -43,6 +43,9 @@ OPTIONS = {
                            "Also play the file's search at this depth against alphabeta at the "
                            "same depth (its heuristic against the plain one); 0: skip.",
                            min=0, max=8),
+        "four_fields": own(bool, "--four-fields", False,
+                           "Ask the file with the handout's four fields only (ai_move(state)), "
+                           "not with the moves left."),
         "seed": (options.Seed, 0),
         "workers": (options.Workers, 1),
     },
@@ -56,12 +59,12 @@ OPTIONS = {
 ABOUT = {
     "stats": "Derive Super-Nim's statistics and store them as stats_supernim_* tables: outcomes "
     "by pairing and start board, position values, outcomes by move kind, score trajectories.",
-    "fit": "Fit Super-Nim's heuristic from the warehouse: a scikit-learn model on position "
-    "features, tabulated, plus the values of the canonical boards the logs cover well.",
+    "fit": "Fit Super-Nim's heuristic from the warehouse: fitted value iteration over the "
+    "logged boards' feature cells, checked against the exact value on held-out positions.",
     "generate": "Generate a single-file, standard-library-only Super-Nim player from a table.",
     "validate": "Play a player file against the baselines (and --against another file) from "
     "random start boards, both sides: win/draw/loss with 95 % intervals, cut-offs, margin, "
-    "invalid moves, p99 move time.",
+    "invalid moves, p99 move time, and results against the exact value.",
     "report": "Write one self-contained HTML page: win rates by pairing (logs) and of the player "
     "(its validation card), score trajectories, position values, and the table's provenance.",
 }
@@ -116,6 +119,7 @@ def tournament(
     games: options.games("Games per pairing (even: each board from both seats).", 2) = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 1,
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
     html: options.Html = None,
 ) -> None:
@@ -124,4 +128,4 @@ def tournament(
     invalid moves and faults per player."""
     from mine.pipeline.commands import tournament as shared
 
-    shared.run("supernim", files, bots, games, seed, workers, None, as_json, html)
+    shared.run("supernim", files, bots, games, seed, workers, None, as_json, html, cluster)

@@ -9,6 +9,7 @@ disqualified, after everything else is printed).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import typer
 from mine import games as registry
 from mine import outputs
 from mine.pipeline import options
+from mine.pipeline.cluster import runner
 from mine.pipeline.console import fail, print_json, show, write_report
 from mine.pipeline.progress import per_name
 from mine.pipeline.reports import tournament as page
@@ -33,9 +35,11 @@ def run(
     context: Any,
     as_json: bool,
     html: Path | None,
+    cluster: str | None = None,
 ) -> None:
     """The round robin of `files` and `bots` in `game`, printed; exit code 1 when an
-    entrant was disqualified (its reason printed, the rest of the results too)."""
+    entrant was disqualified (its reason printed, the rest of the results too). With
+    `cluster`, its games are the cluster's tasks (`workers` then does not apply)."""
     match = registry.get(game).module("match")
     outputs.reading(*(files or []))
     if html is not None:
@@ -50,9 +54,10 @@ def run(
         raise fail(str(error), 1 if missing else 2) from None
     bar, progress = per_name(as_json)
     try:
-        with bar:
+        on_cluster = runner(cluster) if cluster else contextlib.nullcontext()
+        with bar, on_cluster as running:
             result = core.round_robin(match, entrants, games, seed, context, workers,
-                                      progress=progress)  # fmt: skip
+                                      progress=progress, runner=running)  # fmt: skip
     except core.TournamentError as error:
         raise fail(str(error), 2) from None
     result = {"game": game, **result}

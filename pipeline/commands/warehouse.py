@@ -88,10 +88,19 @@ def open_warehouse(
 
 
 @contextlib.contextmanager
-def working_on(db: Path | None, *, read_only: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
-    """The warehouse for one command's work, closed after it; what the layers refuse with a
-    ValueError (no logs chosen, a fit that cannot be made) is one error line."""
-    con = open_warehouse(db, read_only=read_only)
+def working_on(
+    db: Path | None, *, read_only: bool = True, lake: Path | None = None
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The warehouse (or the lake) for one command's work, closed after it; what the layers
+    refuse with a ValueError (no logs chosen, a fit that cannot be made) is one error line.
+    A lake is read into memory; one opened to write (statistics) leaves its statistics out,
+    for the command to make its own."""
+    if lake is not None:
+        from mine.pipeline.commands.lake import open_lake
+
+        con = open_lake(lake, db, statistics=read_only)
+    else:
+        con = open_warehouse(db, read_only=read_only)
     try:
         yield con
     except ValueError as error:
@@ -188,6 +197,12 @@ def ingest(
             raise fail(f"{db_path(db)}: cannot ingest into it ({reason})") from None
         finally:
             con.close()
+    show_ingest(summary, as_json, again(db))
+
+
+def show_ingest(summary: Summary, as_json: bool, where: str) -> None:
+    """What an ingest did (each rejection, the counts; `where`: the `--db` or `--lake` of
+    the next step), and its exit code."""
     if as_json:
         print(json.dumps(summary.as_json(), indent=2))
     else:
@@ -197,7 +212,7 @@ def ingest(
             errors.print(Text.assemble(("rejected", "red"), f" {error}"), soft_wrap=True)
         _print_summary(summary)
         for name in _games_in(summary):
-            next_step(f"mine stats {name}{again(db)}")
+            next_step(f"mine stats {name}{where}")
     raise typer.Exit(0 if summary.ok else 1)
 
 
@@ -237,6 +252,7 @@ def query(
     limit: int,
     db: Path | None,
     wait: float,
+    lake: Path | None = None,
     timeout: float | None = None,
 ) -> None:
     started = time.perf_counter()
@@ -248,14 +264,14 @@ def query(
         raise fail("--format table prints; write a file as csv, json or parquet")
     if fmt == "parquet" and out is None and sys.stdout.isatty():
         raise fail("--format parquet is binary: give --out FILE, or pipe stdout elsewhere")
-    con = open_warehouse(db, wait=wait, sealed=True)
+    con = _open_sealed(db, lake, wait)
     try:
         text = querying.statement(con, text)
         with querying.time_limit(timeout):
             if fmt == "table":
                 _print_view(con, text, limit, started)
                 return
-            count = querying.export(con, text, fmt, out, db_path(db))
+            count = querying.export(con, text, fmt, out, _protected(db, lake))
     except querying.QueryError as error:
         raise fail(str(error)) from None
     except BrokenPipeError:  # `… | head` has what it wanted
@@ -316,23 +332,46 @@ def _print_view(con: duckdb.DuckDBPyConnection, sql: str, limit: int, started: f
     )
 
 
-def tables(db: Path | None, wait: float, as_json: bool = False) -> None:
-    con = open_warehouse(db, wait=wait, sealed=True)
+def _open_sealed(db: Path | None, lake: Path | None, wait: float) -> duckdb.DuckDBPyConnection:
+    """The warehouse (or the lake) for users' SQL: read-only, nothing else reachable."""
+    if lake is None:
+        return open_warehouse(db, wait=wait, sealed=True)
+    from mine.pipeline.commands.lake import open_lake
+
+    return open_lake(lake, db, sealed=True)
+
+
+def _protected(db: Path | None, lake: Path | None) -> Path:
+    """The file a query's output must never replace: the warehouse, or the lake's manifest."""
+    if lake is None:
+        return db_path(db)
+    from mine.warehouse.lake import MANIFEST
+
+    return lake / MANIFEST
+
+
+def tables(db: Path | None, wait: float, as_json: bool = False, lake: Path | None = None) -> None:
+    con = _open_sealed(db, lake, wait)
     try:
         with working("counting the rows of every table and view", as_json):
-            found = list(querying.tables(con))
+            if lake is None:
+                found = list(querying.tables(con))
+            else:
+                from mine.warehouse import lake as lakes
+
+                found = list(lakes.tables(con, lake))
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None
     except duckdb.Error as error:
-        raise fail(
-            f"{db_path(db)}: cannot read it ({str(error).strip().splitlines()[0]})"
-        ) from None
+        where = db_path(db) if lake is None else lake
+        raise fail(f"{where}: cannot read it ({str(error).strip().splitlines()[0]})") from None
     finally:
         con.close()
+    where = str(db_path(db) if lake is None else lake)
     if as_json:
         print_json(
             {
-                "warehouse": str(db_path(db)),
+                "warehouse": where,
                 "tables": [
                     {"name": name, "kind": kind, "rows": rows, "description": comment}
                     for name, kind, rows, comment in found
@@ -340,7 +379,7 @@ def tables(db: Path | None, wait: float, as_json: bool = False) -> None:
             }
         )
         return
-    table = Table(title=str(db_path(db)))
+    table = Table(title=where)
     # Names whole whatever the width (a pipe gets 80 columns); the descriptions wrap.
     longest = max((len(name) for name, *_ in found), default=4)
     table.add_column("name", no_wrap=True, min_width=longest)
@@ -350,7 +389,7 @@ def tables(db: Path | None, wait: float, as_json: bool = False) -> None:
     for name, kind, rows, comment in found:
         table.add_row(name, kind, f"{rows:,}", comment)
     console.print(table)
-    next_step(f'mine query "SELECT * FROM logs LIMIT 10"{again(db)}')
+    next_step(f'mine query "SELECT * FROM logs LIMIT 10"{again(db, lake=lake)}')
 
 
 def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:

@@ -25,6 +25,11 @@ def stats(stats: SuperNimStats) -> None:
         formats={"first_win_rate": RATE},
     )
     show(
+        stats.value.to_dicts(),
+        "results against the exact value (value-losing moves per side; max's margin - value)",
+        formats={"max_margin_minus_value": "{:+.3f}".format},
+    )
+    show(
         stats.kinds.to_dicts(),
         "outcomes by move kind (final margin from the mover's side)",
         formats={"mean_final_margin": "{:+.3f}".format, "win_rate": RATE},
@@ -38,6 +43,7 @@ def stats(stats: SuperNimStats) -> None:
 
 def fitted(fitted: Fitted, path: Path) -> None:
     meta = fitted.metadata
+    held = meta["holdout"]
     show_pairs(
         f"supernim heuristic table → {path}",
         [
@@ -45,7 +51,15 @@ def fitted(fitted: Fitted, path: Path) -> None:
             ("data fingerprint", meta["fingerprint"][:16] + "…"),
             ("model", meta["method"]),
             ("feature cells / boards", f"{meta['feature_cells']:,} / {meta['boards']:,}"),
-            ("held-out R² (model)", f"{meta['r2_holdout']:.3f}"),
+            (
+                "held-out |fit - value|, 2-heap / none",
+                f"{held['mean_abs_error_with_two']:.3f} / {held['mean_abs_error_without_two']:.3f}",
+            ),
+            (
+                "held-out |0 - value| (plain), 2-heap / none",
+                f"{held['plain_mean_abs_error_with_two']:.3f} / "
+                f"{held['plain_mean_abs_error_without_two']:.3f}",
+            ),
             ("exact yardstick boards", meta["yardstick"]["boards"]),
             ("mean |fit - exact|", f"{meta['yardstick']['mean_abs_error']:.3f}"),
             ("mean |0 - exact| (plain)", f"{meta['yardstick']['plain_mean_abs_error']:.3f}"),
@@ -72,7 +86,15 @@ def validated(card: dict[str, Any]) -> None:
             "invalid": row["invalid_moves"],
             "theirs": row["opponent_invalid_moves"],
             "p99 s": row["p99_move_seconds"],
+            "below value": interval(row["against_value"]["below_value"], "{:.4f}"),
+            "margin - value": row["against_value"]["mean_margin_minus_value"],
+            "odd: 1st wins": interval(row["against_value"]["odd_first_wins"], "{:.3f}"),
+            "even: losses": interval(row["against_value"]["even_losses"], "{:.4f}"),
         }
         for name, row in card["against"].items()
     ]
-    show(rows, f"{card['player']} ({card['rules_text']})", formats={"cutoff": "{:.1%}".format})
+    show(
+        rows,
+        f"{card['player']} ({card['rules_text']}; asked with {card['asked_with']})",
+        formats={"cutoff": "{:.1%}".format, "margin - value": "{:+.3f}".format},
+    )

@@ -203,6 +203,8 @@ def _validation(card: dict[str, Any]) -> kit.Section:
         for name, row in card["against"].items()
     ]
     rates = ("win", "win_low", "win_high", "draw", "loss", "cutoff_rate")
+    valued = [(name, row["against_value"]) for name, row in card["against"].items()
+              if "against_value" in row]  # fmt: skip
     return kit.Section(
         "The generated player",
         f"The player file against each opponent ({card.get('rules_text', '')}), "
@@ -217,5 +219,53 @@ def _validation(card: dict[str, Any]) -> kit.Section:
                 y_label="share of games",
                 fmt=RATE,
             ),
+            *_against_value(valued, card.get("asked_with", "the moves left")),
         ],
     )
+
+
+def _against_value(valued: list[tuple[str, dict[str, Any]]], asked: str) -> list[str]:
+    """The player against the exact value of each start: games ended below it, mean margin
+    minus it, first-mover wins on odd boards and losses on even boards."""
+    if not valued:
+        return []
+    figures = ("below_value", "odd_first_wins", "even_losses")
+    rows = [
+        {
+            "opponent": name,
+            **{
+                f"{figure}{end}": number
+                for figure in figures
+                for end, number in (
+                    ("", row[figure]["mean"]),
+                    ("_low", row[figure]["ci95"][0]),
+                    ("_high", row[figure]["ci95"][1]),
+                )
+            },  # fmt: skip
+            "mean_margin_minus_value": row["mean_margin_minus_value"],
+        }
+        for name, row in valued
+    ]
+    return [
+        kit.count_table(
+            rows,
+            title=f"Against the exact value (asked with {asked})",
+            formats={key: RATE for key in rows[0] if key != "opponent"},
+        ),
+        kit.interval_plot(
+            [
+                (name, row["below_value"]["mean"], tuple(row["below_value"]["ci95"]))
+                for name, row in valued
+            ],  # fmt: skip
+            title="Games the player ends below the exact value (95 % interval)",
+            x_label="share of games",
+            marks=[0.0] * len(valued),
+        ),
+        kit.interval_plot(
+            [(name, row["mean_margin_minus_value"], None) for name, row in valued],
+            title="Mean final margin minus the exact value",
+            x_label="points",
+            fmt="{:+.2f}".format,
+            reference=0.0,
+        ),
+    ]

@@ -1,19 +1,39 @@
 """TwentyOne's report: the strategy chart as grids, insurance, the dealer's outcomes by up
-card, the bid by true count and, from the warehouse, results by true count."""
+card, the bid by true count and, from the warehouse, results by true count; or the chart
+as CSV (`--format csv`)."""
 
 from __future__ import annotations
 
 import csv
 import io
 from itertools import combinations_with_replacement
-from typing import Any
+from typing import Any, NamedTuple
 
+import duckdb
 import polars as pl
 
+from mine.pipeline.display.twentyone import UP_ORDER, dealer_grid, up_name
 from mine.pipeline.reports import kit
-from mine.pipeline.stats.twentyone import DEALER_OUTCOMES, UP_ORDER, dealer_grid, up_name
+from mine.pipeline.stats.twentyone import DEALER_OUTCOMES, count_results, dealer_outcomes
+from mine.pipeline.stats.twentyone_features import (
+    LogIds,
+    cards,
+    dealers,
+    hands,
+    logged_decks,
+    settle,
+    shoe,
+)
 from mine.strategies.engines.twentyone import DEFAULT_RULES, DOUBLE, HIT, STAND, add_points
-from mine.strategies.engines.twentyone_chart import MAIN, TC_LIMIT
+from mine.strategies.engines.twentyone_chart import (
+    CONTEXT_NAMES,
+    INSURED,
+    MAIN,
+    SPLIT_HAND,
+    TC_LIMIT,
+    Chart,
+    Strategy,
+)
 
 LEGEND = {
     "H": ("Hit", "#f4a3a3"),
@@ -141,14 +161,38 @@ def strength(chart, rules=DEFAULT_RULES, hands: int = HANDS, seed: int = 0) -> k
     )
 
 
-def html(
-    chart,
-    bids: list[tuple[int, int, int]],
-    metadata: dict[str, Any],
-    dealer: pl.DataFrame | None = None,
-    count_results: pl.DataFrame | None = None,
-    count_charts: list[tuple[int, int, Any]] = (),
-) -> str:
+class Observed(NamedTuple):
+    """What the warehouse's logs show that the page draws."""
+
+    dealer: pl.DataFrame  # the dealer's outcomes by up card (`stats_twentyone_dealer`)
+    count_results: pl.DataFrame  # results by true count (`stats_twentyone_count_results`)
+
+
+def observed(con: duckdb.DuckDBPyConnection, log_ids: LogIds) -> Observed:
+    """The dealer's outcomes and the results by true count of the chosen logs (settled
+    by the default rules)."""
+    dealer_frame, card_frame = dealers(con, log_ids), cards(con, log_ids)
+    settled = settle(hands(con, log_ids), dealer_frame, DEFAULT_RULES)
+    shoe_frame = shoe(card_frame, logged_decks(card_frame)["decks"])
+    return Observed(dealer_outcomes(dealer_frame), count_results(shoe_frame, settled))
+
+
+FORMATS = ("html", "csv")
+
+
+def html(fitted: Strategy, observed: Observed | None, fmt: str = "html") -> str:
+    """The table's page (with the warehouse's `observed` logs where there are some), or
+    with `fmt` csv its chart as CSV."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}: use html or csv")
+    if fmt == "csv":
+        return chart_csv(fitted.chart)
+    return page(fitted, observed or Observed(pl.DataFrame(), pl.DataFrame()))
+
+
+def page(fitted: Strategy, observed: Observed) -> str:
+    chart, bids, metadata = fitted.chart, fitted.bids, fitted.metadata
+    count_charts, (dealer, counts) = fitted.count_charts, observed
     learned = metadata.get("learned", {})
     stop = int(learned.get("player_card_limit", 5))
     counted = [c for _, _, c in count_charts]
@@ -187,7 +231,7 @@ def html(
     ]
     if count_charts:
         sections.append(count_section(chart, count_charts))
-    if dealer is not None and dealer.height:
+    if dealer.height:
         grid = dealer_grid(dealer)
         sections.append(
             kit.Section(
@@ -210,7 +254,7 @@ def html(
                 ],
             )
         )
-    if count_results is not None and count_results.height:
+    if counts.height:
         sections.append(
             kit.Section(
                 "Results by true count",
@@ -220,8 +264,8 @@ def html(
                     kit.line_plot(
                         {
                             "mean result": (
-                                count_results["tc"].to_list(),
-                                count_results["mean_result"].to_list(),
+                                counts["tc"].to_list(),
+                                counts["mean_result"].to_list(),
                             )
                         },
                         title="Mean result per unit of bid",
@@ -328,11 +372,14 @@ def count_section(chart, count_charts: list[tuple[int, int, Any]]) -> kit.Sectio
     )  # fmt: skip
 
 
-# --- the chart as CSV, one row per situation ------------------------------------------------
+# --- the chart as CSV, one row per context and situation -------------------------------------
 
-CSV_COLUMNS = ("kind", "total_or_pair_rank", "n_cards", "upcard", "best_action", "insure")
+CSV_COLUMNS = (
+    "context", "kind", "total_or_pair_rank", "n_cards", "upcard", "best_action", "insure",
+)  # fmt: skip
 ACTION_WORDS = {HIT: "hit", STAND: "stand", DOUBLE: "double"}
 CSV_UPS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+CSV_CONTEXTS = ((MAIN, CSV_UPS), (INSURED, (1,)), (SPLIT_HAND, CSV_UPS))  # insured: an ace up
 
 
 def hands_of(n_cards: int) -> list[tuple[str, int, int]]:
@@ -351,26 +398,38 @@ def hands_of(n_cards: int) -> list[tuple[str, int, int]]:
     return sorted(found, key=lambda h: (h[2], h[1]))
 
 
-def chart_csv(chart) -> str:
-    """The static strategy of the main hand as CSV: hard and soft hands of 2 to 4 cards
-    (two cards: not pairs), then pairs (two cards; 10: two cards of one ten-valued rank),
-    against every up card; `insure` on two-card hands against an ace."""
+def chart_csv(chart: Chart) -> str:
+    """The static chart as CSV, every context the player plays a hand in (`context`: the
+    main hand; `insured`, once insurance is taken, against an ace; `split`, every hand a
+    Split made): hard and soft hands of 2 to 5 cards (5: five or more; two cards: not
+    pairs), then pairs (two cards; 10: two cards of one ten-valued rank: `split` is to
+    split them, in a split hand to split again), against every up card; `insure` on the
+    main hand's two cards against an ace. Played as written, it is worth what the chart is
+    (`chart_value`)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for n in (2, 3, 4):
-        for kind, total, soft in hands_of(n):
-            for up in CSV_UPS:
-                action = ACTION_WORDS[int(chart.hand[MAIN, up, total, soft, n - 2])]
-                insure = int(chart.insure[total, soft, 0]) if n == 2 and up == 1 else ""
-                writer.writerow((kind, total, n, up_name(up), action, insure))
-    for value in range(1, 11):
-        total, soft = (12, 1) if value == 1 else (2 * value, 0)
-        for up in CSV_UPS:
-            if chart.split[MAIN, up, value]:
-                action = "split"
-            else:
-                action = ACTION_WORDS[int(chart.hand[MAIN, up, total, soft, 0])]
-            insure = int(chart.insure[total, soft, 1]) if up == 1 else ""
-            writer.writerow(("pair", up_name(value), 2, up_name(up), action, insure))
+    for context, ups in CSV_CONTEXTS:
+        name = CONTEXT_NAMES[context]
+        for n in (2, 3, 4, 5):
+            for kind, total, soft in hands_of(n):
+                for up in ups:
+                    action = ACTION_WORDS[int(chart.hand[context, up, total, soft, n - 2])]
+                    insure = _insure(chart, context, n, up, total, soft, 0)
+                    writer.writerow((name, kind, total, n, up_name(up), action, insure))
+        for value in range(1, 11):
+            total, soft = (12, 1) if value == 1 else (2 * value, 0)
+            for up in ups:
+                if chart.split[context, up, value]:
+                    action = "split"
+                else:
+                    action = ACTION_WORDS[int(chart.hand[context, up, total, soft, 0])]
+                insure = _insure(chart, context, 2, up, total, soft, 1)
+                writer.writerow((name, "pair", up_name(value), 2, up_name(up), action, insure))
     return out.getvalue()
+
+
+def _insure(chart: Chart, context: int, n: int, up: int, total: int, soft: int, pair: int):
+    """1 or 0 where insurance is offered (the main hand's two cards, an ace up), else ''."""
+    offered = context == MAIN and n == 2 and up == 1
+    return int(chart.insure[total, soft, pair]) if offered else ""

@@ -12,7 +12,10 @@ A game's module (the registry's `stats`) provides `CONTRACT`:
 - `headline(stats)`: the figures `--json` prints beside the tables' row counts;
 - `fit_inputs(con, log_ids, **options)`: what the game's `fit` reads from the warehouse;
 and, where per-player figures mean something, `by_player(con, log_ids, fitted)` (fitted:
-a table read by the game's `read_table`, or None) with the same `store` and `headline`.
+a table read by the game's `read_table`, or None) with the same `store` and `headline`;
+where the statistics are counts, `combine(parts)`: the statistics of the union of some
+sets of logs from each set's `derive` (counts summed, rates made again), so that a lake's
+are derived part by part on a cluster (`--cluster`) and are the same tables.
 How each is printed is the game's `pipeline/display` module's.
 """
 
@@ -34,7 +37,7 @@ CONTRACT = {
     "headline": ("stats",),
     "fit_inputs": ("con", "log_ids"),
 }
-OPTIONAL = {"by_player": ("con", "log_ids", "fitted")}
+OPTIONAL = {"by_player": ("con", "log_ids", "fitted"), "combine": ("parts",)}
 
 
 def store(
@@ -49,6 +52,16 @@ def store(
         con.unregister("stats_frame")
     con.execute(f"COMMENT ON TABLE {target} IS '{description.replace(chr(39), chr(39) * 2)}'")
     return target
+
+
+def summed(frames: list[pl.DataFrame], keys: list[str], counts: list[str]) -> pl.DataFrame:
+    """The `counts` of `frames` summed by `keys`, in the keys' order (as SQL's ORDER BY)."""
+    stacked = pl.concat([part.select(*keys, *counts) for part in frames])
+    return (
+        stacked.group_by(keys)
+        .agg(pl.col(count).sum() for count in counts)
+        .sort(keys, nulls_last=True)
+    )
 
 
 def data_fingerprint(

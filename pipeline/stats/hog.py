@@ -55,6 +55,10 @@ def points_by_dice(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.Da
         f"SELECT num_rolls, points, count(*) AS turns FROM hog_turns WHERE {where} "
         "GROUP BY ALL ORDER BY ALL",
     )
+    return _points_shares(counts)
+
+
+def _points_shares(counts: pl.DataFrame) -> pl.DataFrame:
     return counts.with_columns(
         pl.col("turns").sum().over("num_rolls").alias("opportunities")
     ).with_columns((pl.col("turns") / pl.col("opportunities")).alias("share"))
@@ -67,6 +71,10 @@ def pig_tail(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFram
         f"count(*) AS turns FROM hog_turns WHERE num_rolls = 0 AND {where} "
         "GROUP BY ALL ORDER BY ALL",
     )
+    return _pig_tail_shares(counts)
+
+
+def _pig_tail_shares(counts: pl.DataFrame) -> pl.DataFrame:
     return counts.with_columns(
         pl.col("turns").sum().over("tens", "ones").alias("opportunities")
     ).with_columns((pl.col("turns") / pl.col("opportunities")).alias("share"))
@@ -78,6 +86,10 @@ def square_swine(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.Data
         "SELECT score + points AS total, new_score, swine_bonus AS bonus, count(*) AS turns "
         f"FROM hog_turn_outcomes WHERE {where} GROUP BY ALL ORDER BY ALL",
     )
+    return _swine_shares(counts)
+
+
+def _swine_shares(counts: pl.DataFrame) -> pl.DataFrame:
     return counts.with_columns(
         pl.col("turns").sum().over("total").alias("opportunities"),
         (pl.col("bonus") != 0).alias("fired"),
@@ -97,7 +109,23 @@ def win_rates(
         GROUP BY ALL ORDER BY ALL
         """,
     )
+    return _win_rates(counts)
+
+
+def _win_rates(counts: pl.DataFrame) -> pl.DataFrame:
     return counts.with_columns((pl.col("wins") / pl.col("opportunities")).alias("win_rate"))
+
+
+COUNTS = {  # each table: its keys, its counts, and how its rates follow from them
+    "points": (["num_rolls", "points"], ["turns"], _points_shares),
+    "pig_tail": (["tens", "ones", "points"], ["turns"], _pig_tail_shares),
+    "square_swine": (["total", "new_score", "bonus"], ["turns"], _swine_shares),
+    "win_rates": (
+        ["player", "score_bucket", "opponent_bucket", "num_rolls"],
+        ["wins", "opportunities"],
+        _win_rates,
+    ),
+}
 
 
 def derive(
@@ -120,6 +148,17 @@ def derive(
     if derived.points.is_empty():
         raise ValueError(NO_TURNS)
     return derived
+
+
+def combine(parts: list[HogStats]) -> HogStats:
+    """The statistics of the union of the parts' logs: every count summed by its keys,
+    then opportunities and rates made from the sums, as `derive` makes them."""
+    return HogStats(
+        **{
+            name: rates(shared.summed([getattr(part, name) for part in parts], keys, counts))
+            for name, (keys, counts, rates) in COUNTS.items()
+        }
+    )
 
 
 DESCRIPTIONS = {

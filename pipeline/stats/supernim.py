@@ -1,6 +1,6 @@
 """Super-Nim's statistics, derived from the warehouse and stored back into it.
 
-Six tables, each a count next to its opportunities (PokerTracker style):
+Eight tables, each a count next to its opportunities (PokerTracker style):
 
 - `stats_supernim_pairings`: per pairing (max bot, min bot): games, wins of each side,
   draws and cut-offs, with their rates;
@@ -17,9 +17,14 @@ Six tables, each a count next to its opportunities (PokerTracker style):
   2-heaps: games won by the first mover, by the second, and drawn. (2-heaps are made in
   pairs, by splitting a 4, so between players who cash every 2 at once this parity and
   the first mover decide the game.)
+- `stats_supernim_value`: per pairing, the results against the exact value (R, the default
+  split reward, if the start board holds an odd number of 2-heaps, for the first mover;
+  the solver's): each side's moves and value-losing moves (a move that gives up value
+  against it, the cut-off ignored), and max's mean final margin minus max's value.
 
 Also the warehouse's side of fitting (`fit_inputs`: the positions of the chosen logs and
-their fingerprint). Nothing here knows the rules: it counts what the logs show.
+their fingerprint). Nothing here knows the rules (the exact value is the solver's): it
+counts what the logs show.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import polars as pl
 from mine.models import supernim as model
 from mine.pipeline import stats as shared
 from mine.pipeline.stats import data_fingerprint
+from mine.strategies.solvers import supernim as solver
 
 GAME = "supernim"
 
@@ -44,6 +50,7 @@ class SuperNimStats(NamedTuple):
     kinds: pl.DataFrame
     trajectories: pl.DataFrame
     parity: pl.DataFrame
+    value: pl.DataFrame
 
 
 DESCRIPTIONS = {
@@ -54,6 +61,7 @@ DESCRIPTIONS = {
     "kinds": "Super-Nim: moves per kind with the mover's final margin and wins",
     "trajectories": "Super-Nim: mean scores of max and min per pairing and move number",
     "parity": "Super-Nim: games per pairing and start 2-heap parity won by first, second, drawn",
+    "value": "Super-Nim: per pairing, each side's value-losing moves and max's margin - value",
 }
 
 
@@ -113,7 +121,7 @@ def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> 
     games = shared.frame(
         con,
         "SELECT max_player, min_player, start_key, winner, ended, moves, first_player, "
-        "len(list_filter(start_board, lambda n: n = 2)) % 2 = 1 AS odd_twos "
+        f"{_twos('start_board')} % 2 = 1 AS odd_twos "
         f"FROM supernim_matches WHERE {where}",
     )
     seen = positions(con, where)
@@ -154,6 +162,51 @@ def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> 
         kinds=kinds,
         trajectories=trajectories,
         parity=_by_parity(games),
+        value=_against_value(con, where),
+    )
+
+
+def _twos(column: str) -> str:
+    return f"len(list_filter({column}, lambda n: n = 2))"
+
+
+def _against_value(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
+    """Each pairing's moves and value-losing moves by side, and max's margin − value."""
+    keys = ["max_player", "min_player"]
+    moves = shared.frame(
+        con,
+        f"SELECT g.max_player, g.min_player, m.player, {_twos('m.board_before')} AS before, "
+        f"{_twos('m.board_after')} AS after, (m.kind = 'split')::INTEGER AS cashed "
+        "FROM supernim_moves m JOIN supernim_matches g USING (log_id, game) "
+        f"WHERE {where.replace('log_id', 'm.log_id')}",
+    ).with_columns(
+        (solver.value_lost(pl.col("before"), pl.col("after"), pl.col("cashed")) > 0).alias("lost")
+    )
+    by_side = [
+        moves.filter(pl.col("player") == side)
+        .group_by(keys)
+        .agg(pl.len().alias(f"{side}_moves"), pl.col("lost").sum().alias(f"{side}_value_losing"))
+        for side in ("max", "min")
+    ]
+    games = shared.frame(
+        con,
+        f"SELECT max_player, min_player, score_max - score_min AS margin, "
+        f"{_twos('start_board')} AS twos, first_player = 'max' AS max_first "
+        f"FROM supernim_matches WHERE {where}",
+    ).with_columns(
+        (
+            pl.col("margin")
+            - solver.value_of_twos(pl.col("twos"))
+            * pl.when(pl.col("max_first")).then(1).otherwise(-1)
+        ).alias("max_margin_minus_value")
+    )
+    per_game = games.group_by(keys).agg(
+        pl.len().alias("games"), pl.col("max_margin_minus_value").mean()
+    )
+    return (
+        per_game.join(by_side[0], on=keys, how="left")
+        .join(by_side[1], on=keys, how="left")
+        .sort(keys)
     )
 
 
@@ -175,7 +228,7 @@ def _by_parity(games: pl.DataFrame) -> pl.DataFrame:
 
 
 def store(con: duckdb.DuckDBPyConnection, stats: SuperNimStats) -> list[str]:
-    """Write the seven tables; their names."""
+    """Write the eight tables; their names."""
     return [
         shared.store(con, GAME, name, table, DESCRIPTIONS[name])
         for name, table in stats._asdict().items()

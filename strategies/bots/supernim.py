@@ -1,9 +1,11 @@
-"""Super-Nim's baseline players: `random`, `greedy` and `alphabeta:D`.
+"""Super-Nim's baseline players: `random`, `greedy`, `alphabeta:D` and `exact`.
 
 A bot is `state -> move`, one of `state.legal_actions()`; each bot draws from its own
 seeded generator. `alphabeta:D` searches D plies with the plain score-difference
 heuristic (a leaf is worth nothing beyond the points already scored) and breaks ties at
-random, so that it is not one fixed line a learner could memorise.
+random, so that it is not one fixed line a learner could memorise. `exact` keeps the exact
+value (`strategies/solvers/supernim.py`): far from the cut-off the first move (the cash
+first) that keeps it, and with the cut-off within `ENDGAME` moves, searched to the cut-off.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from mine.strategies.engines.supernim import (
     canonical,
 )
 from mine.strategies.players.supernim import Searcher
+from mine.strategies.solvers.supernim import ExactSolver
 
-BASELINES = ("random", "greedy", "alphabeta:1", "alphabeta:2", "alphabeta:3", "alphabeta:4")
+BASELINES = ("random", "greedy", "alphabeta:1", "alphabeta:2", "alphabeta:3", "alphabeta:4",
+             "exact")  # fmt: skip
 MAX_DEPTH = 8
 
 Evaluate = Callable[[tuple[int, ...], int], float]
@@ -96,14 +100,27 @@ def real_move(state: State, points: int, target: tuple[int, ...]) -> Move:
     raise ValueError(f"no legal move from {state.board} leaves {target}")
 
 
+def exact_player(rules: SuperNimRules) -> Bot:
+    """A move that keeps the exact value (default rules: growth unlimited)."""
+    solver = ExactSolver(rules)
+
+    def play(state: State) -> Move:
+        points, after = solver.choose(state.board, state.moves_left())
+        return real_move(state, points, after)
+
+    return play
+
+
 def make_bot(spec: str, rules: SuperNimRules, rng: np.random.Generator | None) -> Bot:
-    """The bot a spec names for games under `rules`: `random`, `greedy` or `alphabeta:D`
-    (1 ≤ D ≤ 8); ValueError for any other."""
+    """The bot a spec names for games under `rules`: `random`, `greedy`, `alphabeta:D`
+    (1 ≤ D ≤ 8) or `exact`; ValueError for any other."""
     name, _, argument = spec.partition(":")
+    if spec == "exact":
+        return exact_player(rules)
     if name in ("random", "greedy") and not argument:
         return random_player(rng) if name == "random" else greedy_player(rng)
     if name == "alphabeta":
         if not argument.isdigit() or not 1 <= int(argument) <= MAX_DEPTH:
             raise ValueError(f"alphabeta takes a depth 1..{MAX_DEPTH}: {spec!r}")
         return search_player(int(argument), plain, rng, rules=rules)
-    raise ValueError(f"unknown Super-Nim bot {spec!r} (known: random, greedy, alphabeta:D)")
+    raise ValueError(f"unknown Super-Nim bot {spec!r} (known: random, greedy, alphabeta:D, exact)")

@@ -86,7 +86,7 @@ class TableBot:
         elif phase == "hit":
             legal = CAN_HIT
         else:
-            legal = _legal(upcard, codes, total, mine, bid, phase == "first")
+            legal = _legal(upcard, codes, mine, bid, phase == "first")
             if total == 21 and n == 2 and not self.rules.double_on_combo:
                 legal &= ~CAN_DOUBLE
         pair = hand[0].rank if n == 2 and hand[0].rank == hand[1].rank else 0
@@ -99,11 +99,11 @@ class TableBot:
         return make_action(kind, cost), f"{bid}:{next_phase.get(kind, 'played')}"
 
 
-def _legal(upcard: Card, codes: list[int], total: int, points: int, bid: int, first: bool) -> int:
+def _legal(upcard: Card, codes: list[int], points: int, bid: int, first: bool) -> int:
     """The engine's legal mask, rebuilt from what the spec's interface shows."""
     if len(codes) != 2:
         return CAN_HIT | CAN_STAND
-    mask = CAN_STAND | (CAN_DOUBLE if points >= bid else 0) | (CAN_HIT if total != 21 else 0)
+    mask = CAN_STAND | CAN_HIT | (CAN_DOUBLE if points >= bid else 0)
     if codes[0] % 13 == codes[1] % 13 and points >= bid:
         mask |= CAN_SPLIT
     if first and upcard.rank == 1 and points >= bid // 2:

@@ -20,9 +20,10 @@ spec's interface (checked for legality, time and memory; a fault disqualifies it
 code. Logs are written by `twentyone_logs`, simulations run by `twentyone_simulation`.
 
 Readings of the spec where it is silent (each a choice, here in one place):
-- a two-card 21 is still asked for a decision (so that DoubleDown on a Combo is possible):
-  Stand, DoubleDown or Insurance are legal, Hit is not; a split hand of two cards worth 21
-  is a Combo too (the spec's definition: exactly two cards worth 21);
+- every hand is asked for a decision, a two-card 21 too (the course engine asks before it
+  looks at the hand): Stand, Hit, DoubleDown (a Combo doubled ends at once) or Insurance;
+  a Hit makes it a three-card hand, settled as what it becomes; a split hand of two cards
+  worth 21 is a Combo too (the spec's definition: exactly two cards worth 21);
 - the amounts of DoubleDown, Split and Insurance must be exactly what they cost;
 - a player with fewer than `min_bid` points must bid all of them;
 - the dealer's two cards are dealt before the players' (the real engine's logs show it:
@@ -32,8 +33,10 @@ Readings of the spec where it is silent (each a choice, here in one place):
 - the dealer has no card limit (`dealer_card_limit` 0): it hits while 16 or less however
   many cards it holds, and only a hand of exactly `charlie_cards` cards is its Charlie (a
   6-card dealer hand of 18 is a plain 18; the real logs hold 6- and 7-card dealer hands);
-- at a Split both new cards are dealt at once (hand 0's first), hand 0 keeps the first
-  card of the pair, and the new hand takes the next hand id; hands are played in id order;
+- at a Split both new cards are dealt at once (the kept hand's first), the kept hand keeps
+  the first card of the pair, and the new hand is played right after it, before the hands
+  of earlier splits (the course engine's order: depth first); hand ids are the order of
+  play;
 - insurance pays on the bid insured (the main bid when it was bought), even if the hand
   later doubles, and even if it busts: it is settled on the dealer's hand whenever the
   dealer plays (the real logs pay it), and lost when the dealer does not;
@@ -147,6 +150,12 @@ class TwentyOneRules(RuleSettings):
 
 RULES = TwentyOneRules
 DEFAULT_RULES = TwentyOneRules()
+Settings = TwentyOneRules | Iterable[str] | Mapping[str, str] | None
+
+
+def rules_of(rules: Settings) -> TwentyOneRules:
+    """The rules themselves, or the defaults with these `KEY=VALUE` settings over them."""
+    return rules if isinstance(rules, TwentyOneRules) else DEFAULT_RULES.with_settings(rules or ())
 
 
 # --- hand classes (Combo > Charlie > Value(n) > Bust), the one place they are decided ------
@@ -408,13 +417,20 @@ DEALER_SEAT = -1
 class State:
     """A whole game: rounds of bids, decisions, the dealer's play and settlement."""
 
-    def __init__(self, rules: TwentyOneRules, player_ids: Sequence[str], rng: np.random.Generator):
+    def __init__(
+        self,
+        rules: TwentyOneRules,
+        player_ids: Sequence[str],
+        rng: np.random.Generator,
+        seated: bool = False,
+    ):
         if not 1 <= len(player_ids) <= rules.max_players:
             raise ValueError(f"a table seats 1 to {rules.max_players} players")
         if len(set(player_ids)) != len(player_ids) or DEALER in player_ids:
             raise ValueError("player ids must be distinct and not 'dealer'")
         self.rules = rules
-        order = rng.permutation(len(player_ids)).tolist()  # seat order, shuffled once
+        # the seat order, shuffled once (unless the ids come seated, as a logged game's)
+        order = range(len(player_ids)) if seated else rng.permutation(len(player_ids)).tolist()
         self.ids: tuple[str, ...] = tuple(player_ids[i] for i in order)
         self.shoe = Shoe(rules.decks, rng)
         self.points = [rules.starting_points] * len(self.ids)
@@ -468,17 +484,16 @@ class State:
             mask = CAN_STAND | CAN_DOUBLE | CAN_SPLIT
         else:
             mask = CAN_STAND | CAN_DOUBLE
-        if not self._is_combo(hand):
-            mask |= CAN_HIT
-        elif not self.rules.double_on_combo:
+        mask |= CAN_HIT  # a Combo too: the course engine lets a two-card 21 draw
+        if not self.rules.double_on_combo and self._is_combo(hand):
             mask &= ~CAN_DOUBLE
         if self._first and VALUE[self._dealer[0]] == 1 and points >= bid // 2:
             mask |= CAN_INSURE
         return mask
 
     def _is_combo(self, hand: Hand) -> bool:
-        """Two cards worth 21 (the caller knows there are two): a Combo, asked only to
-        Stand or DoubleDown."""
+        """Two cards worth 21 (the caller knows there are two): a Combo, which a DoubleDown
+        ends at once."""
         return hand.vs >> 1 == 21 and (self.rules.combo_after_split or not hand.split)
 
     def legal_actions(self) -> list[Action]:
@@ -519,8 +534,6 @@ class State:
         name, cards, points = ACTION_NAMES[kind], hand.cards, self.points[self._seat]
         if hand.pending:
             return f"{name} after DoubleDown: must {ACTION_NAMES[hand.pending]}"
-        if kind == HIT:
-            return "Hit on a Combo (two cards worth 21): only Stand or DoubleDown"
         if kind == DOUBLE and len(cards) == 2 and self._is_combo(hand) and points >= hand.bid:
             return "DoubleDown on a Combo is off in these rules (double_on_combo=false)"
         if kind == DOUBLE:
@@ -600,7 +613,11 @@ class State:
             hand.cards = [kept, draw()]  # each split hand is [original card, new card]
             hand.vs = hand_value(hand.cards)
             hand.split = True
-            hands.append(Hand([moved, draw()], hand.bid, len(hands)))
+            # the new hand is played next, before the hands of earlier splits (the course
+            # engine plays a split's two hands depth first); ids follow the order of play
+            hands.insert(self._hand + 1, Hand([moved, draw()], hand.bid, self._hand + 1))
+            for later in range(self._hand + 2, len(hands)):
+                hands[later].hand_id = later
         elif kind == INSURANCE:
             self.points[seat] -= hand.bid // 2
             hand.insured = hand.bid
@@ -761,7 +778,9 @@ class State:
         """(upcard, points, infos, hand) as the spec's `play` receives them. Infos are in
         seat order, the dealer last, each the cards of that player's latest turn."""
         up = None if self._bidding else DECK[self._dealer[0]]
-        points = tuple(PlayerPoints(i, p) for i, p in zip(self.ids, self.points, strict=True))
+        # As the course engine: only the players in this round (those with points when it
+        # began), not the bankrupt ones.
+        points = tuple(PlayerPoints(self.ids[s], self.points[s]) for s in self._queue)
         infos = []
         for s in range(len(self.ids)):
             if s in self.infos:
@@ -775,11 +794,15 @@ class State:
 
 
 def new_game(
-    rules: TwentyOneRules, rng: np.random.Generator, player_ids: Sequence[str] = ("1",)
+    rules: TwentyOneRules,
+    rng: np.random.Generator,
+    player_ids: Sequence[str] = ("1",),
+    seated: bool = False,
 ) -> State:
     """A game from its start: the players `player_ids` (seated in an order drawn from
-    `rng`), each with the rules' starting points, before the first bid."""
-    return State(rules, player_ids, rng)
+    `rng`, or in this order if `seated`: a logged game replayed), each with the rules'
+    starting points, before the first bid."""
+    return State(rules, player_ids, rng, seated)
 
 
 # --- the game loop: the referee, with the spec's players and the table policies -----------
@@ -811,9 +834,17 @@ def play_game(
 
 def course_player(play: PlayFunc) -> referee.Call:
     """A player with the spec's interface as the referee calls it: its `play` is asked
-    with what the seat's `observation` shows, and answers (action, memory)."""
+    with what the seat's `observation` shows, and answers (action, memory). Its next bid
+    gets the memory it returned on the last play of its first hand, as the course engine
+    keeps it: what it returned while playing split hands is lost."""
+    first_hand: list[str | None] = []  # that memory, while the round's split hands play
 
     def call(state: State, seat: int, memory: str | None) -> tuple:
+        if state.is_bidding():
+            if first_hand:
+                memory = first_hand.pop()
+        elif not first_hand and state.current_hand().hand_id > 0:
+            first_hand.append(memory)  # the first hand is over: its split hands begin
         upcard, points, infos, hand = state.observation(seat)
         return play, (upcard, points, infos, state.ids[seat], memory, hand), _action_and_memory
 

@@ -9,7 +9,7 @@ below all of them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,8 @@ class Chart:
 
     - `hand[context, up, total, soft, n]`: STAND, HIT or DOUBLE (engine codes), context
       main / insured / split hand, up card value 1..10, n index 0..3 for 2, 3, 4, 5+ cards;
-      DOUBLE where it is not allowed means HIT, HIT on a Combo means STAND;
+      DOUBLE where it is not allowed means HIT; HIT on a Combo is a Hit (the course engine
+      lets a two-card 21 draw);
     - `split[context, up, value]`: split a pair of this value (main or insured hand), or
       split it again (split hand: a split hand dealt a card of its pair's rank);
     - `insure[total, soft, pair]`: take insurance with this first hand (up card an ace).
@@ -165,6 +166,25 @@ def player_tables(
     }
 
 
+GAME_NUMBERS = ("decks", "min_bid", "max_bid")  # what a table says of the game it plays
+
+
+def outside_the_rules(numbers: Mapping[str, Any]) -> str | None:
+    """Which of a table's `GAME_NUMBERS` no game of the rules can have (not a whole number,
+    outside the rules' bounds, a minimum bid above the maximum), in words; None if all
+    can be."""
+    for name in GAME_NUMBERS:
+        value = numbers.get(name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{name} is {value!r}, not a number"
+        if not (TwentyOneRules.within(name, value) and value == int(value)):
+            low, high = TwentyOneRules.BOUNDS[name]
+            return f"{name} {value:,} is out of the rules' range {low:,}..{high:,}"
+    if numbers["min_bid"] > numbers["max_bid"]:
+        return f"min_bid {numbers['min_bid']:,} above max_bid {numbers['max_bid']:,}"
+    return None
+
+
 def player_constants(strategy: Strategy) -> dict[str, Any]:
     """Every constant the player module states, for this strategy: the game's numbers and
     the actions the logs allow (from the metadata), then its tables. ValueError for
@@ -177,11 +197,10 @@ def player_constants(strategy: Strategy) -> dict[str, Any]:
         "min_bid": float(learned.get("min_bid", 10)),
         "max_bid": float(learned.get("max_bid", 10)),
     }
-    if not all(TwentyOneRules.within(k, v) and v == int(v) for k, v in numbers.items()):
-        raise ValueError(f"table metadata out of the rules' range: {numbers}")
+    problem = outside_the_rules(numbers)
+    if problem:
+        raise ValueError(f"table metadata: {problem}")
     decks, low, high = (int(v) for v in numbers.values())
-    if low > high:
-        raise ValueError(f"table metadata: min_bid above max_bid: {numbers}")
     if any(not low <= bid <= high for bid in tables["BIDS"]):
         raise ValueError("a bid of the table lies outside the table's min_bid..max_bid")
     return {

@@ -13,6 +13,11 @@ makes canonical boards the whole key: successors that differ only in heap order 
 into one, and the transposition table sees every permutation as one position. A leaf's
 worth is `evaluate(board, moves_left)`: 0 for the plain score-difference heuristic (the
 score difference is already counted along the line), a fitted estimate otherwise.
+
+A generated file (ENDGAME > 0) also searches its last ENDGAME moves exactly to the
+cut-off (`Searcher.cut_value`, from the table's value with no cut-off), and further from it
+breaks ties towards the move that gives up least should the cut-off come soon
+(`steadiest`): asked with the handout's four fields only, it cannot know the moves left.
 """
 
 import random
@@ -28,15 +33,14 @@ DEPTH = 3  # plies the search goes to at most
 BUDGET = 0.2  # seconds a move may take at most
 MAX_BUDGET = 1.0  # … whatever a call asks for
 
-# CELLS[features]: the mover's future margin the fitted model gives a feature cell.
+ENDGAME = 0  # moves left from which the search goes to the cut-off exactly (0: never)
+
+# CELLS[features]: the mover's future margin the fitted table gives a feature cell.
 CELLS = {}
 
-# BOARDS[sorted board]: the mover's future margin of a board the logs saw often.
-BOARDS = {}
-
-FEATURES = ("twos", "fours", "ones", "odds", "heaps", "left")
-CAPS = (5, 3, 3, 5, 9, 12)  # a feature's counts above its cap count as the cap
-LEFT_FAR = CAPS[-1]  # moves left from which a board's own value is used
+FEATURES = ("twos", "odd_twos", "fours", "ones", "odds", "heaps", "left")
+CAPS = (5, 1, 3, 3, 5, 9, 12)  # a feature's counts above its cap count as the cap
+LEFT_FAR = CAPS[-1]  # moves left from which the table holds one value (no cut-off in sight)
 
 # --- the move generator ----------------------------------------------------------------
 
@@ -156,10 +160,12 @@ class Searcher:
     """Alpha-beta with a transposition table, move ordering (points first, then the best
     move of the last iteration) and iterative deepening under a time budget."""
 
-    def __init__(self, cap, reward, evaluate):
+    def __init__(self, cap, reward, evaluate, far=None):
         self.cap = cap
         self.reward = reward
         self.evaluate = evaluate  # (sorted board, moves left) -> the mover's future margin
+        self.far = far  # sorted board -> its value with no cut-off (the exact endgame's)
+        self.exact_table = {}  # (board, moves left) -> exact cut-off value, kept across moves
         self.children_cache = {}
         self.best_child = {}  # (board, moves left) -> the best move found there last time
         self.nodes = 0
@@ -252,6 +258,61 @@ class Searcher:
         table[key] = (flag, best)
         return best
 
+    def cut_value(self, board, left, table):
+        """The mover's exact future margin on a sorted board with `left` moves to the
+        cut-off (growth unlimited), given `self.far(board)`: its value with no cut-off.
+
+        `far` must satisfy far(b) = max over moves (points - far(after)) on every board (the
+        value R * [odd number of 2-heaps] does). Then, by induction on `left`, the cut-off
+        value lies in [far, far + R] when the mover makes the last move (`left` odd) and in
+        [far - R, far] otherwise: each position asks one yes-or-no question (does the mover
+        reach the top of its range?), and only moves that keep `far` can reach it."""
+        self.nodes += 1
+        if self.nodes % CHECK_EVERY == 0 and time.perf_counter() > self.deadline:
+            raise OutOfTime
+        if not board or left <= 0:
+            return 0
+        key = (board, left)
+        known = table.get(key)
+        if known is not None:
+            return known
+        top = self.far(board) + (self.reward if left % 2 else 0)
+        open_questions = []
+        for points, after, _ in self.children(board, True):
+            if left == 1 or not after:
+                high = low = 0
+            else:
+                high = self.far(after) + (self.reward if (left - 1) % 2 else 0)
+                low = high - self.reward
+            if points - high >= top:  # the top whatever the other side does
+                table[key] = top
+                return top
+            if points - low >= top:  # the top if the other side misses its own
+                open_questions.append((points, after))
+        value = top - self.reward
+        for points, after in open_questions:
+            if points - self.cut_value(after, left - 1, table) >= top:
+                value = top
+                break
+        table[key] = value
+        return value
+
+    def choose_exact(self, board, left, budget=None):
+        """(value, points, child board) of the first move that keeps the exact cut-off
+        value, or None if the budget runs out first."""
+        self.deadline = INFINITY if budget is None else time.perf_counter() + budget
+        self.nodes = 0
+        if len(self.exact_table) > CACHE_LIMIT:
+            self.exact_table.clear()
+        try:
+            value = self.cut_value(board, left, self.exact_table)
+            for points, after, _ in self.children(board, True):
+                if points - self.cut_value(after, left - 1, self.exact_table) == value:
+                    return value, points, after
+        except OutOfTime:
+            return None
+        return None
+
 
 def _less(growths_left, grew):
     """Growth steps left after a move: -1 means no limit."""
@@ -264,27 +325,31 @@ def _less(growths_left, grew):
 
 
 def cell(board, left):
-    """A position's feature cell: its counts of 2-heaps, 4-heaps, 1-heaps, odd heaps and
-    heaps, and the moves left, each capped (what the fitted table is keyed by)."""
-    counts = (board.count(2), board.count(4), board.count(1),
+    """A position's feature cell: its counts of 2-heaps (and whether they are odd), 4-heaps,
+    1-heaps, odd heaps and heaps, and the moves left, each capped (the table's key)."""
+    twos = board.count(2)
+    counts = (twos, twos % 2, board.count(4), board.count(1),
               sum(n % 2 for n in board), len(board), left)  # fmt: skip
     return tuple(map(min, counts, CAPS))
 
 
-def leaf_value(board, left, cells, boards):
-    """The fitted future margin of the mover on a sorted board: the board's own value far
-    from the cut-off where the logs saw it often enough, else its feature cell's."""
-    if left >= LEFT_FAR and board in boards:
-        return boards[board]
+def leaf_value(board, left, cells):
+    """The fitted future margin of the mover on a sorted board (0 for a cell never seen)."""
     return cells.get(cell(board, left), 0.0)
 
 
 def evaluate(board, left):
     """This player's leaf value: its own table's."""
-    return leaf_value(board, left, CELLS, BOARDS)
+    return leaf_value(board, left, CELLS)
 
 
-SEARCH = Searcher(MERGE_CAP, SPLIT_REWARD, evaluate)
+def far_value(board):
+    """The table's value of a board with no cut-off in sight, to a whole cash: what the
+    exact endgame search starts from."""
+    return SPLIT_REWARD * round(evaluate(board, LEFT_FAR) / SPLIT_REWARD) if SPLIT_REWARD else 0
+
+
+SEARCH = Searcher(MERGE_CAP, SPLIT_REWARD, evaluate, far_value)
 
 
 def successors(state):
@@ -299,14 +364,52 @@ def random_move(state):
     return random.Random(repr(state)).choice(options)[0]
 
 
+def steadiest(board, chosen, budget):
+    """Of the moves that keep the table's value with no cut-off in sight, the one that
+    gives up least however soon the cut-off comes (in 1 … STEADY moves), the search's
+    `chosen` (value, points, child) first among equals: a player asked without the moves
+    left cannot tell the last moves from the others."""
+    kids = SEARCH.children(board, True)
+    kept = {kid: kid[0] - (far_value(kid[1]) if kid[1] else 0) for kid in kids}
+    best = max(kept.values())
+    mine = next((kid for kid in kids if kid[:2] == chosen[1:]), None)
+    if mine is None or kept[mine] != best:
+        return chosen
+    SEARCH.deadline = time.perf_counter() + budget
+    try:
+        steady = {
+            kid: sum(kid[0] - SEARCH.cut_value(kid[1], left, SEARCH.exact_table)
+                     for left in range(STEADY))
+            for kid in [mine] + [kid for kid in kids if kid != mine and kept[kid] == best]
+        }  # fmt: skip
+    except OutOfTime:
+        return chosen
+    points, after, _ = max(steady, key=steady.get)
+    return chosen[0], points, after
+
+
+STEADY = 6  # the cut-off horizons a player asked without the moves left weighs
+
+
 def ai_move(state, moves_left=None, depth=None, budget=None):
-    """The successor alpha-beta prefers (first best in heap order). Optional: the moves
-    left before the cut-off (default MAX_MOVES), the depth and the seconds to take."""
+    """The successor the search prefers (first best in heap order). Optional: the moves
+    left before the cut-off (default MAX_MOVES), the depth and the seconds to take. With
+    at most ENDGAME moves left it searches to the cut-off exactly, while the time lasts;
+    with more (or not told), ties go to the move that loses least to a near cut-off."""
     left = MAX_MOVES if moves_left is None else max(1, int(moves_left))
     limit = DEPTH if depth is None else int(depth)
     seconds = min(BUDGET if budget is None else float(budget), MAX_BUDGET)
     board = tuple(sorted(state[1]))
-    value, points, target = SEARCH.choose(board, left, -1, limit, seconds)
+    started = time.perf_counter()
+    chosen = SEARCH.choose_exact(board, left, seconds / 2) if left <= ENDGAME else None
+    if chosen is None:
+        spent = time.perf_counter() - started
+        chosen = SEARCH.choose(board, left, -1, limit, max(seconds - spent, 0.0) * 0.6)
+        if ENDGAME:
+            # what the clock checks let through (a few hundred nodes) stays within the budget
+            spent = time.perf_counter() - started
+            chosen = steadiest(board, chosen, max(seconds * 0.8 - spent, 0.0))
+    value, points, target = chosen
     for successor, after, gained in successors(state):
         if gained == points and tuple(sorted(after)) == target:
             return successor

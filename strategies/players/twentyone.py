@@ -214,7 +214,7 @@ def action_for(context, up, total, soft, n, pair, tc, first, can_bid=True, can_i
     if letter == "D" and two and can_bid and (context < 2 or DOUBLE_AFTER_SPLIT):  # noqa: SIM102
         if DOUBLE_ON_21 or not combo:
             return "D"
-    if letter != "S" and not combo:
+    if letter != "S":  # a two-card 21 may Hit too: the course engine asks every hand
         return "H"
     return "S"
 

@@ -11,8 +11,9 @@ draw (it draws while 16 or less, with no card limit unless the rules set one): e
 multiset is counted once with the number of orders in which the dealer's rule draws it, so
 that for any shoe its probability is that count times a product of falling factorials
 (`DealerTable`). The player's side is a recursion over hand compositions with memoisation
-(`_Solver`): stand / hit / DoubleDown (also on a Combo, paid as a Combo on the doubled bid,
-and on split hands) / Split / Insurance, Charlie and Combo included. By exchangeability the
+(`_Solver`): stand / hit (also on a Combo: the course engine asks every hand) / DoubleDown
+(also on a Combo, paid as a Combo on the doubled bid, and on split hands) / Split /
+Insurance, Charlie and Combo included. By exchangeability the
 dealer's hole card and draws can be taken from the shoe left after the player's cards.
 
 Splits are unlimited, as in the engine. A split hand that is dealt a card of its pair's
@@ -258,8 +259,8 @@ class _Solver:
             action = max(options, key=options.__getitem__)
         else:
             action = int(self.chart.hand[context, self.up, total, soft, n_index(n)])
-            if action not in options:  # the chart's fallbacks: DOUBLE → HIT, HIT → STAND
-                action = HIT if action == DOUBLE and HIT in options else STAND
+            if action not in options:  # the chart's fallback: DOUBLE → HIT
+                action = HIT
         if self.chart is None:
             self._vote(removed, total, soft, n, context, options)
         found = self._memo[memo_key] = (options[action], action)
@@ -269,9 +270,10 @@ class _Solver:
         """What each legal action of a live hand is worth (STAND, HIT, DOUBLE), the hand
         being played on by `best` after it."""
         combo = n == 2 and self.classify(2, total, context) == COMBO
-        options = {STAND: self.settle(removed, self.classify(n, total, context), 1.0, context)}
-        if not combo:
-            options[HIT] = self.hit(cards, removed, total, soft, n, context)
+        options = {
+            STAND: self.settle(removed, self.classify(n, total, context), 1.0, context),
+            HIT: self.hit(cards, removed, total, soft, n, context),
+        }
         if n == 2 and (not combo or self.rules.double_on_combo):
             options[DOUBLE] = self.double(cards, removed, total, soft, context, combo)
         return options
@@ -550,14 +552,12 @@ class ChartValues:
     def chart_action(self, up: int, total: int, soft: int, n_cards: int, context: int,
                      pair: int) -> int:  # fmt: skip
         """The chart's action there (an engine code, SPLIT included), with the chart's
-        fallbacks (DOUBLE where it is not legal is HIT, HIT on a Combo is STAND)."""
+        fallback (DOUBLE where it is not legal is HIT)."""
         if pair and self.chart.split[context, up, pair]:
             return SPLIT
         action = int(self.chart.hand[context, up, total, soft, n_index(n_cards)])
         legal = self.hand(up, total, soft, n_cards, context)
-        if action not in legal:
-            action = HIT if action == DOUBLE and HIT in legal else STAND
-        return action
+        return action if action in legal else HIT
 
     def insurance(self, total: int, soft: int, pair: int) -> tuple[float, float]:
         """(insured, not insured): a first hand's value against an ace with the side bet

@@ -35,7 +35,7 @@ import importlib
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,8 @@ from mine.strategies.intervals import (  # noqa: F401 (the tournament's modules 
     summarise_pairing,
 )
 from mine.strategies.intervals import rounded_wilson as wilson  # noqa: F401 (the report's)
-from mine.strategies.player_file import prepare
+from mine.strategies.player_file import Shipped, landed, prepare
+from mine.strategies.runners import Runner, spans
 
 CONTRACT = {
     "BOTS": None,
@@ -63,6 +64,7 @@ CONTRACT = {
 }
 
 ELO = math.log(10) / 400  # a rating difference of 400 is odds of 10 to 1
+DEALS_PER_TASK = 8  # a task of a pairing on a runner: its deals, each from both seats
 PRIOR_DRAWS = 1.0  # virtual draws per pairing: a finite rating for a perfect record
 MEAN_RATING = 1500.0
 
@@ -130,10 +132,14 @@ def round_robin(
     workers: int = 1,
     limits: contained.Limits | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    runner: Runner | None = None,
 ) -> dict[str, Any]:
     """Every pairing of `entrants` plays `games` games in `match`'s game (see the module
     docstring); the standings, each pairing's result with its intervals, and the faults.
-    Timings are under the one key `timings` (everything else depends on the seed only)."""
+    Timings are under the one key `timings` (everything else depends on the seed only).
+    With `runner`, each pairing's deals are its tasks, DEALS_PER_TASK at a time (the files
+    shipped to them), instead of `workers` local processes: the same games, the same
+    results."""
     if games < 1 or (games % 2 and not match.EXACT):
         raise TournamentError(
             f"--games {games}: a pairing plays an even number of games, at least 2 "
@@ -152,7 +158,7 @@ def round_robin(
             started = time.perf_counter()
             try:
                 outcomes = _pairing(match, a, b, games, seed, context, workers, limits,
-                                    progress)  # fmt: skip
+                                    progress, runner)  # fmt: skip
             except contained.PlayerFault as fault:
                 faulty = next((e for e in (a, b) if e.file and str(Path(e.file)) == fault.path),
                               None)  # fmt: skip
@@ -198,7 +204,7 @@ def _loading_faults(match, entrants: Sequence[Entrant], limits) -> dict[str, dic
     return faults
 
 
-def _pairing(match, a, b, games, seed, context, workers, limits, progress) -> list[Outcome]:
+def _pairing(match, a, b, games, seed, context, workers, limits, progress, runner) -> list[Outcome]:
     """A pairing's games, deal by deal, each deal from both seats; both files run in the
     same contained workers (PlayerFault names the one that failed)."""
     deals = 1 if match.EXACT else games // 2
@@ -209,6 +215,16 @@ def _pairing(match, a, b, games, seed, context, workers, limits, progress) -> li
     ]
     label = f"{a.name} v {b.name}"
     files = [e.file for e in (a, b) if e.file is not None] or [label]
+    if runner is not None:
+        shipped = tuple(Shipped.of(e.file) for e in (a, b) if e.file is not None)
+        parts = [(shipped, label, tasks[span.start : span.stop], limits)
+                 for span in spans(len(tasks), 2 * DEALS_PER_TASK)]  # fmt: skip
+        outcomes: list[Outcome] = []
+        for played in runner.map(_played, parts):
+            outcomes += played
+            if progress:
+                progress(label, len(outcomes), len(tasks))
+        return outcomes
     return contained.run(
         files,
         _play,
@@ -218,6 +234,19 @@ def _pairing(match, a, b, games, seed, context, workers, limits, progress) -> li
         chunk=max(1, min(16, len(tasks) // (4 * workers))),
         progress=(lambda done: progress(label, done, len(tasks))) if progress else None,
     )
+
+
+def _played(part: tuple) -> list[Outcome]:
+    """A runner's task: some games of a pairing, its files landed in this worker."""
+    shipped, label, tasks, limits = part
+    with landed(shipped) as here:
+        local = dict(zip((file.path for file in shipped), here, strict=True))
+
+        def moved(entrant: Entrant) -> Entrant:
+            return replace(entrant, file=local[entrant.file]) if entrant.file else entrant
+
+        tasks = [(module, moved(a), moved(b), *rest) for module, a, b, *rest in tasks]
+        return contained.run(here or [label], _play, tasks, limits=limits)
 
 
 # --- ratings ---------------------------------------------------------------------------------

@@ -9,7 +9,11 @@ board four times (the file as max and as min, each side moving first once).
 An answer that is not one of the handout's successors of the state is an invalid move: it
 is counted and the file loses that game. Figures: win / draw / loss with Wilson 95 %
 intervals, cut-off rate, mean final margin (the file's side), invalid moves, and the 99th
-percentile of the time `ai_move` took.
+percentile of the time `ai_move` took; and against the exact value of the start (R for
+the first mover when the start board holds an odd number of 2-heaps, the solver's): the
+share of games the file ends below it, its mean margin minus it, its wins as first mover
+on odd boards and its losses on even boards. The file is asked with the moves left
+(`ai_move(state, moves_left=…)`), or with the handout's four fields only (`four_fields`).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from mine.strategies.engines.supernim import (
 from mine.strategies.intervals import wilson
 from mine.strategies.player_file import load_module
 from mine.strategies.players.supernim import successor
+from mine.strategies.solvers.supernim import value
 
 FUNCTIONS = ("ai_move", "random_move")
 STATED = ("merge_cap", "split_reward", "max_moves")  # the rules a file states (MERGE_CAP, …)
@@ -50,11 +55,14 @@ CHECK_OPPONENTS = ("random", "greedy", "alphabeta:2")
 LIMITS = contained.Limits(call_seconds=10.0)
 
 
-def _ask(module: ModuleType, state: State, depth: int | None):
+def _ask(module: ModuleType, state: State, depth: int | None, four_fields: bool = False):
     """The file's answer to a handout state, and the seconds it took (the one call in)."""
     started = time.perf_counter()
     try:
-        answer = module.ai_move(state.handout(), moves_left=state.moves_left(), depth=depth)
+        if four_fields:
+            answer = module.ai_move(state.handout())
+        else:
+            answer = module.ai_move(state.handout(), moves_left=state.moves_left(), depth=depth)
     except Exception:  # a crashing player is the file's fault: an invalid move
         answer = None
     return answer, time.perf_counter() - started
@@ -76,12 +84,13 @@ def play_one(
     start: State,
     seed: int,
     depth: int | None,
+    four_fields: bool = False,
 ) -> dict[str, Any]:
     """One game: the file in `seat` against `opponent` (a bot's name, or another file's
     module, which searches to its own depth); its result from the file's side."""
     other_seat = other(seat)
     movers = {
-        seat: file_mover(module, depth),
+        seat: file_mover(module, depth, four_fields),
         other_seat: file_mover(opponent, None)
         if isinstance(opponent, ModuleType)
         else bot_mover(make_bot(opponent, start.rules, np.random.default_rng(seed))),
@@ -99,17 +108,20 @@ def play_one(
         "invalid": invalid,
         "opponent_invalid": bool(played["invalid"][other_seat]),
         "times": played["times"][seat],
+        "first": start.player == seat,
+        "odd": value(start.board, 1) == 1,
+        "value": value(start.board, start.rules.split_reward) * (1 if start.player == seat else -1),
     }
 
 
 Mover = Callable[[State], tuple[Move | None, float | None]]
 
 
-def file_mover(module: ModuleType, depth: int | None) -> Mover:
+def file_mover(module: ModuleType, depth: int | None, four_fields: bool = False) -> Mover:
     """A file's side: its `ai_move` answer as a legal move (None: invalid), and its time."""
 
     def move(state: State) -> tuple[Move | None, float | None]:
-        answer, seconds = _ask(module, state, depth)
+        answer, seconds = _ask(module, state, depth, four_fields)
         return _file_move(state, answer), seconds
 
     return move
@@ -178,9 +190,9 @@ def _number(value: Any, kind: Any) -> bool:
 
 
 def _work(task: tuple) -> dict[str, Any]:
-    path, opponent, seat, start, seed, depth, is_file = task
+    path, opponent, seat, start, seed, depth, is_file, four_fields = task
     against = load(opponent) if is_file else opponent
-    return play_one(load(path), against, seat, start, seed, depth)
+    return play_one(load(path), against, seat, start, seed, depth, four_fields)
 
 
 def rate(successes: int, n: int) -> dict[str, Any]:
@@ -208,6 +220,22 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "moves_timed": len(times),
         "p99_move_seconds": float(np.percentile(times, 99)) if times else 0.0,
         "max_move_seconds": max(times, default=0.0),
+        "against_value": against_value(results),
+    }
+
+
+def against_value(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The games against the exact value of their start, from the file's side."""
+    odd_first = [r for r in results if r["odd"] and r["first"]]
+    even = [r for r in results if not r["odd"]]
+    below = sum(r["margin"] < r["value"] for r in results)
+    return {
+        "below_value": rate(below, len(results)),
+        "mean_margin_minus_value": (
+            float(np.mean([r["margin"] - r["value"] for r in results])) if results else 0.0
+        ),
+        "odd_first_wins": rate(sum(r["outcome"] == "win" for r in odd_first), len(odd_first)),
+        "even_losses": rate(sum(r["outcome"] == "loss" for r in even), len(even)),
     }
 
 
@@ -236,6 +264,7 @@ def validate(
     seed: int = 0,
     workers: int = 1,
     equal_depth: int = 3,
+    four_fields: bool = False,
     limits: contained.Limits = LIMITS,
 ) -> dict[str, Any]:
     """The file against each baseline (and, with `equal_depth` D, its search at depth D
@@ -270,11 +299,21 @@ def validate(
         "seed": seed,
         "rules": game_rules.changes() or "default",
         "rules_text": rules_text(game_rules),
+        "asked_with": "the four fields" if four_fields else "the moves left",
         "against": {},
     }
     for run, (label, opponent, depth, is_file) in enumerate(runs):
         tasks = [
-            (str(path), opponent, seat, start, (seed + run) * 1_000_003 + number, depth, is_file)
+            (
+                str(path),
+                opponent,
+                seat,
+                start,
+                (seed + run) * 1_000_003 + number,
+                depth,
+                is_file,
+                four_fields,
+            )  # fmt: skip
             for number, (seat, start) in enumerate(starts)
         ]
         results = contained.run(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -27,16 +28,17 @@ import numpy as np
 from mine.strategies import contained
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import (
-    DEFAULT_RULES,
     Bid,
     DoubleDown,
     Hit,
     Insurance,
     Player,
+    Settings,
     Split,
     Stand,
     TwentyOneRules,
     play_game,
+    rules_of,
 )
 from mine.strategies.engines.twentyone_chart import (
     TABLES,
@@ -46,9 +48,10 @@ from mine.strategies.engines.twentyone_chart import (
     player_constants,
 )
 from mine.strategies.intervals import Z95, Outcome, summarise_pairing
-from mine.strategies.player_file import PlayerFileError, load_module, load_source
+from mine.strategies.player_file import PlayerFileError, Shipped, landed, load_module, load_source
 from mine.strategies.players import twentyone as player
 from mine.strategies.players.source import player_code
+from mine.strategies.runners import SERIAL, Runner, child, spans
 from mine.strategies.solvers.twentyone import chart_value, solve
 from mine.strategies.validation import twentyone_haskell as haskell
 from mine.strategies.validation.twentyone_evaluator import (
@@ -147,27 +150,53 @@ def full_games(
     """The file's player at a table of baselines for `games` games: points, standings, rank
     distribution, invalid actions, decision times; with `flat_twin` (the same file with a
     flat minimum bid table) the same games again, for what the bids gain."""
+    return games_summary([games_played(module, rules, range(games), seed, seats, flat_twin)],
+                         rules, seats)  # fmt: skip
+
+
+def games_played(
+    module: ModuleType,
+    rules: TwentyOneRules,
+    span: range,
+    seed: int,
+    seats: tuple[str, ...] = TABLE_SEATS,
+    flat_twin: ModuleType | None = None,
+) -> dict[str, Any]:
+    """What `full_games` sums, of the games in `span` (game g from the g-th child of
+    `seed`, wherever it is played)."""
     me = "player"
     ids = [me] + [f"{name}#{i + 1}" for i, name in enumerate(seats)]
-    points: dict[str, list[int]] = {pid: [] for pid in ids}
-    ranks: dict[str, list[int]] = {pid: [] for pid in ids}
-    times: list[tuple[float, float]] = []
-    disqualified: list[str] = []
-    gains: list[int] = []
-    for game, sequence in enumerate(np.random.SeedSequence(seed).spawn(games)):
-        state = _one_game(module, rules, ids, seats, sequence, times)
+    played: dict[str, Any] = {"points": {pid: [] for pid in ids}, "ranks": {pid: [] for pid in ids},
+                              "times": [], "disqualified": [], "gains": []}  # fmt: skip
+    for game in span:
+        sequence = child(seed, game)
+        state = _one_game(module, rules, ids, seats, sequence, played["times"])
         for seat, pid in enumerate(state.ids):
-            points[pid].append(state.points[seat])
+            played["points"][pid].append(state.points[seat])
             if state.disqualified[seat] is not None and pid == me:
-                disqualified.append(f"game {game}: {state.disqualified[seat]}")
+                played["disqualified"].append(f"game {game}: {state.disqualified[seat]}")
         for rank, pid in enumerate(state.standings(), start=1):
-            ranks[pid].append(rank)
+            played["ranks"][pid].append(rank)
         if flat_twin is not None:
             twin = _one_game(flat_twin, rules, ids, seats, sequence, None)
-            gains.append(state.points[state.ids.index(me)] - twin.points[twin.ids.index(me)])
-    table = len(ids)
+            mine_, its = state.points[state.ids.index(me)], twin.points[twin.ids.index(me)]
+            played["gains"].append(mine_ - its)
+    return played
+
+
+def games_summary(
+    parts: list[dict[str, Any]], rules: TwentyOneRules, seats: tuple[str, ...] = TABLE_SEATS
+) -> dict[str, Any]:
+    """`full_games`' figures of the games of `parts` (`games_played`, in game order)."""
+    me = "player"
+    points = {pid: [p for part in parts for p in part["points"][pid]] for pid in parts[0]["points"]}
+    ranks = {pid: [r for part in parts for r in part["ranks"][pid]] for pid in parts[0]["ranks"]}
+    times = [t for part in parts for t in part["times"]]
+    disqualified = [d for part in parts for d in part["disqualified"]]
+    gains = [g for part in parts for g in part["gains"]]
+    table = len(points)
     summary = {
-        "games": games,
+        "games": len(points[me]),
         "rounds": rules.rounds,
         "seats": [me, *seats],
         "players": {
@@ -179,7 +208,7 @@ def full_games(
                     int(sum(r == k for r in ranks[pid])) for k in range(1, table + 1)
                 ],
             }
-            for pid in ids
+            for pid in points
         },
         "invalid_actions": len(disqualified),
         "disqualified": disqualified[:10],
@@ -187,7 +216,7 @@ def full_games(
         "decision_seconds": _percentiles([t[0] for t in times]),
         "decision_cpu_seconds": _percentiles([t[1] for t in times]),
     }
-    if flat_twin is not None:
+    if gains:
         g = np.array(gains, dtype=float)
         half = Z95 * g.std(ddof=1) / np.sqrt(len(g)) if len(g) > 1 else float("inf")
         summary["bid_gain_vs_flat_minimum"] = {
@@ -234,13 +263,15 @@ def check(
     path: str | Path,
     fitted: Strategy | None = None,
     *,
-    rules: TwentyOneRules = DEFAULT_RULES,
+    rules: Settings = None,
     hands: int = 200_000,
     seed: int = 0,
 ) -> dict[str, Any]:
     """The figures for a generated file's docstring, measured on the file at `path`: its
     static chart's exact value, and its flat-bet return on the same shoes as textbook's
-    (the full measure is `validate`)."""
+    (the full measure is `validate`), in the default rules with the settings `rules` over
+    them."""
+    rules = rules_of(rules)
     module = load_player(path)
     policies = {"player": FilePolicy(module), "textbook": baseline_policies(rules)["textbook"]}
     flat = flat_returns(policies, rules, hands, seed, rules.decks, "player")
@@ -259,9 +290,28 @@ def check(
     }
 
 
+GAMES_PER_TASK = 20  # a task of `validate`'s full games: a few seconds
+
+
+@dataclass(frozen=True)
+class Measure:
+    """What every task of one `validate` shares: the files (shipped: a task may run on
+    another machine) and the sizes and seed of the measure."""
+
+    files: tuple[Shipped, ...]  # the player file, then `against`'s
+    rules: TwentyOneRules
+    hands: int
+    games: int
+    seed: int
+    exact: bool
+    shoe_hands: int
+    limits: contained.Limits
+    contain: bool
+
+
 def validate(
     path: str | Path,
-    rules: TwentyOneRules,
+    rules: Settings = None,
     *,
     against: str | Path | None = None,
     progress: Callable[[str, int, int], None] | None = None,
@@ -272,26 +322,55 @@ def validate(
     shoe_hands: int = 0,
     limits: contained.Limits = contained.LIMITS,
     contain: bool = True,
+    runner: Runner = SERIAL,
 ) -> dict[str, Any]:
     """Everything `mine validate twentyone` measures of a player file, as a dict; with
     `shoe_hands`, its count play against the static optimal chart on continuous shoes;
     with `against`, another file head to head: its flat-bet return on the same cards, and
     full games of the two at one table, seats swapped on the same shoe (the tournament's
-    pairing). The files run contained (PlayerFault naming the one that fails); nothing is
-    reported before the whole measure is done."""
-    path = Path(path)
+    pairing). The parts of the measure (flat bets, the shoe, head to head, full games by
+    GAMES_PER_TASK) are tasks for `runner`, each seeded as in one process, so the figures
+    never depend on where they ran; the files run contained in each (PlayerFault naming
+    the one that fails); nothing is reported before the whole measure is done. `rules`:
+    the rules, or settings over the defaults (a file states no rules of its own)."""
+    path, rules = Path(path), rules_of(rules)
     against = None if against is None else Path(against)
-    task = (path, rules, hands, games, seed, exact, shoe_hands, against)
     files = [path] if against is None else [path, against]
     haskell.prepare(files, contain=contain)  # a Haskell file (and its flat twin) compiled once
-    return contained.run(
-        files,
-        _measure,
-        [task],
-        limits=limits,
-        contain=contain,
-        progress=(lambda done: progress(str(path), done, 1)) if progress else None,
-    )[0]
+    measure = Measure(tuple(map(Shipped.of, files)), rules, hands, games, seed, exact,
+                      shoe_hands, limits, contain)  # fmt: skip
+    parts: list[tuple[str, range | None]] = [("flat", None)]
+    parts += [("shoe", None)] if shoe_hands else []
+    parts += [("against", None)] if against is not None and games else []
+    parts += [("games", span) for span in spans(games, GAMES_PER_TASK)]
+    done = []
+    for part in runner.map(_measured, [(measure, kind, span) for kind, span in parts]):
+        done.append(part)
+        if progress:
+            progress(str(path), len(done), len(parts))
+    measured = {kind: part for (kind, _), part in zip(parts, done, strict=True) if kind != "games"}
+    flat = measured["flat"]
+    result = {"player": str(path), "rules": dataclasses.asdict(rules), "flat_bet": flat["flat_bet"]}
+    if shoe_hands:
+        result["continuous_shoe"] = measured["shoe"]
+    if against is not None:
+        result["against"] = {**flat["against"], "games": measured.get("against")}
+    if games:
+        played = [part for (kind, _), part in zip(parts, done, strict=True) if kind == "games"]
+        result["games"] = games_summary([part for part, _ in played], rules)
+        result["games"]["seconds"] = sum(seconds for _, seconds in played)
+        result["invalid_actions"] = result["games"]["invalid_actions"]
+        result["decision_p99_seconds"] = result["games"]["decision_seconds"]["p99"]
+        result["decision_p99_cpu_seconds"] = result["games"]["decision_cpu_seconds"]["p99"]
+    return result
+
+
+def _measured(task: tuple[Measure, str, range | None]) -> Any:
+    """One part of a measure, in this worker: its files landed here and run contained."""
+    measure, kind, span = task
+    with landed(measure.files) as here:
+        return contained.run(here, _part, [(measure, kind, span, here)],
+                             limits=measure.limits, contain=measure.contain)[0]  # fmt: skip
 
 
 def failure(card: dict[str, Any]) -> str | None:
@@ -357,28 +436,55 @@ def duel(
     return Outcome(score, a_seat < b_seat, float(points[0] - points[1]), invalid)
 
 
-def _measure(task: tuple) -> dict[str, Any]:
-    path, rules, hands, games, seed, exact, shoe_hands, against = task
-    module = load_player(path)
+def _part(task: tuple[Measure, str, range | None, list[str]]) -> Any:
+    """One part of a measure, in a contained worker (`here`: the files' paths in it)."""
+    measure, kind, span, here = task
+    rules, seed = measure.rules, measure.seed
+    module = load_player(here[0])
+    if kind == "flat":
+        return _flat(measure, module, here)
+    if kind == "shoe":
+        started = time.perf_counter()
+        best = solve(rules)
+        static = {"player": FilePolicy(module), "static optimum": FilePolicy(
+            chart_module(best.chart, rules))}  # fmt: skip
+        shoe = continuous_returns(static, rules, measure.shoe_hands, seed, "player")
+        return {
+            "hands": measure.shoe_hands,
+            "decks": rules.decks,
+            "seconds": time.perf_counter() - started,
+            "player": shoe["player"]["return"],
+            "static_optimum": shoe["static optimum"]["return"],
+            "gain_over_static_optimum": shoe["static optimum"]["player_minus_this"],
+            "count_cells": len(module.BY_COUNT),
+        }
+    if kind == "against":
+        return head_to_head(Path(here[0]), Path(here[1]), rules, measure.games, seed)
+    twin = flat_minimum(load_player(here[0]))
+    started = time.perf_counter()
+    played = games_played(module, rules, span, seed, flat_twin=twin)
+    return played, time.perf_counter() - started
+
+
+def _flat(measure: Measure, module: ModuleType, here: list[str]) -> dict[str, Any]:
+    """The flat-bet part: returns on the same cards as the baselines, and the optimum."""
+    rules, against = measure.rules, measure.files[1].path if len(here) > 1 else None
     chart = chart_of_tables(module)
     policies = {"player": FilePolicy(module), **baseline_policies(rules)}
     if against is not None:
-        policies[str(against)] = FilePolicy(load_player(against))
+        policies[against] = FilePolicy(load_player(here[1]))
     started = time.perf_counter()
-    flat = flat_returns(policies, rules, hands, seed, rules.decks, "player")
+    flat = flat_returns(policies, rules, measure.hands, measure.seed, rules.decks, "player")
     flat_seconds = time.perf_counter() - started
-    best = solve(rules)
-    optimum = {"infinite_deck": best.ev}
-    if exact:
+    optimum = {"infinite_deck": solve(rules).ev}
+    if measure.exact:
         optimum[f"{rules.decks}_decks"] = solve(rules, decks=rules.decks).ev
     player = flat["player"]["return"]
     reference = optimum.get(f"{rules.decks}_decks", optimum["infinite_deck"])
-    baselines = {name: flat[name] for name in policies if name not in ("player", str(against))}
-    result = {
-        "player": str(path),
-        "rules": dataclasses.asdict(rules),
+    baselines = {name: flat[name] for name in policies if name not in ("player", against)}
+    result: dict[str, Any] = {
         "flat_bet": {
-            "hands": hands,
+            "hands": measure.hands,
             "decks": rules.decks,
             "seconds": flat_seconds,
             "player": player,
@@ -397,32 +503,6 @@ def _measure(task: tuple) -> dict[str, Any]:
             ),
         },
     }
-    if shoe_hands:
-        started = time.perf_counter()
-        static = {"player": FilePolicy(module), "static optimum": FilePolicy(
-            chart_module(best.chart, rules))}  # fmt: skip
-        shoe = continuous_returns(static, rules, shoe_hands, seed, "player")
-        result["continuous_shoe"] = {
-            "hands": shoe_hands,
-            "decks": rules.decks,
-            "seconds": time.perf_counter() - started,
-            "player": shoe["player"]["return"],
-            "static_optimum": shoe["static optimum"]["return"],
-            "gain_over_static_optimum": shoe["static optimum"]["player_minus_this"],
-            "count_cells": len(module.BY_COUNT),
-        }
     if against is not None:
-        result["against"] = {
-            "file": str(against),
-            "flat_bet": flat[str(against)],
-            "games": head_to_head(path, against, rules, games, seed) if games else None,
-        }
-    if games:
-        twin = flat_minimum(load_player(path))
-        started = time.perf_counter()
-        result["games"] = full_games(module, rules, games, seed, flat_twin=twin)
-        result["games"]["seconds"] = time.perf_counter() - started
-        result["invalid_actions"] = result["games"]["invalid_actions"]
-        result["decision_p99_seconds"] = result["games"]["decision_seconds"]["p99"]
-        result["decision_p99_cpu_seconds"] = result["games"]["decision_cpu_seconds"]["p99"]
+        result["against"] = {"file": against, "flat_bet": flat[against]}
     return result

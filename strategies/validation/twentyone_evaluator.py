@@ -169,7 +169,7 @@ def chart_of_bot(bot, rules: TwentyOneRules) -> Chart:
             for soft in (0, 1):
                 for total in range(4, 32):
                     for n in range(2, 6):
-                        legal = CAN_STAND | (CAN_HIT if not (n == 2 and total == 21) else 0)
+                        legal = CAN_STAND | CAN_HIT
                         if n == 2:
                             legal |= CAN_DOUBLE
                         chart.hand[ctx, up, total, soft, n - 2] = bot.decide(
@@ -386,17 +386,23 @@ class _Slot:
     def deal(self, rows, first, second, split: bool) -> None:
         self.first[rows], self.second[rows] = first, second
         self.total[rows], self.soft[rows] = _start(first, second)
-        self.cards[rows] = 2
+        self.cards[rows], self.stake[rows] = 2, 1.0
         self.split[rows] = split
+
+    def take(self, other: _Slot, rows) -> None:
+        """These rows' hands of `other` (dealt, not played yet) move to this slot."""
+        for name in ("first", "second", "total", "soft", "cards", "stake", "split"):
+            getattr(self, name)[rows] = getattr(other, name)[rows]
 
 
 def play_round(
     policy, dealer: _Dealer, n: int, rules: TwentyOneRules, rng, tc: np.ndarray
 ) -> tuple[np.ndarray, int, np.ndarray]:
     """Net return per unit of bid of one round per row (one seat, the dealer, the engine's
-    rules: unlimited re-splits, DoubleDown on any two cards, insurance on the first
-    decision) played by `policy`; how many of its actions were not legal (played as
-    Stand); and whether the dealer played (else its hole card was never shown)."""
+    rules: unlimited re-splits, a split's hands played depth first, DoubleDown on any two
+    cards, a Hit on any hand, insurance on the first decision) played by `policy`; how
+    many of its actions were not legal (played as Stand); and whether the dealer played
+    (else its hole card was never shown)."""
     everyone = np.arange(n)
     up_rank, hole, a, b = (dealer.draw(everyone) for _ in range(4))  # the dealer's first
     up = VALUE[up_rank]
@@ -418,7 +424,7 @@ def play_round(
             one = hand.first[rows]
             pair = np.where(two & (one == hand.second[rows]), one, 0)
             combo = two & (t == 21) & (rules.combo_after_split | ~split)
-            legal = CAN_STAND | np.where(combo, 0, CAN_HIT) | np.where(pair > 0, CAN_SPLIT, 0)
+            legal = CAN_STAND | CAN_HIT | np.where(pair > 0, CAN_SPLIT, 0)  # a Combo may Hit
             legal |= np.where(two & (~combo | rules.double_on_combo), CAN_DOUBLE, 0)
             firsts = first[rows]
             legal |= np.where(firsts & (up[rows] == 1), CAN_INSURE, 0)
@@ -438,11 +444,13 @@ def play_round(
                 kept, moved = dealer.draw(at), dealer.draw(at)  # the engine's order
                 pair_rank = hand.first[at]
                 hand.deal(at, pair_rank, kept, True)
-                for j in np.unique(count[at]).tolist():
-                    if j == len(slots):
-                        slots.append(_Slot(n))
-                    goes = count[at] == j
-                    slots[j].deal(at[goes], pair_rank[goes], moved[goes], True)
+                # the new hand is played next (depth first, as the course engine plays a
+                # split's hands): the hands after this one move up a slot
+                if int(count[at].max()) == len(slots):
+                    slots.append(_Slot(n))
+                for j in range(int(count[at].max()), k + 1, -1):
+                    slots[j].take(slots[j - 1], at[count[at] >= j])
+                slots[k + 1].deal(at, pair_rank, moved, True)
                 count[at] += 1
                 keep |= splits
 

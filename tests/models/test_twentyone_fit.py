@@ -5,11 +5,13 @@ told about."""
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 import pytest
 
+from mine.models import tables
 from mine.models import twentyone as model
-from mine.models.tables import read, write
-from mine.pipeline.stats.twentyone import fit_data
+from mine.models.tables import read
+from mine.pipeline.stats.twentyone import fit_inputs
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import TwentyOneRules, play_game
 from mine.strategies.engines.twentyone_chart import MAIN
@@ -44,7 +46,7 @@ def fitted_on(tmp_path_factory, rules: TwentyOneRules, games: int, seed: int):
     try:
         # Ingest verifies the logs under the rules they were played by; the fit is not told.
         assert ingest(con, [root / "logs"], rules={"twentyone": rules}).ok
-        data = fit_data(con)
+        data = fit_inputs(con)
     finally:
         con.close()
     return model.fit(data)
@@ -98,7 +100,7 @@ def test_learns_the_default_game(default_fit):
 
 def test_recovers_the_exact_optimum_in_the_clear_cells(default_fit):
     rules = TwentyOneRules()
-    chart = default_fit.solved.chart
+    chart = default_fit.chart
     cells = clear_cells(rules)
     assert len(cells) > 200
     wrong = [c for c in cells if chart.hand[MAIN, c[0], c[1], c[2], c[3]] != c[4]]
@@ -114,13 +116,13 @@ def test_follows_a_charlie_at_six_cards_it_was_not_told_about(default_fit, charl
     assert learned["dealer_rule"]["card_limit"] in (6, None)  # 6-card dealers are rare
     assert learned["payoffs"]["5-card 18 vs 20"] == pytest.approx(0.0)  # no Charlie at 5
     assert learned["payoffs"]["6-card 18 vs 20"] == pytest.approx(2.0)
-    chart = charlie6_fit.solved.chart
+    chart = charlie6_fit.chart
     wrong = [c for c in clear_cells(CHARLIE_6) if chart.hand[MAIN, c[0], c[1], c[2], c[3]] != c[4]]
     assert wrong == []
     best = solve(CHARLIE_6).ev
     assert chart_value(CHARLIE_6, chart) == pytest.approx(best, abs=5e-4)
     # the default game's chart is measurably worse in this game
-    assert chart_value(CHARLIE_6, default_fit.solved.chart) < best - 0.002
+    assert chart_value(CHARLIE_6, default_fit.chart) < best - 0.002
 
 
 def test_learns_the_earlier_dealer_limit(tmp_path_factory):
@@ -129,7 +131,7 @@ def test_learns_the_earlier_dealer_limit(tmp_path_factory):
 
 
 def test_bid_table_bids_up_where_the_model_favours_the_player(default_fit):
-    bids = default_fit.bids
+    bids = pl.DataFrame(default_fit.metadata["count_play"])
     assert bids["rounds"].sum() > 0
     for row in bids.iter_rows(named=True):
         assert row["bid"] == (100 if row["ev"] > 0 else 10)
@@ -139,17 +141,15 @@ def test_bid_table_bids_up_where_the_model_favours_the_player(default_fit):
 
 
 def test_table_file_round_trips(default_fit, tmp_path):
-    path = write(tmp_path / "t.parquet", default_fit.table, default_fit.metadata)
+    path = model.write_table(tmp_path / "t.parquet", default_fit)
     frame, metadata = read(path, "twentyone", model.KIND)
     assert metadata["fingerprint"] == default_fit.metadata["fingerprint"]
     assert len(metadata["fingerprint"]) == 64
     chart = model.chart_from_frame(frame)
-    assert (chart.hand == default_fit.solved.chart.hand).all()
-    assert (chart.split == default_fit.solved.chart.split).all()
-    assert (chart.insure == default_fit.solved.chart.insure).all()
-    assert model.bids_from_frame(frame) == [
-        (r["tc_low"], r["tc_high"], r["bid"]) for r in default_fit.bids.iter_rows(named=True)
-    ]
+    assert (chart.hand == default_fit.chart.hand).all()
+    assert (chart.split == default_fit.chart.split).all()
+    assert (chart.insure == default_fit.chart.insure).all()
+    assert model.bids_from_frame(frame) == list(default_fit.bids)
     counted = model.count_charts_from_frame(frame)
     assert counted  # some cells are played otherwise at some count
     fitted = {(low, high): c for low, high, c in default_fit.count_charts}
@@ -157,6 +157,10 @@ def test_table_file_round_trips(default_fit, tmp_path):
         assert (chart.hand == fitted[low, high].hand).all()
         assert (chart.split == fitted[low, high].split).all()
         assert (chart.insure == fitted[low, high].insure).all()
+    # what `read_table` gives back is the strategy the fit made: written again, the same bytes
+    again = model.write_table(tmp_path / "again.parquet", model.read_table(path))
+    assert again.read_bytes() == path.read_bytes()
+    assert tables.metadata_path(again).read_text() == tables.metadata_path(path).read_text()
 
 
 def test_fitter_never_reads_the_rules():

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from mine.warehouse.ingest import ingest
-from tests.conftest import REAL_GINRUMMY
+from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.mine_cli import mine, one_line_error
 
 
@@ -84,12 +84,17 @@ def test_bad_input_is_one_line_and_writes_nothing(place, command, says):
     assert after == before, set(after) ^ set(before)
 
 
-def test_fit_writes_no_table_when_the_logs_learn_an_impossible_setting(capsys):
-    import typer
-
-    from mine.pipeline.commands.twentyone import _check_learned
-
-    _check_learned({"decks": 3, "min_bid": 10, "max_bid": 100})
-    with pytest.raises(typer.Exit):
-        _check_learned({"decks": 3, "min_bid": 10, "max_bid": 5_000_000})
-    assert "max_bid 5,000,000, outside the rules' 1..1,000,000" in capsys.readouterr().err
+def test_fit_writes_no_table_when_the_logs_learn_an_impossible_setting(tmp_path):
+    """A log whose first bid is 5,000,000 (landed unverified) teaches a maximum bid no rules
+    allow: fit says so in one line and writes no table."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for path in REAL_TWENTYONE.glob("20211025-120000-001*.csv"):
+        (logs / path.name).write_bytes(path.read_bytes())
+    turns = logs / "20211025-120000-001.csv"
+    turns.write_text(turns.read_text().replace("1,,0,0,0,Bid,50,H8", "1,,0,0,0,Bid,5000000,H8", 1))
+    db, out = tmp_path / "w.duckdb", tmp_path / "t.parquet"
+    assert mine("ingest", logs, "--no-verify", "--db", db).returncode == 0
+    line = one_line_error(mine("fit", "twentyone", "--db", db, "--out", out))
+    assert "max_bid 5,000,000 is out of the rules' range 1..1,000,000" in line
+    assert "no table written" in line and not out.exists()

@@ -67,6 +67,27 @@ def test_every_pairing_is_simulated_ingested_and_counted(loop):
         assert by_pair[key] == (match["games"], match["cutoffs"])
 
 
+def test_stats_count_value_losing_moves_per_side(loop):
+    """Greedy and alphabeta:1 cash whenever they can, which always keeps the exact value;
+    random play gives it up now and then."""
+    con = duckdb.connect(str(loop["db"]), read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT max_player, min_player, games, max_moves, max_value_losing, min_moves, "
+            "min_value_losing, max_margin_minus_value FROM stats_supernim_value"
+        ).fetchall()
+        moves = con.execute("SELECT count(*) FROM supernim_moves").fetchone()[0]
+    finally:
+        con.close()
+    assert sum(r[2] for r in rows) == 6 * 24 and sum(r[3] + r[5] for r in rows) == moves
+    losing = {}
+    for max_player, min_player, _, _, max_lost, _, min_lost, _ in rows:
+        losing.setdefault(max_player, []).append(max_lost)
+        losing.setdefault(min_player, []).append(min_lost)
+    assert sum(losing["random"]) > 0
+    assert sum(losing["greedy"]) == sum(losing["alphabeta_1"]) == 0
+
+
 def test_the_table_and_the_player_say_where_they_come_from(loop):
     fit = loop["fit"]
     assert fit["games"] == 6 * 24 and fit["logs"] == 6 and fit["feature_cells"] > 0
@@ -96,6 +117,10 @@ def test_validation_reports_every_figure(loop):
         low, high = row["win"]["ci95"]
         assert low <= row["win"]["mean"] <= high
         assert 0 < row["p99_move_seconds"] < 1.0
+        valued = row["against_value"]
+        assert valued["below_value"]["count"] <= 8 and valued["even_losses"]["count"] <= 8
+    # the player keeps the value against greedy-like play: it never ends below it there
+    assert card["against"]["alphabeta:1"]["against_value"]["below_value"]["count"] == 0
 
 
 def test_the_report_draws_win_rates_and_trajectories(loop, tmp_path):
@@ -106,7 +131,8 @@ def test_the_report_draws_win_rates_and_trajectories(loop, tmp_path):
          "--card", card, "--out", out)  # fmt: skip
     page = out.read_text()
     assert "Outcomes by pairing" in page and "mean scores by move" in page
-    assert "The generated player" in page and page.count("<svg") >= 4
+    assert "The generated player" in page and page.count("<svg") >= 6
+    assert "Against the exact value" in page
 
 
 def test_a_bad_log_is_one_line_and_a_failing_exit_code(loop, tmp_path):

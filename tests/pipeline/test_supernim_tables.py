@@ -1,6 +1,6 @@
 """Hand-edited Super-Nim tables (issue 27): an empty table, metadata of the wrong types,
-NaN, infinite or huge numbers, a dropped column, keys that are not the player's features or
-a board — each is refused in one `TableError` line by `read_table`, and by the real
+NaN, infinite or huge numbers, a dropped column, keys that are not the player's features —
+each is refused in one `TableError` line by `read_table`, and by the real
 `mine generate` and `mine report` in one error line, nothing written."""
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ Tamper = Callable[[pl.DataFrame, dict], tuple[pl.DataFrame, dict]]
 
 @pytest.fixture(scope="module")
 def fitted() -> model.Fitted:
-    """The codegen tests' fit, with a board of its own (too few logs to keep one)."""
-    fit = fitted_fixture.__wrapped__()
-    return model.Fitted(fit.cells, {(2, 4, 4): 1.5}, {**fit.metadata, "boards": 1})
+    """The codegen tests' fit."""
+    return fitted_fixture.__wrapped__()
 
 
 @pytest.fixture(scope="module")
@@ -69,18 +68,17 @@ TAMPERED: dict[str, tuple[Tamper, str]] = {
     "an infinite value": (_cell("value", math.inf), "infinite"),
     "a huge value": (_cell("value", 1e300), "is not a margin"),
     "a value as text": (_cell("value", "two"), "wrong type"),
-    "a cell of five features": (_cell("key", "1;0;0;1;3"), "is not 6 features"),
-    "a cell of a negative count": (_cell("key", "1;0;0;-1;3;12"), "is not 6 features"),
-    "a board with an empty heap": (_cell("key", "0;2;4", "board"), "is not a board of heaps"),
-    "a board of words": (_cell("key", "two;four", "board"), "is not a board of heaps"),
+    "a cell of five features": (_cell("key", "1;0;0;1;3"), "is not 7 features"),
+    "a cell of a negative count": (_cell("key", "1;1;0;0;-1;3;12"), "is not 7 features"),
+    "a count over its cap": (_cell("key", "1;2;0;0;1;3;12"), "is not 7 features"),
+    "a cell of words": (_cell("key", "two;four"), "is not 7 features"),
     "a row of no kind": (_cell("kind", "weights"), "a row of kind 'weights'"),
-    "no feature cell": (_rows(lambda f: f.filter(pl.col("kind") == "board")),
-                        "holds no feature cell"),
     "a merge cap as text": (_set("settings.merge_cap", "ten"), "merge_cap is 'ten'"),
     "a cut-off out of bounds": (_set("settings.max_moves", 10**9), "max_moves 1000000000 is not"),
     "a split reward as a flag": (_set("settings.split_reward", True), "split_reward is True"),
     "games as text": (_set("games", "many"), "games is 'many'"),
-    "a NaN R²": (_set("r2_holdout", math.nan), "r2_holdout is nan"),
+    "a NaN held-out error": (_set("holdout.mean_abs_error_with_two", math.nan), "is nan"),
+    "no held-out figures": (_set("holdout", None), "lacks 'holdout'"),
     "no yardstick": (_set("yardstick", None), "lacks 'yardstick'"),
     "a yardstick error as text": (_set("yardstick.mean_abs_error", "0.3"), "not a float"),
 }  # fmt: skip
@@ -115,6 +113,6 @@ def test_generate_and_report_refuse_a_tampered_table_in_one_line(table, tmp_path
 
 def test_the_untouched_table_reads_as_it_was_fitted(table, fitted):
     read = model.read_table(table)
-    assert read.cells == fitted.cells and read.boards == fitted.boards
+    assert read.cells == fitted.cells
     assert read.metadata == {**fitted.metadata, "columns": ["kind", "key", "value"],
-                             "n": len(fitted.cells) + len(fitted.boards)}  # fmt: skip
+                             "n": len(fitted.cells)}  # fmt: skip

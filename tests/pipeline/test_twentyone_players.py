@@ -11,11 +11,10 @@ import json
 import polars as pl
 import pytest
 
-from mine.models import tables
 from mine.models import twentyone as model
-from mine.pipeline.stats import twentyone as stats_of
+from mine.pipeline.stats.twentyone import by_player, fit_inputs
 from mine.strategies.engines.twentyone import STAND, TwentyOneRules
-from mine.strategies.engines.twentyone_chart import MAIN, Chart
+from mine.strategies.engines.twentyone_chart import MAIN, Chart, Strategy
 from mine.strategies.solvers.twentyone import ChartValues, solve
 from mine.warehouse.connection import connect
 from tests.conftest import REAL_TWENTYONE, ingested, read_only_warehouse
@@ -42,10 +41,15 @@ SELECT * FROM rows WHERE NOT forced
 con = read_only_warehouse(REAL_TWENTYONE)
 
 
+def against(chart: Chart) -> Strategy:
+    """A fitted table of this chart (what `--table` reads), for the choices measured."""
+    return Strategy(chart, ((-10, 10, RULES.min_bid),))
+
+
 @pytest.fixture(scope="module")
 def optimal(con):
     """The per-player tables against the solver's optimal chart for these rules."""
-    return stats_of.by_player(con, RULES, solve(RULES).chart)
+    return by_player(con, None, against(solve(RULES).chart), RULES)
 
 
 def _sql(con, query: str) -> dict[str, tuple]:
@@ -53,7 +57,7 @@ def _sql(con, query: str) -> dict[str, tuple]:
 
 
 def _players(computed) -> dict[str, dict]:
-    return {row["player"]: row for row in computed["players"][0].iter_rows(named=True)}
+    return {row["player"]: row for row in computed.players.iter_rows(named=True)}
 
 
 def test_every_player_id_of_the_logs_has_a_row(con, optimal):
@@ -84,12 +88,12 @@ def test_hits_on_16_by_up_card_match_a_plain_count_and_sum_to_the_player(con, op
               AND NOT hand_soft(before) GROUP BY ALL"""
         ).fetchall()
     }
-    ups = optimal["player_ups"][0].filter(pl.col("n_16_opportunities") > 0)
+    ups = optimal.player_ups.filter(pl.col("n_16_opportunities") > 0)
     assert {
         (r["player"], r["up"]): (r["n_hit_16"], r["n_16_opportunities"])
         for r in ups.iter_rows(named=True)
     } == counted
-    summed = optimal["player_ups"][0].group_by("player").agg(pl.col("n_double").sum())
+    summed = optimal.player_ups.group_by("player").agg(pl.col("n_double").sum())
     players = _players(optimal)
     assert all(players[p]["n_double"] == n for p, n in summed.iter_rows())
 
@@ -138,7 +142,7 @@ def test_bids_and_net_points_match_the_logs(con, optimal):
 
 
 def test_no_logged_choice_beats_the_optimal_chart_and_agreements_cost_nothing(optimal):
-    deviations = optimal["player_deviations"][0]
+    deviations = optimal.player_deviations
     assert deviations["n"].sum() == deviations["measured"].sum()  # every choice valued
     agreed = deviations.filter(~pl.col("deviation"))
     assert (agreed["ev_diff_sum"].abs() < 1e-12).all()
@@ -154,7 +158,7 @@ def test_a_deviation_is_the_difference_of_the_two_actions_values(optimal):
     chart = solve(RULES).chart
     values = ChartValues(RULES, chart)
     row = (
-        optimal["player_deviations"][0]
+        optimal.player_deviations
         .filter(
             (pl.col("decision") == "hand") & (pl.col("context") == "main")
             & (pl.col("up") == 10) & (pl.col("total") == 16) & ~pl.col("soft")
@@ -173,8 +177,8 @@ def test_a_deviation_is_the_difference_of_the_two_actions_values(optimal):
 def test_a_chart_that_always_stands_is_measured_as_such(con):
     chart = Chart.empty()
     chart.hand[:] = STAND
-    computed = stats_of.by_player(con, RULES, chart)
-    deviations = computed["player_deviations"][0].filter(pl.col("decision") == "hand")
+    computed = by_player(con, None, against(chart), RULES)
+    deviations = computed.player_deviations.filter(pl.col("decision") == "hand")
     hits = deviations.filter(pl.col("action") == "Hit")
     assert hits["deviation"].all() and (hits["chart_action"] == "Stand").all()
     # a Hit on a hard 7 to 11 cannot bust and may reach 17 or more (then stands): it is
@@ -189,14 +193,14 @@ def test_the_command_stores_tables_that_re_aggregate_and_prints_per_player(tmp_p
     db = ingested(tmp_path / "w.duckdb", REAL_TWENTYONE)
     reader = connect(db, read_only=True)
     try:
-        fitted = model.fit(stats_of.fit_data(reader))  # the chart `mine fit twentyone` writes
+        fitted = model.fit(fit_inputs(reader))  # the chart `mine fit twentyone` writes
     finally:
         reader.close()
-    table = tables.write(tmp_path / "t21.parquet", fitted.table, fitted.metadata)
+    table = model.write_table(tmp_path / "t21.parquet", fitted)
     result = mine("stats", "twentyone", "--by", "player", "--table", table, "--db", db, "--json")
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
-    assert {"stats_twentyone_players", "stats_twentyone_player_deviations"} <= set(out["stored"])
+    assert {"stats_twentyone_players", "stats_twentyone_player_deviations"} <= set(out["tables"])
     reader = connect(db, read_only=True)
     try:
         players = _sql(

@@ -11,17 +11,19 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from mine.models import tables
 from mine.models import twentyone as model
 from mine.pipeline.cli import app
 from mine.pipeline.reports.twentyone import CSV_COLUMNS, chart_csv
 from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND, TwentyOneRules
-from mine.strategies.engines.twentyone_chart import MAIN, SPLIT_HAND, Chart
-from mine.strategies.solvers.twentyone import solve
+from mine.strategies.engines.twentyone_chart import INSURED, MAIN, SPLIT_HAND, Chart, Strategy
+from mine.strategies.solvers.twentyone import chart_value, solve
+from tests.pipeline.twentyone_csv_value import csv_value
 from tests.strategies.test_twentyone_codegen import METADATA
 
 UPS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10"]
 WORDS = {HIT: "hit", STAND: "stand", DOUBLE: "double"}
+CONTEXTS = {"main": MAIN, "insured": INSURED, "split": SPLIT_HAND}
+RULES = TwentyOneRules()
 
 
 @pytest.fixture(scope="module")
@@ -34,42 +36,40 @@ def table(chart, tmp_path_factory):
     """A table file holding the optimum, a count chart and bids, as `mine fit` writes."""
     low = Chart(chart.hand.copy(), chart.split.copy(), np.zeros_like(chart.insure))
     low.hand[MAIN, 10, 16, 0, 1] = STAND
-    bids = model.pl.DataFrame(
-        {"tc_low": [-10, 0], "tc_high": [-1, 10], "rounds": [10, 10], "ev": [0.0, 0.1],
-         "bid": [10, 100]}
-    )  # fmt: skip
-    frame = model.strategy_frame(chart, bids, [(-10, -3, low)])
+    bids = ((-10, -1, 10), (0, 10, 100))
     metadata = {**METADATA, "kind": model.KIND, "settings": {}}
-    return tables.write(tmp_path_factory.mktemp("rep") / "t.parquet", frame, metadata)
+    strategy = Strategy(chart, bids, ((-10, -3, low),), metadata)
+    return model.write_table(tmp_path_factory.mktemp("rep") / "t.parquet", strategy)
 
 
-def test_the_csv_has_one_row_per_situation(chart):
+def test_the_csv_has_one_row_per_context_and_situation(chart):
     rows = list(csv.DictReader(io.StringIO(chart_csv(chart))))
     assert tuple(rows[0]) == CSV_COLUMNS
-    situations = {(r["kind"], r["total_or_pair_rank"], r["n_cards"]) for r in rows}
-    for kind, total, n in situations:
-        mine = [
-            r
-            for r in rows
-            if (r["kind"], r["total_or_pair_rank"], r["n_cards"]) == (kind, total, n)
-        ]
-        assert sorted(r["upcard"] for r in mine) == sorted(UPS)  # every up card, once
-        if kind == "pair":
-            assert n == "2" and total in UPS
-        else:
-            assert 2 <= int(n) <= 4
-            assert 4 <= int(total) <= 21 if kind == "hard" else 12 <= int(total) <= 21
-    pairs = {r["total_or_pair_rank"] for r in rows if r["kind"] == "pair"}
-    assert pairs == set(UPS)
-    # two-card rows that are not pairs: no hard 4 (only 2,2) and no soft 12 (only A,A)
-    assert ("hard", "4", "2") not in situations and ("soft", "12", "2") not in situations
-    assert ("hard", "20", "2") in situations and ("soft", "21", "2") in situations
+    assert {r["context"] for r in rows} == {"main", "insured", "split"}
+    keys = [(r["context"], r["kind"], r["total_or_pair_rank"], r["n_cards"], r["upcard"])
+            for r in rows]  # fmt: skip
+    assert len(keys) == len(set(keys))  # one row per context and cell
+    for context in ("main", "insured", "split"):
+        mine = [r for r in rows if r["context"] == context]
+        situations = {(r["kind"], r["total_or_pair_rank"], r["n_cards"]) for r in mine}
+        ups = ["A"] if context == "insured" else UPS  # insured: only against an ace
+        for kind, total, n in situations:
+            cell = [r["upcard"] for r in mine if (r["kind"], r["total_or_pair_rank"],
+                                                 r["n_cards"]) == (kind, total, n)]  # fmt: skip
+            assert sorted(cell) == sorted(ups)  # every up card, once
+            if kind == "pair":
+                assert n == "2" and total in UPS
+            else:
+                assert 2 <= int(n) <= 5
+                assert 4 <= int(total) <= 21 if kind == "hard" else 12 <= int(total) <= 21
+        assert {r["total_or_pair_rank"] for r in mine if r["kind"] == "pair"} == set(UPS)
+        # two-card rows that are not pairs: no hard 4 (only 2,2) and no soft 12 (only A,A)
+        assert ("hard", "4", "2") not in situations and ("soft", "12", "2") not in situations
+        assert ("hard", "20", "2") in situations and ("soft", "21", "2") in situations
     for r in rows:
         assert r["best_action"] in {"hit", "stand", "double", "split"}
-        if r["n_cards"] == "2" and r["upcard"] == "A":
-            assert r["insure"] in {"0", "1"}
-        else:
-            assert r["insure"] == ""
+        offered = r["context"] == "main" and r["n_cards"] == "2" and r["upcard"] == "A"
+        assert r["insure"] in ({"0", "1"} if offered else {""})
         if r["best_action"] == "split":
             assert r["kind"] == "pair"
         if r["best_action"] == "double":
@@ -79,20 +79,33 @@ def test_the_csv_has_one_row_per_situation(chart):
 def test_the_csv_says_what_the_chart_says(chart):
     rows = list(csv.DictReader(io.StringIO(chart_csv(chart))))
     for r in rows:
+        context = CONTEXTS[r["context"]]
         up = 1 if r["upcard"] == "A" else int(r["upcard"])
         n = int(r["n_cards"])
         if r["kind"] == "pair":
             value = 1 if r["total_or_pair_rank"] == "A" else int(r["total_or_pair_rank"])
             total, soft = (12, 1) if value == 1 else (2 * value, 0)
-            split = bool(chart.split[MAIN, up, value])
+            split = bool(chart.split[context, up, value])
             assert (r["best_action"] == "split") == split
             pair = 1
         else:
             total, soft, pair = int(r["total_or_pair_rank"]), int(r["kind"] == "soft"), 0
         if r["best_action"] != "split":
-            assert r["best_action"] == WORDS[int(chart.hand[MAIN, up, total, soft, n - 2])]
+            assert r["best_action"] == WORDS[int(chart.hand[context, up, total, soft, n - 2])]
         if r["insure"]:
             assert r["insure"] == str(int(chart.insure[total, soft, pair]))
+
+
+def test_the_csv_played_as_written_is_worth_what_the_chart_is(chart):
+    """An outside tool's reading of the CSV (`csv_value`: the spec's rules for an infinite
+    deck, computed here from the rows alone) gives the chart's exact value; the main hand's
+    rows alone, played in every context, do not."""
+    rows = list(csv.DictReader(io.StringIO(chart_csv(chart))))
+    worth = chart_value(RULES, chart)
+    assert csv_value(rows) == pytest.approx(worth, abs=1e-9)
+    main_only = [{**r, "context": c} for r in rows if r["context"] == "main"
+                 for c in ("main", "insured", "split")]  # fmt: skip
+    assert csv_value(main_only) < worth - 0.002
 
 
 def test_report_csv_and_html_through_the_cli(table, chart, tmp_path):

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from mine.parsers import twentyone as log
 from mine.parsers.cards import hand_value
 from mine.pipeline.cli import app
-from mine.pipeline.stats import twentyone as st
-from mine.pipeline.stats.twentyone import compute as compute_stats
+from mine.pipeline.stats import twentyone_features as st
+from mine.pipeline.stats.twentyone import derive
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import TwentyOneRules, play_game
 from mine.strategies.engines.twentyone_logs import write_logs
@@ -45,7 +45,7 @@ def warehouse(tmp_path_factory):
     con.close()
     assert summary.ok
     con = connect(db, read_only=True)
-    yield con, root, states, rules, compute_stats(con, rules), db
+    yield con, root, states, rules, derive(con, None, rules), db
     con.close()
 
 
@@ -57,12 +57,12 @@ def raw_turns(root):
 
 def test_settlement_by_the_rules_matches_every_running_total(warehouse):
     con, _, states, rules, tables, _ = warehouse
-    check = tables["settlement"][0].row(0, named=True)
+    check = tables.settlement.row(0, named=True)
     rounds = sum(len(r.points) for s in states for r in s.records)
     assert check["player_rounds"] == rounds  # every player's every round is checked
     assert check["mismatched"] == 0 and check["matched"] == rounds
     # and a wrong rule (Combo paying 3x) is caught by the same check
-    wrong = compute_stats(con, rules.replace(combo_payout=3.0))["settlement"][0]
+    wrong = derive(con, None, rules.replace(combo_payout=3.0)).settlement
     assert wrong["mismatched"][0] > 0
 
 
@@ -89,19 +89,19 @@ def test_decisions_carry_the_state_before_the_action(warehouse):
 
 def test_situation_counts_add_up(warehouse):
     tables = warehouse[4]
-    situations = tables["situations"][0]
+    situations = tables.situations
     sums = situations.group_by("up", "total", "soft", "pair", "n_cards").agg(
         pl.col("n").sum(), pl.col("opportunities").first()
     )
     assert (sums["n"] == sums["opportunities"]).all()
     assert situations["rate"].is_between(0, 1).all()
-    decided = tables["decisions"][0]
+    decided = tables.decisions
     assert decided["net_per_bid"].null_count() == 0
     assert decided["net_per_bid"].is_between(-2, 3).all()
 
 
 def test_dealer_outcomes_match_the_raw_files(warehouse):
-    root, dealer = warehouse[1], warehouse[4]["dealer"][0]
+    root, dealer = warehouse[1], warehouse[4].dealer
     expected: dict[int, Counter] = defaultdict(Counter)
     for turns in raw_turns(root).values():
         final = {}
@@ -172,3 +172,11 @@ def test_mine_stats_stores_the_tables(tmp_path, warehouse):
     assert {f"stats_twentyone_{n}" for n in ("decisions", "situations", "dealer", "shoe")} <= names
     missing = CliRunner().invoke(app, ["stats", "twentyone", "--db", str(tmp_path / "none.duckdb")])
     assert missing.exit_code != 0
+
+
+def test_a_second_run_gives_the_same_figures_to_the_last_digit(warehouse):
+    con, *_, rules, tables, _ = warehouse
+    for _ in range(3):  # means and deviations sum in one order, whatever the threads do
+        again = derive(con, None, rules)
+        assert again.count_results.equals(tables.count_results)
+        assert again.situations.equals(tables.situations)

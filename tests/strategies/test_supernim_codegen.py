@@ -18,6 +18,7 @@ from mine.strategies.engines.supernim import State
 from mine.strategies.player_file import load_source
 from mine.strategies.players import supernim as player_module
 from mine.strategies.players.source import PRAGMA, player_code
+from mine.strategies.solvers.supernim import ExactSolver
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,13 @@ def fitted():
 
 @pytest.fixture(scope="module")
 def player(fitted):
-    return load_source(codegen.module_source(fitted, None, 0.5, 2), "supernim")
+    """The file's search alone: no exact endgame, no tie-break towards the cut-off."""
+    return load_source(codegen.module_source(fitted, None, 0.5, 2, endgame=0), "supernim")
+
+
+@pytest.fixture(scope="module")
+def endgame_player(fitted):
+    return load_source(codegen.module_source(fitted, None, 5.0, 2), "supernim")
 
 
 def test_the_source_imports_only_the_standard_library(fitted):
@@ -74,11 +81,30 @@ def test_the_file_moves_as_the_packages_search_with_the_same_leaves(player, fitt
     assert answer == state.handout()
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 10), min_size=1, max_size=5), st.integers(1, codegen.ENDGAME))
+def test_the_file_keeps_the_exact_value_in_the_last_moves(endgame_player, heaps, left):
+    """With the cut-off within ENDGAME moves the file's move keeps the exact cut-off value
+    (its table learned the value without a cut-off from the boards alone)."""
+    board = tuple(heaps)
+    answer = endgame_player.ai_move(("max", board, 0, 0), moves_left=left)
+    solver = ExactSolver()
+    after = 0 if left == 1 else solver.value(answer[1], left - 1)
+    assert answer[2] - after == solver.value(board, left)
+
+
+def test_a_file_not_told_the_moves_left_keeps_a_cash_for_itself(endgame_player):
+    """Splitting a 4 keeps the value with no cut-off, but hands the other side the last
+    cash if the cut-off comes in two moves: asked without the moves left, it steps aside."""
+    answer = endgame_player.ai_move(("max", (4, 4, 5, 16), 0, 0))
+    assert sorted(answer[1]).count(2) == 0 and answer[2:] == (0, 0)
+
+
 def test_the_file_is_the_player_module_with_the_table_in_place(fitted):
     """The player's code is embedded by source: line for line the module's, but for the
     lines that assign the table (rules, search, fitted values) and the repository's lint
     pragmas."""
-    table = ("MERGE_CAP", "SPLIT_REWARD", "MAX_MOVES", "DEPTH", "BUDGET", "CELLS", "BOARDS")
+    table = ("MERGE_CAP", "SPLIT_REWARD", "MAX_MOVES", "DEPTH", "BUDGET", "ENDGAME", "CELLS")
     source = codegen.module_source(fitted, None, 0.5, 2)
     module = PRAGMA.sub("", inspect.getsource(player_module))
     assert "# fmt: skip" not in source
@@ -93,4 +119,4 @@ def test_the_file_is_the_player_module_with_the_table_in_place(fitted):
 
 def test_a_table_name_the_module_does_not_assign_is_refused():
     with pytest.raises(ValueError, match="assigns no"):
-        player_code("mine.strategies.players.supernim", {"CELLS": {}, "WEIGHTS": {}})
+        player_code("mine.strategies.players.supernim", {"CELLS": {}, "BOARDS": {}})

@@ -57,14 +57,14 @@ def test_a_cell_counts_each_feature_up_to_its_cap(board, left):
     board = canonical(board)
     counts = dict(zip(player.FEATURES, player.cell(board, left), strict=True))
     assert counts["twos"] == min(board.count(2), 5) and counts["left"] == min(left, 12)
+    assert counts["odd_twos"] == board.count(2) % 2  # the parity survives the cap
     assert counts["odds"] == min(sum(n % 2 for n in board), 5)
     assert counts["heaps"] == min(len(board), 9)
 
 
-def test_a_boards_own_value_counts_only_far_from_the_cut_off():
+def test_a_cell_never_seen_is_worth_nothing():
     board = (2, 3, 5)
     cells = {player.cell(board, left): float(left) for left in (5, 12)}
-    boards = {board: -7.0}
-    assert player.leaf_value(board, 40, cells, boards) == -7.0
-    assert player.leaf_value(board, 5, cells, boards) == 5.0
-    assert player.leaf_value((4, 4), 40, cells, boards) == 0.0  # a cell never seen
+    assert player.leaf_value(board, 40, cells) == 12.0
+    assert player.leaf_value(board, 5, cells) == 5.0
+    assert player.leaf_value((4, 4), 40, cells) == 0.0

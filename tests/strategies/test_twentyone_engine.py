@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from mine.parsers.cards import DECK, hand_value, parse_course
 from mine.strategies.bots.twentyone import BOTS, make_bot
+from mine.strategies.engines import referee
 from mine.strategies.engines.twentyone import (
     BUST,
     CHARLIE,
@@ -30,12 +31,15 @@ from mine.strategies.engines.twentyone import (
     Stand,
     State,
     TwentyOneRules,
+    action_kind,
     classify,
     classify_dealer,
+    course_player,
     hand_total,
     play_game,
     settle,
 )
+from tests.strategies.twentyone_replay import course_engine_games, replay
 
 RULES = TwentyOneRules()
 cards_st = st.lists(st.integers(0, 51), min_size=1, max_size=8)
@@ -175,10 +179,35 @@ def test_doubledown_then_exactly_one_hit_and_a_stand() -> None:
 def test_doubledown_on_a_combo_ends_at_once_and_pays_as_combo() -> None:
     state = stacked(RULES.replace(rounds=1), ["a"], "C5 D9 SA HK S3")
     bid_all(state)
-    assert state.why_illegal(HIT, 0).startswith("Hit on a Combo")
+    assert state.why_illegal(HIT, 0) is None  # the course engine lets a two-card 21 draw
     state.apply_action(DoubleDown(10))
     assert state.is_terminal()
     assert state.points[0] == 10000 - 20 + 50  # Combo on the doubled bid: 2.5 × 20
+
+
+def test_a_hit_on_a_combo_draws_and_is_settled_as_what_it_becomes() -> None:
+    """The course engine asks every hand, a two-card 21 too, and a Hit on it is legal (a
+    real log holds one on a split hand of an ace and a ten): the hand draws and is then
+    a three-card hand, here 18 against the dealer's 19."""
+    state = stacked(RULES.replace(rounds=1), ["a"], "C10 D9 SA HK S7")
+    bid_all(state)
+    assert HIT in [action_kind(a)[0] for a in state.legal_actions()]
+    state.apply_action(Hit())
+    assert len(state.current_hand().cards) == 3 and state.current_hand().total == 18
+    state.apply_action(Stand())
+    assert state.is_terminal() and state.points[0] == 10000 - 10  # 18 loses to 19
+
+
+def test_a_split_hand_of_an_ace_and_a_ten_may_hit() -> None:
+    state = stacked(RULES.replace(rounds=1), ["a"], "C10 D9 SA HA CK D5 H2")
+    bid_all(state)
+    state.apply_action(Split(10))
+    assert [DECK[c].rank for c in state.current_hand().cards] == [1, 13]  # A + K: a Combo
+    state.apply_action(Hit())  # the Combo draws: A, K, 2 = 13
+    state.apply_action(Stand())
+    state.apply_action(Stand())  # the second hand: A + 5 = 16
+    assert state.is_terminal()
+    assert state.points[0] == 10000 - 20  # 13 and 16 both lose to 19
 
 
 def test_insurance_only_first_and_costs_half_the_bid() -> None:
@@ -208,24 +237,45 @@ def test_insurance_is_lost_when_the_dealer_does_not_play() -> None:
     assert rows[-1] == ((codes("CA")[0],), -1, 0, STAND, 0)  # only the up card
 
 
+def test_the_next_bid_gets_the_memory_the_first_hand_ended_with() -> None:
+    """As the course engine keeps it: what a player returns while playing split hands
+    reaches its later split hands, but its next bid gets the first hand's last memory."""
+    seen: list[str | None] = []
+
+    def splitter(upcard, points, infos, player_id, memory, hand):
+        seen.append(memory)
+        if upcard is None:
+            action = Bid(10)
+        else:
+            action = Split(10) if len(hand) == 2 and hand[0].rank == hand[1].rank else Stand()
+        return action, str(len(seen))
+
+    # S8 H8 split: the first hand S8 D2, the second H8 C3 (no pairs left to split)
+    state = stacked(RULES.replace(rounds=2), ["a"], "C7 D10 S8 H8 D2 C3")
+    referee.play(state, [course_player(splitter)], referee.Limits(), referee.seat_out)
+    assert state.disqualified == [None]
+    # bid, Split, Stand (first hand), Stand (split hand), then round 2's bid and play
+    assert seen[:6] == [None, "1", "2", "3", "3", "5"]
+
+
 def test_split_resplit_and_hand_ids() -> None:
-    # S8 H8 split; hand 0 gets D8 (re-split), hand 1 gets C2 ...
+    # S8 H8 split: hand 0 = S8 D8, the new hand H8 C2; hand 0 splits again: S8 S3, and its
+    # new hand D8 H4 is played next, before H8 C2 (depth first, as the course engine plays)
     deal = "C7 D10 S8 H8 D8 C2 S3 H4 S10 S9"
     state = stacked(RULES.replace(rounds=1), ["a"], deal)
     bid_all(state)
     state.apply_action(Split(10))
     assert [h.cards for h in state._hands[state._seat]] == [codes("S8 D8"), codes("H8 C2")]
-    state.apply_action(Split(10))  # re-split S8 D8: hand 0 = S8 S3, hand 2 = D8 H4
+    state.apply_action(Split(10))
     hands = state._hands[state._seat]
+    assert [h.cards for h in hands] == [codes("S8 S3"), codes("D8 H4"), codes("H8 C2")]
     assert [h.hand_id for h in hands] == [0, 1, 2]
-    assert hands[2].cards == codes("D8 H4")
     assert state.points[0] == 10000 - 30
     state.apply_action(Stand())  # hand 0: S8 S3
-    state.apply_action(Hit())  # hand 1: H8 C2 + S10 = 20
-    state.apply_action(Stand())
-    state.apply_action(Stand())  # hand 2
+    state.apply_action(Hit())  # hand 1: D8 H4 + S10 = 22, bust: the hand ends
+    state.apply_action(Stand())  # hand 2: H8 C2
     ids = [(row[2], row[3]) for row in state.records[0].rows if row[1] >= 0]
-    assert ids[1:] == [(0, SPLIT), (0, SPLIT), (0, STAND), (1, HIT), (1, STAND), (2, STAND)]
+    assert ids[1:] == [(0, SPLIT), (0, SPLIT), (0, STAND), (1, HIT), (2, STAND)]
 
 
 def test_hit_puts_the_card_in_front_and_no_row_after_a_bust() -> None:
@@ -396,6 +446,23 @@ def test_player_sees_what_the_spec_promises() -> None:
     assert last_infos and last_infos[-1].player_id == "dealer"
 
 
+def test_points_name_only_the_players_of_the_round_as_the_course_engine_does() -> None:
+    """The course engine deals only to players with points, and `points` holds only them."""
+    seen = []
+
+    def spy(upcard, points, infos, player_id, memory, hand):
+        seen.append({p.player_id for p in points})
+        return (Bid(10), "") if upcard is None else (Stand(), "")
+
+    def reckless(upcard, points, infos, player_id, memory, hand):
+        return (Bid(10), "") if upcard is None else (Hit(), "")
+
+    state = _game(RULES.replace(rounds=30, starting_points=20), {"me": spy, "gone": reckless})
+    out = state.bankrupt_round[state.ids.index("gone")]
+    assert out is not None and out < 30, "the reckless player never went bankrupt"
+    assert seen[0] == {"me", "gone"} and seen[-1] == {"me"}
+
+
 def test_standings_rank_bankrupt_players_by_when() -> None:
     state = State(RULES, ["a", "b", "c", "d"], np.random.default_rng(0))
     points = {"a": 0, "b": 50, "c": 0, "d": 10}
@@ -450,3 +517,12 @@ def test_points_are_conserved_by_the_rules() -> None:
     assert all(d is None for d in state.disqualified)
     kinds = {row[3] for r in state.records for row in r.rows}
     assert {HIT, STAND, DOUBLE, SPLIT, INSURANCE} <= kinds
+
+
+@pytest.mark.parametrize("stem", course_engine_games(), ids=lambda stem: stem.name)
+def test_the_engine_replays_every_course_engine_log(stem) -> None:
+    """Each logged game, its shoe stacked and its players' actions played: every action is
+    legal here, the engine writes the logged rows (a split's hands in the order the
+    course engine plays them), and every round settles to the score file's points."""
+    state = replay(stem)
+    assert state.round == len(state.records) >= 100

@@ -10,20 +10,25 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from mine.parsers.cards import DECK
+from mine.parsers.cards import DECK, Card
 from mine.pipeline.cli import app
+from mine.strategies.bots.twentyone import ChartBot
 from mine.strategies.codegen.twentyone import write_module
 from mine.strategies.engines.twentyone import (
+    BID,
     CAN_DOUBLE,
     CAN_HIT,
     CAN_INSURE,
     CAN_SPLIT,
     CAN_STAND,
+    CODE,
     DOUBLE,
     HIT,
     INSURANCE,
+    RANK,
     SPLIT,
     STAND,
+    VALUE,
     Shoe,
     State,
     TwentyOneRules,
@@ -33,6 +38,7 @@ from mine.strategies.solvers.twentyone import chart_value, solve
 from mine.strategies.validation.twentyone import chart_module, check, failure, load_player
 from mine.strategies.validation.twentyone_evaluator import (
     HI_LO,
+    BotPolicy,
     ContinuousShoe,
     FilePolicy,
     FreshShoes,
@@ -120,8 +126,7 @@ def test_the_evaluator_decides_as_the_file_in_every_situation(counted):
                     )  # fmt: skip
                     action, _ = module.decide(memory, up, 10**6, hand)
                     two = n == 2
-                    combo = two and total == 21
-                    legal = CAN_STAND | (0 if combo else CAN_HIT) | (CAN_DOUBLE if two else 0)
+                    legal = CAN_STAND | CAN_HIT | (CAN_DOUBLE if two else 0)
                     legal |= (CAN_SPLIT if pair else 0) | (CAN_INSURE if first and up == 1 else 0)
                     for key, value in (("up", min(up, 10)), ("total", total), ("soft", soft),
                                        ("n", n), ("pair", pair), ("legal", legal),
@@ -195,6 +200,47 @@ def test_policies_see_the_same_cards_and_a_chart_plays_alike(best):
     dealt = cards.cards.reshape(5_000, -1)[:, : cards.filled.max()]
     counts = np.stack([(dealt == r).sum(axis=1) for r in range(1, 14)], axis=1)
     assert counts.max() <= 12  # three decks hold 12 cards of each rank
+
+
+class Stacked:
+    """Each row's cards as given (ranks), for the evaluator; the engine's shoe is stacked
+    with the same ones."""
+
+    def __init__(self, ranks: np.ndarray):
+        self.ranks = ranks
+
+    def card(self, rows: np.ndarray, k: np.ndarray) -> np.ndarray:
+        return self.ranks[rows, k]
+
+
+def test_the_evaluator_plays_each_round_card_for_card_as_the_engine():
+    """On the same cards, a chart that splits every pair (so re-splits abound: their hands
+    are played depth first, as the course engine plays them) and doubles where it says
+    returns per row exactly what the engine pays."""
+    rng = np.random.default_rng(11)
+    rows, width = 3_000, 64
+    ranks = rng.choice([1, 2, 3, 8, 8, 8, 10, 12, 13], size=(rows, width))
+    chart = Chart(solve(RULES).chart.hand, np.ones((3, 11, 11), bool), np.zeros((32, 2, 2), bool))
+    bot = ChartBot(chart, RULES)
+    net, invalid, _ = play_round(
+        BotPolicy(bot), _Dealer(Stacked(ranks), rows), rows, RULES, rng, np.zeros(rows, np.int64)
+    )
+    assert invalid == 0
+    splits = 0
+    for row in range(rows):
+        state = State(RULES.replace(rounds=1), ["a"], np.random.default_rng(row))
+        state.shoe.stack([CODE[Card(int(r), "S")] for r in ranks[row]])
+        state.apply(BID, 10)
+        while not state.is_terminal():
+            hand = state.current_hand()
+            cards = hand.cards
+            pair = RANK[cards[0]] if len(cards) == 2 and RANK[cards[0]] == RANK[cards[1]] else 0
+            up = VALUE[state.upcard()]
+            kind = bot.act(up, hand.total, hand.soft, len(cards), pair, state.legal_mask())
+            state.apply(kind, hand.bid // 2 if kind == INSURANCE else hand.bid)
+        splits += len(state.records[-1].rows) > 8
+        assert state.points[0] - 10_000 == pytest.approx(10 * net[row]), row
+    assert splits > 100  # many rounds split and re-split
 
 
 def test_the_continuous_shoe_knows_its_count():

@@ -181,7 +181,8 @@ actionFor (Situation context up total soft n pair) tc first canBid canHalf
     TakeInsurance
   | pair > 0 && canBid && splits = SplitPair
   | letter == 'D' && two && canBid && doubles = Double
-  | letter /= 'S' && not combo = HitMore
+  -- a two-card 21 may Hit too: the course engine asks every hand
+  | letter /= 'S' = HitMore
   | otherwise = StandHere
   where
     two = n == 2

@@ -1,0 +1,123 @@
+"""`--cluster ADDRESS`: the runner a command hands the layers (see `strategies/runners.py`),
+and the one module that knows Ray.
+
+    auto, HOST:PORT, ray://HOST:PORT   a running cluster (`ray start --head`, KubeRay)
+    local, local:N                     start one on this machine (N CPUs), stopped after
+
+Without `--cluster` the layers get local processes, as before. Ray is the optional extra
+`pip install 'mine[cluster]'`; every machine of the cluster needs the same mine installed,
+and the files a command names (logs, lakes) at the same paths (a shared file system).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from mine.pipeline.console import errors, fail
+from mine.strategies.runners import LocalProcesses, Runner
+
+ENV = "MINE_CLUSTER"
+LOCAL = "local"
+
+
+class RayRunner:
+    """Each task a Ray task (one CPU, spread over the nodes), results in task order; it
+    records the nodes its tasks ran on."""
+
+    def __init__(self, ray: Any) -> None:
+        self.ray = ray
+        self.nodes: set[str] = set()
+        self.tasks = 0
+
+    @property
+    def workers(self) -> int:
+        return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+
+    def map(self, function: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
+        ray = self.ray
+        remote = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(_on_node)
+        pending = [remote.remote(function, task) for task in tasks]
+        try:
+            while pending:
+                try:
+                    result, node = ray.get(pending[0])
+                except ray.exceptions.RayTaskError as error:
+                    # The task's own exception, as a serial run would raise it.
+                    raise (error.cause or error) from None
+                pending.pop(0)
+                self.nodes.add(node)
+                self.tasks += 1
+                yield result
+        finally:
+            for ref in pending:  # stopped early (an error, ^C): the rest is not wanted
+                ray.cancel(ref)
+
+
+def _on_node(function: Callable[[Any], Any], task: Any) -> tuple[Any, str]:
+    import ray
+
+    return function(task), ray.get_runtime_context().get_node_id()
+
+
+@contextlib.contextmanager
+def runner(address: str | None, here: Runner | None = None) -> Iterator[Runner]:
+    """The runner for `--cluster address` (None: `here`, else this machine's processes);
+    a cluster started here is stopped after, one joined is left as it was."""
+    if address is None:
+        yield here or LocalProcesses(os.cpu_count() or 1)
+        return
+    try:
+        import ray
+    except ImportError:
+        raise fail("--cluster needs Ray: pip install 'mine[cluster]'") from None
+    joined = _join(ray, address)
+    try:
+        running = RayRunner(ray)
+        yield running
+        if running.tasks:
+            nodes = len(running.nodes)
+            errors.print(
+                f"cluster: {running.tasks} tasks on {nodes} node{'s' * (nodes != 1)}",
+                style="dim",
+            )
+    finally:
+        if joined:
+            ray.shutdown()
+
+
+def _join(ray: Any, address: str) -> bool:
+    """Join the cluster at `address` (or start one); False when this process had already
+    joined one (it stays joined)."""
+    if ray.is_initialized():  # a driver that already joined one (the tests, a notebook)
+        return False
+    quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+    if address == LOCAL or address.startswith(f"{LOCAL}:"):
+        cpus = address.partition(":")[2]
+        if cpus and (not cpus.isdigit() or int(cpus) < 1):
+            raise fail(f"--cluster {address}: local:N takes a number of CPUs of at least 1")
+        # A cluster of our own, never one that happens to run here already; its workers
+        # do this command's work, at its priority (Ray would nice them to 15).
+        os.environ.pop("RAY_ADDRESS", None)
+        os.environ.setdefault("RAY_worker_niceness", "0")
+        try:
+            ray.init(address=LOCAL, num_cpus=int(cpus) if cpus else None, **quiet)
+        except (ConnectionError, ValueError, RuntimeError) as error:
+            raise fail(
+                f"--cluster {address}: cannot start Ray here ({_first_line(error)})"
+            ) from None
+        return True
+    try:
+        ray.init(address=address, **quiet)
+    except (ConnectionError, ValueError, RuntimeError) as error:
+        raise fail(
+            f"--cluster {address}: cannot join the Ray cluster ({_first_line(error)})"
+        ) from None
+    return True
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

@@ -1,0 +1,82 @@
+"""Where a command's independent tasks run: in this process, in local worker processes, or
+(from `pipeline/cluster.py`, the only place that knows Ray) on a Ray cluster.
+
+The layers take a `Runner` and never ask which one they have: `runner.map(function,
+tasks)` gives `function(task)` for every task, in task order, whatever ran it and however
+many workers there were. So a result never depends on the runner: work is split by what
+it is (a shard of logs, a seed of `SeedSequence.spawn`), not by the number of workers.
+`function` and every task must pickle (a module-level function, plain data), and a task
+must not rely on the driver's memory or working folder: it may run on another machine.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from typing import Protocol, TypeVar
+
+import numpy as np
+
+Task = TypeVar("Task")
+Result = TypeVar("Result")
+
+
+class Runner(Protocol):
+    @property
+    def workers(self) -> int:
+        """How many tasks run at once (to size work, never to split it)."""
+        ...
+
+    def map(self, function: Callable[[Task], Result], tasks: Iterable[Task]) -> Iterator[Result]:
+        """`function(task)` of every task, in task order, each as soon as it and those
+        before it are done; a task's exception is raised here, at its turn."""
+        ...
+
+
+class Serial:
+    """Every task in this process, one after the other (what a command does without
+    `--cluster` where it did its work in one process before)."""
+
+    workers = 1
+
+    def map(self, function: Callable[[Task], Result], tasks: Iterable[Task]) -> Iterator[Result]:
+        return map(function, tasks)
+
+
+SERIAL = Serial()
+
+
+class LocalProcesses:
+    """Tasks in up to `workers` fresh processes of this machine (spawned, not forked: the
+    driver may hold DuckDB's threads); one task, or one worker, runs in this process."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+
+    def map(self, function: Callable[[Task], Result], tasks: Iterable[Task]) -> Iterator[Result]:
+        tasks = list(tasks)
+        if self.workers == 1 or len(tasks) <= 1:
+            yield from map(function, tasks)
+            return
+        context = multiprocessing.get_context("spawn")
+        pool = ProcessPoolExecutor(min(self.workers, len(tasks)), mp_context=context)
+        try:
+            yield from pool.map(function, tasks)
+        finally:  # stopped early (an error, ^C): the tasks not started are not wanted
+            pool.shutdown(cancel_futures=True)
+
+
+# --- splitting work by what it is ------------------------------------------------------------
+
+
+def child(seed: int, index: int) -> np.random.SeedSequence:
+    """The `index`-th child of `SeedSequence(seed).spawn(…)`, made without the children
+    before it: the seed of one game (or deal) wherever in the work it falls."""
+    return np.random.SeedSequence(seed, spawn_key=(index,))
+
+
+def spans(total: int, size: int) -> list[range]:
+    """`range(total)` as consecutive ranges of `size` (the last one shorter): tasks sized
+    by the work, never by the number of workers."""
+    return [range(first, min(first + size, total)) for first in range(0, total, size)]

@@ -1,0 +1,599 @@
+"""The lake: the warehouse as Parquet files in a folder that many machines write (a shared
+file system) and DuckDB reads where they lie.
+
+    LAKE/lake.json                                   what the lake holds (below)
+    LAKE/<table>/bucket=<n>/part-<first>-<run>.parquet   one ingest task's rows of the logs
+                                                     n·BUCKET_LOGS … (n+1)·BUCKET_LOGS - 1
+    LAKE/stats_<game>_<name>/data-<run>.parquet      a statistics table, replaced whole
+
+`lake.json` lists every file of every table, the next free log id and the logs that newer
+content replaced; each commit writes it whole and renames it over the old one, so a
+reader sees the lake before or after a commit, never between. A file it does not list is
+no part of the lake (a killed run's): readers never open it, the next commit removes it.
+
+Ingest (`ingest`) is today's ingest, in tasks: the driver pairs the files, has their
+contents hashed, drops the contents the lake already holds, cuts the rest into shards of
+about `SHARD_PAIRS` pairs, each with its own range of log ids, and hands them to a runner;
+each task runs `warehouse.ingest` (rule checks and all) into a scratch DuckDB in memory
+and writes what landed as Parquet, its ids moved into its range. Reading (`connect`) is
+an in-memory DuckDB whose tables are views over the listed files, with every game's
+schema (views, macros) made over them as in a warehouse file: the same SQL, the same
+answers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import duckdb
+
+from mine import __version__
+from mine.parsers.errors import LogFormatError
+from mine.warehouse import schema
+from mine.warehouse.connection import MEMORY_LIMIT
+
+if TYPE_CHECKING:  # ingest (and its reader, pyarrow) loads when a lake is written
+    from mine.strategies.runners import Runner
+    from mine.warehouse.ingest import Pair, Summary
+
+LAKE_VERSION = 1
+MANIFEST = "lake.json"
+LOCK = ".lock"
+SHARD_PAIRS = 1000
+"""Pairs per ingest task: enough that a task's start (a DuckDB, the schema) is paid for,
+few enough that a batch spreads over the workers and a file per task stays small."""
+BUCKET_LOGS = 1000
+"""Log ids per bucket folder: 10⁶ logs are a thousand folders per table, not 10⁶."""
+HASH_FILES = 2000  # files hashed per task
+PART = re.compile(r"part-(\d+)-[0-9a-f]+\.parquet")
+OWN = ("logs", "manifest")  # the warehouse's own tables every task writes besides the game's
+
+
+class LakeError(ValueError):
+    """A folder that is no lake (of this layout), or one another process is writing."""
+
+
+# How logs are bucketed (in Python and in SQL): the one place to change it.
+def bucket_of(log_id: int) -> int:
+    """The bucket folder of a log."""
+    return log_id // BUCKET_LOGS
+
+
+def _bucket_sql(log_id: str) -> str:
+    return f"({log_id}) // {BUCKET_LOGS}"
+
+
+# --- what the lake holds ----------------------------------------------------------------------
+
+
+def read(lake: Path) -> dict:
+    """The lake's `lake.json`; LakeError when `lake` holds none or another layout's."""
+    path = lake / MANIFEST
+    try:
+        contents = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise LakeError(
+            f"{lake}: no lake here yet (run `mine ingest LOGS --lake {lake}`)"
+        ) from None
+    except (OSError, ValueError) as error:
+        raise LakeError(f"{path}: cannot read it as a lake's manifest ({error})") from None
+    if (contents.get("lake"), contents.get("layout_version")) != (LAKE_VERSION, schema.VERSION):
+        raise LakeError(
+            f"{lake}: a lake of layout {contents.get('layout_version')} (lake "
+            f"{contents.get('lake')}); this mine reads layout {schema.VERSION} (lake "
+            f"{LAKE_VERSION}): ingest the same logs into a new lake"
+        )
+    return contents
+
+
+def _empty() -> dict:
+    return {
+        "lake": LAKE_VERSION,
+        "layout_version": schema.VERSION,
+        "mine": __version__,
+        "bucket_logs": BUCKET_LOGS,
+        "read_with": "read_parquet(tables.<table>.files) of this manifest: a file it does "
+        "not list is not in the lake",
+        "next_log_id": 1,
+        "retired": [],
+        "tables": {},
+    }
+
+
+def _commit(lake: Path, contents: dict, run: str) -> None:
+    """Write `lake.json` whole, then rename it over the old one (the commit)."""
+    partial = lake / f".{MANIFEST}.{run}.partial"
+    with open(partial, "w") as out:
+        out.write(json.dumps({**contents, "mine": __version__}, indent=1) + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(partial, lake / MANIFEST)
+
+
+@contextlib.contextmanager
+def locked(lake: Path, wait: float = 60.0) -> Iterator[None]:
+    """The lake to this process alone (one writer at a time), waiting up to `wait` s."""
+    lake.mkdir(parents=True, exist_ok=True)
+    with open(lake / LOCK, "a") as lock:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LakeError(
+                        f"{lake} is being written by another process (an ingest?); waited "
+                        f"{wait:g} s. Try again when it has finished, or raise --wait."
+                    ) from None
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def parts(contents: Mapping) -> list[str]:
+    """The ingest tasks' parts of the lake (each a set of logs whole), in log order."""
+    files = (file for entry in contents["tables"].values() for file in entry["files"])
+    return sorted({part for part in map(_part_of, files) if part})
+
+
+def _part_of(file: str) -> str | None:
+    """The part a file belongs to (`part-<first>-<run>`; None: not one ingest task's)."""
+    match = PART.search(file)
+    return match.group(0)[: -len(".parquet")] if match else None
+
+
+# --- reading: the lake as a warehouse ----------------------------------------------------------
+
+
+def connect(
+    lake: Path,
+    *,
+    sealed: bool = False,
+    only: Iterable[str] | None = None,
+    statistics: bool = True,
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB that reads the lake as the warehouse: each table a view over
+    its files (`only` these parts, given), the games' views and macros over them.
+    `sealed` for users' SQL: no file outside the lake, no extension, no setting changed;
+    `statistics=False` leaves the stats tables out (for the command that writes them)."""
+    lake = lake.resolve()
+    contents = read(lake)
+    con = duckdb.connect(
+        config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    )
+    con.execute("SET enable_progress_bar = false")
+    schema.ensure(con)  # every table (empty) with its comment, every view and macro
+    chosen = None if only is None else set(only)
+    retired = ", ".join(str(int(i)) for i in contents["retired"])
+    warehouse_tables = _schema_tables(con)
+    for name, entry in contents["tables"].items():
+        files = [
+            str(lake / f)
+            for f in entry["files"]
+            if chosen is None or _part_of(f) is None or _part_of(f) in chosen
+        ]
+        own = name in warehouse_tables
+        if not files or (not own and not statistics):
+            continue
+        source = f"read_parquet([{', '.join(_quoted(f) for f in files)}])"
+        if own:
+            _over_files(con, name, source, retired)
+        else:
+            con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM {source}')
+            if entry.get("comment"):
+                con.execute(f'COMMENT ON VIEW "{name}" IS {_quoted(entry["comment"])}')
+    if sealed:
+        con.execute(f"SET allowed_directories = [{_quoted(f'{lake}/')}]")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    return con
+
+
+def _schema_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT temporary"
+    ).fetchall()
+    return {name for (name,) in rows}
+
+
+def _over_files(con: duckdb.DuckDBPyConnection, table: str, source: str, retired: str) -> None:
+    """Replace the empty `table` by a view over `source` with its columns and types (the
+    games' views over it are bound when they run, so they read the files)."""
+    columns = con.execute(f'DESCRIBE "{table}"').fetchall()
+    comment = con.execute(
+        "SELECT comment FROM duckdb_tables() WHERE table_name = ?", [table]
+    ).fetchall()[0][0]
+    cast = ", ".join(f'CAST("{c}" AS {kind}) AS "{c}"' for c, kind, *_ in columns)
+    names = {c for c, *_ in columns}
+    where = f" WHERE log_id NOT IN ({retired})" if retired and "log_id" in names else ""
+    con.execute(f'DROP TABLE "{table}"')
+    if table == "manifest":
+        # Each commit adds its files' rows: a path's newest row is the manifest's, holding
+        # the last log it landed as (as the warehouse's upsert keeps it).
+        con.execute(
+            f"""
+            CREATE VIEW manifest AS
+            SELECT * EXCLUDE (held, newest) REPLACE (coalesce(log_id, held) AS log_id)
+            FROM (
+                SELECT {cast},
+                       arg_max(log_id, ingested_at) FILTER (WHERE log_id IS NOT NULL)
+                           OVER (PARTITION BY path) AS held,
+                       row_number() OVER (PARTITION BY path ORDER BY ingested_at DESC) AS newest
+                FROM {source}
+            ) WHERE newest = 1
+            """
+        )
+    else:
+        con.execute(f'CREATE VIEW "{table}" AS SELECT {cast} FROM {source}{where}')
+    if comment:
+        con.execute(f'COMMENT ON VIEW "{table}" IS {_quoted(comment)}')
+
+
+def tables(con: duckdb.DuckDBPyConnection, lake: Path) -> Iterator[tuple[str, str, int, str]]:
+    """(name, kind, rows, description) of everything a warehouse would list: a table read
+    from the lake's files is a table, as it is in the warehouse."""
+    from mine.warehouse import query
+
+    stored = read(lake)["tables"]
+    for name, kind, rows, comment in query.tables(con):
+        yield name, "table" if name in stored else kind, rows, comment
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+# --- ingest: the driver -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One ingest task: these pairs into the lake, with log ids from `first` on."""
+
+    lake: str
+    run: str
+    first: int
+    pairs: tuple[tuple[str, str], ...]  # (turns, scores) paths
+    replacing: frozenset[str]  # the files of the pairs that replace a log of the same files
+    game: str | None
+    verify: bool
+    rules: Mapping[str, object]
+
+
+@dataclass
+class Landed:
+    """What a task did: each pair's game, outcome, log id and error (path, line, reason,
+    column; an error does not pickle), the rows it added, the files it wrote."""
+
+    pairs: dict[str, tuple[str, str, int | None, tuple | None]]  # by turns path
+    rows: dict[str, int]
+    files: dict[str, list[str]] = field(default_factory=dict)  # table → lake-relative paths
+
+
+Progress = Callable[[int, int], None]
+"""Called with (pairs done, pairs to ingest) as the tasks finish."""
+
+
+def ingest(
+    lake: Path,
+    paths: Iterable[str | Path],
+    runner: Runner,
+    game: str | None = None,
+    verify: bool = True,
+    rules: Mapping[str, object] | None = None,
+    shard_pairs: int = SHARD_PAIRS,
+    progress: Progress | None = None,
+    wait: float = 60.0,
+) -> Summary:
+    """Ingest every log pair under `paths` into the lake, in tasks `runner` runs; what
+    happened to each pair, as `warehouse.ingest.ingest` says it."""
+    from mine.warehouse import ingest as ingesting
+
+    started = time.perf_counter()
+    modules = schema.game_schemas()
+    if game is not None and game not in modules:
+        raise ValueError(f"unknown game {game!r} (known: {', '.join(modules)})")
+    files, missing = ingesting.find_files(paths)
+    pairs, orphans = ingesting.pair_files(files)
+    summary = ingesting.Summary(
+        pairs=pairs, orphans=missing + orphans, verified=verify, rules=dict(rules or {})
+    )
+    lake = lake.absolute()
+    _check_folder(lake)
+    with locked(lake, wait):
+        contents = read(lake) if (lake / MANIFEST).exists() else _empty()
+        _hash(pairs, runner)
+        fresh = _known(lake, contents, pairs)
+        run = uuid.uuid4().hex[:12]
+        shards = _shards(lake, run, contents["next_log_id"], fresh, shard_pairs, game, summary)
+        done = 0
+        for shard, landed in zip(shards, runner.map(land, shards), strict=True):
+            _take(pairs, landed, contents, summary)
+            done += len(shard.pairs)
+            if progress:
+                progress(done, len(fresh))
+        if shards:
+            _retire(lake, contents, pairs)
+            start = contents["next_log_id"]
+            contents["next_log_id"] = shards[-1].first + len(shards[-1].pairs)
+            _commit(lake, contents, run)
+            _sweep(lake, contents, bucket_of(start))
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _check_folder(lake: Path) -> None:
+    """LakeError unless `lake` is a lake, a new folder, or what a first ingest killed
+    before its commit left: a folder is never filled with a lake's files beside others."""
+    if lake.exists() and not lake.is_dir():
+        raise LakeError(f"{lake}: is a file, not a lake folder")
+    if not lake.exists() or (lake / MANIFEST).exists():
+        return
+    tables = {*OWN, *(t for module in schema.game_schemas().values() for t in module.TABLES)}
+    for entry in lake.iterdir():
+        ours = entry.name == LOCK or entry.name.startswith(f".{MANIFEST}.")
+        if not ours and not (entry.is_dir() and entry.name in tables):
+            raise LakeError(f"{lake}: a folder that is not a lake (no {MANIFEST}); give a new one")
+
+
+def _hash(pairs: list[Pair], runner: Runner) -> None:
+    """Each file's content hash, read in tasks (where the files are)."""
+    files = [log for pair in pairs for log in pair.files]
+    chunks = [files[i : i + HASH_FILES] for i in range(0, len(files), HASH_FILES)]
+    hashed = runner.map(content_hashes, [[str(log.path) for log in chunk] for chunk in chunks])
+    for chunk, hashes in zip(chunks, hashed, strict=True):
+        for log, sha256 in zip(chunk, hashes, strict=True):
+            log.sha256 = sha256 or ""
+
+
+def content_hashes(paths: list[str]) -> list[str | None]:
+    """The SHA-256 of each file (None: it cannot be read; its task will say why)."""
+    hashes: list[str | None] = []
+    for path in paths:
+        try:
+            with open(path, "rb") as file:
+                hashes.append(hashlib.file_digest(file, "sha256").hexdigest())
+        except OSError:
+            hashes.append(None)
+    return hashes
+
+
+def _known(lake: Path, contents: dict, pairs: list[Pair]) -> list[Pair]:
+    """Mark the pairs whose content the lake holds (unchanged), and what the others
+    replace; the pairs to ingest (copies within the batch stay: a task settles them)."""
+    if not contents["tables"]:
+        return list(pairs)
+    con = connect(lake, statistics=False)
+    try:
+        keys = [p.content_sha256 for p in pairs]
+        existing = {
+            content: (log_id, game)
+            for content, log_id, game in con.execute(
+                "SELECT content_sha256, log_id, game FROM logs "
+                "WHERE content_sha256 IN (SELECT unnest(?))",
+                [keys],
+            ).fetchall()
+        }
+        previous = dict(
+            con.execute(
+                "SELECT path, log_id FROM manifest WHERE path IN (SELECT unnest(?)) "
+                "AND log_id IS NOT NULL",
+                [[str(f.path) for p in pairs for f in p.files]],
+            ).fetchall()
+        )
+    finally:
+        con.close()
+    fresh = []
+    for pair in pairs:
+        if pair.turns.sha256 and pair.scores.sha256 and pair.content_sha256 in existing:
+            pair.outcome = "unchanged"
+            pair.log_id, pair.game = existing[pair.content_sha256]
+            continue
+        pair.replaces = sorted(
+            {previous[str(f.path)] for f in pair.files if str(f.path) in previous}
+        )
+        fresh.append(pair)
+    return fresh
+
+
+def _shards(
+    lake: Path,
+    run: str,
+    first: int,
+    pairs: list[Pair],
+    size: int,
+    game: str | None,
+    summary: Summary,
+) -> list[Shard]:
+    """The tasks: `size` pairs each (a copy of a content goes with its first, so that its
+    task settles it as today's ingest does), each with its range of log ids."""
+    groups: list[list[Pair]] = []
+    home: dict[str, list[Pair]] = {}
+    for pair in pairs:
+        key = pair.content_sha256 if pair.turns.sha256 and pair.scores.sha256 else None
+        if key in home:
+            home[key].append(pair)
+            continue
+        if not groups or len(groups[-1]) >= size:
+            groups.append([])
+        groups[-1].append(pair)
+        if key:
+            home[key] = groups[-1]
+    shards = []
+    for group in groups:
+        shards.append(
+            Shard(
+                lake=str(lake),
+                run=run,
+                first=first,
+                pairs=tuple((str(p.turns.path), str(p.scores.path)) for p in group),
+                replacing=frozenset(str(f.path) for p in group if p.replaces for f in p.files),
+                game=game,
+                verify=summary.verified,
+                rules=summary.rules,
+            )
+        )
+        first += len(group)
+    return shards
+
+
+def _take(pairs: list[Pair], landed: Landed, contents: dict, summary: Summary) -> None:
+    """A task's outcomes into the batch's pairs, its files and rows into the lake's."""
+    for pair in pairs:
+        done = landed.pairs.get(str(pair.turns.path))
+        if done is None:
+            continue
+        pair.game, pair.outcome, pair.log_id, error = done
+        if error is not None:
+            pair.error = LogFormatError(*error)
+        if pair.outcome == "new" and pair.replaces:
+            pair.outcome = "replaced"
+    for table, count in landed.rows.items():
+        summary.rows[table] = summary.rows.get(table, 0) + count
+    for table, files in landed.files.items():
+        contents["tables"].setdefault(table, {"files": []})["files"].extend(files)
+
+
+def _retire(lake: Path, contents: dict, pairs: list[Pair]) -> None:
+    """The logs replaced by new content of their files leave the lake's tables, unless
+    another file still holds that content (as they leave the warehouse)."""
+    replaced = [p for p in pairs if p.outcome == "replaced"]
+    stale = sorted({old for p in replaced for old in p.replaces})
+    if not stale:
+        return
+    con = connect(lake, statistics=False)
+    try:
+        kept = con.execute(
+            "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
+            "AND path NOT IN (SELECT unnest(?))",
+            [stale, [str(f.path) for p in replaced for f in p.files]],
+        ).fetchall()
+    finally:
+        con.close()
+    keep = {log_id for (log_id,) in kept}
+    contents["retired"] = sorted(set(contents["retired"]) | (set(stale) - keep))
+
+
+def _sweep(lake: Path, contents: dict, from_bucket: int) -> None:
+    """Remove what no commit lists: files of killed runs (their ids are never below the
+    lake's next free id, so only the newest buckets hold them) and partial manifests."""
+    listed = {f for entry in contents["tables"].values() for f in entry["files"]}
+    for table in (folder for folder in lake.iterdir() if folder.is_dir()):
+        buckets = [b for b in table.glob("bucket=*") if int(b.name.split("=")[1]) >= from_bucket]
+        for file in (f for folder in (table, *buckets) for f in folder.glob("*.parquet")):
+            if str(file.relative_to(lake)) not in listed:
+                file.unlink(missing_ok=True)
+    for partial in lake.glob(f".{MANIFEST}.*.partial"):
+        partial.unlink(missing_ok=True)
+
+
+# --- ingest: one task ---------------------------------------------------------------------------
+
+
+def land(shard: Shard) -> Landed:
+    """Run today's ingest over the shard's pairs into a scratch DuckDB, then write what
+    landed into the lake as Parquet, each log id moved into the shard's range."""
+    from mine.warehouse import ingest as ingesting
+
+    lake = Path(shard.lake)
+    with tempfile.TemporaryDirectory(prefix="mine-shard-") as scratch:
+        con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": scratch})
+        try:
+            con.execute("SET enable_progress_bar = false")
+            paths = [path for pair in shard.pairs for path in pair]
+            summary = ingesting.ingest(
+                con, paths, game=shard.game, verify=shard.verify, rules=shard.rules
+            )
+            local = [i for (i,) in con.execute("SELECT log_id FROM logs ORDER BY 1").fetchall()]
+            moved = dict(zip(local, range(shard.first, shard.first + len(local)), strict=True))
+            if shard.replacing:
+                con.execute(
+                    "UPDATE manifest SET outcome = 'replaced' WHERE outcome = 'new' "
+                    "AND path IN (SELECT unnest(?))",
+                    [sorted(shard.replacing)],
+                )
+            files = _write_part(con, lake, shard, moved)
+        finally:
+            con.close()
+    return Landed(
+        pairs={
+            str(p.turns.path): (
+                p.game,
+                p.outcome,
+                moved.get(p.log_id) if p.log_id is not None else None,
+                None
+                if p.error is None
+                else (p.error.path, p.error.line, p.error.reason, p.error.column),
+            )
+            for p in summary.pairs
+        },
+        rows=summary.rows,
+        files=files,
+    )
+
+
+def _write_part(
+    con: duckdb.DuckDBPyConnection, lake: Path, shard: Shard, moved: dict[int, int]
+) -> dict[str, list[str]]:
+    """Each table's rows of the shard as one Parquet file per bucket, log ids moved."""
+    ids: list[int | None] = [None] * (max(moved, default=0))
+    for local, global_id in moved.items():
+        ids[local - 1] = global_id
+    written: dict[str, list[str]] = {}
+    tables = [*OWN, *(t for module in schema.game_schemas().values() for t in module.TABLES)]
+    moved_id = "CAST($ids AS INTEGER[])[log_id]"
+    for table in tables:
+        rows = f"SELECT * REPLACE ({moved_id} AS log_id) FROM {table}"
+        bucket = _bucket_sql(f"coalesce({moved_id}, {shard.first})")
+        buckets = con.execute(
+            f"SELECT DISTINCT {bucket} FROM {table} ORDER BY 1", {"ids": ids}
+        ).fetchall()
+        for (number,) in buckets:
+            relative = f"{table}/bucket={number:06d}/part-{shard.first:010d}-{shard.run}.parquet"
+            (lake / relative).parent.mkdir(parents=True, exist_ok=True)
+            con.execute(
+                f"COPY ({rows} WHERE {bucket} = $bucket) TO {_quoted(str(lake / relative))} "
+                "(FORMAT parquet)",
+                {"ids": ids, "bucket": number},
+            )
+            written.setdefault(table, []).append(relative)
+    return written
+
+
+# --- statistics ---------------------------------------------------------------------------------
+
+
+def store(lake: Path, con: duckdb.DuckDBPyConnection, names: list[str], wait: float = 60.0) -> None:
+    """The tables `names` of `con` into the lake, each replacing its earlier version."""
+    lake = lake.absolute()
+    run = uuid.uuid4().hex[:12]
+    with locked(lake, wait):
+        contents = read(lake)
+        old = []
+        for name in names:
+            relative = f"{name}/data-{run}.parquet"
+            (lake / name).mkdir(exist_ok=True)
+            con.execute(f'COPY "{name}" TO {_quoted(str(lake / relative))} (FORMAT parquet)')
+            comment = con.execute(
+                "SELECT comment FROM duckdb_tables() WHERE table_name = ?", [name]
+            ).fetchall()[0][0]
+            old += contents["tables"].get(name, {}).get("files", [])
+            contents["tables"][name] = {"files": [relative], "comment": comment}
+        _commit(lake, contents, run)
+    for file in old:
+        (lake / file).unlink(missing_ok=True)
