@@ -51,13 +51,10 @@ def run(path: Path) -> int:
         demo = game.module("demo")
         examples = EXAMPLES / game.name
         if examples.is_dir():
-            ok &= show_examples(path, examples, getattr(demo, "QUERIES", {}))
+            ok &= show_examples(path, examples, demo.QUERIES)
         console.rule(f"{game.name}: simulate → ingest → stats → fit → generate → validate")
         workdir = FOLDER / game.name
-        if hasattr(demo, "LOOP"):
-            ok &= run_loop(demo.LOOP, path, workdir)
-        else:  # until every game migrates to LOOP
-            demo.run(path, workdir, console)
+        ok &= run_loop(demo.LOOP, path, workdir)
     console.rule(f"done in {time.perf_counter() - started:.0f} s")
     console.print(f'Try: mine tables --db {path}   ·   mine query "SELECT ..." --db {path}')
     return 0 if ok else 1

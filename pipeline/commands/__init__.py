@@ -32,7 +32,7 @@ def command(verb: str, game: Game) -> Callable[..., None] | None:
     """The function typer mounts as `mine <verb> <game>`, or None where the game has no
     such command."""
     commands = game.module("commands")
-    if verb in OWN or not hasattr(commands, "OPTIONS"):  # OPTIONS: until every game migrates
+    if verb in OWN:
         return getattr(commands, verb, None)
     from mine.pipeline.commands import loop
 
