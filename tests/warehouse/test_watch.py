@@ -33,6 +33,7 @@ def test_a_batch_moves_through_its_steps_and_never_backwards():
 
 def test_without_a_progress_nothing_is_tracked():
     con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")  # what a process's earlier tests set may differ
     watch = BatchWatch(con, None)
     watch.start(files=2, rows=10)
     watch.doing("reading")
