@@ -14,6 +14,7 @@ from mine.models import tables
 from mine.strategies.engines.hog import HogRules
 from mine.strategies.solvers.hog import TurnModel, optimal
 from tests.mine_cli import mine, one_line_error
+from tests.tampering import refused, table_file
 
 GOAL = 30
 
@@ -59,14 +60,7 @@ TAMPERED = {
 @pytest.mark.parametrize("how", TAMPERED)
 @pytest.mark.parametrize("verb", ["generate", "report"])
 def test_a_tampered_table_is_refused_in_one_line(tmp_path, fitted, how, verb):
-    frame, metadata = TAMPERED[how](*fitted)
-    path = tmp_path / "t.parquet"
-    frame.write_parquet(path)
-    tables.metadata_path(path).write_text(json.dumps(metadata))
-    out = tmp_path / "out"
-    line = one_line_error(mine(verb, "hog", "--table", path, "--out", out))
-    assert str(path) in line
-    assert not out.exists()
+    refused(verb, "hog", table_file(*TAMPERED[how](*fitted), tmp_path), tmp_path)
 
 
 def test_a_missing_table_says_what_a_table_is(tmp_path):

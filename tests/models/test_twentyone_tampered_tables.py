@@ -15,8 +15,8 @@ from mine.models import twentyone as model
 from mine.strategies.engines.twentyone import STAND, TwentyOneRules
 from mine.strategies.engines.twentyone_chart import MAIN, Strategy
 from mine.strategies.solvers.twentyone import solve
-from tests.mine_cli import mine, one_line_error
 from tests.strategies.test_twentyone_codegen import METADATA
+from tests.tampering import refused, table_file
 
 
 @pytest.fixture(scope="module")
@@ -87,22 +87,12 @@ TAMPERED = {
 @pytest.mark.parametrize("how", TAMPERED)
 @pytest.mark.parametrize("verb", ["generate", "report"])
 def test_a_tampered_table_is_refused_in_one_line(tmp_path, written, how, verb):
-    frame, metadata = TAMPERED[how](*written[1:])
-    path = tmp_path / "t.parquet"
-    frame.write_parquet(path)
-    tables.metadata_path(path).write_text(json.dumps(metadata))
-    out = tmp_path / "out"
-    line = one_line_error(mine(verb, "twentyone", "--table", path, "--out", out))
-    assert str(path) in line
-    assert not out.exists()
+    refused(verb, "twentyone", table_file(*TAMPERED[how](*written[1:]), tmp_path), tmp_path)
 
 
 def test_the_table_reads_back_as_the_strategy_written(tmp_path, written):
     strategy, frame, metadata = written
-    path = tmp_path / "t.parquet"
-    frame.write_parquet(path)
-    tables.metadata_path(path).write_text(json.dumps(metadata))
-    read = model.read_table(path)
+    read = model.read_table(table_file(frame, metadata, tmp_path))
     assert (read.chart.hand == strategy.chart.hand).all()
     assert (read.chart.split == strategy.chart.split).all()
     assert (read.chart.insure == strategy.chart.insure).all()

@@ -5,18 +5,16 @@ refused in one `TableError` line by `read_table`, and by the real `mine generate
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 import pytest
 
 from mine.models import cardguess as model
-from mine.models.tables import TableError, metadata_path
+from mine.models.tables import TableError
 from mine.strategies.solvers.cardguess import Plan
-from tests.mine_cli import mine, one_line_error
+from tests.tampering import refused, rows, setting, tampered
 
 CHEAP = Plan(widths=(1,), members=1326, extras=0)
 ANSWERS = ["2C;3D", "AS;KH", "TH;9C", "5D;5S"] * 20
@@ -27,32 +25,6 @@ def table(tmp_path_factory) -> Path:
     fitted = model.fit(model.Logged(ANSWERS, 4 * len(ANSWERS), "ab" * 32, 1), (2,),
                        plans={2: CHEAP})  # fmt: skip
     return model.write_table(tmp_path_factory.mktemp("table") / "t.parquet", fitted)
-
-
-def _rows(change: Callable[[pl.DataFrame], pl.DataFrame]):
-    def tamper(frame: pl.DataFrame, metadata: dict) -> tuple[pl.DataFrame, dict]:
-        return change(frame), metadata
-
-    return tamper
-
-
-def _metadata(change: Callable[[dict], None]):
-    def tamper(frame: pl.DataFrame, metadata: dict) -> tuple[pl.DataFrame, dict]:
-        change(metadata)
-        return frame, metadata
-
-    return tamper
-
-
-def _set(path: str, value):
-    *keys, last = path.split(".")
-
-    def change(metadata: dict) -> None:
-        for key in keys:
-            metadata = metadata[key]
-        metadata[last] = value
-
-    return change
 
 
 def _cell(column: str, value, dtype=None):
@@ -67,55 +39,43 @@ def _cell(column: str, value, dtype=None):
 
 
 TAMPERED = {
-    "an empty table": (_rows(lambda f: f.clear()), "holds no tree"),
-    "a dropped column": (_rows(lambda f: f.drop("code")), "lacks the column 'code'"),
-    "NaN expected guesses": (_rows(_cell("expected_guesses", math.nan)), "missing values"),
-    "infinite expected guesses": (_rows(_cell("expected_guesses", math.inf)), "infinite"),
-    "a huge node number": (_rows(_cell("node", 2**40, pl.Int64)), "wrong type"),
-    "a huge answer count": (_rows(_cell("answers", 10**12, pl.Int64)), "wrong type"),
-    "a fraction of a node": (_rows(_cell("parent", 0.5, pl.Float64)), "whole number"),
-    "a guess that is no cards": (_rows(_cell("guess", "ZZ;2C")), "tree is broken"),
-    "a guess of three cards": (_rows(_cell("guess", "2C;3C;4C")), "tree is broken"),
-    "a feedback no rule gives": (_rows(_cell("code", 9999, pl.Int16)), "tree is broken"),
-    "a tree for n = 7": (_rows(lambda f: f.with_columns(pl.lit(7, pl.Int8).alias("n"))),
+    "an empty table": (rows(lambda f: f.clear()), "holds no tree"),
+    "a dropped column": (rows(lambda f: f.drop("code")), "lacks the column 'code'"),
+    "NaN expected guesses": (rows(_cell("expected_guesses", math.nan)), "missing values"),
+    "infinite expected guesses": (rows(_cell("expected_guesses", math.inf)), "infinite"),
+    "a huge node number": (rows(_cell("node", 2**40, pl.Int64)), "wrong type"),
+    "a huge answer count": (rows(_cell("answers", 10**12, pl.Int64)), "wrong type"),
+    "a fraction of a node": (rows(_cell("parent", 0.5, pl.Float64)), "whole number"),
+    "a guess that is no cards": (rows(_cell("guess", "ZZ;2C")), "tree is broken"),
+    "a guess of three cards": (rows(_cell("guess", "2C;3C;4C")), "tree is broken"),
+    "a feedback no rule gives": (rows(_cell("code", 9999, pl.Int16)), "tree is broken"),
+    "a tree for n = 7": (rows(lambda f: f.with_columns(pl.lit(7, pl.Int8).alias("n"))),
                          "n = 7"),
-    "games as text": (_metadata(_set("games", "many")), "games is 'many'"),
-    "uniform as text": (_metadata(_set("answerer.uniform", "yes")), "uniform is 'yes'"),
-    "a p-value as text": (_metadata(_set("answerer.chi_square_p_value", "0.5")), "not a float"),
-    "expected guesses as text": (_metadata(_set("trees.2.expected_guesses", "3.5")),
+    "games as text": (setting("games", "many"), "games is 'many'"),
+    "uniform as text": (setting("answerer.uniform", "yes"), "uniform is 'yes'"),
+    "a p-value as text": (setting("answerer.chi_square_p_value", "0.5"), "not a float"),
+    "expected guesses as text": (setting("trees.2.expected_guesses", "3.5"),
                                  "not a float"),
-    "trees as a list": (_metadata(_set("trees", [])), "holds no tree"),
-    "a tree the metadata does not state": (_metadata(_set("trees", {"3": {}})), "lacks '2'"),
-    "a node count that is not the table's": (_metadata(_set("trees.2.nodes", 5)), "5"),
+    "trees as a list": (setting("trees", []), "holds no tree"),
+    "a tree the metadata does not state": (setting("trees", {"3": {}}), "lacks '2'"),
+    "a node count that is not the table's": (setting("trees.2.nodes", 5), "5"),
 }  # fmt: skip
-
-
-def tampered(table: Path, folder: Path, case: str) -> Path:
-    change, _ = TAMPERED[case]
-    frame, metadata = change(pl.read_parquet(table), json.loads(metadata_path(table).read_text()))
-    path = folder / "tampered.parquet"
-    frame.write_parquet(path)
-    metadata_path(path).write_text(json.dumps(metadata))
-    return path
 
 
 @pytest.mark.parametrize("case", list(TAMPERED))
 def test_a_tampered_table_is_one_table_error(table, tmp_path, case):
     with pytest.raises(TableError, match=TAMPERED[case][1]):
-        model.read_table(tampered(table, tmp_path, case))
+        model.read_table(tampered(table, tmp_path, TAMPERED[case][0]))
 
 
 @pytest.mark.parametrize(
     "case", ["an empty table", "a dropped column", "NaN expected guesses", "games as text"]
 )
 def test_generate_and_report_refuse_a_tampered_table_in_one_line(table, tmp_path, case):
-    path = tampered(table, tmp_path, case)
-    player, page = tmp_path / "p.py", tmp_path / "r.html"
-    said = one_line_error(mine("generate", "cardguess", "--table", path, "--out", player))
-    assert str(path) in said and TAMPERED[case][1] in said
-    said = one_line_error(mine("report", "cardguess", "--table", path, "--out", page))
-    assert str(path) in said and TAMPERED[case][1] in said
-    assert not player.exists() and not page.exists()
+    tamper, says = TAMPERED[case]
+    path = tampered(table, tmp_path, tamper)
+    refused("generate", "cardguess", path, tmp_path, says)
+    refused("report", "cardguess", path, tmp_path, says)
 
 
 def test_the_untouched_table_reads(table):

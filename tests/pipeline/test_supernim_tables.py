@@ -5,20 +5,16 @@ each is refused in one `TableError` line by `read_table`, and by the real
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 import pytest
 
 from mine.models import supernim as model
-from mine.models.tables import TableError, metadata_path
-from tests.mine_cli import mine, one_line_error
+from mine.models.tables import TableError
 from tests.strategies.test_supernim_codegen import fitted as fitted_fixture
-
-Tamper = Callable[[pl.DataFrame, dict], tuple[pl.DataFrame, dict]]
+from tests.tampering import Tamper, refused, rows, setting, tampered
 
 
 @pytest.fixture(scope="module")
@@ -32,23 +28,6 @@ def table(tmp_path_factory, fitted) -> Path:
     return model.write_table(tmp_path_factory.mktemp("table") / "t.parquet", fitted)
 
 
-def _rows(change: Callable[[pl.DataFrame], pl.DataFrame]) -> Tamper:
-    return lambda frame, metadata: (change(frame), metadata)
-
-
-def _set(path: str, value) -> Tamper:
-    *keys, last = path.split(".")
-
-    def tamper(frame: pl.DataFrame, metadata: dict) -> tuple[pl.DataFrame, dict]:
-        inner = metadata
-        for key in keys:
-            inner = inner[key]
-        inner[last] = value
-        return frame, metadata
-
-    return tamper
-
-
 def _cell(column: str, value, kind: str = "cell") -> Tamper:
     """`value` in `column` of the first row of `kind`."""
 
@@ -58,12 +37,12 @@ def _cell(column: str, value, kind: str = "cell") -> Tamper:
         return frame.with_columns(pl.when(row).then(pl.lit(value)).otherwise(pl.col(column))
                                   .alias(column))  # fmt: skip
 
-    return _rows(change)
+    return rows(change)
 
 
 TAMPERED: dict[str, tuple[Tamper, str]] = {
-    "an empty table": (_rows(lambda f: f.clear()), "holds no value"),
-    "a dropped column": (_rows(lambda f: f.drop("value")), "lacks the column 'value'"),
+    "an empty table": (rows(lambda f: f.clear()), "holds no value"),
+    "a dropped column": (rows(lambda f: f.drop("value")), "lacks the column 'value'"),
     "a NaN value": (_cell("value", math.nan), "missing values"),
     "an infinite value": (_cell("value", math.inf), "infinite"),
     "a huge value": (_cell("value", 1e300), "is not a margin"),
@@ -73,42 +52,30 @@ TAMPERED: dict[str, tuple[Tamper, str]] = {
     "a count over its cap": (_cell("key", "1;2;0;0;1;3;12"), "is not 7 features"),
     "a cell of words": (_cell("key", "two;four"), "is not 7 features"),
     "a row of no kind": (_cell("kind", "weights"), "a row of kind 'weights'"),
-    "a merge cap as text": (_set("settings.merge_cap", "ten"), "merge_cap is 'ten'"),
-    "a cut-off out of bounds": (_set("settings.max_moves", 10**9), "max_moves 1000000000 is not"),
-    "a split reward as a flag": (_set("settings.split_reward", True), "split_reward is True"),
-    "games as text": (_set("games", "many"), "games is 'many'"),
-    "a NaN held-out error": (_set("holdout.mean_abs_error_with_two", math.nan), "is nan"),
-    "no held-out figures": (_set("holdout", None), "lacks 'holdout'"),
-    "no yardstick": (_set("yardstick", None), "lacks 'yardstick'"),
-    "a yardstick error as text": (_set("yardstick.mean_abs_error", "0.3"), "not a float"),
+    "a merge cap as text": (setting("settings.merge_cap", "ten"), "merge_cap is 'ten'"),
+    "a cut-off out of bounds": (setting("settings.max_moves", 10**9), "max_moves 1000000000 is not"),
+    "a split reward as a flag": (setting("settings.split_reward", True), "split_reward is True"),
+    "games as text": (setting("games", "many"), "games is 'many'"),
+    "a NaN held-out error": (setting("holdout.mean_abs_error_with_two", math.nan), "is nan"),
+    "no held-out figures": (setting("holdout", None), "lacks 'holdout'"),
+    "no yardstick": (setting("yardstick", None), "lacks 'yardstick'"),
+    "a yardstick error as text": (setting("yardstick.mean_abs_error", "0.3"), "not a float"),
 }  # fmt: skip
-
-
-def tampered(table: Path, folder: Path, case: str) -> Path:
-    change, _ = TAMPERED[case]
-    frame, metadata = change(pl.read_parquet(table), json.loads(metadata_path(table).read_text()))
-    path = folder / "tampered.parquet"
-    frame.write_parquet(path)
-    metadata_path(path).write_text(json.dumps(metadata))
-    return path
 
 
 @pytest.mark.parametrize("case", list(TAMPERED))
 def test_a_tampered_table_is_one_table_error(table, tmp_path, case):
     with pytest.raises(TableError, match=TAMPERED[case][1].replace("(", r"\(")):
-        model.read_table(tampered(table, tmp_path, case))
+        model.read_table(tampered(table, tmp_path, TAMPERED[case][0]))
 
 
 @pytest.mark.parametrize("case", ["an empty table", "a huge value", "a cell of five features",
                                   "a cut-off out of bounds"])  # fmt: skip
 def test_generate_and_report_refuse_a_tampered_table_in_one_line(table, tmp_path, case):
-    path = tampered(table, tmp_path, case)
-    player, page = tmp_path / "p.py", tmp_path / "r.html"
-    said = one_line_error(mine("generate", "supernim", "--table", path, "--out", player))
-    assert str(path) in said and TAMPERED[case][1] in said
-    said = one_line_error(mine("report", "supernim", "--table", path, "--out", page))
-    assert str(path) in said and TAMPERED[case][1] in said
-    assert not player.exists() and not page.exists()
+    tamper, says = TAMPERED[case]
+    path = tampered(table, tmp_path, tamper)
+    refused("generate", "supernim", path, tmp_path, says)
+    refused("report", "supernim", path, tmp_path, says)
 
 
 def test_the_untouched_table_reads_as_it_was_fitted(table, fitted):
