@@ -13,6 +13,7 @@ simulations never mix with the user's logs in `./mine.duckdb`.
 from __future__ import annotations
 
 import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -69,10 +70,13 @@ def run_loop(loop: tuple[str, ...], db: Path, workdir: Path) -> bool:
     for line in loop:
         words = shlex.split(line.format(**values))
         console.print(Text(f"$ mine {shlex.join(words)}", style="bold"))
+        argv, sys.argv = sys.argv, ["mine", *words]  # as the command line would have it
         try:
             code = app(words, standalone_mode=False)
         except typer.Exit as end:
             code = end.exit_code
+        finally:
+            sys.argv = argv
         if code:
             return False
     return True

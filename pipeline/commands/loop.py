@@ -7,14 +7,21 @@ handed to whichever layer call takes them) and how results print (`pipeline/disp
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import importlib
 import importlib.util
 import inspect
+import os
+import shlex
+import sys
+import textwrap
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from mine import __version__
 from mine.games import Game
 from mine.pipeline import options
 from mine.pipeline.commands.warehouse import working_on
@@ -179,12 +186,26 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
             if out == Path(f"{game.name}_player.py"):  # --out left at the Python file's name
                 out = Path(haskell.COURSE_FILE)
             text, hint = haskell.haskell_source(written.source), haskell.SUBMIT.format(out=out)
-    write_report(out, text, say=False)
+    comment = "-- " if lang is options.Language.haskell else "# "
+    write_report(out, made_by(comment) + text, say=False)
     if as_json:
         print_json({"player": str(out), **written.card})
         return
     game.module("display").generated(out, written.card)
     next_step(hint)
+
+
+def made_by(comment: str) -> str:
+    """The file's first lines: which mine wrote it, on which day, by which command (the
+    docstring below it holds the data's fingerprint). The day is SOURCE_DATE_EPOCH's
+    where it is set, so that a build can be reproduced byte for byte."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    when = dt.datetime.fromtimestamp(int(epoch) if epoch.isdigit() else time.time(), dt.UTC)
+    # a path is the user's text: nothing in it may end the comment line
+    command = "".join(c if c.isprintable() else "?" for c in shlex.join(["mine", *sys.argv[1:]]))
+    said = [f"made by mine {__version__} on {when:%Y-%m-%d}:"]
+    said += textwrap.wrap(command, 76, break_on_hyphens=False, subsequent_indent="  ")
+    return "".join(f"{comment}{line}\n" for line in said)
 
 
 def validate(game: Game, player: Path, rules=None, against=None, cluster=None, as_json=False,
