@@ -75,9 +75,11 @@ def strength(card: dict[str, Any]) -> kit.Section:
         summary=f"The generated player (search depth {card.get('depth')}, "
         f"{card.get('budget_seconds')} s a move) against each opponent "
         f"({card.get('rules_text', '')}), from random start boards, both sides and both "
-        "first movers; a draw is not a win. Random start boards are too large to solve "
-        "exactly: there is no exact optimum to set beside it. `mine validate supernim` plays "
-        "more games.",
+        "first movers; a draw is not a win. A win rate is no yardstick here: every start's "
+        "exact value is known (the split reward to the mover when the board holds an odd "
+        "number of 2-heaps, else 0), so a player that keeps it wins only the odd boards it "
+        'moves first on against an opponent that keeps it too. "The generated player" '
+        "sets each game against that value. `mine validate supernim` plays more games.",
     )
 
 

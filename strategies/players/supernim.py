@@ -395,7 +395,9 @@ def ai_move(state, moves_left=None, depth=None, budget=None):
     """The successor the search prefers (first best in heap order). Optional: the moves
     left before the cut-off (default MAX_MOVES), the depth and the seconds to take. With
     at most ENDGAME moves left it searches to the cut-off exactly, while the time lasts;
-    with more (or not told), ties go to the move that loses least to a near cut-off."""
+    within STEADY more (or not told), ties go to the move that loses least to a near
+    cut-off. Further from a cut-off it knows of, ties go to the search's first best: that
+    splits 4s into 2s, which a careless opponent leaves to be cashed."""
     left = MAX_MOVES if moves_left is None else max(1, int(moves_left))
     limit = DEPTH if depth is None else int(depth)
     seconds = min(BUDGET if budget is None else float(budget), MAX_BUDGET)
@@ -405,7 +407,7 @@ def ai_move(state, moves_left=None, depth=None, budget=None):
     if chosen is None:
         spent = time.perf_counter() - started
         chosen = SEARCH.choose(board, left, -1, limit, max(seconds - spent, 0.0) * 0.6)
-        if ENDGAME:
+        if ENDGAME and (moves_left is None or left <= ENDGAME + STEADY):
             # what the clock checks let through (a few hundred nodes) stays within the budget
             spent = time.perf_counter() - started
             chosen = steadiest(board, chosen, max(seconds * 0.8 - spent, 0.0))
