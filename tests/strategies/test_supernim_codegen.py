@@ -109,7 +109,7 @@ def test_a_file_told_the_cut_off_is_far_moves_as_its_search(player, endgame_play
     answer = endgame_player.ai_move(state, moves_left=far)
     assert answer == player.ai_move(state, moves_left=far)
     assert sorted(answer[1]).count(2) == 2
-    assert endgame_player.ai_move(state, moves_left=codegen.ENDGAME + 1) != answer
+    assert endgame_player.ai_move(state, moves_left=player_module.NEAR) != answer
 
 
 def test_the_file_is_the_player_module_with_the_table_in_place(fitted):
