@@ -75,9 +75,11 @@ def strength(card: dict[str, Any]) -> kit.Section:
         summary=f"The generated player (search depth {card.get('depth')}, "
         f"{card.get('budget_seconds')} s a move) against each opponent "
         f"({card.get('rules_text', '')}), from random start boards, both sides and both "
-        "first movers; a draw is not a win. Random start boards are too large to solve "
-        "exactly: there is no exact optimum to set beside it. `mine validate supernim` plays "
-        "more games.",
+        "first movers; a draw is not a win. A win rate is no yardstick here: every start's "
+        "exact value is known (the split reward to the mover when the board holds an odd "
+        "number of 2-heaps, else 0), so a player that keeps it wins only the odd boards it "
+        'moves first on against an opponent that keeps it too. "The generated player" '
+        "sets each game against that value. `mine validate supernim` plays more games.",
     )
 
 
@@ -147,14 +149,17 @@ def _learned(fitted: Fitted, stats: SuperNimStats | None) -> kit.Section:
 
 
 def _fit_text(metadata: dict[str, Any]) -> str:
-    """How well the fit predicts what it did not see: its held-out R²."""
-    r2 = metadata.get("r2_holdout")
-    if r2 is None:
+    """How well the fit knows the exact value on positions it did not see."""
+    held = metadata.get("holdout")
+    if held is None:
         return ""
     return (
-        f"On positions held out of the fit, the model's R² is {r2:.3f}: it explains "
-        f"{max(r2, 0.0):.0%} of the variance of the mover's future margin"
-        + (" (little: its values are rough guides for the search)." if r2 < 0.3 else ".")
+        f"On positions held out of the fit ({held['moves_left_at_least']} moves or more "
+        "from the cut-off), its mean error against the exact value is "
+        f"{held['mean_abs_error_with_two']:.2f} with a 2-heap on the board (the plain score "
+        f"difference's: {held['plain_mean_abs_error_with_two']:.2f}) and "
+        f"{held['mean_abs_error_without_two']:.2f} without one "
+        f"({held['plain_mean_abs_error_without_two']:.2f})."
     )
 
 

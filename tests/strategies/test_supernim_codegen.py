@@ -100,6 +100,18 @@ def test_a_file_not_told_the_moves_left_keeps_a_cash_for_itself(endgame_player):
     assert sorted(answer[1]).count(2) == 0 and answer[2:] == (0, 0)
 
 
+def test_a_file_told_the_cut_off_is_far_moves_as_its_search(player, endgame_player):
+    """Far from a cut-off it knows of, ties go to the search's first best (here: split a 4,
+    for 2s a careless opponent leaves to be cashed), not to the tie-break for a cut-off
+    that may come soon."""
+    state = ("max", (4, 4, 5, 16), 0, 0)
+    far = 50
+    answer = endgame_player.ai_move(state, moves_left=far)
+    assert answer == player.ai_move(state, moves_left=far)
+    assert sorted(answer[1]).count(2) == 2
+    assert endgame_player.ai_move(state, moves_left=player_module.NEAR) != answer
+
+
 def test_the_file_is_the_player_module_with_the_table_in_place(fitted):
     """The player's code is embedded by source: line for line the module's, but for the
     lines that assign the table (rules, search, fitted values) and the repository's lint
