@@ -14,8 +14,10 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/mine demo
 
+# Both cores: the tests run in two processes, each test file whole in one of them (its
+# module fixtures are built once).
 test: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadfile
 
 # The fuzz test at ten times its `make test` size, over several seeds.
 FUZZ_PAIRS ?= 5000
