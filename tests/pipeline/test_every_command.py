@@ -24,7 +24,7 @@ CLI = typer.main.get_command(cli.app)
 SHARED = [name for name in CLI.commands if name not in cli.VERBS]  # ingest, query, tables, …
 COUNTS = {"games", "hands", "shoe_hands", "check_games", "answers", "equal_depth", "workers"}
 SIMULATED_GAMES = 3  # per match: enough for every game's fit, at its smallest
-SLOW_DEFAULTS = {"n": "2", "quick": True}  # card guessing's sizes: n = 4 takes its time
+SLOW_DEFAULTS = {"sizes": "2", "n": "2", "quick": True}  # card guessing: n = 4 takes minutes
 NEXT = {"simulate": "ingest", "ingest": "stats", "stats": "fit", "fit": "generate",
         "generate": "validate"}  # fmt: skip
 SHOWS_PROGRESS = "\x1b[?25l"  # a live display hides the cursor while it draws
