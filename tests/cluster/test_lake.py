@@ -31,11 +31,13 @@ LOOP_GAMES = [
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory) -> list[Path]:
-    """The real logs, and Hog's (the games without real logs are simulated)."""
+    """The real logs, and Hog's (the games without real logs are simulated), one of them bad."""
     folder = tmp_path_factory.mktemp("hog")
     rng = random.Random(5)
-    for number in range(4):
+    for number in range(5):
         synth.write_pair(folder, f"match{number}", hog, *synth.hog_game(rng, 12))
+    with (folder / "match4.csv").open("a") as turns:  # a rejected pair inside a sharded batch
+        turns.write("not,a,turn\n")
     return [*REAL, folder]
 
 
@@ -65,9 +67,8 @@ def test_ingest_says_what_the_warehouse_says(both):
     _, _, warehouse, lake_run = both
     assert lake_run.exit_code == warehouse.exit_code
     assert _comparable(lake_run) == _comparable(warehouse)
-    if SHARED:  # a real rejected pair, inside a sharded batch: exit code 1, its one line
-        assert warehouse.exit_code == 1
-        assert json.loads(warehouse.stdout)["errors"]
+    assert warehouse.exit_code == 1  # a rejected pair, inside a sharded batch: its one line
+    assert json.loads(warehouse.stdout)["errors"]
 
 
 def test_nothing_of_a_rejected_pair_lands(both):
