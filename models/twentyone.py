@@ -721,7 +721,13 @@ def count_groups(
             for v, c in zip(VALUES, lefts, strict=True)
         ],
     )
-    grouped = mixed.group_by("tc").agg(pl.len().alias("rounds"), *[pl.col(c).mean() for c in lefts])
+    # summed in an order of the rows' own (not the logs' ids): the same logs give the same
+    # bits in a warehouse and in a lake
+    grouped = (
+        mixed.sort(pl.all())
+        .group_by("tc", maintain_order=True)
+        .agg(pl.len().alias("rounds"), *[pl.col(c).mean() for c in lefts])
+    )
     rows = sorted(grouped.iter_rows(named=True), key=lambda r: r["tc"])
     merged: list[dict] = []
     for side in (

@@ -71,7 +71,7 @@ def tree_line(tree: dict[str, Any] | None, n: int) -> str:
     search = "quick search" if tree.get("quick") else "search"
     return (
         f"{search}: {tree['expected_guesses']:.4f} expected guesses, {tree['nodes']:,} nodes, "
-        f"first {tree['first_guess']}, {tree['seconds']} s"
+        f"first {tree['first_guess']}"
     )
 
 

@@ -20,7 +20,7 @@ from mine.pipeline.stats.twentyone_features import (
     cards,
     dealers,
     hands,
-    logged_decks,
+    infer_decks,
     settle,
     shoe,
 )
@@ -173,7 +173,7 @@ def observed(con: duckdb.DuckDBPyConnection, log_ids: LogIds) -> Observed:
     by the default rules)."""
     dealer_frame, card_frame = dealers(con, log_ids), cards(con, log_ids)
     settled = settle(hands(con, log_ids), dealer_frame, DEFAULT_RULES)
-    shoe_frame = shoe(card_frame, logged_decks(card_frame)["decks"])
+    shoe_frame = shoe(card_frame, infer_decks(card_frame)["decks"])
     return Observed(dealer_outcomes(dealer_frame), count_results(shoe_frame, settled))
 
 

@@ -38,7 +38,7 @@ from mine.pipeline.stats.twentyone_features import (
     dealers,
     decisions,
     hands,
-    logged_decks,
+    infer_decks,
     point_changes,
     settle,
     settlement_check,
@@ -175,7 +175,7 @@ def derive(
     check = settlement_check(settled, point_changes(con, log_ids), rules.starting_points)
     decided = decisions_with_results(decisions(con, log_ids), settled)
     card_frame = cards(con, log_ids)
-    decks = logged_decks(card_frame)
+    decks = infer_decks(card_frame)
     shoe_frame = shoe(card_frame, decks["decks"])
     return TwentyOneStats(
         decisions=decided.drop("p_class", "d_class"),
@@ -219,7 +219,7 @@ def headline(stats: TwentyOneStats | per_player.PlayerStats) -> dict[str, object
 def fit_inputs(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> FitData:
     """What the fitter reads of the chosen logs (no rules involved)."""
     card_frame = cards(con, log_ids)
-    decks = logged_decks(card_frame)
+    decks = infer_decks(card_frame)
     fingerprint, logs = shared.data_fingerprint(con, GAME, log_ids)
     return FitData(
         hands=hands(con, log_ids),

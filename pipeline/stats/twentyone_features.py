@@ -396,8 +396,3 @@ def shoe(card_frame: pl.DataFrame, decks: int) -> pl.DataFrame:
         )
         .sort("log_id", "round")
     )
-
-
-def logged_decks(card_frame: pl.DataFrame) -> dict:
-    """`infer_decks` over the first games' cards (enough to tell, quick on a large warehouse)."""
-    return infer_decks(card_frame.filter(pl.col("log_id") <= card_frame["log_id"].min() + 40))

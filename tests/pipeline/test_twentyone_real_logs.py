@@ -21,7 +21,7 @@ from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.warehouse.connection import connect
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_TWENTYONE, ingested
-from tests.mine_cli import mine
+from tests.mine_cli import here
 from tests.strategies.twentyone_replay import COURSE_ENGINE_LOGS
 
 
@@ -75,7 +75,7 @@ def test_dealer_hands_past_five_cards_are_plain_totals(con):
 
 def test_the_real_shoe_holds_three_decks(con):
     cards = stats_of.cards(con)
-    inferred = stats_of.logged_decks(cards)
+    inferred = stats_of.infer_decks(cards)
     assert inferred["decks"] == 3 and not inferred.get("uncertain")
     # the shoe runs on across rounds and a fresh one takes over mid-round: with the
     # dealer's cards dealt first, no card turns up a fourth time within a 156-card shoe
@@ -100,11 +100,11 @@ def test_logs_narrow_stats_and_fit_to_the_files_they_match(tmp_path):
     rounds = {(k, t.round, t.player) for k, t in turns if t.action == "Bid"}
     played = [(k, t) for k, t in turns if t.player != "dealer" and t.action != "Bid"]
     hands = {(k, t.round, t.player, t.hand_id) for k, t in played}
-    stats = mine("stats", "twentyone", "--db", db, "--logs", "*/20211024-*", "--json")
+    stats = here("stats", "twentyone", "--db", db, "--logs", "*/20211024-*", "--json")
     settlement = json.loads(stats.stdout)["settlement"]
     assert (settlement["player_rounds"], settlement["mismatched"]) == (len(rounds), 0)
     out = tmp_path / "t.parquet"
-    fit = mine("fit", "twentyone", "--db", db, "--logs", "*/20211024-*", "--out", out, "--json")
+    fit = here("fit", "twentyone", "--db", db, "--logs", "*/20211024-*", "--out", out, "--json")
     metadata = json.loads(fit.stdout)
     assert (metadata["logs"], metadata["hands"]) == (len(chosen), len(hands)) == (5, len(hands))
     assert metadata["rows"] == len(played)  # every decision of those logs, and no other
