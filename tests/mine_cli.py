@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -33,14 +35,46 @@ def mine(
     )
 
 
-def one_line_error(
-    result: subprocess.CompletedProcess, *, code: int | None = None, prefix: str = "error: "
-) -> str:
-    """The one error line of a failed run (asserting there is exactly that and no
-    traceback); its text. Ingest says `rejected …` of each file it leaves out."""
-    assert result.returncode != 0, result
+def here(*args, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """`mine` as `mine(...)` runs it, through the same entry point (its exit code and its one
+    line for a bad option, a full disk, Ctrl-C), but in this process: no second Python to
+    start, for the many checks of what a command answers. A bug's exception is raised here."""
+    from typer.testing import CliRunner
+
+    from mine.pipeline import cli
+
+    argv, handler = sys.argv, signal.getsignal(signal.SIGINT)
+    runner = CliRunner()
+    with (
+        contextlib.chdir(cwd or os.getcwd()),
+        runner.isolation(input=stdin, env={"COLUMNS": "400"}) as (out, err, _),
+    ):
+        sys.argv = ["mine", *map(str, args)]
+        try:
+            cli.run()
+            code = 0
+        except SystemExit as done:
+            code = done.code if isinstance(done.code, int) else int(done.code is not None)
+        finally:
+            sys.argv = argv
+            signal.signal(signal.SIGINT, handler)
+            sys.stdout.flush()
+            sys.stderr.flush()
+        said = out.getvalue().decode(), err.getvalue().decode()
+    return subprocess.CompletedProcess(["mine", *map(str, args)], code, *said)
+
+
+def one_line_error(result, *, code: int | None = None, prefix: str = "error: ") -> str:
+    """The one error line of a failed run, in a process (`mine`) or in this one (`invoke`),
+    asserting there is exactly that and no traceback; its text. Ingest says `rejected …`
+    of each file it leaves out."""
+    returncode = getattr(result, "returncode", None)
+    if returncode is None:  # typer's runner: an exception that escaped is a traceback
+        assert isinstance(result.exception, SystemExit), result.exception
+        returncode = result.exit_code
+    assert returncode != 0, result
     if code is not None:
-        assert result.returncode == code, result
+        assert returncode == code, result
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(prefix), result.stderr

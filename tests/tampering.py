@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from mine.models.tables import metadata_path
-from tests.mine_cli import mine, one_line_error
+from tests.mine_cli import invoke, one_line_error
 
 Tamper = Callable[[pl.DataFrame, dict], tuple[pl.DataFrame, dict]]
 
@@ -49,8 +49,8 @@ def tampered(table: Path, folder: Path, tamper: Tamper) -> Path:
 
 def refused(verb: str, game: str, path: Path, folder: Path, says: str = "") -> None:
     """`mine <verb> <game> --table path` refuses it in one line naming it (and saying
-    `says`), and writes nothing."""
+    `says`), and writes nothing (run in this process: the commands' own check, quick)."""
     out = folder / "out"
-    said = one_line_error(mine(verb, game, "--table", path, "--out", out))
+    said = one_line_error(invoke(verb, game, "--table", path, "--out", out, ok=False))
     assert str(path) in said and says in said
     assert not out.exists()

@@ -17,7 +17,7 @@ from mine.pipeline.stats import ginrummy as stats_of
 from mine.strategies.engines.melds import MeldSolver
 from mine.warehouse.connection import connect
 from tests.conftest import REAL_GINRUMMY, ingested, read_only_warehouse
-from tests.mine_cli import mine
+from tests.mine_cli import here
 
 WHO = "CASE WHEN {} THEN 'me' ELSE 'opponent' END"
 
@@ -129,7 +129,7 @@ def test_deviations_are_the_policys_margin_and_never_gain_on_it(computed, fitted
 def test_the_command_stores_tables_that_re_aggregate(tmp_path, fitted):
     db = ingested(tmp_path / "w.duckdb", REAL_GINRUMMY)
     table = model.write_table(tmp_path / "gin.parquet", fitted)
-    result = mine("stats", "ginrummy", "--by", "player", "--table", table, "--db", db, "--json")
+    result = here("stats", "ginrummy", "--by", "player", "--table", table, "--db", db, "--json")
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert "stock draw" in out["not_measured"]
@@ -152,6 +152,6 @@ def test_the_command_stores_tables_that_re_aggregate(tmp_path, fitted):
     for who, (decisions, off, diff) in players.items():
         assert summed[who][:2] == (decisions, off)
         assert summed[who][2] == pytest.approx(diff)
-    shown = mine("stats", "ginrummy", "--by", "player", "--db", db)
+    shown = here("stats", "ginrummy", "--by", "player", "--db", db)
     assert shown.returncode == 0, shown.stderr
     assert "not measured" in shown.stdout and "--table" in shown.stdout

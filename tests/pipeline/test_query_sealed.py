@@ -11,7 +11,7 @@ import pytest
 
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY
-from tests.mine_cli import digest, mine, one_line_error
+from tests.mine_cli import digest, here, mine, one_line_error
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_what_is_not_a_read_is_refused_and_changes_no_byte(db, sql):
 @pytest.mark.parametrize("target", ["w.duckdb", "link.duckdb", "w.duckdb.wal"])
 def test_an_output_in_the_warehouses_place_is_refused(db, target):
     before = digest(db)
-    result = mine("query", "SELECT 1", "--format", "csv", "--out", db.parent / target, "--db", db)
+    result = here("query", "SELECT 1", "--format", "csv", "--out", db.parent / target, "--db", db)
     assert "that is the warehouse" in one_line_error(result)
     assert digest(db) == before
     assert not (db.parent / "w.duckdb.wal").exists()
@@ -96,12 +96,12 @@ def test_the_table_shows_the_first_rows_and_the_count(db):
 def test_the_format_follows_the_outputs_extension(db, tmp_path):
     for ext in ("csv", "json", "parquet"):
         out = tmp_path / f"logs.{ext}"
-        result = mine("query", "SELECT log_id, stem FROM logs", "--out", out, "--db", db)
+        result = here("query", "SELECT log_id, stem FROM logs", "--out", out, "--db", db)
         assert result.returncode == 0, result.stderr
         back = duckdb.sql(f"SELECT count(*) FROM '{out}'").fetchall()[0][0]
         assert back == 12
     assert "give --format" in one_line_error(
-        mine("query", "SELECT 1", "--out", tmp_path / "x.txt", "--db", db)
+        here("query", "SELECT 1", "--out", tmp_path / "x.txt", "--db", db)
     )
     assert not (tmp_path / "x.txt").exists()
 
@@ -119,6 +119,6 @@ def test_sql_comes_from_stdin_and_from_a_file(db, tmp_path):
 
 
 def test_an_unwritable_output_is_one_line_and_leaves_nothing(db, tmp_path):
-    result = mine("query", "SELECT 1", "--out", tmp_path / "missing" / "x.csv", "--db", db)
+    result = here("query", "SELECT 1", "--out", tmp_path / "missing" / "x.csv", "--db", db)
     assert "no folder" in one_line_error(result)
     assert not (tmp_path / "missing").exists()

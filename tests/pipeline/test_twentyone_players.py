@@ -18,7 +18,7 @@ from mine.strategies.engines.twentyone_chart import MAIN, Chart, Strategy
 from mine.strategies.solvers.twentyone import ChartValues, solve
 from mine.warehouse.connection import connect
 from tests.conftest import REAL_TWENTYONE, ingested, read_only_warehouse
-from tests.mine_cli import mine, one_line_error
+from tests.mine_cli import here, one_line_error
 
 RULES = TwentyOneRules()
 
@@ -197,7 +197,7 @@ def test_the_command_stores_tables_that_re_aggregate_and_prints_per_player(tmp_p
     finally:
         reader.close()
     table = model.write_table(tmp_path / "t21.parquet", fitted)
-    result = mine("stats", "twentyone", "--by", "player", "--table", table, "--db", db, "--json")
+    result = here("stats", "twentyone", "--by", "player", "--table", table, "--db", db, "--json")
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert {"stats_twentyone_players", "stats_twentyone_player_deviations"} <= set(out["tables"])
@@ -232,7 +232,7 @@ def test_the_command_stores_tables_that_re_aggregate_and_prints_per_player(tmp_p
         assert ups[player] == hits[player]
     assert all(row["deviation"] for row in out["deviations"])
 
-    shown = mine("stats", "twentyone", "--by", "player", "--db", db)
+    shown = here("stats", "twentyone", "--by", "player", "--db", db)
     assert shown.returncode == 0, shown.stderr
     assert "hits on hard 16 by up card" in shown.stdout and "--table" in shown.stdout
     reader = connect(db, read_only=True)
@@ -248,8 +248,8 @@ def test_the_command_stores_tables_that_re_aggregate_and_prints_per_player(tmp_p
 
 def test_bad_grouping_and_a_table_without_it_say_so_in_one_line(tmp_path):
     db = tmp_path / "w.duckdb"  # refused before any warehouse is opened
-    assert "player" in one_line_error(mine("stats", "twentyone", "--by", "seat", "--db", db))
+    assert "player" in one_line_error(here("stats", "twentyone", "--by", "seat", "--db", db))
     missing = tmp_path / "none.parquet"
     assert "--by player" in one_line_error(
-        mine("stats", "twentyone", "--table", missing, "--db", db)
+        here("stats", "twentyone", "--table", missing, "--db", db)
     )

@@ -15,7 +15,7 @@ from mine.parsers import hog
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.data import synth
-from tests.mine_cli import digest, mine, one_line_error
+from tests.mine_cli import digest, here, one_line_error
 
 
 def test_every_table_comes_back_row_for_row(tmp_path):
@@ -25,7 +25,7 @@ def test_every_table_comes_back_row_for_row(tmp_path):
     con.close()
     before = digest(db)
     out = tmp_path / "export"
-    result = mine("export", out, "--db", db, "--json")
+    result = here("export", out, "--db", db, "--json")
     assert result.returncode == 0, result.stderr
     manifest = json.loads(result.stdout)
     assert manifest == json.loads((out / "manifest.json").read_text())
@@ -51,18 +51,18 @@ def test_every_table_comes_back_row_for_row(tmp_path):
 def test_an_existing_folder_is_not_exported_over(tmp_path):
     db = tmp_path / "w.duckdb"
     duckdb.connect(str(db)).close()
-    mine("ingest", REAL_GINRUMMY, "--db", db)
+    here("ingest", REAL_GINRUMMY, "--db", db)
     (tmp_path / "taken").mkdir()
-    assert "already exists" in one_line_error(mine("export", tmp_path / "taken", "--db", db))
+    assert "already exists" in one_line_error(here("export", tmp_path / "taken", "--db", db))
     assert list((tmp_path / "taken").iterdir()) == []
 
 
 def test_an_earlier_export_is_replaced_but_not_a_folder_holding_more(tmp_path):
     db, out = tmp_path / "w.duckdb", tmp_path / "out"
-    assert mine("ingest", REAL_GINRUMMY, "--db", db, "--json").returncode == 0
-    assert mine("export", out, "--db", db, "--json").returncode == 0
-    assert mine("ingest", REAL_TWENTYONE, "--db", db, "--json").returncode == 0
-    again = mine("export", out, "--db", db, "--json")  # the README's tour, run twice
+    assert here("ingest", REAL_GINRUMMY, "--db", db, "--json").returncode == 0
+    assert here("export", out, "--db", db, "--json").returncode == 0
+    assert here("ingest", REAL_TWENTYONE, "--db", db, "--json").returncode == 0
+    again = here("export", out, "--db", db, "--json")  # the README's tour, run twice
     assert again.returncode == 0, again.stderr
     logs = duckdb.sql(f"SELECT count(*) FROM read_parquet('{out}/logs/*.parquet')").fetchall()
     con = duckdb.connect(str(db), read_only=True)
@@ -71,7 +71,7 @@ def test_an_earlier_export_is_replaced_but_not_a_folder_holding_more(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "w.duckdb"]  # nothing aside
     (out / "notes.txt").write_text("mine")
     before = {p.relative_to(out): digest(p) for p in out.rglob("*") if p.is_file()}
-    assert "no earlier export" in one_line_error(mine("export", out, "--db", db))
+    assert "no earlier export" in one_line_error(here("export", out, "--db", db))
     assert {p.relative_to(out): digest(p) for p in out.rglob("*") if p.is_file()} == before
 
 
@@ -98,7 +98,7 @@ def exported(tmp_path_factory):
     )
     con.close()
     out = folder / "out"
-    result = mine("export", out, "--db", db, "--json")
+    result = here("export", out, "--db", db, "--json")
     assert result.returncode == 0, result.stderr
     return db, out, json.loads(result.stdout)
 
@@ -167,6 +167,6 @@ def test_a_killed_exports_partial_folder_is_removed_by_the_next(exported, tmp_pa
     left = tmp_path / f".out.{dead.pid}.partial"
     (left / "hog_turns").mkdir(parents=True)
     (left / "hog_turns" / "data_0.parquet").write_bytes(b"half")
-    result = mine("export", tmp_path / "out", "--db", db, "--json")
+    result = here("export", tmp_path / "out", "--db", db, "--json")
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

@@ -20,7 +20,7 @@ from mine.parsers.csvlog import pair_paths
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.data import synth
-from tests.mine_cli import digest, mine, one_line_error, without_file_rights
+from tests.mine_cli import digest, here, mine, one_line_error, without_file_rights
 
 GIN_STEMS = sorted(p.stem for p in REAL_GINRUMMY.glob("*.csv") if "-score" not in p.name)
 T21_STEMS = sorted(p.stem for p in REAL_TWENTYONE.glob("*.csv") if "-score" not in p.name)
@@ -218,7 +218,7 @@ def test_unpaired_files_are_in_the_manifest(tmp_path):
 def test_ingest_of_nothing_readable_says_error_and_makes_no_warehouse(tmp_path, given):
     (tmp_path / "empty").mkdir()
     db = tmp_path / "w.duckdb"
-    result = mine("ingest", given, "--db", db, cwd=tmp_path)
+    result = here("ingest", given, "--db", db, cwd=tmp_path)
     one_line_error(result, code=1)
     assert not db.exists()
 

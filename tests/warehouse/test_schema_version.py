@@ -5,7 +5,7 @@ import pytest
 
 from mine.warehouse import schema
 from mine.warehouse.ingest import ingest
-from tests.mine_cli import digest, mine, one_line_error
+from tests.mine_cli import digest, here, one_line_error
 
 
 def test_a_new_warehouse_records_its_layout_version(warehouse, good_logs):
@@ -62,7 +62,7 @@ def test_every_command_refuses_another_layout_and_changes_nothing(
     for db, says in zip(other_layout, ("layout version", "not a mine warehouse"), strict=True):
         before = digest(db)
         args = [a.format(tmp=tmp_path, logs=good_logs) for a in command]
-        assert says in one_line_error(mine(*args, "--db", db))
+        assert says in one_line_error(here(*args, "--db", db))
         assert digest(db) == before
         assert not list(tmp_path.glob("*.parquet"))
 
@@ -71,5 +71,5 @@ def test_every_command_refuses_another_layout_and_changes_nothing(
 def test_commands_that_read_never_create_a_warehouse(command, tmp_path):
     missing = tmp_path / "typo.duckdb"
     args = [a.format(tmp=tmp_path, logs="") for a in command]
-    assert "no warehouse here yet" in one_line_error(mine(*args, "--db", missing))
+    assert "no warehouse here yet" in one_line_error(here(*args, "--db", missing))
     assert not missing.exists()
