@@ -12,7 +12,7 @@ import pytest
 
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
-from tests.mine_cli import mine, one_line_error
+from tests.mine_cli import here, mine, one_line_error
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ CASES = [
 @pytest.mark.parametrize("command, says", CASES, ids=[c for c, _ in CASES])
 def test_bad_input_is_one_line_and_writes_nothing(place, command, says):
     before = sorted(p.relative_to(place) for p in place.rglob("*"))
-    result = mine(*shlex.split(command), cwd=place)
+    result = here(*shlex.split(command), cwd=place)  # the binary's own: tests/pipeline/test_cli.py
     prefix = "rejected " if "unpaired" in says else "error: "
     assert says in one_line_error(result, prefix=prefix)
     after = sorted(p.relative_to(place) for p in place.rglob("*"))

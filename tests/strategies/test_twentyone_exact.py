@@ -170,7 +170,7 @@ def test_evaluator_agrees_with_the_exact_values() -> None:
         result = optimum(rules)
         policy = FilePolicy(chart_module(result.chart, rules))
         for decks, exact in ((None, result.ev), (3, None)):
-            flat = flat_returns({"chart": policy}, rules, 400_000, 2021, decks, "chart")
+            flat = flat_returns({"chart": policy}, rules, 200_000, 2021, decks, "chart")
             estimate = flat["chart"]["return"]
             exact = exact if exact is not None else chart_value(rules, result.chart, decks=3)
             half = (estimate["ci95"][1] - estimate["ci95"][0]) / 2
