@@ -17,7 +17,6 @@ expected guesses from it.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass

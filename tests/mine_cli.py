@@ -64,17 +64,14 @@ def here(*args, stdin: str | None = None, cwd: Path | None = None) -> subprocess
     return subprocess.CompletedProcess(["mine", *map(str, args)], code, *said)
 
 
-def one_line_error(result, *, code: int | None = None, prefix: str = "error: ") -> str:
-    """The one error line of a failed run, in a process (`mine`) or in this one (`invoke`),
-    asserting there is exactly that and no traceback; its text. Ingest says `rejected …`
-    of each file it leaves out."""
-    returncode = getattr(result, "returncode", None)
-    if returncode is None:  # typer's runner: an exception that escaped is a traceback
-        assert isinstance(result.exception, SystemExit), result.exception
-        returncode = result.exit_code
-    assert returncode != 0, result
+def one_line_error(
+    result: subprocess.CompletedProcess, *, code: int | None = None, prefix: str = "error: "
+) -> str:
+    """The one error line of a failed run (`mine` or `here`), asserting there is exactly
+    that and no traceback; its text. Ingest says `rejected …` of each file it leaves out."""
+    assert result.returncode != 0, result
     if code is not None:
-        assert returncode == code, result
+        assert result.returncode == code, result
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(prefix), result.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from mine.models.tables import metadata_path
-from tests.mine_cli import invoke, one_line_error
+from tests.mine_cli import here, one_line_error
 
 Tamper = Callable[[pl.DataFrame, dict], tuple[pl.DataFrame, dict]]
 
@@ -51,6 +51,6 @@ def refused(verb: str, game: str, path: Path, folder: Path, says: str = "") -> N
     """`mine <verb> <game> --table path` refuses it in one line naming it (and saying
     `says`), and writes nothing (run in this process: the commands' own check, quick)."""
     out = folder / "out"
-    said = one_line_error(invoke(verb, game, "--table", path, "--out", out, ok=False))
+    said = one_line_error(here(verb, game, "--table", path, "--out", out))
     assert str(path) in said and says in said
     assert not out.exists()
