@@ -70,10 +70,11 @@ class LocalProcesses:
 # --- splitting work by what it is ------------------------------------------------------------
 
 
-def child(seed: int, index: int) -> np.random.SeedSequence:
+def child(seed: int, index: int, *within: int) -> np.random.SeedSequence:
     """The `index`-th child of `SeedSequence(seed).spawn(…)`, made without the children
-    before it: the seed of one game (or deal) wherever in the work it falls."""
-    return np.random.SeedSequence(seed, spawn_key=(index,))
+    before it: the seed of one game (or deal) wherever in the work it falls; with
+    `within`, that child's own children in turn (game `within[0]` of match `index`)."""
+    return np.random.SeedSequence(seed, spawn_key=(index, *within))
 
 
 def spans(total: int, size: int) -> list[range]:

@@ -15,6 +15,7 @@ import numpy as np
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from mine.pipeline import options
+from mine.pipeline.cluster import runner
 from mine.pipeline.console import console, fail, next_step, print_json, show
 from mine.pipeline.options import own
 from mine.pipeline.progress import bar as progress_bar
@@ -22,7 +23,7 @@ from mine.strategies.bots.ginrummy import BASELINES as BASELINE_BOTS
 from mine.strategies.bots.ginrummy import make_bot
 from mine.strategies.engines.ginrummy import GinRummyRules
 from mine.strategies.engines.ginrummy import simulate as play_games
-from mine.strategies.engines.melds import MeldSolver
+from mine.strategies.runners import SERIAL
 
 BOT_NAMES = "simple, random, ginhunter, explorer, explorer:<share>, explorer:<policy>:<share>"
 BASELINES = ",".join(BASELINE_BOTS)
@@ -70,11 +71,11 @@ ABOUT = {
 }
 
 
-def _bots(names: list[str], rules: GinRummyRules, solver: MeldSolver | None = None) -> None:
+def _bots(names: list[str], rules: GinRummyRules) -> None:
     """Fail with one line, before anything runs, if a bot name is bad."""
     try:
         for name in names:
-            make_bot(name, rules, np.random.default_rng(0), solver)
+            make_bot(name, rules, np.random.default_rng(0))
     except ValueError as error:
         raise fail(str(error)) from None
 
@@ -86,6 +87,7 @@ def simulate(
     out: options.out("Folder for the log files.") = Path("logs/ginrummy"),
     me: options.Me = 0,
     rules: options.Rules = None,
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
 ) -> None:
     """Play games between two bots; write <stem>.csv + <stem>-score.csv per game."""
@@ -97,8 +99,7 @@ def simulate(
         raise fail(f"--players needs exactly two bots, not {players!r}")
     if me > 1:
         raise fail(f"--me {me} is not a player (0 or 1)")
-    solver = MeldSolver(game_rules.meld_sizes)
-    _bots(specs, game_rules, solver)
+    _bots(specs, game_rules)
     options.room_for(out, games * LOG_BYTES_PER_GAME)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -107,9 +108,10 @@ def simulate(
     with progress_bar(*PROGRESS, as_json=as_json) as bar:
         task = bar.add_task(f"{specs[0]} vs {specs[1]}", total=games)
         try:
-            summary = play_games(game_rules, specs, games, seed, out,
-                                 progress=lambda: bar.advance(task), make_bot=make_bot, me=me,
-                                 solver=solver)  # fmt: skip
+            with runner(cluster, SERIAL) as running:
+                summary = play_games(game_rules, specs, games, seed, out,
+                                     progress=lambda: bar.advance(task), make_bot=make_bot,
+                                     me=me, runner=running)  # fmt: skip
         except OSError as error:
             raise fail(f"cannot write the logs to {out}: {error.strerror}") from None
     if as_json:

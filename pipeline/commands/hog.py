@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from mine.pipeline import options
+from mine.pipeline.cluster import runner
 from mine.pipeline.console import fail, next_step, print_json, show
 from mine.pipeline.options import own
 from mine.pipeline.progress import per_name
@@ -22,6 +23,7 @@ from mine.pipeline.stats.hog import BUCKET
 from mine.strategies.bots.hog import BASELINES, make_bot
 from mine.strategies.engines import hog as engine
 from mine.strategies.engines.hog import HogRules
+from mine.strategies.runners import SERIAL
 
 BOTS = ",".join(BASELINES)  # a tournament's bots unless --bots says otherwise
 
@@ -69,6 +71,7 @@ def simulate(
     seed: options.Seed = 0,
     out: options.out("Folder for the log files.") = Path("logs/hog"),
     rules: options.Rules = None,
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
 ) -> None:
     """Play matches between Hog bots and write <stem>.csv + <stem>-score.csv per match."""
@@ -82,10 +85,10 @@ def simulate(
     options.room_for(out, matches * games * LOG_BYTES_PER_GAME)
     bar, progress = per_name(as_json)
     try:
-        with bar:
+        with bar, runner(cluster, SERIAL) as running:
             summary = engine.simulate(
                 game_rules, specs, games, seed, out,
-                make_bot=make_bot, progress=progress, opponent=opponent,
+                make_bot=make_bot, progress=progress, opponent=opponent, runner=running,
             )  # fmt: skip
     except ValueError as error:  # an unknown bot, or one whose choices are not dice here
         raise fail(str(error)) from None

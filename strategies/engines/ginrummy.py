@@ -55,6 +55,7 @@ from mine.strategies.engines.melds import (
 )
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
+from mine.strategies.runners import SERIAL, Runner, spans
 
 # --- the game ----------------------------------------------------------------------------
 
@@ -582,6 +583,9 @@ def write_game(
 STEM_PREFIX = "ginrummy-"  # every stem `simulate` writes starts so: its logs read as simulated
 
 
+GAMES_PER_TASK = 10  # a task of `simulate`: a few seconds of play
+
+
 def simulate(
     rules: GinRummyRules,
     players: Sequence[str],
@@ -592,37 +596,37 @@ def simulate(
     progress: Callable[[], None] | None = None,
     make_bot: Callable[..., Player],
     me: int = 0,
-    solver: MeldSolver | None = None,
     stem: str | None = None,
+    runner: Runner = SERIAL,
 ) -> dict[str, Any]:
     """Play `games` games between the two bots named in `players` (`make_bot(spec, rules,
     rng)` makes each: the bots' layer lies above this one) and write each game's logs into
     `out` from seat `me`'s point of view, as `<stem>-<game, from 1>.csv` and `…-score.csv`
     (`stem`: `ginrummy-<seed>`); returns the summary (wins per seat, rounds, how they
     ended). Game g's generator is seeded with (seed…, g): a game's bytes do not depend on
-    `games`."""
+    `games`, nor on which of `runner`'s tasks (GAMES_PER_TASK games each; `make_bot` must
+    pickle) played it; `progress()` after each game, as its task ends."""
     if len(players) != 2:
         raise ValueError(f"Gin Rummy needs exactly two players, not {len(players)}")
-    solver = solver if solver is not None else MeldSolver(rules.meld_sizes)
-    seeds = [seed] if isinstance(seed, int) else list(seed)
+    seeds = (seed,) if isinstance(seed, int) else tuple(seed)
     stem = stem if stem is not None else f"{STEM_PREFIX}{seed}"
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     wins, rounds, invalid, endings = [0, 0], 0, 0, {"Gin": 0, "Knock": 0, "Drop": 0}
-    for index in range(games):
-        rng = np.random.default_rng([*seeds, index])
-        seats = [make_bot(spec, rules, rng, solver=solver) for spec in players]
-        record = play_game(rules, seats, rng, solver)
-        write_game(record, me, out, f"{stem}-{index + 1:06d}")
-        if record.invalid is not None:
-            invalid += 1
-        else:
-            wins[record.returns().index(1.0)] += 1
-        rounds += len(record.rounds)
-        for game_round in record.rounds:
-            endings[game_round.ending] += 1
-        if progress:
-            progress()
+    chunks = spans(games, GAMES_PER_TASK)
+    tasks = [(rules, tuple(players), make_bot, me, seeds, out.absolute(), stem, span)
+             for span in chunks]  # fmt: skip
+    for span, played in zip(chunks, runner.map(_play_games, tasks), strict=True):
+        for winner, game_rounds, ended in played:
+            if winner is None:
+                invalid += 1
+            else:
+                wins[winner] += 1
+            rounds += game_rounds
+            for ending in ended:
+                endings[ending] += 1
+            if progress:
+                progress()
     return {
         "games": games,
         "seats": list(players),
@@ -634,3 +638,28 @@ def simulate(
         "endings": endings,
         "rules": asdict(rules),
     }
+
+
+def _play_games(task: tuple) -> list[tuple[int | None, int, list[str]]]:
+    """One task of `simulate`: its games played and written; of each, the winning seat
+    (None: an invalid play ended it), its rounds and how each ended."""
+    rules, players, make_bot, me, seeds, out, stem, span = task
+    solver = _solver(rules.meld_sizes)
+    played = []
+    for index in span:
+        rng = np.random.default_rng([*seeds, index])
+        seats = [make_bot(spec, rules, rng, solver=solver) for spec in players]
+        record = play_game(rules, seats, rng, solver)
+        write_game(record, me, out, f"{stem}-{index + 1:06d}")
+        winner = None if record.invalid is not None else record.returns().index(1.0)
+        played.append((winner, len(record.rounds), [r.ending for r in record.rounds]))
+    return played
+
+
+_SOLVERS: dict[MeldSizes, MeldSolver] = {}  # a process's solvers: their memos serve its tasks
+
+
+def _solver(sizes: MeldSizes) -> MeldSolver:
+    if sizes not in _SOLVERS:
+        _SOLVERS[sizes] = MeldSolver(sizes)
+    return _SOLVERS[sizes]

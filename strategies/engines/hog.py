@@ -34,6 +34,7 @@ from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.parsers.hog import Score, Turn
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
+from mine.strategies.runners import SERIAL, Runner, child, spans
 
 Strategy = Callable[[int, int], int]
 
@@ -515,7 +516,7 @@ def score_records(frame: pl.DataFrame) -> list[Score]:
 
 # --- matches written as logs ------------------------------------------------------------
 
-CHUNK = 50_000  # games simulated at once; part of what a seed means, so a constant
+GAMES_PER_TASK = 10_000  # a match's games simulated at once (one task); a constant: a seed's part
 Progress = Callable[[str, int, int], None]  # (match stem, games played, games in all)
 
 
@@ -529,12 +530,14 @@ def simulate(
     make_bot: Callable[[str, HogRules], Strategy],
     progress: Progress | None = None,
     opponent: str | None = None,
+    runner: Runner = SERIAL,
 ) -> list[dict[str, Any]]:
     """Play the matches between the bots named in `players` (made by `make_bot`) and
     write each one's logs into `out` (<stem>.csv and <stem>-score.csv); one summary per
-    match. Every pair of `players` meets, or with `opponent` each of them meets it. One
-    seeded generator serves every match in turn, so the same seed writes the same bytes; a
-    bot that is not one here is a ValueError before any file is written."""
+    match. Every pair of `players` meets, or with `opponent` each of them meets it. Match
+    m's games are played GAMES_PER_TASK at a time, chunk c from the child (m, c) of `seed`
+    (tasks for `runner`), so the same seed writes the same bytes wherever they ran; a bot
+    that is not one here is a ValueError before any file is written."""
     names = [opponent, *players] if opponent is not None else list(players)
     entries = [(name, make_bot(name, rules)) for name in names]
     tables = [as_table(strategy, rules) for _, strategy in entries]
@@ -544,13 +547,11 @@ def simulate(
     else:
         matches = [(0, b) for b in range(1, len(entries))]
     out.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(seed)
     summary = []
-    for a, b in matches:
+    for number, (a, b) in enumerate(matches):
         stem = f"{_slug(ids[a])}-vs-{_slug(ids[b])}"
-        wins, rows = write_match(
-            (tables[a], tables[b]), (ids[a], ids[b]), games, rng, rules, out / stem, progress
-        )
+        match = Match((tables[a], tables[b]), (ids[a], ids[b]), rules, seed, number)
+        wins, rows = write_match(match, games, out / stem, progress, runner)
         summary.append(
             {"stem": stem, "players": [ids[a], ids[b]], "games": games, "wins": wins, "rows": rows}
         )
@@ -572,34 +573,49 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_") or "player"
 
 
+@dataclass(frozen=True, eq=False)
+class Match:
+    """What every task of one match shares: A's and B's tables and ids, the rules, and
+    the seed and number that make its chunks' seeds."""
+
+    tables: tuple[np.ndarray, np.ndarray]
+    ids: tuple[str, str]
+    rules: HogRules
+    seed: int
+    number: int
+
+
 def write_match(
-    tables: tuple[np.ndarray, np.ndarray],
-    ids: tuple[str, str],
-    games: int,
-    rng: np.random.Generator,
-    rules: HogRules,
-    stem: Path,
-    progress: Progress | None = None,
-) -> tuple[dict[str, int], int]:
-    """`games` games between A and B, who take turns to move first (A in game 1), written
-    to `<stem>.csv` and `<stem>-score.csv` `CHUNK` games at a time; the wins by id and the
-    turn rows written."""
+    match: Match, games: int, stem: Path, progress: Progress | None = None,
+    runner: Runner = SERIAL,
+) -> tuple[dict[str, int], int]:  # fmt: skip
+    """`games` games between A and B, who take turns to move first (A in game 1), played
+    in tasks of GAMES_PER_TASK and written in game order to `<stem>.csv` and
+    `<stem>-score.csv`; the wins by id and the turn rows written."""
     turn_path, score_path = partial_pair(stem.parent, stem.name)
-    wins = dict.fromkeys(ids, 0)
+    wins = dict.fromkeys(match.ids, 0)
     rows = 0
     if progress:
         progress(stem.name, 0, games)
-    for start in range(0, games, CHUNK):
-        n = min(CHUNK, games - start)
-        first = np.arange(start, start + n) % 2
-        result = simulate_tables(tables, n, rng, rules, first=first, record=True)
-        turns, scores = match_frames(result, ids, first_game=start + 1)
-        log_format.write_turn_frame(turn_path, turns, append=start > 0)
-        log_format.write_score_frame(score_path, scores, append=start > 0)
+    chunks = spans(games, GAMES_PER_TASK)
+    for chunk, (turns, scores) in zip(
+        chunks, runner.map(_play_chunk, [(match, chunk) for chunk in chunks]), strict=True
+    ):
+        log_format.write_turn_frame(turn_path, turns, append=chunk.start > 0)
+        log_format.write_score_frame(score_path, scores, append=chunk.start > 0)
         rows += turns.height
         for player, count in scores["winner"].value_counts().iter_rows():
             wins[player] += count
         if progress:
-            progress(stem.name, start + n, games)
+            progress(stem.name, chunk.stop, games)
     publish_pair(stem.parent, stem.name)
     return wins, rows
+
+
+def _play_chunk(task: tuple[Match, range]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One task of a match: the turn and score records of its games in `span`."""
+    match, span = task
+    rng = np.random.default_rng(child(match.seed, match.number, span.start // GAMES_PER_TASK))
+    first = np.arange(span.start, span.stop) % 2
+    result = simulate_tables(match.tables, len(span), rng, match.rules, first=first, record=True)
+    return match_frames(result, match.ids, first_game=span.start + 1)

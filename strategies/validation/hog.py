@@ -24,7 +24,8 @@ from mine.strategies import contained
 from mine.strategies.bots.hog import BASELINES, make_bot
 from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, Strategy, as_table
 from mine.strategies.engines.settings import parse as settings_parse
-from mine.strategies.player_file import PlayerFileError, load_module
+from mine.strategies.player_file import PlayerFileError, load_module, run_on
+from mine.strategies.runners import Runner
 from mine.strategies.solvers.hog import (
     Solution,
     TurnModel,
@@ -42,28 +43,49 @@ EXTRA_ROWS = {  # the report card's figures beyond one row per opponent, and the
 }
 
 
+ROWS = ("optimal", "guaranteed", "best_possible_vs_always_roll_6")  # beside the baselines'
+AGAINST = "against"  # the row of another file, head to head
+
+
 def report_card(table: np.ndarray, rules: HogRules, baselines: Sequence[str]) -> dict[str, Any]:
     """A table's exact win rates in the reference rules: against each baseline bot and
     the optimal strategy, what it is guaranteed, and what was possible."""
     model = TurnModel.from_rules(rules)
-    best = optimal(model)
+    found = {row: card_row(model, rules, table, row) for row in [*baselines, *ROWS]}
+    return assembled(found, rules)
 
-    def rates(solution: Solution) -> dict[str, float]:
-        return {"first": solution.first, "second": solution.second, "average": solution.average}
 
-    against = {
-        spec: rates(win_rates(model, table, as_table(make_bot(spec, rules), rules)))
-        for spec in baselines
-    }
-    against["optimal"] = rates(win_rates(model, table, best.table[0]))
-    always_6 = as_table(make_bot("always_roll:6", rules), rules)
+def card_row(model: TurnModel, rules: HogRules, table: np.ndarray, row: str,
+             other: np.ndarray | None = None) -> dict[str, Any]:  # fmt: skip
+    """One row of the card: the table's rates against a baseline (by name), or one of
+    ROWS (the optimal strategy's: also what it is guaranteed), or AGAINST `other`."""
+    if row == "optimal":
+        best = optimal(model)
+        return {"rates": _rates(win_rates(model, table, best.table[0])),
+                "optimal_guaranteed": _rates(best)}  # fmt: skip
+    if row == "guaranteed":
+        return {"rates": _rates(guaranteed(model, table))}
+    if row == "best_possible_vs_always_roll_6":
+        return {"rates": _rates(best_response(model, as_table(make_bot("always_roll:6", rules),
+                                                              rules)))}  # fmt: skip
+    opponent = other if row == AGAINST else as_table(make_bot(row, rules), rules)
+    return {"rates": _rates(win_rates(model, table, opponent))}
+
+
+def assembled(found: Mapping[str, dict[str, Any]], rules: HogRules) -> dict[str, Any]:
+    """The card of its rows (`card_row` by row, the baselines' first, in order)."""
+    baselines = [row for row in found if row not in (*ROWS, AGAINST)]
     return {
         "rules": asdict(rules),
-        "against": against,
-        "guaranteed": rates(guaranteed(model, table)),
-        "best_possible_vs_always_roll_6": rates(best_response(model, always_6)),
-        "optimal_guaranteed": rates(best),
+        "against": {spec: found[spec]["rates"] for spec in [*baselines, "optimal"]},
+        "guaranteed": found["guaranteed"]["rates"],
+        "best_possible_vs_always_roll_6": found["best_possible_vs_always_roll_6"]["rates"],
+        "optimal_guaranteed": found["optimal"]["optimal_guaranteed"],
     }
+
+
+def _rates(solution: Solution) -> dict[str, float]:
+    return {"first": solution.first, "second": solution.second, "average": solution.average}
 
 
 def load_player(path: Path) -> tuple[Strategy, dict[str, str]]:
@@ -96,16 +118,33 @@ def validate(
     progress: Any = None,
     limits: contained.Limits = contained.LIMITS,
     contain: bool = True,
+    runner: Runner | None = None,
 ) -> dict[str, Any]:
     """The exact report card of a player module, with the gaps to the best possible
     figures, in the rules it states with the settings `rules` over them (the card's
     `rules`). With `against`, another player file: the exact rates head to head, in the
     same rules. ValueError (`PlayerFileError` for the file) when either does not make
-    sense; the files run contained (PlayerFault naming the one that fails). Exact: there
-    is no count to show progress by."""
+    sense; the files run contained (PlayerFault naming the one that fails). Each row of
+    the card is one job (with `runner`, one of its tasks, the files shipped to it): exact,
+    so where it ran changes nothing, and there is no count to show progress by."""
     files = [path] if against is None else [path, against]
-    task = (path, rules, against)
-    return contained.run(files, _card, [task], limits=limits, contain=contain)[0]
+    rows = [*BASELINES, *ROWS, *([] if against is None else [AGAINST])]
+    jobs = [(str(path), rules, str(against) if against else None, row) for row in rows]
+    if runner is None:
+        done = contained.run(files, _row, jobs, limits=limits, contain=contain)
+    else:
+        done = run_on(runner, files, GAME, _row, jobs, size=1, limits=limits, contain=contain)
+    found = dict(zip(rows, (row for _, row in done), strict=True))
+    card = assembled(found, done[0][0])
+    if against is not None:  # head to head: first, second and average, as each baseline
+        card["against"][str(against)] = found[AGAINST]["rates"]
+    card["gaps"] = {
+        "best_vs_always_roll_6_minus_player": card["best_possible_vs_always_roll_6"]["average"]
+        - card["against"]["always_roll:6"]["average"],
+        "optimal_guaranteed_minus_player_guaranteed": card["optimal_guaranteed"]["average"]
+        - card["guaranteed"]["average"],
+    }
+    return card
 
 
 def check(path: Path, fitted: Any) -> dict[str, Any]:
@@ -119,25 +158,15 @@ def failure(card: Mapping[str, Any]) -> None:
     return None
 
 
-def _card(task: tuple) -> dict[str, Any]:
-    path, settings, against = task
+def _row(job: tuple) -> tuple[HogRules, dict[str, Any]]:
+    """One row of the card, in a contained worker: the rules the file is measured in (its
+    own with the settings over them) and its `card_row`."""
+    path, settings, against, row = job
     strategy, stated = load_player(path)
     rules = DEFAULT_RULES.with_settings({**stated, **settings_parse(settings or [])})
     table = file_table(path, strategy, rules)
-    card = report_card(table, rules, BASELINES)
-    if against is not None:  # head to head: first, second and average, as each baseline
-        other = file_table(against, load_player(against)[0], rules)
-        rates = win_rates(TurnModel.from_rules(rules), table, other)
-        card["against"][str(against)] = {
-            "first": rates.first, "second": rates.second, "average": rates.average
-        }  # fmt: skip
-    card["gaps"] = {
-        "best_vs_always_roll_6_minus_player": card["best_possible_vs_always_roll_6"]["average"]
-        - card["against"]["always_roll:6"]["average"],
-        "optimal_guaranteed_minus_player_guaranteed": card["optimal_guaranteed"]["average"]
-        - card["guaranteed"]["average"],
-    }
-    return card
+    other = file_table(against, load_player(against)[0], rules) if row == AGAINST else None
+    return rules, card_row(TurnModel.from_rules(rules), rules, table, row, other)
 
 
 def card_rows(card: Mapping[str, Any]) -> list[dict[str, Any]]:
