@@ -179,3 +179,21 @@ def _landed_run(part: tuple) -> list[Any]:
         moved = [tuple(local.get(x, x) if isinstance(x, str) else x for x in task)
                  for task in tasks]  # fmt: skip
         return contained.run(here, job, moved, limits=limits, contain=contain)
+
+
+def per_group(
+    progress: Callable[[str, int, int], None] | None, groups: Sequence[tuple[str, int]]
+) -> Callable[[int], None] | None:
+    """`progress(name, done, count)` of each (name, count) of `groups`, consecutive runs of
+    a batch's jobs, from the jobs of the batch done."""
+    if progress is None:
+        return None
+
+    def shown(done: int) -> None:
+        before = 0
+        for name, count in groups:
+            if done > before:
+                progress(name, min(count, done - before), count)
+            before += count
+
+    return shown

@@ -16,11 +16,13 @@ from typing import Annotated, Any
 import typer
 
 from mine.pipeline import options
+from mine.pipeline.cluster import runner
 from mine.pipeline.console import fail, next_step, print_json, show
 from mine.pipeline.options import own
 from mine.pipeline.progress import per_name
 from mine.strategies.bots.cardguess import BASELINES, GUESSERS
 from mine.strategies.engines.cardguess import ANSWERERS, SIZES
+from mine.strategies.runners import SERIAL
 
 
 def read_sizes(text: str) -> tuple[int, ...]:
@@ -112,6 +114,7 @@ def simulate(
     seed: options.Seed = 0,
     out: options.out("Folder for the log files.") = Path("logs/cardguess"),
     rules: options.Rules = None,
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
 ) -> None:
     """Play card-guessing games and write <guesser>-<answerer>-n<N>.csv + -score.csv."""
@@ -124,9 +127,9 @@ def simulate(
         raise fail(f"unknown guesser {guesser!r} (known: {', '.join(GUESSERS)})")
     bar, advance = per_name(as_json)
     try:
-        with bar:
+        with bar, runner(cluster, SERIAL) as running:
             summary = play_games(game_rules, [guesser], games, seed, out, progress=advance,
-                                 make_bot=make_bot, answerer=answerer)  # fmt: skip
+                                 make_bot=make_bot, answerer=answerer, runner=running)  # fmt: skip
     except GameOver as error:
         raise fail(f"{guesser}: {error}") from None
     except OSError as error:

@@ -13,12 +13,14 @@ from typing import Annotated
 import typer
 
 from mine.pipeline import options
+from mine.pipeline.cluster import runner
 from mine.pipeline.console import fail, next_step, print_json, show
 from mine.pipeline.options import own
 from mine.pipeline.progress import per_name
 from mine.strategies.bots.supernim import BASELINES, make_bot
 from mine.strategies.engines import supernim as engine
 from mine.strategies.players.supernim import DEPTH
+from mine.strategies.runners import SERIAL
 from mine.strategies.validation.supernim import CHECK_GAMES
 
 Start = Annotated[
@@ -89,6 +91,7 @@ def simulate(
     seed: options.Seed = 0,
     out: options.out("Folder for the log files.") = Path("logs/supernim"),
     rules: options.Rules = None,
+    cluster: options.Cluster = None,
     as_json: options.Json = False,
 ) -> None:
     """Play Super-Nim matches between bots and write <stem>.csv + <stem>-score.csv each."""
@@ -99,9 +102,9 @@ def simulate(
     board = _start_board(start)
     bar, advance = per_name(as_json)
     try:
-        with bar:
+        with bar, runner(cluster, SERIAL) as running:
             summary = engine.simulate(game_rules, specs, games, seed, out, progress=advance,
-                                      make_bot=make_bot, start=board)  # fmt: skip
+                                      make_bot=make_bot, start=board, runner=running)  # fmt: skip
     except ValueError as error:
         raise fail(str(error)) from None
     except OSError as error:

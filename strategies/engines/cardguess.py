@@ -38,6 +38,7 @@ from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
 from mine.strategies.players import cardguess as player
+from mine.strategies.runners import SERIAL, Runner, child, spans
 
 RANKS = player.RANKS  # ace high, as the spec orders them
 SUITS = player.SUITS  # C D H S
@@ -444,6 +445,9 @@ def log_rows(game: int, played: Played) -> tuple[list[Turn], Score]:
 BotMaker = Callable[[str, CardGuessRules, np.random.Generator], Guesser]
 
 
+GAMES_PER_TASK = 200  # a task of `simulate`: a few seconds of the searching guessers' play
+
+
 def simulate(
     rules: CardGuessRules,
     players: Sequence[str],
@@ -454,29 +458,29 @@ def simulate(
     progress: Callable[[str, int, int], None] | None = None,
     make_bot: BotMaker,
     answerer: str = "uniform",
+    runner: Runner = SERIAL,
 ) -> dict[str, Any]:
     """Play `games` games of n = `rules.n` cards between the one guesser named in `players`
     (made by `make_bot`, the bots layer's) and `answerer`, who draws the answers (chance,
     not a player); write `<guesser>-<answerer>-n<N>.csv` and its score file into `out`.
-    One generator seeded with `seed` seeds the guesser's own and then draws the answers,
-    so the same seed writes the same bytes."""
+    Game g's answer and the guesser's draws in it come from the g-th child of `seed`, so
+    the same seed writes the same bytes, whichever of `runner`'s tasks (GAMES_PER_TASK
+    games each; `make_bot` must pickle) played it."""
     if len(players) != 1:
         raise ValueError(
             f"card guessing has one player, the guesser: name one bot, not {len(players)}"
         )
     (name,) = players
-    rng = np.random.default_rng(seed)
-    guesser = make_bot(name, rules, np.random.default_rng(rng.integers(2**63)))
     stem = f"{name}-{answerer}-n{rules.n}"
     turns: list[Turn] = []
     scores: list[Score] = []
-    for game in range(1, games + 1):
-        played = play_game(guesser, new_game(rules, rng, answerer).answer, rules)
-        game_turns, score = log_rows(game, played)
-        turns += game_turns
-        scores.append(score)
-        if progress:
-            progress(stem, game, games)
+    tasks = [(rules, name, make_bot, answerer, seed, span) for span in spans(games, GAMES_PER_TASK)]
+    for part in runner.map(_play_games, tasks):
+        for game_turns, score in part:
+            turns += game_turns
+            scores.append(score)
+            if progress:
+                progress(stem, len(scores), games)
     Path(out).mkdir(parents=True, exist_ok=True)
     turn_path, score_path = partial_pair(out, stem)
     log_format.write_turns(turn_path, turns)
@@ -490,3 +494,17 @@ def simulate(
         "mean_guesses": sum(counts) / games,
         "most_guesses": max(counts),
     }
+
+
+def _play_games(task: tuple) -> list[tuple[list[Turn], Score]]:
+    """One task of `simulate`: its games' turn rows and score row. One guesser plays them
+    all (what it has worked out serves every game); its generator is reseeded for each."""
+    rules, name, make_bot, answerer, seed, span = task
+    draws = np.random.default_rng()
+    guesser = make_bot(name, rules, draws)
+    played = []
+    for game in span:
+        draws.bit_generator.state = np.random.PCG64(child(seed, game, 1)).state
+        answer = new_game(rules, np.random.default_rng(child(seed, game, 0)), answerer).answer
+        played.append(log_rows(game + 1, play_game(guesser, answer, rules)))
+    return played

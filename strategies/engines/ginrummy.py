@@ -613,10 +613,9 @@ def simulate(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     wins, rounds, invalid, endings = [0, 0], 0, 0, {"Gin": 0, "Knock": 0, "Drop": 0}
-    chunks = spans(games, GAMES_PER_TASK)
     tasks = [(rules, tuple(players), make_bot, me, seeds, out.absolute(), stem, span)
-             for span in chunks]  # fmt: skip
-    for span, played in zip(chunks, runner.map(_play_games, tasks), strict=True):
+             for span in spans(games, GAMES_PER_TASK)]  # fmt: skip
+    for played in runner.map(_play_games, tasks):
         for winner, game_rounds, ended in played:
             if winner is None:
                 invalid += 1

@@ -25,7 +25,7 @@ generator, the search and the handout's own game class over immutable tuples
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
@@ -38,6 +38,7 @@ from mine.parsers.supernim import Score, Turn
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
 from mine.strategies.players.supernim import heap_moves
+from mine.strategies.runners import SERIAL, Runner, child, spans
 
 GAME = "supernim"
 MAX, MIN = "max", "min"
@@ -307,28 +308,20 @@ def records(number: int, start: State, played: Played) -> tuple[list[Turn], Scor
     return rows, score
 
 
-def starts(
-    count: int, board: tuple[int, ...] | None, rules: SuperNimRules, rng: np.random.Generator
-) -> Iterator[State]:
-    """`count` starts, first movers alternating (max, min, …): the fixed board, or a fresh
-    random board for each pair of games so each board is played from both sides."""
-    current = board
-    for number in range(count):
-        if board is None and number % 2 == 0:
-            current = random_board(rng)
-        yield State(MAX if number % 2 == 0 else MIN, current, rules=rules)
+def start_of(number: int, board: tuple[int, ...] | None, rules: SuperNimRules, seed: int) -> State:
+    """Game `number`'s start (from 0): first movers alternate (max, min, …), from the fixed
+    board, or a random board for each pair of games (from the pair's first game's seed)
+    so that each board is played from both sides."""
+    if board is None:
+        board = random_board(np.random.default_rng(child(seed, number - number % 2, 2)))
+    return State(MAX if number % 2 == 0 else MIN, board, rules=rules)
 
 
-def write_match(out: str | Path, stem: str, games: list[tuple[State, Played]]) -> None:
-    """Write the games (start, game) as one pair of turn and score files."""
+def write_match(out: str | Path, stem: str, turns: list[Turn], scores: list[Score]) -> None:
+    """Write a match's rows as one pair of turn and score files."""
     Path(out).mkdir(parents=True, exist_ok=True)
     turns_path, scores_path = partial_pair(out, stem)
-    rows, scores = [], []
-    for number, (start, played) in enumerate(games, 1):
-        turns, score = records(number, start, played)
-        rows += turns
-        scores.append(score)
-    log_format.write_turns(turns_path, rows)
+    log_format.write_turns(turns_path, turns)
     log_format.write_scores(scores_path, scores)
     publish_pair(out, stem)
 
@@ -342,6 +335,9 @@ def slug(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name)
 
 
+GAMES_PER_TASK = 10  # a task of a match: a few seconds of play against the searchers
+
+
 def run_match(
     specs: tuple[str, str],
     games: int,
@@ -351,22 +347,26 @@ def run_match(
     out: str | Path,
     make_bot: MakeBot,
     progress: Progress | None = None,
+    runner: Runner = SERIAL,
 ) -> dict[str, Any]:
     """`games` games, the first bot as max and the second as min, first movers
     alternating, from `board` (None: a random board per pair of games); written as one
-    log pair. The generators are all derived from `seed`: same seed, same bytes."""
+    log pair. Game g's start and bots are drawn from the g-th child of `seed`, so the
+    same seed writes the same bytes, whichever of `runner`'s tasks (GAMES_PER_TASK games
+    each; `make_bot` must pickle) played it."""
     max_name, min_name = specs
     stem = match_stem(max_name, min_name, seed)
-    boards_rng, max_rng, min_rng = (np.random.default_rng([seed, k]) for k in range(3))
-    seats = {MAX: make_bot(max_name, rules, max_rng), MIN: make_bot(min_name, rules, min_rng)}
-    played = []
-    for number, start in enumerate(starts(games, board, rules, boards_rng), 1):
-        played.append((start, play_game(start, seats)))
-        if progress:
-            progress(stem, number, games)
-    write_match(out, stem, played)
-    finals = [one.final for _, one in played]
-    winners = [final.winner() for final in finals]
+    tasks = [(specs, board, seed, rules, make_bot, span) for span in spans(games, GAMES_PER_TASK)]
+    turns: list[Turn] = []
+    scores: list[Score] = []
+    for part in runner.map(_play_games, tasks):
+        for rows, score in part:
+            turns += rows
+            scores.append(score)
+            if progress:
+                progress(stem, len(scores), games)
+    write_match(out, stem, turns, scores)
+    winners = [score.winner for score in scores]
     return {
         "stem": stem,
         "max": max_name,
@@ -375,9 +375,21 @@ def run_match(
         "wins_max": winners.count(MAX),
         "wins_min": winners.count(MIN),
         "draws": winners.count("draw"),
-        "cutoffs": sum(final.is_cut_off() for final in finals),
-        "moves": sum(len(one.steps) for _, one in played),
+        "cutoffs": sum(score.ended == "cutoff" for score in scores),
+        "moves": len(turns),
     }
+
+
+def _play_games(task: tuple) -> list[tuple[list[Turn], Score]]:
+    """One task of a match: its games' turn rows and score row."""
+    (max_name, min_name), board, seed, rules, make_bot, span = task
+    played = []
+    for number in span:
+        start = start_of(number, board, rules, seed)
+        max_rng, min_rng = (np.random.default_rng(child(seed, number, k)) for k in range(2))
+        seats = {MAX: make_bot(max_name, rules, max_rng), MIN: make_bot(min_name, rules, min_rng)}
+        played.append(records(number + 1, start, play_game(start, seats)))
+    return played
 
 
 def simulate(
@@ -390,6 +402,7 @@ def simulate(
     progress: Progress | None = None,
     make_bot: MakeBot,
     start: tuple[int, ...] | None = None,
+    runner: Runner = SERIAL,
 ) -> dict[str, Any]:
     """Every pair of the bots `players` names plays one match of `games` games (the first
     named as max; match k takes seed `seed + k`), from `start` (None: random boards), each
@@ -399,7 +412,7 @@ def simulate(
         make_bot(spec, rules, None)
     pairs = [(a, b) for k, a in enumerate(players) for b in players[k + 1 :]]
     matches = [
-        run_match(pair, games, start, seed + number, rules, out, make_bot, progress)
+        run_match(pair, games, start, seed + number, rules, out, make_bot, progress, runner)
         for number, pair in enumerate(pairs)
     ]
     return {"rules": dataclasses.asdict(rules), "seed": seed, "out": str(out), "matches": matches}

@@ -24,9 +24,11 @@ from mine.strategies.bots.ginrummy import BASELINES, make_bot
 from mine.strategies.engines.ginrummy import DEFAULT_RULES, GameRecord, GinRummyRules, play_game
 from mine.strategies.engines.melds import MeldSolver
 from mine.strategies.intervals import wilson
-from mine.strategies.player_file import load_module, prepare
+from mine.strategies.player_file import load_module, per_group, prepare, run_on
+from mine.strategies.runners import Runner
 
 CHECK_GAMES = 100  # games against simple whose figures a generated file states
+GAMES_PER_TASK = 10  # a task of a runner's: a few seconds of play
 
 
 def load_player(path: str | Path) -> Any:
@@ -199,12 +201,16 @@ def validate(
     workers: int = 2,
     limits: contained.Limits = contained.LIMITS,
     contain: bool = True,
+    runner: Runner | None = None,
 ) -> dict[str, Any]:
     """The file's report card: the rules played (those not the defaults), the games per
     opponent and the seed, and per opponent (the baselines, comma-separated or listed,
     then the file `against`, head to head) the match's figures (see `summarise`), `progress
     (opponent, games done, games)` as they come; no match without games. The files run
-    contained (PlayerFault naming the one that fails); ValueError for a bot that is none."""
+    contained (PlayerFault naming the one that fails), in `workers` processes here, or
+    with `runner` in its tasks of GAMES_PER_TASK games (the files shipped to them): game
+    g of a match is seeded by (seed, g) wherever it is played, so the figures are the
+    same. ValueError for a bot that is none."""
     rules = rules_of(rules)
     if isinstance(opponents, str):  # as `--baselines` gives them
         opponents = [name.strip() for name in opponents.split(",") if name.strip()]
@@ -215,10 +221,15 @@ def validate(
     prepare(files, "ginrummy", contain=contain)  # a Haskell file compiled once, for every worker
     for file in files:
         contained.run(file, _loads, [str(file)], limits=limits, contain=contain)
-    figures = {}
     runs = [(name, False) for name in opponents]
     runs += [] if against is None else [(str(against), True)]
-    for opponent, is_file in runs if games else []:  # no games, no match (generate --games 0)
+    runs = runs if games else []  # no games, no match (generate --games 0)
+    if runner is not None:
+        return {"rules": rules.changes(), "games": games, "seed": seed,
+                "against": _on_runner(runner, path, files, rules, runs, games, seed, limits,
+                                      contain, progress)}  # fmt: skip
+    figures = {}
+    for opponent, is_file in runs:
         tasks = [(str(path), rules, opponent, seed, game, is_file) for game in range(games)]
         results = contained.run(
             files,
@@ -232,6 +243,18 @@ def validate(
         )
         figures[opponent] = summarise(results)
     return {"rules": rules.changes(), "games": games, "seed": seed, "against": figures}
+
+
+def _on_runner(runner, path, files, rules, runs, games, seed, limits, contain, progress
+               ) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """`validate`'s matches as one batch of the runner's tasks: every match's games."""
+    tasks = [(str(path), rules, opponent, seed, game, is_file)
+             for opponent, is_file in runs for game in range(games)]  # fmt: skip
+    shown = per_group(progress, [(opponent, games) for opponent, _ in runs])
+    results = run_on(runner, files, "ginrummy", _work, tasks, size=GAMES_PER_TASK, limits=limits,
+                     contain=contain, progress=shown)  # fmt: skip
+    return {opponent: summarise(results[number * games : (number + 1) * games])
+            for number, (opponent, _) in enumerate(runs)}  # fmt: skip
 
 
 def check(

@@ -41,8 +41,9 @@ from mine.strategies.engines.supernim import (
     random_board,
 )
 from mine.strategies.intervals import wilson
-from mine.strategies.player_file import load_module
+from mine.strategies.player_file import load_module, per_group, run_on
 from mine.strategies.players.supernim import successor
+from mine.strategies.runners import Runner
 from mine.strategies.solvers.supernim import value
 
 FUNCTIONS = ("ai_move", "random_move")
@@ -50,6 +51,7 @@ STATED = ("merge_cap", "split_reward", "max_moves")  # the rules a file states (
 SEARCH = ("depth", "budget")  # … and its search (DEPTH, BUDGET)
 CHECK_GAMES = 40  # games per opponent behind the figures `mine generate` writes in
 CHECK_OPPONENTS = ("random", "greedy", "alphabeta:2")
+GAMES_PER_TASK = 4  # a task of a runner's: a few seconds of a searching file's moves
 # The handout allows a minute a move; generated players take at most 1 s (0.2 s by
 # default). 10 s ends a file that loops without calling a busy machine's stall a fault.
 LIMITS = contained.Limits(call_seconds=10.0)
@@ -266,11 +268,14 @@ def validate(
     equal_depth: int = 3,
     four_fields: bool = False,
     limits: contained.Limits = LIMITS,
+    runner: Runner | None = None,
 ) -> dict[str, Any]:
     """The file against each baseline (and, with `equal_depth` D, its search at depth D
     against alphabeta:D: its heuristic against the plain one; with `against`, head to head
     against another file, both at their own depth), under the rules the file states with
-    the `rules` settings over them. PlayerFault names the file that fails."""
+    the `rules` settings over them. PlayerFault names the file that fails. The games run
+    in `workers` contained processes here, or with `runner` in its tasks of GAMES_PER_TASK
+    (the files shipped to them); each game's seed is its own, so the figures are the same."""
     if isinstance(baselines, str):  # as the command line names them
         baselines = [name.strip() for name in baselines.split(",") if name.strip()]
     files = [path] if against is None else [path, against]
@@ -302,8 +307,9 @@ def validate(
         "asked_with": "the four fields" if four_fields else "the moves left",
         "against": {},
     }
+    jobs = {}
     for run, (label, opponent, depth, is_file) in enumerate(runs):
-        tasks = [
+        jobs[label] = [
             (
                 str(path),
                 opponent,
@@ -316,6 +322,14 @@ def validate(
             )  # fmt: skip
             for number, (seat, start) in enumerate(starts)
         ]
+    if runner is not None:
+        every = [job for label in jobs for job in jobs[label]]
+        shown = per_group(progress, [(label, len(tasks)) for label, tasks in jobs.items()])
+        done = iter(run_on(runner, files, "supernim", _work, every, size=GAMES_PER_TASK,
+                           limits=limits, progress=shown))  # fmt: skip
+        card["against"] = {label: summarise([next(done) for _ in jobs[label]]) for label in jobs}
+        return card
+    for label, tasks in jobs.items():
         results = contained.run(
             files,
             _work,
