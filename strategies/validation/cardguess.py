@@ -46,7 +46,8 @@ from mine.strategies.engines.cardguess import (
     play_game,
 )
 from mine.strategies.intervals import Z95
-from mine.strategies.player_file import load_module, prepare
+from mine.strategies.player_file import load_module, prepare, run_on
+from mine.strategies.runners import Runner, spans
 
 GAME = "cardguess"
 FUNCTIONS = ("feedback", "initial_guess", "next_guess")
@@ -272,6 +273,35 @@ def _in_workers(
     return [record for part in parts for record in part]
 
 
+ANSWERS_PER_TASK = 500  # a runner's task: a few seconds of the file's (or a baseline's) play
+
+
+def _file_records(path, n, answers, rules, workers, limits, progress, runner) -> list:
+    """The file's records of `answers`, in answer order: in `workers` contained processes
+    here, or in `runner`'s tasks (the file shipped to them)."""
+    if runner is None:
+        return _in_workers(path, n, answers, rules, workers, limits, progress)
+    tasks = [(str(path), n, answers[span.start : span.stop], rules)
+             for span in spans(len(answers), ANSWERS_PER_TASK)]  # fmt: skip
+    shown = (lambda done: progress(min(done * ANSWERS_PER_TASK, len(answers)), len(answers))
+             ) if progress else None  # fmt: skip
+    parts = run_on(runner, [path], GAME, _measure, tasks, size=1, limits=limits, progress=shown)
+    return [record for part in parts for record in part]
+
+
+def _baseline_records(name, n, answers, rules, runner) -> list:
+    """`baseline_records`, here or in `runner`'s tasks of ANSWERS_PER_TASK answers."""
+    if runner is None:
+        return baseline_records(name, n, answers, rules)
+    tasks = [(name, n, answers[span.start : span.stop], rules)
+             for span in spans(len(answers), ANSWERS_PER_TASK)]  # fmt: skip
+    return [record for part in runner.map(_baseline_part, tasks) for record in part]
+
+
+def _baseline_part(task: tuple) -> list:
+    return baseline_records(*task)
+
+
 def _mismatches(task: tuple) -> int:
     return feedback_mismatches(*task)
 
@@ -303,6 +333,7 @@ def validate(
     baselines: Sequence[str] | None = None,
     workers: int = 1,
     limits: contained.Limits = LIMITS,
+    runner: Runner | None = None,
 ) -> dict[str, Any]:
     """The report card of a player file for each n of `sizes` (and, with `against`, of
     another file on the same answers, paired); the files run contained (PlayerFault when
@@ -311,7 +342,10 @@ def validate(
     `initial_guess(n)`, is reported as refused and not played); `answerer`: a name, or 52
     card weights ("fitted"); `answers`: that many answers drawn per n instead of every
     answer; `baselines` (default: `BASELINES`) play the same answers; `progress(name,
-    answers done, answers)` as the file plays each n."""
+    answers done, answers)` as the file plays each n. The files play in `workers`
+    contained processes here, or with `runner` (the baselines too) in its tasks of
+    ANSWERS_PER_TASK answers (the files shipped to them): the same answers, the same
+    figures."""
     path, sizes = Path(path), SIZES if sizes is None else sizes
     baselines = BASELINES if baselines is None else baselines
     base = RULES.from_settings(rules or ())
@@ -336,7 +370,7 @@ def validate(
         game_rules = replace(base, n=n)
         played, chances = answers_for(n, answerer, answers)
         shown = partial(progress, f"n = {n}") if progress else None
-        mine = _in_workers(path, n, played, game_rules, workers, limits, shown)
+        mine = _file_records(path, n, played, game_rules, workers, limits, shown, runner)
         entry: dict[str, Any] = {
             "player": figures(mine, chances),
             "feedback_mismatches": contained.run(path, _mismatches, [(path, n)], limits=limits)[0],
@@ -344,11 +378,12 @@ def validate(
             "vs": {},
         }
         for name in baselines:
-            theirs = baseline_records(name, n, played, game_rules)
+            theirs = _baseline_records(name, n, played, game_rules, runner)
             entry["baselines"][name] = figures(theirs, chances)
             entry["vs"][name] = paired(mine, theirs, chances)
         if against is not None:
-            theirs = _in_workers(Path(against), n, played, game_rules, workers, limits)
+            theirs = _file_records(Path(against), n, played, game_rules, workers, limits,
+                                   None, runner)  # fmt: skip
             entry["compared"] = {
                 "file": str(against),
                 **figures(theirs, chances),
