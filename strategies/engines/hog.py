@@ -598,9 +598,8 @@ def write_match(
     if progress:
         progress(stem.name, 0, games)
     chunks = spans(games, GAMES_PER_TASK)
-    for chunk, (turns, scores) in zip(
-        chunks, runner.map(_play_chunk, [(match, chunk) for chunk in chunks]), strict=True
-    ):
+    tasks = [(match, index, chunk) for index, chunk in enumerate(chunks)]
+    for chunk, (turns, scores) in zip(chunks, runner.map(_play_chunk, tasks), strict=True):
         log_format.write_turn_frame(turn_path, turns, append=chunk.start > 0)
         log_format.write_score_frame(score_path, scores, append=chunk.start > 0)
         rows += turns.height
@@ -612,10 +611,11 @@ def write_match(
     return wins, rows
 
 
-def _play_chunk(task: tuple[Match, range]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """One task of a match: the turn and score records of its games in `span`."""
-    match, span = task
-    rng = np.random.default_rng(child(match.seed, match.number, span.start // GAMES_PER_TASK))
+def _play_chunk(task: tuple[Match, int, range]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One task of a match: the turn and score records of its games in `span`, its
+    `index`-th chunk."""
+    match, index, span = task
+    rng = np.random.default_rng(child(match.seed, match.number, index))
     first = np.arange(span.start, span.stop) % 2
     result = simulate_tables(match.tables, len(span), rng, match.rules, first=first, record=True)
     return match_frames(result, match.ids, first_game=span.start + 1)
