@@ -13,7 +13,7 @@ from pathlib import Path
 from mine import games
 
 HERE = Path(__file__).resolve().parent
-SHARED = ("startup.py", "ingest.py", "lake.py", "query.py", "contained.py")
+SHARED = ("startup.py", "ingest.py", "lake.py", "query.py", "contained.py", "fan_out.py")
 
 
 def benchmarks() -> list[Path]:

@@ -445,7 +445,7 @@ def log_rows(game: int, played: Played) -> tuple[list[Turn], Score]:
 BotMaker = Callable[[str, CardGuessRules, np.random.Generator], Guesser]
 
 
-GAMES_PER_TASK = 200  # a task of `simulate`: a few seconds of the searching guessers' play
+GAMES_PER_TASK = 1000  # a task of `simulate`: its guesser learns anew in each, so not few
 
 
 def simulate(

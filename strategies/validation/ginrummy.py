@@ -28,7 +28,7 @@ from mine.strategies.player_file import load_module, per_group, prepare, run_on
 from mine.strategies.runners import Runner
 
 CHECK_GAMES = 100  # games against simple whose figures a generated file states
-GAMES_PER_TASK = 10  # a task of a runner's: a few seconds of play
+GAMES_PER_TASK = 50  # a task of a runner's: seconds of play (loading the file costs ~0.3 s)
 
 
 def load_player(path: str | Path) -> Any:

@@ -51,7 +51,7 @@ STATED = ("merge_cap", "split_reward", "max_moves")  # the rules a file states (
 SEARCH = ("depth", "budget")  # … and its search (DEPTH, BUDGET)
 CHECK_GAMES = 40  # games per opponent behind the figures `mine generate` writes in
 CHECK_OPPONENTS = ("random", "greedy", "alphabeta:2")
-GAMES_PER_TASK = 4  # a task of a runner's: a few seconds of a searching file's moves
+GAMES_PER_TASK = 10  # a task of a runner's: seconds of a searching file's moves
 # The handout allows a minute a move; generated players take at most 1 s (0.2 s by
 # default). 10 s ends a file that loops without calling a busy machine's stall a fault.
 LIMITS = contained.Limits(call_seconds=10.0)
