@@ -11,16 +11,14 @@ import importlib.util
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from mine.strategies import contained
 from mine.strategies.haskell import entrants, programs
 from mine.strategies.haskell.build import COURSES, CompileError
-from mine.strategies.runners import Runner, spans
 
 
 class PlayerFileError(ValueError):
@@ -140,60 +138,3 @@ def landed(files: Sequence[Shipped]) -> Iterator[list[str]]:
             for copy, original in copies.items():
                 message = message.replace(copy, original)
             raise PlayerFileError(message) from None
-
-
-def run_on(
-    runner: Runner,
-    files: Sequence[str | Path],
-    game: str,
-    job: Callable[[Any], Any],
-    tasks: Sequence[tuple],
-    *,
-    size: int,
-    limits: contained.Limits = contained.LIMITS,
-    contain: bool = True,
-    progress: Callable[[int], None] | None = None,
-) -> list[Any]:
-    """`contained.run(files, job, tasks)` as the `runner`'s tasks of `size` jobs each (sized
-    by the work): the files shipped to each as data and landed there, where a string of a
-    job's task that names one of `files` names its landed copy; results in job order,
-    `progress(jobs done)` as each runner's task ends. A Haskell file is compiled on each
-    machine into that machine's cache (where the driver's is, already there)."""
-    shipped = tuple(Shipped.of(file) for file in files)
-    parts = [(shipped, game, job, tuple(tasks[span.start : span.stop]), limits, contain)
-             for span in spans(len(tasks), size)]  # fmt: skip
-    results: list[Any] = []
-    for part in runner.map(_landed_run, parts):
-        results += part
-        if progress:
-            progress(len(results))
-    return results
-
-
-def _landed_run(part: tuple) -> list[Any]:
-    """A runner's task of `run_on`: its files landed in this worker, its jobs contained."""
-    shipped, game, job, tasks, limits, contain = part
-    with landed(shipped) as here:
-        prepare(here, game, contain=contain)
-        local = {file.path: path for file, path in zip(shipped, here, strict=True)}
-        moved = [tuple(local.get(x, x) if isinstance(x, str) else x for x in task)
-                 for task in tasks]  # fmt: skip
-        return contained.run(here, job, moved, limits=limits, contain=contain)
-
-
-def per_group(
-    progress: Callable[[str, int, int], None] | None, groups: Sequence[tuple[str, int]]
-) -> Callable[[int], None] | None:
-    """`progress(name, done, count)` of each (name, count) of `groups`, consecutive runs of
-    a batch's jobs, from the jobs of the batch done."""
-    if progress is None:
-        return None
-
-    def shown(done: int) -> None:
-        before = 0
-        for name, count in groups:
-            if done > before:
-                progress(name, min(count, done - before), count)
-            before += count
-
-    return shown

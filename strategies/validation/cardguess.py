@@ -46,8 +46,9 @@ from mine.strategies.engines.cardguess import (
     play_game,
 )
 from mine.strategies.intervals import Z95
-from mine.strategies.player_file import load_module, prepare, run_on
+from mine.strategies.player_file import load_module, prepare
 from mine.strategies.runners import Runner, spans
+from mine.strategies.validation.shipped import run_on
 
 GAME = "cardguess"
 FUNCTIONS = ("feedback", "initial_guess", "next_guess")

@@ -24,8 +24,9 @@ from mine.strategies.bots.ginrummy import BASELINES, make_bot
 from mine.strategies.engines.ginrummy import DEFAULT_RULES, GameRecord, GinRummyRules, play_game
 from mine.strategies.engines.melds import MeldSolver
 from mine.strategies.intervals import wilson
-from mine.strategies.player_file import load_module, per_group, prepare, run_on
+from mine.strategies.player_file import load_module, prepare
 from mine.strategies.runners import Runner
+from mine.strategies.validation.shipped import per_group, run_on
 
 CHECK_GAMES = 100  # games against simple whose figures a generated file states
 GAMES_PER_TASK = 50  # a task of a runner's: seconds of play (loading the file costs ~0.3 s)

@@ -24,7 +24,7 @@ from mine.strategies import contained
 from mine.strategies.bots.hog import BASELINES, make_bot
 from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, Strategy, as_table
 from mine.strategies.engines.settings import parse as settings_parse
-from mine.strategies.player_file import PlayerFileError, load_module, run_on
+from mine.strategies.player_file import PlayerFileError, load_module
 from mine.strategies.runners import Runner
 from mine.strategies.solvers.hog import (
     Solution,
@@ -34,6 +34,7 @@ from mine.strategies.solvers.hog import (
     optimal,
     win_rates,
 )
+from mine.strategies.validation.shipped import run_on
 
 GAME = "hog"
 EXTRA_ROWS = {  # the report card's figures beyond one row per opponent, and their names

@@ -41,10 +41,11 @@ from mine.strategies.engines.supernim import (
     random_board,
 )
 from mine.strategies.intervals import wilson
-from mine.strategies.player_file import load_module, per_group, run_on
+from mine.strategies.player_file import load_module
 from mine.strategies.players.supernim import successor
 from mine.strategies.runners import Runner
 from mine.strategies.solvers.supernim import value
+from mine.strategies.validation.shipped import per_group, run_on
 
 FUNCTIONS = ("ai_move", "random_move")
 STATED = ("merge_cap", "split_reward", "max_moves")  # the rules a file states (MERGE_CAP, …)
