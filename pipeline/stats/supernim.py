@@ -37,6 +37,7 @@ import polars as pl
 from mine.models import supernim as model
 from mine.pipeline import stats as shared
 from mine.pipeline.stats import data_fingerprint
+from mine.strategies.engines.supernim import DEFAULT_RULES
 from mine.strategies.solvers import supernim as solver
 
 GAME = "supernim"
@@ -86,15 +87,19 @@ def _outcomes(games: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     ).sort(keys)
 
 
-def positions(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFrame:
-    """Every position a move was made from, from the mover's side, with its features."""
+def positions(
+    con: duckdb.DuckDBPyConnection, where: str = "TRUE", max_moves: int = DEFAULT_RULES.max_moves
+) -> pl.DataFrame:
+    """Every position a move was made from, from the mover's side, with its features (the
+    moves left counted to a cut-off after `max_moves`)."""
     frame = shared.frame(
         con,
         "SELECT log_id, game, move, kind, canonical_board, margin_before, final_margin, "
-        f"winner = player AS mover_won FROM supernim_positions WHERE {where}",
+        f"winner = player AS mover_won FROM supernim_positions WHERE {where} "
+        "ORDER BY log_id, game, move",
     )
     return frame.with_columns(
-        *model.feature_columns("canonical_board", "move"),
+        *model.feature_columns("canonical_board", "move", max_moves),
         (pl.col("final_margin") - pl.col("margin_before")).alias("future_margin"),
     )
 
@@ -250,12 +255,16 @@ def headline(stats: SuperNimStats) -> dict[str, object]:
     }
 
 
-def fit_inputs(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None) -> model.Logged:
+def fit_inputs(
+    con: duckdb.DuckDBPyConnection, log_ids: list[int] | None, rules: list[str] | None = None
+) -> model.Logged:
     """The positions of `log_ids` (every Super-Nim log by default) and what names them:
-    the warehouse's fingerprint of those logs, their number and their games'."""
+    the warehouse's fingerprint of those logs, their number and their games'. `rules`: the
+    settings the logs were played under (their cut-off counts the moves left)."""
     where = logs_filter(log_ids)
+    max_moves = model.rules_of(rules).max_moves
     try:
-        seen = positions(con, where)
+        seen = positions(con, where, max_moves)
         fingerprint, logs = data_fingerprint(con, GAME, log_ids)
         games = con.execute(f"SELECT count(*) FROM supernim_games WHERE {where}").fetchone()[0]
     except duckdb.Error as error:
