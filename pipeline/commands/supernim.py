@@ -29,6 +29,7 @@ Start = Annotated[
 ]
 
 OPTIONS = {
+    "stats": {"rules": (options.Rules, None)},
     "fit": {"rules": (options.Rules, None)},
     "generate": {
         "budget": own(float, "--budget", 0.2, "Seconds per move at most (≤ 1).", min=0.01, max=1.0),

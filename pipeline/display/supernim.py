@@ -27,7 +27,8 @@ def stats(stats: SuperNimStats) -> None:
     show(
         stats.value.to_dicts(),
         "results against the exact value (value-losing moves per side; max's margin - value)",
-        formats={"max_margin_minus_value": "{:+.3f}".format},
+        # none where the solver reaches no start (a variant's long games)
+        formats={"max_margin_minus_value": lambda v: "" if v is None else f"{v:+.3f}"},
     )
     show(
         stats.kinds.to_dicts(),

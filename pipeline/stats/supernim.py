@@ -37,7 +37,8 @@ import polars as pl
 from mine.models import supernim as model
 from mine.pipeline import stats as shared
 from mine.pipeline.stats import data_fingerprint
-from mine.strategies.engines.supernim import DEFAULT_RULES
+from mine.strategies.bots.supernim import EXACT_HORIZON
+from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
 from mine.strategies.solvers import supernim as solver
 
 GAME = "supernim"
@@ -120,9 +121,13 @@ def _margins(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     )
 
 
-def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> SuperNimStats:
-    """Every Super-Nim statistic, from the logs `log_ids` (every Super-Nim log by default)."""
+def derive(
+    con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None, rules: list[str] | None = None
+) -> SuperNimStats:
+    """Every Super-Nim statistic, from the logs `log_ids` (every Super-Nim log by default),
+    played under `rules` (`--rules` settings: the exact value is theirs)."""
     where = logs_filter(log_ids)
+    game_rules = model.rules_of(rules)
     games = shared.frame(
         con,
         "SELECT max_player, min_player, start_key, winner, ended, moves, first_player, "
@@ -167,7 +172,9 @@ def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> 
         kinds=kinds,
         trajectories=trajectories,
         parity=_by_parity(games),
-        value=_against_value(con, where),
+        value=_against_value(con, where)
+        if solver.closed_form(game_rules)
+        else _against_searched_value(con, where, game_rules),
     )
 
 
@@ -211,6 +218,43 @@ def _against_value(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
     return (
         per_game.join(by_side[0], on=keys, how="left")
         .join(by_side[1], on=keys, how="left")
+        .sort(keys)
+    )
+
+
+def _against_searched_value(
+    con: duckdb.DuckDBPyConnection, where: str, rules: SuperNimRules
+) -> pl.DataFrame:
+    """Where the value has no closed form (`cap_scores`): each pairing's games, and max's
+    margin − value over the games whose start the exact solver reaches (games of at most
+    `EXACT_HORIZON` moves); value-losing moves are not counted (a search per move)."""
+    keys = ["max_player", "min_player"]
+    games = shared.frame(
+        con,
+        "SELECT max_player, min_player, score_max - score_min AS margin, "
+        "list_sort(start_board) AS board, first_player = 'max' AS max_first "
+        f"FROM supernim_matches WHERE {where} ORDER BY log_id, game",
+    )
+    exact, values = solver.ExactSolver(rules), {}
+    for board in games["board"].unique(maintain_order=True).to_list():
+        try:
+            if rules.max_moves <= EXACT_HORIZON:
+                values[tuple(board)] = exact.value(tuple(board), rules.max_moves)
+        except solver.Unsolved:
+            continue
+    found = pl.Series([values.get(tuple(board)) for board in games["board"]], dtype=pl.Int64)
+    sign = pl.when(pl.col("max_first")).then(1).otherwise(-1)
+    per_game = games.with_columns((pl.col("margin") - found * sign).alias("max_margin_minus_value"))
+    missing = {f"{side}_{what}": pl.lit(None, pl.UInt32) for side in ("max", "min")
+               for what in ("moves", "value_losing")}  # fmt: skip
+    return (
+        per_game.group_by(keys)
+        .agg(
+            pl.len().alias("games"),
+            pl.col("max_margin_minus_value").mean(),
+            pl.col("max_margin_minus_value").count().alias("games_with_value"),
+        )
+        .with_columns(**missing)
         .sort(keys)
     )
 
