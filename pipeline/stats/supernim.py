@@ -37,7 +37,6 @@ import polars as pl
 from mine.models import supernim as model
 from mine.pipeline import stats as shared
 from mine.pipeline.stats import data_fingerprint
-from mine.strategies.bots.supernim import EXACT_HORIZON
 from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
 from mine.strategies.solvers import supernim as solver
 
@@ -227,7 +226,7 @@ def _against_searched_value(
 ) -> pl.DataFrame:
     """Where the value has no closed form (`cap_scores`): each pairing's games, and max's
     margin − value over the games whose start the exact solver reaches (games of at most
-    `EXACT_HORIZON` moves); value-losing moves are not counted (a search per move)."""
+    its `HORIZON` moves); value-losing moves are not counted (a search per move)."""
     keys = ["max_player", "min_player"]
     games = shared.frame(
         con,
@@ -238,8 +237,7 @@ def _against_searched_value(
     exact, values = solver.ExactSolver(rules), {}
     for board in games["board"].unique(maintain_order=True).to_list():
         try:
-            if rules.max_moves <= EXACT_HORIZON:
-                values[tuple(board)] = exact.value(tuple(board), rules.max_moves)
+            values[tuple(board)] = exact.value(tuple(board), rules.max_moves)
         except solver.Unsolved:
             continue
     found = pl.Series([values.get(tuple(board)) for board in games["board"]], dtype=pl.Int64)

@@ -25,12 +25,11 @@ from mine.strategies.engines.supernim import (
     canonical,
 )
 from mine.strategies.players.supernim import Searcher
-from mine.strategies.solvers.supernim import ExactSolver, closed_form
+from mine.strategies.solvers.supernim import HORIZON, ExactSolver, closed_form
 
 BASELINES = ("random", "greedy", "alphabeta:1", "alphabeta:2", "alphabeta:3", "alphabeta:4",
              "exact")  # fmt: skip
 MAX_DEPTH = 8
-EXACT_HORIZON = 30  # moves a game of the capped-merge variant may have for `exact` to solve
 
 Evaluate = Callable[[tuple[int, ...], int], float]
 
@@ -104,10 +103,10 @@ def real_move(state: State, points: int, target: tuple[int, ...]) -> Move:
 
 def exact_player(rules: SuperNimRules) -> Bot:
     """A move that keeps the exact value (growth unlimited); under the capped-merge variant
-    only in games short enough for its search to the cut-off (`EXACT_HORIZON` moves)."""
-    if not closed_form(rules) and rules.max_moves > EXACT_HORIZON:
+    only in games short enough for its search to the cut-off (`HORIZON` moves)."""
+    if not closed_form(rules) and rules.max_moves > HORIZON:
         raise ValueError(f"exact plays with cap_scores=on only in games of at most "
-                         f"{EXACT_HORIZON} moves (max_moves={EXACT_HORIZON})")  # fmt: skip
+                         f"{HORIZON} moves (max_moves={HORIZON})")  # fmt: skip
     solver = ExactSolver(rules)
 
     def play(state: State) -> Move:

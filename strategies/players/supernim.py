@@ -18,7 +18,9 @@ A generated file (ENDGAME > 0) also searches its last ENDGAME moves exactly to t
 cut-off (`Searcher.cut_value`, from the table's value with no cut-off), and within NEAR
 moves of it breaks ties towards the move that gives up least should the cut-off come soon
 (`steadiest`); so does a file asked with the handout's four fields only, which cannot
-know the moves left.
+know the moves left. Where merges score (CAP_SCORES, the variant where skill pays) there is
+no closed form for that endgame to start from: the file searches to the cut-off instead
+once it is within ENDGAME moves, and its table is keyed by the SCORING_FEATURES.
 """
 
 import random

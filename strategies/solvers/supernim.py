@@ -63,6 +63,7 @@ def reachable(
 
 ENDGAME = 10  # moves left from which `choose` searches to the cut-off
 NODE_LIMIT = 2_000_000  # nodes a question to the variant's search may visit (~ 20 s)
+HORIZON = 30  # moves left beyond which the variant's search is not tried (it would not end)
 TABLE_LIMIT = 2_000_000  # transposition entries kept before the table starts over
 
 
@@ -80,7 +81,8 @@ class ExactSolver:
     limits, measured on random start boards (3-6 heaps of 1-10): with k moves left a
     board takes about 300 nodes at k = 6, 1,400 at 10, 15,000 at 20 and 30,000 at 24,
     doubling every four moves or so: a whole game of 100 moves is out of reach, a game
-    cut off at 20 or 24 moves is solved in a fraction of a second. Growth steps are
+    cut off at 20 or 24 moves is solved in a fraction of a second; beyond `HORIZON` moves
+    left it is not tried. Growth steps are
     unlimited and repeats end nothing here (`ulam_limit`, `repeat_ends` are not solved).
     """
 
@@ -98,6 +100,9 @@ class ExactSolver:
         board = canonical(board)
         if self.closed_form:
             return int(self.search.cut_value(board, moves_left, self.table))
+        if moves_left > HORIZON:
+            raise Unsolved(f"{board} with {moves_left} moves left is beyond the search's "
+                           f"{HORIZON} moves")  # fmt: skip
         if len(self.table) > TABLE_LIMIT:
             self.table.clear()
         search = self.search

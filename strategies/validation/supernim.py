@@ -12,8 +12,13 @@ intervals, cut-off rate, mean final margin (the file's side), invalid moves, and
 percentile of the time `ai_move` took; and against the exact value of the start (R for
 the first mover when the start board holds an odd number of 2-heaps, the solver's): the
 share of games the file ends below it, its mean margin minus it, its wins as first mover
-on odd boards and its losses on even boards. The file is asked with the moves left
-(`ai_move(state, moves_left=…)`), or with the handout's four fields only (`four_fields`).
+on odd boards and its losses on even boards. Where merges score (`cap_scores`) the value
+is the solver's search to the cut-off, in games short enough for it (the games it does
+not reach are left out of these figures; the odd/even ones speak of the default game).
+A file is measured under the scoring rules it states (merge cap, split reward,
+`cap_scores`: its table's points); `--rules` that change them are refused. The file is
+asked with the moves left (`ai_move(state, moves_left=…)`), or with the handout's four
+fields only (`four_fields`).
 """
 
 from __future__ import annotations
@@ -258,8 +263,13 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "moves_timed": len(times),
         "p99_move_seconds": float(np.percentile(times, 99)) if times else 0.0,
         "max_move_seconds": max(times, default=0.0),
-        "against_value": against_value(results),
+        # none where the solver reaches no start (the capped-merge variant's long games)
+        **({"against_value": against_value(results)} if _valued(results) else {}),
     }
+
+
+def _valued(results: list[dict[str, Any]]) -> bool:
+    return any(r["value"] is not None for r in results)
 
 
 def against_value(results: list[dict[str, Any]]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mine.strategies.bots.supernim import EXACT_HORIZON, make_bot
+from mine.strategies.bots.supernim import make_bot
 from mine.strategies.engines.supernim import (
     MAX,
     MERGE,
@@ -22,7 +22,7 @@ from mine.strategies.engines.supernim import (
     play_game,
 )
 from mine.strategies.players.supernim import canonical_children, cell
-from mine.strategies.solvers.supernim import ExactSolver, Unsolved, value
+from mine.strategies.solvers.supernim import HORIZON, ExactSolver, Unsolved, value
 
 VARIANT = SuperNimRules(cap_scores=True)
 boards = st.lists(st.integers(1, 40), min_size=1, max_size=7).map(tuple)
@@ -101,13 +101,15 @@ def test_the_closed_form_is_not_the_variant_s_value():
     assert ExactSolver().value((9, 10), 1) == 0
 
 
-def test_a_position_beyond_the_node_limit_is_unsolved_not_guessed():
+def test_a_position_beyond_the_node_limit_or_the_horizon_is_unsolved_not_guessed():
     with pytest.raises(Unsolved, match="needs more than 1,000 nodes"):
         ExactSolver(VARIANT, node_limit=1000).value((3, 5, 7, 9, 9, 10), 16)
+    with pytest.raises(Unsolved, match="beyond the search's 30 moves"):
+        ExactSolver(VARIANT).value((1, 2), HORIZON + 1)
 
 
 def test_exact_plays_the_variant_only_in_games_it_can_solve():
-    make_bot("exact", SuperNimRules(cap_scores=True, max_moves=EXACT_HORIZON), None)
+    make_bot("exact", SuperNimRules(cap_scores=True, max_moves=HORIZON), None)
     with pytest.raises(ValueError, match="at most 30 moves"):
         make_bot("exact", VARIANT, None)
 
