@@ -5,12 +5,12 @@ or the cut-off comes. The logs give the positions worth knowing (the boards play
 reach); the rules give each one's moves. The table holds a value per feature cell (2-heaps
 and whether they are odd, 4-heaps, 1-heaps, odd heaps, heaps, moves left: the player's
 `cell`; where merges score, `cap_scores`, the largest merge's lost sticks, heaps at the
-cap, heaps, odd heaps and moves left), learned by fitted value iteration over the logged
-boards under the rules they were played under (`--rules`): with k moves left a
-cell is worth the mean over its boards of the best move's points minus the value of the
-cell it leaves with k - 1 left (0 at the cut-off); from `LEFT_FAR` moves left on, the
-iteration runs on one value per cell until it settles. Nothing here knows which feature
-matters: the iteration finds out.
+cap, heaps, odd heaps, sticks, 2-heap parity and moves left), learned by fitted value
+iteration over the logged boards under the rules they were played under (`--rules`):
+with k moves left a cell is worth the mean over its boards of the best move's points
+minus the value of the cell it leaves with k - 1 left (0 at the cut-off); from `LEFT_FAR`
+moves left on, the iteration runs on one value per cell until it settles. Nothing here
+knows which feature matters: the iteration finds out.
 
 The yardsticks (`strategies/solvers/supernim.py`): on positions held out of the fit, the
 fitted value against the exact value far from the cut-off (with and without a 2-heap), and
