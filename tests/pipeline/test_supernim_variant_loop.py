@@ -4,6 +4,8 @@ start values the exact solver reaches."""
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import pytest
 
@@ -93,3 +95,14 @@ def test_validate_refuses_rules_other_than_the_file_s_in_one_line(loop, asked):
     result = here("validate", "supernim", loop["root"] / "p.py", "--games", 2,
                   "--rules", asked, "--baselines", "random")  # fmt: skip
     assert "not the " + asked + " asked" in one_line_error(result)
+
+
+def test_the_report_sets_the_variant_against_its_own_yardstick(loop, tmp_path):
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps(loop["card"]))
+    page = tmp_path / "r.html"
+    invoke("report", "supernim", "--table", loop["root"] / "t.parquet", "--card", card,
+           "--db", loop["db"], "--out", page)  # fmt: skip
+    text = page.read_text()
+    assert "Where merges score (cap_scores)" in text and "moves from the cut-off, its mean" in text
+    assert "by the sticks the largest merge loses to the cap" in text
