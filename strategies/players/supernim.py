@@ -20,7 +20,7 @@ moves of it breaks ties towards the move that gives up least should the cut-off 
 (`steadiest`); so does a file asked with the handout's four fields only, which cannot
 know the moves left. Where merges score (CAP_SCORES, the variant where skill pays) there is
 no closed form for that endgame to start from: the file searches to the cut-off instead
-once it is within ENDGAME moves, and its table is keyed by the SCORING_FEATURES.
+once it is within SCORING_ENDGAME moves, and its table is keyed by the SCORING_FEATURES.
 """
 
 import random
@@ -38,6 +38,7 @@ BUDGET = 0.2  # seconds a move may take at most
 MAX_BUDGET = 1.0  # … whatever a call asks for
 
 ENDGAME = 0  # moves left from which the search goes to the cut-off exactly (0: never)
+SCORING_ENDGAME = 12  # … where merges score (CAP_SCORES): about 2,000 nodes, 0.05 s a move
 
 # CELLS[features]: the mover's future margin the fitted table gives a feature cell.
 CELLS = {}
@@ -433,7 +434,8 @@ def ai_move(state, moves_left=None, depth=None, budget=None):
     within NEAR (or not told), ties go to the move that loses least to a near cut-off.
     Further from a cut-off it knows of, ties go to the search's first best: that splits 4s
     into 2s, which a careless opponent leaves to be cashed. Where merges score
-    (CAP_SCORES), the search goes to the cut-off once it is within ENDGAME moves."""
+    (CAP_SCORES), a generated file's search goes to the cut-off once it is within
+    SCORING_ENDGAME moves."""
     left = MAX_MOVES if moves_left is None else max(1, int(moves_left))
     limit = DEPTH if depth is None else int(depth)
     seconds = min(BUDGET if budget is None else float(budget), MAX_BUDGET)
@@ -441,7 +443,7 @@ def ai_move(state, moves_left=None, depth=None, budget=None):
     started = time.perf_counter()
     if CAP_SCORES:
         # no closed form for an exact endgame to start from: the search goes to the cut-off
-        if left <= ENDGAME:
+        if ENDGAME and left <= SCORING_ENDGAME:
             limit = max(limit, left)
         chosen = SEARCH.choose(board, left, -1, limit, seconds * 0.6)
     else:
