@@ -368,6 +368,10 @@ def validate(
 def _measured(task: tuple[Measure, str, range | None]) -> Any:
     """One part of a measure, in this worker: its files landed here and run contained."""
     measure, kind, span = task
+    if kind in ("flat", "shoe"):  # solved here, once a worker: its contained parts fork from it
+        solve(measure.rules)
+        if kind == "flat" and measure.exact:
+            solve(measure.rules, decks=measure.rules.decks)
     with landed(measure.files) as here:
         return contained.run(here, _part, [(measure, kind, span, here)],
                              limits=measure.limits, contain=measure.contain)[0]  # fmt: skip
