@@ -61,6 +61,7 @@ from mine.strategies.validation.twentyone_evaluator import (
     flat_returns,
 )
 
+FUNCTIONS = ("play", "action_for", "count_bucket")  # what a player file defines
 ENGINE_ACTIONS = {
     "Bid": Bid,
     "Hit": Hit,
@@ -88,7 +89,7 @@ TABLE_SEATS = (
 def load_player(path: str | Path) -> ModuleType | haskell.HaskellPlayer:
     if haskell.is_haskell(path):  # its tables read, its decisions asked of its program
         return haskell.HaskellPlayer(path)
-    module = load_module(path, "twentyone", ("play", "action_for", "count_bucket"))
+    module = load_module(path, "twentyone", FUNCTIONS)
     for table in TABLES:
         if not hasattr(module, table):
             raise PlayerFileError(f"{path}: has no {table} table (not a generated player?)")

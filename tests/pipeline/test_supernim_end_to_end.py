@@ -8,9 +8,7 @@ import json
 import duckdb
 import pytest
 
-from mine.strategies.contained import Limits, PlayerFault
 from mine.strategies.player_file import load_module
-from mine.strategies.validation import supernim as validation
 from tests.mine_cli import here, invoke, invoke_json, mine, one_line_error
 
 
@@ -198,21 +196,3 @@ def test_a_player_that_ends_its_process_is_named_in_one_line(tmp_path):
                     "def random_move(state):\n    return state\n")  # fmt: skip
     line = one_line_error(here("validate", "supernim", path, "--games", 4, "--baselines", "random"))
     assert "exits.py" in line and "ended its process" in line
-
-
-QUICK = Limits(import_seconds=1.0, call_seconds=0.5)
-
-
-def test_a_file_that_loops_at_import_is_ended(tmp_path):
-    path = tmp_path / "loops.py"
-    path.write_text("while True:\n    pass\n")
-    with pytest.raises(PlayerFault, match="importing the file ran over its 1 s limit"):
-        validation.validate(path, baselines=["random"], games=2, equal_depth=0, limits=QUICK)
-
-
-def test_a_call_that_loops_is_ended(tmp_path):
-    path = tmp_path / "loops.py"
-    path.write_text("def ai_move(*args, **kw):\n    while True:\n        pass\n\n"
-                    "def random_move(state):\n    return state\n")  # fmt: skip
-    with pytest.raises(PlayerFault, match=r"ai_move\(\) ran over its 0.5 s limit"):
-        validation.validate(path, baselines=["random"], games=2, equal_depth=0, limits=QUICK)
