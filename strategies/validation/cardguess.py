@@ -14,12 +14,13 @@ figures are apart from it."""
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -247,7 +248,14 @@ def paired(
 def baseline_records(name: str, n: int, answers: Sequence[Hand], rules: CardGuessRules) -> list:
     """The baseline's record of each answer, its time not limited: a loaded machine must
     not cost it games (its figures are the yardstick, not what is measured)."""
-    rules = replace(rules, seconds=math.inf)
+    unlimited = replace(rules, seconds=math.inf)
+    return copy.deepcopy(_baseline_records(name, n, tuple(answers), unlimited))
+
+
+@lru_cache(maxsize=16)
+def _baseline_records(name: str, n: int, answers: tuple[Hand, ...], rules: CardGuessRules) -> list:
+    # A baseline plays the same answers for the check of `generate`, `validate` and the
+    # report: seconds for every answer of n = 2, more for larger n, the same games each time.
     guesser = make_bot(name, rules, np.random.default_rng(SAMPLE_SEED))
     if name in ("greedy", "entropy"):
         guesser.initial_guess(rules.n)  # its first guess, remembered: not any one game's time

@@ -26,11 +26,12 @@ from mine.strategies.engines.melds import MeldSolver
 from mine.strategies.intervals import wilson
 from mine.strategies.player_file import load_module, prepare
 
+FUNCTIONS = ("pick", "play", "melds")  # what a player file defines
 CHECK_GAMES = 100  # games against simple whose figures a generated file states
 
 
 def load_player(path: str | Path) -> Any:
-    return load_module(path, "ginrummy", ("pick", "play", "melds"))
+    return load_module(path, "ginrummy", FUNCTIONS)
 
 
 @dataclass
