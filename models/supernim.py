@@ -4,19 +4,23 @@ A position's worth to the mover is the margin it will still gain before the boar
 or the cut-off comes. The logs give the positions worth knowing (the boards players
 reach); the rules give each one's moves. The table holds a value per feature cell (2-heaps
 and whether they are odd, 4-heaps, 1-heaps, odd heaps, heaps, moves left: the player's
-`cell`), learned by fitted value iteration over the logged boards: with k moves left a
-cell is worth the mean over its boards of the best move's points minus the value of the
-cell it leaves with k - 1 left (0 at the cut-off); from `LEFT_FAR` moves left on, the
-iteration runs on one value per cell until it settles. Nothing here knows which feature
-matters: the iteration finds out.
+`cell`; where merges score, `cap_scores`, the largest merge's lost sticks, heaps at the
+cap, heaps, odd heaps, sticks, 2-heap parity and moves left), learned by fitted value
+iteration over the logged boards under the rules they were played under (`--rules`):
+with k moves left a cell is worth the mean over its boards of the best move's points
+minus the value of the cell it leaves with k - 1 left (0 at the cut-off); from `LEFT_FAR`
+moves left on, the iteration runs on one value per cell until it settles. Nothing here
+knows which feature matters: the iteration finds out.
 
 The yardsticks (`strategies/solvers/supernim.py`): on positions held out of the fit, the
 fitted value against the exact value far from the cut-off (with and without a 2-heap), and
-against the exact cut-off value of positions close to it.
+against the exact cut-off value of positions close to it (the only one where merges
+score: that variant's value has no closed form).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -32,9 +36,6 @@ from mine.strategies.solvers import supernim as solver
 
 GAME = "supernim"
 KIND = "heuristic"
-CAPS = dict(zip(FEATURES, player.CAPS, strict=True))
-"""Feature values above these are counted as these (`left` ≥ 12: far from the cut-off):
-the player's own features (`cell`), which the table is keyed by."""
 SETTLE_ROUNDS = 60  # value-iteration rounds at most far from the cut-off
 HOLD_OUT = 5  # every fifth logged position is held out of the fit
 FAR_CHECK = 20  # held-out positions at least this far from the cut-off meet the value …
@@ -46,11 +47,28 @@ class FitError(ValueError):
     """Logs that cannot give a heuristic (too few positions)."""
 
 
-def feature_columns(board: str, move: str) -> list[pl.Expr]:
-    """The features of a canonical board column, and the moves left before the default
-    cut-off at move number `move` (the same as `cell` computes in the player)."""
+def rules_of(rules: SuperNimRules | Sequence[str] | None) -> SuperNimRules:
+    """The rules a fit is made under: given, or `--rules` settings over the defaults."""
+    if isinstance(rules, SuperNimRules):
+        return rules
+    return SuperNimRules.from_settings(rules or [])
+
+
+def features_of(rules: SuperNimRules) -> dict[str, int]:
+    """The player's features (`cell`) a table under `rules` is keyed by, with their caps:
+    a value above its cap counts as the cap (`left` ≥ 12: far from the cut-off)."""
+    if rules.cap_scores:
+        return dict(zip(player.SCORING_FEATURES, player.SCORING_CAPS, strict=True))
+    return dict(zip(FEATURES, player.CAPS, strict=True))
+
+
+def feature_columns(
+    board: str, move: str, max_moves: int = DEFAULT_RULES.max_moves
+) -> list[pl.Expr]:
+    """The features of a canonical board column, and the moves left before the cut-off
+    at move number `move` (the same as `cell` computes in the player)."""
     heaps = pl.col(board)
-    left = DEFAULT_RULES.max_moves - pl.col(move) + 1
+    left = max_moves - pl.col(move) + 1
     twos = heaps.list.eval(pl.element() == 2).list.sum()
     return [
         heaps.list.len().alias("heaps"),
@@ -71,7 +89,9 @@ class Fitted:
 
     def value(self, board: tuple[int, ...], left: int) -> float:
         """The mover's fitted future margin (what the generated player's leaves use)."""
-        return player.leaf_value(board, left, self.cells)
+        settings = self.metadata["settings"]
+        return player.leaf_value(board, left, self.cells, settings["merge_cap"],
+                                 settings.get("cap_scores", False))  # fmt: skip
 
 
 class Logged(NamedTuple):
@@ -83,15 +103,25 @@ class Logged(NamedTuple):
     games: int
 
 
-def fit(inputs: Logged, rules: SuperNimRules = DEFAULT_RULES) -> Fitted:
-    """Learn the cell values from the logged boards (all but the held-out positions)."""
+def fit(inputs: Logged, rules: SuperNimRules | Sequence[str] | None = None) -> Fitted:
+    """Learn the cell values from the logged boards (all but the held-out positions),
+    under `rules` (those the logs were played under; `--rules` settings)."""
+    rules = rules_of(rules)
     positions = inputs.positions
     if positions.height < 100:
         raise FitError(f"{positions.height} positions are too few to fit from (at least 100)")
     held_out = np.arange(positions.height) % HOLD_OUT == 0  # deterministic
     training = positions.filter(~pl.Series(held_out))
     cells = iterate_values(Boards.of(training, rules), rules.split_reward)
-    fitted = Fitted(cells, {})
+    settings = {
+        "caps": features_of(rules),
+        "max_moves": rules.max_moves,
+        "merge_cap": rules.merge_cap,
+        "split_reward": rules.split_reward,
+    }
+    if rules.cap_scores:  # recorded where set: a default table reads as it always did
+        settings["cap_scores"] = True
+    fitted = Fitted(cells, {"settings": settings})
     fitted.metadata.update(
         {
             "fingerprint": inputs.fingerprint,
@@ -101,12 +131,7 @@ def fit(inputs: Logged, rules: SuperNimRules = DEFAULT_RULES) -> Fitted:
             "game": GAME,
             "kind": KIND,
             "method": "fitted value iteration over the logged boards' feature cells",
-            "settings": {
-                "caps": CAPS,
-                "max_moves": rules.max_moves,
-                "merge_cap": rules.merge_cap,
-                "split_reward": rules.split_reward,
-            },
+            "settings": settings,
             "feature_cells": len(cells),
             "boards": training["canonical_board"].n_unique(),
             "holdout": _held_out(positions.filter(pl.Series(held_out)), fitted, rules),
@@ -133,7 +158,8 @@ class Boards(NamedTuple):
         index: dict[tuple[int, ...], int] = {}
 
         def cell_of(board: tuple[int, ...]) -> int:
-            return index.setdefault(cell(board, 0)[:-1], len(index))
+            key = cell(board, 0, rules.merge_cap, rules.cap_scores)[:-1]
+            return index.setdefault(key, len(index))
 
         board_cell, weight, starts, points, moved = [], [], [0], [], []
         for board, n in counts.iter_rows():
@@ -141,7 +167,7 @@ class Boards(NamedTuple):
             board_cell.append(cell_of(board))
             weight.append(n)
             for gained, after, _ in canonical_children(
-                board, rules.merge_cap, rules.split_reward, True
+                board, rules.merge_cap, rules.split_reward, True, rules.cap_scores
             ):
                 points.append(gained)
                 moved.append(cell_of(after) if after else -1)
@@ -183,8 +209,11 @@ def _rows(cells, values, seen, left) -> dict[tuple[int, ...], float]:
 
 def _held_out(positions: pl.DataFrame, fitted: Fitted, rules: SuperNimRules) -> dict[str, Any]:
     """Mean |fitted - exact value| on held-out positions far from the cut-off, with and
-    without a 2-heap, and the same for the plain heuristic (0)."""
+    without a 2-heap, and the same for the plain heuristic (0); none where the rules have
+    no closed form for the value far from the cut-off (the yardstick near it stands)."""
     far = positions.filter(pl.col("left") >= FAR_CHECK)
+    if not solver.closed_form(rules):
+        far = far.clear()
     errors: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
     for board, left in far.select("canonical_board", "left").iter_rows():
         board = tuple(board)
@@ -201,9 +230,10 @@ def _held_out(positions: pl.DataFrame, fitted: Fitted, rules: SuperNimRules) -> 
 
 def _yardstick(positions: pl.DataFrame, fitted: Fitted, rules: SuperNimRules) -> dict[str, Any]:
     """Fitted and plain (0) values against the exact cut-off values of held-out positions
-    near the cut-off."""
+    near the cut-off (nearer than `LEFT_FAR` where merges score: its only yardstick)."""
+    horizon = YARDSTICK_LEFT if solver.closed_form(rules) else LEFT_FAR
     near = (
-        positions.filter(pl.col("left") <= YARDSTICK_LEFT)
+        positions.filter(pl.col("left") <= horizon)
         .unique(["canonical_board", "left"], keep="first", maintain_order=True)
         .head(YARDSTICK_SAMPLE)
     )
@@ -215,7 +245,7 @@ def _yardstick(positions: pl.DataFrame, fitted: Fitted, rules: SuperNimRules) ->
         plain_errors.append(abs(exact))
     return {
         "boards": len(fit_errors),
-        "moves_left_at_most": YARDSTICK_LEFT,
+        "moves_left_at_most": horizon,
         "mean_abs_error": float(np.mean(fit_errors)) if fit_errors else 0.0,
         "plain_mean_abs_error": float(np.mean(plain_errors)) if plain_errors else 0.0,
     }
@@ -230,6 +260,7 @@ def write_table(path: str | Path, fitted: Fitted) -> Path:
 
 COLUMNS = {"kind": pl.String, "key": pl.String, "value": pl.Float64}
 SETTINGS = {"merge_cap": int, "split_reward": int, "max_moves": int}
+FLAGS = {"cap_scores": tables.Optional(bool)}  # absent: off
 NUMBERS = {"logs": int, "games": int, "rows": int, "feature_cells": int, "boards": int}
 HOLDOUT = {
     "moves_left_at_least": int,
@@ -253,12 +284,14 @@ def read_table(path: str | Path) -> Fitted:
     frame, metadata = tables.read(path, GAME, KIND, columns=COLUMNS)
     if frame.is_empty():
         raise tables.TableError(f"{path}: the table holds no value")
-    settings = tables.fields(path, metadata, "settings", SETTINGS)
+    settings = tables.fields(path, metadata, "settings", {**SETTINGS, **FLAGS})
     for name in SETTINGS:
         if not SuperNimRules.within(name, settings[name]):
             low, high = SuperNimRules.BOUNDS[name]
             raise tables.TableError(f"{path}: settings.{name} {settings[name]} is not in "
                                     f"{low:g}..{high:g}")  # fmt: skip
+    scoring = SuperNimRules(cap_scores=bool(settings.get("cap_scores")))
+    caps = tuple(features_of(scoring).values())
     tables.fields(path, {"figures": metadata}, "figures", NUMBERS)
     tables.fields(path, metadata, "yardstick", YARDSTICK)
     tables.fields(path, metadata, "holdout", HOLDOUT)
@@ -268,18 +301,18 @@ def read_table(path: str | Path) -> Fitted:
             raise tables.TableError(f"{path}: the value {value:g} of {key} is not a margin")
         if kind != "cell":
             raise tables.TableError(f"{path}: a row of kind {kind!r} (cell)")
-        cells[_key(path, key)] = value
+        cells[_key(path, key, caps)] = value
     return Fitted(cells, metadata)
 
 
-def _key(path: str | Path, text: str) -> tuple[int, ...]:
+def _key(path: str | Path, text: str, caps: tuple[int, ...]) -> tuple[int, ...]:
     """A row's key: the player's feature counts, each within its cap."""
     parts = text.split(";")
     numbers = [int(part) for part in parts if part.isascii() and part.isdigit() and len(part) < 7]
     if (
-        len(numbers) != len(FEATURES)
+        len(numbers) != len(caps)
         or len(numbers) != len(parts)
-        or any(n > cap for n, cap in zip(numbers, player.CAPS, strict=True))
+        or any(n > cap for n, cap in zip(numbers, caps, strict=True))
     ):
-        raise tables.TableError(f"{path}: the key {text[:40]!r} is not {len(FEATURES)} features")
+        raise tables.TableError(f"{path}: the key {text[:40]!r} is not {len(caps)} features")
     return tuple(numbers)

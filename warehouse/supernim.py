@@ -7,8 +7,8 @@ supernim` names its logs) and each position's final margin from the mover's side
 `RULE_CHECKS` replays every move at ingest, in SQL over the staged rows: the board it
 leaves, the points it scores, whose turn it is, and that each move starts where the last
 one ended, under the rules `mine ingest --rules` gives (default: the spec's merge cap 10
-and 2 points for splitting a 2); the loop-breaking variants only end games earlier, which
-the checks allow.
+and 2 points for splitting a 2; `cap_scores=on`: a merge scores the sticks it loses to
+the cap); the loop-breaking variants only end games earlier, which the checks allow.
 """
 
 from __future__ import annotations
@@ -65,11 +65,11 @@ SELECT m.log_id, m.game, m.move, m.player, m.kind, m.board_before,
        list_sort(m.board_before) AS canonical_board,
        CASE WHEN m.player = 'max' THEN g.max_player ELSE g.min_player END AS mover,
        CASE WHEN m.player = 'max' THEN 1 ELSE -1 END
-           * ((m.score_max - m.score_min) - CASE WHEN m.kind = 'split' THEN
-               CASE WHEN m.player = 'max' THEN 2 ELSE -2 END ELSE 0 END) AS margin_before,
+           * (lag(m.score_max, 1, 0) OVER w - lag(m.score_min, 1, 0) OVER w) AS margin_before,
        CASE WHEN m.player = 'max' THEN 1 ELSE -1 END * (g.score_max - g.score_min) AS final_margin,
        g.moves - m.move + 1 AS moves_to_end, g.ended, g.winner
-FROM supernim_moves m JOIN supernim_matches g USING (log_id, game);
+FROM supernim_moves m JOIN supernim_matches g USING (log_id, game)
+WINDOW w AS (PARTITION BY m.log_id, m.game ORDER BY m.move);
 COMMENT ON VIEW supernim_positions IS 'Super-Nim: each position a move was made from, from the mover''s side: canonical board, margin before the move, final margin, moves until the game stopped';
 """
 
@@ -112,7 +112,8 @@ UNION ALL
 
 # Every move replayed: the board it must leave, the scores it must give, the mover, and
 # the chain from the start board to the game's end. One pass of window functions.
-RULE_CHECKS = """
+RULE_CHECKS = (
+    """
 WITH moves AS (
     SELECT *, TRY_CAST(string_split(nullif(board_before, ''), ';') AS INTEGER[]) AS b
     FROM stage_turns
@@ -138,7 +139,9 @@ expected AS (
             array_to_string(b[:i - 1] || [n // 2, n // 2] || b[i + 1:], ';')
         WHEN kind = 'split' AND n = 2 THEN array_to_string(b[:i - 1] || b[i + 1:], ';')
     END AS after_text,
-    CASE WHEN kind = 'split' THEN SPLIT_REWARD ELSE 0 END AS points
+    CASE WHEN kind = 'split' THEN SPLIT_REWARD
+         WHEN kind = 'merge' AND CAP_SCORES THEN greatest(n + b[jj] - MERGE_CAP, 0)
+         ELSE 0 END AS points
     FROM replayed r
 ),
 first_moves AS (
@@ -197,7 +200,10 @@ WHERE l.moves IS NULL OR s.moves <> l.moves
    OR s.winner <> CASE WHEN s.score_max > s.score_min THEN 'max'
                        WHEN s.score_max < s.score_min THEN 'min' ELSE 'draw' END
    OR (s.ended = '') <> (l.board_after = '')
-""".replace("MERGE_CAP", rule("merge_cap")).replace("SPLIT_REWARD", rule("split_reward"))
+""".replace("MERGE_CAP", rule("merge_cap"))
+    .replace("SPLIT_REWARD", rule("split_reward"))
+    .replace("CAP_SCORES", rule("cap_scores"))
+)
 
 CHECKS = ORDER_CHECKS
 

@@ -31,6 +31,8 @@ Start = Annotated[
 ]
 
 OPTIONS = {
+    "stats": {"rules": (options.Rules, None)},
+    "fit": {"rules": (options.Rules, None)},
     "generate": {
         "budget": own(float, "--budget", 0.2, "Seconds per move at most (≤ 1).", min=0.01, max=1.0),
         "depth": own(int, "--depth", DEPTH, "Search depth cap (plies).", min=1, max=8),

@@ -27,7 +27,8 @@ def stats(stats: SuperNimStats) -> None:
     show(
         stats.value.to_dicts(),
         "results against the exact value (value-losing moves per side; max's margin - value)",
-        formats={"max_margin_minus_value": "{:+.3f}".format},
+        # none where the solver reaches no start (a variant's long games)
+        formats={"max_margin_minus_value": lambda v: "" if v is None else f"{v:+.3f}"},
     )
     show(
         stats.kinds.to_dicts(),
@@ -73,6 +74,18 @@ def generated(path: Path, card: dict[str, Any]) -> None:
     )
 
 
+def _against_value(row: dict[str, Any] | None) -> dict[str, Any]:
+    """The card's figures against the exact value (blank where no start was solved)."""
+    if row is None:
+        return dict.fromkeys(("below value", "margin - value", "odd: 1st wins", "even: losses"))
+    return {
+        "below value": interval(row["below_value"], "{:.4f}"),
+        "margin - value": row["mean_margin_minus_value"],
+        "odd: 1st wins": interval(row["odd_first_wins"], "{:.3f}"),
+        "even: losses": interval(row["even_losses"], "{:.4f}"),
+    }
+
+
 def validated(card: dict[str, Any]) -> None:
     rows = [
         {
@@ -86,15 +99,15 @@ def validated(card: dict[str, Any]) -> None:
             "invalid": row["invalid_moves"],
             "theirs": row["opponent_invalid_moves"],
             "p99 s": row["p99_move_seconds"],
-            "below value": interval(row["against_value"]["below_value"], "{:.4f}"),
-            "margin - value": row["against_value"]["mean_margin_minus_value"],
-            "odd: 1st wins": interval(row["against_value"]["odd_first_wins"], "{:.3f}"),
-            "even: losses": interval(row["against_value"]["even_losses"], "{:.4f}"),
+            **_against_value(row.get("against_value")),
         }
         for name, row in card["against"].items()
     ]
     show(
         rows,
         f"{card['player']} ({card['rules_text']}; asked with {card['asked_with']})",
-        formats={"cutoff": "{:.1%}".format, "margin - value": "{:+.3f}".format},
+        formats={
+            "cutoff": "{:.1%}".format,
+            "margin - value": lambda v: "" if v is None else f"{v:+.3f}",
+        },  # fmt: skip
     )

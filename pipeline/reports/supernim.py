@@ -75,11 +75,25 @@ def strength(card: dict[str, Any]) -> kit.Section:
         summary=f"The generated player (search depth {card.get('depth')}, "
         f"{card.get('budget_seconds')} s a move) against each opponent "
         f"({card.get('rules_text', '')}), from random start boards, both sides and both "
-        "first movers; a draw is not a win. A win rate is no yardstick here: every start's "
-        "exact value is known (the split reward to the mover when the board holds an odd "
-        "number of 2-heaps, else 0), so a player that keeps it wins only the odd boards it "
-        'moves first on against an opponent that keeps it too. "The generated player" '
-        "sets each game against that value. `mine validate supernim` plays more games.",
+        "first movers; a draw is not a win. " + _yardstick_text(card),
+    )
+
+
+def _yardstick_text(card: dict[str, Any]) -> str:
+    """What the card's results are set against: the closed form, or the variant's search."""
+    if isinstance(card.get("rules"), dict) and card["rules"].get("cap_scores"):
+        return (
+            "Where merges score (cap_scores) the exact value of a start is the solver's "
+            'search to the cut-off, within its reach (short games): "The generated '
+            'player" sets each game it reaches against it. `mine validate supernim` plays '
+            "more games."
+        )
+    return (
+        "A win rate is no yardstick here: every start's exact value is known (the split "
+        "reward to the mover when the board holds an odd number of 2-heaps, else 0), so a "
+        "player that keeps it wins only the odd boards it moves first on against an "
+        'opponent that keeps it too. "The generated player" sets each game against that '
+        "value. `mine validate supernim` plays more games."
     )
 
 
@@ -135,13 +149,14 @@ def _learned(fitted: Fitted, stats: SuperNimStats | None) -> kit.Section:
     return kit.Section(
         "What the heuristic learned",
         "The fitted future margin of the mover by the number of 2-heaps on the board "
-        "(far from the cut-off, other features at their most common cell), and the "
+        "(where merges score: by the sticks the largest merge loses to the cap), averaged "
+        "over the table's other cells, and the "
         "positions the logs saw per move kind. " + _fit_text(fitted.metadata),
         [
             *kinds,
             kit.count_table(
-                _values_by_twos(fitted),
-                title="Fitted future margin by 2-heaps (mean over feature cells)",
+                _values_by_first(fitted),
+                title=f"Fitted future margin by {LABELS[_first(fitted)]} (mean over feature cells)",
                 formats={"mean_value": "{:+.3f}".format},
             ),
         ],
@@ -150,9 +165,16 @@ def _learned(fitted: Fitted, stats: SuperNimStats | None) -> kit.Section:
 
 def _fit_text(metadata: dict[str, Any]) -> str:
     """How well the fit knows the exact value on positions it did not see."""
-    held = metadata.get("holdout")
+    held, near = metadata.get("holdout"), metadata.get("yardstick")
     if held is None:
         return ""
+    if not held["positions_with_two"] + held["positions_without_two"] and near:
+        return (  # no closed form to meet far from the cut-off (cap_scores)
+            f"On {near['boards']} positions held out of the fit, at most "
+            f"{near['moves_left_at_most']} moves from the cut-off, its mean error against "
+            f"the exact value is {near['mean_abs_error']:.2f} (the plain score "
+            f"difference's: {near['plain_mean_abs_error']:.2f})."
+        )
     return (
         f"On positions held out of the fit ({held['moves_left_at_least']} moves or more "
         "from the cut-off), its mean error against the exact value is "
@@ -180,13 +202,22 @@ def _trajectory(trajectories: pl.DataFrame, max_player: str, min_player: str) ->
     )
 
 
-def _values_by_twos(fitted: Fitted) -> list[dict[str, Any]]:
-    by_twos: dict[int, list[float]] = {}
+LABELS = {"twos": "2-heaps", "gain": "the sticks the largest merge loses to the cap"}
+
+
+def _first(fitted: Fitted) -> str:
+    """The table's first feature: the 2-heaps, or where merges score the largest merge's
+    lost sticks (`gain`)."""
+    return next(iter(fitted.metadata["settings"].get("caps", {"twos": 0})))
+
+
+def _values_by_first(fitted: Fitted) -> list[dict[str, Any]]:
+    by_first: dict[int, list[float]] = {}
     for key, value in fitted.cells.items():
-        by_twos.setdefault(key[0], []).append(value)
+        by_first.setdefault(key[0], []).append(value)
     return [
-        {"twos": twos, "cells": len(values), "mean_value": sum(values) / len(values)}
-        for twos, values in sorted(by_twos.items())
+        {_first(fitted): count, "cells": len(values), "mean_value": sum(values) / len(values)}
+        for count, values in sorted(by_first.items())
     ]
 
 

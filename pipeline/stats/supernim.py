@@ -37,6 +37,7 @@ import polars as pl
 from mine.models import supernim as model
 from mine.pipeline import stats as shared
 from mine.pipeline.stats import data_fingerprint
+from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
 from mine.strategies.solvers import supernim as solver
 
 GAME = "supernim"
@@ -86,15 +87,19 @@ def _outcomes(games: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     ).sort(keys)
 
 
-def positions(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFrame:
-    """Every position a move was made from, from the mover's side, with its features."""
+def positions(
+    con: duckdb.DuckDBPyConnection, where: str = "TRUE", max_moves: int = DEFAULT_RULES.max_moves
+) -> pl.DataFrame:
+    """Every position a move was made from, from the mover's side, with its features (the
+    moves left counted to a cut-off after `max_moves`)."""
     frame = shared.frame(
         con,
         "SELECT log_id, game, move, kind, canonical_board, margin_before, final_margin, "
-        f"winner = player AS mover_won FROM supernim_positions WHERE {where}",
+        f"winner = player AS mover_won FROM supernim_positions WHERE {where} "
+        "ORDER BY log_id, game, move",
     )
     return frame.with_columns(
-        *model.feature_columns("canonical_board", "move"),
+        *model.feature_columns("canonical_board", "move", max_moves),
         (pl.col("final_margin") - pl.col("margin_before")).alias("future_margin"),
     )
 
@@ -115,9 +120,13 @@ def _margins(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     )
 
 
-def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> SuperNimStats:
-    """Every Super-Nim statistic, from the logs `log_ids` (every Super-Nim log by default)."""
+def derive(
+    con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None, rules: list[str] | None = None
+) -> SuperNimStats:
+    """Every Super-Nim statistic, from the logs `log_ids` (every Super-Nim log by default),
+    played under `rules` (`--rules` settings: the exact value is theirs)."""
     where = logs_filter(log_ids)
+    game_rules = model.rules_of(rules)
     games = shared.frame(
         con,
         "SELECT max_player, min_player, start_key, winner, ended, moves, first_player, "
@@ -162,7 +171,9 @@ def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> 
         kinds=kinds,
         trajectories=trajectories,
         parity=_by_parity(games),
-        value=_against_value(con, where),
+        value=_against_value(con, where)
+        if solver.closed_form(game_rules)
+        else _against_searched_value(con, where, game_rules),
     )
 
 
@@ -210,6 +221,42 @@ def _against_value(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
     )
 
 
+def _against_searched_value(
+    con: duckdb.DuckDBPyConnection, where: str, rules: SuperNimRules
+) -> pl.DataFrame:
+    """Where the value has no closed form (`cap_scores`): each pairing's games, and max's
+    margin − value over the games whose start the exact solver reaches (games of at most
+    its `HORIZON` moves); value-losing moves are not counted (a search per move)."""
+    keys = ["max_player", "min_player"]
+    games = shared.frame(
+        con,
+        "SELECT max_player, min_player, score_max - score_min AS margin, "
+        "list_sort(start_board) AS board, first_player = 'max' AS max_first "
+        f"FROM supernim_matches WHERE {where} ORDER BY log_id, game",
+    )
+    exact, values = solver.ExactSolver(rules), {}
+    for board in games["board"].unique(maintain_order=True).to_list():
+        try:
+            values[tuple(board)] = exact.value(tuple(board), rules.max_moves)
+        except solver.Unsolved:
+            continue
+    found = pl.Series([values.get(tuple(board)) for board in games["board"]], dtype=pl.Int64)
+    sign = pl.when(pl.col("max_first")).then(1).otherwise(-1)
+    per_game = games.with_columns((pl.col("margin") - found * sign).alias("max_margin_minus_value"))
+    missing = {f"{side}_{what}": pl.lit(None, pl.UInt32) for side in ("max", "min")
+               for what in ("moves", "value_losing")}  # fmt: skip
+    return (
+        per_game.group_by(keys)
+        .agg(
+            pl.len().alias("games"),
+            pl.col("max_margin_minus_value").mean(),
+            pl.col("max_margin_minus_value").count().alias("games_with_value"),
+        )
+        .with_columns(**missing)
+        .sort(keys)
+    )
+
+
 def _by_parity(games: pl.DataFrame) -> pl.DataFrame:
     keys = ["max_player", "min_player", "odd_twos"]
     return (
@@ -250,12 +297,16 @@ def headline(stats: SuperNimStats) -> dict[str, object]:
     }
 
 
-def fit_inputs(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None) -> model.Logged:
+def fit_inputs(
+    con: duckdb.DuckDBPyConnection, log_ids: list[int] | None, rules: list[str] | None = None
+) -> model.Logged:
     """The positions of `log_ids` (every Super-Nim log by default) and what names them:
-    the warehouse's fingerprint of those logs, their number and their games'."""
+    the warehouse's fingerprint of those logs, their number and their games'. `rules`: the
+    settings the logs were played under (their cut-off counts the moves left)."""
     where = logs_filter(log_ids)
+    max_moves = model.rules_of(rules).max_moves
     try:
-        seen = positions(con, where)
+        seen = positions(con, where, max_moves)
         fingerprint, logs = data_fingerprint(con, GAME, log_ids)
         games = con.execute(f"SELECT count(*) FROM supernim_games WHERE {where}").fetchone()[0]
     except duckdb.Error as error:

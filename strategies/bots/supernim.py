@@ -5,7 +5,8 @@ seeded generator. `alphabeta:D` searches D plies with the plain score-difference
 heuristic (a leaf is worth nothing beyond the points already scored) and breaks ties at
 random, so that it is not one fixed line a learner could memorise. `exact` keeps the exact
 value (`strategies/solvers/supernim.py`): far from the cut-off the first move (the cash
-first) that keeps it, and with the cut-off within `ENDGAME` moves, searched to the cut-off.
+first) that keeps it, and with the cut-off within `ENDGAME` moves, searched to the cut-off;
+under the capped-merge variant, searched to the cut-off in games short enough for it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from mine.strategies.engines.supernim import (
     canonical,
 )
 from mine.strategies.players.supernim import Searcher
-from mine.strategies.solvers.supernim import ExactSolver
+from mine.strategies.solvers.supernim import HORIZON, ExactSolver, closed_form
 
 BASELINES = ("random", "greedy", "alphabeta:1", "alphabeta:2", "alphabeta:3", "alphabeta:4",
              "exact")  # fmt: skip
@@ -76,7 +77,7 @@ def search_player(
     """Alpha-beta to `depth` plies (within `budget` seconds, if given) under `rules`; with
     `rng`, ties at the root are broken at random, else the first best move in canonical
     order."""
-    searcher = Searcher(rules.merge_cap, rules.split_reward, evaluate)
+    searcher = Searcher(rules.merge_cap, rules.split_reward, evaluate, None, rules.cap_scores)
 
     def order(kids: list) -> list:
         return [kids[k] for k in rng.permutation(len(kids))] if rng is not None else kids
@@ -101,7 +102,11 @@ def real_move(state: State, points: int, target: tuple[int, ...]) -> Move:
 
 
 def exact_player(rules: SuperNimRules) -> Bot:
-    """A move that keeps the exact value (default rules: growth unlimited)."""
+    """A move that keeps the exact value (growth unlimited); under the capped-merge variant
+    only in games short enough for its search to the cut-off (`HORIZON` moves)."""
+    if not closed_form(rules) and rules.max_moves > HORIZON:
+        raise ValueError(f"exact plays with cap_scores=on only in games of at most "
+                         f"{HORIZON} moves (max_moves={HORIZON})")  # fmt: skip
     solver = ExactSolver(rules)
 
     def play(state: State) -> Move:

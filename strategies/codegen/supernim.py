@@ -80,6 +80,7 @@ def module_source(fitted: Fitted, card: dict | None, budget: float = 0.2,
         "MERGE_CAP": int(settings.get("merge_cap", 10)),
         "SPLIT_REWARD": int(settings.get("split_reward", 2)),
         "MAX_MOVES": int(settings.get("max_moves", 100)),
+        "CAP_SCORES": settings.get("cap_scores") is True,
     }
     search = {"DEPTH": int(depth), "BUDGET": min(float(budget), MAX_BUDGET),
               "ENDGAME": int(endgame)}  # fmt: skip

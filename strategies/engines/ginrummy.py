@@ -22,18 +22,19 @@ in this round (None at the first play of every round). An action the rules refus
 `IllegalAction` with the course engine's reason and changes nothing. The melds themselves
 (the least-deadwood arrangement, the check of a declaration) are `melds.py`'s.
 
-`play_game` is the referee: it runs a game between two players exposing the spec's `pick`,
-`play` and `melds` functions, enforcing the memory and time limits (an illegal action, a
-crash, a memory too large or a call too slow loses the game: `GameRecord.invalid` says
-who and why), and returns a `GameRecord` that `write_game` turns into the spec's turn and
-score files from either seat's point of view; `simulate` plays many games between two
+`play_game` has the referee (`referee.py`, TwentyOne's too) play a game between two
+players exposing the spec's `pick`, `play` and `melds` functions, under the memory and time
+limits, with the course's forfeit: an illegal action, a crash, a memory too large or a
+call too slow loses the game (`GameRecord.invalid` says who and why). It returns a
+`GameRecord` that `write_game` turns into the spec's turn and score files from either
+seat's point of view; `simulate` plays many games between two
 bots and writes them all, each game seeded on its own.
 """
 
 from __future__ import annotations
 
 import copy
-import time
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -45,6 +46,7 @@ import numpy as np
 from mine.parsers.cards import DECK, Card
 from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.parsers.ginrummy import Score, Turn, write_scores, write_turns
+from mine.strategies.engines import referee
 from mine.strategies.engines.melds import (
     CARD_BITS,
     MeldError,
@@ -176,6 +178,7 @@ class State:
     totals: list[int] = field(default_factory=lambda: [0, 0])
     rounds: list[RoundRecord] = field(default_factory=list)
     deals: Sequence[Deal] | None = None
+    invalid: Invalid | None = None  # the fault that ended the game, lost by its seat
 
     def __post_init__(self) -> None:
         if self.solver is None:
@@ -245,8 +248,15 @@ class State:
         return self.phase is Phase.OVER
 
     def returns(self) -> tuple[float, float]:
-        """+1 to the winner of the game, -1 to the loser."""
+        """+1 to the winner of the game, -1 to the loser (the seat of a fault loses)."""
+        if self.invalid is not None:
+            return (-1.0, 1.0) if self.invalid.seat == 0 else (1.0, -1.0)
         return paid(self.totals) if self.is_terminal() else (0.0, 0.0)
+
+    def forfeit(self, seat: int, reason: str) -> None:
+        """The game ends here, lost by `seat` (the course's forfeit of a fault)."""
+        self.invalid = Invalid(seat, reason)
+        self.phase = Phase.OVER
 
     def clone(self) -> State:
         """An independent copy (the solver, a cache, is shared)."""
@@ -488,53 +498,48 @@ def play_game(
     """Play one game between seats 0 and 1, refereed: an illegal action, a crash, a memory
     the rules refuse or a call over the time limit ends the game, lost by its player."""
     state = new_game(rules, rng, solver=solver, deals=deals)
-    memories: list[str | None] = [None, None]
-    limit = rules.time_limit if rules.time_limit > 0 else float("inf")
-    clock = time.perf_counter
-    invalid = None
-    while not state.is_terminal():
-        seat = state.player
-        started = clock()
-        try:
-            action, memory = _ask(players[seat], state, memories[seat])
-        except Exception as error:  # a player's crash is its invalid play, not ours
-            invalid = Invalid(seat, f"player raised {type(error).__name__}: {error}")
-            break
-        if clock() - started > limit:
-            invalid = Invalid(seat, "Took too long to play")
-            break
-        fault = memory_fault(rules, memory) if state.phase is not Phase.MELDS else None
-        if fault:
-            invalid = Invalid(seat, fault)
-            break
-        try:
-            state.apply_action(action)
-        except IllegalAction as error:
-            invalid = Invalid(seat, str(error))
-            break
-        memories[seat] = memory
-    return GameRecord(tuple(state.rounds), (state.totals[0], state.totals[1]), invalid)
+    limit = rules.time_limit if rules.time_limit > 0 else math.inf
+    seats = [course_player(player) for player in players]
+    referee.play(state, seats, referee.Limits(limit, rules.memory_limit), referee.game_lost, WORDS)
+    return GameRecord(tuple(state.rounds), (state.totals[0], state.totals[1]), state.invalid)
 
 
-def _ask(player: Player, state: State, memory: str | None) -> tuple[Any, Any]:
-    """The player's action for the state's phase, and the memory it keeps."""
-    seat = state.player
-    scores = (state.round_scores[seat], state.round_scores[1 - seat])
-    hand = tuple(state.hands[seat])
-    if state.phase is Phase.PICK:
-        return player.pick(state.discard[-1], scores, memory, state.opponent_draw(), hand)
-    if state.phase is Phase.PLAY:
-        return player.play(state.picked, scores, memory, hand)
-    return player.melds(scores, memory, hand), memory  # melds cannot change the memory
+# How the course's Gin Rummy server words a player's faults.
+WORDS = referee.Words(
+    raised="player raised {kind}: {error}",
+    slow="Took too long to play",
+    not_text="memory must be a string, not {kind}",
+    too_long="Memory is too large ({length} > {limit} characters)",
+)
 
 
-def memory_fault(rules: GinRummyRules, memory: Any) -> str | None:
-    """Why the rules refuse a memory a player returned, or None."""
-    if not isinstance(memory, str):
-        return f"memory must be a string, not {type(memory).__name__}"
-    if len(memory) > rules.memory_limit:
-        return f"Memory is too large ({len(memory)} > {rules.memory_limit} characters)"
-    return None
+def course_player(player: Player) -> referee.Call:
+    """A player with the spec's three functions as the referee calls it: the one its
+    state's phase asks, with what the spec shows it."""
+
+    def call(state: State, seat: int, memory: str | None) -> tuple[Any, tuple, referee.Read]:
+        scores = (state.round_scores[seat], state.round_scores[1 - seat])
+        hand = tuple(state.hands[seat])
+        if state.phase is Phase.PICK:
+            arguments = (state.discard[-1], scores, memory, state.opponent_draw(), hand)
+            return player.pick, arguments, _action_and_memory
+        if state.phase is Phase.PLAY:
+            return player.play, (state.picked, scores, memory, hand), _action_and_memory
+        return player.melds, (scores, memory, hand), _melds
+
+    return call
+
+
+def _melds(result: Any) -> tuple[Any, Any]:
+    return result, referee.KEEP  # melds cannot change the memory
+
+
+def _action_and_memory(result: Any) -> tuple[Any, Any]:
+    try:
+        action, memory = result
+    except (TypeError, ValueError) as error:  # not a pair: the player's fault
+        raise referee.Fault(WORDS.raised.format(kind=type(error).__name__, error=error)) from None
+    return action, memory
 
 
 # --- logs ---------------------------------------------------------------------------------

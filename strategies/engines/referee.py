@@ -16,7 +16,8 @@ end and returns each seat's last memory. The game's engine gives it:
     shows it (its hand, the scores, `memory`: what it returned last time, None at first);
     the referee times `function(*arguments)` alone and hands its result to `read`, which
     returns (action, memory) — or raises `Fault(reason)` for a result of the wrong shape,
-    the player's fault;
+    the player's fault; memory `KEEP` for a function that returns none (Gin Rummy's
+    `melds`): the seat keeps the memory it had;
   - a `Trusted` player: the engine's own code (a table look-up bot) that plays its seat's
     decision itself, `move(state) -> None | reason` (the reason a fault of its own: an
     action it chose is not legal) — no clock, no memory: the fast path of simulations;
@@ -48,6 +49,9 @@ from mine.strategies.engines.state import GameState, IllegalAction
 Forfeit = Callable[[Any, int, str], None]
 Read = Callable[[Any], tuple[Any, Any]]
 Call = Callable[[Any, int, str | None], tuple[Callable[..., Any], tuple[Any, ...], Read]]
+
+
+KEEP = object()  # what a `Read` gives as the memory of a call that returns none
 
 
 class Fault(Exception):
@@ -138,9 +142,11 @@ def call(
         action, memory = read(result)
     except Fault as wrong:
         return str(wrong)
-    if not isinstance(memory, str):
+    if memory is KEEP:
+        memory = memories[seat]
+    elif not isinstance(memory, str):
         return words.not_text.format(kind=type(memory).__name__)
-    if len(memory) > limits.memory_chars:
+    elif len(memory) > limits.memory_chars:
         return words.too_long.format(length=len(memory), limit=limits.memory_chars)
     try:
         state.apply_action(action)

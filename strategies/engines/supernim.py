@@ -8,11 +8,15 @@ scores `split_reward` points for the mover. The game ends on an empty board (or 
 with no legal move, which only a variant can reach); games that cycle are cut off after
 `max_moves` moves. The higher score wins; equal scores draw.
 
-Two loop-breaking variants the handout invites (off by default; a result names them):
+Rule variants the handout invites (off by default; a result names them), two that break
+loops:
 - `ulam_limit = N`: at most N growth steps (odd n → 3n + 1) in a game. Only growth adds
   sticks, so past the limit every game drains towards its end;
 - `repeat_ends = on`: a position (mover and canonical board) seen before ends the game
-  (the state keeps the history; the search does not look at it).
+  (the state keeps the history; the search does not look at it);
+and one where skill pays (the default game's value is a matter of 2-heap parity):
+- `cap_scores = on`: the sticks a merge loses to the cap (a + b - merge_cap) score for
+  the mover.
 
 A `State` is a position and the rules it is played under, with the State API of
 `state.py`: seat 0 is max, seat 1 is min; `apply_action` plays a move in place and
@@ -66,6 +70,7 @@ class SuperNimRules(RuleSettings):
     max_moves: int = 100
     ulam_limit: int = 0  # growth steps (odd n → 3n + 1) allowed per game; 0: no limit
     repeat_ends: bool = False  # a repeated position ends the game
+    cap_scores: bool = False  # the sticks a merge loses to the cap score for the mover
 
     def __post_init__(self) -> None:
         if self.merge_cap < 2:
@@ -104,7 +109,8 @@ def moves(
 ) -> list[Move]:
     """Every legal move on `board`, in heap order: merges (i onto j) by i then j, then the
     Ulam steps by heap. `growth=False` leaves out odd steps (the Ulam limit is reached)."""
-    return [Move(*move) for move in heap_moves(board, rules.merge_cap, rules.split_reward, growth)]
+    found = heap_moves(board, rules.merge_cap, rules.split_reward, growth, rules.cap_scores)
+    return [Move(*move) for move in found]
 
 
 def canonical(board: tuple[int, ...]) -> tuple[int, ...]:

@@ -18,7 +18,9 @@ A generated file (ENDGAME > 0) also searches its last ENDGAME moves exactly to t
 cut-off (`Searcher.cut_value`, from the table's value with no cut-off), and within NEAR
 moves of it breaks ties towards the move that gives up least should the cut-off come soon
 (`steadiest`); so does a file asked with the handout's four fields only, which cannot
-know the moves left.
+know the moves left. Where merges score (CAP_SCORES, the variant where skill pays) there is
+no closed form for that endgame to start from: the file searches to the cut-off instead
+once it is within SCORING_ENDGAME moves, and its table is keyed by the SCORING_FEATURES.
 """
 
 import random
@@ -29,12 +31,14 @@ from bisect import insort
 
 MERGE_CAP = 10
 SPLIT_REWARD = 2
+CAP_SCORES = False  # the variant where the sticks a merge loses to the cap score for the mover
 MAX_MOVES = 100
 DEPTH = 3  # plies the search goes to at most
 BUDGET = 0.2  # seconds a move may take at most
 MAX_BUDGET = 1.0  # … whatever a call asks for
 
 ENDGAME = 0  # moves left from which the search goes to the cut-off exactly (0: never)
+SCORING_ENDGAME = 12  # … where merges score (CAP_SCORES): about 2,000 nodes, 0.05 s a move
 
 # CELLS[features]: the mover's future margin the fitted table gives a feature cell.
 CELLS = {}
@@ -42,22 +46,34 @@ CELLS = {}
 FEATURES = ("twos", "odd_twos", "fours", "ones", "odds", "heaps", "left")
 CAPS = (5, 1, 3, 3, 5, 9, 12)  # a feature's counts above its cap count as the cap
 LEFT_FAR = CAPS[-1]  # moves left from which the table holds one value (no cut-off in sight)
+# Where merges score (CAP_SCORES): the most sticks one merge loses to the cap, heaps at or
+# above the cap (merging onto one scores the other heap whole), heaps, odd heaps, sticks,
+# whether the 2-heaps are odd, moves left
+SCORING_FEATURES = ("gain", "big", "heaps", "odds", "sticks", "odd_twos", "left")
+SCORING_CAPS = (30, 3, 9, 5, 80, 1, LEFT_FAR)
 
 # --- the move generator ----------------------------------------------------------------
 
 
-def heap_moves(board, cap, reward, growth=True):
+def merged(a, b, cap, cap_scores):
+    """(the heap, the mover's points) of merging heaps of a and b sticks: the heap is
+    capped, and the sticks lost to the cap score only in the variant that says so."""
+    lost = max(a + b - cap, 0)
+    return a + b - lost, lost if cap_scores else 0
+
+
+def heap_moves(board, cap, reward, growth=True, cap_scores=False):
     """Every legal move on a board, in heap order, as (kind, i, j, board after, points):
     merges (heap i onto heap j) by i then j, then the Ulam steps by heap. `growth=False`
-    leaves out the odd steps (n -> 3n + 1)."""
+    leaves out the odd steps (n -> 3n + 1); `cap_scores`: the capped-merge variant."""
     found = []
     for i, a in enumerate(board):
         for j, b in enumerate(board):
             if a != b:
                 after = list(board)
-                after[j] = min(a + b, cap)
+                after[j], points = merged(a, b, cap, cap_scores)
                 del after[i]
-                found.append(("merge", i, j, tuple(after), 0))
+                found.append(("merge", i, j, tuple(after), points))
     for i, n in enumerate(board):
         head, tail = board[:i], board[i + 1 :]
         if n % 2:
@@ -70,7 +86,7 @@ def heap_moves(board, cap, reward, growth=True):
     return found
 
 
-def canonical_children(board, cap, reward, growth):
+def canonical_children(board, cap, reward, growth, cap_scores=False):
     """The distinct successors of a sorted board as (points, sorted board after, grew),
     best points first; a successor reached two ways keeps its better points."""
     best = {}
@@ -93,10 +109,12 @@ def canonical_children(board, cap, reward, growth):
             best.setdefault((tuple(step), 0), 0)
         for b in values:
             if b != a:
-                merged = rest[:]
-                merged.remove(b)
-                insort(merged, min(a + b, cap))
-                best.setdefault((tuple(merged), 0), 0)
+                after = rest[:]
+                after.remove(b)
+                heap, points = merged(a, b, cap, cap_scores)
+                insort(after, heap)
+                key = (tuple(after), 0)
+                best[key] = max(best.get(key, 0), points)
     found = [(points, after, grew) for (after, grew), points in best.items()]
     found.sort(key=lambda child: -child[0])
     return found
@@ -113,9 +131,10 @@ class SuperNim:
 
     WIN = 100  # utility of a win for max (the handout's "+100 or -100")
 
-    def __init__(self, merge_cap=MERGE_CAP, split_reward=SPLIT_REWARD):
+    def __init__(self, merge_cap=MERGE_CAP, split_reward=SPLIT_REWARD, cap_scores=CAP_SCORES):
         self.merge_cap = merge_cap
         self.split_reward = split_reward
+        self.cap_scores = cap_scores
 
     def terminal(self, state):
         return not state[1]
@@ -132,7 +151,7 @@ class SuperNim:
         return state[0]
 
     def successors(self, state):
-        moves = heap_moves(state[1], self.merge_cap, self.split_reward)
+        moves = heap_moves(state[1], self.merge_cap, self.split_reward, True, self.cap_scores)
         return [successor(state, after, points) for *_, after, points in moves]
 
 
@@ -161,8 +180,9 @@ class Searcher:
     """Alpha-beta with a transposition table, move ordering (points first, then the best
     move of the last iteration) and iterative deepening under a time budget."""
 
-    def __init__(self, cap, reward, evaluate, far=None):
+    def __init__(self, cap, reward, evaluate, far=None, cap_scores=False):
         self.cap = cap
+        self.cap_scores = cap_scores
         self.reward = reward
         self.evaluate = evaluate  # (sorted board, moves left) -> the mover's future margin
         self.far = far  # sorted board -> its value with no cut-off (the exact endgame's)
@@ -171,6 +191,7 @@ class Searcher:
         self.best_child = {}  # (board, moves left) -> the best move found there last time
         self.nodes = 0
         self.deadline = INFINITY
+        self.node_limit = INFINITY  # nodes a search may visit (an exact solver's own bound)
 
     def children(self, board, growth):
         key = (board, growth)
@@ -178,7 +199,7 @@ class Searcher:
         if found is None:
             if len(self.children_cache) > CACHE_LIMIT:
                 self.children_cache.clear()
-            found = canonical_children(board, self.cap, self.reward, growth)
+            found = canonical_children(board, self.cap, self.reward, growth, self.cap_scores)
             self.children_cache[key] = found
         return found
 
@@ -209,9 +230,9 @@ class Searcher:
         best, alpha = None, -INFINITY
         for kid in kids:
             points, after, grew = kid
-            value = points - self._value(
-                after, depth - 1, left - 1, _less(growths_left, grew), -INFINITY, -alpha, table
-            )
+            less = _less(growths_left, grew)
+            value = points - self._value(after, depth - 1, left - 1, less, -INFINITY,
+                                         points - alpha, table)  # fmt: skip
             if best is None or value > alpha:
                 best, alpha = (value, points, after), value
                 self.best_child[(board, left)] = kid
@@ -220,7 +241,9 @@ class Searcher:
     def _value(self, board, depth, left, growths_left, alpha, beta, table):
         """The future margin of the mover on `board` (negamax, alpha-beta)."""
         self.nodes += 1
-        if self.nodes % CHECK_EVERY == 0 and time.perf_counter() > self.deadline:
+        if self.nodes % CHECK_EVERY == 0 and (
+            self.nodes > self.node_limit or time.perf_counter() > self.deadline
+        ):
             raise OutOfTime
         if not board or left <= 0:
             return 0
@@ -245,9 +268,11 @@ class Searcher:
         start, best = alpha, -INFINITY
         for kid in kids:
             points, after, grew = kid
+            # the child's window, shifted by the points: value = points - its value
             value = points - self._value(
-                after, depth - 1, left - 1, _less(growths_left, grew), -beta, -alpha, table
-            )
+                after, depth - 1, left - 1, _less(growths_left, grew),
+                points - beta, points - alpha, table,
+            )  # fmt: skip
             if value > best:
                 best = value
                 if value > alpha:
@@ -325,18 +350,25 @@ def _less(growths_left, grew):
 # --- the player ------------------------------------------------------------------------
 
 
-def cell(board, left):
+def cell(board, left, cap=MERGE_CAP, cap_scores=CAP_SCORES):
     """A position's feature cell: its counts of 2-heaps (and whether they are odd), 4-heaps,
-    1-heaps, odd heaps and heaps, and the moves left, each capped (the table's key)."""
+    1-heaps, odd heaps and heaps, and the moves left, each capped (the table's key); where
+    merges score, the SCORING_FEATURES instead."""
+    if cap_scores:
+        sizes = sorted(set(board))
+        gain = max(sizes[-1] + sizes[-2] - cap, 0) if len(sizes) > 1 else 0
+        counts = (gain, sum(n >= cap for n in board), len(board), sum(n % 2 for n in board),
+                  sum(board), board.count(2) % 2, left)  # fmt: skip
+        return tuple(map(min, counts, SCORING_CAPS))
     twos = board.count(2)
     counts = (twos, twos % 2, board.count(4), board.count(1),
               sum(n % 2 for n in board), len(board), left)  # fmt: skip
     return tuple(map(min, counts, CAPS))
 
 
-def leaf_value(board, left, cells):
+def leaf_value(board, left, cells, cap=MERGE_CAP, cap_scores=CAP_SCORES):
     """The fitted future margin of the mover on a sorted board (0 for a cell never seen)."""
-    return cells.get(cell(board, left), 0.0)
+    return cells.get(cell(board, left, cap, cap_scores), 0.0)
 
 
 def evaluate(board, left):
@@ -350,12 +382,12 @@ def far_value(board):
     return SPLIT_REWARD * round(evaluate(board, LEFT_FAR) / SPLIT_REWARD) if SPLIT_REWARD else 0
 
 
-SEARCH = Searcher(MERGE_CAP, SPLIT_REWARD, evaluate, far_value)
+SEARCH = Searcher(MERGE_CAP, SPLIT_REWARD, evaluate, far_value, CAP_SCORES)
 
 
 def successors(state):
     """(successor state, board after, points) in heap order, as the handout lists them."""
-    moves = heap_moves(tuple(state[1]), MERGE_CAP, SPLIT_REWARD)
+    moves = heap_moves(tuple(state[1]), MERGE_CAP, SPLIT_REWARD, True, CAP_SCORES)
     return [(successor(state, after, points), after, points) for *_, after, points in moves]
 
 
@@ -401,13 +433,21 @@ def ai_move(state, moves_left=None, depth=None, budget=None):
     at most ENDGAME moves left it searches to the cut-off exactly, while the time lasts;
     within NEAR (or not told), ties go to the move that loses least to a near cut-off.
     Further from a cut-off it knows of, ties go to the search's first best: that splits 4s
-    into 2s, which a careless opponent leaves to be cashed."""
+    into 2s, which a careless opponent leaves to be cashed. Where merges score
+    (CAP_SCORES), a generated file's search goes to the cut-off once it is within
+    SCORING_ENDGAME moves."""
     left = MAX_MOVES if moves_left is None else max(1, int(moves_left))
     limit = DEPTH if depth is None else int(depth)
     seconds = min(BUDGET if budget is None else float(budget), MAX_BUDGET)
     board = tuple(sorted(state[1]))
     started = time.perf_counter()
-    chosen = SEARCH.choose_exact(board, left, seconds / 2) if left <= ENDGAME else None
+    if CAP_SCORES:
+        # no closed form for an exact endgame to start from: the search goes to the cut-off
+        if ENDGAME and left <= SCORING_ENDGAME:
+            limit = max(limit, left)
+        chosen = SEARCH.choose(board, left, -1, limit, seconds * 0.6)
+    else:
+        chosen = SEARCH.choose_exact(board, left, seconds / 2) if left <= ENDGAME else None
     if chosen is None:
         spent = time.perf_counter() - started
         chosen = SEARCH.choose(board, left, -1, limit, max(seconds - spent, 0.0) * 0.6)

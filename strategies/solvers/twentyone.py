@@ -36,6 +36,7 @@ evaluator is `strategies.validation.twentyone_evaluator`).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -467,6 +468,24 @@ def solve(
 ) -> Solution:
     """The optimal strategy's value and chart (or, given `chart`, that chart's value)."""
     rules = rules or TwentyOneRules()
+    if chart is None and progress is None:
+        return copy.deepcopy(_optimum(rules, decks))
+    return _solve(rules, decks, chart, progress)
+
+
+@lru_cache(maxsize=8)
+def _optimum(rules: TwentyOneRules, decks: int | None) -> Solution:
+    # Seconds of work that one measure asks for several times (a baseline's chart, the
+    # reference, the report), and a process's commands for the same rules again.
+    return _solve(rules, decks, None, None)
+
+
+def _solve(
+    rules: TwentyOneRules,
+    decks: int | None,
+    chart: Chart | None,
+    progress: Callable[[int], None] | None,
+) -> Solution:
     shoe = None if decks is None else full_shoe(decks)
     up_chance = INFINITE if shoe is None else shoe / shoe.sum()
     result = Chart.empty() if chart is None else chart

@@ -10,11 +10,13 @@ every game:
   measured on that file (what `mine generate` writes in);
 - `failure(card)`: None, or the one line that says why the card's figures do not hold
   (the file's invalid plays, say), which makes `mine validate` exit 1.
+- `FUNCTIONS`: the functions a player file defines (what loading it checks).
 The harness (the game loop around a file, its timing, its faults) is apart from the
 evaluators that score plays (`<game>` modules keep both only where both are small).
 """
 
 CONTRACT = {
+    "FUNCTIONS": None,
     "validate": ("path", "rules"),
     "check": ("path", "fitted"),
     "failure": ("card",),

@@ -14,12 +14,13 @@ figures are apart from it."""
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -249,7 +250,14 @@ def paired(
 def baseline_records(name: str, n: int, answers: Sequence[Hand], rules: CardGuessRules) -> list:
     """The baseline's record of each answer, its time not limited: a loaded machine must
     not cost it games (its figures are the yardstick, not what is measured)."""
-    rules = replace(rules, seconds=math.inf)
+    unlimited = replace(rules, seconds=math.inf)
+    return copy.deepcopy(_baseline_records(name, n, tuple(answers), unlimited))
+
+
+@lru_cache(maxsize=16)
+def _baseline_records(name: str, n: int, answers: tuple[Hand, ...], rules: CardGuessRules) -> list:
+    # A baseline plays the same answers for the check of `generate`, `validate` and the
+    # report: seconds for every answer of n = 2, more for larger n, the same games each time.
     guesser = make_bot(name, rules, np.random.default_rng(SAMPLE_SEED))
     if name in ("greedy", "entropy"):
         guesser.initial_guess(rules.n)  # its first guess, remembered: not any one game's time
@@ -290,7 +298,7 @@ def _file_records(path, n, answers, rules, workers, limits, progress, runner) ->
     return [record for part in parts for record in part]
 
 
-def _baseline_records(name, n, answers, rules, runner) -> list:
+def _baseline_games(name, n, answers, rules, runner) -> list:
     """`baseline_records`, here or in `runner`'s tasks of ANSWERS_PER_TASK answers."""
     if runner is None:
         return baseline_records(name, n, answers, rules)
@@ -379,7 +387,7 @@ def validate(
             "vs": {},
         }
         for name in baselines:
-            theirs = _baseline_records(name, n, played, game_rules, runner)
+            theirs = _baseline_games(name, n, played, game_rules, runner)
             entry["baselines"][name] = figures(theirs, chances)
             entry["vs"][name] = paired(mine, theirs, chances)
         if against is not None:

@@ -28,12 +28,13 @@ from mine.strategies.player_file import load_module, prepare
 from mine.strategies.runners import Runner
 from mine.strategies.validation.shipped import per_group, run_on
 
+FUNCTIONS = ("pick", "play", "melds")  # what a player file defines
 CHECK_GAMES = 100  # games against simple whose figures a generated file states
 GAMES_PER_TASK = 50  # a task of a runner's: seconds of play (loading the file costs ~0.3 s)
 
 
 def load_player(path: str | Path) -> Any:
-    return load_module(path, "ginrummy", ("pick", "play", "melds"))
+    return load_module(path, "ginrummy", FUNCTIONS)
 
 
 @dataclass

@@ -37,6 +37,7 @@ from mine.strategies.solvers.hog import (
 from mine.strategies.validation.shipped import run_on
 
 GAME = "hog"
+FUNCTIONS = ("final_strategy",)  # what a player file defines
 EXTRA_ROWS = {  # the report card's figures beyond one row per opponent, and their names
     "guaranteed": "guaranteed (vs its best response)",
     "best_possible_vs_always_roll_6": "best possible vs always_roll:6",
@@ -92,7 +93,7 @@ def _rates(solution: Solution) -> dict[str, float]:
 def load_player(path: Path) -> tuple[Strategy, dict[str, str]]:
     """The module's `final_strategy` and the rules it states (`RULES`, else the goal its
     `STRATEGY_TABLE` implies)."""
-    module = load_module(path, GAME, ("final_strategy",))
+    module = load_module(path, GAME, FUNCTIONS)
     strategy = module.final_strategy
     stated = getattr(module, "RULES", None)
     if isinstance(stated, dict):

@@ -12,13 +12,19 @@ intervals, cut-off rate, mean final margin (the file's side), invalid moves, and
 percentile of the time `ai_move` took; and against the exact value of the start (R for
 the first mover when the start board holds an odd number of 2-heaps, the solver's): the
 share of games the file ends below it, its mean margin minus it, its wins as first mover
-on odd boards and its losses on even boards. The file is asked with the moves left
-(`ai_move(state, moves_left=…)`), or with the handout's four fields only (`four_fields`).
+on odd boards and its losses on even boards. Where merges score (`cap_scores`) the value
+is the solver's search to the cut-off, in games short enough for it (the games it does
+not reach are left out of these figures; the odd/even ones speak of the default game).
+A file is measured under the scoring rules it states (merge cap, split reward,
+`cap_scores`: its table's points); `--rules` that change them are refused. The file is
+asked with the moves left (`ai_move(state, moves_left=…)`), or with the handout's four
+fields only (`four_fields`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -44,11 +50,12 @@ from mine.strategies.intervals import wilson
 from mine.strategies.player_file import load_module
 from mine.strategies.players.supernim import successor
 from mine.strategies.runners import Runner
-from mine.strategies.solvers.supernim import value
+from mine.strategies.solvers.supernim import ExactSolver, Unsolved, closed_form, value
 from mine.strategies.validation.shipped import per_group, run_on
 
 FUNCTIONS = ("ai_move", "random_move")
 STATED = ("merge_cap", "split_reward", "max_moves")  # the rules a file states (MERGE_CAP, …)
+SCORING = ("merge_cap", "split_reward", "cap_scores")  # … its table's points: not to be changed
 SEARCH = ("depth", "budget")  # … and its search (DEPTH, BUDGET)
 CHECK_GAMES = 40  # games per opponent behind the figures `mine generate` writes in
 CHECK_OPPONENTS = ("random", "greedy", "alphabeta:2")
@@ -113,8 +120,24 @@ def play_one(
         "times": played["times"][seat],
         "first": start.player == seat,
         "odd": value(start.board, 1) == 1,
-        "value": value(start.board, start.rules.split_reward) * (1 if start.player == seat else -1),
+        "value": start_value(start, seat),
     }
+
+
+_SOLVERS: dict[SuperNimRules, ExactSolver] = {}
+
+
+def start_value(start: State, seat: str) -> int | None:
+    """The exact value of the start for `seat`: the closed form's, or where merges score the
+    search to the cut-off's (None where that is out of the solver's reach)."""
+    sign = 1 if start.player == seat else -1
+    if closed_form(start.rules):
+        return value(start.board, start.rules.split_reward) * sign
+    solver = _SOLVERS.setdefault(start.rules, ExactSolver(start.rules))
+    try:
+        return solver.value(start.board, start.rules.max_moves) * sign
+    except Unsolved:
+        return None
 
 
 Mover = Callable[[State], tuple[Move | None, float | None]]
@@ -182,10 +205,17 @@ def _stated(path: str) -> tuple[dict[str, int], dict[str, float | None]]:
     module = load(path)
     values = {name: getattr(module, name.upper(), None) for name in STATED}
     search = {name: getattr(module, name.upper(), None) for name in SEARCH}
+    flag = getattr(module, "CAP_SCORES", None)
     return (
-        {k: v for k, v in values.items() if _number(v, int)},
+        {k: v for k, v in values.items() if _number(v, int)}
+        | ({"cap_scores": flag} if isinstance(flag, bool) else {}),
         {k: v if _number(v, int | float) else None for k, v in search.items()},
     )
+
+
+def _said(value: Any) -> str:
+    """A rule's value as `--rules` writes it."""
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
 def _number(value: Any, kind: Any) -> bool:
@@ -206,6 +236,18 @@ def rate(successes: int, n: int) -> dict[str, Any]:
     }
 
 
+def mean_interval(values: Sequence[float]) -> tuple[float, float] | tuple[()]:
+    """A t 95 % interval of the mean of `values` (empty for fewer than two)."""
+    n = len(values)
+    if n < 2:
+        return ()
+    from scipy.stats import t  # as `strategies.intervals` does: only needed here
+
+    mean, spread = float(np.mean(values)), float(np.std(values, ddof=1))
+    half = float(t.ppf(0.975, n - 1)) * spread / math.sqrt(n)
+    return mean - half, mean + half
+
+
 def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     n = len(results)
     outcomes = [r["outcome"] for r in results]
@@ -217,26 +259,35 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "loss": rate(outcomes.count("loss"), n),
         "cutoff_rate": sum(r["cutoff"] for r in results) / n if n else 0.0,
         "mean_margin": float(np.mean([r["margin"] for r in results])) if n else 0.0,
+        "mean_margin_ci95": list(mean_interval([r["margin"] for r in results])),
         "invalid_moves": sum(r["invalid"] for r in results),
         # a file opponent's: each is a win the file did not play for
         "opponent_invalid_moves": sum(r["opponent_invalid"] for r in results),
         "moves_timed": len(times),
         "p99_move_seconds": float(np.percentile(times, 99)) if times else 0.0,
         "max_move_seconds": max(times, default=0.0),
-        "against_value": against_value(results),
+        # none where the solver reaches no start (the capped-merge variant's long games)
+        **({"against_value": against_value(results)} if _valued(results) else {}),
     }
 
 
+def _valued(results: list[dict[str, Any]]) -> bool:
+    return any(r["value"] is not None for r in results)
+
+
 def against_value(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """The games against the exact value of their start, from the file's side."""
+    """The games against the exact value of their start, from the file's side (those whose
+    value the solver reaches)."""
     odd_first = [r for r in results if r["odd"] and r["first"]]
     even = [r for r in results if not r["odd"]]
-    below = sum(r["margin"] < r["value"] for r in results)
+    known = [r for r in results if r["value"] is not None]
+    below = sum(r["margin"] < r["value"] for r in known)
+    gaps = [r["margin"] - r["value"] for r in known]
     return {
-        "below_value": rate(below, len(results)),
-        "mean_margin_minus_value": (
-            float(np.mean([r["margin"] - r["value"] for r in results])) if results else 0.0
-        ),
+        "games_with_value": len(known),
+        "below_value": rate(below, len(known)),
+        "mean_margin_minus_value": float(np.mean(gaps)) if gaps else 0.0,
+        "margin_minus_value_ci95": list(mean_interval(gaps)),
         "odd_first_wins": rate(sum(r["outcome"] == "win" for r in odd_first), len(odd_first)),
         "even_losses": rate(sum(r["outcome"] == "loss" for r in even), len(even)),
     }
@@ -253,6 +304,8 @@ def rules_text(rules: SuperNimRules) -> str:
         words.append(f"at most {rules.ulam_limit} growth steps")
     if rules.repeat_ends:
         words.append("a repeated position ends the game")
+    if rules.cap_scores:
+        words.append("the sticks a merge loses to the cap score")
     return f"{'default rules' if rules == DEFAULT_RULES else 'rules'}: {', '.join(words)}"
 
 
@@ -287,7 +340,13 @@ def validate(
         game_rules = DEFAULT_RULES.with_settings(rules_stated)
     except ValueError as error:
         raise ValueError(f"{path}: the rules it states: {error}") from None
-    game_rules = game_rules.with_settings(rules or [])
+    asked = game_rules.with_settings(rules or [])
+    changed = [name for name in SCORING if getattr(asked, name) != getattr(game_rules, name)]
+    if changed:
+        name = changed[0]
+        plays, wanted = _said(getattr(game_rules, name)), _said(getattr(asked, name))
+        raise ValueError(f"{path} plays {name}={plays}, not the {name}={wanted} asked")
+    game_rules = asked
     for name in baselines:
         make_bot(name, game_rules, None)
     runs = [(name, name, None, False) for name in baselines]

@@ -61,6 +61,7 @@ from mine.strategies.validation.twentyone_evaluator import (
     flat_returns,
 )
 
+FUNCTIONS = ("play", "action_for", "count_bucket")  # what a player file defines
 ENGINE_ACTIONS = {
     "Bid": Bid,
     "Hit": Hit,
@@ -88,7 +89,7 @@ TABLE_SEATS = (
 def load_player(path: str | Path) -> ModuleType | haskell.HaskellPlayer:
     if haskell.is_haskell(path):  # its tables read, its decisions asked of its program
         return haskell.HaskellPlayer(path)
-    module = load_module(path, "twentyone", ("play", "action_for", "count_bucket"))
+    module = load_module(path, "twentyone", FUNCTIONS)
     for table in TABLES:
         if not hasattr(module, table):
             raise PlayerFileError(f"{path}: has no {table} table (not a generated player?)")
@@ -368,6 +369,10 @@ def validate(
 def _measured(task: tuple[Measure, str, range | None]) -> Any:
     """One part of a measure, in this worker: its files landed here and run contained."""
     measure, kind, span = task
+    if kind in ("flat", "shoe"):  # solved here, once a worker: its contained parts fork from it
+        solve(measure.rules)
+        if kind == "flat" and measure.exact:
+            solve(measure.rules, decks=measure.rules.decks)
     with landed(measure.files) as here:
         return contained.run(here, _part, [(measure, kind, span, here)],
                              limits=measure.limits, contain=measure.contain)[0]  # fmt: skip

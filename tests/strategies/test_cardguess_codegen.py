@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mine.strategies.bots.cardguess import make_bot
 from mine.strategies.codegen.cardguess import module_source
 from mine.strategies.engines.cardguess import (
     CardGuessRules,
@@ -21,11 +22,15 @@ from mine.strategies.engines.cardguess import (
 from mine.strategies.player_file import load_source
 from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
 from mine.strategies.validation.cardguess import (
+    SAMPLE_SEED,
     FileGuesser,
+    _baseline_records,
+    baseline_records,
     check,
     failure,
     figures,
     measure_file,
+    one_game,
     validate,
 )
 
@@ -168,3 +173,16 @@ def test_validate_reads_the_rules_shows_progress_and_says_what_fails(tmp_path, s
     card = validate(wrong, sizes=(2,), answers=40, baselines=())
     assert card["sizes"]["2"]["player"]["invalid"] == 0
     assert "its feedback is wrong for" in failure(card)
+
+
+def test_a_baselines_records_are_played_once_and_each_caller_gets_its_own():
+    answers = [tuple(hand) for hand in hands(2).cards[:40].tolist()]
+    rules = CardGuessRules(n=2)
+    first = baseline_records("greedy", 2, answers, rules)
+    played = [one_game(make_bot("greedy", rules, np.random.default_rng(SAMPLE_SEED)), a, rules)
+              for a in answers]  # fmt: skip
+    assert [r["guesses"] for r in first] == [r["guesses"] for r in played]
+    first[0]["guesses"] = -1  # a caller that writes on its answer
+    again = baseline_records("greedy", 2, answers, rules)
+    assert again[0]["guesses"] == played[0]["guesses"] and again is not first
+    assert _baseline_records.cache_info().hits >= 1

@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from mine import games
 from mine.strategies import contained
 from mine.strategies.codegen.twentyone import write_module
 from mine.strategies.contained import Limits, PlayerFault
@@ -157,49 +158,48 @@ def test_simulate_checks_the_disk_before_it_writes(tmp_path):
     assert not (tmp_path / "logs").exists()
 
 
-LOOP = "def {name}(*args):\n    while True:\n        pass\n"
+LOOP = "def {name}(*args, **kwargs):\n    while True:\n        pass\n"
 
-
-def _gin(path, limits):
-    from mine.strategies.validation import ginrummy
-
-    return ginrummy.validate(path, opponents=["simple"], games=1, workers=1, limits=limits)
-
-
-def _twentyone(path, limits):
-    from mine.strategies.validation import twentyone
-
-    return twentyone.validate(
-        path, TwentyOneRules(), hands=1000, games=0, seed=0, exact=False, limits=limits
-    )
-
-
-GAMES = {
-    "ginrummy": (_gin, ("pick", "play", "melds")),
-    "twentyone": (_twentyone, ("play", "action_for", "count_bucket")),
+# The smallest measure of each game's validator, so that the file's functions are soon called.
+SMALLEST = {
+    "twentyone": {"hands": 1000, "games": 0, "exact": False},
+    "ginrummy": {"opponents": ["simple"], "games": 1, "workers": 1},
+    "hog": {},
+    "supernim": {"baselines": ["random"], "games": 2, "equal_depth": 0},
+    "cardguess": {"sizes": [2], "answers": 2, "baselines": []},
 }
 
 
-@pytest.mark.parametrize("game", GAMES)
+def test_every_game_of_the_registry_has_its_smallest_measure():
+    assert set(SMALLEST) == {game.name for game in games.with_part("validator")}
+
+
+def _validate(game: str, path):
+    validator = games.get(game).module("validator")
+    return validator.validate(path, None, limits=QUICK, **SMALLEST[game])
+
+
+@pytest.mark.parametrize("game", SMALLEST)
 def test_every_game_ends_a_file_that_loops_at_import(game, tmp_path):
-    validate, _ = GAMES[game]
     path = tmp_path / "loops.py"
     path.write_text("while True:\n    pass\n")
-    with pytest.raises(PlayerFault, match="importing the file ran over its 1 s limit"):
-        validate(path, QUICK)
+    with pytest.raises(PlayerFault, match="importing the file ran over its 1 s limit") as fault:
+        _validate(game, path)
+    assert fault.value.path == str(path)
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", SMALLEST)
 def test_every_game_ends_a_call_that_loops(game, tmp_path):
-    validate, functions = GAMES[game]
     path = tmp_path / "loops.py"
+    functions = games.get(game).module("validator").FUNCTIONS
     if game == "twentyone":  # its validator reads a generated file's tables first
         write_module(path, Strategy(solve(TwentyOneRules()).chart, BIDS, (), METADATA))
         path.write_text(path.read_text() + LOOP.format(name="action_for"))
     else:
         path.write_text("".join(LOOP.format(name=name) for name in functions))
-    with pytest.raises(PlayerFault, match=r"\(\) ran over its 0.5 s limit"):
-        validate(path, QUICK)
+    with pytest.raises(PlayerFault, match=r"\(\) ran over its 0.5 s limit") as fault:
+        _validate(game, path)
+    assert fault.value.path == str(path)
 
 
 def _both_play(task: tuple) -> int:

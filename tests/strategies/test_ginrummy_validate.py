@@ -13,6 +13,7 @@ from mine.strategies.codegen import ginrummy as codegen
 from mine.strategies.engines.ginrummy import GinRummyRules
 from mine.strategies.intervals import wilson
 from mine.strategies.validation import ginrummy as validating
+from tests.mine_cli import here, one_line_error
 from tests.strategies.test_ginrummy_codegen import FITTED, METADATA
 
 FIELDS = {
@@ -87,9 +88,7 @@ def test_bad_player_files_are_one_line_errors(tmp_path):
     empty.write_text("X = 1\n")
     for path, words in ((tmp_path / "none.py", "no such file"), (broken, "cannot load"),
                         (empty, "defines no pick, play, melds")):  # fmt: skip
-        result = CliRunner().invoke(app, ["validate", "ginrummy", str(path), "--games", "1"])
-        assert result.exit_code == 1 and words in result.output
-        assert "Traceback" not in result.output
+        assert words in one_line_error(here("validate", "ginrummy", path, "--games", 1), code=1)
 
 
 def test_validation_plays_under_the_rules_given(player):

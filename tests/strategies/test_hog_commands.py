@@ -17,6 +17,7 @@ from mine.parsers import hog as log
 from mine.pipeline.cli import app
 from mine.pipeline.reports.hog import CELL, PALETTE
 from mine.pipeline.stats import data_fingerprint
+from tests.mine_cli import here, one_line_error
 
 runner = CliRunner()
 
@@ -79,9 +80,7 @@ def test_simulate_variant_and_json(tmp_path):
     ],
 )
 def test_simulate_errors_are_one_line(tmp_path, args):
-    result = runner.invoke(app, ["simulate", "hog", "--out", str(tmp_path), *args])
-    assert result.exit_code == 1
-    assert "error:" in result.output and "Traceback" not in result.output
+    one_line_error(here("simulate", "hog", "--out", tmp_path, *args), code=1)
 
 
 def _ingest(db, logs):
@@ -157,8 +156,7 @@ def _heat_map(text: str) -> list[list[str]]:
 
 
 def test_fit_without_a_warehouse_or_tables(tmp_path):
-    result = runner.invoke(app, ["fit", "hog", "--db", str(tmp_path / "none.duckdb")])
-    assert result.exit_code == 1 and "Traceback" not in result.output
+    one_line_error(here("fit", "hog", "--db", tmp_path / "none.duckdb"), code=1)
     duckdb.connect(str(tmp_path / "empty.duckdb")).close()
     result = runner.invoke(app, ["fit", "hog", "--db", str(tmp_path / "empty.duckdb")])
     assert result.exit_code == 1 and "no logs yet (run `mine ingest` first)" in result.output

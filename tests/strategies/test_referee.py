@@ -117,3 +117,21 @@ def test_memories_come_back_to_the_player_that_wrote_them():
     last = referee.play(state, [course_player(counting)], referee.Limits(), referee.seat_out)
     assert seen[0] is None and seen[1:] == [str(k) for k in range(1, len(seen))]
     assert last == [str(len(seen))]
+
+
+def test_a_call_that_returns_no_memory_leaves_the_seats_as_it_was():
+    """Gin Rummy's `melds` returns no memory: the seat keeps its own, None before its first."""
+    inner, seen = course_player(player(fine)), []
+
+    def keeping(state, seat, memory):
+        function, arguments, read = inner(state, seat, memory)
+        seen.append(memory)
+        return function, arguments, lambda result: (read(result)[0], referee.KEEP)
+
+    state = State(RULES, ["a", "b"], np.random.default_rng(0))
+    seats = {"a": keeping, "b": course_player(player(fine))}
+    limits = referee.Limits(RULES.decision_seconds, 20)
+    memories = referee.play(state, [seats[i] for i in state.ids], limits, referee.seat_out)
+    assert state.is_terminal() and state.disqualified == [None, None]
+    assert len(seen) > RULES.rounds and set(seen) == {None}
+    assert memories[state.ids.index("a")] is None and memories[state.ids.index("b")] == "m"

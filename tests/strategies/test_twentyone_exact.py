@@ -27,6 +27,7 @@ from mine.strategies.solvers.twentyone import (
     INFINITE,
     SAME_RANK,
     DealerTable,
+    _optimum,
     _Solver,
     chart_value,
     class_index,
@@ -163,6 +164,16 @@ def test_default_rules_favour_the_player() -> None:
     assert result.chart.hand[MAIN, 6, 14, 0, 2] == HIT
     assert result.chart.hand[MAIN, 6, 14, 0, 0] == STAND
     assert DOUBLE in result.chart.hand[MAIN, :, 11, 0, 0]
+
+
+def test_the_optimum_is_solved_once_and_each_caller_gets_its_own() -> None:
+    rules = TwentyOneRules(charlie_cards=6)  # rules no other test has solved in this process
+    first = solve(rules)
+    first.chart.hand[MAIN, 6, 16, 0, 0] = DOUBLE  # a caller that writes on its answer
+    again = solve(rules)
+    assert again.chart.hand[MAIN, 6, 16, 0, 0] == STAND and again.ev == first.ev
+    assert again.chart is not first.chart and _optimum.cache_info().hits >= 1
+    assert chart_value(rules, again.chart) == pytest.approx(again.ev, abs=1e-12)
 
 
 def test_evaluator_agrees_with_the_exact_values() -> None:

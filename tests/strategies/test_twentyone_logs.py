@@ -17,6 +17,7 @@ from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import CODE as CARD_CODE
 from mine.strategies.engines.twentyone import TwentyOneRules, hand_total, play_game
 from mine.strategies.engines.twentyone_logs import write_logs, write_logs_via_records
+from tests.mine_cli import here, one_line_error
 
 SEATS = ("textbook", "random", "explorer:dealer:0.3", "cautious", "random")
 
@@ -165,14 +166,11 @@ def test_simulate_is_deterministic(tmp_path: Path, extra: list[str]) -> None:
 
 
 def test_simulate_rejects_bad_input_with_one_line(tmp_path: Path) -> None:
-    runner = CliRunner()
     for args, message in (
         (["--players", "textbook,nobody"], "unknown bot 'nobody'"),
         (["--rules", "decks"], "bad rule 'decks'"),
         (["--rules", "min_bid=500"], "min_bid"),
         (["--me", "7"], "not a seat"),
     ):
-        result = runner.invoke(app, ["simulate", "twentyone", "--out", str(tmp_path), *args])
-        assert result.exit_code == 1
-        assert message in result.output
-        assert "Traceback" not in result.output
+        result = here("simulate", "twentyone", "--out", tmp_path, *args)
+        assert message in one_line_error(result, code=1)

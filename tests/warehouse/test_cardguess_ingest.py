@@ -7,12 +7,11 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
-from mine.pipeline.cli import app
 from mine.strategies.bots.cardguess import make_bot
 from mine.strategies.engines.cardguess import CardGuessRules, simulate
 from mine.warehouse.ingest import ingest
+from tests.mine_cli import here
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +101,8 @@ def test_a_broken_rule_rejects_its_file_and_the_rest_lands(
 
 def test_the_cli_says_file_line_reason_and_fails(logs, tmp_path):
     folder = _broken(logs, tmp_path, _wrong_feedback)
-    result = CliRunner().invoke(app, ["ingest", str(folder), "--db", str(tmp_path / "w.duckdb")])
-    assert result.exit_code == 1
-    assert "greedy-uniform-n2.csv:2: feedback" in " ".join(result.output.split())
-    assert "Traceback" not in result.output
+    result = here("ingest", folder, "--db", tmp_path / "w.duckdb")
+    assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
+    said = [line for line in result.stderr.splitlines() if not line.startswith("next: ")]
+    assert len(said) == 1 and said[0].startswith("rejected ")  # the other logs landed
+    assert "greedy-uniform-n2.csv:2: feedback" in said[0]

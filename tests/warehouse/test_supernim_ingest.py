@@ -114,3 +114,29 @@ def test_valid_data_lands_beside_a_rejected_pair(logs, tmp_path):
     summary, moves = _ingest(bad, tmp_path / "w.duckdb")
     assert summary.count("new") == 1 and summary.count("rejected") == 1
     assert moves == sum(1 for _ in (logs / f"{STEM}.csv").open("rb"))
+
+
+@pytest.fixture(scope="module")
+def variant_logs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("supernim-variant")
+    rules = SuperNimRules(cap_scores=True, max_moves=30)
+    run_match(("greedy", "alphabeta:2"), 6, None, 5, rules, folder, make_bot)
+    return folder
+
+
+def test_a_variant_log_lands_only_under_the_variant_s_rules(variant_logs, tmp_path):
+    """A merge over the cap scores in the variant: under the default rules that is a score
+    the move cannot give, named by its line; under `cap_scores=on` every move replays."""
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    try:
+        default = ingest.ingest(con, [variant_logs])
+        variant = ingest.ingest(
+            con, [variant_logs], rules={"supernim": SuperNimRules(cap_scores=True)}
+        )
+        moves = con.execute("SELECT count(*) FROM supernim_moves").fetchone()[0]
+    finally:
+        con.close()
+    (error,) = default.errors
+    assert error.path.endswith(f"{STEM}.csv") and "after a merge by" in error.reason
+    assert variant.ok and variant.count("new") == 1
+    assert moves == sum(1 for _ in (variant_logs / f"{STEM}.csv").open("rb"))
