@@ -35,6 +35,7 @@ from mine.parsers import cardguess as log_format
 from mine.parsers.cardguess import Score, Turn
 from mine.parsers.cards import GUESS_RANKS, GUESS_SUITS, CardError, guess_rank, parse_guess
 from mine.parsers.csvlog import partial_pair, publish_pair
+from mine.strategies.engines.gathered import gathered
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
 from mine.strategies.players import cardguess as player
@@ -472,15 +473,8 @@ def simulate(
         )
     (name,) = players
     stem = f"{name}-{answerer}-n{rules.n}"
-    turns: list[Turn] = []
-    scores: list[Score] = []
     tasks = [(rules, name, make_bot, answerer, seed, span) for span in spans(games, GAMES_PER_TASK)]
-    for part in runner.map(_play_games, tasks):
-        for game_turns, score in part:
-            turns += game_turns
-            scores.append(score)
-            if progress:
-                progress(stem, len(scores), games)
+    turns, scores = gathered(runner, _play_games, tasks, progress, stem, games)
     Path(out).mkdir(parents=True, exist_ok=True)
     turn_path, score_path = partial_pair(out, stem)
     log_format.write_turns(turn_path, turns)

@@ -39,6 +39,7 @@ import numpy as np
 from mine.parsers import supernim as log_format
 from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.parsers.supernim import Score, Turn
+from mine.strategies.engines.gathered import gathered
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
 from mine.strategies.players.supernim import heap_moves
@@ -363,14 +364,7 @@ def run_match(
     max_name, min_name = specs
     stem = match_stem(max_name, min_name, seed)
     tasks = [(specs, board, seed, rules, make_bot, span) for span in spans(games, GAMES_PER_TASK)]
-    turns: list[Turn] = []
-    scores: list[Score] = []
-    for part in runner.map(_play_games, tasks):
-        for rows, score in part:
-            turns += rows
-            scores.append(score)
-            if progress:
-                progress(stem, len(scores), games)
+    turns, scores = gathered(runner, _play_games, tasks, progress, stem, games)
     write_match(out, stem, turns, scores)
     winners = [score.winner for score in scores]
     return {
