@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import math
 import re
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -599,23 +600,40 @@ def write_match(
         progress(stem.name, 0, games)
     chunks = spans(games, GAMES_PER_TASK)
     tasks = [(match, index, chunk) for index, chunk in enumerate(chunks)]
-    for chunk, (turns, scores) in zip(chunks, runner.map(_play_chunk, tasks), strict=True):
-        log_format.write_turn_frame(turn_path, turns, append=chunk.start > 0)
-        log_format.write_score_frame(score_path, scores, append=chunk.start > 0)
-        rows += turns.height
-        for player, count in scores["winner"].value_counts().iter_rows():
-            wins[player] += count
-        if progress:
-            progress(stem.name, chunk.stop, games)
+    with open(turn_path, "wb") as turn_file, open(score_path, "wb") as score_file:
+        for chunk, part in zip(chunks, runner.map(_play_chunk, tasks), strict=True):
+            turn_file.write(part.turns)
+            score_file.write(part.scores)
+            rows += part.rows
+            for player, count in part.wins.items():
+                wins[player] += count
+            if progress:
+                progress(stem.name, chunk.stop, games)
     publish_pair(stem.parent, stem.name)
     return wins, rows
 
 
-def _play_chunk(task: tuple[Match, int, range]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """One task of a match: the turn and score records of its games in `span`, its
-    `index`-th chunk."""
+@dataclass(frozen=True)
+class Chunk:
+    """A task's games, as the bytes of their turn and score rows (formatting them is work
+    that fans out: the driver only appends), and what they add up to."""
+
+    turns: bytes
+    scores: bytes
+    rows: int
+    wins: dict[str, int]
+
+
+def _play_chunk(task: tuple[Match, int, range]) -> Chunk:
+    """One task of a match: its `index`-th chunk of games, those in `span`."""
     match, index, span = task
     rng = np.random.default_rng(child(match.seed, match.number, index))
     first = np.arange(span.start, span.stop) % 2
     result = simulate_tables(match.tables, len(span), rng, match.rules, first=first, record=True)
-    return match_frames(result, match.ids, first_game=span.start + 1)
+    turns, scores = match_frames(result, match.ids, first_game=span.start + 1)
+    with tempfile.TemporaryDirectory(prefix="mine-hog-") as folder:
+        turn_path, score_path = Path(folder, "turns.csv"), Path(folder, "scores.csv")
+        log_format.write_turn_frame(turn_path, turns)
+        log_format.write_score_frame(score_path, scores)
+        wins = dict(scores["winner"].value_counts().iter_rows())
+        return Chunk(turn_path.read_bytes(), score_path.read_bytes(), turns.height, wins)
