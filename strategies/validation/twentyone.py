@@ -58,7 +58,10 @@ from mine.strategies.validation.twentyone_evaluator import (
     FilePolicy,
     baseline_policies,
     continuous_returns,
+    flat_chunks,
     flat_returns,
+    flat_sums,
+    fold,
 )
 
 FUNCTIONS = ("play", "action_for", "count_bucket")  # what a player file defines
@@ -292,6 +295,7 @@ def check(
 
 
 GAMES_PER_TASK = 20  # a task of `validate`'s full games: a few seconds
+FLAT_CHUNKS_PER_TASK = 5  # a task of its flat bets: 500,000 hands of every policy, seconds
 
 
 @dataclass(frozen=True)
@@ -329,18 +333,21 @@ def validate(
     `shoe_hands`, its count play against the static optimal chart on continuous shoes;
     with `against`, another file head to head: its flat-bet return on the same cards, and
     full games of the two at one table, seats swapped on the same shoe (the tournament's
-    pairing). The parts of the measure (flat bets, the shoe, head to head, full games by
-    GAMES_PER_TASK) are tasks for `runner`, each seeded as in one process, so the figures
-    never depend on where they ran; the files run contained in each (PlayerFault naming
-    the one that fails); nothing is reported before the whole measure is done. `rules`:
-    the rules, or settings over the defaults (a file states no rules of its own)."""
+    pairing). The parts of the measure (the exact values, the flat bets by
+    FLAT_CHUNKS_PER_TASK chunks of the evaluator's, the shoe, head to head, full games by
+    GAMES_PER_TASK) are tasks for `runner`, each seeded by what it is (a chunk, a game),
+    so the figures never depend on where they ran; the files run contained in each
+    (PlayerFault naming the one that fails); nothing is reported before the whole measure
+    is done. `rules`: the rules, or settings over the defaults (a file states no rules of
+    its own)."""
     path, rules = Path(path), rules_of(rules)
     against = None if against is None else Path(against)
     files = [path] if against is None else [path, against]
     haskell.prepare(files, contain=contain)  # a Haskell file (and its flat twin) compiled once
     measure = Measure(tuple(map(Shipped.of, files)), rules, hands, games, seed, exact,
                       shoe_hands, limits, contain)  # fmt: skip
-    parts: list[tuple[str, range | None]] = [("flat", None)]
+    parts: list[tuple[str, range | None]] = [("exact", None)]
+    parts += [("flat", span) for span in spans(flat_chunks(hands), FLAT_CHUNKS_PER_TASK)]
     parts += [("shoe", None)] if shoe_hands else []
     parts += [("against", None)] if against is not None and games else []
     parts += [("games", span) for span in spans(games, GAMES_PER_TASK)]
@@ -349,8 +356,9 @@ def validate(
         done.append(part)
         if progress:
             progress(str(path), len(done), len(parts))
-    measured = {kind: part for (kind, _), part in zip(parts, done, strict=True) if kind != "games"}
-    flat = measured["flat"]
+    measured = {kind: part for (kind, span), part in zip(parts, done, strict=True) if span is None}
+    chunks = [part for (kind, _), part in zip(parts, done, strict=True) if kind == "flat"]
+    flat = _flat(measure, measured["exact"], chunks)
     result = {"player": str(path), "rules": dataclasses.asdict(rules), "flat_bet": flat["flat_bet"]}
     if shoe_hands:
         result["continuous_shoe"] = measured["shoe"]
@@ -369,9 +377,9 @@ def validate(
 def _measured(task: tuple[Measure, str, range | None]) -> Any:
     """One part of a measure, in this worker: its files landed here and run contained."""
     measure, kind, span = task
-    if kind in ("flat", "shoe"):  # solved here, once a worker: its contained parts fork from it
+    if kind in ("exact", "flat", "shoe"):  # solved here, once a worker: its parts fork from it
         solve(measure.rules)
-        if kind == "flat" and measure.exact:
+        if kind == "exact" and measure.exact:
             solve(measure.rules, decks=measure.rules.decks)
     with landed(measure.files) as here:
         return contained.run(here, _part, [(measure, kind, span, here)],
@@ -446,8 +454,18 @@ def _part(task: tuple[Measure, str, range | None, list[str]]) -> Any:
     measure, kind, span, here = task
     rules, seed = measure.rules, measure.seed
     module = load_player(here[0])
+    if kind == "exact":
+        optimum = {"infinite_deck": solve(rules).ev}
+        if measure.exact:
+            optimum[f"{rules.decks}_decks"] = solve(rules, decks=rules.decks).ev
+        return {"optimum": optimum, "chart": chart_value(rules, chart_of_tables(module))}
     if kind == "flat":
-        return _flat(measure, module, here)
+        policies = {"player": FilePolicy(module), **baseline_policies(rules)}
+        if len(here) > 1:
+            policies["against"] = FilePolicy(load_player(here[1]))
+        started = time.perf_counter()
+        sums = flat_sums(policies, rules, span, measure.hands, seed, rules.decks, "player")
+        return sums, time.perf_counter() - started
     if kind == "shoe":
         started = time.perf_counter()
         best = solve(rules)
@@ -471,32 +489,28 @@ def _part(task: tuple[Measure, str, range | None, list[str]]) -> Any:
     return played, time.perf_counter() - started
 
 
-def _flat(measure: Measure, module: ModuleType, here: list[str]) -> dict[str, Any]:
-    """The flat-bet part: returns on the same cards as the baselines, and the optimum."""
-    rules, against = measure.rules, measure.files[1].path if len(here) > 1 else None
-    chart = chart_of_tables(module)
-    policies = {"player": FilePolicy(module), **baseline_policies(rules)}
+def _flat(measure: Measure, exact: dict[str, Any], chunks: list) -> dict[str, Any]:
+    """The flat-bet part: returns on the same cards as the baselines (the chunks' sums,
+    folded in chunk order), and the optimum."""
+    rules, against = measure.rules, measure.files[1].path if len(measure.files) > 1 else None
+    sums = [chunk for part, _ in chunks for chunk in part]
+    flat = fold(sums, "player").result()
     if against is not None:
-        policies[against] = FilePolicy(load_player(here[1]))
-    started = time.perf_counter()
-    flat = flat_returns(policies, rules, measure.hands, measure.seed, rules.decks, "player")
-    flat_seconds = time.perf_counter() - started
-    optimum = {"infinite_deck": solve(rules).ev}
-    if measure.exact:
-        optimum[f"{rules.decks}_decks"] = solve(rules, decks=rules.decks).ev
+        flat[against] = flat.pop("against")
+    optimum = exact["optimum"]
     player = flat["player"]["return"]
     reference = optimum.get(f"{rules.decks}_decks", optimum["infinite_deck"])
-    baselines = {name: flat[name] for name in policies if name not in ("player", against)}
+    baselines = {name: flat[name] for name in flat if name not in ("player", against)}
     result: dict[str, Any] = {
         "flat_bet": {
             "hands": measure.hands,
             "decks": rules.decks,
-            "seconds": flat_seconds,
+            "seconds": sum(seconds for _, seconds in chunks),
             "player": player,
             "invalid_actions": flat["player"]["invalid_actions"],
             "baselines": baselines,
             "exact_optimum": optimum,
-            "exact_value_of_player_chart_infinite_deck": chart_value(rules, chart),
+            "exact_value_of_player_chart_infinite_deck": exact["chart"],
             "gap_to_optimum": {
                 "optimum": reference,
                 "mean": reference - player["mean"],

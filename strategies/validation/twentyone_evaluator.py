@@ -46,6 +46,7 @@ from mine.strategies.engines.twentyone import (
 )
 from mine.strategies.engines.twentyone_chart import INSURED, MAIN, SPLIT_HAND, Chart
 from mine.strategies.intervals import Z95
+from mine.strategies.runners import child
 
 FIRST_CARDS = 4  # the dealer's two and the player's two
 ROUNDS_PER_ROW = 200  # rounds each continuous shoe plays at least: several whole shoes
@@ -537,6 +538,19 @@ class _Sums:
             self.diffs[name][1] += float(np.square(d).sum())
         self.hands += len(net)
 
+    def data(self) -> dict[str, Any]:
+        """The sums as plain data (what a contained job may return)."""
+        return {"sums": self.sums, "diffs": self.diffs, "invalid": self.invalid,
+                "hands": self.hands}  # fmt: skip
+
+    def merge(self, data: dict[str, Any]) -> None:
+        for name in self.sums:
+            for mine, theirs in ((self.sums, data["sums"]), (self.diffs, data["diffs"])):
+                mine[name][0] += theirs[name][0]
+                mine[name][1] += theirs[name][1]
+            self.invalid[name] += data["invalid"][name]
+        self.hands += data["hands"]
+
     def result(self) -> dict[str, dict[str, Any]]:
         return {
             name: {
@@ -548,6 +562,13 @@ class _Sums:
         }
 
 
+FLAT_CHUNK = 100_000  # hands dealt from one child of the seed: the unit the flat bets split by
+
+
+def flat_chunks(hands: int) -> int:
+    return -(-hands // FLAT_CHUNK)
+
+
 def flat_returns(
     policies: dict[str, Any],
     rules: TwentyOneRules,
@@ -555,26 +576,48 @@ def flat_returns(
     seed: int,
     decks: int | None,
     reference: str,
-    chunk: int = 100_000,
 ) -> dict[str, dict[str, Any]]:
     """Each policy's flat-bet return, each hand from a fresh shoe (or an infinite deck),
     on the same cards, and its paired difference from `reference` (reference − policy:
     positive when the reference does better). The count before every hand is 0."""
-    rng = np.random.default_rng(seed)
-    sums = _Sums(policies, reference)
-    done = 0
-    while done < hands:
-        n = min(chunk, hands - done)
+    chunks = flat_sums(policies, rules, range(flat_chunks(hands)), hands, seed, decks, reference)
+    return fold(chunks, reference).result()
+
+
+def flat_sums(
+    policies: dict[str, Any],
+    rules: TwentyOneRules,
+    chunks: range,
+    hands: int,
+    seed: int,
+    decks: int | None,
+    reference: str,
+) -> list[dict[str, Any]]:
+    """The sums of `flat_returns`'s chunks `chunks`, one each (as `_Sums.data`): chunk c is hands
+    c·FLAT_CHUNK onwards (of `hands`), dealt from the c-th child of the seed, so that the
+    chunks may be played anywhere and folded in order to the same figures."""
+    done = []
+    for c in chunks:
+        n = min(FLAT_CHUNK, hands - c * FLAT_CHUNK)
+        rng = np.random.default_rng(child(seed, c))
         cards = FreshShoes(n, rng, decks)
-        nets = {}
+        sums, nets = _Sums(policies, reference), {}
         for name, policy in policies.items():
             nets[name], bad, _ = play_round(
                 policy, _Dealer(cards, n), n, rules, rng, np.zeros(n, np.int64)
             )
             sums.invalid[name] += bad
         sums.add(nets)
-        done += n
-    return sums.result()
+        done.append(sums.data())
+    return done
+
+
+def fold(chunks: list[dict[str, Any]], reference: str) -> _Sums:
+    """The chunks' sums added in chunk order (floating point: the order is the figure)."""
+    total = _Sums(chunks[0]["sums"], reference)
+    for data in chunks:
+        total.merge(data)
+    return total
 
 
 def continuous_returns(

@@ -37,6 +37,7 @@ from mine.strategies.engines.twentyone_chart import INSURED, MAIN, SPLIT_HAND, C
 from mine.strategies.solvers.twentyone import chart_value, solve
 from mine.strategies.validation.twentyone import chart_module, check, failure, load_player
 from mine.strategies.validation.twentyone_evaluator import (
+    FLAT_CHUNK,
     HI_LO,
     BotPolicy,
     ContinuousShoe,
@@ -47,6 +48,8 @@ from mine.strategies.validation.twentyone_evaluator import (
     chart_of_bot,
     continuous_returns,
     flat_returns,
+    flat_sums,
+    fold,
     play_round,
 )
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
@@ -282,6 +285,22 @@ def test_evaluator_agrees_with_the_exact_values(best):
     assert result["textbook"]["best_minus_this"]["ci95"][0] > 0
     assert result["random"]["return"]["mean"] < -0.3
     assert all(r["invalid_actions"] == 0 for r in result.values())
+
+
+def test_flat_bets_played_in_any_split_fold_to_the_same_figures(best):
+    """The unit of work is a chunk of FLAT_CHUNK hands dealt from its own child of the
+    seed: chunks played apart (in tasks of any size, through the harness's JSON) and folded
+    in order give the bytes of one run."""
+    baselines = baseline_policies(RULES)
+    policies = {"best": FilePolicy(chart_module(best.chart, RULES)), "random": baselines["random"]}
+    hands = 2 * FLAT_CHUNK + 1_000
+    whole = flat_returns(policies, RULES, hands, seed=5, decks=3, reference="best")
+    for split in ([range(0, 1), range(1, 3)], [range(0, 2), range(2, 3)]):
+        played = [flat_sums(policies, RULES, span, hands, 5, 3, "best") for span in split]
+        sent = json.loads(json.dumps([chunk for part in played for chunk in part]))
+        assert fold(sent, "best").result() == whole
+    assert whole["best"]["return"]["n"] == hands
+    assert flat_returns(policies, RULES, hands, seed=6, decks=3, reference="best") != whole
 
 
 def _textbook_chart():
