@@ -41,8 +41,11 @@ from mine.warehouse import schema
 from mine.warehouse.checks import OUT_OF_RANGE
 from mine.warehouse.watch import BatchWatch, Progress
 
-BATCH_BYTES = 48 * 1024 * 1024
-"""Bytes of logs staged at once: bounds memory whatever the corpus size."""
+BATCH_BYTES = 16 * 1024 * 1024
+"""Bytes of logs staged at once: bounds memory whatever the corpus size. The rule checks
+hold about twenty times a batch's bytes in DuckDB's buffers (TwentyOne), so a batch this
+size stays inside the commands' memory limit (a 48 MB batch went over it, spilled half a
+gigabyte of the checks' intermediates to disk and took a quarter more CPU to check)."""
 NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
 GLOB_CHARACTERS = "*?["
 SAFE_PATH = re.compile(r"[A-Za-z0-9/._,+=@%: -]*")
