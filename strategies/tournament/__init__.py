@@ -246,6 +246,7 @@ def _played(part: tuple) -> list[Outcome]:
             return replace(entrant, file=local[entrant.file]) if entrant.file else entrant
 
         tasks = [(module, moved(a), moved(b), *rest) for module, a, b, *rest in tasks]
+        prepare(here, tasks[0][0].rpartition(".")[2])  # Haskell: built once on this machine
         return contained.run(here or [label], _play, tasks, limits=limits)
 
 
