@@ -1,4 +1,4 @@
-"""What fanning out costs, in one run, for Hog, Gin Rummy, Super-Nim and card guessing:
+"""What fanning out costs, in one run, for every game:
 
 - per task: each game's `simulate` and `validate` in this process, as without
   `--cluster` (the baseline) and on a `local:1` cluster joined once (its tasks: the same
@@ -38,27 +38,29 @@ from mine.strategies.validation import cardguess as cardguess_card
 from mine.strategies.validation import ginrummy as ginrummy_card
 from mine.strategies.validation import hog as hog_card
 from mine.strategies.validation import supernim as supernim_card
+from mine.strategies.validation import twentyone as twentyone_card
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "fan_out.json"
 MINE = str(Path(sys.executable).parent / "mine")
-EXAMPLES = ROOT / "examples" / "logs" / "ginrummy"
+EXAMPLES = ROOT / "examples" / "logs"
 
 
 def players(folder: Path) -> dict[str, Path]:
     """A player file of each game: Hog's and Super-Nim's written here, card guessing's
     from a searched tree of n = 2, Gin Rummy's by `mine` from its example logs."""
-    files = {game: folder / f"{game}_player.py" for game in ("hog", "ginrummy", "supernim",
-                                                            "cardguess")}  # fmt: skip
+    files = {game: folder / f"{game}_player.py" for game in ("twentyone", "hog", "ginrummy",
+                                                            "supernim", "cardguess")}  # fmt: skip
     files["hog"].write_text("def final_strategy(score, opponent_score):\n    return 4\n")
     files["supernim"].write_text(player_code("mine.strategies.players.supernim", {"DEPTH": 2}))
     tree = flatten(2, Search(2, None, Plan(widths=(1,), members=1326, extras=0)).run())
     files["cardguess"].write_text(module_source(Trees({2: tree}, {"method": "search"}), None))
-    db, table = folder / "gin.duckdb", folder / "gin.parquet"
-    for args in (["ingest", EXAMPLES, "--db", db], ["fit", "ginrummy", "--db", db, "--out", table],
-                 ["generate", "ginrummy", "--table", table, "--out", files["ginrummy"],
-                  "--games", "0"]):  # fmt: skip
-        subprocess.run([MINE, *map(str, args)], check=True, capture_output=True)
+    for game, size in (("ginrummy", ["--games", "0"]), ("twentyone", ["--hands", "1000"])):
+        db, table = folder / f"{game}.duckdb", folder / f"{game}.parquet"
+        for args in (["ingest", EXAMPLES / game, "--db", db],
+                     ["fit", game, "--db", db, "--out", table],
+                     ["generate", game, "--table", table, "--out", files[game], *size]):  # fmt: skip
+            subprocess.run([MINE, *map(str, args)], check=True, capture_output=True)
     return files
 
 
@@ -66,6 +68,9 @@ def work(files: dict[str, Path], out: Path) -> dict[str, Callable[[object], obje
     """Each measured call, given the runner (None where the call's own default is local
     contained workers: what the command does without --cluster)."""
     return {
+        # One core against one: the call in this process, or its tasks on a local:1 cluster.
+        "validate twentyone, 1,000,000 hands, 20 games": lambda r: twentyone_card.validate(
+            files["twentyone"], hands=1_000_000, games=20, runner=r or SERIAL),
         "simulate hog, 3 matches of 20,000 games": lambda r: hog.simulate(
             hog.HogRules(), ["always_roll:6", "square_strategy", "random:1"], 20_000, 1,
             out / "hog", make_bot=hog_bots.make_bot, runner=r or SERIAL),
@@ -90,6 +95,7 @@ def work(files: dict[str, Path], out: Path) -> dict[str, Callable[[object], obje
 
 
 COMMANDS = {  # game: the options of its whole-command run
+    "twentyone": ["--hands", "1000000", "--games", "20"],
     "hog": [],
     "ginrummy": ["--games", "40", "--baselines", "simple", "--workers", "1"],
     "supernim": ["--games", "40", "--baselines", "random,greedy", "--equal-depth", "0"],
