@@ -249,9 +249,7 @@ class State:
 
     def returns(self) -> tuple[float, float]:
         """+1 to the winner of the game, -1 to the loser (the seat of a fault loses)."""
-        if self.invalid is not None:
-            return (-1.0, 1.0) if self.invalid.seat == 0 else (1.0, -1.0)
-        return paid(self.totals) if self.is_terminal() else (0.0, 0.0)
+        return paid(self.totals, self.invalid) if self.is_terminal() else (0.0, 0.0)
 
     def forfeit(self, seat: int, reason: str) -> None:
         """The game ends here, lost by `seat` (the course's forfeit of a fault)."""
@@ -417,8 +415,11 @@ def game_over(rules: GinRummyRules, totals: Sequence[int]) -> bool:
     return max(totals) >= rules.game_target and totals[0] != totals[1]
 
 
-def paid(totals: Sequence[int]) -> tuple[float, float]:
-    """What a game played out pays each seat: +1 to the higher total, -1 to the other."""
+def paid(totals: Sequence[int], invalid: Invalid | None = None) -> tuple[float, float]:
+    """What a game pays each seat: -1 to the seat of the fault that ended it, +1 to the
+    other; played out, +1 to the higher total, -1 to the other."""
+    if invalid is not None:
+        return (-1.0, 1.0) if invalid.seat == 0 else (1.0, -1.0)
     return (1.0, -1.0) if totals[0] > totals[1] else (-1.0, 1.0)
 
 
@@ -483,9 +484,7 @@ class GameRecord(NamedTuple):
 
     def returns(self) -> tuple[float, float]:
         """+1 to the winner, -1 to the loser: the player of an invalid play loses."""
-        if self.invalid is not None:
-            return (-1.0, 1.0) if self.invalid.seat == 0 else (1.0, -1.0)
-        return paid(self.totals)
+        return paid(self.totals, self.invalid)
 
 
 def play_game(
