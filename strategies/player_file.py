@@ -28,11 +28,18 @@ class PlayerFileError(ValueError):
 is_haskell = programs.is_haskell
 
 
-def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> ModuleType:
-    """Run the file as a fresh module and check it defines each of `functions`."""
+def there(path: str | Path) -> Path:
+    """The path of a player file that is there (PlayerFileError if it is not a file): what
+    a command checks before any work, so that a mistyped name costs no solve or game."""
     path = Path(path)
     if not path.is_file():
         raise PlayerFileError(f"{path}: {'not a file' if path.exists() else 'no such file'}")
+    return path
+
+
+def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> ModuleType:
+    """Run the file as a fresh module and check it defines each of `functions`."""
+    path = there(path)
     if programs.is_haskell(path):
         return _load_haskell(path, game, functions)
     name = f"{game}_player_{abs(hash((str(path.resolve()), time.time_ns())))}"
@@ -98,16 +105,15 @@ def load_source(source: str, game: str) -> ModuleType:
 @dataclass(frozen=True)
 class Shipped:
     """A player file sent to a task as data: its path (what results and faults name) and
-    its bytes (a worker on another machine may not see the path; None: no file there, and
-    loading it fails as it would here)."""
+    its bytes (a worker on another machine may not see the path). A file that is not there
+    is refused here, before any task is sent."""
 
     path: str
-    source: bytes | None
+    source: bytes
 
     @classmethod
     def of(cls, path: str | Path) -> Shipped:
-        path = Path(path)
-        return cls(str(path), path.read_bytes() if path.is_file() else None)
+        return cls(str(path), there(path).read_bytes())
 
 
 @contextlib.contextmanager
@@ -119,7 +125,7 @@ def landed(files: Sequence[Shipped]) -> Iterator[list[str]]:
         here, copies = [], {}
         for index, file in enumerate(files):
             path = Path(file.path)
-            if file.source is None or (path.is_file() and path.read_bytes() == file.source):
+            if path.is_file() and path.read_bytes() == file.source:
                 here.append(file.path)
                 continue
             copy = Path(folder, str(index), path.name)

@@ -49,7 +49,7 @@ from mine.strategies.intervals import (  # noqa: F401 (the tournament's modules 
     summarise_pairing,
 )
 from mine.strategies.intervals import rounded_wilson as wilson  # noqa: F401 (the report's)
-from mine.strategies.player_file import Shipped, landed, prepare
+from mine.strategies.player_file import Shipped, landed, prepare, there
 from mine.strategies.runners import Runner, spans
 
 CONTRACT = {
@@ -90,14 +90,13 @@ def entrants_of(files: Sequence[str | Path], bots: Sequence[str], match, context
     exist, bots the game knows."""
     entrants = [Entrant(str(f), str(f)) for f in files] + [Entrant(b) for b in bots]
     for entrant in entrants:
-        if entrant.file is not None and not Path(entrant.file).is_file():
-            there = "not a file" if Path(entrant.file).exists() else "no such file"
-            raise TournamentError(f"{entrant.file}: {there}")
-        if entrant.file is None:
-            try:
+        try:
+            if entrant.file is not None:
+                there(entrant.file)  # PlayerFileError, a ValueError
+            else:
                 match.check_bot(entrant.name, context)
-            except ValueError as error:
-                raise TournamentError(str(error)) from None
+        except ValueError as error:
+            raise TournamentError(str(error)) from None
     names = [e.name for e in entrants]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
