@@ -6,6 +6,7 @@ files."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -98,11 +99,17 @@ def not_a_warehouse(folder: Path, kind: str) -> Path:
 NOT_WAREHOUSES = ["csv", "json", "parquet", "fifo"]
 
 
+def against(kind: str):
+    """How to run a command against a file of `kind`: in this process, but a FIFO's in a
+    process of its own, with a timeout (were it opened, it would wait forever)."""
+    return functools.partial(mine, timeout=30) if kind == "fifo" else here
+
+
 @pytest.mark.parametrize("kind", NOT_WAREHOUSES)
 def test_ingest_refuses_a_db_that_is_not_a_warehouse_and_leaves_it_be(tmp_path, kind):
     target = not_a_warehouse(tmp_path, kind)
     before = None if kind == "fifo" else digest(target)
-    result = mine("ingest", REAL_GINRUMMY, "--db", target, timeout=30)
+    result = against(kind)("ingest", REAL_GINRUMMY, "--db", target)
     assert "not a" in one_line_error(result)
     assert before is None or digest(target) == before
 
@@ -112,7 +119,7 @@ def test_ingest_refuses_a_db_that_is_not_a_warehouse_and_leaves_it_be(tmp_path, 
 @pytest.mark.parametrize("kind", ["parquet", "fifo"])
 def test_every_command_refuses_a_db_that_is_not_a_warehouse(tmp_path, kind, command):
     target = not_a_warehouse(tmp_path, kind)
-    one_line_error(mine(*command, "--db", target, cwd=tmp_path, timeout=30))
+    one_line_error(against(kind)(*command, "--db", target, cwd=tmp_path))
     assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no export, no demo-out
 
 
@@ -138,7 +145,7 @@ def hog_table(tmp_path_factory) -> Path:
         ("generate", "hog", "--table", folder / "hog.parquet", "--out", folder / "p.py", "--json"),
     ]  # fmt: skip
     for step in steps:
-        result = mine(*step)
+        result = here(*step)
         assert result.returncode == 0, result.stderr
     return folder / "hog.parquet"
 
@@ -220,7 +227,7 @@ def test_no_output_replaces_an_input_of_its_command(hog_table, tmp_path, command
     own_copy(hog_table, tmp_path)
     (tmp_path / "w.duckdb.wal").write_bytes(b"")  # held as the warehouse's too
     before = {p.name: digest(p) for p in tmp_path.iterdir()}
-    line = one_line_error(mine(*command, cwd=tmp_path))
+    line = one_line_error(here(*command, cwd=tmp_path))
     assert "reads that file" in line or "that is the warehouse" in line
     assert {p.name: digest(p) for p in tmp_path.iterdir()} == before
 
@@ -418,16 +425,22 @@ def test_export_and_query_out_onto_a_full_disk_say_so_and_leave_nothing(full_dis
     assert sorted(p.name for p in full_disk.iterdir()) == ["filler", "w.duckdb"]
 
 
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory) -> bytes:
+    """The bytes of a warehouse of the real Gin Rummy and TwentyOne logs."""
+    path = tmp_path_factory.mktemp("whole") / "w.duckdb"
+    con = duckdb.connect(str(path))
+    assert ingest(con, [REAL_GINRUMMY, REAL_TWENTYONE]).ok
+    con.close()
+    return path.read_bytes()
+
+
 @pytest.mark.parametrize("size", [100_000, 1_000_000])
 @pytest.mark.parametrize("command", [["tables"], ["stats", "ginrummy"], ["stats", "twentyone"],
                                      ["ingest", REAL_GINRUMMY], ["export", "x"]])  # fmt: skip
-def test_a_truncated_warehouse_is_one_line(tmp_path, size, command):
-    whole = tmp_path / "whole.duckdb"
-    con = duckdb.connect(str(whole))
-    assert ingest(con, [REAL_GINRUMMY, REAL_TWENTYONE]).ok
-    con.close()
+def test_a_truncated_warehouse_is_one_line(whole, tmp_path, size, command):
     cut = tmp_path / "cut.duckdb"
-    cut.write_bytes(whole.read_bytes()[:size])
+    cut.write_bytes(whole[:size])
     result = mine(*command, "--db", cut, cwd=tmp_path)
     if result.returncode:  # what the cut left may still read: then it must work
         one_line_error(result)
@@ -443,10 +456,10 @@ def test_a_truncated_warehouse_is_one_line(tmp_path, size, command):
      "SELECT 1 AS one /* a block */", "SELECT 1 AS one;;"],
 )  # fmt: skip
 def test_a_query_that_ends_in_a_comment_runs(db, sql):
-    result = mine("query", sql, "--db", db, "--format", "csv")
+    result = mine("query", sql, "--db", db, "--format", "csv")  # CSV streams to the real stdout
     assert result.returncode == 0, result.stderr
     assert result.stdout == "one\n1\n"
-    view = mine("query", sql, "--db", db)
+    view = here("query", sql, "--db", db)
     assert view.returncode == 0 and view.stdout.splitlines()[2].strip() == "1"
 
 
@@ -454,7 +467,7 @@ def test_a_sql_file_whose_last_line_is_a_comment_runs(db, tmp_path):
     (tmp_path / "q.sql").write_text("SELECT count(*) AS logs FROM logs\n-- how many\n")
     result = mine("query", "--file", tmp_path / "q.sql", "--db", db, "--format", "csv")
     assert result.returncode == 0 and result.stdout == "logs\n12\n"
-    view = mine("query", "--file", tmp_path / "q.sql", "--db", db)
+    view = here("query", "--file", tmp_path / "q.sql", "--db", db)
     assert view.returncode == 0, view.stderr
     assert view.stdout.splitlines()[2].strip() == "12"
 
@@ -478,7 +491,7 @@ def test_a_query_past_the_memory_limit_is_one_line(db):
      ("SELECT discrded FROM ginrummy_turns", 'Candidate bindings: "discarded"')],
 )  # fmt: skip
 def test_duckdbs_hint_stays_on_the_one_line(db, sql, hint):
-    assert hint in one_line_error(mine("query", sql, "--db", db))
+    assert hint in one_line_error(here("query", sql, "--db", db))
 
 
 def test_a_newline_in_a_file_name_stays_on_its_line(tmp_path):
@@ -535,7 +548,7 @@ def test_tables_show_whole_names_and_numbers_on_the_right_in_80_columns(tmp_path
 
 
 def test_ingest_help_names_the_games_and_the_paths():
-    result = mine("ingest", "--help")
+    result = here("ingest", "--help")
     text = " ".join(result.stdout.split())
     assert "{PATH}..." in text and "{paths}" not in text
     assert "(twentyone, ginrummy, hog, supernim, cardguess)" in text

@@ -8,13 +8,13 @@ import json
 import pytest
 
 from tests.conftest import REAL_TWENTYONE
-from tests.mine_cli import mine, one_line_error
+from tests.mine_cli import here, mine, one_line_error
 
 
 @pytest.fixture(scope="module")
 def lake(tmp_path_factory):
     folder = tmp_path_factory.mktemp("lake") / "lake"
-    done = mine("ingest", REAL_TWENTYONE, "--lake", folder, "--json")
+    done = here("ingest", REAL_TWENTYONE, "--lake", folder, "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["pairs"]["new"] == 10
     return folder
@@ -32,7 +32,8 @@ def lake(tmp_path_factory):
     ],
 )
 def test_what_cannot_be_done_is_one_line(args, says, tmp_path):
-    error = one_line_error(mine(*args, cwd=tmp_path))
+    run = mine if "--cluster" in args else here  # were Ray started, not in this process
+    error = one_line_error(run(*args, cwd=tmp_path))
     assert says in error
     assert not (tmp_path / "x").exists()
 
@@ -41,24 +42,24 @@ def test_a_lake_takes_the_warehouse_commands(lake, tmp_path):
     turns = mine("query", "SELECT count(*) AS n FROM twentyone_turns", "--lake", lake,
                  "--format", "csv")  # fmt: skip
     assert turns.stdout.splitlines() == ["n", "14731"]
-    listed = json.loads(mine("tables", "--lake", lake, "--json").stdout)["tables"]
+    listed = json.loads(here("tables", "--lake", lake, "--json").stdout)["tables"]
     assert {t["name"]: t["kind"] for t in listed}["twentyone_turn_rows"] == "table"
     outside = tmp_path / "secret.csv"
     outside.write_text("a\n1\n")
-    refused = mine("query", f"SELECT * FROM read_csv('{outside}')", "--lake", lake)
+    refused = here("query", f"SELECT * FROM read_csv('{outside}')", "--lake", lake)
     assert "secret" in one_line_error(refused)
-    clobber = mine("query", "SELECT 1", "--lake", lake, "--out", lake / "lake.json")
+    clobber = here("query", "SELECT 1", "--lake", lake, "--out", lake / "lake.json")
     assert "that is the warehouse" in one_line_error(clobber)
 
 
 def test_ingest_says_where_to_go_next(lake):
-    again = mine("ingest", REAL_TWENTYONE, "--lake", lake)
+    again = here("ingest", REAL_TWENTYONE, "--lake", lake)
     assert again.returncode == 0, again.stderr
     assert f"next: mine stats twentyone --lake {lake}" in again.stderr
 
 
 def test_a_folder_of_other_files_is_not_made_a_lake(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
-    refused = mine("ingest", REAL_TWENTYONE, "--lake", tmp_path)
+    refused = here("ingest", REAL_TWENTYONE, "--lake", tmp_path)
     assert "not a lake" in one_line_error(refused)
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]

@@ -53,7 +53,7 @@ HOSTILE = [
 @pytest.mark.parametrize("sql", HOSTILE)
 def test_what_is_not_a_read_is_refused_and_changes_no_byte(db, sql):
     files = {p: digest(p) for p in db.parent.glob("*.duckdb")}
-    result = mine("query", sql.format(db=db, folder=db.parent), "--db", db)
+    result = here("query", sql.format(db=db, folder=db.parent), "--db", db)
     one_line_error(result, code=1)
     assert {p: digest(p) for p in db.parent.glob("*.duckdb")} == files
     assert not (db.parent / "out.csv").exists() and not (db.parent / "dump").exists()
@@ -75,7 +75,7 @@ def test_every_duckdb_type_prints(db):
         "170141183460469231731687303715884105727::HUGEINT AS h, NULL AS n, "
         "'[not markup]' AS t"
     )
-    result = mine("query", sql, "--db", db)
+    result = here("query", sql, "--db", db)
     assert result.returncode == 0, result.stderr
     assert "NULL" in result.stdout and "[not markup]" in result.stdout
     assert "170141183460469231731687303715884105727" in result.stdout
@@ -87,9 +87,9 @@ def test_every_duckdb_type_prints(db):
 def test_the_table_shows_the_first_rows_and_the_count(db):
     total = mine("query", "SELECT count(*) FROM ginrummy_turns", "--format", "csv", "--db", db)
     rows = int(total.stdout.splitlines()[1])
-    shown = mine("query", "SELECT line FROM ginrummy_turns", "--limit", "5", "--db", db)
+    shown = here("query", "SELECT line FROM ginrummy_turns", "--limit", "5", "--db", db)
     assert f"first 5 of {rows:,} rows" in shown.stdout
-    everything = mine("query", "SELECT line FROM ginrummy_turns", "--limit", "0", "--db", db)
+    everything = here("query", "SELECT line FROM ginrummy_turns", "--limit", "0", "--db", db)
     assert f"{rows:,} rows" in everything.stdout and "first" not in everything.stdout
 
 
@@ -115,7 +115,7 @@ def test_sql_comes_from_stdin_and_from_a_file(db, tmp_path):
         "y",
         "42",
     ]
-    assert "no-such.sql" in one_line_error(mine("query", "--file", tmp_path / "no-such.sql"))
+    assert "no-such.sql" in one_line_error(here("query", "--file", tmp_path / "no-such.sql"))
 
 
 def test_an_unwritable_output_is_one_line_and_leaves_nothing(db, tmp_path):

@@ -1,6 +1,7 @@
-"""`mine tournament <game>` and `mine validate <game> --against`, as a user runs them:
-JSON alone on stdout and the same bytes for the same seed, a faulty entrant reported in
-one line with the rest of the results, an escaped standings page, and bad inputs."""
+"""`mine tournament <game>` and `mine validate <game> --against` through the entry point a
+user runs: JSON alone on stdout and the same bytes for the same seed, a faulty entrant
+reported in one line with the rest of the results, an escaped standings page, and bad
+inputs."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import shutil
 
 import pytest
 
-from tests.mine_cli import mine, one_line_error
+from tests.mine_cli import here, one_line_error
 from tests.strategies.tournament_players import faulty, generated
 
 
@@ -29,7 +30,7 @@ def test_the_same_seed_gives_the_same_json_and_another_seed_other_games(folder):
     player = generated("cardguess", folder)
     args = ("tournament", "cardguess", player, "--bots", "random-consistent,first-consistent",
             "--games", "6", "--json")  # fmt: skip
-    first, second = mine(*args, "--seed", "3"), mine(*args, "--seed", "3", "--workers", "2")
+    first, second = here(*args, "--seed", "3"), here(*args, "--seed", "3", "--workers", "2")
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
     assert _without_timings(first.stdout) == _without_timings(second.stdout)
     result = json.loads(first.stdout)
@@ -39,7 +40,7 @@ def test_the_same_seed_gives_the_same_json_and_another_seed_other_games(folder):
         f"{player} v first-consistent",
         "random-consistent v first-consistent",
     }
-    other = mine(*args, "--seed", "4")
+    other = here(*args, "--seed", "4")
     assert _without_timings(other.stdout) != _without_timings(first.stdout)
 
 
@@ -47,7 +48,7 @@ def test_a_terminal_table_and_an_escaped_standings_page(folder, tmp_path):
     player = tmp_path / "<b>&me.py"
     shutil.copy(generated("hog", folder), player)
     page = tmp_path / "standings.html"
-    result = mine("tournament", "hog", player, "--bots", "always_roll:6,random",
+    result = here("tournament", "hog", player, "--bots", "always_roll:6,random",
                   "--rules", "goal=40", "--html", page)  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "rank" in result.stdout and "always_roll:6" in result.stdout
@@ -60,7 +61,7 @@ def test_a_terminal_table_and_an_escaped_standings_page(folder, tmp_path):
 def test_a_file_that_loops_is_disqualified_in_one_line_and_the_rest_still_prints(folder, tmp_path):
     good, bad = generated("hog", folder), faulty("hog", folder, "loops")
     page = tmp_path / "standings.html"
-    result = mine("tournament", "hog", good, bad, "--bots", "always_roll:6", "--rules",
+    result = here("tournament", "hog", good, bad, "--bots", "always_roll:6", "--rules",
                   "goal=40", "--json", "--html", page)  # fmt: skip
     line = one_line_error(result, code=1)
     assert f"{bad}: disqualified, final_strategy() ran over its 1 s limit" in line
@@ -88,7 +89,7 @@ def test_a_file_that_loops_is_disqualified_in_one_line_and_the_rest_still_prints
     ids=["one entrant", "unknown bot", "no games", "odd games", "missing file"],
 )
 def test_bad_inputs_are_one_line(args, code, message, tmp_path):
-    result = mine("tournament", "cardguess", *args, cwd=tmp_path)
+    result = here("tournament", "cardguess", *args, cwd=tmp_path)
     assert message in one_line_error(result, code=code)
 
 
@@ -111,7 +112,7 @@ def test_validate_against_another_file(game, folder, tmp_path):
     other = tmp_path / "other.py"
     shutil.copy(player, other)
     options, figure = AGAINST[game]
-    result = mine("validate", game, player, "--against", other, *options, "--json")
+    result = here("validate", game, player, "--against", other, *options, "--json")
     assert result.returncode == 0, result.stderr
     card = json.loads(result.stdout)
     value = figure(card, str(other))
@@ -124,7 +125,7 @@ def test_validate_against_another_file(game, folder, tmp_path):
 
 
 def test_validate_against_a_faulty_file_names_that_file(folder):
-    result = mine("validate", "hog", generated("hog", folder), "--against",
+    result = here("validate", "hog", generated("hog", folder), "--against",
                   faulty("hog", folder, "raises"))  # fmt: skip
     line = one_line_error(result, code=1)
     assert f"{folder / 'hog_raises.py'}: raised ValueError: boom in final_strategy()" in line
@@ -139,7 +140,7 @@ def test_validate_against_a_file_that_plays_invalidly_says_whose_plays_they_were
     the player's own invalid plays."""
     options, _ = AGAINST[game]
     other = str(faulty(game, folder, "raises"))
-    result = mine("validate", game, generated(game, folder), "--against", other, *options,
+    result = here("validate", game, generated(game, folder), "--against", other, *options,
                   "--json")  # fmt: skip
     assert result.returncode == 0, result.stderr
     figures = json.loads(result.stdout)["against"][other]

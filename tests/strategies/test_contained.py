@@ -16,7 +16,7 @@ from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone_chart import Strategy
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation import hog as hog_validation
-from tests.mine_cli import mine, one_line_error
+from tests.mine_cli import here, one_line_error
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
 
 QUICK = Limits(import_seconds=1.0, call_seconds=0.5)
@@ -78,7 +78,7 @@ def test_through_the_command_a_fault_is_one_line_and_a_failure(tmp_path):
     path = tmp_path / "exits.py"
     path.write_text(HOG["sys.exit(0) at import"][0])
     assert f"{path}: cannot load (it called sys.exit(0))" in one_line_error(
-        mine("validate", "hog", path, "--json")
+        here("validate", "hog", path, "--json")
     )
 
 
@@ -89,7 +89,7 @@ def test_what_a_player_prints_stays_out_of_the_json(tmp_path):
         "def final_strategy(score, opponent_score):\n"
         "    print('rolling', file=sys.stderr)\n    print(4)\n    return 4\n"
     )
-    result = mine("validate", "hog", path, "--json")
+    result = here("validate", "hog", path, "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["player"] == str(path)
     assert "hello" not in result.stdout + result.stderr
@@ -117,7 +117,7 @@ def test_a_twentyone_file_whose_play_raises_reports_no_figures(tmp_path):
             """
         )
     )
-    result = mine("validate", "twentyone", path, "--hands", "1000", "--shoe-hands", "0",
+    result = here("validate", "twentyone", path, "--hands", "1000", "--shoe-hands", "0",
                   "--games", "1")  # fmt: skip
     line = one_line_error(result)
     assert f"{path}: 1 games lost to invalid actions" in line and "no idea" in line
@@ -143,7 +143,7 @@ def test_a_table_whose_numbers_are_out_of_range_writes_no_player(tmp_path):
     ],
 )
 def test_absurd_numbers_are_one_line_before_anything_runs(args, says, tmp_path):
-    result = mine(*args, "--out", tmp_path / "out") if args[0] == "simulate" else mine(*args)
+    result = here(*args, "--out", tmp_path / "out") if args[0] == "simulate" else here(*args)
     assert says in one_line_error(result)
     assert not (tmp_path / "out").exists()
 

@@ -25,7 +25,7 @@ from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation.twentyone_haskell import stated, with_bids
 from mine.warehouse.connection import connect
 from tests.conftest import REAL_GINRUMMY, ingested
-from tests.mine_cli import mine, one_line_error
+from tests.mine_cli import here, mine, one_line_error
 from tests.strategies.haskell_files import needs_ghc
 from tests.strategies.test_cardguess_codegen import METADATA as CARDGUESS_METADATA
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
@@ -73,7 +73,7 @@ def files(tmp_path_factory):
 
 
 def _json(*args) -> dict:
-    result = mine(*args, "--json", timeout=600)
+    result = here(*args, "--json")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 

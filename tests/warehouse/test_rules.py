@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -20,13 +18,12 @@ from mine.strategies.engines.melds import MeldSolver, hand_mask
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.data import synth
-from tests.mine_cli import one_line_error
+from tests.mine_cli import here, one_line_error
 
 # The real fixtures, as the repository carries them (byte copies of ../shared/fixtures'
 # logs), so that a clone anywhere runs these tests.
 TWENTYONE = REAL_TWENTYONE / "20211024-120000-001"
 GINRUMMY = REAL_GINRUMMY / "1604731633"
-MINE = str(Path(sys.executable).parent / "mine")
 
 
 def _copy(source: Path) -> tuple[list[str], list[str]]:
@@ -315,25 +312,19 @@ def test_logs_of_other_rules_ingest_under_those_rules(tmp_path):
     """A match to 50 points without Square Swine breaks the default rules, not its own."""
     rules = HogRules(goal=50, square_swine=False)
     logs = tmp_path / "logs"
-    simulate = [MINE, "simulate", "hog", "--games", "20", "-o", logs, "--seed", "4"]
     settings = ["--rules", "goal=50", "--rules", "square_swine=off"]
-    subprocess.run([*simulate, *settings], check=True, capture_output=True)
+    simulated = here("simulate", "hog", "--games", "20", "-o", logs, "--seed", "4", *settings)
+    assert simulated.returncode == 0, simulated.stderr
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     assert ingest(con, [logs]).count("rejected") == 1
     assert ingest(con, [logs], rules={"hog": rules}).count("new") == 1
     con.close()
 
     db = tmp_path / "cli.duckdb"
-    ingested = subprocess.run(
-        [MINE, "ingest", logs, "--db", db, "--json", *settings], capture_output=True, text=True
-    )
+    ingested = here("ingest", logs, "--db", db, "--json", *settings)
     assert ingested.returncode == 0, ingested.stderr
     assert json.loads(ingested.stdout)["verified"] is True
-    unknown = subprocess.run(
-        [MINE, "ingest", logs, "--db", db, "--rules", "decks_of_dice=3"],
-        capture_output=True,
-        text=True,
-    )
+    unknown = here("ingest", logs, "--db", db, "--rules", "decks_of_dice=3")
     assert "no game's rules have it" in one_line_error(unknown, code=1)
 
 
@@ -345,14 +336,10 @@ def test_no_verify_lands_a_rule_breaking_log_and_says_so(tmp_path):
     (folder / "x.csv").write_text("".join(row + "\r\n" for row in turns))
     (folder / "x-score.csv").write_text("".join(row + "\r\n" for row in scores))
     db = tmp_path / "w.duckdb"
-    checked = subprocess.run([MINE, "ingest", folder, "--db", db], capture_output=True, text=True)
+    checked = here("ingest", folder, "--db", db)
     assert checked.returncode == 1 and "a die shows 9" in checked.stderr
     assert "rules verified" in checked.stdout and "yes" in checked.stdout
-    skipped = subprocess.run(
-        [MINE, "ingest", folder, "--db", db, "--no-verify", "--json"],
-        capture_output=True,
-        text=True,
-    )
+    skipped = here("ingest", folder, "--db", db, "--no-verify", "--json")
     result = json.loads(skipped.stdout)
     assert skipped.returncode == 0 and result["verified"] is False
     assert result["pairs"]["new"] == 1
@@ -368,17 +355,13 @@ def test_user_data_is_printed_as_text_not_markup_or_emoji(tmp_path):
     (folder / "x.csv").write_text("".join(row + "\r\n" for row in turns))
     (folder / "x-score.csv").write_text("".join(row + "\r\n" for row in scores))
     db = tmp_path / "w.duckdb"
-    ingested = subprocess.run([MINE, "ingest", folder, "--db", db], capture_output=True, text=True)
+    ingested = here("ingest", folder, "--db", db)
     assert ingested.returncode == 1 and "Traceback" not in ingested.stderr
     assert f"{folder}/x.csv:1:" in ingested.stderr.replace("\n", "")
     assert "[/]:100:" in ingested.stderr and "💯" not in ingested.stderr
 
-    subprocess.run([MINE, "ingest", tmp_path / "none", "--db", db], capture_output=True)
-    shown = subprocess.run(
-        [MINE, "query", "SELECT '[/]' AS a, ':100:' AS b, '[bold]x' AS c", "--db", db],
-        capture_output=True,
-        text=True,
-    )
+    here("ingest", tmp_path / "none", "--db", db)
+    shown = here("query", "SELECT '[/]' AS a, ':100:' AS b, '[bold]x' AS c", "--db", db)
     assert shown.returncode == 0, shown.stderr
     assert "[/]" in shown.stdout and ":100:" in shown.stdout and "[bold]x" in shown.stdout
     assert "💯" not in shown.stdout
