@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test fuzz bench lint clean
+.PHONY: demo test durations fuzz bench lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,9 +15,14 @@ demo: $(STAMP)
 	$(BIN)/mine demo
 
 # Both cores: the tests run in two processes, each test file whole in one of them (its
-# module fixtures are built once).
+# module fixtures are built once), handed out longest first (tests/durations.json).
+XDIST := -n 2 --dist loadfile --no-loadscope-reorder
 test: $(STAMP)
-	$(BIN)/pytest -n 2 --dist loadfile
+	$(BIN)/pytest $(XDIST)
+
+# Measure again how long each test file takes (the order `make test` hands them out).
+durations: $(STAMP)
+	$(BIN)/pytest $(XDIST) --store-durations
 
 # The fuzz test at ten times its `make test` size, over several seeds.
 FUZZ_PAIRS ?= 5000

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import collections
+import json
 import random
 from pathlib import Path
 
@@ -14,6 +16,38 @@ from tests.data import synth
 REPO = Path(__file__).resolve().parent.parent
 REAL_GINRUMMY = REPO / "examples" / "logs" / "ginrummy"
 REAL_TWENTYONE = REPO / "examples" / "logs" / "twentyone"
+DURATIONS = Path(__file__).with_name("durations.json")  # seconds each file took, last measured
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--store-durations", action="store_true",
+                     help=f"write the seconds each test file took into {DURATIONS.name}")  # fmt: skip
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest files first. `make test` hands each of its two processes a file at a
+    time in this order: a long file handed out last would keep one process working
+    while the other waits (about a minute of it, measured). A file not measured yet
+    counts as the longest."""
+    took = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    unknown = max(took.values(), default=0.0) + 1
+    items.sort(key=lambda item: -took.get(item.nodeid.partition("::")[0], unknown))
+
+
+_took: collections.Counter[str] = collections.Counter()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _took[report.nodeid.partition("::")[0]] += report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    if config.getoption("--store-durations") and not hasattr(config, "workerinput"):
+        took = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+        took |= {path: round(seconds, 1) for path, seconds in _took.items()}
+        kept = {path: took[path] for path in sorted(took) if (REPO / path).exists()}
+        DURATIONS.write_text(json.dumps(kept, indent=1) + "\n")
 
 
 @pytest.fixture
