@@ -92,16 +92,16 @@ class Driver:
 
     def close(self) -> list[str]:
         """The cluster stopped (`ray.shutdown` in the driver), then the driver: what is
-        left of either is killed, and named."""
+        left of either is killed, and named. Once done, done (a ^C on the way: again)."""
         if self.closed:
             return []
-        self.closed = True
         ours = self.nodes | (_family(self.pid) if self.pid else set())  # and Ray's workers
         try:
             self.pool.submit(_stop).result(STOP_SECONDS)
-        except (BrokenProcessPool, TimeoutError):
+        except (RuntimeError, TimeoutError):  # dead (BrokenProcessPool), stuck, or shut down
             self._kill()  # its nodes share its fate
         self.pool.shutdown()
+        self.closed = True
         deadline = time.monotonic() + STOP_SECONDS
         while (left := _alive(ours)) and time.monotonic() < deadline:
             time.sleep(0.1)
