@@ -23,12 +23,11 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from mine.strategies.confinement import processes
+from mine.strategies.confinement import PR_SET_PDEATHSIG, processes
 
 OBJECT_STORE_BYTES = 80 * 1024 * 1024  # tasks here pass small things; Ray's least is 75 MB
 CALL_SECONDS = 300  # a call that runs longer hangs: the driver is killed, the test fails
 STOP_SECONDS = 30
-PR_SET_PDEATHSIG = 1
 
 
 class Ran(NamedTuple):

@@ -59,13 +59,9 @@ def test_simulated_logs_are_the_same_bytes_on_every_runner(cluster, game, tmp_pa
         name: engine.simulate(*args, 5, tmp_path / name, **options, runner=running)
         for name, running in [("serial", SERIAL), ("processes", LocalProcesses(2))]
     }
+    same = [(engine, "GAMES_PER_TASK")]
     summaries["cluster"] = cluster.on_cluster(
-        engine.simulate,
-        *args,
-        5,
-        tmp_path / "cluster",
-        **options,
-        same=[(engine, "GAMES_PER_TASK")],
+        engine.simulate, *args, 5, tmp_path / "cluster", **options, same=same
     )
     written = {n: (_files(tmp_path / n), _summary(s)) for n, s in summaries.items()}
     assert written["serial"][0] and written["processes"] == written["serial"]
