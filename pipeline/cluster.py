@@ -40,21 +40,20 @@ class RayRunner:
     def map(self, function: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
         ray = self.ray
         remote = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(_on_node)
+        # Stopped early (an error, ^C), the rest is left to run, not cancelled: Ray (2.60)
+        # aborts a driver whose cancelled task's reply is on its way, and the command's
+        # ray.shutdown ends the job's tasks anyway.
         pending = [remote.remote(function, task) for task in tasks]
-        try:
-            while pending:
-                try:
-                    result, node = ray.get(pending[0])
-                except ray.exceptions.RayTaskError as error:
-                    # The task's own exception, as a serial run would raise it.
-                    raise (error.cause or error) from None
-                pending.pop(0)
-                self.nodes.add(node)
-                self.tasks += 1
-                yield result
-        finally:
-            for ref in pending:  # stopped early (an error, ^C): the rest is not wanted
-                ray.cancel(ref)
+        while pending:
+            try:
+                result, node = ray.get(pending[0])
+            except ray.exceptions.RayTaskError as error:
+                # The task's own exception, as a serial run would raise it.
+                raise (error.cause or error) from None
+            pending.pop(0)
+            self.nodes.add(node)
+            self.tasks += 1
+            yield result
 
 
 def _on_node(function: Callable[[Any], Any], task: Any) -> tuple[Any, str]:

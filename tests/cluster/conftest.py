@@ -1,37 +1,39 @@
-"""One local Ray cluster (2 CPUs) for the cluster tests, joined by this process: the
-commands they run in-process use it (`--cluster` with its address)."""
+"""One local Ray cluster (2 CPUs) for the cluster tests, driven by a process of its own
+(`driver.py`): what a test runs on the cluster runs there, and no pytest worker joins the
+cluster or imports Ray (the skip below only looks for it)."""
 
 from __future__ import annotations
 
-import logging
+import importlib.util
 import signal
+import sys
+from collections.abc import Iterator
 
 import pytest
 
-ray = pytest.importorskip("ray", reason="Ray is the cluster extra: pip install 'mine[cluster]'")
+if importlib.util.find_spec("ray") is None:
+    pytest.skip("Ray is the cluster extra: pip install 'mine[cluster]'", allow_module_level=True)
 
-OBJECT_STORE_BYTES = 80 * 1024 * 1024  # tasks here pass small things; Ray's least is 75 MB
+from tests.cluster.driver import Driver  # noqa: E402 (after the skip: Ray is there)
+
+DRIVER = pytest.StashKey[Driver]()
 
 
 @pytest.fixture(scope="package")
-def cluster() -> str:
-    """The address of a local cluster of 2 CPUs, stopped after the last cluster test (a
-    Ray driver's threads would outlive it in the forks other tests make). While it runs,
+def cluster(request: pytest.FixtureRequest) -> Iterator[Driver]:
+    """The cluster's driver, stopped after the last cluster test, and with it everything
+    the cluster started (else the test run errs, naming what was left). While it runs,
     SIGTERM interrupts the run as ^C does, so that it is stopped then too."""
-    context = ray.init(
-        address="local",  # a cluster of our own, whatever else runs here
-        num_cpus=2,
-        object_store_memory=OBJECT_STORE_BYTES,
-        include_dashboard=False,
-        log_to_driver=False,
-        logging_level=logging.ERROR,
-    )
-    previous = signal.signal(signal.SIGTERM, _interrupt)  # over Ray's, which exits at once
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # over the default, which exits at once
+    driver = request.config.stash[DRIVER] = Driver()
     try:
-        yield context.address_info["gcs_address"]
+        driver.start()
+        yield driver
     finally:
-        ray.shutdown()
+        left = driver.close()
         signal.signal(signal.SIGTERM, previous)
+    assert not left, f"the cluster outlived its driver: {left}"
+    assert "ray" not in sys.modules, "a pytest worker imported Ray: it must never be a driver"
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -41,5 +43,6 @@ def _interrupt(signum: int, frame: object) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     """However the run ended (^C or SIGTERM in a test, an error in a fixture), the cluster
     it started is stopped: no raylet outlives pytest."""
-    if ray.is_initialized():
-        ray.shutdown()
+    driver = config.stash.get(DRIVER, None)
+    if driver is not None:
+        driver.close()

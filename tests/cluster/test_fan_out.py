@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from mine.pipeline.cluster import runner
 from mine.strategies import tournament
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.codegen.twentyone import write_module
@@ -36,13 +35,15 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 def test_simulated_logs_are_the_same_bytes_on_every_runner(cluster, tmp_path, monkeypatch):
     monkeypatch.setattr(engine, "GAMES_PER_TASK", 3)  # eight games in three tasks
-    written = {}
-    with runner(cluster) as on_cluster:
-        for name, running in [("serial", SERIAL), ("processes", LocalProcesses(2)),
-                              ("cluster", on_cluster)]:  # fmt: skip
-            summary = engine.simulate(RULES, SEATS, 8, 11, tmp_path / name, make_bot=make_bot,
-                                      me=1, runner=running)  # fmt: skip
-            written[name] = (_files(tmp_path / name), {**summary, "out": None})
+    args, options = (RULES, SEATS, 8, 11), {"make_bot": make_bot, "me": 1}
+    summaries = {
+        name: engine.simulate(*args, tmp_path / name, **options, runner=running)
+        for name, running in [("serial", SERIAL), ("processes", LocalProcesses(2))]
+    }
+    summaries["cluster"] = cluster.on_cluster(
+        engine.simulate, *args, tmp_path / "cluster", **options, same=[(engine, "GAMES_PER_TASK")]
+    )
+    written = {n: (_files(tmp_path / n), {**s, "out": None}) for n, s in summaries.items()}
     assert len(written["serial"][0]) == 16  # a turn file and a score file per game
     assert written["processes"] == written["serial"]
     assert written["cluster"] == written["serial"]
@@ -54,7 +55,7 @@ def test_simulated_logs_are_the_same_bytes_on_every_runner(cluster, tmp_path, mo
 def test_simulate_with_and_without_cluster(cluster, tmp_path):
     args = ["simulate", "twentyone", "--games", "4", "--seed", "3", "--json"]
     here = invoke(*args, "--out", tmp_path / "here")
-    there = invoke(*args, "--out", tmp_path / "there", "--cluster", cluster)
+    there = cluster.invoke(*args, "--out", tmp_path / "there", "--cluster", cluster.address)
     assert {**json.loads(here.stdout), "out": None} == {**json.loads(there.stdout), "out": None}
     assert _files(tmp_path / "here") == _files(tmp_path / "there")
 
@@ -76,8 +77,8 @@ def test_validation_figures_do_not_depend_on_where_they_ran(cluster, player, mon
     monkeypatch.setattr(validation, "GAMES_PER_TASK", 1)  # three games in three tasks
     sizes = {"hands": 4000, "games": 3, "seed": 9, "exact": False, "shoe_hands": 3000}
     here = validation.validate(player, RULES, **sizes, against=player)
-    with runner(cluster) as on_cluster:
-        there = validation.validate(player, RULES, **sizes, against=player, runner=on_cluster)
+    there = cluster.on_cluster(validation.validate, player, RULES, **sizes, against=player,
+                               same=[(validation, "GAMES_PER_TASK")])  # fmt: skip
     assert _untimed(there) == _untimed(here)
     assert list(there) == list(here)  # the same document, key for key
     assert here["games"]["games"] == 3 and len(here["games"]["players"]["player"]) == 4
@@ -87,11 +88,16 @@ def test_validation_figures_do_not_depend_on_where_they_ran(cluster, player, mon
 def test_a_player_that_fails_inside_a_task_is_named(cluster, player, tmp_path):
     faulty = tmp_path / "faulty.py"
     faulty.write_text(player.read_text() + "\nimport os\nos._exit(3)\n")
-    result = invoke("validate", "twentyone", faulty, "--hands", "1000", "--shoe-hands", "0",
-                    "--games", "2", "--cluster", cluster, ok=False)  # fmt: skip
+    result = cluster.invoke("validate", "twentyone", faulty, "--hands", "1000", "--shoe-hands",
+                            "0", "--games", "2", "--cluster", cluster.address, ok=False)  # fmt: skip
     assert result.exit_code == 1
     said = f"error: {faulty}: ended its process (exit code 3) in importing the file"
     assert result.output.strip().splitlines() == [said]
+
+
+def _round_robin(entrants: list[tournament.Entrant], runner=None) -> dict:
+    """Four games of each pairing (a module-level function: the driver runs it too)."""
+    return tournament.round_robin(match, entrants, 4, 7, match.Table(RULES), runner=runner)
 
 
 def test_a_tournament_plays_the_same_games_on_the_cluster(cluster, player, tmp_path, monkeypatch):
@@ -101,10 +107,8 @@ def test_a_tournament_plays_the_same_games_on_the_cluster(cluster, player, tmp_p
     faulty = tmp_path / "faulty.py"
     faulty.write_text(player.read_text() + "\ndef play(*args):\n    import os\n    os._exit(5)\n")
     entrants = tournament.entrants_of([player, faulty], ["textbook"], match, match.Table(RULES))
-    here = tournament.round_robin(match, entrants, 4, 7, match.Table(RULES))
-    with runner(cluster) as on_cluster:
-        there = tournament.round_robin(match, entrants, 4, 7, match.Table(RULES),
-                                       runner=on_cluster)  # fmt: skip
+    here = _round_robin(entrants)
+    there = cluster.on_cluster(_round_robin, entrants, same=[(tournament, "DEALS_PER_TASK")])
     assert {**there, "timings": None} == {**here, "timings": None}
     assert list(here["disqualified"]) == [str(faulty)]
     assert "exit code 5" in here["disqualified"][str(faulty)]["reason"]

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from mine.pipeline.cluster import runner
 from mine.strategies.bots import cardguess as cardguess_bots
 from mine.strategies.bots import ginrummy as ginrummy_bots
 from mine.strategies.bots import hog as hog_bots
@@ -56,12 +55,15 @@ def _summary(summary: dict[str, Any] | list) -> dict[str, Any] | list:
 def test_simulated_logs_are_the_same_bytes_on_every_runner(cluster, game, tmp_path, monkeypatch):
     engine, args, options, size, _ = SIMULATIONS[game]
     monkeypatch.setattr(engine, "GAMES_PER_TASK", size)  # a few tasks, the last one shorter
-    written = {}
-    with runner(cluster) as on_cluster:
-        for name, running in [("serial", SERIAL), ("processes", LocalProcesses(2)),
-                              ("cluster", on_cluster)]:  # fmt: skip
-            summary = engine.simulate(*args, 5, tmp_path / name, **options, runner=running)
-            written[name] = (_files(tmp_path / name), _summary(summary))
+    summaries = {
+        name: engine.simulate(*args, 5, tmp_path / name, **options, runner=running)
+        for name, running in [("serial", SERIAL), ("processes", LocalProcesses(2))]
+    }
+    same = [(engine, "GAMES_PER_TASK")]
+    summaries["cluster"] = cluster.on_cluster(
+        engine.simulate, *args, 5, tmp_path / "cluster", **options, same=same
+    )
+    written = {n: (_files(tmp_path / n), _summary(s)) for n, s in summaries.items()}
     assert written["serial"][0] and written["processes"] == written["serial"]
     assert written["cluster"] == written["serial"]
     engine.simulate(*args, 6, tmp_path / "other", **options)
@@ -73,7 +75,7 @@ def test_simulate_with_and_without_cluster(cluster, game, tmp_path):
     own = SIMULATIONS[game][4]
     args = ["simulate", game, *own, "--games", GAMES[game], "--seed", "3", "--json"]
     here = invoke(*args, "--out", tmp_path / "here")
-    there = invoke(*args, "--out", tmp_path / "there", "--cluster", cluster)
+    there = cluster.invoke(*args, "--out", tmp_path / "there", "--cluster", cluster.address)
     assert _summary(json.loads(here.stdout)) == _summary(json.loads(there.stdout))
     assert _files(tmp_path / "here") == _files(tmp_path / "there")
 
@@ -129,11 +131,14 @@ def test_validation_figures_do_not_depend_on_where_they_ran(cluster, game, playe
     if per_task:
         monkeypatch.setattr(module, per_task, 3 if per_task == "GAMES_PER_TASK" else 16)
     here = module.validate(player, against=player, **sizes)  # local contained workers
-    with runner(cluster) as on_cluster:
-        for running in (SERIAL, LocalProcesses(2), on_cluster):
-            there = module.validate(player, against=player, **sizes, runner=running)
-            assert _figures(there) == _figures(here)
-            assert list(there) == list(here)  # the same document, key for key
+    same = [(module, per_task)] if per_task else []
+    for there in (
+        module.validate(player, against=player, **sizes, runner=SERIAL),
+        module.validate(player, against=player, **sizes, runner=LocalProcesses(2)),
+        cluster.on_cluster(module.validate, player, against=player, **sizes, same=same),
+    ):
+        assert _figures(there) == _figures(here)
+        assert list(there) == list(here)  # the same document, key for key
     assert str(player) in json.dumps(here)  # the file against itself is one of the rows
 
 
@@ -152,8 +157,8 @@ FAULT_OPTIONS = {"hog": [], "ginrummy": ["--games", "2", "--baselines", "simple"
 def test_a_player_that_fails_inside_a_task_is_named(cluster, game, player, tmp_path):
     faulty = tmp_path / "faulty.py"
     faulty.write_text(player.read_text() + "\n" + FAULTS[game])
-    result = invoke("validate", game, faulty, *FAULT_OPTIONS[game], "--cluster", cluster,
-                    ok=False)  # fmt: skip
+    result = cluster.invoke("validate", game, faulty, *FAULT_OPTIONS[game], "--cluster",
+                            cluster.address, ok=False)  # fmt: skip
     assert result.exit_code == 1
     (line,) = result.output.strip().splitlines()
     assert line.startswith(f"error: {faulty}: ended its process (exit code 4)"), line

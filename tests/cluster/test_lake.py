@@ -44,9 +44,9 @@ def both(cluster, sources, tmp_path_factory):
     root = tmp_path_factory.mktemp("both")
     db, lake = root / "w.duckdb", root / "lake"
     warehouse = invoke("ingest", *sources, "--db", db, "--json", ok=False)
-    lake_run = invoke(
-        "ingest", *sources, "--lake", lake, "--cluster", cluster, "--shard-pairs", SHARD_PAIRS,
-        "--json", ok=False,
+    lake_run = cluster.invoke(
+        "ingest", *sources, "--lake", lake, "--cluster", cluster.address, "--shard-pairs",
+        SHARD_PAIRS, "--json", ok=False,
     )  # fmt: skip
     return db, lake, warehouse, lake_run
 
@@ -133,7 +133,8 @@ def test_the_tables_command_lists_the_same(both):
 def test_statistics_and_fitted_tables_are_the_same(both, cluster, game, tmp_path):
     db, lake, *_ = both
     on_warehouse = json.loads(invoke("stats", game, "--db", db, "--json").stdout)
-    on_cluster = invoke("stats", game, "--lake", lake, "--cluster", cluster, "--json")
+    on_cluster = cluster.invoke("stats", game, "--lake", lake, "--cluster", cluster.address,
+                                "--json")  # fmt: skip
     assert json.loads(on_cluster.stdout) == on_warehouse
     warehouse, lake_con = duckdb.connect(str(db), read_only=True), lakes.connect(lake)
     try:
@@ -155,9 +156,9 @@ def test_statistics_and_fitted_tables_are_the_same(both, cluster, game, tmp_path
 def test_ingesting_again_adds_nothing(both, cluster, sources):
     _, lake, _, first = both
     before = lakes.read(lake)
-    again = invoke(
-        "ingest", *sources, "--lake", lake, "--cluster", cluster, "--shard-pairs", SHARD_PAIRS,
-        "--json", ok=False,
+    again = cluster.invoke(
+        "ingest", *sources, "--lake", lake, "--cluster", cluster.address, "--shard-pairs",
+        SHARD_PAIRS, "--json", ok=False,
     )  # fmt: skip
     summary = json.loads(again.stdout)
     assert summary["pairs"]["new"] == summary["pairs"]["replaced"] == 0
@@ -174,7 +175,8 @@ def test_statistics_of_some_logs_are_the_same(both, cluster, sources):
     db, lake, *_ = both
     chosen = ["--logs", str(sources[-1] / "match1*")]
     on_warehouse = invoke("stats", "hog", "--db", db, *chosen, "--json").stdout
-    on_cluster = invoke("stats", "hog", "--lake", lake, "--cluster", cluster, *chosen, "--json")
+    on_cluster = cluster.invoke("stats", "hog", "--lake", lake, "--cluster", cluster.address,
+                                *chosen, "--json")  # fmt: skip
     assert json.loads(on_cluster.stdout) == json.loads(on_warehouse)
     assert json.loads(on_warehouse)["turns"] < json.loads(invoke(
         "stats", "hog", "--db", db, "--json").stdout)["turns"]  # fmt: skip

@@ -20,8 +20,6 @@ from mine.warehouse import lake as lakes
 from tests.conftest import REAL_TWENTYONE
 from tests.mine_cli import MINE
 
-pytest.importorskip("ray", reason="Ray is the cluster extra: pip install 'mine[cluster]'")
-
 RAY = str(Path(sys.executable).parent / "ray")
 # Ray clusters authenticate with the token Ray keeps for this machine; every process of
 # this cluster (nodes and driver) is told to present it.
