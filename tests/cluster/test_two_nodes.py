@@ -22,8 +22,10 @@ from tests.mine_cli import MINE
 
 RAY = str(Path(sys.executable).parent / "ray")
 # Ray clusters authenticate with the token Ray keeps for this machine; every process of
-# this cluster (nodes and driver) is told to present it.
-ENV = {**os.environ, "RAY_AUTH_MODE": "token", "COLUMNS": "400"}
+# this cluster (nodes and driver) is told to present it. gRPC's fork handlers stay off:
+# with them, the client server's fork of a specific server (while its threads are in gRPC)
+# failed one start in five here ("SpecificServer startup failed", the client then refused).
+ENV = {**os.environ, "RAY_AUTH_MODE": "token", "COLUMNS": "400", "GRPC_ENABLE_FORK_SUPPORT": "0"}
 NODE = ["--block", "--num-cpus=1", "--node-ip-address=127.0.0.1", "--disable-usage-stats",
         "--object-store-memory=80000000"]  # fmt: skip
 STOP_SECONDS = 5  # then killed: nothing of a test cluster is worth keeping
