@@ -8,7 +8,6 @@ back. The functions prefixed `_` run in the driver."""
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import importlib
 import logging
 import multiprocessing
@@ -23,7 +22,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from mine.strategies.confinement import PR_SET_PDEATHSIG, processes
+from mine.strategies.confinement import LIBC, PR_SET_PDEATHSIG, processes
 
 OBJECT_STORE_BYTES = 80 * 1024 * 1024  # tasks here pass small things; Ray's least is 75 MB
 CALL_SECONDS = 300  # a call that runs longer hangs: the driver is killed, the test fails
@@ -154,7 +153,7 @@ def _detach(parent: int) -> None:
     """The driver's first act: it dies with the worker that started it (and its cluster
     with it: a local cluster's nodes share their driver's fate); ^C is the worker's, which
     then stops the cluster in order."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # it died before the line above
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
