@@ -38,6 +38,15 @@ def read_fitted(read: Callable[[Path], Any], path: Path) -> Any:
         raise fail(str(error)) from None
 
 
+def will_write(out: Path) -> None:
+    """Refuse `out` before the work that makes it, where that is known now (a device, a
+    folder, an input read so far); writing it checks again."""
+    try:
+        outputs.target(out)
+    except OSError as error:
+        raise fail(f"cannot write {out}: {error.strerror or error}") from None
+
+
 def write_fitted(write: Callable[..., Path], out: Path, *parts: Any) -> Path:
     """`write(out, *parts)` of a fitted table file; a file that cannot be written is one
     error line."""

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 MINE = str(Path(sys.executable).parent / "mine")
+SHOWS_PROGRESS = "\x1b[?25l"  # a live display hides the cursor while it draws
 
 
 def mine(

@@ -31,6 +31,7 @@ from mine.pipeline.console import (
     next_step,
     print_json,
     read_fitted,
+    will_write,
     write_fitted,
     write_report,
 )
@@ -146,6 +147,7 @@ def stats(game: Game, db=None, lake=None, logs=None, cluster=None, as_json=False
 def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **own) -> None:
     """Fit the game's table from the warehouse's logs."""
     read, fitter = game.module("stats"), game.module("fitter")
+    will_write(out)
     with working_on(db, lake=lake) as con, working(f"reading the {game.title} logs", as_json):
         inputs = call(read.fit_inputs, con, chosen_logs(con, game.name, logs), own=own)
     with refused(), working(f"fitting the {game.title} table", as_json):
@@ -170,6 +172,10 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
     from mine.strategies.codegen import write_player
 
     fitted = read_fitted(game.module("fitter").read_table, table)
+    haskell = course(game) if lang is options.Language.haskell else None
+    if haskell and out == Path(f"{game.name}_player.py"):  # --out left at its default
+        out = Path(haskell.COURSE_FILE)
+    will_write(out)
     source, validator = game.module("codegen"), game.module("validator")
 
     def measure(path: Path) -> dict[str, Any]:
@@ -181,12 +187,9 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
     ):
         written = write_player(source, fitted, measure, **taken(source.module_source, own))
         text, hint = written.source, f"mine validate {game.name} {out}"
-        if lang is options.Language.haskell:
-            haskell = course(game)
-            if out == Path(f"{game.name}_player.py"):  # --out left at the Python file's name
-                out = Path(haskell.COURSE_FILE)
+        if haskell:
             text, hint = haskell.haskell_source(written.source), haskell.SUBMIT.format(out=out)
-    comment = "-- " if lang is options.Language.haskell else "# "
+    comment = "-- " if haskell else "# "
     write_report(out, made_by(comment) + text, say=False)
     if as_json:
         print_json({"player": str(out), **written.card})
@@ -240,6 +243,7 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     """Write a fitted table's report: one self-contained HTML page."""
     page_of = game.module("report")
     fitted = read_fitted(game.module("fitter").read_table, table)
+    will_write(out)
     observed = None
     logged = db is not None or lake is not None or options.default_db_exists()
     if hasattr(page_of, "observed") and logged:

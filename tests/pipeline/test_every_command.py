@@ -18,7 +18,7 @@ import typer
 
 from mine import games
 from mine.pipeline import cli
-from tests.mine_cli import invoke
+from tests.mine_cli import SHOWS_PROGRESS, invoke
 
 CLI = typer.main.get_command(cli.app)
 SHARED = [name for name in CLI.commands if name not in cli.VERBS]  # ingest, query, tables, …
@@ -27,7 +27,6 @@ SIMULATED_GAMES = 3  # per match: enough for every game's fit, at its smallest
 SLOW_DEFAULTS = {"sizes": "2", "n": "2", "quick": True}  # card guessing: n = 4 takes minutes
 NEXT = {"simulate": "ingest", "ingest": "stats", "stats": "fit", "fit": "generate",
         "generate": "validate"}  # fmt: skip
-SHOWS_PROGRESS = "\x1b[?25l"  # a live display hides the cursor while it draws
 
 
 def command(verb: str, game: str):

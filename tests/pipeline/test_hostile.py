@@ -20,7 +20,7 @@ import pytest
 
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
-from tests.mine_cli import MINE, digest, here, mine, one_line_error
+from tests.mine_cli import MINE, SHOWS_PROGRESS, digest, here, mine, one_line_error
 
 
 @pytest.fixture(scope="module")
@@ -201,13 +201,16 @@ def special_file(folder: Path, kind: str, suffix: str = "") -> Path:
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("node", ["fifo", "device"])
 def test_an_output_onto_a_fifo_or_device_is_refused_and_the_node_stays(
-    hog_table, tmp_path, kind, node
+    hog_table, tmp_path, monkeypatch, kind, node
 ):
     table = own_copy(hog_table, tmp_path)
     special = special_file(tmp_path, node, SUFFIX[kind])
     mode = special.lstat().st_mode
-    line = one_line_error(mine(*writing(kind, table, special), timeout=60))
-    assert "not a regular file" in line
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")  # rich: on a terminal, work would show
+    monkeypatch.setenv("NO_COLOR", "1")
+    result = mine(*writing(kind, table, special), timeout=60)
+    assert SHOWS_PROGRESS not in result.stderr, "refused after the work, not before it"
+    assert "not a regular file" in one_line_error(result)
     assert special.lstat().st_mode == mode
 
 

@@ -3,6 +3,7 @@ holds only whole logs, and that the same ingest, run again, completes."""
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import subprocess
@@ -62,11 +63,13 @@ def batch(tmp_path_factory) -> Path:
 
 
 def _start(batch: Path, db: Path, *dying: str) -> subprocess.Popen:
+    # A killed ingest cannot remove its scratch folder: keep it in the test's own folder.
     return subprocess.Popen(
         [sys.executable, "-c", INGEST, str(batch), str(db), *dying],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "TMPDIR": str(db.parent)},
     )
 
 
