@@ -26,19 +26,31 @@ LOCAL = "local"
 
 class RayRunner:
     """Each task a Ray task (one CPU, spread over the nodes), results in task order; it
-    records the nodes its tasks ran on."""
+    records the nodes its tasks ran on.
 
-    def __init__(self, ray: Any) -> None:
-        self.ray = ray
+    It joins the cluster at `address` when it is first asked for work, not before: what a
+    command prepares first (a Haskell entrant compiled, player files loaded in contained
+    forks) then forks before Ray's threads exist — a fork beside gRPC's threads can kill
+    the process."""
+
+    def __init__(self, ray: Any, address: str) -> None:
+        self.ray, self.address = ray, address
+        self.joined = False  # by this runner, which then leaves the cluster after
         self.nodes: set[str] = set()
         self.tasks = 0
 
+    def _on_cluster(self) -> Any:
+        if self.address is not None:
+            self.joined = _join(self.ray, self.address)
+            self.address = None
+        return self.ray
+
     @property
     def workers(self) -> int:
-        return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+        return max(1, int(self._on_cluster().cluster_resources().get("CPU", 1)))
 
     def map(self, function: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
-        ray = self.ray
+        ray = self._on_cluster()
         remote = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(_on_node)
         # Stopped early (an error, ^C), the rest is left to run, not cancelled: Ray (2.60)
         # aborts a driver whose cancelled task's reply is on its way, and the command's
@@ -73,9 +85,10 @@ def runner(address: str | None, here: Runner | None = None) -> Iterator[Runner]:
         import ray
     except ImportError:
         raise fail("--cluster needs Ray: pip install 'mine[cluster]'") from None
-    joined = _join(ray, address)
+    if _local(address):
+        _cpus(address)  # refused now, not at the first task
+    running = RayRunner(ray, address)
     try:
-        running = RayRunner(ray)
         yield running
         if running.tasks:
             nodes = len(running.nodes)
@@ -84,7 +97,7 @@ def runner(address: str | None, here: Runner | None = None) -> Iterator[Runner]:
                 style="dim",
             )
     finally:
-        if joined:
+        if running.joined:
             ray.shutdown()
 
 
@@ -94,16 +107,13 @@ def _join(ray: Any, address: str) -> bool:
     if ray.is_initialized():  # a driver that already joined one (the tests, a notebook)
         return False
     quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
-    if address == LOCAL or address.startswith(f"{LOCAL}:"):
-        cpus = address.partition(":")[2]
-        if cpus and (not cpus.isdigit() or int(cpus) < 1):
-            raise fail(f"--cluster {address}: local:N takes a number of CPUs of at least 1")
+    if _local(address):
         # A cluster of our own, never one that happens to run here already; its workers
         # do this command's work, at its priority (Ray would nice them to 15).
         os.environ.pop("RAY_ADDRESS", None)
         os.environ.setdefault("RAY_worker_niceness", "0")
         try:
-            ray.init(address=LOCAL, num_cpus=int(cpus) if cpus else None, **quiet)
+            ray.init(address=LOCAL, num_cpus=_cpus(address), **quiet)
         except (ConnectionError, ValueError, RuntimeError) as error:
             raise fail(
                 f"--cluster {address}: cannot start Ray here ({_first_line(error)})"
@@ -116,6 +126,18 @@ def _join(ray: Any, address: str) -> bool:
             f"--cluster {address}: cannot join the Ray cluster ({_first_line(error)})"
         ) from None
     return True
+
+
+def _local(address: str) -> bool:
+    return address == LOCAL or address.startswith(f"{LOCAL}:")
+
+
+def _cpus(address: str) -> int | None:
+    """The N of `local:N` (None: every CPU here)."""
+    cpus = address.partition(":")[2]
+    if cpus and (not cpus.isdigit() or int(cpus) < 1):
+        raise fail(f"--cluster {address}: local:N takes a number of CPUs of at least 1")
+    return int(cpus) if cpus else None
 
 
 def _first_line(error: BaseException) -> str:
