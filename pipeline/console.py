@@ -44,7 +44,7 @@ def will_write(out: Path) -> None:
     try:
         outputs.target(out)
     except OSError as error:
-        raise fail(f"cannot write {out}: {error.strerror or error}") from None
+        raise _cannot_write(out, error) from None
 
 
 def write_fitted(write: Callable[..., Path], out: Path, *parts: Any) -> Path:
@@ -57,7 +57,11 @@ def write_fitted(write: Callable[..., Path], out: Path, *parts: Any) -> Path:
     except TableError as error:
         raise fail(str(error)) from None
     except OSError as error:
-        raise fail(f"cannot write {out}: {error.strerror or error}") from None
+        raise _cannot_write(out, error) from None
+
+
+def _cannot_write(out: Path, error: OSError) -> typer.Exit:
+    return fail(f"cannot write {out}: {error.strerror or error}")
 
 
 def print_json(result: Any) -> None:
@@ -123,7 +127,7 @@ def write_report(out: Path, text: str, as_json: bool = False, say: bool = True) 
     try:
         outputs.write_text(out, text)
     except OSError as error:
-        raise fail(f"cannot write {out}: {error.strerror}") from None
+        raise _cannot_write(out, error) from None
     if not say:
         return
     if as_json:

@@ -19,7 +19,7 @@ from mine import games as registry
 from mine import outputs
 from mine.pipeline import options
 from mine.pipeline.cluster import runner
-from mine.pipeline.console import fail, print_json, show, write_report
+from mine.pipeline.console import fail, print_json, show, will_write, write_report
 from mine.pipeline.progress import per_name
 from mine.pipeline.reports import tournament as page
 from mine.strategies import tournament as core
@@ -43,10 +43,7 @@ def run(
     match = registry.get(game).module("match")
     outputs.reading(*(files or []))
     if html is not None:
-        try:
-            outputs.target(html)  # before the games, not after them
-        except OSError as error:
-            raise fail(str(error)) from None
+        will_write(html)  # before the games, not after them
     try:
         entrants = core.entrants_of(files or [], options.names(bots), match, context)
     except core.TournamentError as error:
