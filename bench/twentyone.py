@@ -25,8 +25,13 @@ from pathlib import Path
 import numpy as np
 
 from mine.strategies.bots.twentyone import ChartBot, make_bot
-from mine.strategies.engines.twentyone import BID, TwentyOneRules, play_game
-from mine.strategies.engines.twentyone_logs import write_logs, write_logs_via_records
+from mine.strategies.engines.twentyone import (
+    BID,
+    TwentyOneRules,
+    play_game,
+    write_logs,
+    write_logs_via_records,
+)
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation.twentyone import chart_module
 from mine.strategies.validation.twentyone_evaluator import (

@@ -217,10 +217,10 @@ def ingest(
         settings = rules or []
         lakes.ingest(paths, game, db, lake, cluster, as_json, wait, verify, settings, shard_pairs)
         return
-    from mine.pipeline.commands import warehouse
+    from mine.pipeline.commands import data
 
     with prompt_interrupts():
-        warehouse.ingest(paths, game, db, as_json, wait, verify, rules or [])
+        data.ingest(paths, game, db, as_json, wait, verify, rules or [])
 
 
 @app.command()
@@ -260,10 +260,10 @@ def query(
 ) -> None:
     """Run one read-only SELECT (from the argument, --file, or stdin); show its first rows,
     or write all of it as csv, json or parquet to --out or stdout."""
-    from mine.pipeline.commands import warehouse
+    from mine.pipeline.commands import data
 
     with prompt_interrupts():
-        warehouse.query(sql, file, fmt, out, limit, db, wait, lake, timeout)
+        data.query(sql, file, fmt, out, limit, db, wait, lake, timeout)
 
 
 @app.command()
@@ -274,10 +274,10 @@ def tables(
     lake: options.Lake = None,
 ) -> None:
     """List the warehouse's tables and views with row counts and descriptions."""
-    from mine.pipeline.commands import warehouse
+    from mine.pipeline.commands import data
 
     with prompt_interrupts():
-        warehouse.tables(db, wait, as_json, lake)
+        data.tables(db, wait, as_json, lake)
 
 
 @app.command()
@@ -289,10 +289,10 @@ def export(
 ) -> None:
     """Write the whole warehouse as Parquet, hive-partitioned by game and log, with a
     manifest (DuckDB, polars or any Parquet reader reads it back)."""
-    from mine.pipeline.commands import warehouse
+    from mine.pipeline.commands import data
 
     with prompt_interrupts():
-        warehouse.export(folder, db, as_json, wait)
+        data.export(folder, db, as_json, wait)
 
 
 @app.command()
@@ -307,7 +307,7 @@ def demo(
     """Run the main job end to end on an embedded warehouse of its own (demo-out/)."""
     from mine.pipeline import demo as running
 
-    raise typer.Exit(running.main(db))
+    raise typer.Exit(running.main(db, app))
 
 
 def run() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -22,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mine import games
-from mine.pipeline.commands.warehouse import open_warehouse
+from mine.pipeline.connections import open_warehouse
 from mine.pipeline.console import console, fail
 from mine.warehouse import ingest, query
 from mine.warehouse.schema import WarehouseVersionError
@@ -31,10 +32,11 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "logs"
 FOLDER = Path("demo-out")
 
 
-def main(db: str | Path | None) -> int:
-    """The whole demo; the exit code (1 if an example log was rejected)."""
+def main(db: str | Path | None, app: Callable[..., int | None]) -> int:
+    """The whole demo, each command run by `app` (the CLI's, handed down: the demo sits
+    below it); the exit code (1 if an example log was rejected)."""
     try:
-        return run(warehouse(db))
+        return run(warehouse(db), app)
     except WarehouseVersionError as error:
         raise fail(str(error)) from None
 
@@ -44,7 +46,7 @@ def warehouse(db: str | Path | None) -> Path:
     return Path(db) if db else FOLDER / "mine.duckdb"
 
 
-def run(path: Path) -> int:
+def run(path: Path, app: Callable[..., int | None]) -> int:
     started = time.perf_counter()
     console.rule(f"mine demo → {path}")
     ok = True
@@ -55,17 +57,17 @@ def run(path: Path) -> int:
             ok &= show_examples(path, examples, demo.QUERIES)
         console.rule(f"{game.name}: simulate → ingest → stats → fit → generate → validate")
         workdir = FOLDER / game.name
-        ok &= run_loop(demo.LOOP, path, workdir)
+        ok &= run_loop(demo.LOOP, path, workdir, app)
     console.rule(f"done in {time.perf_counter() - started:.0f} s")
     console.print(f'Try: mine tables --db {path}   ·   mine query "SELECT ..." --db {path}')
     return 0 if ok else 1
 
 
-def run_loop(loop: tuple[str, ...], db: Path, workdir: Path) -> bool:
+def run_loop(
+    loop: tuple[str, ...], db: Path, workdir: Path, app: Callable[..., int | None]
+) -> bool:
     """Each command of `loop` (`{db}` the warehouse, `{out}` the game's demo folder), shown
     and run as `mine` runs it; whether every one succeeded (the loop stops at a failure)."""
-    from mine.pipeline.cli import app
-
     values = {"db": shlex.quote(str(db)), "out": shlex.quote(str(workdir))}
     for line in loop:
         words = shlex.split(line.format(**values))

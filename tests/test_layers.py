@@ -141,3 +141,52 @@ def test_the_rules_catch_an_import_against_them(tmp_path):
     assert not allowed("mine.warehouse.hog", "mine.models.hog")
     assert allowed("mine.strategies.bots.hog", "mine.strategies.engines.hog")
     assert allowed("mine.pipeline.commands.hog", "mine.models.hog")
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every module of mine and the modules of mine it imports (inside functions too)."""
+    graph: dict[str, set[str]] = {}
+    for path in sources():
+        source = module_name(path)
+        graph[source] = {t for _, t in imports(path) if t.startswith("mine.") and t != source}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_itself_round_a_cycle():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -13,26 +13,11 @@ import duckdb
 
 from mine.games import Game
 from mine.pipeline.cluster import runner
-from mine.pipeline.commands.warehouse import ingest_rules, show_ingest
+from mine.pipeline.commands.data import ingest_rules, show_ingest
 from mine.pipeline.console import errors, fail
 from mine.pipeline.options import again
 from mine.pipeline.progress import per_name
 from mine.warehouse import lake as lakes
-
-
-def open_lake(
-    lake: Path, db: Path | None = None, *, sealed: bool = False, statistics: bool = True
-) -> duckdb.DuckDBPyConnection:
-    """The lake read as a warehouse (see `warehouse.lake.connect`), or one line why not."""
-    if db is not None:
-        raise fail("give --db or --lake, not both")
-    try:
-        return lakes.connect(lake, sealed=sealed, statistics=statistics)
-    except lakes.LakeError as error:
-        raise fail(str(error)) from None
-    except duckdb.Error as error:
-        reason = str(error).strip().splitlines()[0]
-        raise fail(f"{lake}: cannot read the lake ({reason})") from None
 
 
 def ingest(

@@ -24,7 +24,7 @@ from typing import Any
 from mine import __version__
 from mine.games import Game
 from mine.pipeline import options
-from mine.pipeline.commands.warehouse import working_on
+from mine.pipeline.connections import working_on
 from mine.pipeline.console import (
     console,
     fail,

@@ -17,7 +17,7 @@ and its value is kept incrementally: no per-card objects while playing. `play_ga
 referee (`referee.py`) play a game between two kinds of players: any callable with the
 spec's interface (checked for legality, time and memory; a fault disqualifies it), and
 `TablePolicy` objects — plain functions of the situation — that play as the engine's own
-code. Logs are written by `twentyone_logs`, simulations run by `twentyone_simulation`.
+code. `write_logs` writes a game's logs; `simulate` plays many and writes them.
 
 Readings of the spec where it is silent (each a choice, here in one place):
 - every hand is asked for a decision, a two-card 21 too (the course engine asks before it
@@ -51,17 +51,20 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
 from mine.parsers.cards import DECK, Card
-from mine.parsers.twentyone import DEALER
+from mine.parsers.csvlog import partial_pair, publish_pair
+from mine.parsers.twentyone import DEALER, Score, Turn, write_scores, write_turns
 from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
-from mine.strategies.engines.twentyone_simulation import simulate  # noqa: F401 (the contract's)
 from mine.strategies.players.twentyone import Bid, DoubleDown, Hit, Insurance, Split, Stand
+from mine.strategies.runners import SERIAL, Runner, child, spans
 
 GAME = "twentyone"
 UTILITY = "points won or lost over the game: final points minus starting points"
@@ -919,3 +922,164 @@ def _why(state: State, kind: object) -> str | None:
 def _cost(state: State, kind: int) -> int:
     bid = state.current_hand().bid
     return bid // 2 if kind == INSURANCE else bid
+
+
+# --- logs: a played game as the server's turn and score files, from one player's view ---
+
+
+def turns(state: State, perspective: str) -> Iterable[Turn]:
+    """The turn file's rows from `perspective`'s point of view, in play order."""
+    ids, cards = state.ids, DECK
+    for record in state.records:
+        if record.upcard is None:
+            continue
+        upcard = cards[record.upcard]
+        for cards_, seat, hand_id, kind, bid in record.rows:
+            if seat == DEALER_SEAT:
+                player, mine = DEALER, False
+            else:
+                player = ids[seat]
+                mine = player == perspective
+            hand = tuple([cards[c] for c in cards_])
+            yield Turn(record.round, hand, player, mine, hand_id, ACTION_NAMES[kind], bid, upcard)
+
+
+def scores(state: State, perspective: str) -> Iterable[Score]:
+    """The score file's rows: your points, then the others' sorted by id as text."""
+    seat = state.ids.index(perspective)
+    others = sorted((s for s in range(len(state.ids)) if s != seat), key=state.ids.__getitem__)
+    for record in state.records:
+        points = record.points
+        yield Score(record.round, points[seat], tuple(points[s] for s in others))
+
+
+def turn_lines(state: State, perspective: str) -> Iterable[str]:
+    """The turn file's lines (CRLF), the bytes `parsers.twentyone.write_turns(turns(…))`
+    writes (the tests hold them equal), formatted from precomputed card texts: writing
+    through `Turn` records costs more than playing the game."""
+    ids, text = state.ids, CARD_TEXT
+    names = [f",{pid},{int(pid == perspective)},{{}},{{}},{{}},{{}}\r\n" for pid in ids]
+    names.append(f",{DEALER},0,{{}},{{}},{{}},{{}}\r\n")  # seat -1: the dealer
+    actions = ACTION_NAMES
+    for record in state.records:
+        if record.upcard is None:
+            continue
+        head, upcard = f"{record.round},", text[record.upcard]
+        for cards, seat, hand_id, kind, bid in record.rows:
+            hand = ";".join([text[c] for c in cards])
+            yield head + hand + names[seat].format(hand_id, actions[kind], bid, upcard)
+
+
+def write_logs(
+    state: State, perspective: str, directory: str | Path, stem: str
+) -> tuple[Path, Path]:
+    """Write `<stem>.csv` (turns) and `<stem>-score.csv` (scores) from `perspective`'s point
+    of view; returns their paths."""
+    turn_path, score_path = partial_pair(directory, stem)
+    with open(turn_path, "w", newline="", encoding="utf-8") as out:
+        out.write("".join(turn_lines(state, perspective)))
+    write_scores(score_path, scores(state, perspective))
+    return publish_pair(directory, stem)
+
+
+def write_logs_via_records(
+    state: State, perspective: str, directory: str | Path, stem: str
+) -> tuple[Path, Path]:
+    """The same files through `parsers.twentyone`'s record writers (the reference)."""
+    turn_path, score_path = partial_pair(directory, stem)
+    write_turns(turn_path, turns(state, perspective))
+    write_scores(score_path, scores(state, perspective))
+    return publish_pair(directory, stem)
+
+
+# --- simulations: games between bots, logs in the server's format --------------------------
+
+EPOCH = datetime(2021, 10, 1)  # stems look like the server's timestamps; game g is EPOCH + g s
+
+
+def stem(seed: int, game: int) -> str:
+    return f"{EPOCH + timedelta(seconds=game):%Y%m%d-%H%M%S}-s{seed}"
+
+
+GAMES_PER_TASK = 50  # a task of `simulate`: a few seconds of play, about 10 MB of logs
+
+
+def simulate(
+    rules: TwentyOneRules,
+    players: Sequence[str],
+    games: int,
+    seed: int,
+    out: str | Path,
+    *,
+    make_bot: Callable[[str, TwentyOneRules, np.random.Generator], Player],
+    progress: Callable[[str, int, int], None] | None = None,
+    me: int = 0,
+    runner: Runner = SERIAL,
+) -> dict[str, Any]:
+    """Play `games` games between the bots named in `players` (one a seat; `make_bot(spec,
+    rules, rng)` makes each from its own generator) and write each game's logs into `out`
+    from seat `me`'s point of view; returns the summary (net points, hands and wins per
+    player). Game g draws its table's and its players' generators from the g-th child of
+    `seed`, so the same seed writes the same bytes, in tasks of GAMES_PER_TASK games run
+    by `runner` (`make_bot` then must pickle) and summed in game order."""
+    ids = [str(i + 1) for i in range(len(players))]  # the server's ids are numbers
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    chunks = spans(games, GAMES_PER_TASK)
+    tasks = [(rules, players, make_bot, span, seed, out.absolute(), me) for span in chunks]
+    totals, wins, played = (dict.fromkeys(ids, 0) for _ in range(3))  # played: hands bid on
+    disqualified: dict[str, str] = {}
+    for span, part in zip(chunks, runner.map(_play_games, tasks), strict=True):
+        for summed, counts in zip((totals, wins, played), part[:3], strict=True):
+            for pid, count in counts.items():
+                summed[pid] += count
+        disqualified.update(part[3])
+        if progress:
+            progress("games", span.stop, games)
+    return {
+        "rules": dataclasses.asdict(rules),
+        "seed": seed,
+        "out": str(out),
+        "games": games,
+        "player_hands": sum(played.values()),
+        "perspective": ids[me],
+        "players": [
+            {
+                "id": pid,
+                "bot": spec,
+                "hands": played[pid],
+                "net_points": totals[pid],
+                "games_won": wins[pid],
+            }
+            for pid, spec in zip(ids, players, strict=True)
+        ],
+        "disqualified": disqualified,
+    }
+
+
+def _play_games(task: tuple) -> tuple[dict[str, int], dict[str, int], dict[str, int], dict]:
+    """One task of `simulate`: its games played and written, and what they add up to."""
+    rules, players, make_bot, span, seed, out, me = task
+    ids = [str(i + 1) for i in range(len(players))]
+    totals, wins, played = (dict.fromkeys(ids, 0) for _ in range(3))
+    disqualified: dict[str, str] = {}
+    for game in span:
+        sequence = child(seed, game)
+        table_rng, *rngs = (np.random.default_rng(s) for s in sequence.spawn(len(players) + 1))
+        seated = {
+            pid: make_bot(spec, rules, rng)
+            for pid, spec, rng in zip(ids, players, rngs, strict=True)
+        }
+        state = play_game(rules, seated, table_rng)
+        write_logs(state, ids[me], out, stem(seed, game))
+        for pid, points in zip(state.ids, state.points, strict=True):
+            totals[pid] += points - rules.starting_points
+        wins[state.standings()[0]] += 1
+        for seat, reason in enumerate(state.disqualified):
+            if reason is not None:
+                disqualified[f"game {game} player {state.ids[seat]}"] = reason
+        for record in state.records:
+            for row in record.rows:
+                if row[3] == BID:
+                    played[state.ids[row[1]]] += 1
+    return totals, wins, played, disqualified

@@ -13,7 +13,7 @@ import pytest
 from mine.strategies import tournament
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.codegen.twentyone import write_module
-from mine.strategies.engines import twentyone_simulation as engine
+from mine.strategies.engines import twentyone as engine
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone_chart import Strategy
 from mine.strategies.runners import SERIAL, LocalProcesses

@@ -21,7 +21,7 @@ from mine.strategies.bots import twentyone as twentyone_bots
 from mine.strategies.engines import ginrummy as ginrummy_engine
 from mine.strategies.engines import hog as hog_engine
 from mine.strategies.engines import twentyone as twentyone_engine
-from mine.strategies.engines import twentyone_logs
+from mine.strategies.engines import twentyone as twentyone_logs
 
 TWENTYONE_BOTS = ("textbook", "random", "cautious", "dealer")
 

@@ -13,9 +13,8 @@ from mine.models import twentyone as model
 from mine.models.tables import read
 from mine.pipeline.stats.twentyone import fit_inputs
 from mine.strategies.bots.twentyone import make_bot
-from mine.strategies.engines.twentyone import TwentyOneRules, play_game
+from mine.strategies.engines.twentyone import TwentyOneRules, play_game, write_logs
 from mine.strategies.engines.twentyone_chart import MAIN
-from mine.strategies.engines.twentyone_logs import write_logs
 from mine.strategies.solvers.twentyone import _deals, _Solver, chart_value, solve
 from mine.warehouse.connection import connect
 from mine.warehouse.ingest import ingest

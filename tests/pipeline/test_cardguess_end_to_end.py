@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from mine.pipeline.cli import app
 from mine.pipeline.demo import run_loop
 from mine.pipeline.demos import cardguess as demo
 from tests.mine_cli import here, invoke, invoke_json, mine, one_line_error
@@ -133,7 +134,7 @@ def test_bad_input_is_one_line_and_a_failure(tmp_path, monkeypatch, args, messag
 
 def test_the_demo_runs_the_loop_and_the_tree_beats_greedy(tmp_path, capsys):
     out = tmp_path / "out"
-    assert run_loop(demo.LOOP, tmp_path / "w.duckdb", out)
+    assert run_loop(demo.LOOP, tmp_path / "w.duckdb", out, app)
     assert "$ mine fit cardguess --n 2 --quick" in capsys.readouterr().out
     entry = invoke_json("validate", "cardguess", out / "cardguess_player.py", "--n", "2")
     entry = entry["sizes"]["2"]

@@ -8,6 +8,7 @@ import math
 import duckdb
 import pytest
 
+from mine.pipeline.cli import app
 from mine.pipeline.demo import run_loop
 from mine.pipeline.demos import hog as demo
 from tests.mine_cli import digest, here, invoke, invoke_json, one_line_error
@@ -196,7 +197,7 @@ def test_stats_on_a_warehouse_without_hog(tmp_path):
 
 def test_demo_runs_the_loop_and_reruns_unchanged(tmp_path, capsys):
     db, out = tmp_path / "w.duckdb", tmp_path / "demo"
-    assert run_loop(demo.LOOP, db, out)
+    assert run_loop(demo.LOOP, db, out, app)
     first = capsys.readouterr().out
     assert "$ mine fit hog --method minimax" in first and "wrote " in first
     best = invoke_json("validate", "hog", out / "hog_best_response.py")
@@ -205,7 +206,7 @@ def test_demo_runs_the_loop_and_reruns_unchanged(tmp_path, capsys):
     minimax = invoke_json("validate", "hog", out / "hog_minimax.py")
     assert minimax["guaranteed"]["average"] >= minimax["optimal_guaranteed"]["average"] - TOLERANCE
     players = {name: digest(out / name) for name in ("hog_best_response.py", "hog_minimax.py")}
-    assert run_loop(demo.LOOP, db, out)
+    assert run_loop(demo.LOOP, db, out, app)
     again = " ".join(capsys.readouterr().out.split())
     assert "│ new │ 0 │" in again and "│ unchanged │ 4 │" in again
     assert players == {name: digest(out / name) for name in players}

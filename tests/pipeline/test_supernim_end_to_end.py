@@ -160,6 +160,7 @@ def test_bad_options_fail_in_one_line(tmp_path, args, message):
 
 
 def test_the_demo_runs_the_loop_and_again_changes_nothing(tmp_path, capsys, monkeypatch):
+    from mine.pipeline.cli import app
     from mine.pipeline.console import console
     from mine.pipeline.demo import run_loop
     from mine.pipeline.demos import supernim as demo
@@ -170,9 +171,9 @@ def test_the_demo_runs_the_loop_and_again_changes_nothing(tmp_path, capsys, monk
     loop = [line.replace("--games 60", "--games 2").replace("--games 40", "--games 4")
             .replace("--check-games 40", "--check-games 4") for line in demo.LOOP]  # fmt: skip
     loop = [f"{line} --games 4" if line.startswith("report") else line for line in loop]
-    assert run_loop(loop, db, out)
+    assert run_loop(loop, db, out, app)
     first = " ".join(capsys.readouterr().out.split())
-    assert run_loop(loop, db, out)
+    assert run_loop(loop, db, out, app)
     again = " ".join(capsys.readouterr().out.split())
     assert "│ new │ 6 │" in first and "│ new │ 0 │" in again and "│ unchanged │ 6 │" in again
     card = first.split("$ mine validate")[1].split("--equal-depth 0")[1].split("$ mine")[0]

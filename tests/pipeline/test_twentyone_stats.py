@@ -18,8 +18,7 @@ from mine.pipeline.cli import app
 from mine.pipeline.stats import twentyone_features as st
 from mine.pipeline.stats.twentyone import derive
 from mine.strategies.bots.twentyone import make_bot
-from mine.strategies.engines.twentyone import TwentyOneRules, play_game
-from mine.strategies.engines.twentyone_logs import write_logs
+from mine.strategies.engines.twentyone import TwentyOneRules, play_game, write_logs
 from mine.warehouse.connection import connect
 from mine.warehouse.ingest import ingest
 

@@ -15,8 +15,13 @@ from mine.parsers.twentyone import Turn, read_scores, read_turns
 from mine.pipeline.cli import app
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import CODE as CARD_CODE
-from mine.strategies.engines.twentyone import TwentyOneRules, hand_total, play_game
-from mine.strategies.engines.twentyone_logs import write_logs, write_logs_via_records
+from mine.strategies.engines.twentyone import (
+    TwentyOneRules,
+    hand_total,
+    play_game,
+    write_logs,
+    write_logs_via_records,
+)
 from tests.mine_cli import here, one_line_error
 
 SEATS = ("textbook", "random", "explorer:dealer:0.3", "cautious", "random")

@@ -1,14 +1,11 @@
-"""The commands every game shares: `mine ingest`, `mine query`, `mine tables`; and
-`open_warehouse`, how every command opens the warehouse."""
+"""The commands every game shares: `mine ingest`, `mine query`, `mine tables`, `mine export`."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +15,8 @@ from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from mine import games, outputs
+from mine import games
+from mine.pipeline.connections import open_sealed, open_warehouse
 from mine.pipeline.console import console, errors, fail, next_step, print_json
 from mine.pipeline.options import again
 from mine.pipeline.progress import bar as progress_bar
@@ -29,84 +27,12 @@ from mine.warehouse import export as exporting
 from mine.warehouse import query as querying
 from mine.warehouse import schema
 from mine.warehouse.connection import (
-    MEMORY_LIMIT,
-    NotAWarehouse,
-    WarehouseBusy,
-    WarehouseMissing,
-    check_target,
-    connect,
     db_path,
 )
 from mine.warehouse.schema import WarehouseVersionError
 
 if TYPE_CHECKING:
     from mine.warehouse.ingest import Summary
-
-
-def open_warehouse(
-    db: Path | None,
-    *,
-    read_only: bool = True,
-    wait: float = 60.0,
-    create: bool = False,
-    sealed: bool = False,
-) -> duckdb.DuckDBPyConnection:
-    """The warehouse, or one line saying why not. Only ingest and the demo create one:
-    deriving statistics from a warehouse that is not there must not leave an empty one;
-    and a warehouse of another layout is refused by every command, before it reads."""
-    path = db_path(db)
-    try:
-        check_target(path)
-    except NotAWarehouse as error:
-        raise fail(str(error)) from None
-    if not create and not path.exists():
-        raise fail(f"{path}: no warehouse here yet (run `mine ingest` first)")
-    try:
-        if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        con = connect(
-            path,
-            read_only=read_only,
-            wait=wait,
-            memory_limit=MEMORY_LIMIT,  # a reader's query or export too: never the machine's
-            sealed=sealed,
-        )
-    except (WarehouseBusy, WarehouseMissing, NotAWarehouse) as error:
-        raise fail(str(error)) from None
-    except duckdb.InterruptException:
-        raise KeyboardInterrupt from None
-    except (OSError, duckdb.Error) as error:
-        reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
-        raise fail(f"{path}: cannot open it as a DuckDB warehouse ({reason})") from None
-    outputs.reading(path, f"{path}.wal")  # no output of this command goes over it
-    try:
-        schema.check(con, path, empty_ok=create)
-    except WarehouseVersionError as error:
-        con.close()
-        raise fail(str(error)) from None
-    return con
-
-
-@contextlib.contextmanager
-def working_on(
-    db: Path | None, *, read_only: bool = True, lake: Path | None = None
-) -> Iterator[duckdb.DuckDBPyConnection]:
-    """The warehouse (or the lake) for one command's work, closed after it; what the layers
-    refuse with a ValueError (no logs chosen, a fit that cannot be made) is one error line.
-    A lake is read into memory; one opened to write (statistics) leaves its statistics out,
-    for the command to make its own."""
-    if lake is not None:
-        from mine.pipeline.commands.lake import open_lake
-
-        con = open_lake(lake, db, statistics=read_only)
-    else:
-        con = open_warehouse(db, read_only=read_only)
-    try:
-        yield con
-    except ValueError as error:
-        raise fail(str(error)) from None
-    finally:
-        con.close()
 
 
 def ingest_rules(settings: list[str], game: str | None) -> dict[str, object]:
@@ -264,7 +190,7 @@ def query(
         raise fail("--format table prints; write a file as csv, json or parquet")
     if fmt == "parquet" and out is None and sys.stdout.isatty():
         raise fail("--format parquet is binary: give --out FILE, or pipe stdout elsewhere")
-    con = _open_sealed(db, lake, wait)
+    con = open_sealed(db, lake, wait)
     try:
         text = querying.statement(con, text)
         with querying.time_limit(timeout):
@@ -332,15 +258,6 @@ def _print_view(con: duckdb.DuckDBPyConnection, sql: str, limit: int, started: f
     )
 
 
-def _open_sealed(db: Path | None, lake: Path | None, wait: float) -> duckdb.DuckDBPyConnection:
-    """The warehouse (or the lake) for users' SQL: read-only, nothing else reachable."""
-    if lake is None:
-        return open_warehouse(db, wait=wait, sealed=True)
-    from mine.pipeline.commands.lake import open_lake
-
-    return open_lake(lake, db, sealed=True)
-
-
 def _protected(db: Path | None, lake: Path | None) -> Path:
     """The file a query's output must never replace: the warehouse, or the lake's manifest."""
     if lake is None:
@@ -351,7 +268,7 @@ def _protected(db: Path | None, lake: Path | None) -> Path:
 
 
 def tables(db: Path | None, wait: float, as_json: bool = False, lake: Path | None = None) -> None:
-    con = _open_sealed(db, lake, wait)
+    con = open_sealed(db, lake, wait)
     try:
         with working("counting the rows of every table and view", as_json):
             if lake is None:
