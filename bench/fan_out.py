@@ -30,7 +30,7 @@ from mine.strategies.bots import ginrummy as ginrummy_bots
 from mine.strategies.bots import hog as hog_bots
 from mine.strategies.bots import supernim as supernim_bots
 from mine.strategies.codegen.cardguess import module_source
-from mine.strategies.engines import cardguess, ginrummy, hog, supernim
+from mine.strategies.engines import cardguess, ginrummy, hog, simulation, supernim
 from mine.strategies.players.source import player_code
 from mine.strategies.runners import SERIAL
 from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
@@ -80,8 +80,9 @@ def work(files: dict[str, Path], out: Path) -> dict[str, Callable[[object], obje
             make_bot=ginrummy_bots.make_bot, runner=r or SERIAL),
         "validate ginrummy, 40 games vs simple": lambda r: ginrummy_card.validate(
             files["ginrummy"], games=40, opponents=["simple"], workers=1, runner=r),
-        "simulate supernim, 3 matches of 40 games": lambda r: supernim.simulate(
-            supernim.SuperNimRules(), ["random", "greedy", "alphabeta:1"], 40, 1, out / "nim",
+        "simulate supernim, 3 matches of 40 games": lambda r: simulation.simulate(
+            "supernim", supernim.SuperNimRules(), ["random", "greedy", "alphabeta:1"], 40, 1,
+            out / "nim",
             make_bot=supernim_bots.make_bot, runner=r or SERIAL),
         "validate supernim, 40 games vs random, greedy": lambda r: supernim_card.validate(
             files["supernim"], games=40, baselines=["random", "greedy"], equal_depth=0,

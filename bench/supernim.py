@@ -7,7 +7,7 @@ reference implementation measured in the same run.
   against a textbook alpha-beta over the handout's states (no table, no ordering), both to
   depth 3 with the score-difference heuristic from the same positions: nodes/s, and the
   seconds to choose a move;
-- games: random against random through the State API (`play_game`: every move checked
+- games: random against random through the State API (the referee: every move checked
   legal, each state copied for the log) against the handout's own random game manager
   (`random.choice` of `SuperNim.successors`, nothing checked or kept) from the same start
   boards, to the 100-move cut-off: games/s; and `simulate` whole (logs written) per game.
@@ -27,14 +27,14 @@ from pathlib import Path
 import numpy as np
 
 from mine.strategies.bots.supernim import make_bot, plain
+from mine.strategies.engines import referee
+from mine.strategies.engines.simulation import simulate
 from mine.strategies.engines.supernim import (
     DEFAULT_RULES,
     MAX,
     MIN,
     State,
-    play_game,
     random_board,
-    simulate,
 )
 from mine.strategies.players.supernim import Searcher, SuperNim, canonical_children
 
@@ -92,12 +92,21 @@ def games_per_s(boards: list[tuple[int, ...]]) -> dict[str, float]:
         side: make_bot("random", DEFAULT_RULES, np.random.default_rng(k))
         for k, side in enumerate((MAX, MIN))
     }
-    ours_s = best_of(3, lambda: [play_game(State(MAX, b), bots) for b in boards])
+    seats = [bots[MAX], bots[MIN]]
+    ours_s = best_of(
+        3, lambda: [referee.play(State(MAX, b), seats, referee.game_lost) for b in boards]
+    )
     with tempfile.TemporaryDirectory() as out:
         simulate_s = best_of(
             3,
             lambda: simulate(
-                DEFAULT_RULES, ["random", "random"], len(boards), 0, out, make_bot=make_bot
+                "supernim",
+                DEFAULT_RULES,
+                ["random", "random"],
+                len(boards),
+                0,
+                out,
+                make_bot=make_bot,
             ),
         )
     return {

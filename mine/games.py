@@ -68,7 +68,12 @@ GAMES: tuple[Game, ...] = (
         parts=EVERY_PART - {"solver"},
     ),
     Game("hog", "Hog", "Hog, the dice game (CS 61A)"),
-    Game("supernim", "Super-Nim", "Super-Nim, merging and Collatz-splitting heaps"),
+    Game(
+        "supernim",
+        "Super-Nim",
+        "Super-Nim, merging and Collatz-splitting heaps",
+        parts=EVERY_PART - {"match"},
+    ),
     Game("cardguess", "Card guessing", "Card guessing, the deduction game (COMP30020 2016)"),
 )
 """In the order commands list them and ingest tries their formats."""

@@ -161,10 +161,14 @@ def writer(fields: Callable[[Any], Sequence[object]]) -> Callable[[str | Path, I
     return write
 
 
+def line(row: Sequence[object]) -> str:
+    """A row the way the game server writes it: comma-separated, CRLF line ending."""
+    return ",".join(map(str, row)) + "\r\n"
+
+
 def write_lines(path: str | Path, rows: Iterable[Sequence[object]]) -> None:
-    """Write rows the way the game server does: comma-separated, CRLF line endings."""
     with open(path, "w", newline="", encoding="utf-8") as out:
-        out.writelines(",".join(map(str, row)) + "\r\n" for row in rows)
+        out.writelines(map(line, rows))
 
 
 SCORE_SUFFIX = "-score"

@@ -72,6 +72,14 @@ Me = Annotated[
         "--me", min=0, help="The player (index in --players) whose point of view the logs take."
     ),
 ]
+Opponent = Annotated[
+    str | None,
+    typer.Option(
+        "--opponent",
+        help="A bot that plays a match against each of --players (and no other match).",
+        show_default=False,
+    ),
+]
 PlayerFile = Annotated[Path, typer.Argument(help="A player module written by `mine generate`.")]
 MAX_GAMES = 1_000_000
 MAX_HANDS = 1_000_000_000

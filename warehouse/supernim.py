@@ -1,7 +1,7 @@
 """Super-Nim in the warehouse: one row per move, one per game, and the rules replayed.
 
 Boards are stored as INTEGER[] in heap order; the views add the canonical (sorted) board,
-the pairing read from the file name (`<max bot>-vs-<min bot>-s<seed>`, as `mine simulate
+the pairing read from the file name (`supernim-<max bot>-vs-<min bot>-s<seed>`, as `mine simulate
 supernim` names its logs) and each position's final margin from the mover's side.
 
 `RULE_CHECKS` replays every move at ingest, in SQL over the staged rows: the board it
@@ -54,11 +54,11 @@ COMMENT ON TABLE supernim_games IS 'Super-Nim: one row per game: first mover, st
 
 CREATE OR REPLACE VIEW supernim_matches AS
 SELECT g.*, l.stem,
-       coalesce(regexp_extract(l.stem, '^(.+)-vs-(.+)-s[0-9]+$', 1), 'max') AS max_player,
-       coalesce(regexp_extract(l.stem, '^(.+)-vs-(.+)-s[0-9]+$', 2), 'min') AS min_player,
+       coalesce(regexp_extract(l.stem, '^(?:supernim-)?(.+)-vs-(.+)-s[0-9]+$', 1), 'max') AS max_player,
+       coalesce(regexp_extract(l.stem, '^(?:supernim-)?(.+)-vs-(.+)-s[0-9]+$', 2), 'min') AS min_player,
        array_to_string(list_sort(start_board), ';') AS start_key
 FROM supernim_games g JOIN logs l USING (log_id);
-COMMENT ON VIEW supernim_matches IS 'Super-Nim: games with their pairing (bot names from the file name <max>-vs-<min>-s<seed>) and canonical start board';
+COMMENT ON VIEW supernim_matches IS 'Super-Nim: games with their pairing (bot names from the file name [supernim-]<max>-vs-<min>-s<seed>) and canonical start board';
 
 CREATE OR REPLACE VIEW supernim_positions AS
 SELECT m.log_id, m.game, m.move, m.player, m.kind, m.board_before,

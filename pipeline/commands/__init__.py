@@ -1,11 +1,11 @@
 """`mine <verb> <game>`: the commands, built from the registry.
 
-`stats`, `fit`, `generate`, `validate` and `report` are the same command for every game
-(`loop.py`: options → the layers' contract verbs → what is printed); a game adds only its
-own options. `simulate` and `tournament` are the game's own functions. `pipeline.cli`
-mounts `command(verb, game)` as `mine <verb> <game>`, importing the game's modules only
-when the command runs (or its help shows). `warehouse.py` holds the commands that are not
-a game's (ingest, query, tables, export).
+`simulate`, `stats`, `fit`, `generate`, `validate` and `report` are the same command for
+every game (`loop.py`: options → the layers' contract verbs → what is printed); a game
+adds only its own options (and may redefine a shared one: its own default or help).
+`pipeline.cli` mounts `command(verb, game)` as `mine <verb> <game>`, importing the game's
+modules only when the command runs (or its help shows). `data.py` holds the commands that
+are not a game's (ingest, query, tables, export).
 
 A game's module (the registry's `commands`) provides `CONTRACT`:
 - `OPTIONS`: verb → {name: (annotation, default)}, the game's own options of that verb,
@@ -13,7 +13,6 @@ A game's module (the registry's `commands`) provides `CONTRACT`:
   command hands each option to every layer call of the verb that takes a parameter of
   that name (`--bucket` to Hog's `derive`, `--method` to its `fit`);
 - `ABOUT`: verb → the command's help, what it does for this game;
-- `simulate`: the `mine simulate <game>` command (its options are the game's own);
 and `tournament` where the game plays tournaments.
 """
 
@@ -24,15 +23,15 @@ from collections.abc import Callable
 
 from mine.games import Game
 
-CONTRACT = {"OPTIONS": None, "ABOUT": None, "simulate": None}
-OWN = ("simulate", "tournament")  # verbs each game writes itself
+CONTRACT = {"OPTIONS": None, "ABOUT": None}
+OWN = ("simulate", "tournament")  # verbs a game may write itself
 
 
 def command(verb: str, game: Game) -> Callable[..., None] | None:
     """The function typer mounts as `mine <verb> <game>`, or None where the game has no
     such command."""
     commands = game.module("commands")
-    if verb in OWN:
+    if verb in OWN and (hasattr(commands, verb) or verb not in loop_verbs()):
         return getattr(commands, verb, None)
     from mine.pipeline.commands import loop
 
@@ -44,6 +43,7 @@ def command(verb: str, game: Game) -> Callable[..., None] | None:
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default)
         for name, (kind, default) in commands.OPTIONS.get(verb, {}).items()
     ]
+    shared = [p for p in shared if p.name not in {o.name for o in own}]  # the game's own wins
 
     def mounted(**given):
         run(game, **given)
@@ -52,3 +52,9 @@ def command(verb: str, game: Game) -> Callable[..., None] | None:
     mounted.__doc__ = commands.ABOUT.get(verb, run.__doc__)
     mounted.__signature__ = inspect.Signature(shared + own)  # type: ignore[attr-defined]
     return mounted
+
+
+def loop_verbs() -> tuple[str, ...]:
+    from mine.pipeline.commands import loop
+
+    return tuple(loop.VERBS)

@@ -7,6 +7,7 @@ handed to whichever layer call takes them) and how results print (`pipeline/disp
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import importlib
 import importlib.util
@@ -27,10 +28,12 @@ from mine.pipeline import options
 from mine.pipeline.connections import working_on
 from mine.pipeline.console import (
     console,
+    errors,
     fail,
     next_step,
     print_json,
     read_fitted,
+    show,
     will_write,
     write_fitted,
     write_report,
@@ -47,11 +50,24 @@ def _parameter(name: str, kind: Any, default: Any = inspect.Parameter.empty):
 
 def parameters(verb: str, game: Game) -> list[inspect.Parameter] | None:
     """The options every game's `verb` command has (None: the game lacks the verb)."""
-    needs = {"stats": "stats", "fit": "fitter", "generate": "codegen",
+    needs = {"simulate": "engine", "stats": "stats", "fit": "fitter", "generate": "codegen",
              "validate": "validator", "report": "report"}  # fmt: skip
     if not game.has(needs[verb]):
         return None
     json = _parameter("as_json", options.Json, False)
+    if verb == "simulate":
+        two = range(2, 3) == game.module("engine").NUM_PLAYERS
+        opponent = [_parameter("opponent", options.Opponent, None)] if two else []
+        return [
+            _parameter("games", options.games("Games per match."), 100),
+            _parameter("players", options.players("Bots, comma-separated."), "random,random"),
+            *opponent,
+            _parameter("seed", options.Seed, 0),
+            _parameter("out", options.out("Folder for the log files."), Path(f"logs/{game.name}")),
+            _parameter("rules", options.Rules, None),
+            _parameter("cluster", options.Cluster, None),
+            json,
+        ]
     warehouse = [
         _parameter("db", options.Db, None),
         _parameter("lake", options.Lake, None),
@@ -104,6 +120,64 @@ def refused(prefix: str = "") -> Iterator[None]:
         yield
     except ValueError as error:
         raise fail(f"{prefix}{error}") from None
+
+
+def simulate(game: Game, games: int, players: str, seed: int, out: Path, rules=None,
+             cluster=None, as_json=False, opponent=None, **own) -> None:  # fmt: skip
+    """Play games between bots and write their logs in the game's real format."""
+    from mine.pipeline.cluster import runner
+    from mine.strategies.engines import simulation
+
+    engine = game.module("engine")
+    fields = {f.name for f in dataclasses.fields(engine.RULES)}
+    settings = [f"{key}={value}" for key, value in own.items() if key in fields]
+    game_rules = options.game_rules(engine.RULES, [*settings, *(rules or [])])
+    setup = {key: value for key, value in own.items() if key not in fields}
+    specs = options.names(players)
+    bar, progress = per_name(as_json)
+    try:
+        if hasattr(engine, "log_bytes"):  # each match's logs, generously: no disk fills up
+            played = simulation.matches(game.name, specs, seed, opponent)
+            options.room_for(out, games * sum(engine.log_bytes(game_rules, len(match.ids))
+                                              for match in played))  # fmt: skip
+        with bar, runner(cluster) as running:
+            summary = simulation.simulate(
+                game.name, game_rules, specs, games, seed, out,
+                make_bot=game.module("bots").make_bot, opponent=opponent, runner=running,
+                progress=progress, **setup,
+            )  # fmt: skip
+    except ValueError as error:
+        raise fail(str(error)) from None
+    except OSError as error:
+        raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
+    if as_json:
+        print_json(summary)
+        return
+    shown_simulation(summary, engine.UTILITY)
+    next_step(f"mine ingest {shlex.quote(str(out))}")
+
+
+def shown_simulation(summary: dict[str, Any], utility: str) -> None:
+    """Each match's players: games, wins and draws (where several play), mean return."""
+    rows = [
+        {"match": match["stem"] if k == 0 else "", **player}
+        for match in summary["matches"]
+        for k, player in enumerate(match["players"])
+    ]
+    if all(row["bot"] == row["id"] for row in rows):  # a bot met twice has an id of its own
+        for row in rows:
+            del row["bot"]
+    out, matches = summary["out"], len(summary["matches"])
+    title = (f"{summary['game']}: {matches} match{'es' * (matches != 1)} of "
+             f"{summary['games']:,} games → {out}")  # fmt: skip
+    columns = {"match": "match", "id": "player", "bot": "bot", "games": "games", "wins": "wins",
+               "draws": "draws", "mean_return": "mean return"}  # fmt: skip
+    columns = {key: heading for key, heading in columns.items() if any(key in r for r in rows)}
+    show(rows, title, columns, {"mean_return": "{:+.4f}".format}, caption=f"return: {utility}")
+    for match in summary["matches"]:
+        for fault in match["faults"]:
+            errors.print(f"fault: {match['stem']} game {fault['game']}, {fault['player']}: "
+                         f"{fault['reason']}")  # fmt: skip
 
 
 def stats(game: Game, db=None, lake=None, logs=None, cluster=None, as_json=False, by=None,
@@ -255,6 +329,7 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
 
 
 VERBS: dict[str, Callable[..., None]] = {
+    "simulate": simulate,
     "stats": stats,
     "fit": fit,
     "generate": generate,

@@ -13,24 +13,37 @@ from typing import Annotated
 import typer
 
 from mine.pipeline import options
-from mine.pipeline.cluster import runner
-from mine.pipeline.console import fail, next_step, print_json, show
 from mine.pipeline.options import own
-from mine.pipeline.progress import per_name
-from mine.strategies.bots.supernim import BASELINES, make_bot
+from mine.strategies.bots.supernim import BASELINES
 from mine.strategies.engines import supernim as engine
 from mine.strategies.players.supernim import DEPTH
-from mine.strategies.runners import SERIAL
 from mine.strategies.validation.supernim import CHECK_GAMES
 
-Start = Annotated[
-    str,
-    typer.Option(
-        "--start", help="The start board (heap sizes like 2,4,2,3), or random: 3-6 heaps of 1-10."
-    ),
-]
+
+class Board(tuple):
+    """A start board from the command line: heap sizes like 2,4,2,3, or random (None)."""
+
+
+def _board(start: str) -> Board | None:
+    if start == "random":
+        return None
+    try:
+        return Board(engine.parse_board(start))
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+
 
 OPTIONS = {
+    "simulate": {
+        "games": (options.games("Games per pairing (each board from both sides)."), 100),
+        "players": (options.players("Bots, comma-separated (random, greedy, alphabeta:D, "
+                                    "exact): every pair plays one match, the first named as "
+                                    "max."), "random,alphabeta:3"),
+        "board": (Annotated[Board | None, typer.Option(
+            "--start", parser=_board, metavar="BOARD",
+            help="The start board (heap sizes like 2,4,2,3), or random: 3-6 heaps of 1-10.",
+        )], "random"),
+    },
     "stats": {"rules": (options.Rules, None)},
     "fit": {"rules": (options.Rules, None)},
     "generate": {
@@ -61,6 +74,8 @@ OPTIONS = {
     },
 }  # fmt: skip
 ABOUT = {
+    "simulate": "Play Super-Nim matches between bots and write each as <stem>.csv + "
+    "<stem>-score.csv.",
     "stats": "Derive Super-Nim's statistics and store them as stats_supernim_* tables: outcomes "
     "by pairing and start board, position values, outcomes by move kind, score trajectories.",
     "fit": "Fit Super-Nim's heuristic from the warehouse: fitted value iteration over the "
@@ -72,50 +87,6 @@ ABOUT = {
     "report": "Write one self-contained HTML page: win rates by pairing (logs) and of the player "
     "(its validation card), score trajectories, position values, and the table's provenance.",
 }
-
-
-def _start_board(start: str) -> tuple[int, ...] | None:
-    if start == "random":
-        return None
-    try:
-        return engine.parse_board(start)
-    except ValueError as error:
-        raise fail(str(error)) from None
-
-
-def simulate(
-    games: options.games("Games per pairing (first movers alternate).") = 100,
-    players: options.players(
-        "Bots, comma-separated (random, greedy, alphabeta:D): every pair plays one match, "
-        "the first named as max."
-    ) = "random,alphabeta:3",
-    start: Start = "random",
-    seed: options.Seed = 0,
-    out: options.out("Folder for the log files.") = Path("logs/supernim"),
-    rules: options.Rules = None,
-    cluster: options.Cluster = None,
-    as_json: options.Json = False,
-) -> None:
-    """Play Super-Nim matches between bots and write <stem>.csv + <stem>-score.csv each."""
-    game_rules = options.game_rules(engine.RULES, rules)
-    specs = options.names(players)
-    if len(specs) < 2:
-        raise fail("--players needs at least two bots (a bot may play itself: random,random)")
-    board = _start_board(start)
-    bar, advance = per_name(as_json)
-    try:
-        with bar, runner(cluster, SERIAL) as running:
-            summary = engine.simulate(game_rules, specs, games, seed, out, progress=advance,
-                                      make_bot=make_bot, start=board, runner=running)  # fmt: skip
-    except ValueError as error:
-        raise fail(str(error)) from None
-    except OSError as error:
-        raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
-    if as_json:
-        print_json(summary)
-        return
-    show(summary["matches"], f"supernim matches → {out}")
-    next_step(f"mine ingest {out}")
 
 
 def tournament(

@@ -40,7 +40,7 @@ def run(
     """The round robin of `files` and `bots` in `game`, printed; exit code 1 when an
     entrant was disqualified (its reason printed, the rest of the results too). With
     `cluster`, its games are the cluster's tasks (`workers` then does not apply)."""
-    match = registry.get(game).module("match")
+    match = core.match_of(registry.get(game).name)
     outputs.reading(*(files or []))
     if html is not None:
         will_write(html)  # before the games, not after them

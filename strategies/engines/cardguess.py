@@ -432,7 +432,7 @@ def play_game(
     return Played(state.answer, state.guesses, state.feedbacks, clock() - started)
 
 
-def log_rows(game: int, played: Played) -> tuple[list[Turn], Score]:
+def played_rows(game: int, played: Played) -> tuple[list[Turn], Score]:
     """One played game as the rows of its turn file and its score file."""
     n = len(played.answer)
     answer = tuple(card_text(card) for card in played.answer)
@@ -500,5 +500,5 @@ def _play_games(task: tuple) -> list[tuple[list[Turn], Score]]:
     for game in span:
         draws.bit_generator.state = np.random.PCG64(child(seed, game, 1)).state
         answer = new_game(rules, np.random.default_rng(child(seed, game, 0)), answerer).answer
-        played.append(log_rows(game + 1, play_game(guesser, answer, rules)))
+        played.append(played_rows(game + 1, play_game(guesser, answer, rules)))
     return played

@@ -499,7 +499,7 @@ def play_game(
     state = new_game(rules, rng, solver=solver, deals=deals)
     limit = rules.time_limit if rules.time_limit > 0 else math.inf
     seats = [course_player(player) for player in players]
-    referee.play(state, seats, referee.Limits(limit, rules.memory_limit), referee.game_lost, WORDS)
+    referee.play(state, seats, referee.game_lost, referee.Limits(limit, rules.memory_limit), WORDS)
     return GameRecord(tuple(state.rounds), (state.totals[0], state.totals[1]), state.invalid)
 
 
@@ -512,7 +512,7 @@ WORDS = referee.Words(
 )
 
 
-def course_player(player: Player) -> referee.Call:
+def course_player(player: Player) -> referee.Course:
     """A player with the spec's three functions as the referee calls it: the one its
     state's phase asks, with what the spec shows it."""
 
@@ -526,7 +526,7 @@ def course_player(player: Player) -> referee.Call:
             return player.play, (state.picked, scores, memory, hand), _action_and_memory
         return player.melds, (scores, memory, hand), _melds
 
-    return call
+    return referee.Course(call)
 
 
 def _melds(result: Any) -> tuple[Any, Any]:

@@ -1,39 +1,35 @@
-"""The referee: a game played out between players, every call of a player checked.
+"""The referee: a game played out between its seats, every move checked, every fault charged.
 
-What a course engine does around the players — call each through the course's interface,
-time the call, check the memory it hands back, apply its action — and what a fault costs,
-in one place for every game. The state only knows the rules (an illegal action raises
-`IllegalAction` and changes nothing, `state.py`); the referee decides what breaking them
-costs, by the game's forfeit policy.
+One loop for every game and every use (simulation, validation, tournaments): what a course
+engine does around its players — ask each in turn, time the call, check the memory it hands
+back, apply its action — and what a fault costs, by the game's forfeit policy. The state
+only knows the rules (an illegal action raises `IllegalAction` and changes nothing,
+`state.py`); the referee decides what breaking them costs.
 
-`play(state, players, limits, forfeit, words=WORDS)` plays `state` (a `GameState`) to its
-end and returns each seat's last memory. The game's engine gives it:
+A seat is one of:
 
-- `players`, one per seat, each one of:
-  - a `Call`, the game's adapter around a player's functions: `call(state, seat,
-    memory) -> (function, arguments, read)` says which function the seat's player is
-    asked (a game with phases asks different ones), with what the course's interface
-    shows it (its hand, the scores, `memory`: what it returned last time, None at first);
-    the referee times `function(*arguments)` alone and hands its result to `read`, which
-    returns (action, memory) — or raises `Fault(reason)` for a result of the wrong shape,
-    the player's fault; memory `KEEP` for a function that returns none (Gin Rummy's
-    `melds`): the seat keeps the memory it had;
-  - a `Trusted` player: the engine's own code (a table look-up bot) that plays its seat's
-    decision itself, `move(state) -> None | reason` (the reason a fault of its own: an
-    action it chose is not legal) — no clock, no memory: the fast path of simulations;
-- `limits` (`Limits`): a call must return in less than `seconds` of wall time, and the
-  memory it returns must be text of at most `memory_chars` characters;
-- `forfeit(state, seat, reason)`: the forfeit policy, what a fault costs. The two the
-  courses use: `seat_out` (`state.disqualify(seat, reason)`: the seat leaves the game, its
-  stakes forfeited, its points frozen, the others play on — TwentyOne) and `game_lost`
-  (`state.forfeit(seat, reason)`: the game ends there and the seat loses it — Gin Rummy);
-- `words` (`Words`): how the faults read (each course engine words them its own way).
+- a **bot**, the engine's own code: any callable `bot(state) -> action` (one of
+  `state.legal_actions()`), made by the game's `make_bot`. It is not timed and keeps no
+  memory; an action the state refuses is its fault like any other;
+- a **course player**, a player file (or any function with the course's interface) behind
+  its engine's adapter, a `Course`: `ask(state, seat, memory) -> (function, arguments,
+  read)` says which of the player's functions the course calls now (a game with phases
+  asks different ones) with what the course's interface shows it; the referee times
+  `function(*arguments)` alone and hands its result to `read`, which returns (action,
+  memory) — or raises `Fault(reason)` for a result of the wrong shape. Memory `KEEP`: a
+  function that returns none (Gin Rummy's `melds`); the seat keeps what it had.
 
-The faults of a call, in the order they are checked: it raised (`words.raised`); it took
-`limits.seconds` or more (`words.slow`); its result was not of the interface's shape
-(`read`'s `Fault`); the memory is not text (`words.not_text`) or longer than the limit
-(`words.too_long`); the action is not legal (the state's `IllegalAction`, its reason). The
-first fault found is forfeited and the game goes on as the policy leaves it.
+The faults of a call, in the order they are checked: it raised (`words.raised`); it ran
+over the time limit (`words.slow`); its result was not of the interface's shape (`read`'s
+`Fault`); the memory is not text (`words.not_text`) or longer than the limit
+(`words.too_long`); the action is not legal (the state's `IllegalAction`, its reason).
+The time limit counts the CPU time the call took, as a player on an idle machine would
+spend it, so that a busy machine does not fault a player for its neighbours' work; wall
+time ends a call only at `limits.wall_factor` times the limit (a player that sleeps or
+blocks). The first fault found is forfeited (`forfeit(state, seat, reason)`) and the game
+goes on as the policy leaves it: `seat_out` (TwentyOne: the seat leaves the game, its
+stakes forfeited, the others play on) or `game_lost` (the game ends there, lost by the
+seat). Each seat's first fault is in the result.
 """
 
 from __future__ import annotations
@@ -41,16 +37,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mine.strategies.engines.state import GameState, IllegalAction
 
+Bot = Callable[[Any], Any]
 Forfeit = Callable[[Any, int, str], None]
 Read = Callable[[Any], tuple[Any, Any]]
-Call = Callable[[Any, int, str | None], tuple[Callable[..., Any], tuple[Any, ...], Read]]
-
-
 KEEP = object()  # what a `Read` gives as the memory of a call that returns none
 
 
@@ -58,18 +52,23 @@ class Fault(Exception):
     """Raised by a `Read` when a player's result is not of the interface's shape."""
 
 
-class Trusted:
-    """A player the engine trusts to play its own seat's decision (no clock, no memory)."""
+Ask = Callable[[Any, int, str | None], tuple[Callable[..., Any], tuple[Any, ...], Read]]
 
-    def move(self, state: Any) -> str | None:
-        """Play the current decision; None, or why the action chosen is not legal."""
-        raise NotImplementedError
+
+class Course:
+    """A player behind its course's interface (its engine's adapter): `ask(state, seat,
+    memory)` gives the function the course calls now, its arguments, and how its result
+    reads."""
+
+    def __init__(self, ask: Ask) -> None:
+        self.ask = ask
 
 
 @dataclass(frozen=True)
 class Limits:
-    seconds: float = math.inf  # a call must return in less than this (wall clock)
+    seconds: float = math.inf  # CPU seconds a call may take (it must take less)
     memory_chars: int = 10_000  # the memory returned: text of at most this many characters
+    wall_factor: float = 10.0  # a call ends at this many times `seconds` of wall time
 
 
 @dataclass(frozen=True)
@@ -85,6 +84,16 @@ class Words:
 WORDS = Words()
 
 
+@dataclass
+class Refereed:
+    """What the referee saw of a game: each seat's last memory, its first fault (None:
+    none) and the seconds of each of its calls (a course player's; a bot's are not timed)."""
+
+    memories: list[str | None]
+    faults: list[str | None]
+    times: list[list[float]] = field(default_factory=list)
+
+
 def seat_out(state: Any, seat: int, reason: str) -> None:
     """The seat leaves the game (its stakes forfeited); the others play on."""
     state.disqualify(seat, reason)
@@ -97,53 +106,61 @@ def game_lost(state: Any, seat: int, reason: str) -> None:
 
 def play(
     state: GameState,
-    players: Sequence[Call | Trusted],
-    limits: Limits,
+    seats: Sequence[Bot | Course],
     forfeit: Forfeit,
+    limits: Limits = Limits(),
     words: Words = WORDS,
-    clock: Callable[[], float] = time.perf_counter,
-) -> list[str | None]:
-    """Play `state` to its end between `players` (seat order); each seat's last memory."""
-    memories: list[str | None] = [None] * len(players)
-    moves = [p.move if isinstance(p, Trusted) else None for p in players]
+) -> Refereed:
+    """Play `state` to its end between `seats` (seat order)."""
+    seen = Refereed([None] * len(seats), [None] * len(seats), [[] for _ in seats])
     over, current = state.is_terminal, state.current_player  # bound once: the loop is hot
     while not over():
         seat = current()
-        move = moves[seat]
-        if move is not None:
-            reason = move(state)
+        player = seats[seat]
+        if isinstance(player, Course):
+            reason = call(state, seat, player, seen, limits, words)
         else:
-            reason = call(state, seat, players[seat], memories, limits, words, clock)  # type: ignore[arg-type]
+            try:
+                state.apply_action(player(state))
+                continue
+            except IllegalAction as illegal:
+                reason = str(illegal)
         if reason is not None:
+            if seen.faults[seat] is None:
+                seen.faults[seat] = reason
             forfeit(state, seat, reason)
-    return memories
+    return seen
+
+
+def refereed(engine: Any, rules: Any, state: GameState, seats: Sequence[Bot | Course]) -> Refereed:
+    """`play` on the terms of the game's engine: its forfeit policy (`FORFEIT`), its limits
+    for the rules (`limits(rules)`, none where it has no such verb) and its wording
+    (`WORDS`)."""
+    limits = engine.limits(rules) if hasattr(engine, "limits") else Limits()
+    return play(state, seats, engine.FORFEIT, limits, getattr(engine, "WORDS", WORDS))
 
 
 def call(
-    state: GameState,
-    seat: int,
-    player: Call,
-    memories: list[str | None],
-    limits: Limits,
-    words: Words = WORDS,
-    clock: Callable[[], float] = time.perf_counter,
+    state: GameState, seat: int, player: Course, seen: Refereed, limits: Limits, words: Words
 ) -> str | None:
-    """One checked call of `seat`'s player, its action applied: None, or the fault."""
-    function, arguments, read = player(state, seat, memories[seat])
-    started = clock()
+    """One checked call of `seat`'s course player, its action applied: None, or the fault."""
+    function, arguments, read = player.ask(state, seat, seen.memories[seat])
+    started, cpu = time.perf_counter(), time.process_time()
     try:
         result = function(*arguments)
     except Exception as error:  # a player's crash is its own fault, not the table's
         return words.raised.format(kind=type(error).__name__, error=error)
-    elapsed = clock() - started
-    if elapsed >= limits.seconds:
-        return words.slow.format(seconds=elapsed, limit=limits.seconds)
+    wall, spent = time.perf_counter() - started, time.process_time() - cpu
+    seen.times[seat].append(spent)
+    if spent >= limits.seconds or wall >= limits.seconds * limits.wall_factor:
+        return words.slow.format(seconds=max(spent, wall / limits.wall_factor),
+                                 limit=limits.seconds)  # fmt: skip
     try:
         action, memory = read(result)
     except Fault as wrong:
         return str(wrong)
     if memory is KEEP:
-        memory = memories[seat]
+        memory = seen.memories[seat]
     elif not isinstance(memory, str):
         return words.not_text.format(kind=type(memory).__name__)
     elif len(memory) > limits.memory_chars:
@@ -152,5 +169,5 @@ def call(
         state.apply_action(action)
     except IllegalAction as illegal:
         return str(illegal)
-    memories[seat] = memory
+    seen.memories[seat] = memory
     return None

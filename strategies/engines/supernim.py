@@ -28,22 +28,17 @@ generator, the search and the handout's own game class over immutable tuples
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from mine.parsers import supernim as log_format
-from mine.parsers.csvlog import partial_pair, publish_pair
 from mine.parsers.supernim import Score, Turn
-from mine.strategies.engines.gathered import gathered
+from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
-from mine.strategies.players.supernim import heap_moves
-from mine.strategies.runners import SERIAL, Runner, child, spans
+from mine.strategies.players.supernim import heap_moves, successor
 
 GAME = "supernim"
 MAX, MIN = "max", "min"
@@ -135,6 +130,12 @@ class State:
     growths: int = 0  # odd Ulam steps made so far (the Ulam-limit variant counts them)
     seen: frozenset = frozenset()  # earlier positions (the repeat variant only)
     rules: SuperNimRules = DEFAULT_RULES
+    players: tuple[str, str] = SEATS  # who plays max and min (ids)
+    played: list[tuple[str, tuple[int, ...], Move, int, int]] = field(
+        default_factory=list, repr=False, compare=False
+    )
+    """Each move made: the mover, the board before it, the move, the scores after it."""
+    forfeited: int | None = None  # the seat that lost the game by a fault (the referee's)
     # The legal moves, once a player has asked: the referee checks the move against them.
     _legal: list[Move] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -161,7 +162,7 @@ class State:
         self.play(action)
 
     def is_terminal(self) -> bool:
-        if not self.board or self.moves >= self.rules.max_moves:
+        if self.forfeited is not None or not self.board or self.moves >= self.rules.max_moves:
             return True
         if self.rules.repeat_ends and self.key in self.seen:
             return True
@@ -181,7 +182,12 @@ class State:
 
     def clone(self) -> State:
         return State(self.player, self.board, self.score_max, self.score_min, self.moves,
-                     self.growths, self.seen, self.rules)  # fmt: skip
+                     self.growths, self.seen, self.rules, self.players, list(self.played),
+                     self.forfeited)  # fmt: skip
+
+    def forfeit(self, seat: int, reason: str) -> None:
+        """The game ends here, lost by `seat` (a fault the referee charged)."""
+        self.forfeited = seat
 
     # what the game manager and the players read
 
@@ -189,12 +195,14 @@ class State:
         """Play a move already known to be legal (the harness's fast path)."""
         if self.rules.repeat_ends:
             self.seen = self.seen | {self.key}
+        before = self.board
         if self.player == MAX:
             self.score_max += move.points
         else:
             self.score_min += move.points
         self.growths += move.kind == ULAM and self.board[move.i] % 2 == 1
         self.moves += 1
+        self.played.append((self.player, before, move, self.score_max, self.score_min))
         self.player = other(self.player)
         self.board = move.after
         self._legal = None
@@ -213,7 +221,10 @@ class State:
         return difference if player == MAX else -difference
 
     def winner(self) -> str:
-        """max, min or draw: the higher score, however the game stopped."""
+        """max, min or draw: the higher score, however the game stopped (a fault's side
+        loses)."""
+        if self.forfeited is not None:
+            return SEATS[1 - self.forfeited]
         if self.score_max == self.score_min:
             return "draw"
         return MAX if self.score_max > self.score_min else MIN
@@ -221,7 +232,7 @@ class State:
     def is_cut_off(self) -> bool:
         """Over with sticks still left: the move limit, a repeat (variant), or no legal
         move (only the Ulam-limit variant leaves a board like (5, 5) without one)."""
-        return bool(self.board) and self.is_terminal()
+        return bool(self.board) and self.forfeited is None and self.is_terminal()
 
     def moves_left(self) -> int:
         return self.rules.max_moves - self.moves
@@ -235,16 +246,18 @@ def random_board(rng: np.random.Generator) -> tuple[int, ...]:
 def new_game(
     rules: SuperNimRules,
     rng: np.random.Generator,
+    players: Sequence[str] = SEATS,
+    swapped: bool = False,
     *,
     board: Sequence[int] | None = None,
-    first: str = MAX,
 ) -> State:
-    """A game from its start: `board` (a random one, drawn from `rng`, if None), `first`
-    to move."""
+    """A game from its start: `players` play max and min, max moving first (min, when
+    `swapped`: the deal from the other side), from `board` (a random one, drawn from `rng`,
+    if None)."""
     board = random_board(rng) if board is None else tuple(board)
     if not board or min(board) < 1:
         raise ValueError(f"a start board has heaps of at least one stick, not {board}")
-    return State(first, board, rules=rules)
+    return State(MIN if swapped else MAX, board, rules=rules, players=tuple(players))
 
 
 def parse_board(text: str) -> tuple[int, ...]:
@@ -258,161 +271,63 @@ def parse_board(text: str) -> tuple[int, ...]:
     return board
 
 
-# --- the game loop and its logs ---------------------------------------------------------
+# --- the engine's part in simulations ---------------------------------------------------
 
-Bot = Callable[[State], Move]
-"""A player picks one of `state.legal_actions()` (a bot carries its own rng)."""
-MakeBot = Callable[[str, SuperNimRules, np.random.Generator | None], Bot]
-Progress = Callable[[str, int, int], None]
-
-
-class Played(NamedTuple):
-    """One game: each state a move was made from (a copy) with the move, and the end."""
-
-    steps: list[tuple[State, Move]]
-    final: State
-
-
-def play_game(start: State, players: Mapping[str, Bot]) -> Played:
-    """A game from `start` between the players of max and min (by side)."""
-    state, steps = start.clone(), []
-    while not state.is_terminal():
-        move = players[state.player](state)
-        steps.append((state.clone(), move))
-        state.apply_action(move)
-    return Played(steps, state)
-
-
-def records(number: int, start: State, played: Played) -> tuple[list[Turn], Score]:
-    """The game's rows in the log format (heaps numbered from 1, as the handout counts)."""
-    afters = [before for before, _ in played.steps[1:]] + [played.final]
-    rows = [
-        Turn(
-            number,
-            index,
-            before.player,
-            before.board,
-            move.kind,
-            move.i + 1,
-            None if move.j is None else move.j + 1,
-            move.after,
-            after.score_max,
-            after.score_min,
-        )
-        for index, ((before, move), after) in enumerate(zip(played.steps, afters, strict=True), 1)
-    ]
-    final = played.final
-    score = Score(
-        number,
-        start.player,
-        start.board,
-        final.score_max,
-        final.score_min,
-        final.winner(),
-        final.moves,
-        "cutoff" if final.is_cut_off() else "",
-    )
-    return rows, score
-
-
-def start_of(number: int, board: tuple[int, ...] | None, rules: SuperNimRules, seed: int) -> State:
-    """Game `number`'s start (from 0): first movers alternate (max, min, …), from the fixed
-    board, or a random board for each pair of games (from the pair's first game's seed)
-    so that each board is played from both sides."""
-    if board is None:
-        board = random_board(np.random.default_rng(child(seed, number - number % 2, 2)))
-    return State(MAX if number % 2 == 0 else MIN, board, rules=rules)
-
-
-def write_match(out: str | Path, stem: str, turns: list[Turn], scores: list[Score]) -> None:
-    """Write a match's rows as one pair of turn and score files."""
-    Path(out).mkdir(parents=True, exist_ok=True)
-    turns_path, scores_path = partial_pair(out, stem)
-    log_format.write_turns(turns_path, turns)
-    log_format.write_scores(scores_path, scores)
-    publish_pair(out, stem)
-
-
-def match_stem(max_name: str, min_name: str, seed: int) -> str:
-    """`<max bot>-vs-<min bot>-s<seed>`: the pairing is read back from the file name."""
-    return f"{slug(max_name)}-vs-{slug(min_name)}-s{seed}"
-
-
-def slug(name: str) -> str:
-    return "".join(c if c.isalnum() else "_" for c in name)
-
-
+NUM_PLAYERS = range(2, 3)  # a game seats two
+ONE_GAME_A_FILE = False  # a match's games in one log pair
 GAMES_PER_TASK = 10  # a task of a match: a few seconds of play against the searchers
+FORFEIT = referee.game_lost  # a fault loses the game
+Bot = Callable[[State], Move]
+"""A bot picks one of `state.legal_actions()` (it carries its own rng)."""
 
 
-def run_match(
-    specs: tuple[str, str],
-    games: int,
-    board: tuple[int, ...] | None,
-    seed: int,
-    rules: SuperNimRules,
-    out: str | Path,
-    make_bot: MakeBot,
-    progress: Progress | None = None,
-    runner: Runner = SERIAL,
-) -> dict[str, Any]:
-    """`games` games, the first bot as max and the second as min, first movers
-    alternating, from `board` (None: a random board per pair of games); written as one
-    log pair. Game g's start and bots are drawn from the g-th child of `seed`, so the
-    same seed writes the same bytes, whichever of `runner`'s tasks (GAMES_PER_TASK games
-    each; `make_bot` must pickle) played it."""
-    max_name, min_name = specs
-    stem = match_stem(max_name, min_name, seed)
-    tasks = [(specs, board, seed, rules, make_bot, span) for span in spans(games, GAMES_PER_TASK)]
-    turns, scores = gathered(runner, _play_games, tasks, progress, stem, games)
-    write_match(out, stem, turns, scores)
-    winners = [score.winner for score in scores]
-    return {
-        "stem": stem,
-        "max": max_name,
-        "min": min_name,
-        "games": games,
-        "wins_max": winners.count(MAX),
-        "wins_min": winners.count(MIN),
-        "draws": winners.count("draw"),
-        "cutoffs": sum(score.ended == "cutoff" for score in scores),
-        "moves": len(turns),
-    }
+def log_rows(state: State, game: int, me: str | None = None) -> tuple[list[Turn], list[Score]]:
+    """The game's rows in the log format (heaps numbered from 1, as the handout counts)."""
+    rows = [
+        Turn(game, number, player, before, move.kind, move.i + 1,
+             None if move.j is None else move.j + 1, move.after, score_max, score_min)
+        for number, (player, before, move, score_max, score_min) in enumerate(state.played, 1)
+    ]  # fmt: skip
+    first, start = (
+        (state.played[0][0], state.played[0][1]) if state.played else (state.player, state.board)
+    )
+    ended = "cutoff" if state.is_cut_off() else ""
+    score = Score(game, first, start, state.score_max, state.score_min, state.winner(),
+                  state.moves, ended)  # fmt: skip
+    return rows, [score]
 
 
-def _play_games(task: tuple) -> list[tuple[list[Turn], Score]]:
-    """One task of a match: its games' turn rows and score row."""
-    (max_name, min_name), board, seed, rules, make_bot, span = task
-    played = []
-    for number in span:
-        start = start_of(number, board, rules, seed)
-        max_rng, min_rng = (np.random.default_rng(child(seed, number, k)) for k in range(2))
-        seats = {MAX: make_bot(max_name, rules, max_rng), MIN: make_bot(min_name, rules, min_rng)}
-        played.append(records(number + 1, start, play_game(start, seats)))
-    return played
+def points(state: State) -> tuple[int, int]:
+    """Each seat's score (max, min): what a margin counts."""
+    return state.score_max, state.score_min
 
 
-def simulate(
-    rules: SuperNimRules,
-    players: Sequence[str],
-    games: int,
-    seed: int,
-    out: str | Path,
-    *,
-    progress: Progress | None = None,
-    make_bot: MakeBot,
-    start: tuple[int, ...] | None = None,
-    runner: Runner = SERIAL,
-) -> dict[str, Any]:
-    """Every pair of the bots `players` names plays one match of `games` games (the first
-    named as max; match k takes seed `seed + k`), from `start` (None: random boards), each
-    written into `out` as one log pair. `make_bot(spec, rules, rng)` is the bots' maker;
-    every spec is checked before a game is played. The matches' summary."""
-    for spec in players:
-        make_bot(spec, rules, None)
-    pairs = [(a, b) for k, a in enumerate(players) for b in players[k + 1 :]]
-    matches = [
-        run_match(pair, games, start, seed + number, rules, out, make_bot, progress, runner)
-        for number, pair in enumerate(pairs)
-    ]
-    return {"rules": dataclasses.asdict(rules), "seed": seed, "out": str(out), "matches": matches}
+NOT_A_SUCCESSOR = "an answer that is not a successor of the state"
+
+
+def course_player(
+    module: Any, depth: int | None = None, four_fields: bool = False
+) -> referee.Course:
+    """A player with the handout's interface, `ai_move(state)` answering the state it moves
+    to, as the referee asks it: with the handout's four fields only (`four_fields`), or
+    also told the moves left (and the search depth, where given)."""
+
+    def ask(state: State, seat: int, memory: str | None) -> tuple:
+        handout = state.handout()
+        if four_fields:
+            arguments: tuple = (handout,)
+            function = module.ai_move
+        else:
+            left = state.moves_left()
+            arguments = ()
+            function = lambda: module.ai_move(handout, moves_left=left, depth=depth)  # noqa: E731
+
+        def read(answer: Any) -> tuple[Move, Any]:
+            for move in state.legal_actions():
+                if answer == successor(handout, move.after, move.points):
+                    return move, referee.KEEP
+            raise referee.Fault(NOT_A_SUCCESSOR)
+
+        return function, arguments, read
+
+    return referee.Course(ask)

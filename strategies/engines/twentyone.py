@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -813,12 +812,7 @@ def new_game(
 Player = PlayFunc | TablePolicy
 
 
-def play_game(
-    rules: TwentyOneRules,
-    players: dict[str, Player],
-    rng: np.random.Generator,
-    clock: Callable[[], float] = time.perf_counter,
-) -> State:
+def play_game(rules: TwentyOneRules, players: dict[str, Player], rng: np.random.Generator) -> State:
     """Play one game to the end; `players` maps ids to players. Returns the final state
     (points, standings, `disqualified` reasons and the round records for the logs). The
     referee plays it: a player with the spec's interface is timed and checked on every
@@ -828,14 +822,13 @@ def play_game(
     referee.play(
         state,
         [_TableSeat(p) if isinstance(p, TablePolicy) else course_player(p) for p in seats],
-        referee.Limits(rules.decision_seconds, rules.memory_chars),
         referee.seat_out,
-        clock=clock,
+        referee.Limits(rules.decision_seconds, rules.memory_chars),
     )
     return state
 
 
-def course_player(play: PlayFunc) -> referee.Call:
+def course_player(play: PlayFunc) -> referee.Course:
     """A player with the spec's interface as the referee calls it: its `play` is asked
     with what the seat's `observation` shows, and answers (action, memory). Its next bid
     gets the memory it returned on the last play of its first hand, as the course engine
@@ -851,7 +844,7 @@ def course_player(play: PlayFunc) -> referee.Call:
         upcard, points, infos, hand = state.observation(seat)
         return play, (upcard, points, infos, state.ids[seat], memory, hand), _action_and_memory
 
-    return call
+    return referee.Course(call)
 
 
 def _action_and_memory(result: object) -> tuple[object, object]:
@@ -860,9 +853,9 @@ def _action_and_memory(result: object) -> tuple[object, object]:
     return result
 
 
-class _TableSeat(referee.Trusted):
-    """A table policy at the table, the fast path: its answers are checked against the
-    rules and applied without building what the spec's interface shows."""
+class _TableSeat:
+    """A table policy at the table: a bot that answers from the situation alone, without
+    building what the spec's interface shows."""
 
     __slots__ = ("policy", "decide")
 
@@ -870,25 +863,18 @@ class _TableSeat(referee.Trusted):
         self.policy = policy
         self.decide = _table_decider(policy)
 
-    def move(self, state: State) -> str | None:
+    def __call__(self, state: State) -> object:
         seat = state._seat
         if state._bidding:
             points = state.points[seat]
-            low, high = state.rules.bid_range(points)
-            amount = self.policy.bid(points, low, high)
-            if type(amount) is int and low <= amount <= high:
-                state.bid_trusted(amount)
-                return None
-            return f"Bid {amount!r} outside {low}..{high} (points {points})"
+            return Bid(self.policy.bid(points, *state.rules.bid_range(points)))
         hand = state._hands[seat][state._hand]
         cards = hand.cards
-        mask = state.legal_mask()
         pair = RANK[cards[0]] if len(cards) == 2 and RANK[cards[0]] == RANK[cards[1]] else 0
-        kind = self.decide(VALUE[state._dealer[0]], hand.vs, len(cards), pair, mask)
-        if type(kind) is int and 0 < kind < 6 and mask >> kind & 1:
-            state.apply_trusted(kind)
-            return None
-        return _why(state, kind) or f"illegal action {kind!r}"
+        kind = self.decide(VALUE[state._dealer[0]], hand.vs, len(cards), pair, state.legal_mask())
+        if type(kind) is not int or not 0 < kind < 6:
+            return kind
+        return make_action(kind, _cost(state, kind) if kind not in (HIT, STAND) else 0)
 
 
 def _table_decider(policy: TablePolicy) -> Callable[[int, int, int, int, int], int]:
@@ -911,12 +897,6 @@ def _table_decider(policy: TablePolicy) -> Callable[[int, int, int, int, int], i
         return kind
 
     return remembered
-
-
-def _why(state: State, kind: object) -> str | None:
-    if type(kind) is not int or not 0 <= kind < 6:
-        return None
-    return state.why_illegal(kind, 0 if kind in (HIT, STAND) else _cost(state, kind))
 
 
 def _cost(state: State, kind: int) -> int:

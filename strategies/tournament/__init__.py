@@ -32,6 +32,7 @@ information. Exact pairings (`EXACT`) have no sampling error: their ratings carr
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -51,6 +52,7 @@ from mine.strategies.intervals import (  # noqa: F401 (the tournament's modules 
 from mine.strategies.intervals import rounded_wilson as wilson  # noqa: F401 (the report's)
 from mine.strategies.player_file import Shipped, landed, prepare, there
 from mine.strategies.runners import Runner, spans
+from mine.strategies.tournament.match import Match
 
 CONTRACT = {
     "BOTS": None,
@@ -111,15 +113,37 @@ def entrants_of(files: Sequence[str | Path], bots: Sequence[str], match, context
 # --- playing ---------------------------------------------------------------------------------
 
 
+def match_of(game: str):
+    """The game's part in a tournament: played by the referee (`Match`), or by a module of
+    the game's own where it still has one."""
+    own = f"mine.strategies.tournament.{game}"
+    return importlib.import_module(own) if importlib.util.find_spec(own) else Match(game)
+
+
+def reference(match) -> str:
+    """What names `match` in a task: its game (a `Match`) or its module."""
+    return f"match:{match.game}" if isinstance(match, Match) else match.__name__
+
+
+def _match(name: str):
+    if name.startswith("match:"):
+        return Match(name.partition(":")[2])
+    return importlib.import_module(name)
+
+
+def game_of(match) -> str:
+    return match.game if isinstance(match, Match) else match.__name__.rpartition(".")[2]
+
+
 def _play(task: tuple) -> Outcome:
-    """One game in a worker: the game's match module plays it."""
-    module, a, b, deal, swapped, seed, context = task
-    return importlib.import_module(module).play(a, b, deal, swapped, seed, context)
+    """One game in a worker: the game's match plays it."""
+    name, a, b, deal, swapped, seed, context = task
+    return _match(name).play(a, b, deal, swapped, seed, context)
 
 
 def _load(task: tuple) -> None:
-    module, path = task
-    importlib.import_module(module).load(path)
+    name, path = task
+    _match(name).load(path)
 
 
 def round_robin(
@@ -196,8 +220,9 @@ def _loading_faults(match, entrants: Sequence[Entrant], limits) -> dict[str, dic
     for entrant in entrants:
         if entrant.file is not None:
             try:
-                prepare([entrant.file], match.__name__.rpartition(".")[2])  # Haskell: built once
-                contained.run(entrant.file, _load, [(match.__name__, entrant.file)], limits=limits)
+                prepare([entrant.file], game_of(match))  # Haskell: built once
+                task = (reference(match), entrant.file)
+                contained.run(entrant.file, _load, [task], limits=limits)
             except contained.PlayerFault as fault:
                 faults[entrant.name] = {"when": "loading", "reason": fault.reason}
     return faults
@@ -208,7 +233,7 @@ def _pairing(match, a, b, games, seed, context, workers, limits, progress, runne
     same contained workers (PlayerFault names the one that failed)."""
     deals = 1 if match.EXACT else games // 2
     tasks = [
-        (match.__name__, a, b, deal, swapped, seed, context)
+        (reference(match), a, b, deal, swapped, seed, context)
         for deal in range(deals)
         for swapped in (False, True)
     ]
@@ -245,7 +270,7 @@ def _played(part: tuple) -> list[Outcome]:
             return replace(entrant, file=local[entrant.file]) if entrant.file else entrant
 
         tasks = [(module, moved(a), moved(b), *rest) for module, a, b, *rest in tasks]
-        prepare(here, tasks[0][0].rpartition(".")[2])  # Haskell: built once on this machine
+        prepare(here, game_of(_match(tasks[0][0])))  # Haskell: built once on this machine
         return contained.run(here or [label], _play, tasks, limits=limits)
 
 

@@ -1,7 +1,7 @@
 """A Super-Nim player file measured on its own functions, in the reference engine.
 
 The file is loaded through `strategies.player_file` in contained worker processes
-(`strategies.contained`: time limits on import and calls, memory limit), and only `_ask`
+(`strategies.contained`: time limits on import and calls, memory limit), and only the referee
 calls into it. The games are played under the rules the file states (`MERGE_CAP`,
 `SPLIT_REWARD`, `MAX_MOVES`; the defaults where it states none), with any `--rules`
 settings over them. Each opponent plays `games` games from random start boards: every
@@ -9,7 +9,7 @@ board four times (the file as max and as min, each side moving first once).
 An answer that is not one of the handout's successors of the state is an invalid move: it
 is counted and the file loses that game. Figures: win / draw / loss with Wilson 95 %
 intervals, cut-off rate, mean final margin (the file's side), invalid moves, and the 99th
-percentile of the time `ai_move` took; and against the exact value of the start (R for
+percentile of the CPU time `ai_move` took; and against the exact value of the start (R for
 the first mover when the start board holds an odd number of 2-heaps, the solver's): the
 share of games the file ends below it, its mean margin minus it, its wins as first mover
 on odd boards and its losses on even boards. Where merges score (`cap_scores`) the value
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -35,12 +34,13 @@ import numpy as np
 
 from mine.strategies import contained
 from mine.strategies.bots.supernim import BASELINES, make_bot
+from mine.strategies.engines import referee
+from mine.strategies.engines import supernim as engine
 from mine.strategies.engines.supernim import (
     DEFAULT_RULES,
     MAX,
     MIN,
-    Bot,
-    Move,
+    SEATS,
     State,
     SuperNimRules,
     other,
@@ -48,7 +48,6 @@ from mine.strategies.engines.supernim import (
 )
 from mine.strategies.intervals import wilson
 from mine.strategies.player_file import load_module
-from mine.strategies.players.supernim import successor
 from mine.strategies.runners import Runner
 from mine.strategies.solvers.supernim import ExactSolver, Unsolved, closed_form, value
 from mine.strategies.validation.shipped import per_group, run_on
@@ -63,28 +62,8 @@ GAMES_PER_TASK = 10  # a task of a runner's: seconds of a searching file's moves
 # The handout allows a minute a move; generated players take at most 1 s (0.2 s by
 # default). 10 s ends a file that loops without calling a busy machine's stall a fault.
 LIMITS = contained.Limits(call_seconds=10.0)
-
-
-def _ask(module: ModuleType, state: State, depth: int | None, four_fields: bool = False):
-    """The file's answer to a handout state, and the seconds it took (the one call in)."""
-    started = time.perf_counter()
-    try:
-        if four_fields:
-            answer = module.ai_move(state.handout())
-        else:
-            answer = module.ai_move(state.handout(), moves_left=state.moves_left(), depth=depth)
-    except Exception:  # a crashing player is the file's fault: an invalid move
-        answer = None
-    return answer, time.perf_counter() - started
-
-
-def _file_move(state: State, answer: Any) -> Move | None:
-    """The legal move whose successor is `answer`, or None."""
-    handout = state.handout()
-    for move in state.legal_actions():
-        if answer == successor(handout, move.after, move.points):
-            return move
-    return None
+TIMED_OUT = ()  # only the harness's clock (10 s a move): a disqualification
+MARGIN = "final score, A − B"
 
 
 def play_one(
@@ -97,27 +76,29 @@ def play_one(
     four_fields: bool = False,
 ) -> dict[str, Any]:
     """One game: the file in `seat` against `opponent` (a bot's name, or another file's
-    module, which searches to its own depth); its result from the file's side."""
-    other_seat = other(seat)
-    movers = {
-        seat: file_mover(module, depth, four_fields),
-        other_seat: file_mover(opponent, None)
+    module, which searches to its own depth), refereed: an answer that is not a successor
+    of the state, or a crash, loses the game. Its result from the file's side."""
+    opponent_seat = other(seat)
+    players = {
+        seat: engine.course_player(module, depth, four_fields),
+        opponent_seat: engine.course_player(opponent)
         if isinstance(opponent, ModuleType)
-        else bot_mover(make_bot(opponent, start.rules, np.random.default_rng(seed))),
+        else make_bot(opponent, start.rules, np.random.default_rng(seed)),
     }
-    played = play_sides(movers, start)
-    invalid = played["invalid"][seat]
-    margin = played["final"].margin(seat)
-    outcome = "loss" if invalid or margin < 0 else "win" if margin > 0 else "draw"
-    if played["invalid"][other_seat]:
+    state = start.clone()
+    seen = referee.refereed(engine, state.rules, state, [players[MAX], players[MIN]])
+    mine, theirs = SEATS.index(seat), SEATS.index(opponent_seat)
+    margin = state.margin(seat)
+    outcome = "loss" if seen.faults[mine] or margin < 0 else "win" if margin > 0 else "draw"
+    if seen.faults[theirs]:
         outcome = "win"
     return {
         "outcome": outcome,
         "margin": margin,
-        "cutoff": played["cutoff"],
-        "invalid": invalid,
-        "opponent_invalid": bool(played["invalid"][other_seat]),
-        "times": played["times"][seat],
+        "cutoff": state.is_cut_off(),
+        "invalid": int(seen.faults[mine] is not None),
+        "opponent_invalid": seen.faults[theirs] is not None,
+        "times": seen.times[mine],
         "first": start.player == seat,
         "odd": value(start.board, 1) == 1,
         "value": start_value(start, seat),
@@ -138,42 +119,6 @@ def start_value(start: State, seat: str) -> int | None:
         return solver.value(start.board, start.rules.max_moves) * sign
     except Unsolved:
         return None
-
-
-Mover = Callable[[State], tuple[Move | None, float | None]]
-
-
-def file_mover(module: ModuleType, depth: int | None, four_fields: bool = False) -> Mover:
-    """A file's side: its `ai_move` answer as a legal move (None: invalid), and its time."""
-
-    def move(state: State) -> tuple[Move | None, float | None]:
-        answer, seconds = _ask(module, state, depth, four_fields)
-        return _file_move(state, answer), seconds
-
-    return move
-
-
-def bot_mover(bot: Bot) -> Mover:
-    return lambda state: (bot(state), None)
-
-
-def play_sides(movers: dict[str, Mover], start: State) -> dict[str, Any]:
-    """One game from `start` between the movers of MAX and MIN; an invalid move ends it
-    (the side that made it loses). The final state, cut-off, invalid moves and call times
-    by seat."""
-    state = start.clone()
-    times: dict[str, list[float]] = {MAX: [], MIN: []}
-    invalid = dict.fromkeys((MAX, MIN), 0)
-    while not state.is_terminal():
-        move, seconds = movers[state.player](state)
-        if seconds is not None:
-            times[state.player].append(seconds)
-        if move is None:
-            invalid[state.player] += 1
-            break
-        state.play(move)
-    cutoff = state.is_cut_off() and not any(invalid.values())
-    return {"final": state, "cutoff": cutoff, "invalid": invalid, "times": times}
 
 
 def _starts(games: int, seed: int, rules: SuperNimRules) -> list[tuple[str, State]]:
@@ -197,6 +142,11 @@ def load(path: str) -> ModuleType:
     if path not in _LOADED:
         _LOADED[path] = load_module(path, "supernim", FUNCTIONS)
     return _LOADED[path]
+
+
+def seat(module: ModuleType) -> referee.Course:
+    """A file at a tournament's table: asked as the handout asks, told the moves left."""
+    return engine.course_player(module)
 
 
 def _stated(path: str) -> tuple[dict[str, int], dict[str, float | None]]:

@@ -56,13 +56,15 @@ def test_every_pairing_is_simulated_ingested_and_counted(loop):
         ).fetchone()[0]
     finally:
         con.close()
-    assert games == 6 * 24 and moves == sum(m["moves"] for m in matches) == kinds
+    assert games == 6 * 24 and moves == sum(m["rows"] for m in matches) == kinds
     assert all(total == n for _, _, n, total, _ in pairings) and len(pairings) == 6
     assert parity == (games, games, odd_starts)
     by_pair = {(a, b): (n, cut) for a, b, n, _, cut in pairings}
-    simulated = {(m["max"].replace(":", "_"), m["min"].replace(":", "_")): m for m in matches}
-    for key, match in simulated.items():
-        assert by_pair[key] == (match["games"], match["cutoffs"])
+    for match in matches:
+        max_id, min_id = (p["id"].replace(":", "_") for p in match["players"])
+        scores = (loop["logs"] / f"{match['stem']}-score.csv").read_text().splitlines()
+        cutoffs = sum(line.endswith(",cutoff") for line in scores)
+        assert by_pair[max_id, min_id] == (match["games"], cutoffs)
 
 
 def test_stats_count_value_losing_moves_per_side(loop):

@@ -1,9 +1,11 @@
 """The referee: every call of a player checked in the documented order, each fault worded
-as the game asks and charged by the game's forfeit policy; trusted players play untimed."""
+as the game asks and charged by the game's forfeit policy; bots play untimed. The time
+limit counts a call's CPU time, so these tests burn CPU rather than wait: a loaded machine
+makes them slower, never different."""
 
 from __future__ import annotations
 
-import itertools
+import time
 
 import numpy as np
 import pytest
@@ -38,20 +40,28 @@ def crash(upcard):
     raise KeyError("boom")
 
 
-def ticking(step: float):
-    """A clock that moves `step` seconds at each reading."""
-    counter = itertools.count()
-    return lambda: next(counter) * step
+def burning(seconds: float, then=fine):
+    """An answer that first spends `seconds` of CPU time."""
+
+    def answer(upcard):
+        started = time.process_time()
+        while time.process_time() - started < seconds:
+            pass
+        return then(upcard)
+
+    return answer
 
 
-def referee_game(answer, clock=None, words=referee.WORDS, forfeit=referee.seat_out):
+def referee_game(answer, seconds=RULES.decision_seconds, words=referee.WORDS,
+                 forfeit=referee.seat_out):  # fmt: skip
     """A game of `answer`'s player beside a fine one; the state and the first one's fault."""
     state = State(RULES, ["a", "b"], np.random.default_rng(0))
     seats = {"a": course_player(player(answer)), "b": course_player(player(fine))}
-    limits = referee.Limits(RULES.decision_seconds, 20)
-    kwargs = {"clock": clock} if clock else {}
-    referee.play(state, [seats[i] for i in state.ids], limits, forfeit, words, **kwargs)
-    return state, state.disqualified[state.ids.index("a")]
+    seen = referee.play(state, [seats[i] for i in state.ids], forfeit,
+                        referee.Limits(seconds, 20), words)  # fmt: skip
+    fault = state.disqualified[state.ids.index("a")]
+    assert seen.faults[state.ids.index("a")] == fault
+    return state, fault
 
 
 @pytest.mark.parametrize(
@@ -73,10 +83,25 @@ def test_each_fault_is_named_and_costs_the_seat_only(answer, fault):
 
 
 def test_time_is_checked_after_a_crash_and_before_everything_else():
-    slow = ticking(2.0)  # every call takes two seconds
-    assert referee_game(crash, slow)[1] == "raised KeyError: 'boom'"
-    for answer in (lambda up: "Stand", lambda up: (Bid(10**6), 7), fine):
-        assert referee_game(answer, slow)[1] == "took 2.000 s (limit 1 s)"
+    def slow_crash(upcard):
+        burning(0.05, crash)(upcard)
+
+    assert referee_game(slow_crash, 0.01)[1] == "raised KeyError: 'boom'"
+    for then in (lambda up: "Stand", lambda up: (Bid(10**6), 7), fine):
+        reason = referee_game(burning(0.05, then), 0.01)[1]
+        assert reason.startswith("took ") and reason.endswith(" s (limit 0.01 s)")
+
+
+def test_the_limit_counts_cpu_time_and_wall_time_only_far_beyond_it():
+    def sleeping(upcard):
+        time.sleep(0.05)  # five times the limit, but no CPU
+        return fine(upcard)
+
+    assert referee_game(sleeping, 0.01)[1] is None
+    limits = referee.Limits(0.001, wall_factor=10)  # ends at 0.01 s of wall time
+    state = State(RULES, ["a"], np.random.default_rng(0))
+    seen = referee.play(state, [course_player(player(sleeping))], referee.seat_out, limits)
+    assert seen.faults[0].startswith("took ")
 
 
 def test_the_game_words_its_faults_and_chooses_what_they_cost():
@@ -89,21 +114,32 @@ def test_the_game_words_its_faults_and_chooses_what_they_cost():
 
     _, reason = referee_game(crash, words=words, forfeit=note_and_leave)
     assert reason == "player raised KeyError" and charged == [("a", reason)]
-    _, reason = referee_game(fine, ticking(5.0), words, note_and_leave)
+    _, reason = referee_game(burning(0.05), 0.01, words, note_and_leave)
     assert reason == "Took too long to play"
 
 
-def test_trusted_players_are_not_timed_and_keep_no_memory():
+def test_bots_are_not_timed_and_keep_no_memory():
     from mine.strategies.bots.twentyone import make_bot
 
-    rules = RULES.replace(decision_seconds=0.5)
+    rules = RULES.replace(decision_seconds=1e-9)  # no call returns in less
     bots = {"t": make_bot("textbook", rules), "d": make_bot("dealer", rules)}
-    state = play_game(rules, bots, np.random.default_rng(1), clock=ticking(10.0))
+    state = play_game(rules, bots, np.random.default_rng(1))
     assert state.disqualified == [None, None] and state.round == rules.rounds
-    spec = {"t": player(fine), "d": make_bot("dealer", rules)}
-    state = play_game(rules, spec, np.random.default_rng(1), clock=ticking(10.0))
-    assert state.disqualified[state.ids.index("t")].startswith("took 10.000 s")
+    spec = {"t": player(burning(0.001)), "d": make_bot("dealer", rules)}
+    state = play_game(rules, spec, np.random.default_rng(1))
+    assert state.disqualified[state.ids.index("t")].startswith("took ")
     assert state.disqualified[state.ids.index("d")] is None
+
+
+def test_a_bots_illegal_action_is_its_fault():
+    def bids_too_much(state):
+        return Bid(10**6)
+
+    state = State(RULES, ["a", "b"], np.random.default_rng(0))
+    seats = {"a": bids_too_much, "b": course_player(player(fine))}
+    seen = referee.play(state, [seats[i] for i in state.ids], referee.seat_out)
+    assert seen.faults[state.ids.index("a")] == "Bid 1000000 outside 10..100 (points 10000)"
+    assert seen.faults[state.ids.index("b")] is None and state.is_terminal()
 
 
 def test_memories_come_back_to_the_player_that_wrote_them():
@@ -114,9 +150,9 @@ def test_memories_come_back_to_the_player_that_wrote_them():
         return (Bid(10) if upcard is None else Stand()), str(len(seen))
 
     state = State(RULES, ["me"], np.random.default_rng(0))
-    last = referee.play(state, [course_player(counting)], referee.Limits(), referee.seat_out)
+    last = referee.play(state, [course_player(counting)], referee.seat_out)
     assert seen[0] is None and seen[1:] == [str(k) for k in range(1, len(seen))]
-    assert last == [str(len(seen))]
+    assert last.memories == [str(len(seen))] and len(last.times[0]) == len(seen)
 
 
 def test_a_call_that_returns_no_memory_leaves_the_seats_as_it_was():
@@ -124,14 +160,14 @@ def test_a_call_that_returns_no_memory_leaves_the_seats_as_it_was():
     inner, seen = course_player(player(fine)), []
 
     def keeping(state, seat, memory):
-        function, arguments, read = inner(state, seat, memory)
+        function, arguments, read = inner.ask(state, seat, memory)
         seen.append(memory)
         return function, arguments, lambda result: (read(result)[0], referee.KEEP)
 
     state = State(RULES, ["a", "b"], np.random.default_rng(0))
-    seats = {"a": keeping, "b": course_player(player(fine))}
+    seats = {"a": referee.Course(keeping), "b": course_player(player(fine))}
     limits = referee.Limits(RULES.decision_seconds, 20)
-    memories = referee.play(state, [seats[i] for i in state.ids], limits, referee.seat_out)
+    memories = referee.play(state, [seats[i] for i in state.ids], referee.seat_out, limits).memories
     assert state.is_terminal() and state.disqualified == [None, None]
     assert len(seen) > RULES.rounds and set(seen) == {None}
     assert memories[state.ids.index("a")] is None and memories[state.ids.index("b")] == "m"

@@ -8,6 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mine.strategies.bots.supernim import make_bot, real_move, search_player
+from mine.strategies.engines import referee
+from mine.strategies.engines import supernim as engine
+from mine.strategies.engines.simulation import deal, matches, simulate
 from mine.strategies.engines.state import IllegalAction
 from mine.strategies.engines.supernim import (
     MAX,
@@ -20,9 +23,6 @@ from mine.strategies.engines.supernim import (
     canonical,
     moves,
     new_game,
-    play_game,
-    run_match,
-    simulate,
 )
 from mine.strategies.players.supernim import SuperNim, canonical_children
 
@@ -98,8 +98,14 @@ def test_canonical_successors_are_the_sorted_real_ones_whatever_the_heap_order(b
     assert len(children) == len(best)
 
 
+def played(state: State, bots: dict) -> State:
+    """`state` played to its end by the referee between the bots of max and min."""
+    referee.play(state, [bots[MAX], bots[MIN]], referee.game_lost)
+    return state
+
+
 def test_state_api_scores_the_mover_and_passes_the_turn():
-    state = new_game(SuperNimRules(), None, board=(2, 4), first=MIN)
+    state = new_game(SuperNimRules(), None, swapped=True, board=(2, 4))
     split = next(m for m in state.legal_actions() if m.kind == SPLIT)
     state.apply_action(split)
     assert state == State(MAX, (4,), 0, 2, 1)
@@ -119,8 +125,8 @@ def test_the_move_limit_cuts_a_cycling_game_off():
     rules = SuperNimRules(max_moves=7)
     bots = {MAX: make_bot("random", rules, np.random.default_rng(1)),
             MIN: make_bot("random", rules, np.random.default_rng(2))}  # fmt: skip
-    played = play_game(State(MAX, (5, 7, 9), rules=rules), bots)
-    assert len(played.steps) == 7 and played.final.is_cut_off()
+    final = played(State(MAX, (5, 7, 9), rules=rules), bots)
+    assert len(final.played) == 7 and final.is_cut_off()
 
 
 def test_the_ulam_limit_stops_growth_and_a_board_without_moves_ends():
@@ -163,20 +169,12 @@ def test_random_moves_are_legal(seed):
     rules = SuperNimRules(max_moves=30)
     rng = np.random.default_rng(seed)
     bots = {MAX: make_bot("random", rules, rng), MIN: make_bot("greedy", rules, rng)}
-    played = play_game(State(MAX, (3, 6, 9, 2), rules=rules), bots)
-    for state, move in played.steps:
-        assert move in state.legal_actions()
-
-
-def test_same_seed_same_bytes(tmp_path):
-    specs = ("random", "alphabeta:2")
-    rules = SuperNimRules(max_moves=40)
-    for folder in ("a", "b"):
-        run_match(specs, 6, None, 3, rules, tmp_path / folder, make_bot)
-    for name in ("random-vs-alphabeta_2-s3.csv", "random-vs-alphabeta_2-s3-score.csv"):
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
-    other = run_match(specs, 6, None, 4, rules, tmp_path / "c", make_bot)
-    assert other["stem"].endswith("s4")
+    final = played(State(MAX, (3, 6, 9, 2), rules=rules), bots)
+    replay = State(MAX, (3, 6, 9, 2), rules=rules)
+    for _, before, move, *_ in final.played:
+        assert replay.board == before and move in replay.legal_actions()
+        replay.apply_action(move)
+    assert replay.is_terminal() and replay == final
 
 
 def test_new_game_draws_a_random_board_from_the_rng_or_takes_the_one_given():
@@ -184,7 +182,7 @@ def test_new_game_draws_a_random_board_from_the_rng_or_takes_the_one_given():
     drawn = [new_game(rules, np.random.default_rng(9)) for _ in range(2)]
     assert drawn[0] == drawn[1] and drawn[0].rules == rules and drawn[0].player == MAX
     assert 3 <= len(drawn[0].board) <= 6 and all(1 <= n <= 10 for n in drawn[0].board)
-    assert new_game(rules, None, board=[2, 4], first=MIN) == State(MIN, (2, 4), rules=rules)
+    assert new_game(rules, None, swapped=True, board=[2, 4]) == State(MIN, (2, 4), rules=rules)
     with pytest.raises(ValueError, match="at least one stick"):
         new_game(rules, None, board=(2, 0))
 
@@ -192,13 +190,24 @@ def test_new_game_draws_a_random_board_from_the_rng_or_takes_the_one_given():
 def test_simulate_plays_every_pair_and_checks_every_bot_before_a_game(tmp_path):
     rules = SuperNimRules(max_moves=20)
     with pytest.raises(ValueError, match="unknown Super-Nim bot"):
-        simulate(rules, ["random", "clever"], 2, 1, tmp_path / "none", make_bot=make_bot)
+        simulate("supernim", rules, ["random", "clever"], 2, 1, tmp_path / "none",
+                 make_bot=make_bot)  # fmt: skip
     assert not (tmp_path / "none").exists()
-    summary = simulate(rules, ["random", "greedy", "alphabeta:1"], 4, 7, tmp_path / "logs",
-                       make_bot=make_bot, start=(2, 4, 5))  # fmt: skip
+    summary = simulate("supernim", rules, ["random", "greedy", "alphabeta:1"], 4, 7,
+                       tmp_path / "logs", make_bot=make_bot, board=(2, 4, 5))  # fmt: skip
     stems = [match["stem"] for match in summary["matches"]]
-    assert stems == ["random-vs-greedy-s7", "random-vs-alphabeta_1-s8", "greedy-vs-alphabeta_1-s9"]
-    assert summary["rules"]["max_moves"] == 20 and summary["seed"] == 7
+    assert stems == ["supernim-random-vs-greedy-s7", "supernim-random-vs-alphabeta_1-s7",
+                     "supernim-greedy-vs-alphabeta_1-s7"]  # fmt: skip
+    assert summary["rules"] == {"max_moves": 20} and summary["seed"] == 7
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == sorted(
         name for stem in stems for name in (f"{stem}.csv", f"{stem}-score.csv")
     )
+
+
+def test_the_two_games_of_a_deal_play_one_board_each_side_moving_first():
+    rules = SuperNimRules(max_moves=20)
+    (match,) = matches("supernim", ["random", "greedy"], 5)
+    first, second, third = (deal(engine, rules, match, 5, g, make_bot, {})[0] for g in range(3))
+    assert first.board == second.board != third.board
+    assert (first.player, second.player, third.player) == (MAX, MIN, MAX)
+    assert first.players == second.players == ("random", "greedy")

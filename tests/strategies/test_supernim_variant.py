@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mine.strategies.bots.supernim import make_bot
+from mine.strategies.engines import referee
 from mine.strategies.engines.supernim import (
     MAX,
     MERGE,
@@ -19,7 +20,6 @@ from mine.strategies.engines.supernim import (
     SuperNimRules,
     canonical,
     moves,
-    play_game,
 )
 from mine.strategies.players.supernim import canonical_children, cell
 from mine.strategies.solvers.supernim import HORIZON, ExactSolver, Unsolved, value
@@ -56,15 +56,16 @@ def test_scores_under_the_variant_are_the_defaults_plus_the_capped_sticks(seed):
     rng = np.random.default_rng(seed)
     bots = {side: make_bot("random", rules, rng) for side in (MAX, MIN)}
     start = State(MAX, tuple(int(n) for n in rng.integers(1, 11, size=4)), rules=rules)
-    played = play_game(start, bots)
+    final = start.clone()
+    referee.play(final, [bots[MAX], bots[MIN]], referee.game_lost)
     replay, capped = start.clone(), {MAX: 0, MIN: 0}
     replay.rules = SuperNimRules(max_moves=40)
-    for before, move in played.steps:
-        capped[before.player] += lost_to_cap(before.board, move)
+    for player, board, move, *_ in final.played:
+        capped[player] += lost_to_cap(board, move)
         (default_move,) = [m for m in replay.legal_actions() if m[:4] == move[:4]]
         replay.apply_action(default_move)
-    assert played.final.score_max == replay.score_max + capped[MAX]
-    assert played.final.score_min == replay.score_min + capped[MIN]
+    assert final.score_max == replay.score_max + capped[MAX]
+    assert final.score_min == replay.score_min + capped[MIN]
 
 
 @given(boards.map(canonical), st.integers(2, 30))

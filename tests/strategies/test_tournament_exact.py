@@ -10,7 +10,6 @@ import math
 import numpy as np
 import pytest
 
-from mine import games
 from mine.strategies import tournament as core
 from mine.strategies.bots.hog import make_bot
 from mine.strategies.engines.hog import HogRules, State, as_table
@@ -98,7 +97,7 @@ def test_a_file_that_plays_invalidly_loses_those_games_and_is_not_disqualified(
         f"        return {answer}\n"
         "    return TABLE[score][opponent_score]\n"
     )
-    match = games.get("hog").module("match")
+    match = core.match_of("hog")
     entrants = core.entrants_of([path], ["always_roll:6"], match, RULES)
     result = core.round_robin(match, entrants, 20, 0, RULES)
     assert result["disqualified"] == {}

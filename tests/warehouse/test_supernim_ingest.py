@@ -6,16 +6,25 @@ import duckdb
 import pytest
 
 from mine.strategies.bots.supernim import make_bot
-from mine.strategies.engines.supernim import SuperNimRules, run_match
+from mine.strategies.engines.simulation import simulate
+from mine.strategies.engines.supernim import SuperNimRules
 from mine.warehouse import ingest
 
-STEM = "greedy-vs-alphabeta_2-s5"
+STEM = "supernim-greedy-vs-alphabeta_2-s5"
 
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("supernim")
-    run_match(("greedy", "alphabeta:2"), 6, None, 5, SuperNimRules(max_moves=30), folder, make_bot)
+    simulate(
+        "supernim",
+        SuperNimRules(max_moves=30),
+        ["greedy", "alphabeta:2"],
+        6,
+        5,
+        folder,
+        make_bot=make_bot,
+    )
     return folder
 
 
@@ -120,7 +129,7 @@ def test_valid_data_lands_beside_a_rejected_pair(logs, tmp_path):
 def variant_logs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("supernim-variant")
     rules = SuperNimRules(cap_scores=True, max_moves=30)
-    run_match(("greedy", "alphabeta:2"), 6, None, 5, rules, folder, make_bot)
+    simulate("supernim", rules, ["greedy", "alphabeta:2"], 6, 5, folder, make_bot=make_bot)
     return folder
 
 
