@@ -149,23 +149,6 @@ def ratio(count: int | None, opportunities: int | None) -> str:
     return f"{count or 0:,}/{opportunities:,} {(count or 0) / opportunities:.0%}"
 
 
-def print_players_json(table: Any, players: Any, deviations: Any, stored: list[str],
-                       **extra: Any) -> None:  # fmt: skip
-    """A `--by player` result as JSON: every player's row, the choices that left the
-    fitted table's (None without one), any `extra` entries, and the tables stored."""
-    print_json(
-        {
-            "table": None if table is None else str(table),
-            "players": players.to_dicts(),
-            "deviations": None
-            if deviations is None
-            else [row for row in deviations.to_dicts() if row["deviation"]],
-            **extra,
-            "stored": stored,
-        }
-    )
-
-
 def show_against(rows: list[dict] | None, title: str, game: str, measured: str) -> None:
     """A `--by player` table of choices against a fitted table; without a table (`rows`
     None), the line saying how to measure them."""

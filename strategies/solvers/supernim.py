@@ -19,7 +19,7 @@ cut-off instead (short horizons only; see its limits), and `closed_form` says wh
 from __future__ import annotations
 
 from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules, canonical
-from mine.strategies.players.supernim import INFINITY, OutOfTime, Searcher, canonical_children
+from mine.strategies.players.supernim import INFINITY, OutOfTime, Searcher
 
 
 def value(board: tuple[int, ...], reward: int = DEFAULT_RULES.split_reward) -> int:
@@ -38,27 +38,6 @@ def value_lost(twos_before, twos_after, cashed):
     minus the move's points and the value it leaves the other side. Plain arithmetic, so
     that ints and polars columns (2-heap counts; `cashed` 0/1) both go through."""
     return twos_before % 2 - cashed + twos_after % 2
-
-
-def reachable(
-    board: tuple[int, ...], rules: SuperNimRules = DEFAULT_RULES, limit: int = 5000
-) -> set[tuple[int, ...]] | None:
-    """Every canonical board reachable from `board`, or None if there are more than `limit`
-    (growth steps unlimited, as in the default rules)."""
-    start = canonical(board)
-    seen, frontier = {start}, [start]
-    while frontier:
-        current = frontier.pop()
-        kids = canonical_children(
-            current, rules.merge_cap, rules.split_reward, True, rules.cap_scores
-        )
-        for _, after, _ in kids:
-            if after not in seen:
-                seen.add(after)
-                if len(seen) > limit:
-                    return None
-                frontier.append(after)
-    return seen
 
 
 ENDGAME = 10  # moves left from which `choose` searches to the cut-off
