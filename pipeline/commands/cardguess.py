@@ -70,10 +70,6 @@ OPTIONS = {
         "workers": own(int, "--workers", 1, "Worker processes.", min=1,
                        max=options.MAX_WORKERS),
     },
-    "report": {
-        "player": own(Path | None, "--player", None,
-                      "A generated player whose validation to show (runs it)."),
-    },
 }  # fmt: skip
 ABOUT = {
     "stats": "Derive card guessing's statistics and store them as stats_cardguess_* tables: "
