@@ -20,7 +20,6 @@ from mine.strategies.engines.twentyone import (
     add_points,
     classify_dealer,
     dealer_hits,
-    play_game,
 )
 from mine.strategies.engines.twentyone_chart import MAIN, SPLIT_HAND, Chart
 from mine.strategies.solvers.twentyone import (
@@ -36,6 +35,7 @@ from mine.strategies.solvers.twentyone import (
 )
 from mine.strategies.validation.twentyone import chart_module
 from mine.strategies.validation.twentyone_evaluator import FilePolicy, flat_returns
+from tests.strategies.twentyone_games import play
 
 RULES = TwentyOneRules()
 CASINO = TwentyOneRules(
@@ -201,7 +201,7 @@ def test_engine_play_agrees_with_the_exact_value() -> None:
     net, hands = 0, 0
     for game in range(60):
         bot = ChartBot(plain_chart(), rules)
-        state = play_game(rules, {"me": bot}, np.random.default_rng(game))
+        state = play(rules, {"me": bot}, np.random.default_rng(game))
         net += state.points[0] - rules.starting_points
         hands += sum(1 for r in state.records for row in r.rows if row[3] == BID)
     mean = net / hands / 10
