@@ -15,7 +15,7 @@ from mine.pipeline.stats.twentyone import fit_inputs
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone_chart import MAIN
-from mine.strategies.solvers.twentyone import _deals, _Solver, chart_value, solve
+from mine.strategies.solvers.twentyone import _deals, _Solver, chart_value, game_of, solve
 from mine.warehouse.connection import connect
 from mine.warehouse.ingest import ingest
 from tests.strategies.twentyone_games import play, write
@@ -69,8 +69,7 @@ def clear_cells(rules: TwentyOneRules, margin: float = 0.002, most_cards: int = 
     chart's value below covers them.)"""
     cells = []
     for up in range(1, 11):
-        solver = _Solver(rules, None, up, None)
-        solver._split_votes = {}
+        solver = _Solver(game_of(rules), None, up, None)
         for v1, v2, splittable, _ in _deals(None, up):
             solver.first(v1, v2, splittable, MAIN)
         for (context, total, soft, n, _), votes in solver.q.items():

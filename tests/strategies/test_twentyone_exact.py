@@ -31,6 +31,7 @@ from mine.strategies.solvers.twentyone import (
     chart_value,
     class_index,
     full_shoe,
+    game_of,
     solve,
 )
 from mine.strategies.validation.twentyone import chart_module
@@ -88,7 +89,7 @@ def test_dealer_table_matches_a_plain_recursion(up, charlie, h17, bust_first, li
         charlie=charlie, dealer_hits_soft_17=h17, charlie_bust_first=bust_first,
         dealer_card_limit=limit,
     )  # fmt: skip
-    table = DealerTable.build(up, rules)
+    table = DealerTable.build(up, game_of(rules))
     exact = table.distribution(None, INFINITE)
     assert exact.sum() == pytest.approx(1.0)
     assert exact == pytest.approx(dealer_by_recursion(up, rules), abs=1e-12)
@@ -99,9 +100,9 @@ def test_dealer_table_matches_a_plain_recursion(up, charlie, h17, bust_first, li
 def test_the_dealer_draws_past_five_cards() -> None:
     # with no card limit some dealer hands end with six cards or more, and those are never
     # a Charlie; with the earlier limit of five none do
-    table = DealerTable.build(2, RULES)
+    table = DealerTable.build(2, game_of(RULES))
     assert (table.sizes >= 5).any()  # cards drawn after the up card
-    limited = DealerTable.build(2, RULES.replace(dealer_card_limit=5))
+    limited = DealerTable.build(2, game_of(RULES.replace(dealer_card_limit=5)))
     assert limited.sizes.max() == 4
 
 
@@ -127,8 +128,7 @@ def _split_by_recursion(solver: _Solver, value: int, depth: int) -> float:
 
 @pytest.mark.parametrize("value", [1, 8, 10])
 def test_resplits_are_the_fixed_point_of_the_recursion(value) -> None:
-    solver = _Solver(RULES, None, 6, None)
-    solver._split_votes = {}
+    solver = _Solver(game_of(RULES), None, 6, None)
     closed = solver.split(value, MAIN) / 2
     deep = _split_by_recursion(solver, value, 12)
     assert deep == pytest.approx(closed, abs=1e-8)  # what depth 12 leaves out: (2/13)^13
