@@ -56,7 +56,7 @@ from mine.strategies.engines.state import TERMINAL, IllegalAction
 from mine.strategies.players.twentyone import Bid, DoubleDown, Hit, Insurance, Split, Stand
 
 GAME = "twentyone"
-UTILITY = "points won or lost over the game: final points minus starting points"
+UTILITY = "points won or lost over the game (a disqualified player: its starting points)"
 ZERO_SUM = False  # every player plays against the dealer
 
 # --- rules --------------------------------------------------------------------------------
@@ -152,33 +152,19 @@ def rules_of(rules: Settings) -> TwentyOneRules:
 BUST = -1  # Value(n) is n itself (0..21)
 CHARLIE = 30
 COMBO = 40
-CLASS_NAMES = {BUST: "Bust", CHARLIE: "Charlie", COMBO: "Combo"}
 
 
-def classify(n_cards: int, total: int, rules: TwentyOneRules, split: bool = False) -> int:
-    """The class of a player's finished hand as an int whose order is the spec's order of
-    classes. `split`: the hand came from a Split (a Combo only if `rules.combo_after_split`)."""
-    if n_cards == 2 and total == 21 and (rules.combo_after_split or not split):
+def classify(
+    n_cards: int, total: int, rules: TwentyOneRules, split: bool = False, dealer: bool = False
+) -> int:
+    """The class of a finished hand as an int whose order is the spec's order of classes.
+    `split`: a player's hand that a Split made (a Combo only if `rules.combo_after_split`);
+    `dealer`: the dealer's, a Charlie only at exactly `charlie_cards` cards (it draws on
+    past them)."""
+    if n_cards == 2 and total == 21 and (dealer or rules.combo_after_split or not split):
         return COMBO
-    if (
-        rules.charlie
-        and n_cards >= rules.charlie_cards
-        and (total <= 21 or not rules.charlie_bust_first)
-    ):
-        return CHARLIE
-    return BUST if total > 21 else total
-
-
-def classify_dealer(n_cards: int, total: int, rules: TwentyOneRules) -> int:
-    """The class of the dealer's final hand: as a player's, except that only a hand of
-    exactly `charlie_cards` cards is a Charlie (the dealer draws on past it)."""
-    if n_cards == 2 and total == 21:
-        return COMBO
-    if (
-        rules.charlie
-        and n_cards == rules.charlie_cards
-        and (total <= 21 or not rules.charlie_bust_first)
-    ):
+    five = n_cards == rules.charlie_cards if dealer else n_cards >= rules.charlie_cards
+    if rules.charlie and five and (total <= 21 or not rules.charlie_bust_first):
         return CHARLIE
     return BUST if total > 21 else total
 
@@ -227,7 +213,6 @@ POINTS = tuple(11 if c.rank == 1 else min(c.rank, 10) for c in DECK)  # the ace 
 VALUE = tuple(min(c.rank, 10) for c in DECK)  # 1..10, ace 1: the index of strategy tables
 RANK = tuple(c.rank for c in DECK)
 CODE = {card: code for code, card in enumerate(DECK)}
-CARD_TEXT = tuple(str(card) for card in DECK)
 
 
 def add_points(total: int, soft: int, points: int) -> tuple[int, int]:
@@ -258,14 +243,6 @@ def hand_value(codes: Iterable[int]) -> int:
     for code in codes:
         vs = ADD[vs][code]
     return vs
-
-
-def hand_total(codes: Iterable[int]) -> tuple[int, int]:
-    """(total, soft) of any hand of card codes (`hand_value` is for hands still in play)."""
-    total = soft = 0
-    for code in codes:
-        total, soft = add_points(total, soft, POINTS[code])
-    return total, soft
 
 
 # --- actions ------------------------------------------------------------------------------
@@ -363,14 +340,6 @@ class Hand:
         self.insured = 0  # the bid insured (main hand only); the side bet is bid // 2
         self.split = hand_id > 0  # hand 0 becomes a split hand when it splits
 
-    @property
-    def total(self) -> int:
-        return self.vs >> 1
-
-    @property
-    def soft(self) -> bool:
-        return bool(self.vs & 1)
-
 
 Row = tuple[tuple[int, ...], int, int, int, int]
 """One logged decision: (card codes in log order, seat or DEALER_SEAT, hand id, action kind,
@@ -410,7 +379,7 @@ class State:
             [classify(n, vs >> 1, rules, split=True) for vs in range(VS_LIMIT)] for n in range(32)
         ]
         self._dealer_class = [
-            [classify_dealer(n, vs >> 1, rules) for vs in range(VS_LIMIT)] for n in range(32)
+            [classify(n, vs >> 1, rules, dealer=True) for vs in range(VS_LIMIT)] for n in range(32)
         ]
         self._terminal = False
         self._start_round()
@@ -429,9 +398,6 @@ class State:
 
     def current_hand(self) -> Hand:
         return self._hands[self._seat][self._hand]
-
-    def upcard(self) -> int | None:
-        return None if self._bidding or self._terminal else self._dealer[0]
 
     def legal_mask(self) -> int:
         """CAN_* bits of the current decision (not bidding)."""

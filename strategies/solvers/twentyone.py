@@ -59,7 +59,6 @@ from mine.strategies.engines.twentyone import (
     TwentyOneRules,
     add_points,
     classify,
-    classify_dealer,
     dealer_hits,
     return_multiple,
 )
@@ -123,7 +122,7 @@ def game_of(rules: TwentyOneRules) -> Game:
         INFINITE,
         np.array([[return_multiple(p, d, rules) for d in CLASSES] for p in CLASSES]),
         lambda n, total, split: class_index(classify(n, total, rules, split)),
-        lambda n, total: class_index(classify_dealer(n, total, rules)),
+        lambda n, total: class_index(classify(n, total, rules, dealer=True)),
         lambda n, total, soft: dealer_hits(n, total, soft, rules),
         np.arange(len(CLASSES)) == 0,
         rules.charlie_cards if rules.charlie else 64,

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from mine.strategies import contained
-from mine.strategies.bots.twentyone import make_bot
+from mine.strategies.bots.twentyone import BASELINES, make_bot
 from mine.strategies.engines import referee
 from mine.strategies.engines import twentyone as engine
 from mine.strategies.engines.twentyone import Settings, TwentyOneRules, new_game, rules_of
@@ -60,17 +60,7 @@ FUNCTIONS = ("play", "action_for", "count_bucket")  # what a player file defines
 LIMITS = contained.LIMITS
 TIMED_OUT = ("(limit ",)  # words of the referee's fault for a call over `decision_seconds`
 MARGIN = "final points, A − B"
-TABLE_SEATS = (
-    "textbook",
-    "dealer",
-    "cautious",
-    "random",
-    "explorer",
-    "textbook",
-    "dealer",
-    "cautious",
-    "random",
-)
+TABLE_SEATS = (*BASELINES, *BASELINES[:4])  # nine baselines beside the file: a full table
 
 
 # --- loading a player file -----------------------------------------------------------------
@@ -89,19 +79,9 @@ def load_player(path: str | Path) -> ModuleType | haskell.HaskellPlayer:
 def chart_module(chart: Chart, rules: TwentyOneRules) -> ModuleType:
     """A static chart as the player file `mine generate` would write for it (no count play,
     flat minimum bids): how a chart is measured, so that it plays exactly as a file does."""
-    metadata = {
-        "method": "chart",
-        "learned": {
-            "decks": rules.decks,
-            "min_bid": rules.min_bid,
-            "max_bid": rules.max_bid,
-            "actions": {
-                "insurance": True,
-                "double_on_21": rules.double_on_combo,
-                "double_after_split": True,
-            },
-        },
-    }
+    actions = {"insurance": True, "double_on_21": rules.double_on_combo, "double_after_split": True}
+    learned = dict(decks=rules.decks, min_bid=rules.min_bid, max_bid=rules.max_bid, actions=actions)
+    metadata = {"method": "chart", "learned": learned}
     constants = player_constants(Strategy(chart, ((0, 0, rules.min_bid),), (), metadata))
     return load_source(player_code(player.__name__, constants), "twentyone")
 

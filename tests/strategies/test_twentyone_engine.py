@@ -34,9 +34,7 @@ from mine.strategies.engines.twentyone import (
     TwentyOneRules,
     action_kind,
     classify,
-    classify_dealer,
     course_player,
-    hand_total,
     new_game,
     settle,
 )
@@ -68,9 +66,13 @@ def bid_all(state: State, amount: int = 10) -> None:
 
 
 @given(cards_st)
-def test_hand_total_matches_the_card_module(hand: list[int]) -> None:
-    total, soft = hand_total(hand)
-    assert (total, bool(soft)) == hand_value([DECK[c] for c in hand])
+def test_hand_values_match_the_card_module(hand: list[int]) -> None:
+    """The engine's incremental value of a hand in play (up to its first bust)."""
+    for k in range(1, len(hand) + 1):
+        vs = engine.hand_value(hand[:k])
+        assert (vs >> 1, bool(vs & 1)) == hand_value([DECK[c] for c in hand[:k]])
+        if vs >> 1 > 21:
+            break
 
 
 @given(st.integers(2, 8), st.integers(2, 31), st.booleans(), st.booleans())
@@ -195,7 +197,7 @@ def test_a_hit_on_a_combo_draws_and_is_settled_as_what_it_becomes() -> None:
     bid_all(state)
     assert HIT in [action_kind(a)[0] for a in state.legal_actions()]
     state.apply_action(Hit())
-    assert len(state.current_hand().cards) == 3 and state.current_hand().total == 18
+    assert len(state.current_hand().cards) == 3 and state.situation()[1] == 18
     state.apply_action(Stand())
     assert state.is_terminal() and state.points[0] == 10000 - 10  # 18 loses to 19
 
@@ -319,7 +321,7 @@ def test_the_dealer_has_no_card_limit_and_only_five_cards_are_its_charlie() -> N
     bid_all(state)
     state.apply_action(Stand())
     dealer = state.records[0].rows[-1][0]
-    assert len(dealer) == 6 and hand_total(dealer) == (18, 0)
+    assert len(dealer) == 6 and hand_value([DECK[c] for c in dealer]) == (18, False)
     assert state.points[0] == 10000 + 10
     # the earlier engine stopped its dealer at five cards, a Charlie that beats the 20
     limited = stacked(RULES.replace(rounds=1, dealer_card_limit=5), ["a"], deal)
@@ -340,7 +342,7 @@ def test_a_five_card_dealer_hand_is_charlie() -> None:
 @given(st.integers(2, 12), st.integers(2, 31), st.booleans())
 def test_the_dealer_is_classed_like_a_player_but_for_its_card_count(n, total, bust_first):
     rules = RULES.replace(charlie_bust_first=bust_first)
-    dealer = classify_dealer(n, total, rules)
+    dealer = classify(n, total, rules, dealer=True)
     if n == rules.charlie_cards:
         assert dealer == classify(n, total, rules)
     elif n == 2 and total == 21:

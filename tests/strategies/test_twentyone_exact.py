@@ -18,7 +18,7 @@ from mine.strategies.engines.twentyone import (
     STAND,
     TwentyOneRules,
     add_points,
-    classify_dealer,
+    classify,
     dealer_hits,
 )
 from mine.strategies.engines.twentyone_chart import MAIN, SPLIT_HAND, Chart
@@ -72,7 +72,7 @@ def dealer_by_recursion(up: int, rules: TwentyOneRules) -> np.ndarray:
 
     def go(total: int, soft: int, n: int, p: float) -> None:
         if n >= 2 and not dealer_hits(n, total, bool(soft), rules):
-            out[class_index(classify_dealer(n, total, rules))] += p
+            out[class_index(classify(n, total, rules, dealer=True))] += p
             return
         for value in range(1, 11):
             t, s = add_points(total, soft, 11 if value == 1 else value)

@@ -11,11 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from mine.parsers.cards import hand_value
 from mine.parsers.twentyone import Turn, read_scores, read_turns
 from mine.pipeline.cli import app
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import CODE as CARD_CODE
-from mine.strategies.engines.twentyone import TwentyOneRules, hand_total, log_rows, new_game
+from mine.strategies.engines.twentyone import TwentyOneRules, log_rows, new_game
 from tests.mine_cli import here, one_line_error
 from tests.strategies.twentyone_games import play, write
 
@@ -33,7 +34,7 @@ def game(seed: int, rounds: int = 60, seats=SEATS):
 
 
 def total(hand: tuple) -> int:
-    return hand_total([CARD_CODE[c] for c in hand])[0]
+    return hand_value(hand)[0]
 
 
 def check_round(turns: list[Turn], me: str) -> None:

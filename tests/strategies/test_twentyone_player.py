@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mine.parsers.cards import DECK
+from mine.parsers.cards import DECK, hand_value
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.codegen.twentyone import module_source
-from mine.strategies.engines.twentyone import TwentyOneRules, hand_total
+from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone_chart import Strategy, player_constants
 from mine.strategies.players import twentyone as player
 from mine.strategies.players.source import player_code
@@ -26,7 +26,7 @@ from tests.strategies.twentyone_games import play
 
 @given(st.lists(st.integers(0, 51), min_size=1, max_size=9))
 def test_its_hand_value_is_the_engines(codes):
-    total, soft = hand_total(codes)
+    total, soft = hand_value([DECK[c] for c in codes])
     assert player.hand_value([(DECK[c].rank, DECK[c].suit) for c in codes]) == (
         total,
         int(soft > 0),

@@ -42,7 +42,6 @@ from mine.strategies.validation.twentyone_evaluator import (
     FreshShoes,
     _Dealer,
     baseline_policies,
-    chart_of_bot,
     continuous_returns,
     flat_returns,
     flat_sums,
@@ -368,3 +367,32 @@ def test_failure_is_one_line_naming_the_first_invalid_game():
     line = failure({"player": "p.py", "invalid_actions": 2, "games": games})
     assert line.startswith("p.py: 2 games lost to invalid actions (first, game 3: raised")
     assert "\n" not in line
+
+
+def chart_of_bot(bot, rules: TwentyOneRules) -> Chart:
+    """The chart a deterministic bot plays (its `decide` on every situation), for its
+    exact value."""
+    chart = Chart.empty()
+    for ctx in range(3):
+        for up in range(1, 11):
+            for soft in (0, 1):
+                for total in range(4, 32):
+                    for n in range(2, 6):
+                        legal = CAN_STAND | CAN_HIT
+                        if n == 2:
+                            legal |= CAN_DOUBLE
+                        chart.hand[ctx, up, total, soft, n - 2] = bot.decide(
+                            up, total, bool(soft), n, 0, legal
+                        )
+            for x in range(1, 11):
+                total, soft = (12, True) if x == 1 else (2 * x, False)
+                legal = CAN_STAND | CAN_HIT | CAN_DOUBLE | CAN_SPLIT
+                chart.split[ctx, up, x] = bot.decide(up, total, soft, 2, x, legal) == SPLIT
+    for total in range(4, 22):
+        for soft in (0, 1):
+            for pair in (0, 1):
+                legal = CAN_STAND | CAN_HIT | CAN_DOUBLE | CAN_INSURE | (CAN_SPLIT if pair else 0)
+                chart.insure[total, soft, pair] = (
+                    bot.decide(1, total, bool(soft), 2, 1 if pair else 0, legal) == INSURANCE
+                )
+    return chart
