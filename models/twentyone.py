@@ -151,21 +151,9 @@ def _payoff_features(p_total, p_n, p_split, d_total, d_n) -> np.ndarray:
     p_21 = (p_n == 2) & (p_total == 21)
     d_21 = (d_n == 2) & (d_total == 21)
     diff = np.where(p_over, -30, p_total) - np.where(d_over, -30, d_total)
-    return np.column_stack(
-        [
-            p_total,
-            p_n,
-            np.asarray(p_split),
-            p_over,
-            p_21,
-            d_total,
-            d_n,
-            d_over,
-            d_21,
-            diff,
-            p_n - d_n,
-        ]
-    ).astype(float)
+    columns = [p_total, p_n, np.asarray(p_split), p_over, p_21, d_total, d_n, d_over, d_21, diff,
+               p_n - d_n]  # fmt: skip
+    return np.column_stack(columns).astype(float)
 
 
 def learn_payoffs(rounds: pl.DataFrame) -> tuple[np.ndarray, dict[str, float], dict]:
@@ -301,27 +289,17 @@ def learn_stop(hand_frame: pl.DataFrame) -> tuple[int, dict]:
 
 
 def learn_actions(decisions: pl.DataFrame) -> dict[str, bool]:
-    d = decisions
-    return {
-        "double": d.filter(pl.col("action") == "DoubleDown").height > 0,
-        "double_on_21": d.filter(
-            (pl.col("action") == "DoubleDown") & (pl.col("n_cards") == 2) & (pl.col("total") == 21)
-        ).height
-        > 0,
-        "hit_on_21": d.filter(
-            (pl.col("action") == "Hit")
-            & (pl.col("n_cards") == 2)
-            & (pl.col("total") == 21)
-            & ~pl.col("forced")
-        ).height
-        > 0,
-        "double_after_split": d.filter(
-            (pl.col("action") == "DoubleDown") & pl.col("split_hand")
-        ).height
-        > 0,
-        "split": d.filter(pl.col("action") == "Split").height > 0,
-        "insurance": d.filter(pl.col("action") == "Insurance").height > 0,
+    """Which actions the logs show where."""
+    action, two21 = pl.col("action"), (pl.col("n_cards") == 2) & (pl.col("total") == 21)
+    shown = {
+        "double": action == "DoubleDown",
+        "double_on_21": (action == "DoubleDown") & two21,
+        "hit_on_21": (action == "Hit") & two21 & ~pl.col("forced"),
+        "double_after_split": (action == "DoubleDown") & pl.col("split_hand"),
+        "split": action == "Split",
+        "insurance": action == "Insurance",
     }
+    return {name: decisions.filter(rule).height > 0 for name, rule in shown.items()}
 
 
 # --- the decision problem: solved by the one solver, `strategies.solvers.twentyone` ---------
