@@ -75,8 +75,8 @@ def work(files: dict[str, Path], out: Path) -> dict[str, Callable[[object], obje
             hog.HogRules(), ["always_roll:6", "square_strategy", "random:1"], 20_000, 1,
             out / "hog", make_bot=hog_bots.make_bot, runner=r or SERIAL),
         "validate hog": lambda r: hog_card.validate(files["hog"], runner=r),
-        "simulate ginrummy, 40 games": lambda r: ginrummy.simulate(
-            ginrummy.GinRummyRules(), ["simple", "explorer"], 40, 1, out / "gin",
+        "simulate ginrummy, 40 games": lambda r: simulation.simulate(
+            "ginrummy", ginrummy.GinRummyRules(), ["simple", "explorer"], 40, 1, out / "gin",
             make_bot=ginrummy_bots.make_bot, runner=r or SERIAL),
         "validate ginrummy, 40 games vs simple": lambda r: ginrummy_card.validate(
             files["ginrummy"], games=40, opponents=["simple"], workers=1, runner=r),

@@ -70,7 +70,7 @@ GAMES: tuple[Game, ...] = (
         "ginrummy",
         "Gin Rummy",
         "Gin Rummy, the course variant (FIT2102)",
-        parts=EVERY_PART - {"solver"},
+        parts=EVERY_PART - {"solver", "match"},
     ),
     Game("hog", "Hog", "Hog, the dice game (CS 61A)"),
     Game(

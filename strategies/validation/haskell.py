@@ -21,10 +21,9 @@ import numpy as np
 from mine.strategies.bots.ginrummy import make_bot as gin_bot
 from mine.strategies.bots.twentyone import make_bot as table_bot
 from mine.strategies.engines import cardguess as guessing
+from mine.strategies.engines import ginrummy as gin
 from mine.strategies.engines import referee
 from mine.strategies.engines import twentyone as table
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver
-from mine.strategies.engines.ginrummy import play_game as play_gin
 from mine.strategies.haskell import protocol
 
 SHOWN = 5  # mismatches kept for the message
@@ -147,15 +146,17 @@ class _Recorded:
 def ginrummy_calls(module: ModuleType, games: int, seed: int) -> list[Call]:
     """Every call of the Python file in full games against each baseline in turn, seats
     alternating."""
-    rules, solver = GinRummyRules(), MeldSolver()
+    rules = gin.DEFAULT_RULES
     calls: list[Call] = []
     for game in range(games):
         rng = np.random.default_rng([seed, game])
-        opponent = gin_bot(BASELINES[game % len(BASELINES)], rules, rng, solver)
-        me = _Recorded(module, calls)
-        record = play_gin(rules, [me, opponent] if game % 2 == 0 else [opponent, me], rng, solver)
-        if record.invalid is not None and record.invalid.seat == game % 2:
-            raise AssertionError(f"the Python file played invalidly: {record.invalid}")
+        opponent = gin_bot(BASELINES[game % len(BASELINES)], rules, rng)
+        me = game % 2
+        recorded = gin.course_player(_Recorded(module, calls))
+        seats = [recorded, opponent] if me == 0 else [opponent, recorded]
+        seen = referee.refereed(gin, rules, gin.new_game(rules, rng), seats)
+        if seen.faults[me] is not None:
+            raise AssertionError(f"the Python file played invalidly: {seen.faults[me]}")
     return calls
 
 

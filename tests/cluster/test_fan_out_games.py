@@ -35,7 +35,7 @@ from tests.strategies.test_ginrummy_codegen import FITTED as GINRUMMY_FITTED
 SIMULATIONS = {
     "hog": (hog, (hog.HogRules(goal=40), ["always_roll:4", "random:1"], 30),
             {"make_bot": hog_bots.make_bot}, 8, ["--players", "always_roll:4,random:1"]),
-    "ginrummy": (ginrummy, (ginrummy.GinRummyRules(), ["simple", "explorer"], 4),
+    "ginrummy": (ginrummy, ("ginrummy", ginrummy.GinRummyRules(), ["simple", "explorer"], 4),
                  {"make_bot": ginrummy_bots.make_bot}, 2, []),
     "supernim": (supernim, ("supernim", supernim.SuperNimRules(max_moves=30),
                             ["random", "greedy"], 6),

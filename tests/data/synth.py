@@ -9,7 +9,6 @@ seeded from the `random.Random` given, so the same generator gives the same logs
 from __future__ import annotations
 
 import random
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ from mine.strategies.bots import hog as hog_bots
 from mine.strategies.bots import twentyone as twentyone_bots
 from mine.strategies.engines import ginrummy as ginrummy_engine
 from mine.strategies.engines import hog as hog_engine
+from mine.strategies.engines import referee
 from mine.strategies.engines import twentyone as twentyone_engine
 from tests.strategies.twentyone_games import play
 
@@ -44,26 +44,19 @@ def twentyone_game(
     return twentyone_engine.log_rows(state, 1, rng.choice(ids))
 
 
-@cache
-def _ginrummy_solver() -> ginrummy_engine.MeldSolver:
-    return ginrummy_engine.MeldSolver(ginrummy_engine.GinRummyRules().meld_sizes)
-
-
 def ginrummy_game(
     rng: random.Random, rounds: int = 3
 ) -> tuple[list[ginrummy.Turn], list[ginrummy.Score]]:
     """A game between two bots, to `game_target` points: about 100 × `rounds` / 3 (a round
     scores 30 or so)."""
     rules = ginrummy_engine.GinRummyRules(game_target=max(1, 100 * rounds // 3))
-    solver = _ginrummy_solver()
     generator = _generator(rng)
     seats = [
-        ginrummy_bots.make_bot(rng.choice(("simple", "random")), rules, generator, solver)
-        for _ in range(2)
+        ginrummy_bots.make_bot(rng.choice(("simple", "random")), rules, generator) for _ in range(2)
     ]
-    record = ginrummy_engine.play_game(rules, seats, generator, solver)
-    seat = rng.randrange(2)
-    return ginrummy_engine.turns_for(record, seat), ginrummy_engine.scores_for(record, seat)
+    state = ginrummy_engine.new_game(rules, generator)
+    referee.refereed(ginrummy_engine, rules, state, seats)
+    return ginrummy_engine.log_rows(state, 1, state.players[rng.randrange(2)])
 
 
 def hog_game(rng: random.Random, games: int = 4) -> tuple[list[hog.Turn], list[hog.Score]]:

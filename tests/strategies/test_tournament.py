@@ -95,7 +95,7 @@ def test_the_intervals_match_the_textbook_figures():
 
 CASES = {  # game: (context, bot, how the faulty file fails, games per pairing)
     "hog": (HogRules(goal=40), "always_roll:6", "loops", 20),
-    "ginrummy": (GinRummyRules(game_target=30), "simple", "raises", 4),
+    "ginrummy": (Context(GinRummyRules(game_target=30)), "simple", "raises", 4),
     "supernim": (None, "random", "raises", 4),
     "twentyone": (Context(TwentyOneRules(rounds=30)), "textbook", "raises", 2),
     "cardguess": (CardGuessRules(n=2), "first-consistent", "loops", 4),
@@ -172,7 +172,7 @@ def test_a_call_over_the_games_own_clock_is_a_time_out_that_loses_the_game(folde
         "    while time.process_time() - t < 0.03:\n        pass\n    return _pick(*args)\n"
     ))  # fmt: skip
     match = core.match_of("ginrummy")
-    rules = GinRummyRules(game_target=30, time_limit=0.01)
+    rules = Context(GinRummyRules(game_target=30, time_limit=0.01))
     entrants = core.entrants_of([slow], ["simple"], match, rules)
     result = core.round_robin(match, entrants, 2, 0, rules)
     slow_row = next(row for row in result["standings"] if row["name"] == str(slow))
