@@ -20,7 +20,7 @@ from mine.strategies.players.source import player_code
 # The player's code is read, not run: importing it builds its tables (a tenth of a second).
 PLAYER = "mine.strategies.players.ginrummy"
 
-IMPORTS = frozenset({"re"})
+IMPORTS = frozenset({"itertools", "re"})
 _text = partial(safe_text, number="{:.4f}")
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -57,29 +56,24 @@ def seat(module: Any) -> referee.Course:
     return engine.course_player(module)
 
 
-@dataclass
 class Walled:
-    """The player's three functions, each call's wall-clock seconds appended to `wall`
-    (on a shared machine they also count other processes' work; the referee counts CPU)."""
+    """A player's functions, each call's wall-clock seconds appended to `wall` (on a
+    shared machine they count other processes' work too; the referee counts CPU)."""
 
-    module: Any
-    wall: list[float] = field(default_factory=list)
+    def __init__(self, module: Any) -> None:
+        self.module, self.wall = module, []
 
-    def _timed(self, function: Callable, *args: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return function(*args)
-        finally:
-            self.wall.append(time.perf_counter() - started)
+    def __getattr__(self, name: str) -> Callable:
+        function = getattr(self.module, name)
 
-    def pick(self, *args: Any) -> Any:
-        return self._timed(self.module.pick, *args)
+        def timed(*args: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return function(*args)
+            finally:
+                self.wall.append(time.perf_counter() - started)
 
-    def play(self, *args: Any) -> Any:
-        return self._timed(self.module.play, *args)
-
-    def melds(self, *args: Any) -> Any:
-        return self._timed(self.module.melds, *args)
+        return timed
 
 
 class GameResult(NamedTuple):
@@ -184,7 +178,7 @@ def validate(
     games: int = 200,
     seed: int = 0,
     workers: int = 2,
-    limits: contained.Limits = contained.LIMITS,
+    limits: contained.Limits = LIMITS,
     contain: bool = True,
     runner: Runner | None = None,
 ) -> dict[str, Any]:
@@ -209,37 +203,19 @@ def validate(
     runs = [(name, False) for name in opponents]
     runs += [] if against is None else [(str(against), True)]
     runs = runs if games else []  # no games, no match (generate --games 0)
-    if runner is not None:
-        return {"rules": rules.changes(), "games": games, "seed": seed,
-                "against": _on_runner(runner, path, files, rules, runs, games, seed, limits,
-                                      contain, progress)}  # fmt: skip
-    figures = {}
-    for opponent, is_file in runs:
-        tasks = [(str(path), rules, opponent, seed, game, is_file) for game in range(games)]
-        results = contained.run(
-            files,
-            _work,
-            tasks,
-            workers=workers,
-            limits=limits,
-            chunk=max(1, min(16, games // 8)),
-            progress=(lambda done, o=opponent: progress(o, done, games)) if progress else None,
-            contain=contain,
-        )
-        figures[opponent] = summarise(results)
-    return {"rules": rules.changes(), "games": games, "seed": seed, "against": figures}
-
-
-def _on_runner(runner, path, files, rules, runs, games, seed, limits, contain, progress
-               ) -> dict[str, dict[str, Any]]:  # fmt: skip
-    """`validate`'s matches as one batch of the runner's tasks: every match's games."""
     tasks = [(str(path), rules, opponent, seed, game, is_file)
              for opponent, is_file in runs for game in range(games)]  # fmt: skip
     shown = per_group(progress, [(opponent, games) for opponent, _ in runs])
-    results = run_on(runner, files, "ginrummy", _work, tasks, size=GAMES_PER_TASK, limits=limits,
-                     contain=contain, progress=shown)  # fmt: skip
-    return {opponent: summarise(results[number * games : (number + 1) * games])
-            for number, (opponent, _) in enumerate(runs)}  # fmt: skip
+    if runner is None:
+        results = contained.run(files, _work, tasks, workers=workers, limits=limits,
+                                chunk=max(1, min(16, games // 8)), progress=shown,
+                                contain=contain)  # fmt: skip
+    else:
+        results = run_on(runner, files, "ginrummy", _work, tasks, size=GAMES_PER_TASK,
+                         limits=limits, contain=contain, progress=shown)  # fmt: skip
+    figures = {opponent: summarise(results[number * games : (number + 1) * games])
+               for number, (opponent, _) in enumerate(runs)}  # fmt: skip
+    return {"rules": rules.changes(), "games": games, "seed": seed, "against": figures}
 
 
 def check(
