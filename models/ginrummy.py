@@ -389,7 +389,7 @@ def fit_thrown(features: pl.DataFrame) -> pl.DataFrame:
     discards do not — a player that throws its highest deadwood sends the high cards on."""
     plays = features.filter(pl.col("opponent_unseen").is_not_null())
     unseen = plays["opponent_unseen"].to_numpy().astype(np.uint64)
-    bucket = np.clip((plays["turn"].to_numpy() - 1) // TURN_BUCKET, 0, TURN_BUCKETS - 1)
+    bucket = _bucket(plays["turn"].to_numpy())
     rank = plays["discard_rank"].to_numpy() - 1
     suit = plays["discard_suit"].replace_strict(list("SHDC"), range(4)).to_numpy()
     hidden = (unseen >> (13 * suit + rank).astype(np.uint64)) & np.uint64(1) == 1

@@ -5,17 +5,12 @@ The logs show both players' hands after every play (the perspective player's row
 opponent's), so each turn's situation is rebuilt whole: the hand before the draw is the
 hand after it minus the card picked plus the card discarded. `turn_features` derives one
 row per turn with what the player knew and did (and `opponent_unseen`, the cards the
-opponent could not see as the play began, a 52-bit mask in `strategies.engines.melds` order: how
-often a card hidden from a player is its opponent's next discard); the `*_stats` functions
-aggregate it PokerTracker-style (a count next to every number of opportunities, rates
-beside them). Deadwood comes from the exact meld solver (`strategies.engines.melds`), never
-re-implemented here.
-
-Relations of a discard to the opponent's earlier choices (this round) use the categories
-the generated player uses: `picked` is `same rank` / `adjacent` (same suit, ±1) / `near`
-(same suit, ±2) / `none` relative to the cards the opponent took from the discard pile;
-`passed` is `same rank` / `adjacent` / `none` relative to the cards the opponent
-discarded or let pass on top of the pile.
+opponent could not see as the play began, a 52-bit mask in `melds` order: how often a card
+hidden from a player is its opponent's next discard); the `*_stats` functions aggregate it
+PokerTracker-style (a count next to every number of opportunities, rates beside them).
+Deadwood is the engine's meld solver's, a discard's relation to the opponent's earlier
+choices this round the generated player's own reading (`players.ginrummy.relation`):
+never re-implemented here.
 
 `derive` computes every statistic and the features of the chosen logs, `store` keeps them
 (`stats_ginrummy_*`); `fit_inputs` gives a fit the stored features while they still hold
@@ -52,7 +47,6 @@ from mine.strategies.players import ginrummy as player
 BITS = {format_course(card): bit for card, bit in CARD_BITS.items()}
 
 GAME = "ginrummy"
-RELATIONS = ("extends", "completes", "lowers", "none")
 SOURCES = ("all", "simulated", "server")  # the logs a fit can choose
 FEATURES_TABLE = f"stats_{GAME}_turn_features"
 
@@ -490,14 +484,11 @@ def player_habits(features: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
         (_may_knock() & call.is_in(CALLS)).sum().alias("n_call"),
         _may_knock().sum().alias("n_call_opportunities"),
     )
-    won = pl.concat(
-        [
-            rounds.select(pl.lit("me").alias("player"), "points"),
-            rounds.select(
-                pl.lit("opponent").alias("player"), pl.col("opponent_points").alias("points")
-            ),
-        ]
-    ).group_by("player").agg(
+    sides = [
+        rounds.select(pl.lit("me").alias("player"), "points"),
+        rounds.select(pl.lit("opponent").alias("player"), points=pl.col("opponent_points")),
+    ]
+    won = pl.concat(sides).group_by("player").agg(
         (pl.col("points") > 0).sum().alias("rounds_won"), pl.col("points").sum()
     )  # fmt: skip
     return habits.join(won, on="player", how="left").sort("player")

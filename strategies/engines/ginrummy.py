@@ -185,40 +185,27 @@ class State:
     # --- the round ---
 
     def _start_round(self) -> None:
-        rules = self.rules
-        if self.deals is not None:
-            return self._start_dealt_round()
-        if self.rounds:
-            if rules.first_player == "alternate":
-                self._first = 1 - self._first
-            else:
-                self._first = int(self.rng.integers(2))
-        deck = [DECK[index] for index in self.rng.permutation(52)]
-        n = rules.hand_size
-        self.hands: list[list[Card]] = [deck[:n], deck[n : 2 * n]]
-        if self._first == 1:
-            self.hands.reverse()
-        self.discard: list[Card] = [deck[2 * n]]
-        self.stock: list[Card] = deck[: 2 * n : -1]  # top of the stock is the end of the list
-        self._reset_round()
-
-    def _start_dealt_round(self) -> None:
-        assert self.deals is not None
-        if len(self.rounds) >= len(self.deals):
-            self.phase = Phase.OVER
-            return
-        deal = self.deals[len(self.rounds)]
-        self._first = deal.first
-        self.hands = [list(deal.hands[0]), list(deal.hands[1])]
-        self.discard = [deal.upcard]
-        self.stock = list(reversed(deal.stock))
-        self._reset_round()
-
-    def _reset_round(self) -> None:
+        if self.deals is not None:  # a known round, or the game's end after the last one
+            if len(self.rounds) >= len(self.deals):
+                self.phase = Phase.OVER
+                return
+            deal = self.deals[len(self.rounds)]
+            self._first, self.discard, self.stock = deal.first, [deal.upcard], [*deal.stock][::-1]
+            self.hands = [list(deal.hands[0]), list(deal.hands[1])]
+        else:
+            if self.rounds:
+                alternate = self.rules.first_player == "alternate"
+                self._first = 1 - self._first if alternate else int(self.rng.integers(2))
+            deck = [DECK[index] for index in self.rng.permutation(52)]
+            n = self.rules.hand_size
+            self.hands = [deck[:n], deck[n : 2 * n]]
+            if self._first:  # who plays first is dealt first
+                self.hands.reverse()
+            self.discard = [deck[2 * n]]
+            self.stock = deck[: 2 * n : -1]  # top of the stock is the end of the list
         self.round_scores = (self.totals[0], self.totals[1])
         self.turns: list[TurnRecord] = []
-        self.phase = Phase.PICK
-        self.player = self._first
+        self.phase, self.player = Phase.PICK, self._first
         self.picked: Card | None = None
         self.draw: str | None = None
         self.caller: int | None = None
