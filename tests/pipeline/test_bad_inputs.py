@@ -54,7 +54,7 @@ CASES = [
     ("report ginrummy --table garbage.parquet --out r.html", "not a readable table"),
     ("generate ginrummy --table hogs.parquet --out p.py", "a table of 'hog'"),
     ("simulate twentyone --games 1 --out afile/sub", "cannot write the logs"),
-    ("simulate ginrummy --games 1 --out afile/sub", "cannot create afile/sub"),
+    ("simulate ginrummy --games 1 --out afile/sub", "cannot write the logs into afile/sub"),
     ("simulate hog --games 1 --out afile/sub", "cannot write the logs"),
     ("fit ginrummy --out afile/sub/g.parquet --db w.duckdb", "afile/sub"),
     ("export afile/x --db w.duckdb", "cannot export there"),
