@@ -179,7 +179,6 @@ def validate(
     seed: int = 0,
     workers: int = 2,
     limits: contained.Limits = LIMITS,
-    contain: bool = True,
     runner: Runner | None = None,
 ) -> dict[str, Any]:
     """The file's report card: the rules played (those not the defaults), the games per
@@ -197,9 +196,9 @@ def validate(
         make_bot(name, rules, np.random.default_rng(0))
     # A file that does not load fails here, once, before any game.
     files = [path] if against is None else [path, against]
-    prepare(files, "ginrummy", contain=contain)  # a Haskell file compiled once, for every worker
+    prepare(files, "ginrummy")  # a Haskell file compiled once, for every worker
     for file in files:
-        contained.run(file, _loads, [str(file)], limits=limits, contain=contain)
+        contained.run(file, _loads, [str(file)], limits=limits)
     runs = [(name, False) for name in opponents]
     runs += [] if against is None else [(str(against), True)]
     runs = runs if games else []  # no games, no match (generate --games 0)
@@ -208,11 +207,10 @@ def validate(
     shown = per_group(progress, [(opponent, games) for opponent, _ in runs])
     if runner is None:
         results = contained.run(files, _work, tasks, workers=workers, limits=limits,
-                                chunk=max(1, min(16, games // 8)), progress=shown,
-                                contain=contain)  # fmt: skip
+                                chunk=max(1, min(16, games // 8)), progress=shown)  # fmt: skip
     else:
         results = run_on(runner, files, "ginrummy", _work, tasks, size=GAMES_PER_TASK,
-                         limits=limits, contain=contain, progress=shown)  # fmt: skip
+                         limits=limits, progress=shown)  # fmt: skip
     figures = {opponent: summarise(results[number * games : (number + 1) * games])
                for number, (opponent, _) in enumerate(runs)}  # fmt: skip
     return {"rules": rules.changes(), "games": games, "seed": seed, "against": figures}
