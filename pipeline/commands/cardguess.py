@@ -2,10 +2,10 @@
 
 Everything downstream of `mine ingest` reads the warehouse (`cardguess_guesses`,
 `cardguess_games`): the same path whether the logs came from a server or from `mine
-simulate cardguess`. The game has no opponent, so `--guesser` and `--answerer` take the
-place of `--players`; `--logs GLOB` narrows stats and fit to the logs ingested from
-matching files. The logs name no player (a log is one guesser's games, and the stats are
-per log already), so there is no `--by player`.
+simulate cardguess`. The game has one player, the guesser (`--players` names one bot);
+the answerer (`--answerer`) is chance. `--logs GLOB` narrows stats and fit to the logs
+ingested from matching files. The logs name no player (a log is one guesser's games, and
+the stats are per log already), so there is no `--by player`.
 """
 
 from __future__ import annotations
@@ -16,13 +16,9 @@ from typing import Annotated, Any
 import typer
 
 from mine.pipeline import options
-from mine.pipeline.cluster import runner
-from mine.pipeline.console import fail, next_step, print_json, show
 from mine.pipeline.options import own
-from mine.pipeline.progress import per_name
 from mine.strategies.bots.cardguess import BASELINES, GUESSERS
 from mine.strategies.engines.cardguess import ANSWERERS, SIZES
-from mine.strategies.runners import SERIAL
 
 
 def read_sizes(text: str) -> tuple[int, ...]:
@@ -44,6 +40,13 @@ def read_answerer(text: str) -> str:
 
 
 OPTIONS = {
+    "simulate": {
+        "games": (options.games("Games to play."), 1000),
+        "players": (options.players(f"The guesser, one of {', '.join(GUESSERS)}."), "greedy"),
+        "n": own(int, "--n", 2, "Cards in each answer.", min=1, max=4),
+        "answerer": own(str, "--answerer", "uniform", "Who picks the answers: uniform or "
+                        "faces.", parser=read_answerer),
+    },
     "fit": {
         "sizes": own(Any, "--n", None, "Answer sizes to fit a tree for, comma-separated "
                      "(default: 2,3,4, the sizes the course grades; a player refuses an n its "
@@ -76,6 +79,8 @@ OPTIONS = {
     },
 }  # fmt: skip
 ABOUT = {
+    "simulate": "Play card-guessing games, a guesser against an answerer, and write them as "
+    "<stem>.csv + <stem>-score.csv.",
     "stats": "Derive card guessing's statistics and store them as stats_cardguess_* tables: "
     "guesses per game, candidates left after each guess, answer card and rank frequencies, "
     "first-guess quality.",
@@ -93,52 +98,6 @@ ABOUT = {
     "baselines (the trees' own, or --player's), what it plays for each n, each tree's first "
     "levels and the guess-count distributions.",
 }
-
-
-def simulate(
-    n: Annotated[int, typer.Option("--n", min=1, max=4, help="Cards in each answer.")] = 2,
-    games: options.games("Games to play.") = 1000,
-    guesser: Annotated[
-        str,
-        typer.Option(
-            "--guesser",
-            help="first-consistent, random-consistent, greedy or entropy.",
-        ),
-    ] = "greedy",
-    answerer: Annotated[
-        str,
-        typer.Option(
-            "--answerer", help="Who picks the answers: uniform or faces.", parser=read_answerer
-        ),
-    ] = "uniform",
-    seed: options.Seed = 0,
-    out: options.out("Folder for the log files.") = Path("logs/cardguess"),
-    rules: options.Rules = None,
-    cluster: options.Cluster = None,
-    as_json: options.Json = False,
-) -> None:
-    """Play card-guessing games and write <guesser>-<answerer>-n<N>.csv + -score.csv."""
-    from mine.strategies.bots.cardguess import make_bot
-    from mine.strategies.engines.cardguess import CardGuessRules, GameOver
-    from mine.strategies.engines.cardguess import simulate as play_games
-
-    game_rules = options.game_rules(CardGuessRules, [f"n={n}", *(rules or [])])
-    if guesser not in GUESSERS:
-        raise fail(f"unknown guesser {guesser!r} (known: {', '.join(GUESSERS)})")
-    bar, advance = per_name(as_json)
-    try:
-        with bar, runner(cluster, SERIAL) as running:
-            summary = play_games(game_rules, [guesser], games, seed, out, progress=advance,
-                                 make_bot=make_bot, answerer=answerer, runner=running)  # fmt: skip
-    except GameOver as error:
-        raise fail(f"{guesser}: {error}") from None
-    except OSError as error:
-        raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
-    if as_json:
-        print_json({"seed": seed, "out": str(out), "n": game_rules.n, **summary})
-        return
-    show([summary], f"cardguess {guesser} vs {answerer}, n = {game_rules.n} → {out}")
-    next_step(f"mine ingest {out}")
 
 
 def tournament(
@@ -160,6 +119,8 @@ def tournament(
     Elo-style ratings, invalid games and faults per player."""
     from mine.pipeline.commands import tournament as shared
     from mine.strategies.engines.cardguess import CardGuessRules
+    from mine.strategies.tournament.match import Context
 
     game_rules = options.game_rules(CardGuessRules, [f"n={n}", *(rules or [])])
-    shared.run("cardguess", files, bots, games, seed, workers, game_rules, as_json, html, cluster)
+    shared.run("cardguess", files, bots, games, seed, workers, Context(game_rules), as_json, html,
+               cluster)  # fmt: skip

@@ -4,9 +4,9 @@ Counts are kept next to every mean or share, so any filter re-aggregates:
 
 - `stats_cardguess_guesses`: games by n, log and number of guesses;
   `stats_cardguess_guess_summary` the mean and worst per n and log. A log is its `log_id`
-  (two folders may hold logs of the same stem); `log` names it by its stem (which names
-  the guesser and answerer, as `mine simulate` writes them), with its id where the stem
-  alone would not tell it apart;
+  (two folders may hold logs of the same stem); `log` names it by its stem (`mine
+  simulate`'s name the guesser and seed), with its id where the stem alone would not tell
+  it apart;
 - `stats_cardguess_candidates`: the answers still consistent after each guess, rebuilt by
   replaying the logged feedback over every hand (per n, log and guess number: games and
   the sum of candidates left);

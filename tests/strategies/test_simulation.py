@@ -17,6 +17,7 @@ from mine.warehouse.ingest import ingest
 # game: (rules settings, bots, games): small, quick matches of every bot kind
 CASES = {
     "supernim": (["max_moves=30"], ["random", "greedy", "alphabeta:1"], 4),
+    "cardguess": (["n=3"], ["random-consistent"], 30),
 }
 SIMULATED = [game.name for game in games.GAMES if hasattr(game.module("engine"), "log_rows")]
 
@@ -55,7 +56,7 @@ def test_a_bad_bot_is_refused_before_a_file_is_written(name, tmp_path):
     settings, bots, count = CASES[name]
     engine = games.get(name).module("engine")
     with pytest.raises(ValueError, match="clever"):
-        simulation.simulate(name, engine.DEFAULT_RULES, [*bots[:1], "clever"], count, 1,
+        simulation.simulate(name, engine.DEFAULT_RULES, [*bots[1:], "clever"], count, 1,
                             tmp_path / "none", make_bot=games.get(name).module("bots").make_bot)  # fmt: skip
     assert not (tmp_path / "none").exists()
 

@@ -18,6 +18,7 @@ from mine.strategies.engines.ginrummy import GinRummyRules
 from mine.strategies.engines.hog import HogRules
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.tournament import Outcome, fit_ratings, paired_margin, wilson
+from mine.strategies.tournament.match import Context
 from mine.strategies.tournament.twentyone import Table
 from tests.strategies.tournament_players import faulty, generated
 
@@ -98,7 +99,7 @@ CASES = {  # game: (context, bot, how the faulty file fails, games per pairing)
     "ginrummy": (GinRummyRules(game_target=30), "simple", "raises", 4),
     "supernim": (None, "random", "raises", 4),
     "twentyone": (Table(TwentyOneRules(rounds=30)), "textbook", "raises", 2),
-    "cardguess": (CardGuessRules(n=2), "first-consistent", "loops", 4),
+    "cardguess": (Context(CardGuessRules(n=2)), "first-consistent", "loops", 4),
 }
 
 
