@@ -11,7 +11,7 @@ the stats are per log already), so there is no `--by player`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
@@ -39,13 +39,16 @@ def read_answerer(text: str) -> str:
     return text
 
 
+N = own(int, "--n", 2, "Cards in each answer.", min=1, max=4)
+ANSWERER = own(str, "--answerer", "uniform", "Who picks the answers: uniform or faces.",
+               parser=read_answerer)  # fmt: skip
+WORKERS = own(int, "--workers", 1, "Worker processes.", min=1, max=options.MAX_WORKERS)
 OPTIONS = {
     "simulate": {
         "games": (options.games("Games to play."), 1000),
         "players": (options.players(f"The guesser, one of {', '.join(GUESSERS)}."), "greedy"),
-        "n": own(int, "--n", 2, "Cards in each answer.", min=1, max=4),
-        "answerer": own(str, "--answerer", "uniform", "Who picks the answers: uniform or "
-                        "faces.", parser=read_answerer),
+        "n": N,
+        "answerer": ANSWERER,
     },
     "fit": {
         "sizes": own(Any, "--n", None, "Answer sizes to fit a tree for, comma-separated "
@@ -56,13 +59,11 @@ OPTIONS = {
         "workers": own(int, "--workers", 1, "Worker processes (one n's tree each).", min=1,
                        max=options.MAX_WORKERS),
     },
-    "generate": {"workers": own(int, "--workers", 1, "Worker processes.", min=1,
-                                max=options.MAX_WORKERS)},
+    "generate": {"workers": WORKERS},
     "validate": {
         "sizes": own(Any, "--n", None, "Answer sizes, comma-separated (default: 2,3,4).",
                      parser=read_sizes, metavar="2,3,4"),
-        "answerer": own(str, "--answerer", "uniform", "Who picks the answers: uniform or "
-                        "faces.", parser=read_answerer),
+        "answerer": ANSWERER,
         "answers": own(int | None, "--answers", None,
                        "Answers per n, drawn with a fixed seed (default: every answer for "
                        "n = 2, 3, weighted by the answerer's exact chances: exact figures; "
@@ -70,8 +71,7 @@ OPTIONS = {
         "baselines": own(Any, "--baselines", None, "Guessers playing the same answers, "
                          f"comma-separated (default: {','.join(BASELINES)}).",
                          parser=options.names, metavar="NAMES"),
-        "workers": own(int, "--workers", 1, "Worker processes.", min=1,
-                       max=options.MAX_WORKERS),
+        "workers": WORKERS,
     },
     "report": {
         "player": own(Path | None, "--player", None,
@@ -102,10 +102,8 @@ ABOUT = {
 
 def tournament(
     files: options.PlayerFiles = None,
-    n: Annotated[int, typer.Option("--n", min=1, max=4, help="Cards in each answer.")] = 2,
-    bots: options.bots(
-        "first-consistent, random-consistent, greedy, entropy"
-    ) = "greedy,random-consistent",
+    n: N[0] = 2,
+    bots: options.bots(", ".join(GUESSERS)) = "greedy,random-consistent",
     games: options.games("Answers per pairing (even), each found by both guessers.", 2) = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 1,

@@ -1,19 +1,15 @@
 """Card-guessing baselines: guessers that always guess a candidate (an answer still
-consistent with every feedback so far), chosen four ways.
+consistent with every feedback so far), chosen four ways: `first-consistent` (the first,
+hands in lexicographic order), `random-consistent` (at random, its own seeded generator),
+`greedy` (the one leaving the fewest candidates expected: the handout's hint 3) and
+`entropy` (the one whose feedback tells the most).
 
-- `first-consistent`: the first candidate (hands in lexicographic order);
-- `random-consistent`: a uniformly random candidate (its own seeded generator);
-- `greedy`: the candidate leaving the fewest candidates expected (the handout's hint 3);
-- `entropy`: the candidate whose feedback tells the most (maximum entropy).
-
-For the first guess, when every hand is a candidate, greedy and entropy score one hand of
-each shape (hands equal up to renaming suits split the answers alike), at most
-`FIRST_PAIRS` feedback evaluations' worth (all shapes for n = 2, 3; 2,216 of 20,410 evenly
-spaced for n = 4). Later, with more than a few thousand candidates, they score an evenly
-spaced subset of them as guesses (every candidate still counts as a possible answer), so
-that a decision costs at most `PAIRS` feedback evaluations. Their decisions depend on the
-feedback history alone, so a process remembers each (`_CHOSEN`): a validation over many
-answers, or a simulation's many games, computes each node once.
+Greedy and entropy score at most `PAIRS` feedback evaluations a decision: with many
+candidates, an evenly spaced subset of them as guesses (every candidate still counts as
+an answer); at the first guess, one hand of each shape (hands equal up to renaming suits
+split the answers alike), `FIRST_PAIRS`' worth (all for n = 2, 3; 2,216 of 20,410 for
+n = 4). Their decisions depend on the feedback history alone, so a process remembers each
+(`_CHOSEN`): a validation's many answers, or a simulation's games, compute each node once.
 """
 
 from __future__ import annotations
@@ -38,6 +34,7 @@ FEWEST_SCORED = 100
 
 History = tuple[tuple[int, int], ...]  # (guess number, feedback code), in order
 _CHOSEN: dict[tuple[str, int, History], int] = {}  # greedy's and entropy's decisions
+KEPT = 200_000  # decisions a process keeps (a few hundred bytes each); past it, anew
 
 
 class ConsistentGuesser:
@@ -55,12 +52,10 @@ class ConsistentGuesser:
         n = state.rules.n
         if not state.guesses:
             self.candidates, self.history = np.arange(len(hands(n))), ()
-        for guess, fb in zip(state.guesses[len(self.history) :],
-                             state.feedbacks[len(self.history) :], strict=True):  # fmt: skip
-            code = encode(fb)
-            self.candidates = self.candidates[
-                feedback_codes(hands(n).take(self.candidates), guess) == code
-            ]
+        seen = len(self.history)
+        for guess, fb in zip(state.guesses[seen:], state.feedbacks[seen:], strict=True):
+            code, left = encode(fb), hands(n).take(self.candidates)
+            self.candidates = self.candidates[feedback_codes(left, guess) == code]
             self.history = (*self.history, (hand_index(guess), code))
         return self._choose(n)
 
@@ -72,22 +67,20 @@ class ConsistentGuesser:
             return int(candidates[self.rng.integers(len(candidates))])
         key = (self.name, n, self.history)
         if key not in _CHOSEN:
+            if len(_CHOSEN) >= KEPT:
+                _CHOSEN.clear()
             limit = max(FEWEST_SCORED, PAIRS // len(candidates))
             considered = None
             if not self.history:  # every hand is a candidate: candidate k is hand k
                 shapes = one_of_each_shape(n)
                 considered = shapes[spread(len(shapes), FIRST_PAIRS // len(candidates))]
-            weights = np.ones(len(candidates))
-            position = best_candidate(
-                hands(n).take(candidates), weights, self.name, limit, considered
-            )
-            _CHOSEN[key] = int(candidates[position])
+            left, weights = hands(n).take(candidates), np.ones(len(candidates))
+            chosen = best_candidate(left, weights, self.name, limit, considered)
+            _CHOSEN[key] = int(candidates[chosen])
         return _CHOSEN[key]
 
 
-def make_bot(
-    spec: str, rules: CardGuessRules, rng: np.random.Generator | None
-) -> ConsistentGuesser:
+def make_bot(spec: str, rules: CardGuessRules, rng: np.random.Generator | None):
     """The guesser `spec` names (its own generator `rng`, used by random-consistent); the
     answer's size comes with each game, so any rules do."""
     return ConsistentGuesser(spec, rng)

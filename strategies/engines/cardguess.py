@@ -1,21 +1,15 @@
 """Card guessing: the feedback rule in one place, answerers, the game and its course player.
 
-Rules (`../shared/spec/cardguess.md`, from the COMP30020 2016 handout): the answerer picks
-n distinct cards; the guesser guesses n distinct cards and hears five numbers back —
-correct cards, answer cards ranked below the guess's lowest rank, correct ranks (multiset
-overlap), answer cards ranked above the guess's highest rank, correct suits (multiset
-overlap) — until the guess is the answer. That guess counts; fewer guesses is better.
+Rules: `../shared/spec/cardguess.md` (the COMP30020 2016 handout). Cards are ints 0..51,
+`rank * 4 + suit` (ranks 2 … A as 0 … 12, ace high; suits C D H S), the spec's strings
+(`TH`) only at the edges. A hand is a sorted tuple of cards; `hands(n)` numbers all
+C(52, n) in lexicographic order, and the vectorised feedback works on whole sets of them.
 
-Cards are ints 0..51, `rank * 4 + suit` with ranks 2 … A (0 … 12, ace high) and suits
-C D H S (0 … 3); the spec's strings (`TH`, `AS`) only at the edges. A hand is a sorted
-tuple of cards; `hands(n)` numbers all C(52, n) of them in lexicographic order, and the
-vectorised feedback works on whole sets of hands at once (numpy).
-
-The State API (`state.py`): one player, the guesser. `new_game(rules, rng, answerer=…)`
-draws the answer (chance: the answerer is not a player); an action is a guess; the
-feedback is the rules'. A game is won when the answer is guessed and lost at the guess
-limit or by a fault. A player file keeps the handout's interface, `initial_guess(n) ->
-(guess, state)` and `next_guess((guess, state), feedback)`, behind `course_player`."""
+The State API (`state.py`): one player, the guesser; the answer is chance, drawn by
+`new_game(rules, rng, answerer=…)`; an action is a guess. A game is won when the answer is
+guessed, lost at the guess limit or by a fault. A player file keeps the handout's
+interface (`initial_guess(n)`, `next_guess((guess, state), feedback)`) behind
+`course_player`."""
 
 from __future__ import annotations
 
@@ -66,10 +60,8 @@ class CardGuessRules(RuleSettings):
 DEFAULT_RULES = CardGuessRules()
 GAME = "cardguess"
 RULES = CardGuessRules
-UTILITY = (
-    "minus the number of guesses, the one that finds the answer included; a game lost (the "
-    "guess limit, a fault) pays minus one more than the guess limit"
-)
+UTILITY = ("minus the number of guesses, the one that finds the answer included; a game lost "
+           "(the guess limit, a fault) pays minus one more than the guess limit")  # fmt: skip
 ZERO_SUM = False
 
 
@@ -106,20 +98,11 @@ feedback: Callable[[Sequence[int], Sequence[int]], Feedback] = player.card_feedb
 reference): the generated player's own code, so the player and the engine cannot differ."""
 
 
-def encode(fb: Sequence[int]) -> int:
-    """A feedback as one number 0 … 3124 (base 5, correct cards most significant)."""
-    code = 0
-    for number in fb:
-        code = code * BASE + int(number)
-    return code
+encode = player.feedback_code  # a feedback as one number: the player's, as `feedback` is
 
 
 def decode(code: int) -> Feedback:
-    digits = []
-    for _ in range(5):
-        code, digit = divmod(int(code), BASE)
-        digits.append(digit)
-    return tuple(reversed(digits))  # type: ignore[return-value]
+    return tuple(int(code) // BASE**place % BASE for place in range(4, -1, -1))  # type: ignore[return-value]
 
 
 def winning_code(n: int) -> int:
@@ -148,9 +131,7 @@ class HandSet:
         masks = np.bitwise_or.reduce(np.left_shift(np.uint64(1), cards.astype(np.uint64)), axis=1)
         return cls(cards, masks, _multiset_ids(cards // 4, 13), _multiset_ids(cards % 4, 4))
 
-    @property
-    def n(self) -> int:
-        return self.cards.shape[1]
+    n = property(lambda self: self.cards.shape[1])
 
     def __len__(self) -> int:
         return self.cards.shape[0]
@@ -161,42 +142,29 @@ class HandSet:
 
 
 @cache
-def _multisets(n: int, values: int) -> tuple[np.ndarray, np.ndarray]:
-    """The sorted multisets of n values below `values` (M, n), and a lookup from the values
-    in base `values` to the multiset's number."""
+def _multisets(n: int, values: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sorted multisets of n values below `values` (M, n), how many of each value each
+    holds (M, values), and a lookup from the values (as a base-`values` number) to the
+    multiset's number."""
     sets = np.array(list(combinations_with_replacement(range(values), n)), dtype=np.int64)
     lookup = np.full(values**n, -1, np.int32)
-    lookup[_base_number(sets, values)] = np.arange(len(sets))
-    return sets, lookup
-
-
-def _base_number(sorted_values: np.ndarray, values: int) -> np.ndarray:
-    number = np.zeros(sorted_values.shape[0], np.int64)
-    for column in range(sorted_values.shape[1]):
-        number = number * values + sorted_values[:, column]
-    return number
+    lookup[np.ravel_multi_index(tuple(sets.T), (values,) * n)] = np.arange(len(sets))
+    return sets, (sets[:, :, None] == np.arange(values)).sum(axis=1, dtype=np.int8), lookup
 
 
 def _multiset_ids(values: np.ndarray, size: int) -> np.ndarray:
-    ordered = np.sort(values.astype(np.int64), axis=1)
-    return _multisets(values.shape[1], size)[1][_base_number(ordered, size)].astype(np.int32)
-
-
-def _counts(sets: np.ndarray, size: int) -> np.ndarray:
-    counts = np.zeros((len(sets), size), np.int16)
-    np.add.at(counts, (np.arange(len(sets))[:, None], sets), 1)
-    return counts
+    ordered = tuple(np.sort(values.astype(np.int64), axis=1).T)
+    lookup = _multisets(len(ordered), size)[2]
+    return lookup[np.ravel_multi_index(ordered, (size,) * len(ordered))]
 
 
 @cache
 def rank_table(n: int) -> np.ndarray:
     """(lower × 5 + correct ranks) × 5 + higher, for guess rank multiset (rows) and answer
     rank multiset (columns); times 5 it takes the place of those digits in a code."""
-    sets, _ = _multisets(n, 13)
-    counts = _counts(sets, 13)
+    sets, counts, _ = _multisets(n, 13)
     low, high = sets.min(axis=1)[:, None, None], sets.max(axis=1)[:, None, None]
-    lower = (sets[None] < low).sum(axis=2)
-    higher = (sets[None] > high).sum(axis=2)
+    lower, higher = (sets[None] < low).sum(axis=2), (sets[None] > high).sum(axis=2)
     overlap = np.minimum(counts[:, None], counts[None]).sum(axis=2)
     return ((lower * BASE + overlap) * BASE + higher).astype(np.int16)
 
@@ -204,7 +172,7 @@ def rank_table(n: int) -> np.ndarray:
 @cache
 def suit_table(n: int) -> np.ndarray:
     """Correct suits for guess suit multiset (rows) and answer suit multiset (columns)."""
-    counts = _counts(_multisets(n, 4)[0], 4)
+    counts = _multisets(n, 4)[1]
     return np.minimum(counts[:, None], counts[None]).sum(axis=2).astype(np.int16)
 
 
@@ -224,9 +192,6 @@ def hand_index(hand: Sequence[int]) -> int:
     return index
 
 
-CORRECT = BASE**4  # the place of correct cards in a code; the rank digits sit above suits'
-
-
 def feedback_codes(answers: HandSet, guess: Sequence[int]) -> np.ndarray:
     """The encoded feedback of one guess against every answer of the set (int16)."""
     return feedback_matrix(answers, HandSet.of([list(guess)]))[0]
@@ -237,7 +202,7 @@ def feedback_matrix(answers: HandSet, guesses: HandSet) -> np.ndarray:
     correct = np.bitwise_count(guesses.masks[:, None] & answers.masks[None]).astype(np.int16)
     ranks = rank_table(answers.n)[guesses.rank_ids[:, None], answers.rank_ids[None]]
     suits = suit_table(answers.n)[guesses.suit_ids[:, None], answers.suit_ids[None]]
-    return correct * CORRECT + ranks * BASE + suits
+    return correct * BASE**4 + ranks * BASE + suits  # the rank digits sit above the suits'
 
 
 # --- answerers -----------------------------------------------------------------------------
@@ -401,18 +366,18 @@ def log_bytes(rules: CardGuessRules, players: int) -> int:
 def course_player(module: Any) -> referee.Course:
     """A player of the handout's interface as the referee asks it: `initial_guess(n)`, then
     `next_guess((guess, state), feedback)` with the file's own last answer (any value,
-    kept here: the referee keeps no memory), each guess n cards in the spec's notation.
-    The handout's time limit is a game's: the call that takes the game's calls over it
-    loses the game (CPU time, or wall time at a tenth, as the referee counts a call)."""
-    said: list[Any] = [None]  # the file's last (guess, state)
-    spent = [0.0]  # seconds of the file's calls in this game
+    kept here: the referee keeps no memory), each guess a list or tuple of n card texts
+    (nothing else of an answer is iterated: none hangs here). The handout's time limit is
+    a game's: the call that takes the game's calls over it loses the game (CPU time, or
+    wall time at a tenth, as the referee counts a call)."""
+    said: list[Any] = [None, 0.0]  # the file's last (guess, state); its calls' seconds
 
     def ask(state: State, seat: int, memory: str | None) -> tuple:
         rules = state.rules
-        if not state.guesses:
-            spent[0] = 0.0
-        call, arguments = ((module.initial_guess, (rules.n,)) if not state.guesses else
-                           (module.next_guess, (said[0], state.feedbacks[-1])))  # fmt: skip
+        if state.guesses:
+            call, arguments = module.next_guess, (said[0], state.feedbacks[-1])
+        else:
+            call, arguments, said[1] = module.initial_guess, (rules.n,), 0.0
 
         def timed() -> Any:
             started, cpu = time.perf_counter(), time.process_time()
@@ -420,27 +385,22 @@ def course_player(module: Any) -> referee.Course:
                 return call(*arguments)
             finally:
                 wall = (time.perf_counter() - started) / WALL_FACTOR
-                spent[0] += max(time.process_time() - cpu, wall)
+                said[1] += max(time.process_time() - cpu, wall)
 
         def read(result: Any) -> tuple[list[int], Any]:
-            if spent[0] > rules.seconds:
+            if said[1] > rules.seconds:
                 guesses = len(state.guesses) + 1
                 raise referee.Fault(f"over {rules.seconds:g} s after {guesses} guesses")
+            guess = result[0] if isinstance(result, tuple | list) and len(result) == 2 else None
+            if not isinstance(guess, list | tuple) or not all(isinstance(c, str) for c in guess):
+                raise referee.Fault(f"not a (guess, state) of card texts: {reprlib.repr(result)}")
+            try:
+                cards = [parse_card(card) for card in guess]
+            except CardError as error:
+                raise referee.Fault(f"a guess of what is not a card: {error}") from None
             said[0] = result
-            return guess_cards(result), referee.KEEP
+            return cards, referee.KEEP
 
         return timed, (), read
 
     return referee.Course(ask)
-
-
-def guess_cards(said: Any) -> list[int]:
-    """The cards of a file's (guess, state), a list or tuple of card texts; Fault for
-    anything else (nothing of it is iterated but a list or tuple: no answer hangs here)."""
-    guess = said[0] if isinstance(said, tuple | list) and len(said) == 2 else None
-    if not isinstance(guess, list | tuple) or not all(isinstance(c, str) for c in guess):
-        raise referee.Fault(f"not a (guess, state) of card texts: {reprlib.repr(said)}")
-    try:
-        return [parse_card(card) for card in guess]
-    except CardError as error:
-        raise referee.Fault(f"a guess of what is not a card: {error}") from None

@@ -1,15 +1,13 @@
 """Validation of a card-guessing player file (`mine validate cardguess`).
 
 The file's own `initial_guess` and `next_guess` play every answer for n = 2 and 3 and a
-fixed sample of answers for n = 4 (or answers drawn from a skewed answerer), each game
-refereed in the reference engine behind the engine's course adapter (`course_player`: the
-handout's interface and its limit of a game's time; the guess limit ends a game lost).
-The baselines play the same answers. Figures: mean guesses (with a 95 % interval), the
-distribution, the worst case, the slowest call and game, games lost; against each
-baseline the paired difference per answer. The file's `feedback` is checked against the
-engine's on a sample of pairs. A file that finds no answer of an n is refused, in one line
-with the first game's reason: there is nothing to measure.
-"""
+fixed sample for n = 4 (or answers drawn from a skewed answerer), each game refereed
+behind the engine's course adapter (the handout's interface and its time limit a game's;
+the guess limit ends a game lost); the baselines play the same answers. Figures: mean
+guesses (with a 95 % interval), the distribution, the worst case, the slowest call and
+game, games lost; against each baseline the paired difference per answer; the file's
+`feedback` against the engine's on a sample of pairs. A file that finds no answer of an
+n is refused in one line with the first game's reason: there is nothing to measure."""
 
 from __future__ import annotations
 
@@ -58,9 +56,8 @@ ANSWERS_PER_TASK = 500  # a task: a few seconds of the file's (or a baseline's) 
 Answerer = str | Sequence[float]  # an answerer's name, or its 52 card weights
 
 
-def answers_for(
-    n: int, answerer: Answerer = "uniform", count: int | None = None, seed: int = SAMPLE_SEED
-) -> tuple[list[Hand], np.ndarray | None]:
+def answers_for(n: int, answerer: Answerer = "uniform", count: int | None = None,
+                seed: int = SAMPLE_SEED) -> tuple[list[Hand], np.ndarray | None]:  # fmt: skip
     """The answers a validation plays, and their exact chances when they are every hand
     (n = 2, 3, `count` not given): then the figures are exact expectations under the
     answerer. Otherwise `count` (default SAMPLE) answers drawn with a fixed seed — distinct
@@ -115,26 +112,47 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
     return measure_file(*task)
 
 
-def feedback_mismatches(path: str | Path, n: int, pairs: int = FEEDBACK_PAIRS) -> int:
+def feedback_mismatches(module: ModuleType, n: int, pairs: int = FEEDBACK_PAIRS) -> int:
     """Pairs (of a fixed sample) where the file's `feedback` differs from the engine's."""
-    module, rng, universe = load(str(path)), np.random.default_rng(SAMPLE_SEED), hands(n)
-    wrong = 0
-    for a, g in rng.integers(len(universe), size=(pairs, 2)):
+    universe, wrong = hands(n), 0
+    for a, g in np.random.default_rng(SAMPLE_SEED).integers(len(universe), size=(pairs, 2)):
         answer, guess = universe.cards[a].tolist(), universe.cards[g].tolist()
         try:
             said = module.feedback([card_text(c) for c in answer], [card_text(c) for c in guess])
         except Exception:  # a broken feedback counts as wrong
             said = None
-        right = isinstance(said, tuple | list) and tuple(said) == engine.feedback(answer, guess)
-        wrong += not right
+        right = engine.feedback(answer, guess)
+        wrong += not (isinstance(said, tuple | list) and tuple(said) == right)
     return wrong
 
 
-def _mismatches(task: tuple) -> int:
-    return feedback_mismatches(*task)
+def _probe(task: tuple[str, Sequence[int]]) -> dict[int, str | int]:
+    """The file loaded and asked outside a game, for each n: why it refuses n (its words,
+    where `initial_guess(n)` raises ValueError), else its `feedback_mismatches`; any other
+    failure is left to the games, which count it."""
+    path, sizes = task
+    module, said = load(path), {}
+    for n in sizes:
+        try:
+            module.initial_guess(n)
+        except ValueError as error:
+            said[n] = f"{type(error).__name__}: {error}"
+            continue
+        except Exception:  # a crash: the games record it
+            pass
+        said[n] = feedback_mismatches(module, n)
+    return said
 
 
 # --- figures --------------------------------------------------------------------------------
+
+
+def _mean(values: np.ndarray, chances: np.ndarray | None) -> tuple[float, float]:
+    """The mean and its 95 % half-width: exact (0) where `chances` weigh every answer."""
+    if chances is not None:
+        return float(chances / chances.sum() @ values), 0.0
+    spread = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+    return float(values.mean()), Z95 * spread / math.sqrt(len(values))
 
 
 def figures(records: list[dict[str, Any]], chances: np.ndarray | None = None) -> dict[str, Any]:
@@ -144,16 +162,11 @@ def figures(records: list[dict[str, Any]], chances: np.ndarray | None = None) ->
     if not found:
         return {"games": len(records), "invalid": len(records)}
     counts = np.array([records[i]["guesses"] for i in found], float)
-    if chances is None:
-        mean = float(counts.mean())
-        half = Z95 * float(counts.std(ddof=1) if len(counts) > 1 else 0.0) / math.sqrt(len(counts))
-        shares = Counter(int(c) for c in counts)
-    else:
-        weights = chances[found] / chances[found].sum()
-        mean, half = float(weights @ counts), 0.0
-        shares = Counter()
-        for c, w in zip(counts.astype(int).tolist(), weights.tolist(), strict=True):
-            shares[c] += w
+    mean, half = _mean(counts, None if chances is None else chances[found])
+    weights = np.ones(len(found), int) if chances is None else chances[found] / chances[found].sum()
+    shares: Counter = Counter()
+    for c, w in zip(counts.astype(int).tolist(), weights.tolist(), strict=True):
+        shares[c] += w
     out = {
         "games": len(records),
         "exact": chances is not None,
@@ -184,11 +197,7 @@ def paired(
     if not both:
         return {"answers": 0}
     diffs = np.array([other[i]["guesses"] - mine[i]["guesses"] for i in both], float)
-    if chances is None:
-        mean = float(diffs.mean())
-        half = Z95 * float(diffs.std(ddof=1) if len(diffs) > 1 else 0.0) / math.sqrt(len(diffs))
-    else:
-        mean, half = float(chances[both] @ diffs / chances[both].sum()), 0.0
+    mean, half = _mean(diffs, None if chances is None else chances[both])
     return {
         "answers": len(both),
         "exact": chances is not None,
@@ -252,35 +261,13 @@ def _baseline_part(task: tuple) -> list:
     return baseline_records(*task)
 
 
-def _refusals(task: tuple[str, Sequence[int]]) -> dict[int, str]:
-    """The file loaded, and the n it refuses: those whose `initial_guess(n)` raises
-    ValueError (its words); any other failure is left to the games, which count it."""
-    path, sizes = task
-    module, refused = load(path), {}
-    for n in sizes:
-        try:
-            module.initial_guess(n)
-        except ValueError as error:
-            refused[n] = f"{type(error).__name__}: {error}"
-        except Exception:  # a crash: the games record it
-            pass
-    return refused
-
-
-def validate(
-    path: str | Path,
-    rules: Iterable[str] | Mapping[str, str] | None = None,
-    *,
-    against: str | Path | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
-    sizes: Sequence[int] | None = None,
-    answerer: Answerer = "uniform",
-    answers: int | None = None,
-    baselines: Sequence[str] | None = None,
-    workers: int = 1,
-    limits: contained.Limits = LIMITS,
-    runner: Runner | None = None,
-) -> dict[str, Any]:
+def validate(path: str | Path, rules: Iterable[str] | Mapping[str, str] | None = None, *,
+             against: str | Path | None = None,
+             progress: Callable[[str, int, int], None] | None = None,
+             sizes: Sequence[int] | None = None, answerer: Answerer = "uniform",
+             answers: int | None = None, baselines: Sequence[str] | None = None,
+             workers: int = 1, limits: contained.Limits = LIMITS,
+             runner: Runner | None = None) -> dict[str, Any]:  # fmt: skip
     """The report card of a player file for each n of `sizes` (and, with `against`, of
     another file on the same answers, paired); the files run contained (PlayerFault when
     one fails). `rules`: settings over the defaults (the guess and time limits; n is each
@@ -296,32 +283,25 @@ def validate(
     base = RULES.from_settings(rules or ())
     prepare([path] if against is None else [path, against], GAME)  # a Haskell file: built once
     # A bad file fails here, once; an n it refuses is not played.
-    refused = contained.run(path, _refusals, [(str(path), tuple(sizes))], limits=limits)[0]
+    probed = contained.run(path, _probe, [(str(path), tuple(sizes))], limits=limits)[0]
     unknown = [b for b in baselines if b not in GUESSERS]
     if unknown:
         raise ValueError(f"unknown baseline {unknown[0]!r} (known: {', '.join(GUESSERS)})")
     named = answerer if isinstance(answerer, str) else "fitted"
-    card: dict[str, Any] = {
-        "player": str(path),
-        "answerer": named,
-        "answers_from": _answers_from(named, answers),
-        "limits": {"guess_limit": base.guess_limit, "seconds": base.seconds},
-        "sizes": {},
-    }
+    card: dict[str, Any] = {"player": str(path), "answerer": named,
+                            "answers_from": _answers_from(named, answers),
+                            "limits": {"guess_limit": base.guess_limit, "seconds": base.seconds},
+                            "sizes": {}}  # fmt: skip
     for n in sizes:
-        if n in refused:
-            card["sizes"][str(n)] = {"refused": refused[n]}
+        if isinstance(probed[n], str):
+            card["sizes"][str(n)] = {"refused": probed[n]}
             continue
         game_rules = replace(base, n=n)
         played, chances = answers_for(n, answerer, answers)
         shown = partial(progress, f"n = {n}") if progress else None
         mine = _file_records(path, n, played, game_rules, workers, limits, shown, runner)
-        entry: dict[str, Any] = {
-            "player": figures(mine, chances),
-            "feedback_mismatches": contained.run(path, _mismatches, [(path, n)], limits=limits)[0],
-            "baselines": {},
-            "vs": {},
-        }
+        entry: dict[str, Any] = {"player": figures(mine, chances), "feedback_mismatches": probed[n],
+                                 "baselines": {}, "vs": {}}  # fmt: skip
         for name in baselines:
             theirs = _baseline_games(name, n, played, game_rules, runner)
             entry["baselines"][name] = figures(theirs, chances)
@@ -329,11 +309,8 @@ def validate(
         if against is not None:
             theirs = _file_records(Path(against), n, played, game_rules, workers, limits,
                                    None, runner)  # fmt: skip
-            entry["compared"] = {
-                "file": str(against),
-                **figures(theirs, chances),
-                "paired": paired(mine, theirs, chances),
-            }
+            entry["compared"] = {"file": str(against), **figures(theirs, chances),
+                                 "paired": paired(mine, theirs, chances)}  # fmt: skip
         card["sizes"][str(n)] = entry
     return card
 
@@ -387,10 +364,8 @@ def failure(card: dict[str, Any]) -> str | None:
             continue
         lost, wrong = entry["player"]["invalid"], entry["feedback_mismatches"]
         if lost:
-            return (
-                f"{card['player']}: {lost} of {entry['player']['games']} games of n = {n} lost "
-                "to an invalid guess, a crash or a limit"
-            )
+            return (f"{card['player']}: {lost} of {entry['player']['games']} games of n = {n} "
+                    "lost to an invalid guess, a crash or a limit")  # fmt: skip
         if wrong:
             return f"{card['player']}: its feedback is wrong for {wrong} of {FEEDBACK_PAIRS} pairs"
     return None
@@ -398,8 +373,6 @@ def failure(card: dict[str, Any]) -> str | None:
 
 def _answers_from(answerer: str, count: int | None) -> str:
     if count is None:
-        return (
-            f"{answerer}: every answer for n = 2 and 3 weighted by its exact chance, "
-            f"{SAMPLE} answers drawn with seed {SAMPLE_SEED} + n for n = 4"
-        )
+        return (f"{answerer}: every answer for n = 2 and 3 weighted by its exact chance, "
+                f"{SAMPLE} answers drawn with seed {SAMPLE_SEED} + n for n = 4")  # fmt: skip
     return f"{answerer}: {count} answers drawn with seed {SAMPLE_SEED} + n"
