@@ -39,7 +39,7 @@ from mine.strategies.engines.cardguess import (
 )
 from mine.strategies.intervals import Z95
 from mine.strategies.player_file import load_module, prepare
-from mine.strategies.runners import Runner, spans
+from mine.strategies.runners import SERIAL, Runner, spans
 from mine.strategies.validation.shipped import run_on
 
 GAME = "cardguess"
@@ -219,7 +219,7 @@ def baseline_records(name: str, n: int, answers: Sequence[Hand], rules: CardGues
     return copy.deepcopy(_baseline_records(name, n, tuple(answers), rules))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=256)
 def _baseline_records(name: str, n: int, answers: tuple[Hand, ...], rules: CardGuessRules) -> list:
     # A baseline plays the same answers for the check of `generate`, `validate` and the
     # report: seconds for every answer of n = 2, more for larger n, the same games each time.
@@ -250,10 +250,8 @@ def _file_records(path, n, answers, rules, workers, limits, progress, runner) ->
 
 
 def _baseline_games(name, n, answers, rules, runner) -> list:
-    """`baseline_records`, here or in `runner`'s tasks."""
-    if runner is None:
-        return _found(name, n, baseline_records(name, n, answers, rules))
-    parts = runner.map(_baseline_part, _tasks(answers, 1, name, n, rules))
+    """`baseline_records`, in `runner`'s tasks (here, without one)."""
+    parts = (runner or SERIAL).map(_baseline_part, _tasks(answers, 1, name, n, rules))
     return _found(name, n, [record for part in parts for record in part])
 
 
