@@ -60,7 +60,12 @@ class Game:
 
 
 GAMES: tuple[Game, ...] = (
-    Game("twentyone", "TwentyOne", "TwentyOne, a blackjack variant (FIT2102 2021)"),
+    Game(
+        "twentyone",
+        "TwentyOne",
+        "TwentyOne, a blackjack variant (FIT2102 2021)",
+        parts=EVERY_PART - {"match"},
+    ),
     Game(
         "ginrummy",
         "Gin Rummy",

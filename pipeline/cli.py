@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
-INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
-
 
 def _interrupt(signum: int, frame: types.FrameType | None) -> None:
     """Ctrl-C: a KeyboardInterrupt, which each layer unwinds (a transaction rolled back, a
@@ -30,7 +28,7 @@ def _interrupt(signum: int, frame: types.FrameType | None) -> None:
     while frame is not None:
         if frame.f_code.co_filename.startswith("<frozen importlib"):
             os.write(sys.stderr.fileno(), b"error: interrupted\n")
-            os._exit(INTERRUPTED)
+            os._exit(128 + signum)  # the shell's code for a command a signal stopped
         frame = frame.f_back
     raise KeyboardInterrupt
 
@@ -43,7 +41,7 @@ from typer.core import TyperGroup  # noqa: E402
 from typer.exceptions import TyperException  # noqa: E402
 
 from mine import __version__, games  # noqa: E402
-from mine.pipeline import options  # noqa: E402
+from mine.pipeline import INTERRUPTED, options  # noqa: E402
 
 # Plain help: rich's help panels would import rich on every `--help`, tripling start-up.
 HELP = {

@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mine import games
+from mine.pipeline import INTERRUPTED
 from mine.pipeline.connections import open_warehouse
 from mine.pipeline.console import console, fail
 from mine.warehouse import ingest, query
@@ -77,8 +78,12 @@ def run_loop(
             code = app(words, standalone_mode=False)
         except typer.Exit as end:
             code = end.exit_code
+        except typer.Abort:  # click's word for a KeyboardInterrupt
+            raise KeyboardInterrupt from None
         finally:
             sys.argv = argv
+        if code == INTERRUPTED:  # a command that stopped at Ctrl-C stops the whole demo
+            raise KeyboardInterrupt
         if code:
             return False
     return True

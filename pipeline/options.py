@@ -237,6 +237,15 @@ Against = Annotated[
         show_default=False,
     ),
 ]
+Card = Annotated[
+    Path | None,
+    typer.Option(
+        "--card",
+        help="A `mine validate <game> --json` result to draw (default: the table's own player, "
+        "measured now as `mine generate` measures it).",
+        show_default=False,
+    ),
+]
 Html = Annotated[
     Path | None,
     typer.Option("--html", help="Also write the standings as an HTML page.", show_default=False),

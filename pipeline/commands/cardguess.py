@@ -10,7 +10,6 @@ the stats are per log already), so there is no `--by player`.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import typer
@@ -72,10 +71,6 @@ OPTIONS = {
                          f"comma-separated (default: {','.join(BASELINES)}).",
                          parser=options.names, metavar="NAMES"),
         "workers": WORKERS,
-    },
-    "report": {
-        "player": own(Path | None, "--player", None,
-                      "A generated player whose validation to show (runs it)."),
     },
 }  # fmt: skip
 ABOUT = {

@@ -51,8 +51,10 @@ OPTIONS = {
         "workers": (options.Workers, 2),
     },
     "report": {
-        "games": (options.games("Games against each baseline behind the page's strength "
-                                "section.", minimum=1), 40),
+        "games": (options.games("Without --card: games against each baseline behind the "
+                                "page's strength section.", minimum=1), 40),
+        "opponents": (options.baselines("Without --card: the baselines the page's player "
+                                        "plays, comma-separated."), BASELINES),
     },
 }  # fmt: skip
 ABOUT = {

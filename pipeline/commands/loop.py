@@ -12,6 +12,7 @@ import datetime as dt
 import importlib
 import importlib.util
 import inspect
+import json
 import os
 import shlex
 import sys
@@ -96,9 +97,13 @@ def parameters(verb: str, game: Game) -> list[inspect.Parameter] | None:
         fans_out = "runner" in inspect.signature(game.module("validator").validate).parameters
         cluster = [_parameter("cluster", options.Cluster, None)] if fans_out else []
         return [_parameter("player", options.PlayerFile), rules, against, *cluster, json]
-    observed = hasattr(game.module("report"), "observed")
+    page = game.module("report")
+    observed = hasattr(page, "observed")
     out = _parameter("out", options.out("The file to write."), Path(f"{game.name}-report.html"))
-    return [_parameter("table", options.Table), out, *(warehouse if observed else []), json]
+    card = [_parameter("card", options.Card, None)]
+    drawn = card if "measured" in inspect.signature(page.html).parameters else []
+    return [_parameter("table", options.Table), out, *drawn, *(warehouse if observed else []),
+            json]  # fmt: skip
 
 
 def taken(function: Callable[..., Any], own: dict[str, Any]) -> dict[str, Any]:
@@ -323,9 +328,47 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     if hasattr(page_of, "observed") and logged:
         with working_on(db, lake=lake) as con, contextlib.suppress(ValueError):
             observed = page_of.observed(con, chosen_logs(con, game.name, logs))
+    drawn = {}
+    if "measured" in inspect.signature(page_of.html).parameters:
+        drawn["measured"] = card(game, fitted, table, own, as_json)
     with refused(), working("drawing the page", as_json):
-        page = call(page_of.html, fitted, observed, own=own)
+        try:
+            page = call(page_of.html, fitted, observed, own=own, **drawn)
+        except (KeyError, TypeError, AttributeError) as error:
+            if own.get("card") is None:
+                raise
+            raise fail(f"{own['card']}: not a card of `mine validate {game.name} --json` "
+                       f"(no {error})") from None  # fmt: skip
     write_report(out, page, as_json)
+
+
+CARD_BYTES = 64 << 20  # a card is kilobytes; a larger file is not one
+
+
+def card(game: Game, fitted: Any, table: Path, own: dict[str, Any], as_json: bool) -> Any:
+    """The player card a page draws: the one `--card` names (a `mine validate <game> --json`
+    result), or the table's own player measured now as `mine generate` measures it (the
+    figures its docstring states; the page's own options handed to that measure)."""
+    given = own.get("card")
+    if given is not None:
+        try:
+            if not Path(given).is_file() or Path(given).stat().st_size > CARD_BYTES:
+                raise ValueError("not a file of JSON")  # a FIFO, a device, a folder, a giant
+            return json.loads(Path(given).read_bytes())
+        except (OSError, ValueError) as error:
+            raise fail(f"{given}: cannot read it as a card ({error})") from None
+    from mine.strategies.codegen import write_player
+
+    validator = game.module("validator")
+
+    def measure(path: Path) -> dict[str, Any]:
+        return call(validator.check, path, fitted, own=own)
+
+    with (
+        refused(f"cannot measure the player of {table}: "),
+        working("measuring the player", as_json),
+    ):
+        return write_player(game.module("codegen"), fitted, measure).card
 
 
 VERBS: dict[str, Callable[..., None]] = {

@@ -7,7 +7,6 @@ fit to the logs ingested from matching files.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -67,8 +66,6 @@ OPTIONS = {
         "workers": (options.Workers, 1),
     },
     "report": {
-        "card": own(Path | None, "--card", None,
-                    "A `mine validate supernim --json` result to draw."),
         "games": (options.games("Without --card: games against each baseline behind the "
                                 "page's strength section."), 40),
     },

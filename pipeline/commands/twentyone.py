@@ -7,27 +7,26 @@ report's observed outcomes) to the logs ingested from matching files.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-from rich.text import Text
 
 from mine.pipeline import options
-from mine.pipeline.cluster import runner
-from mine.pipeline.console import errors, fail, next_step, print_json, show
+from mine.pipeline.console import fail
 from mine.pipeline.options import own
-from mine.pipeline.progress import bar as progress_bar
-from mine.strategies.bots.twentyone import BOTS, make_bot
+from mine.strategies.bots.twentyone import BOTS
 from mine.strategies.engines.twentyone import TwentyOneRules
-from mine.strategies.engines.twentyone import simulate as play_games
-from mine.strategies.runners import SERIAL
 
-LOG_BYTES_PER_DECISION = 200  # a round's rows of one seat, generously (about 140 measured)
 SEED = (options.Seed, 0)
 OPTIONS = {
+    "simulate": {
+        "games": (options.games("Games to play (one file pair each)."), 10),
+        "players": (options.players(f"Bots, comma-separated, one per seat: {', '.join(BOTS)}; "
+                                    "explorer:POLICY:SHARE (explorer:textbook:0.1)."),
+                    "textbook,dealer,cautious,random,explorer"),
+        "me": own(int, "--me", 0, "The player (index in --players) whose point of view the "
+                  "logs take.", min=0, max=9),
+    },
     "stats": {"rules": (options.Rules, None)},
     "generate": {
         "rules": (options.Rules, None),
@@ -54,6 +53,8 @@ OPTIONS = {
     },
 }  # fmt: skip
 ABOUT = {
+    "simulate": "Play TwentyOne games between bots at one table; write <stem>.csv + "
+    "<stem>-score.csv per game.",
     "stats": "Derive TwentyOne statistics from the warehouse and store them as "
     "stats_twentyone_* (`--by player`: each player id's habits, and its choices against a "
     "fitted chart), settling the hands by the rules (--rules over the defaults).",
@@ -66,78 +67,6 @@ ABOUT = {
     "play by the count, insurance, the bid table and, from the warehouse if there is one, the "
     "dealer's outcomes by up card and results by count), or the chart as CSV.",
 }
-
-
-def simulate(
-    games: options.games("Games to play (one file pair each).") = 10,
-    players: options.players(
-        f"Bots, comma-separated, one per seat: {', '.join(BOTS)}; "
-        "explorer:POLICY:SHARE (explorer:textbook:0.1)."
-    ) = "textbook,dealer,cautious,random,explorer",
-    seed: options.Seed = 0,
-    out: options.out("Folder for the log files.") = Path("logs/twentyone"),
-    me: options.Me = 0,
-    rules: options.Rules = None,
-    cluster: options.Cluster = None,
-    as_json: options.Json = False,
-) -> None:
-    """Play TwentyOne games between bots; write <stem>.csv + <stem>-score.csv per game."""
-    game_rules = options.game_rules(TwentyOneRules, rules)
-    specs = options.names(players)
-    if not 1 <= len(specs) <= game_rules.max_players:
-        raise fail(f"--players needs 1 to {game_rules.max_players} bots, got {len(specs)}")
-    if me >= len(specs):
-        raise fail(f"--me {me} is not a seat (0..{len(specs) - 1})")
-    try:
-        for spec in specs:  # a bad name fails before any file is written
-            make_bot(spec, game_rules, np.random.default_rng(0))
-    except ValueError as error:
-        raise fail(str(error)) from None
-    options.room_for(out, games * game_rules.rounds * len(specs) * LOG_BYTES_PER_DECISION)
-    columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with progress_bar(*columns, as_json=as_json) as bar:
-        task = bar.add_task("games", total=games)
-        try:
-            with runner(cluster, SERIAL) as running:
-                summary = play_games(
-                    game_rules,
-                    specs,
-                    games,
-                    seed,
-                    out,
-                    progress=lambda _, done, __: bar.update(task, completed=done),
-                    make_bot=make_bot,
-                    me=me,
-                    runner=running,
-                )
-        except OSError as error:
-            raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
-    if as_json:
-        print_json(summary)
-        return
-    show(
-        [
-            {
-                **row,
-                "id": row["id"] + (" (me)" if row["id"] == summary["perspective"] else ""),
-                "per_hand": row["net_points"] / max(row["hands"], 1),
-            }
-            for row in summary["players"]
-        ],
-        f"twentyone: {games} games, {summary['player_hands']:,} player-hands → {out}",
-        {
-            "id": "id",
-            "bot": "bot",
-            "hands": "hands",
-            "net_points": "net points",
-            "per_hand": "per hand",
-            "games_won": "games won",
-        },  # fmt: skip
-        {"net_points": "{:+,}".format, "per_hand": "{:+.2f}".format},
-    )
-    for where, reason in summary["disqualified"].items():
-        errors.print(Text.assemble(("disqualified:", "yellow"), f" {where}: {reason}"))
-    next_step(f"mine ingest {out}")
 
 
 def tournament(
@@ -161,18 +90,17 @@ def tournament(
     (with --table-bots), each shoe from both seats; who ranks higher, point margins with
     95 % intervals, Elo-style ratings, invalid actions and faults per player."""
     from mine.pipeline.commands import tournament as shared
-    from mine.strategies.tournament.twentyone import Table, check_bot
+    from mine.strategies.tournament.match import Context, Match
 
     game_rules = options.game_rules(TwentyOneRules, rules)
-    seated = tuple(options.names(table_bots))
+    table = Context(game_rules, tuple(options.names(table_bots)))
     try:
-        for spec in seated:
-            check_bot(spec, Table(game_rules))
+        for spec in table.bots:
+            Match("twentyone").check_bot(spec, table)
     except ValueError as error:
         raise fail(str(error), 2) from None
-    if len(seated) + 2 > game_rules.max_players:
+    if len(table.bots) + 2 > game_rules.max_players:
         raise fail(
             f"--table-bots: a table seats {game_rules.max_players} players, the pair included", 2
         )
-    table = Table(game_rules, seated)
     shared.run("twentyone", files, bots, games, seed, workers, table, as_json, html, cluster)

@@ -26,6 +26,5 @@ LOOP = (
     "fit cardguess --n 2 --quick --db {db} --logs {out}/logs/* --out {out}/cardguess.parquet",
     "generate cardguess --table {out}/cardguess.parquet --out {out}/cardguess_player.py",
     "validate cardguess {out}/cardguess_player.py --n 2",
-    "report cardguess --table {out}/cardguess.parquet --out {out}/cardguess-report.html "
-    "--player {out}/cardguess_player.py",
+    "report cardguess --table {out}/cardguess.parquet --out {out}/cardguess-report.html",
 )

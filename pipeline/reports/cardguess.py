@@ -6,16 +6,13 @@ against the baselines on the same answers."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mine.pipeline.reports import kit
-from mine.strategies.contained import PlayerFault
 from mine.strategies.engines.cardguess import SIZES, decode, hand_text, hands
 from mine.strategies.solvers.cardguess import FlatTree, Trees
-from mine.strategies.validation.cardguess import table_answerer, validate
 
 FIRST_LEVEL_ROWS = 15  # the feedbacks after the first guess shown, most answers first
 
@@ -112,40 +109,11 @@ def _size_section(
     )
 
 
-ANSWERS = 500  # answers drawn for an n the page cannot play every answer of in seconds
 FEEDBACK = (
     "A feedback is the five numbers the answerer gives back, as the course defines them: "
     "correct cards, answer cards ranked below the guess's lowest rank, correct ranks, answer "
     "cards ranked above its highest rank, correct suits."
 )
-
-
-def measured(fitted: Trees) -> dict[str, Any]:
-    """The card of the trees' generated player against the baselines on the same answers,
-    drawn as the table's answerer draws: every answer of n = 2 (exact expectations),
-    `ANSWERS` drawn of larger n; the n without a tree, refused."""
-    from mine.strategies.codegen import cardguess as generator
-    from mine.strategies.codegen import write_player
-
-    answerer = table_answerer(fitted.metadata["answerer"])
-
-    def measure(path: Any) -> dict[str, Any]:
-        every, drawn = [n for n in SIZES if n == 2], [n for n in SIZES if n != 2]
-        parts = [
-            validate(path, sizes=every, answerer=answerer),
-            validate(path, sizes=drawn, answerer=answerer, answers=ANSWERS),
-        ]
-        sizes = {n: entry for part in parts for n, entry in part["sizes"].items()}
-        played = [n for n in SIZES if "player" in sizes[str(n)]]
-        said = [f"every answer of n = {n}, weighted by its exact chance" for n in every
-                if n in played]  # fmt: skip
-        if set(drawn) & set(played):
-            said.append(f"{ANSWERS} answers drawn for n = "
-                        f"{', '.join(str(n) for n in drawn if n in played)}")  # fmt: skip
-        answers = "; ".join(said) or "none: it plays no n"
-        return {"sizes": sizes, "answers_from": f"{parts[0]['answerer']} answerer: {answers}"}
-
-    return write_player(generator, fitted, measure).card
 
 
 def strength(card: dict[str, Any]) -> kit.Section:
@@ -227,16 +195,11 @@ def plays(fitted: Trees, card: dict[str, Any]) -> kit.Section:
     )
 
 
-def html(fitted: Trees, observed: None = None, player: Path | None = None) -> str:
-    """The page of fitted trees, led by how strong their player is: the validation of
-    `player` (a generated file) on the answers of every n, against the baselines, or else
-    the trees' own player measured now; then what it plays for each n."""
-    trees, metadata = fitted.trees, fitted.metadata
-    try:
-        answerer = table_answerer(metadata["answerer"])
-        card = measured(fitted) if player is None else validate(player, answerer=answerer)
-    except PlayerFault as fault:  # the file's failure: one line, as `mine validate` says it
-        raise ValueError(str(fault)) from None
+def html(fitted: Trees, observed: None, measured: dict[str, Any]) -> str:
+    """The page of fitted trees, led by how strong their player is (`measured`: its
+    validation on the answers of every n, against the baselines); then what it plays for
+    each n."""
+    trees, metadata, card = fitted.trees, fitted.metadata, measured
     figures = metadata.get("trees", {})
     sections = [
         strength(card),

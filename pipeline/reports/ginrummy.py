@@ -139,22 +139,6 @@ def endings_plot(rounds: pl.DataFrame) -> str:
     )  # fmt: skip
 
 
-GAMES = 40  # games against each baseline the page measures its player in, by default
-
-
-def measured(fitted: Any, games: int = GAMES, seed: int = 0) -> dict[str, Any]:
-    """The card of the tables' generated player: `games` full games against each
-    baseline in the reference engine (as `mine validate ginrummy` plays them)."""
-    from mine.strategies.codegen import ginrummy as generator
-    from mine.strategies.codegen import write_player
-    from mine.strategies.validation import ginrummy as validation
-
-    def measure(path: Any) -> dict[str, Any]:
-        return validation.validate(path, games=games, seed=seed, workers=1, contain=False)
-
-    return write_player(generator, fitted, measure).card
-
-
 def strength(card: dict[str, Any]) -> kit.Section:
     """The generated player's win rate against each baseline, with its interval."""
     rows = [
@@ -184,14 +168,14 @@ def observed(con: Any, log_ids: list[int] | None) -> dict[str, pl.DataFrame]:
     }
 
 
-def html(fitted: Any, observed: dict[str, pl.DataFrame] | None = None, games: int = GAMES) -> str:
+def html(fitted: Any, observed: dict[str, pl.DataFrame] | None, measured: dict[str, Any]) -> str:
     """The page of a fitted table (`models.ginrummy.Fitted`), led by its player's games
-    against the baselines (`games` each); with what `observed` read from the warehouse,
-    its draws, rounds and knocks too."""
+    (`measured`: its validation card); with what `observed` read from the warehouse, its
+    draws, rounds and knocks too."""
     frame, metadata = fitted.frame, fitted.metadata
     danger = metadata.get("danger", {})
     sections = [
-        strength(measured(fitted, games)),
+        strength(measured),
         kit.Section(
             "Knock policy",
             """Green (K): knock; grey (W): play on. Rows: deadwood after the discard (0 is

@@ -3,7 +3,6 @@ validation card), score trajectories, and the values the fitted heuristic learne
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -12,7 +11,6 @@ import polars as pl
 from mine.models.supernim import Fitted
 from mine.pipeline.reports import kit
 from mine.pipeline.stats.supernim import SuperNimStats, derive
-from mine.strategies.validation.supernim import read_card
 
 RATE = "{:.3f}".format
 TRAJECTORY_PAIRINGS = 6  # the most played pairings get a score graph
@@ -23,20 +21,13 @@ def observed(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None) -> Super
     return derive(con, log_ids)
 
 
-GAMES = 40  # games against each opponent the page measures its player in, by default
-
-
-def html(
-    fitted: Fitted, observed: SuperNimStats | None, card: Path | None = None, games: int = GAMES
-) -> str:
-    """The page of a fitted heuristic, led by how strong its player is (the validation
-    `card`, a `mine validate supernim --json` file, or else `games` games against each of
-    a few baselines played now); the logs' outcomes and score trajectories (with a
-    warehouse), and what the heuristic learned."""
-    validated = read_card(card) if card is not None else measured(fitted, games)
-    sections = [strength(validated)]
+def html(fitted: Fitted, observed: SuperNimStats | None, measured: dict[str, Any]) -> str:
+    """The page of a fitted heuristic, led by how strong its player is (`measured`: its
+    validation card); the logs' outcomes and score trajectories (with a warehouse), and
+    what the heuristic learned."""
+    sections = [strength(measured)]
     sections += [] if observed is None else _logs(observed)
-    sections.insert(1, _validation(validated))
+    sections.insert(1, _validation(measured))
     sections.append(_learned(fitted, observed))
     return kit.page(
         "Super-Nim heuristic",
@@ -45,20 +36,6 @@ def html(
         intro=f"Fitted from {fitted.metadata.get('games', '?')} games "
         f"({fitted.metadata.get('rows', '?')} positions): {fitted.metadata.get('method')}.",
     )
-
-
-def measured(fitted: Fitted, games: int = GAMES) -> dict[str, Any]:
-    """The card of the heuristic's generated player: `games` games against each of the
-    baselines a generated file states figures for."""
-    from mine.strategies.codegen import supernim as generator
-    from mine.strategies.codegen import write_player
-    from mine.strategies.validation import supernim as validation
-
-    def measure(path: Path) -> dict[str, Any]:
-        return validation.validate(path, baselines=validation.CHECK_OPPONENTS, games=games,
-                                   equal_depth=0)  # fmt: skip
-
-    return write_player(generator, fitted, measure).card
 
 
 def strength(card: dict[str, Any]) -> kit.Section:

@@ -261,11 +261,11 @@ def _on_runner(runner, path, files, rules, runs, games, seed, limits, contain, p
 
 def check(
     path: str | Path, fitted: Any, *, games: int = CHECK_GAMES, seed: int = 0,
-    rules: Settings = None, workers: int = 2,
+    rules: Settings = None, workers: int = 2, opponents: str | Sequence[str] = ("simple",),
 ) -> dict[str, Any]:  # fmt: skip
     """The card a generated file states in its docstring: its games against simple (none
-    with `games` 0)."""
-    return validate(path, rules, opponents=["simple"], games=games, seed=seed, workers=workers)
+    with `games` 0), or against `opponents` (a report's page draws all the baselines)."""
+    return validate(path, rules, opponents=opponents, games=games, seed=seed, workers=workers)
 
 
 def failure(card: dict[str, Any]) -> str | None:

@@ -21,7 +21,7 @@ from mine.strategies.bots import twentyone as twentyone_bots
 from mine.strategies.engines import ginrummy as ginrummy_engine
 from mine.strategies.engines import hog as hog_engine
 from mine.strategies.engines import twentyone as twentyone_engine
-from mine.strategies.engines import twentyone as twentyone_logs
+from tests.strategies.twentyone_games import play
 
 TWENTYONE_BOTS = ("textbook", "random", "cautious", "dealer")
 
@@ -40,9 +40,8 @@ def twentyone_game(
         pid: twentyone_bots.make_bot(rng.choice(TWENTYONE_BOTS), rules, _generator(rng))
         for pid in ids
     }
-    state = twentyone_engine.play_game(rules, bots, _generator(rng))
-    me = rng.choice(ids)
-    return list(twentyone_logs.turns(state, me)), list(twentyone_logs.scores(state, me))
+    state = play(rules, bots, _generator(rng), seated=True)  # ids 1..99, as drawn
+    return twentyone_engine.log_rows(state, 1, rng.choice(ids))
 
 
 @cache

@@ -3,6 +3,8 @@ generate → validate → report, with a skewed answerer too; and bad input."""
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import pytest
 
@@ -89,8 +91,9 @@ def test_validate_plays_the_files_own_functions_against_the_baselines(loop):
 
 def test_report_shows_the_tree_and_the_validation(loop):
     root = loop["root"]
+    (root / "card.json").write_text(json.dumps(loop["card"]))
     invoke("report", "cardguess", "--table", root / "t.parquet", "--out", root / "r.html",
-         "--player", root / "p.py")  # fmt: skip
+         "--card", root / "card.json")  # fmt: skip
     page = (root / "r.html").read_text()
     assert "after the first guess" in page and "the generated player and the baselines" in page
 

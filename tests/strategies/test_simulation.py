@@ -17,6 +17,7 @@ from mine.warehouse.ingest import ingest
 # game: (rules settings, bots, games): small, quick matches of every bot kind
 CASES = {
     "supernim": (["max_moves=30"], ["random", "greedy", "alphabeta:1"], 4),
+    "twentyone": (["rounds=30"], ["textbook", "dealer", "random", "explorer:cautious:0.2"], 4),
     "cardguess": (["n=3"], ["random-consistent"], 30),
 }
 SIMULATED = [game.name for game in games.GAMES if hasattr(game.module("engine"), "log_rows")]

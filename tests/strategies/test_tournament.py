@@ -19,7 +19,6 @@ from mine.strategies.engines.hog import HogRules
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.tournament import Outcome, fit_ratings, paired_margin, wilson
 from mine.strategies.tournament.match import Context
-from mine.strategies.tournament.twentyone import Table
 from tests.strategies.tournament_players import faulty, generated
 
 QUICK = Limits(import_seconds=5.0, call_seconds=0.5)
@@ -98,7 +97,7 @@ CASES = {  # game: (context, bot, how the faulty file fails, games per pairing)
     "hog": (HogRules(goal=40), "always_roll:6", "loops", 20),
     "ginrummy": (GinRummyRules(game_target=30), "simple", "raises", 4),
     "supernim": (None, "random", "raises", 4),
-    "twentyone": (Table(TwentyOneRules(rounds=30)), "textbook", "raises", 2),
+    "twentyone": (Context(TwentyOneRules(rounds=30)), "textbook", "raises", 2),
     "cardguess": (Context(CardGuessRules(n=2)), "first-consistent", "loops", 4),
 }
 
