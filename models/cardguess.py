@@ -7,11 +7,8 @@
 2. For that prior and each n, the guessing tree: the next guess for every feedback
    history, found by search minimising the expected number of guesses
    (`strategies/solvers/cardguess.py`). The search plan per n says how wide it looks and
-   which guesses it considers; it is stored in the metadata.
-
-The table file holds one row per node: n, node, parent, the feedback code that leads to
-it, depth, the guess (the spec's cards joined by `;`), the answers reaching it and the
-expected guesses from it.
+   which guesses it considers; it is stored in the metadata. The table file holds one row
+   per node of each tree (`SCHEMA`).
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
-"""Card guessing's statistics, derived from the warehouse and stored back into it.
-
-Counts are kept next to every mean or share, so any filter re-aggregates:
-
-- `stats_cardguess_guesses`: games by n, log and number of guesses;
-  `stats_cardguess_guess_summary` the mean and worst per n and log. A log is its `log_id`
-  (two folders may hold logs of the same stem); `log` names it by its stem (`mine
-  simulate`'s name the guesser and seed), with its id where the stem alone would not tell
-  it apart;
-- `stats_cardguess_candidates`: the answers still consistent after each guess, rebuilt by
-  replaying the logged feedback over every hand (per n, log and guess number: games and
-  the sum of candidates left);
-- `stats_cardguess_answer_cards` / `_answer_ranks`: how often each card and each rank was
-  in an answer, out of how many answer cards (a uniform answerer gives 1/52 and 1/13);
-- `stats_cardguess_first_guess`: each logged first guess with the candidates it leaves
-  (expected over every answer, and observed).
-
-Also the warehouse's side of fitting (`fit_inputs`: the answers of the chosen logs and
-their fingerprint).
-"""
+"""Card guessing's statistics, derived from the warehouse and stored back into it
+(`DESCRIPTIONS` says what each table holds). Counts are kept next to every mean or share,
+so any filter re-aggregates. A log is its `log_id` (two folders may hold logs of the same
+stem); `log` names it by its stem, with its id where the stem alone would not tell it
+apart. Candidates left are rebuilt by replaying the logged feedback over every hand. Also
+the warehouse's side of fitting (`fit_inputs`)."""
 
 from __future__ import annotations
 

@@ -56,14 +56,13 @@ ANSWERS_PER_TASK = 500  # a task: a few seconds of the file's (or a baseline's) 
 Answerer = str | Sequence[float]  # an answerer's name, or its 52 card weights
 
 
-def answers_for(n: int, answerer: Answerer = "uniform", count: int | None = None,
-                seed: int = SAMPLE_SEED) -> tuple[list[Hand], np.ndarray | None]:  # fmt: skip
+def answers_for(n: int, answerer: Answerer,
+                count: int | None) -> tuple[list[Hand], np.ndarray | None]:  # fmt: skip
     """The answers a validation plays, and their exact chances when they are every hand
     (n = 2, 3, `count` not given): then the figures are exact expectations under the
     answerer. Otherwise `count` (default SAMPLE) answers drawn with a fixed seed — distinct
     hands for the uniform answerer — and None."""
-    rng = np.random.default_rng(seed + n)
-    universe = hands(n)
+    rng, universe = np.random.default_rng(SAMPLE_SEED + n), hands(n)
     every = [tuple(int(c) for c in hand) for hand in universe.cards.tolist()]
     if count is None and EVERY.get(n, False):
         return every, answer_probabilities(n, answerer)
@@ -87,14 +86,14 @@ def one_game(seat: referee.Bot | referee.Course, answer: Hand, rules: CardGuessR
             "slowest_call": max(times, default=None), "calls": len(times) or None}  # fmt: skip
 
 
-_WORKER: dict[str, Any] = {}  # this worker's player module, loaded once
+_LOADED: dict[str, ModuleType] = {}  # this worker's player modules (a tournament's two)
 
 
 def load(path: str) -> ModuleType:
     """The file's module in this worker, loaded once."""
-    if _WORKER.get("path") != path:
-        _WORKER.update(path=path, module=load_module(path, GAME, FUNCTIONS))
-    return _WORKER["module"]
+    if path not in _LOADED:
+        _LOADED[path] = load_module(path, GAME, FUNCTIONS)
+    return _LOADED[path]
 
 
 def seat(module: ModuleType) -> referee.Course:
@@ -112,10 +111,10 @@ def _measure(task: tuple) -> list[dict[str, Any]]:
     return measure_file(*task)
 
 
-def feedback_mismatches(module: ModuleType, n: int, pairs: int = FEEDBACK_PAIRS) -> int:
+def feedback_mismatches(module: ModuleType, n: int) -> int:
     """Pairs (of a fixed sample) where the file's `feedback` differs from the engine's."""
-    universe, wrong = hands(n), 0
-    for a, g in np.random.default_rng(SAMPLE_SEED).integers(len(universe), size=(pairs, 2)):
+    universe, wrong, rng = hands(n), 0, np.random.default_rng(SAMPLE_SEED)
+    for a, g in rng.integers(len(universe), size=(FEEDBACK_PAIRS, 2)):
         answer, guess = universe.cards[a].tolist(), universe.cards[g].tolist()
         try:
             said = module.feedback([card_text(c) for c in answer], [card_text(c) for c in guess])
