@@ -87,8 +87,8 @@ def work(files: dict[str, Path], out: Path) -> dict[str, Callable[[object], obje
         "validate supernim, 40 games vs random, greedy": lambda r: supernim_card.validate(
             files["supernim"], games=40, baselines=["random", "greedy"], equal_depth=0,
             runner=r),
-        "simulate cardguess, n = 3, 2,000 games": lambda r: cardguess.simulate(
-            cardguess.CardGuessRules(n=3), ["greedy"], 2000, 1, out / "cards",
+        "simulate cardguess, n = 3, 2,000 games": lambda r: simulation.simulate(
+            "cardguess", cardguess.CardGuessRules(n=3), ["greedy"], 2000, 1, out / "cards",
             make_bot=cardguess_bots.make_bot, runner=r or SERIAL),
         "validate cardguess, n = 2": lambda r: cardguess_card.validate(
             files["cardguess"], sizes=(2,), runner=r),

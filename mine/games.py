@@ -79,7 +79,12 @@ GAMES: tuple[Game, ...] = (
         "Super-Nim, merging and Collatz-splitting heaps",
         parts=EVERY_PART - {"match"},
     ),
-    Game("cardguess", "Card guessing", "Card guessing, the deduction game (COMP30020 2016)"),
+    Game(
+        "cardguess",
+        "Card guessing",
+        "Card guessing, the deduction game (COMP30020 2016)",
+        parts=EVERY_PART - {"match"},
+    ),
 )
 """In the order commands list them and ingest tries their formats."""
 

@@ -2,27 +2,22 @@
 
 Everything downstream of `mine ingest` reads the warehouse (`cardguess_guesses`,
 `cardguess_games`): the same path whether the logs came from a server or from `mine
-simulate cardguess`. The game has no opponent, so `--guesser` and `--answerer` take the
-place of `--players`; `--logs GLOB` narrows stats and fit to the logs ingested from
-matching files. The logs name no player (a log is one guesser's games, and the stats are
-per log already), so there is no `--by player`.
+simulate cardguess`. The game has one player, the guesser (`--players` names one bot);
+the answerer (`--answerer`) is chance. `--logs GLOB` narrows stats and fit to the logs
+ingested from matching files. The logs name no player (a log is one guesser's games, and
+the stats are per log already), so there is no `--by player`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from mine.pipeline import options
-from mine.pipeline.cluster import runner
-from mine.pipeline.console import fail, next_step, print_json, show
 from mine.pipeline.options import own
-from mine.pipeline.progress import per_name
 from mine.strategies.bots.cardguess import BASELINES, GUESSERS
 from mine.strategies.engines.cardguess import ANSWERERS, SIZES
-from mine.strategies.runners import SERIAL
 
 
 def read_sizes(text: str) -> tuple[int, ...]:
@@ -43,7 +38,17 @@ def read_answerer(text: str) -> str:
     return text
 
 
+N = own(int, "--n", 2, "Cards in each answer.", min=1, max=4)
+ANSWERER = own(str, "--answerer", "uniform", "Who picks the answers: uniform or faces.",
+               parser=read_answerer)  # fmt: skip
+WORKERS = own(int, "--workers", 1, "Worker processes.", min=1, max=options.MAX_WORKERS)
 OPTIONS = {
+    "simulate": {
+        "games": (options.games("Games to play."), 1000),
+        "players": (options.players(f"The guesser, one of {', '.join(GUESSERS)}."), "greedy"),
+        "n": N,
+        "answerer": ANSWERER,
+    },
     "fit": {
         "sizes": own(Any, "--n", None, "Answer sizes to fit a tree for, comma-separated "
                      "(default: 2,3,4, the sizes the course grades; a player refuses an n its "
@@ -53,13 +58,11 @@ OPTIONS = {
         "workers": own(int, "--workers", 1, "Worker processes (one n's tree each).", min=1,
                        max=options.MAX_WORKERS),
     },
-    "generate": {"workers": own(int, "--workers", 1, "Worker processes.", min=1,
-                                max=options.MAX_WORKERS)},
+    "generate": {"workers": WORKERS},
     "validate": {
         "sizes": own(Any, "--n", None, "Answer sizes, comma-separated (default: 2,3,4).",
                      parser=read_sizes, metavar="2,3,4"),
-        "answerer": own(str, "--answerer", "uniform", "Who picks the answers: uniform or "
-                        "faces.", parser=read_answerer),
+        "answerer": ANSWERER,
         "answers": own(int | None, "--answers", None,
                        "Answers per n, drawn with a fixed seed (default: every answer for "
                        "n = 2, 3, weighted by the answerer's exact chances: exact figures; "
@@ -67,11 +70,12 @@ OPTIONS = {
         "baselines": own(Any, "--baselines", None, "Guessers playing the same answers, "
                          f"comma-separated (default: {','.join(BASELINES)}).",
                          parser=options.names, metavar="NAMES"),
-        "workers": own(int, "--workers", 1, "Worker processes.", min=1,
-                       max=options.MAX_WORKERS),
+        "workers": WORKERS,
     },
 }  # fmt: skip
 ABOUT = {
+    "simulate": "Play card-guessing games, a guesser against an answerer, and write them as "
+    "<stem>.csv + <stem>-score.csv.",
     "stats": "Derive card guessing's statistics and store them as stats_cardguess_* tables: "
     "guesses per game, candidates left after each guess, answer card and rank frequencies, "
     "first-guess quality.",
@@ -91,58 +95,10 @@ ABOUT = {
 }
 
 
-def simulate(
-    n: Annotated[int, typer.Option("--n", min=1, max=4, help="Cards in each answer.")] = 2,
-    games: options.games("Games to play.") = 1000,
-    guesser: Annotated[
-        str,
-        typer.Option(
-            "--guesser",
-            help="first-consistent, random-consistent, greedy or entropy.",
-        ),
-    ] = "greedy",
-    answerer: Annotated[
-        str,
-        typer.Option(
-            "--answerer", help="Who picks the answers: uniform or faces.", parser=read_answerer
-        ),
-    ] = "uniform",
-    seed: options.Seed = 0,
-    out: options.out("Folder for the log files.") = Path("logs/cardguess"),
-    rules: options.Rules = None,
-    cluster: options.Cluster = None,
-    as_json: options.Json = False,
-) -> None:
-    """Play card-guessing games and write <guesser>-<answerer>-n<N>.csv + -score.csv."""
-    from mine.strategies.bots.cardguess import make_bot
-    from mine.strategies.engines.cardguess import CardGuessRules, GameOver
-    from mine.strategies.engines.cardguess import simulate as play_games
-
-    game_rules = options.game_rules(CardGuessRules, [f"n={n}", *(rules or [])])
-    if guesser not in GUESSERS:
-        raise fail(f"unknown guesser {guesser!r} (known: {', '.join(GUESSERS)})")
-    bar, advance = per_name(as_json)
-    try:
-        with bar, runner(cluster, SERIAL) as running:
-            summary = play_games(game_rules, [guesser], games, seed, out, progress=advance,
-                                 make_bot=make_bot, answerer=answerer, runner=running)  # fmt: skip
-    except GameOver as error:
-        raise fail(f"{guesser}: {error}") from None
-    except OSError as error:
-        raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
-    if as_json:
-        print_json({"seed": seed, "out": str(out), "n": game_rules.n, **summary})
-        return
-    show([summary], f"cardguess {guesser} vs {answerer}, n = {game_rules.n} → {out}")
-    next_step(f"mine ingest {out}")
-
-
 def tournament(
     files: options.PlayerFiles = None,
-    n: Annotated[int, typer.Option("--n", min=1, max=4, help="Cards in each answer.")] = 2,
-    bots: options.bots(
-        "first-consistent, random-consistent, greedy, entropy"
-    ) = "greedy,random-consistent",
+    n: N[0] = 2,
+    bots: options.bots(", ".join(GUESSERS)) = "greedy,random-consistent",
     games: options.games("Answers per pairing (even), each found by both guessers.", 2) = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 1,
@@ -156,6 +112,8 @@ def tournament(
     Elo-style ratings, invalid games and faults per player."""
     from mine.pipeline.commands import tournament as shared
     from mine.strategies.engines.cardguess import CardGuessRules
+    from mine.strategies.tournament.match import Context
 
     game_rules = options.game_rules(CardGuessRules, [f"n={n}", *(rules or [])])
-    shared.run("cardguess", files, bots, games, seed, workers, game_rules, as_json, html, cluster)
+    shared.run("cardguess", files, bots, games, seed, workers, Context(game_rules), as_json, html,
+               cluster)  # fmt: skip

@@ -20,7 +20,7 @@ QUERIES = {
         WHERE guess_no = 1 GROUP BY ALL ORDER BY n, correct_ranks""",
 }
 LOOP = (
-    "simulate cardguess --n 2 --games 500 --guesser greedy --seed 0 --out {out}/logs",
+    "simulate cardguess --n 2 --games 500 --players greedy --seed 0 --out {out}/logs",
     "ingest {out}/logs --db {db}",
     "stats cardguess --db {db} --logs {out}/logs/*",
     "fit cardguess --n 2 --quick --db {db} --logs {out}/logs/* --out {out}/cardguess.parquet",

@@ -40,9 +40,9 @@ SIMULATIONS = {
     "supernim": (supernim, ("supernim", supernim.SuperNimRules(max_moves=30),
                             ["random", "greedy"], 6),
                  {"make_bot": supernim_bots.make_bot}, 2, ["--players", "random,greedy"]),
-    "cardguess": (cardguess, (cardguess.CardGuessRules(n=2), ["random-consistent"], 30),
-                  {"make_bot": cardguess_bots.make_bot}, 8,
-                  ["--guesser", "random-consistent"]),
+    "cardguess": (cardguess, ("cardguess", cardguess.CardGuessRules(n=2),
+                              ["random-consistent"], 30),
+                  {"make_bot": cardguess_bots.make_bot}, 8, ["--players", "random-consistent"]),
 }  # fmt: skip
 GAMES = {"hog": 30, "ginrummy": 4, "supernim": 6, "cardguess": 30}
 

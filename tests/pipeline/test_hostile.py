@@ -562,8 +562,8 @@ def test_ingest_help_names_the_games_and_the_paths():
 
 def test_card_guessing_logs_of_the_same_stem_in_two_folders_stay_apart(tmp_path):
     db = tmp_path / "w.duckdb"
-    for folder, games, seed in (("a", 7, 1), ("b", 5, 2)):
-        played = here("simulate", "cardguess", "--games", games, "--seed", seed, "--guesser",
+    for folder, games in (("a", 7), ("b", 5)):
+        played = here("simulate", "cardguess", "--games", games, "--seed", 1, "--players",
                       "random-consistent", "--out", tmp_path / folder, "--json")  # fmt: skip
         assert played.returncode == 0, played.stderr
     assert here("ingest", tmp_path, "--db", db, "--json").returncode == 0
@@ -574,7 +574,7 @@ def test_card_guessing_logs_of_the_same_stem_in_two_folders_stay_apart(tmp_path)
         "SELECT log, sum(games) FROM stats_cardguess_guesses GROUP BY log ORDER BY log"
     ).fetchall()
     con.close()
-    stem = "random-consistent-uniform-n2"
+    stem = "cardguess-random_consistent-s1"
     assert len(ids) == 2
     assert sorted(count for _, count in games) == [5, 7]  # not one log of 12 games
     assert [log for log, _ in games] == [f"{stem} (log {i})" for i in ids]

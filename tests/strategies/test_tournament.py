@@ -98,7 +98,7 @@ CASES = {  # game: (context, bot, how the faulty file fails, games per pairing)
     "ginrummy": (Context(GinRummyRules(game_target=30)), "simple", "raises", 4),
     "supernim": (None, "random", "raises", 4),
     "twentyone": (Context(TwentyOneRules(rounds=30)), "textbook", "raises", 2),
-    "cardguess": (CardGuessRules(n=2), "first-consistent", "loops", 4),
+    "cardguess": (Context(CardGuessRules(n=2)), "first-consistent", "loops", 4),
 }
 
 
