@@ -162,9 +162,6 @@ def test_simulate_rejects_bad_options(tmp_path):
         assert sum(s.points + s.opponent_points for s in read_scores(score_path)) < 100 + 200
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the one simulate takes a --me past --players for the first player"
-)
 def test_simulate_refuses_a_point_of_view_that_is_not_a_player(tmp_path):
     result = CliRunner().invoke(
         app, ["simulate", "ginrummy", "--games", "1", "--out", str(tmp_path), "--me", "2"]
