@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mine import outputs
+from mine import inputs, outputs
 
 # What is printed is often user data (paths, player ids, fields of a log): it is text,
 # never rich markup (`[/]`) or an emoji code (`:100:`); styles come from `Text` parts.
@@ -22,8 +22,9 @@ errors = Console(stderr=True, markup=False, emoji=False, highlight=False)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    """Print a one-line error (no traceback) and return the Exit to raise."""
-    errors.print(Text.assemble(("error:", "red"), f" {message}"), soft_wrap=True)
+    """Print a one-line error (no traceback) and return the Exit to raise: whatever
+    `message` holds (a path with a newline, a name that is not UTF-8), it is one line."""
+    errors.print(Text.assemble(("error:", "red"), f" {inputs.shown(message)}"), soft_wrap=True)
     return typer.Exit(code)
 
 

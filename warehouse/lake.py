@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from mine import __version__
+from mine import __version__, outputs
 from mine.parsers.errors import LogFormatError
 from mine.warehouse import schema
 from mine.warehouse.connection import MEMORY_LIMIT
@@ -173,6 +173,8 @@ def connect(
     `statistics=False` leaves the stats tables out (for the command that writes them)."""
     lake = lake.resolve()
     contents = read(lake)
+    listed = (lake / f for entry in contents["tables"].values() for f in entry["files"])
+    outputs.reading(lake / MANIFEST, *listed)  # no output of the command goes over them
     con = duckdb.connect(
         config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}
     )

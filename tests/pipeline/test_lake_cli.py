@@ -49,7 +49,7 @@ def test_a_lake_takes_the_warehouse_commands(lake, tmp_path):
     refused = here("query", f"SELECT * FROM read_csv('{outside}')", "--lake", lake)
     assert "secret" in one_line_error(refused)
     clobber = here("query", "SELECT 1", "--lake", lake, "--out", lake / "lake.json")
-    assert "that is the warehouse" in one_line_error(clobber)
+    assert "this command reads that file" in one_line_error(clobber)
 
 
 def test_ingest_says_where_to_go_next(lake):
