@@ -395,7 +395,7 @@ def _known(lake: Path, contents: dict, pairs: list[Pair]) -> list[Pair]:
             con.execute(
                 "SELECT path, log_id FROM manifest WHERE path IN (SELECT unnest(?)) "
                 "AND log_id IS NOT NULL",
-                [[str(f.path) for p in pairs for f in p.files]],
+                [[f.text for p in pairs for f in p.files]],
             ).fetchall()
         )
     finally:
@@ -406,9 +406,7 @@ def _known(lake: Path, contents: dict, pairs: list[Pair]) -> list[Pair]:
             pair.outcome = "unchanged"
             pair.log_id, pair.game = existing[pair.content_sha256]
             continue
-        pair.replaces = sorted(
-            {previous[str(f.path)] for f in pair.files if str(f.path) in previous}
-        )
+        pair.replaces = sorted({previous[f.text] for f in pair.files if f.text in previous})
         fresh.append(pair)
     return fresh
 
@@ -444,7 +442,7 @@ def _shards(
                 run=run,
                 first=first,
                 pairs=tuple((str(p.turns.path), str(p.scores.path)) for p in group),
-                replacing=frozenset(str(f.path) for p in group if p.replaces for f in p.files),
+                replacing=frozenset(f.text for p in group if p.replaces for f in p.files),
                 game=game,
                 verify=summary.verified,
                 rules=summary.rules,
@@ -483,7 +481,7 @@ def _retire(lake: Path, contents: dict, pairs: list[Pair]) -> None:
         kept = con.execute(
             "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
             "AND path NOT IN (SELECT unnest(?))",
-            [stale, [str(f.path) for p in replaced for f in p.files]],
+            [stale, [f.text for p in replaced for f in p.files]],
         ).fetchall()
     finally:
         con.close()
