@@ -308,12 +308,16 @@ def tables(db: Path | None, wait: float, as_json: bool = False, lake: Path | Non
 
 
 def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
-    if folder.exists() and not exporting.is_export(folder):
-        raise fail(f"{folder}: already exists and is no earlier export; export into a new folder")
+    try:
+        exporting.check_target(folder)  # before the work too
+    except exporting.NotAnExport as error:
+        raise fail(str(error)) from None
     con = open_warehouse(db, wait=wait)
     try:
         with working(f"exporting the warehouse to {folder}", as_json):
             manifest = exporting.export(con, folder)
+    except exporting.NotAnExport as error:
+        raise fail(str(error)) from None
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None
     except (OSError, duckdb.Error) as error:
