@@ -3,7 +3,9 @@ two shapes results are printed in (a table of rows, a list of name/value pairs).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -135,6 +137,25 @@ def write_report(out: Path, text: str, as_json: bool = False, say: bool = True) 
         print_json({"wrote": str(out), "bytes": len(text.encode())})
     else:
         console.print(f"wrote {out}")
+
+
+def day_written() -> dt.date:
+    """The day a written file (a generated player, a page) records: today, or the day
+    `SOURCE_DATE_EPOCH` names, so that a build can be reproduced byte for byte. A value
+    that names no day is one error line, as the reproducible-builds rule asks (fail, do
+    not guess)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    if not epoch:
+        return dt.datetime.now(dt.UTC).date()
+    try:
+        if not (epoch.isascii() and epoch.isdigit()):
+            raise ValueError
+        return dt.datetime.fromtimestamp(int(epoch), dt.UTC).date()
+    except (ValueError, OverflowError, OSError):
+        raise fail(
+            f"SOURCE_DATE_EPOCH is {epoch!r}: not a count of seconds since 1970 that names a "
+            "day (unset it, or give one such as 1700000000)"
+        ) from None
 
 
 def next_step(command: str, as_json: bool = False) -> None:

@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import datetime as dt
 import importlib
 import importlib.util
 import inspect
 import json
-import os
 import shlex
 import sys
 import textwrap
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -29,6 +26,7 @@ from mine.pipeline import options
 from mine.pipeline.connections import working_on
 from mine.pipeline.console import (
     console,
+    day_written,
     errors,
     fail,
     next_step,
@@ -255,6 +253,7 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
     if haskell and out == Path(f"{game.name}_player.py"):  # --out left at its default
         out = Path(haskell.COURSE_FILE)
     will_write(out)
+    header = made_by("-- " if haskell else "# ")  # before the work: it may be refused
     source, validator = game.module("codegen"), game.module("validator")
 
     def measure(path: Path) -> dict[str, Any]:
@@ -268,8 +267,7 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
         text, hint = written.source, f"mine validate {game.name} {out}"
         if haskell:
             text, hint = haskell.haskell_source(written.source), haskell.SUBMIT.format(out=out)
-    comment = "-- " if haskell else "# "
-    write_report(out, made_by(comment) + text, say=False)
+    write_report(out, header + text, say=False)
     if as_json:
         print_json({"player": str(out), **written.card})
         return
@@ -278,14 +276,14 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
 
 
 def made_by(comment: str) -> str:
-    """The file's first lines: which mine wrote it, on which day, by which command (the
-    docstring below it holds the data's fingerprint). The day is SOURCE_DATE_EPOCH's
-    where it is set, so that a build can be reproduced byte for byte."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    when = dt.datetime.fromtimestamp(int(epoch) if epoch.isdigit() else time.time(), dt.UTC)
+    """The file's first lines: which mine wrote it, on which day (`day_written`), by which
+    command (the docstring below it holds the data's fingerprint). The command starts on
+    the third line: Python reads a coding declaration in the first two (PEP 263), and a
+    path may hold one (`x-*-coding:utf-7-*-.parquet`), which would make the file decode
+    as that, or not import."""
     # a path is the user's text: nothing in it may end the comment line
     command = "".join(c if c.isprintable() else "?" for c in shlex.join(["mine", *sys.argv[1:]]))
-    said = [f"made by mine {__version__} on {when:%Y-%m-%d}:"]
+    said = [f"made by mine {__version__} on {day_written():%Y-%m-%d},", "by the command:"]
     said += textwrap.wrap(command, 76, break_on_hyphens=False, subsequent_indent="  ")
     return "".join(f"{comment}{line}\n" for line in said)
 
@@ -323,6 +321,7 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     page_of = game.module("report")
     fitted = read_fitted(game.module("fitter").read_table, table)
     will_write(out)
+    day_written()  # the page's day, refused before the work if SOURCE_DATE_EPOCH names none
     observed = None
     logged = db is not None or lake is not None or options.default_db_exists()
     if hasattr(page_of, "observed") and logged:
