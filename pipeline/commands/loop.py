@@ -11,7 +11,6 @@ import dataclasses
 import importlib
 import importlib.util
 import inspect
-import json
 import shlex
 import sys
 import textwrap
@@ -20,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from mine import __version__
+from mine import __version__, inputs
 from mine.games import Game
 from mine.pipeline import options
 from mine.pipeline.connections import working_on
@@ -333,7 +332,7 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     with refused(), working("drawing the page", as_json):
         try:
             page = call(page_of.html, fitted, observed, own=own, **drawn)
-        except (KeyError, TypeError, AttributeError) as error:
+        except (LookupError, TypeError, AttributeError, ValueError) as error:
             if own.get("card") is None:
                 raise
             raise fail(f"{own['card']}: not a card of `mine validate {game.name} --json` "
@@ -350,12 +349,10 @@ def card(game: Game, fitted: Any, table: Path, own: dict[str, Any], as_json: boo
     figures its docstring states; the page's own options handed to that measure)."""
     given = own.get("card")
     if given is not None:
-        try:
-            if not Path(given).is_file() or Path(given).stat().st_size > CARD_BYTES:
-                raise ValueError("not a file of JSON")  # a FIFO, a device, a folder, a giant
-            return json.loads(Path(given).read_bytes())
-        except (OSError, ValueError) as error:
-            raise fail(f"{given}: cannot read it as a card ({error})") from None
+        try:  # never a FIFO, a device or a giant; JSON no deeper than mine writes
+            return inputs.read_json(given, CARD_BYTES)
+        except inputs.InputError as error:
+            raise fail(f"cannot read it as a card: {error}") from None
     from mine.strategies.codegen import write_player
 
     validator = game.module("validator")
