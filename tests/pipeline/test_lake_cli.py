@@ -7,12 +7,14 @@ import functools
 import json
 import os
 import shutil
+import socket
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REAL_TWENTYONE
-from tests.mine_cli import digest, here, mine, one_line_error
+from tests.mine_cli import MINE, digest, here, mine, one_line_error
 
 
 @pytest.fixture(scope="module")
@@ -207,3 +209,61 @@ def test_a_query_writes_onto_no_file_of_the_lake_it_reads(lake, tmp_path, target
     line = one_line_error(here("query", "SELECT 1 AS x", "--lake", lake, "--out", out))
     assert "this command reads that file" in line
     assert digest(out) == before
+
+
+# --- a cluster that cannot be joined: one line within seconds, not minutes of retries -----------
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A port on loopback that nothing listens on (bound, then let go)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def joining(address: str, tmp_path: Path, **env: str) -> str:
+    """The one error line of an ingest into a lake on the cluster at `address` (Ray's
+    records of clusters started here in `tmp_path`, none unless `env` puts one there)."""
+    environment = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    environment |= {"RAY_TMPDIR": str(tmp_path), "COLUMNS": "400", **env}
+    result = subprocess.run(
+        [MINE, "ingest", REAL_TWENTYONE, "--lake", tmp_path / "lake", "--cluster", address],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=90,  # Ray's own retries took minutes
+    )
+    assert not (tmp_path / "lake" / "lake.json").exists()
+    return one_line_error(result)
+
+
+@pytest.mark.parametrize("scheme", ["", "ray://"])
+def test_a_cluster_address_nothing_answers_at_is_one_line(tmp_path, closed_port, scheme):
+    line = joining(f"{scheme}127.0.0.1:{closed_port}", tmp_path)
+    assert f"nothing answers at 127.0.0.1:{closed_port}" in line
+
+
+def test_auto_with_no_cluster_started_here_is_one_line(tmp_path):
+    assert "no cluster started here" in joining("auto", tmp_path)
+
+
+@pytest.mark.parametrize("record", ["ray_current_cluster", "RAY_ADDRESS"])
+def test_auto_whose_cluster_is_gone_is_one_line(tmp_path, closed_port, record):
+    """A cluster `ray start` recorded, or RAY_ADDRESS names, that stopped since."""
+    if record == "RAY_ADDRESS":
+        line = joining("auto", tmp_path, RAY_ADDRESS=f"127.0.0.1:{closed_port}")
+    else:
+        (tmp_path / "ray").mkdir()
+        (tmp_path / "ray" / "ray_current_cluster").write_text(f"127.0.0.1:{closed_port}")
+        line = joining("auto", tmp_path)
+    assert f"nothing answers at 127.0.0.1:{closed_port}" in line
+
+
+def test_an_address_that_answers_but_is_no_cluster_is_one_line(tmp_path):
+    """A port that takes connections but speaks no Ray: Ray's one attempt, bounded."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        line = joining(f"127.0.0.1:{other.getsockname()[1]}", tmp_path)
+    assert "cannot join the Ray cluster" in line
