@@ -76,6 +76,8 @@ def read(
         raise TableError(f"{path}: a table of {metadata.get('game')!r}, not of {game!r}")
     if kind is not None and metadata.get("kind") != kind:
         raise TableError(f"{path}: a {metadata.get('kind')!r} table, not a {kind!r} table")
+    if not isinstance(metadata.get("settings", {}), dict):
+        raise TableError(f"{path}: its metadata's settings are not a JSON object")
     return (frame if columns is None else typed(path, frame, columns)), metadata
 
 

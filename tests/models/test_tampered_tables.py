@@ -54,6 +54,8 @@ TAMPERED = {
     "learned sow_sad a number": lambda f, m: (f, {**m, "learned": {**m["learned"], "sow_sad": 1}}),
     "no learned rules": lambda f, m: (f, {k: v for k, v in m.items() if k != "learned"}),
     "another game's": lambda f, m: (f, {**m, "game": "twentyone"}),
+    "settings a list": lambda f, m: (f, {**m, "settings": ["against"]}),
+    "settings a word": lambda f, m: (f, {**m, "settings": "best-response"}),
 }
 
 
