@@ -143,9 +143,9 @@ def _fifo(path: Path) -> None:
     os.mkfifo(path)
 
 
-def _link_out(path: Path) -> None:
-    """`path` moved out of the lake and a link to it left in its place."""
-    outside = path.parent.parent.parent.parent / f"outside-{path.name}"
+def _link_out(path: Path, lake: Path) -> None:
+    """`path` of `lake` moved beside the lake, and a link to it left in its place."""
+    outside = lake.parent / f"outside-{path.name}"
     path.rename(outside)
     path.symlink_to(outside)
 
@@ -163,8 +163,8 @@ SWAPS = {
     ),
     "the manifest huge": lambda lake, part: _huge(lake / "lake.json"),
     "a part a FIFO": lambda lake, part: _fifo(part),
-    "a part a link out": lambda lake, part: _link_out(part),
-    "a folder a link out": lambda lake, part: _link_out(part.parent.parent),
+    "a part a link out": lambda lake, part: _link_out(part, lake),
+    "a folder a link out": lambda lake, part: _link_out(part.parent.parent, lake),
     "a part missing": lambda lake, part: part.unlink(),
 }
 
