@@ -8,27 +8,24 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import datetime as dt
 import importlib
 import importlib.util
 import inspect
-import json
-import os
 import shlex
 import sys
 import textwrap
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from mine import __version__
+from mine import __version__, inputs
 from mine.games import Game
 from mine.pipeline import options
 from mine.pipeline.connections import working_on
 from mine.pipeline.console import (
     console,
+    day_written,
     errors,
     fail,
     next_step,
@@ -255,6 +252,7 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
     if haskell and out == Path(f"{game.name}_player.py"):  # --out left at its default
         out = Path(haskell.COURSE_FILE)
     will_write(out)
+    header = made_by("-- " if haskell else "# ")  # before the work: it may be refused
     source, validator = game.module("codegen"), game.module("validator")
 
     def measure(path: Path) -> dict[str, Any]:
@@ -268,8 +266,7 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
         text, hint = written.source, f"mine validate {game.name} {out}"
         if haskell:
             text, hint = haskell.haskell_source(written.source), haskell.SUBMIT.format(out=out)
-    comment = "-- " if haskell else "# "
-    write_report(out, made_by(comment) + text, say=False)
+    write_report(out, header + text, say=False)
     if as_json:
         print_json({"player": str(out), **written.card})
         return
@@ -278,14 +275,14 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
 
 
 def made_by(comment: str) -> str:
-    """The file's first lines: which mine wrote it, on which day, by which command (the
-    docstring below it holds the data's fingerprint). The day is SOURCE_DATE_EPOCH's
-    where it is set, so that a build can be reproduced byte for byte."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    when = dt.datetime.fromtimestamp(int(epoch) if epoch.isdigit() else time.time(), dt.UTC)
+    """The file's first lines: which mine wrote it, on which day (`day_written`), by which
+    command (the docstring below it holds the data's fingerprint). The command starts on
+    the third line: Python reads a coding declaration in the first two (PEP 263), and a
+    path may hold one (`x-*-coding:utf-7-*-.parquet`), which would make the file decode
+    as that, or not import."""
     # a path is the user's text: nothing in it may end the comment line
     command = "".join(c if c.isprintable() else "?" for c in shlex.join(["mine", *sys.argv[1:]]))
-    said = [f"made by mine {__version__} on {when:%Y-%m-%d}:"]
+    said = [f"made by mine {__version__} on {day_written():%Y-%m-%d},", "by the command:"]
     said += textwrap.wrap(command, 76, break_on_hyphens=False, subsequent_indent="  ")
     return "".join(f"{comment}{line}\n" for line in said)
 
@@ -323,6 +320,7 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     page_of = game.module("report")
     fitted = read_fitted(game.module("fitter").read_table, table)
     will_write(out)
+    day_written()  # the page's day, refused before the work if SOURCE_DATE_EPOCH names none
     observed = None
     logged = db is not None or lake is not None or options.default_db_exists()
     if hasattr(page_of, "observed") and logged:
@@ -334,7 +332,7 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     with refused(), working("drawing the page", as_json):
         try:
             page = call(page_of.html, fitted, observed, own=own, **drawn)
-        except (KeyError, TypeError, AttributeError) as error:
+        except (LookupError, TypeError, AttributeError, ValueError) as error:
             if own.get("card") is None:
                 raise
             raise fail(f"{own['card']}: not a card of `mine validate {game.name} --json` "
@@ -351,12 +349,10 @@ def card(game: Game, fitted: Any, table: Path, own: dict[str, Any], as_json: boo
     figures its docstring states; the page's own options handed to that measure)."""
     given = own.get("card")
     if given is not None:
-        try:
-            if not Path(given).is_file() or Path(given).stat().st_size > CARD_BYTES:
-                raise ValueError("not a file of JSON")  # a FIFO, a device, a folder, a giant
-            return json.loads(Path(given).read_bytes())
-        except (OSError, ValueError) as error:
-            raise fail(f"{given}: cannot read it as a card ({error})") from None
+        try:  # never a FIFO, a device or a giant; JSON no deeper than mine writes
+            return inputs.read_json(given, CARD_BYTES)
+        except inputs.InputError as error:
+            raise fail(f"cannot read it as a card: {error}") from None
     from mine.strategies.codegen import write_player
 
     validator = game.module("validator")
