@@ -118,7 +118,7 @@ def _rows(keep: pl.Expr) -> Edit:
 TAMPERED = {
     "empty": (_rows(pl.lit(False)), "an empty table"),
     "rows as text": (_meta(rows="many"), "metadata rows is 'many'"),
-    "settings a list": (_meta(settings=[4, 10]), "its metadata lacks 'settings'"),
+    "settings a list": (_meta(settings=[4, 10]), "its metadata's settings are not a JSON object"),
     "danger text": (_meta(danger__discards="x"), "metadata danger.discards is 'x'"),
     "auc not a number": (_meta(danger__held_out_auc=float("nan")), "held_out_auc is nan"),
     "sources numbers": (_meta(sources=[1]), "sources is not a list of names"),
