@@ -28,9 +28,7 @@ PARTS = {
     "validator": "strategies.validation",  # a player file measured in the engine
     "match": "strategies.tournament",  # one game between two players, for tournaments
     "report": "pipeline.reports",  # the HTML page (and other formats) of a table
-    "display": "pipeline.display",  # what each command prints on a terminal
-    "commands": "pipeline.commands",  # `mine <verb> <game>`: options → the layers
-    "demo": "pipeline.demos",  # its part of `mine demo`
+    "commands": "pipeline.commands",  # `mine <verb> <game>`: options, what it prints, demo
 }
 EVERY_PART = frozenset(PARTS)
 

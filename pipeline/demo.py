@@ -3,7 +3,7 @@
 For every game of the registry: the logs shipped in `examples/logs/<game>/` (real server
 logs where the game has any, simulated ones otherwise: the folder's README says which) go
 in and the game's demo queries show what SQL over game history looks like (the game's
-`pipeline/demos/<game>.py` names them; they read those logs through the temporary table
+`pipeline/commands/<game>.py` names them; they read those logs through the temporary table
 `example_logs`); then the game's whole loop (simulate → ingest → stats → fit →
 generate → validate → report) runs, command by command as a user would type them (the
 game's `LOOP`), on the same warehouse: the demo's own, `demo-out/mine.duckdb`, so that its
@@ -51,8 +51,8 @@ def run(path: Path, app: Callable[..., int | None]) -> int:
     started = time.perf_counter()
     console.rule(f"mine demo → {path}")
     ok = True
-    for game in games.with_part("demo"):
-        demo = game.module("demo")
+    for game in games.GAMES:
+        demo = game.module("commands")
         examples = EXAMPLES / game.name
         if examples.is_dir():
             ok &= show_examples(path, examples, demo.QUERIES)

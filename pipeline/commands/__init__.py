@@ -13,6 +13,14 @@ A game's module (the registry's `commands`) provides `CONTRACT`:
   command hands each option to every layer call of the verb that takes a parameter of
   that name (`--bucket` to Hog's `derive`, `--method` to its `fit`);
 - `ABOUT`: verb → the command's help, what it does for this game;
+- what the commands print at a terminal (with `--json` none of it: the same results print
+  as JSON), each with `pipeline.console`'s `show`/`show_pairs`: `stats(stats)` (what `mine
+  stats` derived), `fitted(fitted, path)` (the table `mine fit` wrote), `generated(path,
+  card)` (the file `mine generate` wrote and its figures), `validated(card)` (a `mine
+  validate` card), and `players(stats, table)` where the game has per-player statistics;
+- its part of `mine demo`: `QUERIES` (title → SQL over its example logs, the temporary
+  table `example_logs` naming them) and `LOOP`, the commands of its whole loop, small, on
+  the demo warehouse (`{db}` the warehouse, `{out}` its folder);
 and `tournament` where the game plays tournaments.
 """
 
@@ -23,7 +31,17 @@ from collections.abc import Callable
 
 from mine.games import Game
 
-CONTRACT = {"OPTIONS": None, "ABOUT": None}
+CONTRACT = {
+    "OPTIONS": None,
+    "ABOUT": None,
+    "stats": ("stats",),
+    "fitted": ("fitted", "path"),
+    "generated": ("path", "card"),
+    "validated": ("card",),
+    "QUERIES": None,
+    "LOOP": None,
+}
+OPTIONAL = {"players": ("stats", "table")}
 OWN = ("simulate", "tournament")  # verbs a game may write itself
 
 

@@ -1,7 +1,7 @@
 """The loop's commands, the same for every game: `mine stats|fit|generate|validate|report
 <game>`. Each is a few lines over its layers' contract verbs (see each layer's
 `CONTRACT`); what differs between games is their own options (the game's `OPTIONS`,
-handed to whichever layer call takes them) and how results print (`pipeline/display`).
+handed to whichever layer call takes them) and how results print (the game's commands module).
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def shown_simulation(summary: dict[str, Any], utility: str) -> None:
 def stats(game: Game, db=None, lake=None, logs=None, cluster=None, as_json=False, by=None,
           table=None, **own) -> None:  # fmt: skip
     """Derive the game's statistics from the warehouse and store them as stats_<game>_*."""
-    derived_by, display = game.module("stats"), game.module("display")
+    derived_by, display = game.module("stats"), game.module("commands")
     per_player = options.grouping(by, table) == "player"
     fitted = read_fitted(game.module("fitter").read_table, table) if table else None
     label = "reading each player's choices" if per_player else f"deriving {game.title}'s statistics"
@@ -232,7 +232,7 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     if as_json:
         print_json({"table": str(path), **fitted.metadata})
         return
-    game.module("display").fitted(fitted, path)
+    game.module("commands").fitted(fitted, path)
     next_step(f"mine generate {game.name} --table {path}")
 
 
@@ -270,7 +270,7 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
     if as_json:
         print_json({"player": str(out), **written.card})
         return
-    game.module("display").generated(out, written.card)
+    game.module("commands").generated(out, written.card)
     next_step(hint)
 
 
@@ -308,7 +308,7 @@ def validate(game: Game, player: Path, rules=None, against=None, cluster=None, a
     if as_json:
         print_json(card)
     else:
-        game.module("display").validated(card)
+        game.module("commands").validated(card)
     reason = validator.failure(card)
     if reason:
         raise fail(reason)

@@ -9,8 +9,8 @@ import duckdb
 import pytest
 
 from mine.pipeline.cli import app
+from mine.pipeline.commands import cardguess as demo
 from mine.pipeline.demo import run_loop
-from mine.pipeline.demos import cardguess as demo
 from tests.mine_cli import here, invoke, invoke_json, mine, one_line_error
 
 

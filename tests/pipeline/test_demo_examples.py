@@ -16,13 +16,13 @@ from mine.pipeline import demo
 from mine.pipeline.console import console
 from tests.mine_cli import MINE
 
-FOLDERS = [g.name for g in games.with_part("demo") if (demo.EXAMPLES / g.name).is_dir()]
+FOLDERS = [g.name for g in games.GAMES if (demo.EXAMPLES / g.name).is_dir()]
 
 
 @pytest.mark.parametrize("game", FOLDERS)
 def test_example_logs_land_and_their_queries_run(tmp_path, game):
     folder = demo.EXAMPLES / game
-    queries = getattr(games.get(game).module("demo"), "QUERIES", {})
+    queries = games.get(game).module("commands").QUERIES
     with console.capture() as shown:
         ok = demo.show_examples(tmp_path / "w.duckdb", folder, queries)
     text = " ".join(shown.get().split())  # as one line, however the console wrapped it
