@@ -30,40 +30,16 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
-def read_fitted(read: Callable[[Path], Any], path: Path) -> Any:
-    """`read(path)` of a fitted table file; a file that is not one is one error line."""
-    from mine.models.tables import TableError, metadata_path
-
-    outputs.reading(Path(path).with_suffix(".parquet"), metadata_path(path))
-    try:
-        return read(path)
-    except TableError as error:
-        raise fail(str(error)) from None
-
-
 def will_write(out: Path) -> None:
     """Refuse `out` before the work that makes it, where that is known now (a device, a
     folder, an input read so far); writing it checks again."""
     try:
         outputs.target(out)
     except OSError as error:
-        raise _cannot_write(out, error) from None
+        raise cannot_write(out, error) from None
 
 
-def write_fitted(write: Callable[..., Path], out: Path, *parts: Any) -> Path:
-    """`write(out, *parts)` of a fitted table file; a file that cannot be written is one
-    error line."""
-    from mine.models.tables import TableError
-
-    try:
-        return write(out, *parts)
-    except TableError as error:
-        raise fail(str(error)) from None
-    except OSError as error:
-        raise _cannot_write(out, error) from None
-
-
-def _cannot_write(out: Path, error: OSError) -> typer.Exit:
+def cannot_write(out: Path, error: OSError) -> typer.Exit:
     return fail(f"cannot write {out}: {error.strerror or error}")
 
 
@@ -130,7 +106,7 @@ def write_report(out: Path, text: str, as_json: bool = False, say: bool = True) 
     try:
         outputs.write_text(out, text)
     except OSError as error:
-        raise _cannot_write(out, error) from None
+        raise cannot_write(out, error) from None
     if not say:
         return
     if as_json:

@@ -19,21 +19,20 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from mine import __version__, inputs
+from mine import __version__, inputs, outputs
 from mine.games import Game
 from mine.pipeline import options
 from mine.pipeline.connections import working_on
 from mine.pipeline.console import (
+    cannot_write,
     console,
     day_written,
     errors,
     fail,
     next_step,
     print_json,
-    read_fitted,
     show,
     will_write,
-    write_fitted,
     write_report,
 )
 from mine.pipeline.progress import per_name, working
@@ -122,6 +121,30 @@ def refused(prefix: str = "") -> Iterator[None]:
         yield
     except ValueError as error:
         raise fail(f"{prefix}{error}") from None
+
+
+def read_fitted(read: Callable[[Path], Any], path: Path) -> Any:
+    """`read(path)` of a fitted table file; a file that is not one is one error line."""
+    from mine.models.tables import TableError, metadata_path
+
+    outputs.reading(Path(path).with_suffix(".parquet"), metadata_path(path))
+    try:
+        return read(path)
+    except TableError as error:
+        raise fail(str(error)) from None
+
+
+def write_fitted(write: Callable[..., Path], out: Path, *parts: Any) -> Path:
+    """`write(out, *parts)` of a fitted table file; a file that cannot be written is one
+    error line."""
+    from mine.models.tables import TableError
+
+    try:
+        return write(out, *parts)
+    except TableError as error:
+        raise fail(str(error)) from None
+    except OSError as error:
+        raise cannot_write(out, error) from None
 
 
 def simulate(game: Game, games: int, players: str, seed: int, out: Path, rules=None,
