@@ -72,7 +72,7 @@ GAMES: tuple[Game, ...] = (
         "Gin Rummy, the course variant (FIT2102)",
         parts=EVERY_PART - {"solver"},
     ),
-    Game("hog", "Hog", "Hog, the dice game (CS 61A)"),
+    Game("hog", "Hog", "Hog, the dice game (CS 61A)", parts=EVERY_PART - {"match"}),
     Game(
         "supernim",
         "Super-Nim",

@@ -100,16 +100,6 @@ class LearnedRules:
             swine=self.swine,
         )
 
-    def reference_rules(self) -> HogRules:
-        """The engine's rules closest to what was learned, to validate tables in."""
-        return HogRules(
-            goal=self.goal,
-            dice_sides=self.dice_sides,
-            max_rolls=self.max_rolls,
-            sow_sad=self.sow_sad,
-            square_swine=self.swine_on,
-        )
-
     def summary(self) -> dict[str, object]:
         return {
             "goal": self.goal,

@@ -33,7 +33,7 @@ from tests.strategies.test_ginrummy_codegen import FITTED as GINRUMMY_FITTED
 
 # game: (engine, its simulate's arguments, tasks' size there, the command's own options)
 SIMULATIONS = {
-    "hog": (hog, (hog.HogRules(goal=40), ["always_roll:4", "random:1"], 30),
+    "hog": (hog, ("hog", hog.HogRules(goal=40), ["always_roll:4", "random:1"], 30),
             {"make_bot": hog_bots.make_bot}, 8, ["--players", "always_roll:4,random:1"]),
     "ginrummy": (ginrummy, (ginrummy.GinRummyRules(), ["simple", "explorer"], 4),
                  {"make_bot": ginrummy_bots.make_bot}, 2, []),

@@ -22,8 +22,8 @@ def _logs(rules: HogRules, mine: str, theirs: str, games: int, seed: int = 0):
 
 def _through_files(tmp_path, turns: pl.DataFrame, scores: pl.DataFrame):
     """The frames as the log files say them: written, then read with the parser."""
-    log.write_turn_frame(tmp_path / "m.csv", turns)
-    log.write_score_frame(tmp_path / "m-score.csv", scores)
+    (tmp_path / "m.csv").write_bytes(log.turn_frame_bytes(turns))
+    (tmp_path / "m-score.csv").write_bytes(log.score_frame_bytes(scores))
     return (
         log.turn_frame(log.read_turns(tmp_path / "m.csv")),
         log.score_frame(log.read_scores(tmp_path / "m-score.csv")),

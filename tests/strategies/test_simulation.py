@@ -18,6 +18,7 @@ from mine.warehouse.ingest import ingest
 CASES = {
     "supernim": (["max_moves=30"], ["random", "greedy", "alphabeta:1"], 4),
     "twentyone": (["rounds=30"], ["textbook", "dealer", "random", "explorer:cautious:0.2"], 4),
+    "hog": (["goal=40"], ["always_roll:4", "square_strategy", "random:1"], 7),
 }
 SIMULATED = [game.name for game in games.GAMES if hasattr(game.module("engine"), "log_rows")]
 

@@ -94,7 +94,7 @@ def test_the_intervals_match_the_textbook_figures():
 # --- every game: a tiny tournament -----------------------------------------------------------
 
 CASES = {  # game: (context, bot, how the faulty file fails, games per pairing)
-    "hog": (HogRules(goal=40), "always_roll:6", "loops", 20),
+    "hog": (Context(HogRules(goal=40)), "always_roll:6", "loops", 20),
     "ginrummy": (GinRummyRules(game_target=30), "simple", "raises", 4),
     "supernim": (None, "random", "raises", 4),
     "twentyone": (Context(TwentyOneRules(rounds=30)), "textbook", "raises", 2),
