@@ -72,17 +72,9 @@ def _turn(fields: list[str]) -> Turn:
     num_rolls = int(fields[5])
     if len(outcomes) != num_rolls:
         raise ValueError(f"num_rolls is {num_rolls} but {len(outcomes)} dice are listed")
-    return Turn(
-        game=int(fields[0]),
-        turn=int(fields[1]),
-        player=fields[2],
-        score=int(fields[3]),
-        opponent_score=int(fields[4]),
-        num_rolls=num_rolls,
-        outcomes=outcomes,
-        points=int(fields[7]),
-        new_score=int(fields[8]),
-    )
+    game, turn, player, score, opponent, _, _, points, new = fields
+    return Turn(int(game), int(turn), player, int(score), int(opponent), num_rolls, outcomes,
+                int(points), int(new))  # fmt: skip
 
 
 def _score(fields: list[str]) -> Score:
@@ -94,17 +86,7 @@ read_scores = reader(SCORES, _score)
 
 
 def turn_fields(turn: Turn) -> tuple[object, ...]:
-    return (
-        turn.game,
-        turn.turn,
-        turn.player,
-        turn.score,
-        turn.opponent_score,
-        turn.num_rolls,
-        ";".join(map(str, turn.outcomes)),
-        turn.points,
-        turn.new_score,
-    )
+    return (*turn[:6], ";".join(map(str, turn.outcomes)), *turn[7:])
 
 
 def score_fields(score: Score) -> tuple[object, ...]:

@@ -43,37 +43,26 @@ class HogRules(RuleSettings):
     pig_tail: bool = True
     square_swine: bool = True
 
-    BOUNDS: ClassVar[Mapping[str, tuple[float, float]]] = {
-        "goal": (1, 1000),
-        "dice_sides": (2, 20),
-        "max_rolls": (1, 20),
-    }
+    BOUNDS: ClassVar[Mapping[str, tuple[float, float]]] = {"goal": (1, 1000), "dice_sides": (2, 20),
+                                                           "max_rolls": (1, 20)}  # fmt: skip
 
     def __post_init__(self) -> None:
-        if self.goal < 1:
-            raise ValueError(f"goal must be at least 1, not {self.goal}")
-        if self.dice_sides < 2:
-            raise ValueError(f"dice_sides must be at least 2, not {self.dice_sides}")
-        if self.max_rolls < 1:
-            raise ValueError(f"max_rolls must be at least 1, not {self.max_rolls}")
+        for name, least in (("goal", 1), ("dice_sides", 2), ("max_rolls", 1)):
+            if (value := getattr(self, name)) < least:
+                raise ValueError(f"{name} must be at least {least}, not {value}")
 
-    LEARNED: ClassVar[tuple[str, ...]] = (
-        "goal", "dice_sides", "max_rolls", "sow_sad", "square_swine"
-    )  # fmt: skip
+    # what a fitted table's metadata says of its rules (Pig Tail is its tables' 0 dice)
+    LEARNED: ClassVar = ("goal", "dice_sides", "max_rolls", "sow_sad", "square_swine")
 
     @classmethod
     def learned(cls, learned: Mapping[str, Any]) -> HogRules:
         """The rules a fitted table was solved in: those its metadata says were learned
         (`mine fit hog` stores them), the defaults for what it does not say; ValueError
         for a value of another type than the setting's (a fraction, a word)."""
-        values = {}
-        for name in cls.LEARNED:
-            if name not in learned:
-                continue
-            value, default = learned[name], getattr(DEFAULT_RULES, name)
-            if type(value) is not type(default):
+        values = {name: learned[name] for name in cls.LEARNED if name in learned}
+        for name, value in values.items():
+            if type(value) is not type(default := getattr(DEFAULT_RULES, name)):
                 raise ValueError(f"learned {name} is {value!r}, not a {type(default).__name__}")
-            values[name] = value
         return cls(**values)
 
     @property
@@ -94,9 +83,7 @@ DEFAULT_RULES = HogRules()
 
 def roll_points(outcomes: Sequence[int], rules: HogRules) -> int:
     """Sow Sad: the sum of the dice, unless any die shows 1 — then exactly 1."""
-    if rules.sow_sad and 1 in outcomes:
-        return 1
-    return sum(outcomes)
+    return 1 if rules.sow_sad and 1 in outcomes else sum(outcomes)
 
 
 def tail_points(opponent_score: int) -> int:
@@ -105,23 +92,15 @@ def tail_points(opponent_score: int) -> int:
     return 2 * abs(tens - ones) + 1
 
 
-def is_perfect_square(score: int) -> bool:
-    return math.isqrt(score) ** 2 == score
-
-
 def square_swine(score: int, rules: HogRules) -> int:
     """Square Swine: a perfect square d² becomes the next one, (d + 1)²."""
-    if rules.square_swine and is_perfect_square(score):
-        return (math.isqrt(score) + 1) ** 2
-    return score
+    root = math.isqrt(score)
+    return (root + 1) ** 2 if rules.square_swine and root * root == score else score
 
 
-def turn_points(
-    num_rolls: int, outcomes: Sequence[int], opponent_score: int, rules: HogRules
-) -> int:
-    if num_rolls == 0:
-        return tail_points(opponent_score)
-    return roll_points(outcomes, rules)
+def turn_points(num_rolls: int, outcomes: Sequence[int], opponent: int, rules: HogRules) -> int:
+    """Pig Tail for no dice, else the dice (Sow Sad)."""
+    return tail_points(opponent) if num_rolls == 0 else roll_points(outcomes, rules)
 
 
 def roll(num_rolls: int, rules: HogRules, rng: np.random.Generator) -> tuple[int, ...]:
@@ -151,14 +130,8 @@ class State:
     """Scores by seat, whose turn it is, the dice (the rng) and each turn played; the first
     mover is seat 0 (seat 1 in a deal played from the other side)."""
 
-    def __init__(
-        self,
-        rules: HogRules,
-        rng: np.random.Generator,
-        scores: tuple[int, int] = (0, 0),
-        mover: int = 0,
-        players: Sequence[str] = SEATS,
-    ) -> None:
+    def __init__(self, rules: HogRules, rng: np.random.Generator, scores: tuple[int, int] = (0, 0),
+                 mover: int = 0, players: Sequence[str] = SEATS) -> None:  # fmt: skip
         self.rules, self.rng, self.players = rules, rng, tuple(players)
         self.scores, self.mover, self.first = scores, mover, mover
         self.played: list[Played] = []
@@ -171,9 +144,8 @@ class State:
         return 2
 
     def legal_actions(self) -> range:
-        if self.is_terminal():
-            return range(0)
-        return range(self.rules.min_rolls, self.rules.max_rolls + 1)
+        over = self.is_terminal()
+        return range(0) if over else range(self.rules.min_rolls, self.rules.max_rolls + 1)
 
     def is_terminal(self) -> bool:
         return self.forfeited is not None or max(self.scores) >= self.rules.goal
@@ -181,15 +153,11 @@ class State:
     def winner(self) -> int | None:
         if self.forfeited is not None:
             return 1 - self.forfeited
-        if not self.is_terminal():
-            return None
-        return 0 if self.scores[0] >= self.rules.goal else 1
+        return None if not self.is_terminal() else int(self.scores[0] < self.rules.goal)
 
     def returns(self) -> tuple[float, float]:
         winner = self.winner()
-        if winner is None:
-            return 0.0, 0.0
-        return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
+        return (0.0, 0.0) if winner is None else ((1.0, -1.0), (-1.0, 1.0))[winner]
 
     def clone(self) -> State:
         return copy.deepcopy(self)
@@ -272,12 +240,11 @@ def as_table(strategy: Any, rules: HogRules = DEFAULT_RULES) -> np.ndarray:
     if isinstance(table, np.ndarray):
         table = table.astype(np.int64)
     else:
-        goal = rules.goal
-        table = np.array([[table(s, o) for o in range(goal)] for s in range(goal)], dtype=np.int64)
-    if table.shape != (rules.goal, rules.goal):
+        states = range(rules.goal)
+        table = np.array([[table(s, o) for o in states] for s in states], dtype=np.int64)
+    if table.shape != (goal := rules.goal, goal):
         raise ValueError(
-            f"a table for goal {rules.goal} is {rules.goal}×{rules.goal}, "
-            f"not {'×'.join(map(str, table.shape))}"
+            f"a table for goal {goal} is {goal}×{goal}, not {'×'.join(map(str, table.shape))}"
         )
     if table.min() < rules.min_rolls or table.max() > rules.max_rolls:
         raise ValueError(f"a table holds {rules.min_rolls}..{rules.max_rolls} dice")
@@ -294,76 +261,38 @@ def tail_map(rules: HogRules) -> np.ndarray:
     return np.array([tail_points(o) for o in range(rules.goal)], dtype=np.int64)
 
 
-@dataclass(frozen=True)
-class SimulationResult:
-    """Per game: final scores of player A and B, the first mover and the winner (0 = A)."""
-
-    first: np.ndarray
-    final_a: np.ndarray
-    final_b: np.ndarray
-    winner: np.ndarray
-    turns: pl.DataFrame | None  # columns of `Turn` (players as 0/1 until named), or None
-
-    @property
-    def games(self) -> int:
-        return len(self.winner)
-
-    def win_rate_a(self) -> float:
-        return float(np.mean(self.winner == 0))
-
-
-def simulate_tables(
-    tables: tuple[np.ndarray, np.ndarray],
-    games: int,
-    rng: np.random.Generator,
-    rules: HogRules = DEFAULT_RULES,
-    first: np.ndarray | None = None,
-    record: bool = False,
-) -> SimulationResult:
-    """Play `games` games between table strategies A and B at once, one turn per step.
-
-    `first[g]` is who moves first in game g (0 = A, 1 = B); by default A in even-indexed
-    games, so that game numbers 1, 3, … start with A. Games that end drop out; the rest
-    take their next turn together. Each turn costs one random draw (see `_Dice`). With
-    `record`, the turns come back as a DataFrame with the columns of `Turn`.
-    """
-    goal = rules.goal
+def simulate_tables(tables: Sequence[Any], ids: Sequence[str], span: range,
+                    rng: np.random.Generator, rules: HogRules = DEFAULT_RULES,
+                    ) -> tuple[pl.DataFrame, pl.DataFrame]:  # fmt: skip
+    """Games `span` (from 0) of a match between table strategies A and B (`ids`) at once, A
+    moving first in even games: one turn a step, each a single random draw (`_Dice`); the
+    games that end drop out, the rest take their next turn together. Their turn and score
+    rows, as the columns of the log files."""
+    goal, games, names = rules.goal, len(span), pl.Series(list(ids), dtype=pl.String)
     flat = np.stack([as_table(t, rules) for t in tables]).reshape(-1)
-    if first is None:
-        first = np.arange(games, dtype=np.int64) % 2
-    first = np.asarray(first, dtype=np.int64)
-    swine = swine_map(rules, goal + rules.max_points)
-    tail = tail_map(rules)
+    swine, tail = swine_map(rules, goal + rules.max_points), tail_map(rules)
     dice = _Dice.for_rules(rules)
-    ids = np.arange(games, dtype=np.int64)
-    mover = first.copy()
-    score = np.zeros(games, dtype=np.int64)
-    opponent = np.zeros(games, dtype=np.int64)
-    final = np.zeros((2, games), dtype=np.int64)
-    winner = np.zeros(games, dtype=np.int64)
+    first, final = np.arange(span.start, span.stop) % 2, np.zeros((2, games), dtype=np.int64)
+    game, mover, winner = np.arange(games), first.copy(), np.zeros(games, dtype=np.int64)
+    score, opponent = np.zeros(games, dtype=np.int64), np.zeros(games, dtype=np.int64)
     steps: list[tuple[np.ndarray, ...]] = []
-    turn = 0
-    while ids.size:
-        turn += 1
+    while game.size:
         k = flat[(mover * goal + score) * goal + opponent]
-        drawn = dice.draw(ids.size, rng)
+        drawn = dice.draw(game.size, rng)
         points = np.where(k == 0, tail[opponent], dice.points(k, drawn))
         new = swine[score + points]
-        if record:
-            steps.append(
-                (ids, np.full(ids.size, turn), mover, score, opponent, k, drawn, points, new)
-            )
-        done = new >= goal
-        if done.any():
-            d = ids[done]
-            final[mover[done], d] = new[done]
-            final[1 - mover[done], d] = opponent[done]
-            winner[d] = mover[done]
-        keep = ~done
-        ids, mover = ids[keep], 1 - mover[keep]
-        score, opponent = opponent[keep], new[keep]
-    turns = _turn_frame(steps, dice) if record else None
-    return SimulationResult(first, final[0], final[1], winner, turns)
+        steps.append((game, np.full(game.size, len(steps) + 1), mover, score, opponent, k, drawn,
+                      points, new))  # fmt: skip
+        done, keep = new >= goal, new < goal
+        ended = game[done]
+        final[mover[done], ended], final[1 - mover[done], ended] = new[done], opponent[done]
+        winner[ended] = mover[done]
+        game, mover, score, opponent = game[keep], 1 - mover[keep], opponent[keep], new[keep]
+    every = np.arange(games)
+    scores = (every + span.start + 1, names.gather(first), final[first, every],
+              final[1 - first, every], names.gather(winner))  # fmt: skip
+    scores = pl.DataFrame(dict(zip(log_format.SCORE_COLUMNS, scores, strict=True)))
+    return _turn_frame(steps, dice, names, span.start), scores
 
 
 @dataclass(frozen=True, eq=False)
@@ -427,56 +356,16 @@ class _Dice:
         return drawn[:, None] // powers % self.sides + 1
 
 
-def _turn_frame(steps, dice: _Dice) -> pl.DataFrame:
+def _turn_frame(steps, dice: _Dice, names: pl.Series, start: int) -> pl.DataFrame:
+    """The recorded turns in game order, as the columns of `Turn`."""
     columns = [np.concatenate(c) for c in zip(*steps, strict=True)]
-    ids, turn, mover, score, opponent, k, drawn, points, new = columns
-    order = np.lexsort((turn, ids))
-    k = k[order]
-    outcomes = (
-        pl.DataFrame({"dice": dice.faces(drawn[order]), "k": k})
-        .select(pl.col("dice").arr.to_list().list.head(pl.col("k")))
-        .to_series()
-    )
-    return pl.DataFrame(
-        {
-            "game": ids[order] + 1,
-            "turn": turn[order],
-            "player": mover[order],
-            "score": score[order],
-            "opponent_score": opponent[order],
-            "num_rolls": k,
-            "outcomes": outcomes,
-            "points": points[order],
-            "new_score": new[order],
-        }
-    )
-
-
-def match_frames(
-    result: SimulationResult, players: tuple[str, str], first_game: int = 1
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The turn and score records of a recorded simulation, with player ids and game
-    numbers counted from `first_game` — the columns of the log files."""
-    if result.turns is None:
-        raise ValueError("the simulation was run without record=True")
-    names = pl.Series(list(players), dtype=pl.String)
-    turns = result.turns.with_columns(
-        pl.col("game") + (first_game - 1),
-        names.gather(result.turns["player"]).alias("player"),
-    )
-    first = result.first
-    final_first = np.where(first == 0, result.final_a, result.final_b)
-    final_second = np.where(first == 0, result.final_b, result.final_a)
-    scores = pl.DataFrame(
-        {
-            "game": np.arange(first_game, first_game + result.games, dtype=np.int64),
-            "first_player": names.gather(first),
-            "final_score_first": final_first,
-            "final_score_second": final_second,
-            "winner": names.gather(result.winner),
-        }
-    )
-    return turns, scores
+    order = np.lexsort((columns[1], columns[0]))
+    game, turn, mover, score, opponent, k, drawn, points, new = (c[order] for c in columns)
+    faces = pl.DataFrame({"dice": dice.faces(drawn), "k": k})
+    outcomes = faces.select(pl.col("dice").arr.to_list().list.head(pl.col("k"))).to_series()
+    values = (game + start + 1, turn, names.gather(mover), score, opponent, k, outcomes, points,
+              new)  # fmt: skip
+    return pl.DataFrame(dict(zip(log_format.TURN_COLUMNS, values, strict=True)))
 
 
 def play_fast(
@@ -489,10 +378,8 @@ def play_fast(
     tables = [getattr(bot, "table", None) for bot in bots]
     if any(table is None for table in tables):
         return None
-    first = np.arange(span.start, span.stop) % 2
-    result = simulate_tables(tables, len(span), rng, rules, first=first, record=True)
-    turns, scores = match_frames(result, ids, first_game=span.start + 1)
+    turns, scores = simulate_tables(tables, ids, span, rng, rules)
     logs = (log_format.turn_frame_bytes(turns), log_format.score_frame_bytes(scores))
-    games = [(tuple(ids), (1.0, -1.0) if w == 0 else (-1.0, 1.0), (None, None))
-             for w in result.winner.tolist()]  # fmt: skip
+    games = [(tuple(ids), (1.0, -1.0) if winner == ids[0] else (-1.0, 1.0), (None, None))
+             for winner in scores["winner"]]  # fmt: skip
     return simulation.Played([logs], turns.height, games)

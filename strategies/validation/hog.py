@@ -159,24 +159,15 @@ def exact(sides: Sequence[Any], swapped: bool, rules: HogRules) -> Outcome:
     model = TurnModel.from_rules(rules)
     solution = win_rates(model, a, b)
     lost = stuck(model, a, b)[int(swapped)] if why_a or why_b else (0.0, 0.0)
-    return Outcome(
-        solution.second if swapped else solution.first,
-        a_first=not swapped,
-        invalid=(why_a if lost[0] else None, why_b if lost[1] else None),
-        invalid_chance=(float(lost[0]), float(lost[1])),
-    )
+    return Outcome(solution.second if swapped else solution.first, not swapped,
+                   invalid=(why_a if lost[0] else None, why_b if lost[1] else None),
+                   invalid_chance=(float(lost[0]), float(lost[1])))  # fmt: skip
 
 
-def validate(
-    path: Path,
-    rules: Iterable[str] | Mapping[str, str] | None = None,
-    *,
-    against: Path | None = None,
-    progress: Any = None,
-    limits: contained.Limits = contained.LIMITS,
-    contain: bool = True,
-    runner: Runner | None = None,
-) -> dict[str, Any]:
+def validate(path: Path, rules: Iterable[str] | Mapping[str, str] | None = None, *,
+             against: Path | None = None, progress: Any = None,
+             limits: contained.Limits = contained.LIMITS, contain: bool = True,
+             runner: Runner | None = None) -> dict[str, Any]:  # fmt: skip
     """The exact report card of a player module, with the gaps to the best possible
     figures, in the rules it states with the settings `rules` over them (the card's
     `rules`). With `against`, another player file: the exact rates head to head, in the
@@ -211,7 +202,7 @@ def check(path: Path, fitted: Any) -> dict[str, Any]:
 
 
 def failure(card: Mapping[str, Any]) -> None:
-    """An exact card always holds: a strategy that is not one fails to load instead."""
+    """An exact card always holds: a file's invalid play fails it before there is a card."""
     return None
 
 
@@ -237,7 +228,5 @@ def card_rows(card: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The report card as rows: against, first, second, average (one per opponent, then
     what it is guaranteed and what was possible)."""
     named = [*card["against"].items(), *((name, card[key]) for key, name in EXTRA_ROWS.items())]
-    return [
-        {"against": name, **{k: rates[k] for k in ("first", "second", "average")}}
-        for name, rates in named
-    ]
+    return [{"against": name, **{k: rates[k] for k in ("first", "second", "average")}}
+            for name, rates in named]  # fmt: skip

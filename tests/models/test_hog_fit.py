@@ -10,14 +10,13 @@ from mine.models import hog as model
 from mine.models import tables
 from mine.parsers import hog as log
 from mine.strategies.bots.hog import make_bot
-from mine.strategies.engines.hog import HogRules, as_table, match_frames, simulate_tables
+from mine.strategies.engines.hog import HogRules, as_table, simulate_tables
 from mine.strategies.solvers.hog import TurnModel, best_response, guaranteed, optimal, win_rates
 
 
 def _logs(rules: HogRules, mine: str, theirs: str, games: int, seed: int = 0):
     tables = (as_table(make_bot(mine, rules), rules), as_table(make_bot(theirs, rules), rules))
-    result = simulate_tables(tables, games, np.random.default_rng(seed), rules, record=True)
-    return match_frames(result, ("me", "them"))
+    return simulate_tables(tables, ("me", "them"), range(games), np.random.default_rng(seed), rules)
 
 
 def _through_files(tmp_path, turns: pl.DataFrame, scores: pl.DataFrame):

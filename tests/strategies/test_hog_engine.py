@@ -278,24 +278,18 @@ def test_a_bot_without_a_table_leaves_the_games_to_the_state_path():
 
 def test_vectorised_simulation_is_seeded():
     tables = (as_table(make_bot("random:1")), as_table(always_roll(6)))
-    one = simulate_tables(tables, 500, np.random.default_rng(9), record=True)
-    two = simulate_tables(tables, 500, np.random.default_rng(9), record=True)
-    assert one.turns.equals(two.turns)
-    three = simulate_tables(tables, 500, np.random.default_rng(10), record=True)
-    assert not one.turns.equals(three.turns)
+    one, _ = simulate_tables(tables, "ab", range(500), np.random.default_rng(9))
+    two, _ = simulate_tables(tables, "ab", range(500), np.random.default_rng(9))
+    assert one.equals(two)
+    three, _ = simulate_tables(tables, "ab", range(500), np.random.default_rng(10))
+    assert not one.equals(three)
 
 
 def test_simulated_dice_follow_the_exact_points_distribution():
     rules = HogRules()
-    result = simulate_tables(
-        (as_table(always_roll(3)), as_table(always_roll(8))),
-        4000,
-        np.random.default_rng(2),
-        rules,
-        record=True,
-    )
+    tables = (as_table(always_roll(3)), as_table(always_roll(8)))
+    frame, _ = simulate_tables(tables, "ab", range(4000), np.random.default_rng(2), rules)
     exact = TurnModel.from_rules(rules).roll_points
-    frame = result.turns
     for k in (3, 8):
         points = frame.filter(frame["num_rolls"] == k)["points"].to_numpy()
         observed = np.bincount(points, minlength=exact.shape[1]) / points.size
