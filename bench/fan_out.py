@@ -71,8 +71,8 @@ def work(files: dict[str, Path], out: Path) -> dict[str, Callable[[object], obje
         # One core against one: the call in this process, or its tasks on a local:1 cluster.
         "validate twentyone, 1,000,000 hands, 20 games": lambda r: twentyone_card.validate(
             files["twentyone"], hands=1_000_000, games=20, runner=r or SERIAL),
-        "simulate hog, 3 matches of 20,000 games": lambda r: hog.simulate(
-            hog.HogRules(), ["always_roll:6", "square_strategy", "random:1"], 20_000, 1,
+        "simulate hog, 3 matches of 20,000 games": lambda r: simulation.simulate(
+            "hog", hog.HogRules(), ["always_roll:6", "square_strategy", "random:1"], 20_000, 1,
             out / "hog", make_bot=hog_bots.make_bot, runner=r or SERIAL),
         "validate hog": lambda r: hog_card.validate(files["hog"], runner=r),
         "simulate ginrummy, 40 games": lambda r: simulation.simulate(

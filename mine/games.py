@@ -26,7 +26,6 @@ PARTS = {
     "solver": "strategies.solvers",  # the exact optimum, where the game allows one
     "codegen": "strategies.codegen",  # table → single-file player
     "validator": "strategies.validation",  # a player file measured in the engine
-    "match": "strategies.tournament",  # one game between two players, for tournaments
     "report": "pipeline.reports",  # the HTML page (and other formats) of a table
     "commands": "pipeline.commands",  # `mine <verb> <game>`: options, what it prints, demo
 }
@@ -58,31 +57,16 @@ class Game:
 
 
 GAMES: tuple[Game, ...] = (
-    Game(
-        "twentyone",
-        "TwentyOne",
-        "TwentyOne, a blackjack variant (FIT2102 2021)",
-        parts=EVERY_PART - {"match"},
-    ),
+    Game("twentyone", "TwentyOne", "TwentyOne, a blackjack variant (FIT2102 2021)"),
     Game(
         "ginrummy",
         "Gin Rummy",
         "Gin Rummy, the course variant (FIT2102)",
-        parts=EVERY_PART - {"solver", "match"},
+        parts=EVERY_PART - {"solver"},
     ),
     Game("hog", "Hog", "Hog, the dice game (CS 61A)"),
-    Game(
-        "supernim",
-        "Super-Nim",
-        "Super-Nim, merging and Collatz-splitting heaps",
-        parts=EVERY_PART - {"match"},
-    ),
-    Game(
-        "cardguess",
-        "Card guessing",
-        "Card guessing, the deduction game (COMP30020 2016)",
-        parts=EVERY_PART - {"match"},
-    ),
+    Game("supernim", "Super-Nim", "Super-Nim, merging and Collatz-splitting heaps"),
+    Game("cardguess", "Card guessing", "Card guessing, the deduction game (COMP30020 2016)"),
 )
 """In the order commands list them and ingest tries their formats."""
 

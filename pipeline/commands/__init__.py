@@ -42,14 +42,14 @@ CONTRACT = {
     "LOOP": None,
 }
 OPTIONAL = {"players": ("stats", "table")}
-OWN = ("simulate", "tournament")  # verbs a game may write itself
+OWN = ("tournament",)  # verbs a game writes itself
 
 
 def command(verb: str, game: Game) -> Callable[..., None] | None:
     """The function typer mounts as `mine <verb> <game>`, or None where the game has no
     such command."""
     commands = game.module("commands")
-    if verb in OWN and (hasattr(commands, verb) or verb not in loop_verbs()):
+    if verb in OWN:
         return getattr(commands, verb, None)
     from mine.pipeline.commands import loop
 
@@ -70,9 +70,3 @@ def command(verb: str, game: Game) -> Callable[..., None] | None:
     mounted.__doc__ = commands.ABOUT.get(verb, run.__doc__)
     mounted.__signature__ = inspect.Signature(shared + own)  # type: ignore[attr-defined]
     return mounted
-
-
-def loop_verbs() -> tuple[str, ...]:
-    from mine.pipeline.commands import loop
-
-    return tuple(loop.VERBS)

@@ -19,7 +19,7 @@ from mine.strategies.bots import hog as hog_bots
 from mine.strategies.bots import twentyone as twentyone_bots
 from mine.strategies.engines import ginrummy as ginrummy_engine
 from mine.strategies.engines import hog as hog_engine
-from mine.strategies.engines import referee
+from mine.strategies.engines import referee, simulation
 from mine.strategies.engines import twentyone as twentyone_engine
 from tests.strategies.twentyone_games import play
 
@@ -60,12 +60,20 @@ def ginrummy_game(
 
 
 def hog_game(rng: random.Random, games: int = 4) -> tuple[list[hog.Turn], list[hog.Score]]:
-    """A match of `games` games between two of the handout's strategies."""
+    """A match of `games` games between two of the handout's strategies, first movers
+    alternating."""
     specs = ("always_roll:6", "square_strategy", "tail_strategy", f"random:{rng.randrange(99)}")
     names = rng.sample(specs, 2)
-    strategies = tuple(hog_bots.make_bot(name) for name in names)
-    ids = tuple(hog_engine.player_ids([name.split(":")[0] for name in names]))
-    return hog_engine.play_match(strategies, ids, games, _generator(rng))
+    rules, generator = hog_engine.DEFAULT_RULES, _generator(rng)
+    bots = [hog_bots.make_bot(name, rules) for name in names]
+    ids = simulation.player_ids([name.split(":")[0] for name in names])
+    turns, scores = [], []
+    for game in range(games):
+        state = hog_engine.new_game(rules, generator, ids, swapped=game % 2 == 1)
+        referee.refereed(hog_engine, rules, state, bots)
+        rows, score = hog_engine.log_rows(state, game + 1)
+        turns, scores = turns + rows, scores + score
+    return turns, scores
 
 
 def write_pair(folder: Path, stem: str, module, turns, scores) -> tuple[Path, Path]:

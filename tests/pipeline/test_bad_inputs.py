@@ -63,7 +63,7 @@ CASES = [
     ("validate hog missing.py", "no such file"),
     ("validate twentyone syntax.py", "cannot load (SyntaxError"),
     ("validate ginrummy empty.py --games 1", "defines no pick, play, melds"),
-    ("simulate hog --players always_roll:6 --out sims", "needs at least two bots"),
+    ("simulate hog --players always_roll:6 --out sims", "a game seats 2 players, not 1"),
     ("simulate twentyone --players nosuchbot --out sims", "nosuchbot"),
     ("simulate hog --rules bogus=1 --out sims", "bad rule 'bogus'"),
     ("simulate hog --rules goal=abc --out sims", "goal takes a whole number"),

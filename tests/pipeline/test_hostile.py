@@ -264,11 +264,11 @@ def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_th
     assert left and all(name.startswith(".") and name.endswith(".partial") for name in left)
     result = mine("ingest", out, "--db", tmp_path / "w.duckdb")
     assert "no CSV file" in one_line_error(result)
-    result = mine("simulate", "hog", "--games", "10", "--seed", "2", *games)
+    result = mine("simulate", "hog", "--games", "10", *games)  # the same match again
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in out.iterdir()) == [
-        "always_roll_6-vs-random-score.csv",
-        "always_roll_6-vs-random.csv",
+        "hog-always_roll_6-vs-random-s0-score.csv",
+        "hog-always_roll_6-vs-random-s0.csv",
     ]
 
 

@@ -20,6 +20,7 @@ CASES = {
     "twentyone": (["rounds=30"], ["textbook", "dealer", "random", "explorer:cautious:0.2"], 4),
     "ginrummy": (["game_target=40"], ["simple", "random", "explorer:ginhunter:0.2"], 4),
     "cardguess": (["n=3"], ["random-consistent"], 30),
+    "hog": (["goal=40"], ["always_roll:4", "square_strategy", "random:1"], 7),
 }
 SIMULATED = [game.name for game in games.GAMES if hasattr(game.module("engine"), "log_rows")]
 
