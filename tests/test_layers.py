@@ -45,6 +45,13 @@ ROOMS: dict[str, tuple[str, ...]] = {
         *GAMES, "mine.strategies.solvers", "mine.strategies.bots", *HARNESS, RUNNERS,
         "mine.strategies.validation",
     ),
+    "mine.pipeline.stats": (
+        "mine.games", "mine.warehouse", *GAMES, "mine.strategies.solvers", "mine.models",
+    ),  # fit_inputs builds its model's input
+    "mine.pipeline.reports": (
+        *GAMES, "mine.strategies.solvers", "mine.strategies.bots", "mine.strategies.validation",
+        "mine.models", "mine.pipeline.stats", "mine.pipeline.console",
+    ),
     "mine.pipeline": ("mine",),  # the commands compose every layer
 }  # fmt: skip
 PACKAGES = {"mine.strategies", "mine"}  # their __init__ files are rooms of their own
