@@ -19,7 +19,7 @@ from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone_chart import Strategy
 from mine.strategies.runners import SERIAL, LocalProcesses
 from mine.strategies.solvers.twentyone import solve
-from mine.strategies.tournament.match import Context
+from mine.strategies.tournament.match import Context, Match
 from mine.strategies.validation import twentyone as validation
 from tests.mine_cli import invoke
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
@@ -100,7 +100,7 @@ def test_a_player_that_fails_inside_a_task_is_named(cluster, player, tmp_path):
 
 def _round_robin(entrants: list[tournament.Entrant], runner=None) -> dict:
     """Four games of each pairing (a module-level function: the driver runs it too)."""
-    match = tournament.match_of("twentyone")
+    match = Match("twentyone")
     return tournament.round_robin(match, entrants, 4, 7, Context(RULES), runner=runner)
 
 
@@ -110,7 +110,7 @@ def test_a_tournament_plays_the_same_games_on_the_cluster(cluster, player, tmp_p
     monkeypatch.setattr(tournament, "DEALS_PER_TASK", 1)
     faulty = tmp_path / "faulty.py"
     faulty.write_text(player.read_text() + "\ndef play(*args):\n    import os\n    os._exit(5)\n")
-    match = tournament.match_of("twentyone")
+    match = Match("twentyone")
     entrants = tournament.entrants_of([player, faulty], ["textbook"], match, Context(RULES))
     here = _round_robin(entrants)
     there = cluster.on_cluster(_round_robin, entrants, same=[(tournament, "DEALS_PER_TASK")])
