@@ -3,6 +3,7 @@ from __future__ import annotations
 import collections
 import json
 import random
+import resource
 from pathlib import Path
 
 import duckdb
@@ -17,28 +18,88 @@ REPO = Path(__file__).resolve().parent.parent
 REAL_GINRUMMY = REPO / "examples" / "logs" / "ginrummy"
 REAL_TWENTYONE = REPO / "examples" / "logs" / "twentyone"
 DURATIONS = Path(__file__).with_name("durations.json")  # seconds each file took, last measured
+CPU_SECONDS = Path(__file__).with_name("cpu_seconds.json")  # CPU seconds of each test folder
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--store-durations", action="store_true",
                      help=f"write the seconds each test file took into {DURATIONS.name}")  # fmt: skip
+    parser.addoption("--store-cpu", action="store_true",
+                     help=f"write the CPU seconds of each test folder into {CPU_SECONDS.name}: "
+                          "the test process's and every process it waited for, so a loaded "
+                          "machine does not change it")  # fmt: skip
+
+
+def unit(nodeid: str) -> str:
+    """What `make test` hands a process at once: a test file, or the cluster tests together
+    (one process starts the one local Ray cluster they share, rather than each process a
+    cluster of its own on the same two cores)."""
+    path = nodeid.partition("::")[0]
+    return "tests/cluster" if path.startswith("tests/cluster/") else path
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest files first. `make test` hands each of its two processes a file at a
-    time in this order: a long file handed out last would keep one process working
-    while the other waits (about a minute of it, measured). A file not measured yet
-    counts as the longest."""
+    """The longest units first. `make test` hands each of its two processes a unit at a
+    time in this order: a long one handed out last would keep one process working while
+    the other waits (about a minute of it, measured). A file not measured yet counts as
+    the longest."""
     took = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
     unknown = max(took.values(), default=0.0) + 1
-    items.sort(key=lambda item: -took.get(item.nodeid.partition("::")[0], unknown))
+    units: collections.Counter[str] = collections.Counter()
+    for path in {item.nodeid.partition("::")[0] for item in items}:
+        units[unit(path)] += took.get(path, unknown)
+    items.sort(key=lambda item: -units[unit(item.nodeid)])
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`--dist loadfile`, by `unit`."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ByUnit(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return unit(nodeid)
+
+    return ByUnit(config, log)
 
 
 _took: collections.Counter[str] = collections.Counter()
+_cpu: collections.Counter[str] = collections.Counter()
+
+
+def _cpu_now() -> float:
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return sum(u.ru_utime + u.ru_stime for u in used)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Each phase's CPU seconds ride on its report (a worker's reports reach the controller)."""
+    report = yield
+    if item.config.getoption("--store-cpu"):
+        started = item.stash.get(_STARTED, None)
+        now = _cpu_now()
+        if started is not None:
+            report.user_properties.append(("cpu", now - started))
+        item.stash[_STARTED] = now
+    return report
+
+
+_STARTED = pytest.StashKey[float]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.config.getoption("--store-cpu"):
+        item.stash[_STARTED] = _cpu_now()
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _took[report.nodeid.partition("::")[0]] += report.duration
+    _cpu[report.nodeid.partition("::")[0]] += sum(
+        v for k, v in report.user_properties if k == "cpu"
+    )
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -48,6 +109,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         took |= {path: round(seconds, 1) for path, seconds in _took.items()}
         kept = {path: took[path] for path in sorted(took) if (REPO / path).exists()}
         DURATIONS.write_text(json.dumps(kept, indent=1) + "\n")
+    if config.getoption("--store-cpu") and not hasattr(config, "workerinput"):
+        folders: collections.Counter[str] = collections.Counter()
+        for path, seconds in _cpu.items():
+            folders[str(Path(path).parent)] += seconds
+        cpu = {"folders": {f: round(s) for f, s in sorted(folders.items())},
+               "files": {p: round(s, 1) for p, s in sorted(_cpu.items())}}  # fmt: skip
+        CPU_SECONDS.write_text(json.dumps(cpu, indent=1) + "\n")
 
 
 @pytest.fixture

@@ -43,7 +43,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import comb
 
 import numpy as np
@@ -180,12 +180,23 @@ class DealerTable:
         if shoe is None:
             weight = self.orders * np.prod(probs[None, :] ** self.counts, axis=1)
         else:
-            top = self.counts.max() + 1
-            falling = _falling_table(int(shoe.max()), int(top))
-            weight = self.orders * np.prod(falling[shoe[None, :], self.counts], axis=1)
+            # Only the values a row draws count (a factor of 1 for the others): a product
+            # over its nonzero counts, each row's run of them together, is four times fewer
+            # factors than over all ten values (the 3-deck solver spends most of its time here).
+            rows, values, drawn = self._drawn
+            falling = _falling_table(int(shoe.max()), int(self.counts.max()) + 1)
+            weight = self.orders * np.multiply.reduceat(falling[shoe[values], drawn], rows)
             total = int(shoe.sum())
             weight /= _falling_table(total, int(self.sizes.max()) + 1)[total, self.sizes]
         return np.bincount(self.cells, weights=weight, minlength=self.width)
+
+    @cached_property
+    def _drawn(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(where each row's run starts, values, counts) of the nonzero counts, row by row:
+        every row draws at least one card, so no run is empty."""
+        row, value = np.nonzero(self.counts)
+        starts = np.searchsorted(row, np.arange(len(self.counts)))
+        return starts, value, self.counts[row, value]
 
 
 @lru_cache(maxsize=64)
