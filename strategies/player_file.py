@@ -69,7 +69,7 @@ def _load_haskell(path: Path, game: str, functions: tuple[str, ...]) -> ModuleTy
         raise PlayerFileError(f"{path}: a Haskell file plays {', '.join(COURSES)}, not {game}")
     watch = contained.watch()
     try:
-        program = programs.executable(path, game)  # a build here is the job's to time
+        program = programs.executable(path, game)
         with watch.importing(path) if watch else contextlib.nullcontext():
             module = entrants.load(path, game, program)
     except (CompileError, OSError) as error:

@@ -7,14 +7,13 @@ harness keeps it in the cache under the hash of what made it (`build.key`: the g
 file's bytes, the course's stand-ins and flags, the compiler), so every worker of a
 validation or a tournament, and every later run, starts the same program. Only the
 harness writes the cache: a worker (another user when the harness is root) only reads
-it, so no file can leave a program under another file's hash. A worker that finds no
-program there (a file the harness did not prepare) builds its own, kept in memory for it
-alone.
+it, so no file can leave a program under another file's hash.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import shutil
 import tempfile
@@ -26,9 +25,8 @@ from mine.strategies.haskell.build import COMPILE_SECONDS, COURSES, CompileError
 
 CACHE = "MINE_CACHE"  # the cache's folder, if not ~/.cache/mine (or $XDG_CACHE_HOME/mine)
 MAX_PROGRAM_BYTES = 10 * 2**20  # a player's program is a few MB; its base64 fits a message
-BUILD = contained.Limits(job_seconds=COMPILE_SECONDS + 60)  # GHC's own limit ends it first
-
-_OWN: dict[str, int] = {}  # this worker's own builds: hash -> a memory file holding it
+# A compile's job, timed as the file's import: GHC's own limit (`build`) ends it first.
+BUILD = contained.Limits(import_seconds=COMPILE_SECONDS, job_seconds=COMPILE_SECONDS)
 
 
 def is_haskell(path: str | Path) -> bool:
@@ -71,24 +69,13 @@ def prepare_source(path: str | Path, source: bytes, game: str, *, contain: bool 
     _keep(key(game, source), base64.b64decode(built["program"]))
 
 
-def executable(path: str | Path, game: str) -> tuple[str, tuple[int, ...]]:
-    """The program of the file at `path` (what to run, and the descriptor it needs kept
-    open): the cache's, else built here (CompileError if it does not compile)."""
-    source = Path(path).read_bytes()
-    made = key(game, source)
-    kept = cache() / made
-    if kept.is_file():
-        return str(kept), ()
-    if made not in _OWN:
-        built = _compile((game, _text(source)))
-        if built["error"] is not None:
-            raise CompileError(built["error"])
-        program = base64.b64decode(built["program"])
-        if contained.watch() is None:  # the harness itself (uncontained runs): its cache
-            return str(_keep(made, program)), ()
-        _OWN[made] = os.memfd_create(f"player-{made[:12]}")  # gone with the worker
-        os.write(_OWN[made], program)
-    return f"/proc/self/fd/{_OWN[made]}", (_OWN[made],)
+def executable(path: str | Path, game: str) -> str:
+    """The program of the file at `path`, which the harness prepared (CompileError if it
+    did not: the harness's fault, not the file's)."""
+    kept = cache() / key(game, Path(path).read_bytes())
+    if not kept.is_file():
+        raise CompileError(f"its program is not in {cache()} (the harness did not compile it)")
+    return str(kept)
 
 
 def _text(source: bytes) -> str:
@@ -105,8 +92,10 @@ def _compile(task: tuple[str, str]) -> dict[str, str | None]:
     if ghc() is None:
         return {"program": None, "error": "needs GHC, which is not installed (apt-get install ghc)"}
     folder = Path(tempfile.mkdtemp(prefix="mine-ghc-"))
+    watch = contained.watch()
     try:
-        built = build(game, source, folder)
+        with watch.importing() if watch else contextlib.nullcontext():  # GHC runs the file
+            built = build(game, source, folder)
         size = built.program.stat().st_size
         if size > MAX_PROGRAM_BYTES:
             return {"program": None, "error": f"its program is {size:,} bytes (over 10 MB)"}
@@ -118,7 +107,7 @@ def _compile(task: tuple[str, str]) -> dict[str, str | None]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _keep(made: str, program: bytes) -> Path:
+def _keep(made: str, program: bytes) -> None:
     """The program in the cache under its hash, whole or not at all, runnable by anyone
     (workers run as users of their own)."""
     folder = cache()
@@ -128,4 +117,3 @@ def _keep(made: str, program: bytes) -> Path:
         out.write(program)
     os.chmod(out.name, 0o755)
     os.replace(out.name, kept)
-    return kept
