@@ -26,10 +26,10 @@ from typing import Any, NamedTuple
 
 from mine.strategies import contained
 from mine.strategies.haskell import protocol
+from mine.strategies.haskell.build import OUT_OF_MEMORY
 
 LINE_BYTES = 1 << 20  # a reply longer than this is not one the protocol says
 STDERR_BYTES = 1 << 20  # what a program may write on stderr (a file of the worker's)
-OUT_OF_MEMORY = 251  # the exit code of a GHC program whose heap cannot grow
 
 
 class ProgramFault(contained.Ended):

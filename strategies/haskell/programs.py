@@ -21,12 +21,21 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mine.strategies import contained
-from mine.strategies.haskell.build import COMPILE_SECONDS, COURSES, CompileError, build, ghc, key
+from mine.strategies.haskell.build import (
+    COMPILE_SECONDS,
+    COMPILE_WALL_SECONDS,
+    COURSES,
+    CompileError,
+    build,
+    ghc,
+    key,
+)
 
 CACHE = "MINE_CACHE"  # the cache's folder, if not ~/.cache/mine (or $XDG_CACHE_HOME/mine)
 MAX_PROGRAM_BYTES = 10 * 2**20  # a player's program is a few MB; its base64 fits a message
-# A compile's job, timed as the file's import: GHC's own limit (`build`) ends it first.
-BUILD = contained.Limits(import_seconds=COMPILE_SECONDS, job_seconds=COMPILE_SECONDS)
+# A compile's job, timed as the file's import: GHC's own limits (`build`) end it first.
+BUILD = contained.Limits(import_seconds=2 * COMPILE_SECONDS, job_seconds=2 * COMPILE_SECONDS,
+                         wall_factor=COMPILE_WALL_SECONDS / COMPILE_SECONDS)  # fmt: skip
 
 
 def is_haskell(path: str | Path) -> bool:
