@@ -1,8 +1,9 @@
 """Haskell player files written to attack the harness. What GHC runs of a file at compile
 time (Template Haskell) is held to the compile's limits, CPU and wall-clock time, memory
 and file size, and ends in one line; it leaves no process behind and, run as root, writes
-nothing outside its build folder. A program's call is timed by its CPU time, not by a busy
-machine's clock."""
+nothing outside its build folder. A cache the harness cannot write (a file, a read-only
+folder or home) is replaced for the run, and the work is done. A program's call is timed
+by its CPU time, not by a busy machine's clock."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from mine.strategies.contained import PlayerFault
 from mine.strategies.haskell import build, programs
 from mine.strategies.haskell.programs import CACHE
-from tests.mine_cli import mine
+from tests.mine_cli import mine, without_file_rights
 from tests.strategies.haskell_files import needs_ghc
 from tests.strategies.hostile_files import left_behind
 
@@ -137,9 +138,30 @@ def test_compile_time_code_leaves_nothing_running_and_root_keeps_it_in_its_folde
     assert left_behind(tmp_path) == []
 
 
-def _validates(path: Path) -> None:
-    result = mine("validate", "cardguess", path, "--n", 2, "--answers", 2, "--json", timeout=600)
+def _validates(path: Path, *under: str, cwd: Path | None = None) -> None:
+    result = mine("validate", "cardguess", path, "--n", 2, "--answers", 2, "--json",
+                  under=under, cwd=cwd, timeout=600)  # fmt: skip
     assert result.returncode == 0 and '"invalid": 0' in result.stdout, result.stderr
+
+
+UNWRITABLE = {  # the cache's place, as `env` sets it (FOLDER: a new folder)
+    "a cache that is a file": "MINE_CACHE=FOLDER/file",
+    "a cache folder it may not write": "MINE_CACHE=FOLDER/read-only",
+    "a read-only home": "HOME=FOLDER/read-only",
+}
+
+
+@pytest.mark.parametrize("case", UNWRITABLE, ids=list(UNWRITABLE))
+def test_a_cache_it_cannot_write_is_replaced_for_the_run(case, readable):
+    (readable / "file").write_text("not a folder")
+    (readable / "read-only").mkdir(mode=0o555)
+    path = readable / "Proj1.hs"
+    path.write_text(PROJ1)
+    place = UNWRITABLE[case].replace("FOLDER", str(readable))
+    env = ("env", "-u", CACHE, "-u", "XDG_CACHE_HOME", f"TMPDIR={readable / 'tmp'}", place)
+    _validates(path, *env, *without_file_rights())
+    assert list((readable / "tmp").iterdir()) == []  # its own cache went with it
+    assert list((readable / "read-only").iterdir()) == []
 
 
 def test_a_programs_call_that_waits_is_timed_by_its_cpu_not_by_the_busy_machines_clock(
