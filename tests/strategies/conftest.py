@@ -1,4 +1,4 @@
-"""Fixtures of the tests that run hostile player files."""
+"""Fixtures of the tests that run player files: hostile ones, and Haskell ones."""
 
 from __future__ import annotations
 
@@ -8,7 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from mine.strategies.haskell.programs import CACHE
 from tests.strategies.hostile_files import end_left_behind, left_behind
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """The compiled programs' cache of a test module, for the commands it runs."""
+    folder = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE, str(folder))
+        yield folder / "haskell"
 
 
 @pytest.fixture

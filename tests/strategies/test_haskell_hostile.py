@@ -70,14 +70,6 @@ def _splicing(imports: str, splice: str) -> str:
     return f"{{-# LANGUAGE TemplateHaskell #-}}\n{source}\nspliced :: Int\nspliced = $({splice})\n"
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(CACHE, str(folder))
-        yield folder / "haskell"
-
-
 # Each: the splice, the compile's limits as the test sets them (CPU seconds, wall-clock
 # seconds, MB of memory, MB of a file), and how its line ends.
 COMPILES = {
