@@ -511,6 +511,7 @@ def run(
         finally:
             for worker in pool:
                 worker.end()
+                confinement.end_own(worker.pid, users)
             confinement.end_started(began, {guard.pid})
             for worker in pool:
                 guard.tell("-", worker.pid, confinement.user_of(worker.pid, users))
