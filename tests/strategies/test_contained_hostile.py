@@ -214,6 +214,26 @@ def test_a_player_that_hides_from_the_watch_is_ended_by_the_parents_clock(how, t
     assert leftovers() == []
 
 
+HUGE = {  # a command and the name of a player file of gigabytes it is given
+    "validate twentyone": (("validate", "twentyone"), "big.py"),
+    "validate cardguess, a Haskell file": (("validate", "cardguess"), "Proj1.hs"),
+    "tournament hog": (("tournament", "hog"), "big.py"),
+}
+
+
+@pytest.mark.parametrize("case", HUGE, ids=list(HUGE))
+def test_a_player_file_of_gigabytes_is_refused_before_it_is_read(case, tmp_path):
+    """(Read whole, it took 10 GB and two minutes.) Under a 4 GB address space: were the
+    file read, the command could not do it."""
+    command, name = HUGE[case]
+    path = tmp_path / name
+    with open(path, "wb") as file:
+        file.truncate(3 << 30)  # sparse: no disk
+    result = mine(*command, path, under=("prlimit", f"--as={4 << 30}", "--"))
+    line = one_line_error(result)
+    assert line.endswith(f"{path}: 3,221,225,472 bytes, over the 64 MB of a player file"), line
+
+
 def _call_then_wait(task: tuple[str, float]) -> int:
     """A job: the file's final_strategy once, then the harness's own work for `seconds`."""
     path, seconds = task
