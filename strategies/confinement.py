@@ -244,16 +244,20 @@ def kill(pid: int, parent: int) -> None:
 
 
 def end_own(pid: int, users: str) -> None:
-    """SIGKILL every process of the worker `pid`'s user when it is a user of its own, all
-    at once: a fork bomb has no time to refill. A child that becomes the user does it, as
-    the kernel lets a user signal all its own processes (and no other's) with kill(-1)."""
-    if users != "own":
-        return
+    """SIGKILL every process of the worker `pid`'s user when it is a user of its own."""
+    if users == "own":
+        _end_user(UID_BASE + pid)
+
+
+def _end_user(user: int) -> None:
+    """SIGKILL every process of `user` at once (a fork bomb has no time to refill): a child
+    that becomes the user does it, as the kernel lets a user signal all its own processes,
+    and no other's, with kill(-1)."""
     child = os.fork()
     if child == 0:
         try:
-            os.setresgid(UID_BASE + pid, UID_BASE + pid, UID_BASE + pid)
-            os.setresuid(UID_BASE + pid, UID_BASE + pid, UID_BASE + pid)
+            os.setresgid(user, user, user)
+            os.setresuid(user, user, user)
             LIBC.kill(-1, signal.SIGKILL)
         finally:
             os._exit(0)
@@ -337,7 +341,8 @@ def guard() -> Guard:
 
 def _guard() -> None:
     """The guard's program: follow the workers until the harness is gone, then SIGKILL
-    every process of the live ones' users and sessions until there is none."""
+    every process of the live ones' users (each all at once) and sessions until there is
+    none."""
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, signal.SIG_IGN)
     live: set[tuple[int, int]] = set()
@@ -346,6 +351,8 @@ def _guard() -> None:
         (live.add if sign == "+" else live.discard)((int(worker), int(user)))
     sessions = {worker for worker, _ in live}
     users = {user for _, user in live if user >= 0}
+    for user in users:
+        _end_user(user)
 
     def started(process: Process) -> bool:
         return process.session in sessions or _user(process.pid) in users

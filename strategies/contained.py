@@ -58,7 +58,7 @@ IMPORTING = -1
 IDLE = -2
 NAME_BYTES, MAX_NAMES = 32, 16
 POLL = 0.05  # seconds between the parent's looks at its workers
-SEND_SECONDS = 5  # a worker that does not take its next tasks in this long is stuck
+SEND_SECONDS = 30  # a worker that takes none of its next tasks in this long is stuck
 ENDING_SECONDS = 10  # a worker that closed its channel ends in this long (a busy machine's)
 REASON_CHARACTERS = 300
 
