@@ -1,7 +1,7 @@
 """Card-guessing benchmark: feedback evaluations/s, vectorised (one guess against a whole
 candidate set, and a guess × answer matrix) against the plain reference in the same run;
-games/s of `simulate` (logs written) against the same games played by a bare loop (guesser
-and feedback only), and answers/s of `validate` (a generated file run contained) against
+games/s of `simulate` (logs written) against the same games played by a bare loop (the
+guesser and the state only), and answers/s of `validate` (a generated file run contained) against
 the same file played in this process; and the time `mine fit` takes to build each n's
 tree with its default plan.
 
@@ -26,16 +26,16 @@ from mine.strategies.bots.cardguess import make_bot
 from mine.strategies.codegen.cardguess import module_source
 from mine.strategies.engines.cardguess import (
     CardGuessRules,
+    State,
     draw_answer,
     feedback,
     feedback_codes,
     feedback_matrix,
     hands,
-    play_game,
-    simulate,
 )
+from mine.strategies.engines.simulation import simulate
 from mine.strategies.solvers.cardguess import Search, Trees, flatten
-from mine.strategies.validation.cardguess import FileGuesser, player_module, validate
+from mine.strategies.validation.cardguess import load, one_game, seat, validate
 
 RESULTS = Path(__file__).resolve().parent / "results" / "cardguess.json"
 
@@ -54,19 +54,18 @@ def games_per_s() -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         simulate_s = best_of(
             3,
-            lambda: simulate(rules, ["first-consistent"], SIM_GAMES, 1, folder, make_bot=make_bot),
+            lambda: simulate(
+                "cardguess", rules, ["first-consistent"], SIM_GAMES, 1, folder, make_bot=make_bot
+            ),
         )
 
         def bare() -> None:
             rng = np.random.default_rng(1)
-            guesser = make_bot(
-                "first-consistent", rules, np.random.default_rng(rng.integers(2**63))
-            )
+            guesser = make_bot("first-consistent", rules, None)
             for _ in range(SIM_GAMES):
-                answer = draw_answer(2, "uniform", rng)
-                guess, memory = guesser.initial_guess(2)
-                while tuple(sorted(guess)) != answer:
-                    guess, memory = guesser.next_guess((guess, memory), feedback(answer, guess))
+                state = State(rules, draw_answer(2, "uniform", rng))
+                while not state.solved():
+                    state.apply_action(guesser(state))
 
         bare_s = best_of(3, bare)
         path = Path(folder) / "player.py"
@@ -74,8 +73,8 @@ def games_per_s() -> dict[str, float]:
         path.write_text(module_source(Trees({2: tree}, {}), None), encoding="utf-8")
         answers = [tuple(hand) for hand in hands(2).cards.tolist()]
         validate_s = best_of(3, lambda: validate(path, sizes=(2,), baselines=()))
-        module = player_module(str(path))
-        here_s = best_of(3, lambda: [play_game(FileGuesser(module), a, rules) for a in answers])
+        player = seat(load(str(path)))
+        here_s = best_of(3, lambda: [one_game(player, a, rules) for a in answers])
     return {
         "simulate_games_per_s": round(SIM_GAMES / simulate_s),
         "baseline_bare_loop_games_per_s": round(SIM_GAMES / bare_s),

@@ -71,12 +71,12 @@ def work(files: dict[str, Path], out: Path) -> dict[str, Callable[[object], obje
         # One core against one: the call in this process, or its tasks on a local:1 cluster.
         "validate twentyone, 1,000,000 hands, 20 games": lambda r: twentyone_card.validate(
             files["twentyone"], hands=1_000_000, games=20, runner=r or SERIAL),
-        "simulate hog, 3 matches of 20,000 games": lambda r: hog.simulate(
-            hog.HogRules(), ["always_roll:6", "square_strategy", "random:1"], 20_000, 1,
+        "simulate hog, 3 matches of 20,000 games": lambda r: simulation.simulate(
+            "hog", hog.HogRules(), ["always_roll:6", "square_strategy", "random:1"], 20_000, 1,
             out / "hog", make_bot=hog_bots.make_bot, runner=r or SERIAL),
         "validate hog": lambda r: hog_card.validate(files["hog"], runner=r),
-        "simulate ginrummy, 40 games": lambda r: ginrummy.simulate(
-            ginrummy.GinRummyRules(), ["simple", "explorer"], 40, 1, out / "gin",
+        "simulate ginrummy, 40 games": lambda r: simulation.simulate(
+            "ginrummy", ginrummy.GinRummyRules(), ["simple", "explorer"], 40, 1, out / "gin",
             make_bot=ginrummy_bots.make_bot, runner=r or SERIAL),
         "validate ginrummy, 40 games vs simple": lambda r: ginrummy_card.validate(
             files["ginrummy"], games=40, opponents=["simple"], workers=1, runner=r),
@@ -87,8 +87,8 @@ def work(files: dict[str, Path], out: Path) -> dict[str, Callable[[object], obje
         "validate supernim, 40 games vs random, greedy": lambda r: supernim_card.validate(
             files["supernim"], games=40, baselines=["random", "greedy"], equal_depth=0,
             runner=r),
-        "simulate cardguess, n = 3, 2,000 games": lambda r: cardguess.simulate(
-            cardguess.CardGuessRules(n=3), ["greedy"], 2000, 1, out / "cards",
+        "simulate cardguess, n = 3, 2,000 games": lambda r: simulation.simulate(
+            "cardguess", cardguess.CardGuessRules(n=3), ["greedy"], 2000, 1, out / "cards",
             make_bot=cardguess_bots.make_bot, runner=r or SERIAL),
         "validate cardguess, n = 2": lambda r: cardguess_card.validate(
             files["cardguess"], sizes=(2,), runner=r),

@@ -17,8 +17,9 @@ import numpy as np
 
 from mine.parsers.cards import DECK
 from mine.strategies.bots.ginrummy import make_bot
-from mine.strategies.engines.ginrummy import GinRummyRules, play_game, write_game
+from mine.strategies.engines.ginrummy import GinRummyRules
 from mine.strategies.engines.melds import MeldSolver, hand_mask, naive_deadwood
+from mine.strategies.engines.simulation import simulate
 
 HANDS = 200_000
 NAIVE_HANDS = 2_000
@@ -57,19 +58,15 @@ def bench_solver(rng: np.random.Generator) -> dict[str, float]:
 
 
 def bench_games(seed: int) -> dict[str, float]:
-    rules = GinRummyRules()
-    solver = MeldSolver()
-    rounds = turns = 0
+    """The one simulate, in this process: games played through the referee, logs written."""
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
-        for index in range(GAMES):
-            rng = np.random.default_rng([seed, index])
-            players = [make_bot("simple", rules, rng, solver) for _ in range(2)]
-            record = play_game(rules, players, rng, solver)
-            write_game(record, 0, folder, f"g{index}")
-            rounds += len(record.rounds)
-            turns += sum(len(game_round.turns) for game_round in record.rounds)
+        summary = simulate("ginrummy", GinRummyRules(), ["simple", "simple"], GAMES, seed,
+                           folder, make_bot=make_bot)  # fmt: skip
         seconds = time.perf_counter() - start
+        rounds = sum(len(path.read_bytes().splitlines())
+                     for path in Path(folder).glob("*-score.csv"))  # fmt: skip
+    turns = summary["matches"][0]["rows"]
     return {
         "games": GAMES,
         "games_per_s": round(rate(GAMES, seconds), 1),

@@ -1,9 +1,9 @@
 """TwentyOne benchmark: full games with logs written, and the flat-bet evaluator.
 
-1. Full games between table-driven bots (textbook, dealer, cautious, chart, textbook),
-   1000 rounds each, turn and score files written: player-hands/s on the engine's fast path
-   (table policies, precomputed card texts), against the same games through the spec's
-   `play(...)` interface written through `parsers.twentyone`'s records (the baseline).
+1. Full games between bots (textbook, dealer, cautious, chart, textbook), 1000 rounds
+   each, played by the referee, turn and score files written by `mine simulate`'s loop
+   (`log_rows` through `parsers.twentyone`'s fields): player-hands/s, against the same
+   games played and not written (the baseline: what the logs cost).
 2. The vectorised evaluator of `mine validate` (`strategies.validation.twentyone_evaluator`), playing
    the optimal chart as its player file plays it: hands/s for an infinite deck, for fresh
    3-deck shoes and for continuous 3-deck shoes (the count known before each round),
@@ -25,13 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from mine.strategies.bots.twentyone import ChartBot, make_bot
-from mine.strategies.engines.twentyone import (
-    BID,
-    TwentyOneRules,
-    play_game,
-    write_logs,
-    write_logs_via_records,
-)
+from mine.strategies.engines import referee, simulation
+from mine.strategies.engines import twentyone as engine
+from mine.strategies.engines.twentyone import BID, TwentyOneRules, new_game
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation.twentyone import chart_module
 from mine.strategies.validation.twentyone_evaluator import (
@@ -48,24 +44,31 @@ def hands_of(state) -> int:
     return sum(1 for r in state.records for row in r.rows if row[3] == BID)
 
 
-def spec_only(bot):
-    def play(upcard, points, infos, player_id, memory, hand):
-        return bot(upcard, points, infos, player_id, memory, hand)
+def played(rules, bots: dict, rng) -> engine.State:
+    state = new_game(rules, rng, list(bots))
+    referee.refereed(engine, rules, state, [bots[p] for p in state.players])
+    return state
 
-    return play
+
+def written_games(rules, games: int, folder: Path) -> tuple[float, int]:
+    """`mine simulate`'s loop: the games played and their logs written."""
+    start = time.perf_counter()
+    summary = simulation.simulate("twentyone", rules, SEATS, games, 0, folder,
+                                  make_bot=make_bot)  # fmt: skip
+    seconds = time.perf_counter() - start
+    rows = list(folder.glob("*[0-9].csv"))
+    hands = sum(p.read_bytes().count(b",Bid,") for p in rows)
+    assert len(rows) == summary["games"]
+    return seconds, hands
 
 
-def full_games(rules, chart, games: int, fast: bool, folder: Path) -> tuple[float, int]:
+def unwritten_games(rules, games: int) -> tuple[float, int]:
     hands = 0
     start = time.perf_counter()
     for game in range(games):
-        bots = {}
-        for i, name in enumerate(SEATS):
-            bot = ChartBot(chart, rules) if name == "chart" else make_bot(name, rules)
-            bots[str(i + 1)] = bot if fast else spec_only(bot)
-        state = play_game(rules, bots, np.random.default_rng(game))
-        (write_logs if fast else write_logs_via_records)(state, "1", folder, f"g{game}")
-        hands += hands_of(state)
+        bots = {name if k == 0 else f"{name}#{k}": make_bot(name, rules) for k, name in
+                enumerate(SEATS)}  # fmt: skip
+        hands += hands_of(played(rules, bots, np.random.default_rng(game)))
     return time.perf_counter() - start, hands
 
 
@@ -73,7 +76,7 @@ def engine_hands(rules, chart, games: int) -> tuple[float, int]:
     hands = 0
     start = time.perf_counter()
     for game in range(games):
-        state = play_game(rules, {"me": ChartBot(chart, rules)}, np.random.default_rng(game))
+        state = played(rules, {"me": ChartBot(chart, rules)}, np.random.default_rng(game))
         hands += hands_of(state)
     return time.perf_counter() - start, hands
 
@@ -91,8 +94,8 @@ def main() -> None:
     chart = infinite.chart
 
     with tempfile.TemporaryDirectory() as tmp:
-        fast_s, fast_hands = full_games(rules, chart, 6, True, Path(tmp))
-        base_s, base_hands = full_games(rules, chart, 2, False, Path(tmp))
+        fast_s, fast_hands = written_games(rules, 6, Path(tmp))
+    base_s, base_hands = unwritten_games(rules, 6)
     fast_rate, base_rate = fast_hands / fast_s, base_hands / base_s
 
     scalar_s, scalar_hands = engine_hands(rules.replace(starting_points=10**6), chart, 20)
@@ -130,7 +133,7 @@ def main() -> None:
             "player_hands": fast_hands,
             "seconds": round(fast_s, 3),
             "player_hands_per_s": round(fast_rate),
-            "baseline": "same games via the spec's play() interface, logs via parsers records",
+            "baseline": "the same kind of games, played and not written",
             "baseline_player_hands_per_s": round(base_rate),
             "ratio": round(fast_rate / base_rate, 2),
             "target_player_hands_per_s": 30_000,
@@ -152,7 +155,7 @@ def main() -> None:
     games = result["full_games"]
     print(
         f"full games + logs: {games['player_hands_per_s']:,} player-hands/s "
-        f"(x{games['ratio']} vs spec interface + record writer, "
+        f"(x{games['ratio']} vs the games unwritten, "
         f"{games['baseline_player_hands_per_s']:,}/s; target 30,000)"
     )
     for label, row in evaluator.items():

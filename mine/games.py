@@ -26,11 +26,8 @@ PARTS = {
     "solver": "strategies.solvers",  # the exact optimum, where the game allows one
     "codegen": "strategies.codegen",  # table → single-file player
     "validator": "strategies.validation",  # a player file measured in the engine
-    "match": "strategies.tournament",  # one game between two players, for tournaments
     "report": "pipeline.reports",  # the HTML page (and other formats) of a table
-    "display": "pipeline.display",  # what each command prints on a terminal
-    "commands": "pipeline.commands",  # `mine <verb> <game>`: options → the layers
-    "demo": "pipeline.demos",  # its part of `mine demo`
+    "commands": "pipeline.commands",  # `mine <verb> <game>`: options, what it prints, demo
 }
 EVERY_PART = frozenset(PARTS)
 
@@ -68,12 +65,7 @@ GAMES: tuple[Game, ...] = (
         parts=EVERY_PART - {"solver"},
     ),
     Game("hog", "Hog", "Hog, the dice game (CS 61A)"),
-    Game(
-        "supernim",
-        "Super-Nim",
-        "Super-Nim, merging and Collatz-splitting heaps",
-        parts=EVERY_PART - {"match"},
-    ),
+    Game("supernim", "Super-Nim", "Super-Nim, merging and Collatz-splitting heaps"),
     Game("cardguess", "Card guessing", "Card guessing, the deduction game (COMP30020 2016)"),
 )
 """In the order commands list them and ingest tries their formats."""

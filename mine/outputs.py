@@ -6,11 +6,13 @@ reads (`generate --out` onto its `--table`, `--html` onto an entrant, `--out` on
 warehouse).
 
 What a command reads is noted here as it opens it (`reading`); each command starts with
-nothing noted (`forget_reads`, from the CLI's entry)."""
+nothing noted (`forget_reads`, from the CLI's entry). Its results go to stdout, whose
+failures (a full disk, `/dev/full`) name it."""
 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import shutil
 import stat
@@ -18,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PARTIAL = ".partial"
+STDOUT = "stdout"  # how an error line names the command's standard output
 
 _read: set[Path] = set()  # what the running command reads, resolved
 
@@ -28,6 +31,37 @@ class OutputError(OSError):
     def __init__(self, out: str | Path, reason: str):
         super().__init__(f"{out}: {reason}")
         self.strerror = reason
+
+
+class _Stdout(io.FileIO):
+    """Descriptor 1, whose write errors name it."""
+
+    def write(self, data) -> int | None:
+        try:
+            return super().write(data)
+        except OSError as error:
+            raise stdout_error(error) from None
+
+
+def stdout_error(error: OSError) -> OSError:
+    """`error`, of a write to stdout, naming it; EPIPE (the reader left) a bare
+    BrokenPipeError, which the CLI's entry ends quietly (with its errno, click would
+    exit 1 on its own)."""
+    if isinstance(error, BrokenPipeError):
+        return BrokenPipeError()
+    return OSError(error.errno, error.strerror, STDOUT)
+
+
+def named_stdout(stream: io.TextIOWrapper) -> io.TextIOWrapper:
+    """Descriptor 1 as `stream` writes it, but whose errors name stdout, and which shows
+    a character its encoding lacks escaped (`PYTHONIOENCODING=ascii`) instead of failing."""
+    raw = _Stdout(1, "w", closefd=False)
+    return io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=stream.encoding,
+        errors="backslashreplace",
+        line_buffering=stream.line_buffering,
+    )
 
 
 def reading(*paths: str | Path) -> None:

@@ -7,11 +7,8 @@
 2. For that prior and each n, the guessing tree: the next guess for every feedback
    history, found by search minimising the expected number of guesses
    (`strategies/solvers/cardguess.py`). The search plan per n says how wide it looks and
-   which guesses it considers; it is stored in the metadata.
-
-The table file holds one row per node: n, node, parent, the feedback code that leads to
-it, depth, the guess (the spec's cards joined by `;`), the answers reaching it and the
-expected guesses from it.
+   which guesses it considers; it is stored in the metadata. The table file holds one row
+   per node of each tree (`SCHEMA`).
 """
 
 from __future__ import annotations
@@ -87,19 +84,11 @@ class AnswerModel:
         return np.exp(logs[hands(n).cards.astype(np.int64)].sum(axis=1))
 
     def summary(self) -> dict[str, Any]:
-        ranks = self.counts.reshape(13, 4).sum(axis=1)
-        return {
-            "games": self.games,
-            "answer_cards": self.cards,
-            "uniform": self.uniform,
-            "chi_square_p_value": round(self.p_value, 6),
-            "alpha": UNIFORM_ALPHA,
-            "smoothing": SMOOTHING,
-            "rank_counts": {RANKS[r]: int(c) for r, c in enumerate(ranks)},
-            "card_weights": {
-                card_text(c): round(float(w), 6) for c, w in enumerate(self.card_weights)
-            },
-        }
+        ranks = {RANKS[r]: int(c) for r, c in enumerate(self.counts.reshape(13, 4).sum(axis=1))}
+        weights = {card_text(c): round(float(w), 6) for c, w in enumerate(self.card_weights)}
+        return {"games": self.games, "answer_cards": self.cards, "uniform": self.uniform,
+                "chi_square_p_value": round(self.p_value, 6), "alpha": UNIFORM_ALPHA,
+                "smoothing": SMOOTHING, "rank_counts": ranks, "card_weights": weights}  # fmt: skip
 
 
 def answer_model(answers: list[str]) -> AnswerModel:
@@ -133,13 +122,8 @@ class Logged(NamedTuple):
     logs: int
 
 
-def fit(
-    inputs: Logged,
-    sizes: Sequence[int] | None = None,
-    quick: bool = False,
-    workers: int = 1,
-    plans: dict[int, Plan] | None = None,
-) -> Trees:
+def fit(inputs: Logged, sizes: Sequence[int] | None = None, quick: bool = False,
+        workers: int = 1, plans: dict[int, Plan] | None = None) -> Trees:  # fmt: skip
     """The answer model of the logged answers, and a tree for each n of `sizes` (default:
     2, 3 and 4, the sizes the course grades, whatever sizes the logs show), searched with
     each n's plan (`PLANS`; `QUICK` if `quick`; `plans`: a plan of its own for some n), in
@@ -148,9 +132,8 @@ def fit(
     sizes = tuple(SIZES if sizes is None else sizes)
     bad = [n for n in sizes if n not in SIZES]
     if bad or not sizes:
-        raise FitError(
-            f"n must be one of {', '.join(map(str, SIZES))}, not {bad[0] if bad else 'none'}"
-        )
+        known = ", ".join(map(str, SIZES))
+        raise FitError(f"n must be one of {known}, not {bad[0] if bad else 'none'}")
     plans = {**(QUICK if quick else PLANS), **(plans or {})}
     jobs = [(n, model.prior(n), plans[n]) for n in sizes]
     if workers > 1 and len(jobs) > 1:
@@ -160,25 +143,14 @@ def fit(
                                 strict=True))  # fmt: skip
     else:
         searched = {n: _search(job) for n, job in zip(sizes, jobs, strict=True)}
-    trees, per_n = {}, {}
-    for n in sizes:
-        trees[n] = tree = searched[n]
-        per_n[str(n)] = {
-            "expected_guesses": round(float(tree.cost[0]), 6),
-            "nodes": len(tree),
-            "deepest": int(tree.depth.max()) + 1,
-            "first_guess": hand_text(hands(n).cards[tree.guess[0]]),
-            "quick": quick and QUICK[n] != PLANS[n],
-            "plan": asdict(plans[n]),
-        }
+    per_n = {str(n): {"expected_guesses": round(float(tree.cost[0]), 6), "nodes": len(tree),
+                      "deepest": int(tree.depth.max()) + 1,
+                      "first_guess": hand_text(hands(n).cards[tree.guess[0]]),
+                      "quick": quick and QUICK[n] != PLANS[n], "plan": asdict(plans[n])}
+             for n, tree in ((n, searched[n]) for n in sizes)}  # fmt: skip
     metadata = {
-        "game": GAME,
-        "kind": KIND,
-        "fingerprint": inputs.fingerprint,
-        "rows": inputs.rows,
-        "games": len(inputs.answers),
-        "logs": inputs.logs,
-        "method": "search",
+        "game": GAME, "kind": KIND, "fingerprint": inputs.fingerprint, "rows": inputs.rows,
+        "games": len(inputs.answers), "logs": inputs.logs, "method": "search",
         "settings": {
             "sizes": list(sizes),
             "search": "widths[d] guesses ranked first by the estimate are solved exactly at "
@@ -189,8 +161,8 @@ def fit(
         },
         "answerer": model.summary(),
         "trees": per_n,
-    }
-    return Trees(trees, metadata)
+    }  # fmt: skip
+    return Trees({n: searched[n] for n in sizes}, metadata)
 
 
 def _search(job: tuple[int, np.ndarray | None, Plan]) -> FlatTree:
@@ -202,38 +174,18 @@ def _search(job: tuple[int, np.ndarray | None, Plan]) -> FlatTree:
 # --- the table file ----------------------------------------------------------------------
 
 
+SCHEMA = {"n": pl.Int8, "node": pl.Int32, "parent": pl.Int32, "code": pl.Int16,
+          "depth": pl.Int16, "guess": pl.String, "answers": pl.Int32,
+          "expected_guesses": pl.Float64}  # fmt: skip
+
+
 def table_frame(trees: dict[int, FlatTree]) -> pl.DataFrame:
-    frames = []
-    for n, tree in sorted(trees.items()):
-        guesses = hands(n).cards[tree.guess]
-        frames.append(
-            pl.DataFrame(
-                {
-                    "n": np.full(len(tree), n),
-                    "node": np.arange(len(tree)),
-                    "parent": tree.parent,
-                    "code": tree.code,
-                    "depth": tree.depth,
-                    "guess": [hand_text(hand) for hand in guesses],
-                    "answers": tree.answers,
-                    "expected_guesses": tree.cost,
-                },
-                schema=SCHEMA,
-            )
-        )
-    return pl.concat(frames)
-
-
-SCHEMA = {
-    "n": pl.Int8,
-    "node": pl.Int32,
-    "parent": pl.Int32,
-    "code": pl.Int16,
-    "depth": pl.Int16,
-    "guess": pl.String,
-    "answers": pl.Int32,
-    "expected_guesses": pl.Float64,
-}
+    return pl.concat([
+        pl.DataFrame([np.full(len(tree), n), np.arange(len(tree)), tree.parent, tree.code,
+                      tree.depth, [hand_text(hand) for hand in hands(n).cards[tree.guess]],
+                      tree.answers, tree.cost], schema=SCHEMA)
+        for n, tree in sorted(trees.items())
+    ])  # fmt: skip
 
 
 def write_table(path: str | Path, fitted: Trees) -> Path:
@@ -270,10 +222,8 @@ def read_table(path: str | Path) -> Trees:
         except ValueError as error:
             raise tables.TableError(f"{path}: the n = {n} tree is broken ({error})") from None
         if figures["nodes"] != rows.height:
-            raise tables.TableError(
-                f"{path}: the n = {n} tree has {rows.height} nodes, its metadata says "
-                f"{figures['nodes']}"
-            )
+            said = f"the n = {n} tree has {rows.height} nodes, its metadata says {figures['nodes']}"
+            raise tables.TableError(f"{path}: {said}")
     if sorted(stated) != sorted(map(str, trees)):
         raise tables.TableError(f"{path}: its metadata states trees the table does not hold")
     return Trees(trees, metadata)
@@ -283,13 +233,9 @@ def tree_of(n: int, rows: pl.DataFrame) -> FlatTree:
     """A tree from its rows, checked: breadth-first numbers, children in feedback order,
     each node one guess deeper than its parent, every guess n distinct cards, feedback
     codes the rules can give, at least one answer and one guess expected at each node."""
-    count = rows.height
-    node = rows["node"].to_numpy()
-    parent = rows["parent"].to_numpy().astype(np.int64)
-    code = rows["code"].to_numpy().astype(np.int64)
-    depth = rows["depth"].to_numpy().astype(np.int64)
-    cost = rows["expected_guesses"].to_numpy()
-    answers = rows["answers"].to_numpy().astype(np.int64)
+    count, node, cost = rows.height, rows["node"].to_numpy(), rows["expected_guesses"].to_numpy()
+    columns = ("parent", "code", "depth", "answers")
+    parent, code, depth, answers = (rows[c].to_numpy().astype(np.int64) for c in columns)
     if not (node == np.arange(count)).all() or parent[0] != -1:
         raise ValueError("nodes are not numbered 0, 1, … from the root")
     if count > 1 and (np.diff(parent[1:]) < 0).any() or (parent[1:] >= np.arange(1, count)).any():
@@ -305,15 +251,6 @@ def tree_of(n: int, rows: pl.DataFrame) -> FlatTree:
         raise ValueError("a node's depth is not its parent's plus one")
     if (answers < 1).any() or (cost < 1).any() or (cost > len(hands(n))).any():
         raise ValueError("a node without answers, or expecting guesses out of range")
-    first = np.searchsorted(parent[1:], np.arange(count + 1))
-    guesses = [parse_hand(text, n) for text in rows["guess"].to_list()]
-    return FlatTree(
-        n,
-        np.array([hand_index(hand) for hand in guesses], np.int64),
-        parent,
-        code,
-        depth,
-        first.astype(np.int64),
-        cost,
-        answers,
-    )
+    first = np.searchsorted(parent[1:], np.arange(count + 1)).astype(np.int64)
+    guesses = [hand_index(parse_hand(text, n)) for text in rows["guess"].to_list()]
+    return FlatTree(n, np.array(guesses, np.int64), parent, code, depth, first, cost, answers)

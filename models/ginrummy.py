@@ -17,11 +17,7 @@ says which) in the shared table format (`models.tables`):
   `value[deadwood][turn bucket]` (what holding that deadwood after a play is worth, in
   round points), `called[deadwood][turn bucket]` (what the opponent's call on its next
   play is worth to that deadwood, on average) and `hazard[turn bucket]` (the chance that
-  call comes): the value of waiting, by dynamic programming over the logged plays
-  (below).
-
-The value of waiting: when to knock, and what a deadwood is worth, by dynamic programming
-over what the logs say happens after a play.
+  call comes): the value of waiting, by dynamic programming over the logged plays.
 
 The logs show both hands after every play, so for each logged play (deadwood `d` after it,
 at turn `t`) they tell:
@@ -59,6 +55,7 @@ import numpy as np
 import polars as pl
 
 from mine.models import tables
+from mine.strategies.engines.ginrummy import DEFAULT_RULES
 from mine.strategies.engines.melds import SPREAD
 
 # A discard's relation to the opponent's earlier pickups and passes this round (the
@@ -70,14 +67,13 @@ TURN_BUCKET = 4  # plays (both players') per turn bucket, for every Gin Rummy ta
 TURN_BUCKETS = 8  # the last bucket holds every later turn
 DEADWOOD_CAP = 50  # deadwood after a play; the last row stands for 50 and more
 TURN_CAP = 48  # plays valued by the recursion; later ones end as a stock-out would
-KNOCK_LIMIT = 10
+# The course's scoring: the tables value its rounds, whatever rules the logs were played in.
+KNOCK_LIMIT, GIN_BONUS, UNDERCUT_BONUS, GAME_TARGET = (DEFAULT_RULES.knock_limit,
+    DEFAULT_RULES.gin_bonus, DEFAULT_RULES.undercut_bonus, DEFAULT_RULES.game_target)  # fmt: skip
 MOST = 100  # the most deadwood ten cards can hold
 SCORE_STEP = 10  # points per score bucket of the knock policy
 SCORE_BUCKETS = 10  # the last holds 90 and more
-GAME_TARGET = 100
 MIN_ROW = 30  # transitions a (deadwood, turn bucket) row needs to stand on its own
-GIN_BONUS = 25
-UNDERCUT_BONUS = 10
 ROUND = ["log_id", "round"]
 
 
@@ -352,20 +348,12 @@ def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
     probability = model.predict_proba(_danger_design(cells[:, 0], cells[:, 1], cells[:, 2]))[:, 1]
     counts = pl.DataFrame({"a": picked, "b": passed, "c": rank}).group_by("a", "b", "c").len()
     table = (
-        pl.DataFrame(
-            {
-                "a": cells[:, 0],
-                "b": cells[:, 1],
-                "c": cells[:, 2],
-                "value": probability.round(5),
-            }
-        )
+        pl.DataFrame({"a": cells[:, 0], "b": cells[:, 1], "c": cells[:, 2],
+                      "value": probability.round(5)})
         .join(counts, on=["a", "b", "c"], how="left")
-        .with_columns(
-            pl.col("len").fill_null(0).alias("n"), pl.lit(None, pl.Float64).alias("extra")
-        )
+        .with_columns(pl.col("len").fill_null(0).alias("n"), extra=pl.lit(None, pl.Float64))
         .drop("len")
-    )
+    )  # fmt: skip
     fitted = model.predict_proba(design)[:, 1]
     suits = discards["discard_suit"].replace_strict(list("SHDC"), range(4)).to_numpy()
     by_card = (
@@ -376,19 +364,13 @@ def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
         .with_columns(pl.lit(0).alias("b"))
         .sort("a", "c")  # group_by's order is not fixed: the same data, the same file
     )  # fmt: skip
+    names = [f"picked={p}" for p in PICKED[1:]] + [f"passed={p}" for p in PASSED[1:]]
+    names += [f"rank={r}" for r in range(2, 14)]
     info = {
         "discards": discards.height,
         "picked_up": int(target.sum()),
         "held_out_auc": None if auc is None else round(auc, 4),
-        "coefficients": dict(
-            zip(
-                [f"picked={p}" for p in PICKED[1:]]
-                + [f"passed={p}" for p in PASSED[1:]]
-                + [f"rank={r}" for r in range(2, 14)],
-                (round(float(c), 4) for c in model.coef_[0]),
-                strict=True,
-            )
-        ),
+        "coefficients": {n: round(float(c), 4) for n, c in zip(names, model.coef_[0], strict=True)},
         "intercept": round(float(model.intercept_[0]), 4),
     }
     return _tagged("danger", table), info, _tagged("card", by_card)
@@ -407,7 +389,7 @@ def fit_thrown(features: pl.DataFrame) -> pl.DataFrame:
     discards do not — a player that throws its highest deadwood sends the high cards on."""
     plays = features.filter(pl.col("opponent_unseen").is_not_null())
     unseen = plays["opponent_unseen"].to_numpy().astype(np.uint64)
-    bucket = np.clip((plays["turn"].to_numpy() - 1) // TURN_BUCKET, 0, TURN_BUCKETS - 1)
+    bucket = _bucket(plays["turn"].to_numpy())
     rank = plays["discard_rank"].to_numpy() - 1
     suit = plays["discard_suit"].replace_strict(list("SHDC"), range(4)).to_numpy()
     hidden = (unseen >> (13 * suit + rank).astype(np.uint64)) & np.uint64(1) == 1
@@ -452,15 +434,8 @@ def fit_knock_value(features: pl.DataFrame) -> pl.DataFrame:
 
 
 def _tagged(name: str, table: pl.DataFrame) -> pl.DataFrame:
-    return table.select(
-        pl.lit(name).alias("table"),
-        pl.col("a").cast(pl.Int32),
-        pl.col("b").cast(pl.Int32),
-        pl.col("c").cast(pl.Int32),
-        pl.col("value").cast(pl.Float64),
-        pl.col("n").cast(pl.Int64),
-        pl.col("extra").cast(pl.Float64),
-    )
+    typed = {**COLUMNS, "extra": pl.Float64}
+    return table.select(pl.lit(name).alias("table"), *(pl.col(c).cast(typed[c]) for c in SCHEMA))
 
 
 class Logged(NamedTuple):

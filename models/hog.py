@@ -40,13 +40,16 @@ import hashlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 from typing import NamedTuple
 
 import numpy as np
 import polars as pl
 
 from mine.models import tables
-from mine.strategies.engines.hog import HogRules, square_swine, tail_points
+from mine.parsers.hog import SCORE_COLUMNS as GAME_COLUMNS
+from mine.parsers.hog import TURN_COLUMNS
+from mine.strategies.engines.hog import HogRules, swine_map, tail_map
 from mine.strategies.solvers.hog import Solution, TurnModel, roll_distribution, solve
 
 GAME = "hog"
@@ -54,18 +57,6 @@ KIND = "strategy"  # a table of dice per (score, opponent score), in `models/tab
 METHODS = ("best-response", "minimax")
 MAX_ROLLS = 10  # the spec's limit; more if the logs show more
 FAIR_ALPHA = 0.001  # significance of the chi-square test that rejects a fair die
-TURN_COLUMNS = (
-    "game",
-    "turn",
-    "player",
-    "score",
-    "opponent_score",
-    "num_rolls",
-    "outcomes",
-    "points",
-    "new_score",
-)
-GAME_COLUMNS = ("game", "first_player", "final_score_first", "final_score_second", "winner")
 
 
 class FitError(ValueError):
@@ -93,36 +84,17 @@ class LearnedRules:
     roll_distance: dict[int, float] = field(default_factory=dict)  # k: total variation
 
     def turn_model(self) -> TurnModel:
-        return TurnModel(
-            goal=self.goal,
-            roll_points=roll_distribution(self.face, self.max_rolls, self.sow_sad),
-            tail=self.tail,
-            swine=self.swine,
-        )
-
-    def reference_rules(self) -> HogRules:
-        """The engine's rules closest to what was learned, to validate tables in."""
-        return HogRules(
-            goal=self.goal,
-            dice_sides=self.dice_sides,
-            max_rolls=self.max_rolls,
-            sow_sad=self.sow_sad,
-            square_swine=self.swine_on,
-        )
+        points = roll_distribution(self.face, self.max_rolls, self.sow_sad)
+        return TurnModel(self.goal, points, self.tail, self.swine)
 
     def summary(self) -> dict[str, object]:
+        scored_1, scored_sum = self.sow_sad_evidence
         return {
-            "goal": self.goal,
-            "goal_bounds": list(self.goal_bounds),
-            "dice_sides": self.dice_sides,
-            "face_counts": self.face_counts.tolist(),
-            "fair_die": self.fair,
-            "face_probabilities": [round(p, 6) for p in self.face.tolist()],
+            "goal": self.goal, "goal_bounds": list(self.goal_bounds),
+            "dice_sides": self.dice_sides, "face_counts": self.face_counts.tolist(),
+            "fair_die": self.fair, "face_probabilities": [round(p, 6) for p in self.face.tolist()],
             "sow_sad": self.sow_sad,
-            "sow_sad_evidence": {
-                "scored_1": self.sow_sad_evidence[0],
-                "scored_sum": self.sow_sad_evidence[1],
-            },
+            "sow_sad_evidence": {"scored_1": scored_1, "scored_sum": scored_sum},
             "max_rolls": self.max_rolls,
             "pig_tail_cells_observed": int(self.tail_observed.sum()),
             "pig_tail_cells_from_formula": int((~self.tail_observed).sum()),
@@ -130,7 +102,7 @@ class LearnedRules:
             "square_swine_cells_observed": int(self.swine_observed.sum()),
             "square_swine_cells_from_rule": int((~self.swine_observed).sum()),
             "roll_total_variation": {str(k): round(v, 6) for k, v in self.roll_distance.items()},
-        }
+        }  # fmt: skip
 
 
 # --- the rules -------------------------------------------------------------------------
@@ -149,22 +121,8 @@ def learn_rules(turns: pl.DataFrame, max_rolls: int = MAX_ROLLS) -> LearnedRules
     sow_sad, evidence = _learn_sow_sad(rows)
     tail, tail_seen = _learn_tail(rows, goal)
     swine, swine_seen, swine_on = _learn_swine(rows, goal)
-    learned = LearnedRules(
-        goal,
-        bounds,
-        counts.size,
-        counts,
-        fair,
-        face,
-        sow_sad,
-        evidence,
-        max_rolls,
-        tail,
-        tail_seen,
-        swine,
-        swine_seen,
-        swine_on,
-    )
+    learned = LearnedRules(goal, bounds, counts.size, counts, fair, face, sow_sad, evidence,
+                           max_rolls, tail, tail_seen, swine, swine_seen, swine_on)  # fmt: skip
     distance = _roll_distance(rows, learned.turn_model().roll_points)
     return LearnedRules(**{**learned.__dict__, "roll_distance": distance})
 
@@ -174,11 +132,9 @@ def learn_goal(turns: pl.DataFrame) -> tuple[int, tuple[int, int]]:
     lowest final score)."""
     keys = ["log_id", "game"] if "log_id" in turns.columns else ["game"]
     last = pl.col("turn") == pl.col("turn").max().over(keys)
-    ends = turns.select(
-        pl.col("new_score").filter(~last).max().alias("going_on"),
-        pl.col("new_score").filter(last).min().alias("ended"),
-    ).row(0)
-    going_on, ended = ends
+    score = pl.col("new_score")
+    going_on, ended = turns.select(score.filter(~last).max().alias("on"),
+                                   score.filter(last).min()).row(0)  # fmt: skip
     low = 1 if going_on is None else going_on + 1
     if ended is None or ended < low:
         raise FitError(
@@ -201,20 +157,9 @@ def _looks_fair(counts: np.ndarray) -> bool:
     expected = counts.sum() / counts.size
     statistic = float(((counts - expected) ** 2 / expected).sum())
     df = counts.size - 1
-    z = _normal_quantile(1 - FAIR_ALPHA)
+    z = NormalDist().inv_cdf(1 - FAIR_ALPHA)
     critical = df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
     return statistic <= critical
-
-
-def _normal_quantile(p: float) -> float:
-    low, high = -10.0, 10.0
-    for _ in range(100):
-        mid = (low + high) / 2
-        if 0.5 * math.erfc(-mid / math.sqrt(2)) < p:
-            low = mid
-        else:
-            high = mid
-    return low
 
 
 def _learn_sow_sad(rows: pl.DataFrame) -> tuple[bool, tuple[int, int]]:
@@ -240,7 +185,7 @@ def _mode_by(rows: pl.DataFrame, key: str, value: str) -> pl.DataFrame:
 
 
 def _learn_tail(rows: pl.DataFrame, goal: int) -> tuple[np.ndarray, np.ndarray]:
-    tail = np.array([tail_points(o) for o in range(goal)], dtype=np.int64)
+    tail = tail_map(HogRules(goal=goal))
     seen = np.zeros(goal, dtype=bool)
     zero = rows.filter((pl.col("num_rolls") == 0) & (pl.col("points") > 0))
     for opponent, points, _ in _mode_by(zero, "opponent_score", "points").iter_rows():
@@ -255,8 +200,7 @@ def _learn_swine(rows: pl.DataFrame, goal: int) -> tuple[np.ndarray, np.ndarray,
     observed = _mode_by(totals, "total", "new_score")
     moved = observed.filter(pl.col("new_score") != pl.col("total")).height > 0
     on = moved or observed.is_empty()
-    rules = HogRules(goal=goal, square_swine=on)
-    swine = np.array([square_swine(n, rules) for n in range(goal)], dtype=np.int64)
+    swine = swine_map(HogRules(goal=goal, square_swine=on), goal)
     seen = np.zeros(goal, dtype=bool)
     for total, new, _ in observed.iter_rows():
         swine[total], seen[total] = new, True
@@ -286,16 +230,9 @@ def opponent_policy(
     against: str | None = None,
     strength: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The population's distribution over k in each state (goal × goal × (K + 1)), and
-    the number of turns seen per state.
-
-    A state's own counts are smoothed towards a prior worth `strength` turns: a decision
-    tree over what a player can see in the state (both scores, the lead, what rolling 0
-    would gain through Pig Tail and Square Swine under the learned rules), fitted to all
-    the population's turns. Where a state was seen its counts soon dominate; where it was
-    not, the tree generalises from states that look alike — a threshold on the Pig Tail
-    gain, say — rather than from states that are merely near.
-    """
+    """The population's distribution over k in each state (goal × goal × (K + 1)), its
+    counts smoothed towards the tree's prior worth `strength` turns (see the module
+    docstring), and the number of turns seen per state."""
     goal, width = rules.goal, rules.max_rolls + 1
     rows = turns if against is None else turns.filter(pl.col("player") == against)
     rows = rows.filter((pl.col("score") < goal) & (pl.col("opponent_score") < goal))
@@ -303,11 +240,8 @@ def opponent_policy(
         who = "the population" if against is None else f"player {against!r}"
         raise FitError(f"no turns of {who} in the logs")
     counts = np.zeros((goal, goal, width))
-    np.add.at(
-        counts,
-        (rows["score"].to_numpy(), rows["opponent_score"].to_numpy(), rows["num_rolls"].to_numpy()),
-        1.0,
-    )
+    where = [rows[c].to_numpy() for c in ("score", "opponent_score", "num_rolls")]
+    np.add.at(counts, tuple(where), 1.0)
     seen = counts.sum(axis=-1)
     prior = _tree_prior(counts, rules)
     policy = (counts + strength * prior) / (seen[..., None] + strength)
@@ -385,30 +319,18 @@ def fit(
     if method == "best-response":
         policy, seen = opponent_policy(turns, rules, against)
         solution = solve(model, None, policy)
-        settings |= {
-            "against": against,
-            "opponent_prior": "decision tree, worth 1 turn",
-            "states_seen": int((seen > 0).sum()),
-        }
+        settings |= {"against": against, "opponent_prior": "decision tree, worth 1 turn",
+                     "states_seen": int((seen > 0).sum())}  # fmt: skip
     else:
         solution = solve(model, None, None)
     table = solution.table[0]
     assert table is not None
+    rates = {k: round(getattr(solution, k), 6) for k in ("first", "second", "average")}
     metadata = {
-        "game": GAME,
-        "kind": KIND,
-        "fingerprint": logged.fingerprint or fingerprint(turns, games),
-        "rows": turns.height,
-        "games": count_games(turns),
-        "method": method,
-        "settings": settings,
-        "learned": rules.summary(),
-        "model_win_rate": {
-            "first": round(solution.first, 6),
-            "second": round(solution.second, 6),
-            "average": round(solution.average, 6),
-        },
-    }
+        "game": GAME, "kind": KIND, "fingerprint": logged.fingerprint or fingerprint(turns, games),
+        "rows": turns.height, "games": count_games(turns), "method": method,
+        "settings": settings, "learned": rules.summary(), "model_win_rate": rates,
+    }  # fmt: skip
     if logged.logs is not None:
         metadata["logs"] = logged.logs
     return Fit(table, metadata, rules, solution)
@@ -473,7 +395,7 @@ def write_table(path: str | Path, fitted: Fit) -> Path:
 
 
 COLUMNS = {"score": pl.Int64, "opponent_score": pl.Int64, "num_rolls": pl.Int64}
-LEARNED = {"goal": int, "dice_sides": int, "max_rolls": int, "sow_sad": bool, "square_swine": bool}
+LEARNED = {name: type(getattr(HogRules(), name)) for name in HogRules.LEARNED}
 
 
 def read_table(path: str | Path) -> Fit:
@@ -485,11 +407,9 @@ def read_table(path: str | Path) -> Fit:
         raise tables.TableError(f"{path}: a {metadata['kind']!r} table, not a {KIND!r} table")
     learned = tables.fields(path, metadata, "learned", LEARNED)
     for name in ("goal", "dice_sides", "max_rolls"):
-        if not HogRules.within(name, learned[name]):
+        if not HogRules.within(name, value := learned[name]):
             low, high = HogRules.BOUNDS[name]
-            raise tables.TableError(
-                f"{path}: learned {name} {learned[name]} is not in {low}..{high}"
-            )
+            raise tables.TableError(f"{path}: learned {name} {value} is not in {low}..{high}")
     goal = math.isqrt(frame.height)
     if frame.height == 0 or goal * goal != frame.height:
         raise tables.TableError(f"{path}: not a square table of (score, opponent_score, num_rolls)")

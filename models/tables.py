@@ -14,9 +14,10 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
-from mine import outputs
+from mine import inputs, outputs
 
 REQUIRED = ("game", "kind", "fingerprint", "rows", "method", "settings")
+METADATA_BYTES = 16_000_000  # a table's metadata: what fit writes is a few kB
 
 
 class TableError(ValueError):
@@ -65,9 +66,9 @@ def read(
             f"and {sidecar.name}, that `mine fit` writes: run it first)"
         )
     try:
-        metadata = json.loads(metadata_path(path).read_text())
-        frame = pl.read_parquet(path.with_suffix(".parquet"))
-    except (OSError, UnicodeDecodeError, ValueError, pl.exceptions.PolarsError) as error:
+        metadata = inputs.read_json(sidecar, METADATA_BYTES)
+        frame = pl.read_parquet(rows)
+    except (OSError, ValueError, pl.exceptions.PolarsError) as error:
         raise TableError(f"{path}: not a readable table ({_first_line(error)})") from None
     if not isinstance(metadata, dict):
         raise TableError(f"{path}: its metadata is not a JSON object")
@@ -75,6 +76,8 @@ def read(
         raise TableError(f"{path}: a table of {metadata.get('game')!r}, not of {game!r}")
     if kind is not None and metadata.get("kind") != kind:
         raise TableError(f"{path}: a {metadata.get('kind')!r} table, not a {kind!r} table")
+    if not isinstance(metadata.get("settings", {}), dict):
+        raise TableError(f"{path}: its metadata's settings are not a JSON object")
     return (frame if columns is None else typed(path, frame, columns)), metadata
 
 

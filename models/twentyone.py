@@ -61,6 +61,7 @@ from mine.strategies.engines.twentyone_chart import (
     Strategy,
     outside_the_rules,
 )
+from mine.strategies.solvers.twentyone import Game, Solution, solve_game
 
 GAME = "twentyone"
 KIND = "strategy"
@@ -71,20 +72,6 @@ TOTALS = 32  # totals 0..31 (a hand stops at 22 or more)
 
 class FitError(ValueError):
     """Logs that cannot be fitted (empty, or without what the model needs)."""
-
-
-def points(value: int) -> int:
-    return 11 if value == 1 else value
-
-
-def add(total: int, soft: int, value: int) -> tuple[int, int]:
-    """(total, soft) after a card: aces count 11 while the total stays ≤ 21."""
-    total += points(value)
-    soft += value == 1
-    while total > 21 and soft:
-        total -= 10
-        soft -= 1
-    return total, soft
 
 
 def n_span(n: int) -> int:
@@ -124,10 +111,6 @@ class GameModel:
     max_bid: int
     evidence: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def combo_cell(self) -> int:
-        return d_index(21, 2)
-
 
 def learn_dealer(decisions: pl.DataFrame) -> tuple[np.ndarray, dict]:
     """Hit or stand by (total, soft, cards): observed majority where seen, a tree elsewhere."""
@@ -161,26 +144,6 @@ def learn_dealer(decisions: pl.DataFrame) -> tuple[np.ndarray, dict]:
     }
 
 
-def dealer_distribution(model_hits: np.ndarray, probs: np.ndarray, up: int) -> np.ndarray:
-    """Chance of each final dealer hand (`d_index`) given the up card, infinite deck."""
-    out = np.zeros(D_CELLS)
-    layer = {add(0, 0, up): 1.0}
-    n = 1
-    while layer:
-        following: dict[tuple[int, int], float] = {}
-        for (total, soft), chance in layer.items():
-            if n >= 2 and (
-                total > 21 or n >= MAX_CARDS or not model_hits[total, soft, min(n, MAX_CARDS)]
-            ):
-                out[d_index(total, n)] += chance
-                continue
-            for v in VALUES:
-                key = add(total, soft, v)
-                following[key] = following.get(key, 0.0) + chance * probs[v - 1]
-        layer, n = following, n + 1
-    return out
-
-
 def _payoff_features(p_total, p_n, p_split, d_total, d_n) -> np.ndarray:
     p_total, d_total = np.asarray(p_total), np.asarray(d_total)
     p_n, d_n = np.asarray(p_n), np.asarray(d_n)
@@ -188,21 +151,9 @@ def _payoff_features(p_total, p_n, p_split, d_total, d_n) -> np.ndarray:
     p_21 = (p_n == 2) & (p_total == 21)
     d_21 = (d_n == 2) & (d_total == 21)
     diff = np.where(p_over, -30, p_total) - np.where(d_over, -30, d_total)
-    return np.column_stack(
-        [
-            p_total,
-            p_n,
-            np.asarray(p_split),
-            p_over,
-            p_21,
-            d_total,
-            d_n,
-            d_over,
-            d_21,
-            diff,
-            p_n - d_n,
-        ]
-    ).astype(float)
+    columns = [p_total, p_n, np.asarray(p_split), p_over, p_21, d_total, d_n, d_over, d_21, diff,
+               p_n - d_n]  # fmt: skip
+    return np.column_stack(columns).astype(float)
 
 
 def learn_payoffs(rounds: pl.DataFrame) -> tuple[np.ndarray, dict[str, float], dict]:
@@ -338,275 +289,69 @@ def learn_stop(hand_frame: pl.DataFrame) -> tuple[int, dict]:
 
 
 def learn_actions(decisions: pl.DataFrame) -> dict[str, bool]:
-    d = decisions
-    return {
-        "double": d.filter(pl.col("action") == "DoubleDown").height > 0,
-        "double_on_21": d.filter(
-            (pl.col("action") == "DoubleDown") & (pl.col("n_cards") == 2) & (pl.col("total") == 21)
-        ).height
-        > 0,
-        "hit_on_21": d.filter(
-            (pl.col("action") == "Hit")
-            & (pl.col("n_cards") == 2)
-            & (pl.col("total") == 21)
-            & ~pl.col("forced")
-        ).height
-        > 0,
-        "double_after_split": d.filter(
-            (pl.col("action") == "DoubleDown") & pl.col("split_hand")
-        ).height
-        > 0,
-        "split": d.filter(pl.col("action") == "Split").height > 0,
-        "insurance": d.filter(pl.col("action") == "Insurance").height > 0,
+    """Which actions the logs show where."""
+    action, two21 = pl.col("action"), (pl.col("n_cards") == 2) & (pl.col("total") == 21)
+    shown = {
+        "double": action == "DoubleDown",
+        "double_on_21": (action == "DoubleDown") & two21,
+        "hit_on_21": (action == "Hit") & two21 & ~pl.col("forced"),
+        "double_after_split": (action == "DoubleDown") & pl.col("split_hand"),
+        "split": action == "Split",
+        "insurance": action == "Insurance",
     }
+    return {name: decisions.filter(rule).height > 0 for name, rule in shown.items()}
 
 
-# --- the decision problem -----------------------------------------------------------------
+# --- the decision problem: solved by the one solver, `strategies.solvers.twentyone` ---------
 
 
-class Solver:
-    """Expectimax for one up card under a learned model and card chances; with `chart`,
-    the value of playing that chart instead of the best action; with `prefer`, that
-    chart's action wherever the best one is not worth `margin` more (per unit of bid)."""
-
-    def __init__(
-        self, model: GameModel, probs: np.ndarray, up: int, chart=None, prefer=None,
-        margin: float = 0.0,
-    ):  # fmt: skip
-        self.m, self.p, self.up, self.chart = model, probs, up, chart
-        self.prefer, self.margin = prefer, margin
-        dist = dealer_distribution(model.dealer_hits, probs, up)
-        self.combo = float(dist[model.combo_cell])
-        self.stand = model.payoff @ dist - 1.0  # net per unit of stake, by player hand
-        ins = model.insurance
-        self.ins_alive = self.combo * ins["win"] + (1 - self.combo) * ins["lose"]
-        self.ins_dead = ins["no_play"]  # every hand bust: the dealer does not play
-        self.memo: dict[tuple, tuple[float, int]] = {}
-        self.bust_memo: dict[tuple, float] = {}
-
-    def terminal(self, total: int, n: int, ctx: int, stake: float) -> float:
-        value = stake * self.stand[p_index(total, n, int(ctx == SPLIT_HAND))]
-        if ctx == INSURED:
-            value += self.ins_dead if total > 21 else self.ins_alive
-        return value
-
-    def options(self, total: int, soft: int, n: int, ctx: int) -> dict[int, float]:
-        m, p = self.m, self.p
-        two21 = n == 2 and total == 21
-        opts = {STAND: self.terminal(total, n, ctx, 1.0)}
-        if not two21 or m.actions["hit_on_21"]:
-            value = 0.0
-            for v in VALUES:
-                t, s = add(total, soft, v)
-                value += p[v - 1] * self.value(t, s, n + 1, ctx)
-            opts[HIT] = value
-        can_double = (
-            m.actions["double"]
-            and n == 2
-            and (ctx != SPLIT_HAND or m.actions["double_after_split"])
-        )
-        if can_double and two21:
-            if m.actions["double_on_21"]:
-                opts[DOUBLE] = self.terminal(total, n, ctx, 2.0)
-        elif can_double:
-            value = 0.0
-            for v in VALUES:
-                t, _ = add(total, soft, v)
-                value += p[v - 1] * self.terminal(t, 3, ctx, 2.0)
-            opts[DOUBLE] = value
-        return opts
-
-    def best(self, total: int, soft: int, n: int, ctx: int) -> tuple[float, int]:
-        key = (total, soft, n, ctx)
-        found = self.memo.get(key)
-        if found is None:
-            opts = self.options(total, soft, n, ctx)
-            if self.chart is None:
-                action = max(opts, key=opts.__getitem__)
-                if self.prefer is not None:
-                    kept = int(self.prefer.hand[ctx, self.up, total, soft, min(n, 5) - 2])
-                    if kept in opts and opts[kept] >= opts[action] - self.margin:
-                        action = kept
-            else:
-                action = int(self.chart.hand[ctx, self.up, total, soft, min(n, 5) - 2])
-                if action == DOUBLE and DOUBLE not in opts:
-                    action = HIT
-                if action not in opts:
-                    action = STAND
-            found = self.memo[key] = (opts[action], action)
-        return found
-
-    def value(self, total: int, soft: int, n: int, ctx: int) -> float:
-        if total > 21 or n >= self.m.stop:
-            return self.terminal(total, n, ctx, 1.0)
-        return self.best(total, soft, n, ctx)[0]
-
-    def bust_chance(self, total: int, soft: int, n: int, ctx: int) -> float:
-        if total > 21:
-            return 1.0
-        if n >= self.m.stop:
-            return 0.0
-        key = (total, soft, n, ctx)
-        if key in self.bust_memo:
-            return self.bust_memo[key]
-        _, action = self.best(total, soft, n, ctx)
-        chance = 0.0
-        if action == HIT or (action == DOUBLE and not (n == 2 and total == 21)):
-            for v in VALUES:
-                t, s = add(total, soft, v)
-                follow = (
-                    (1.0 if t > 21 else 0.0)
-                    if action == DOUBLE
-                    else self.bust_chance(t, s, n + 1, ctx)
-                )
-                chance += self.p[v - 1] * follow
-        self.bust_memo[key] = chance
-        return chance
-
-    def same_rank(self, x: int) -> float:
-        """Chance that a card pairs a split hand of `x` (tens pair by rank: a quarter)."""
-        return self.p[x - 1] / (4 if x == 10 else 1)
-
-    def choose(self, gain: float, kept: bool) -> bool:
-        """Take an option worth `gain` more than its alternative; with `prefer`, keep the
-        preferred chart's choice `kept` unless the other is worth `margin` more."""
-        if self.prefer is None:
-            return gain > 0
-        return gain > -self.margin if kept else gain > self.margin
-
-    def resplits(self, x: int) -> bool:
-        """Whether a split hand of `x` dealt a card of its rank splits again."""
-        if self.chart is not None:
-            return bool(self.chart.split[SPLIT_HAND, self.up, x])
-        other, q, again = self._halves(x)
-        if q <= 0:
-            return False
-        kept = self.prefer is not None and bool(self.prefer.split[SPLIT_HAND, self.up, x])
-        return self.choose(other / (1 - 2 * q) - (other + q * again), kept)
-
-    def splits(self, x: int, ctx: int) -> tuple[bool, float]:
-        """Whether a dealt pair of `x` splits in `ctx` (main or insured), and its value."""
-        total, soft = add(*add(0, 0, x), x)
-        plain, split = self.value(total, soft, 2, ctx), self.split_value(x, ctx)
-        if self.chart is not None:
-            take = bool(self.chart.split[ctx, self.up, x])
-        else:
-            kept = self.prefer is not None and bool(self.prefer.split[ctx, self.up, x])
-            take = self.choose(split - plain, kept)
-        return take, split if take else plain
-
-    def _halves(self, x: int) -> tuple[float, float, float]:
-        """(A, q, B): a half's value over the cards that do not pair it, the chance of the
-        card that does, and the value of that re-paired hand kept."""
-        q = self.same_rank(x)
-        other = 0.0
-        for v in VALUES:
-            t, s = add(*add(0, 0, x), v)
-            other += (self.p[v - 1] - (q if v == x else 0.0)) * self.value(t, s, 2, SPLIT_HAND)
-        t, s = add(*add(0, 0, x), x)
-        return other, q, self.value(t, s, 2, SPLIT_HAND)
-
-    def split_value(self, x: int, ctx: int) -> float:
-        other, q, again = self._halves(x)
-        again_split = self.m.actions["split"] and self.resplits(x)
-        value = 2 * (other / (1 - 2 * q) if again_split else other + q * again)
-        if ctx == INSURED:  # lost only if every hand of the split busts
-            bust = 0.0
-            for v in VALUES:
-                t, s = add(*add(0, 0, x), v)
-                p = self.p[v - 1] - (q if v == x else 0.0)
-                bust += p * self.bust_chance(t, s, 2, SPLIT_HAND)
-            t, s = add(*add(0, 0, x), x)
-            if again_split:
-                bust = (1 - np.sqrt(max(1 - 4 * q * bust, 0.0))) / (2 * q)
-            else:
-                bust += q * self.bust_chance(t, s, 2, SPLIT_HAND)
-            value += (1 - bust * bust) * self.ins_alive + bust * bust * self.ins_dead
-        return value
-
-    def first(self, v1: int, v2: int, pair: bool, ctx: int) -> tuple[float, bool]:
-        """(value, split?) of a dealt hand in `ctx` (main or insured)."""
-        total, soft = add(*add(0, 0, v1), v2)
-        if pair and self.m.actions["split"]:
-            take, value = self.splits(v1, ctx)
-            return value, take
-        return self.value(total, soft, 2, ctx), False
+def game(model: GameModel, probs: np.ndarray | None = None) -> Game:
+    """The learned game as the solver reads it (card chances `probs`, else the logs')."""
+    hits = model.dealer_hits
+    totals = (np.arange(P_CELLS) // N_SPAN) % TOTALS
+    actions = model.actions
+    return Game(
+        model.probs if probs is None else probs,
+        model.payoff,
+        lambda n, total, split: p_index(total, n, int(split)),
+        lambda n, total: d_index(total, n),
+        lambda n, total, soft: total <= 21 and n < MAX_CARDS and bool(hits[total, int(soft), n]),
+        totals > 21,
+        model.stop,
+        (model.insurance["win"], model.insurance["lose"], model.insurance["no_play"]),
+        hit_on_21=actions["hit_on_21"],
+        double=actions["double"],
+        double_on_21=actions["double_on_21"],
+        double_after_split=actions["double_after_split"],
+        split=actions["split"],
+        insure=actions["insurance"],
+    )
 
 
-def _deals(probs: np.ndarray) -> list[tuple[int, int, bool, float]]:
-    deals = []
-    for v1 in VALUES:
-        for v2 in VALUES:
-            if v2 < v1:
-                continue
-            chance = probs[v1 - 1] * probs[v2 - 1] * (1 if v1 == v2 else 2)
-            if v1 == v2 == 10:  # only two tens of one rank (JJ, not JQ) split
-                deals += [(10, 10, True, chance / 4), (10, 10, False, chance * 3 / 4)]
-            else:
-                deals.append((v1, v2, v1 == v2, chance))
-    return deals
-
-
-@dataclass(frozen=True)
-class Solved:
-    ev: float
-    by_up: dict[int, float]
-    chart: Chart
-
-
-def solve(
-    model: GameModel, probs: np.ndarray | None = None, chart=None, prefer=None, margin=0.0
-) -> Solved:
-    """The best chart under the model (or, given `chart`, its value) and its value per hand
-    per unit of bid; with `prefer`, that chart wherever the best is not worth `margin`
-    more."""
-    probs = model.probs if probs is None else probs
-    result = Chart.empty() if chart is None else chart
-    by_up = {}
-    for up in VALUES:
-        solver = Solver(model, probs, up, chart, prefer, margin)
-        value = 0.0
-        for v1, v2, pair, chance in _deals(probs):
-            plain, _ = solver.first(v1, v2, pair, MAIN)
-            best = plain
-            if up == 1 and model.actions["insurance"]:
-                insured, _ = solver.first(v1, v2, pair, INSURED)
-                total, soft = add(*add(0, 0, v1), v2)
-                if chart is not None:
-                    take = bool(chart.insure[total, soft, int(pair)])
-                else:
-                    kept = prefer is not None and bool(prefer.insure[total, soft, int(pair)])
-                    take = solver.choose(insured - plain, kept)
-                if chart is None:
-                    result.insure[total, soft, int(pair)] = take
-                if take:
-                    best = insured
-            value += chance * best
-        by_up[up] = value
-        if chart is None:
-            _fill(result, solver, model, up)
-    ev = float(sum(probs[u - 1] * by_up[u] for u in VALUES))
-    return Solved(ev, by_up, result)
-
-
-def _fill(chart, solver: Solver, model: GameModel, up: int) -> None:
-    """Write the solver's choices for every hand state into the chart."""
+def solve(model: GameModel, probs: np.ndarray | None = None, prefer=None, margin=0.0) -> Solution:
+    """The best chart under the model and its value per hand per unit of bid; with
+    `prefer`, that chart wherever the best is not worth `margin` more. Every cell of the
+    chart is the model's choice, unreached hands too (Stand where a hand has stopped)."""
     last = min(model.stop - 1, 5)
-    for ctx in (MAIN, INSURED, SPLIT_HAND):
-        for soft in (0, 1):
-            for total in range(12 if soft else 4, 22):
-                for n in range(2, last + 1):
-                    if soft and n == 2 and total < 12:
-                        continue
-                    chart.hand[ctx, up, total, soft, n - 2] = solver.best(total, soft, n, ctx)[1]
-                for n in range(last + 1, 6):  # no decisions there: Stand fills the cell
-                    chart.hand[ctx, up, total, soft, n - 2] = STAND
-        if model.actions["split"]:
-            for x in VALUES:
-                if ctx == SPLIT_HAND:
-                    chart.split[ctx, up, x] = solver.resplits(x)
-                else:
-                    chart.split[ctx, up, x] = solver.splits(x, ctx)[0]
+    none = (0,) * 10  # an infinite deck: the cards in hand change no chance
+
+    def fill(chart: Chart, solver) -> None:
+        up = solver.up
+        for ctx in (MAIN, INSURED, SPLIT_HAND):
+            for soft in (0, 1):
+                for total in range(12 if soft else 4, 22):
+                    for n in range(2, 6):
+                        chart.hand[ctx, up, total, soft, n - 2] = (
+                            solver.best(none, none, total, soft, n, ctx)[1] if n <= last else STAND
+                        )
+            for x in VALUES if model.actions["split"] else ():
+                chart.split[ctx, up, x] = (
+                    solver.split_votes[(SPLIT_HAND, x)]
+                    if ctx == SPLIT_HAND
+                    else solver.first(x, x, True, ctx)[1]
+                )
+
+    return solve_game(game(model, probs), prefer=prefer, margin=margin, fill=fill)
 
 
 # --- fitting ---------------------------------------------------------------------------

@@ -18,33 +18,21 @@ HAND = rf"{GUESS_CARD_PATTERN}(?:;{GUESS_CARD_PATTERN}){{0,3}}"
 SIZE = "[1-4]"  # the handout plays n = 2, 3, 4; feedback numbers are 0 … n
 COUNT = "[0-4]"
 
-TURNS = Format(
-    "cardguess turns",
-    (
-        Column("game", "INTEGER", POSITIVE, "a game number (1, 2, …)"),
-        Column("n", "INTEGER", SIZE, "a number of cards (1 … 4)"),
-        Column("answer", "VARCHAR", HAND, "cards like 3C;TH"),
-        Column("guess_no", "INTEGER", POSITIVE, "a guess number (1, 2, …)"),
-        Column("guess", "VARCHAR", HAND, "cards like 3C;TH"),
-        Column("correct", "INTEGER", COUNT, "a count 0 … 4"),
-        Column("lower", "INTEGER", COUNT, "a count 0 … 4"),
-        Column("ranks", "INTEGER", COUNT, "a count 0 … 4"),
-        Column("higher", "INTEGER", COUNT, "a count 0 … 4"),
-        Column("suits", "INTEGER", COUNT, "a count 0 … 4"),
-    ),
-)
-
-SCORES = Format(
-    "cardguess scores",
-    (
-        Column("game", "INTEGER", POSITIVE, "a game number (1, 2, …)"),
-        Column("n", "INTEGER", SIZE, "a number of cards (1 … 4)"),
-        Column("answer", "VARCHAR", HAND, "cards like 3C;TH"),
-        Column("guesses", "INTEGER", POSITIVE, "a number of guesses"),
-    ),
-)
-
 FEEDBACK = ("correct", "lower", "ranks", "higher", "suits")
+GAME_N_ANSWER = (
+    Column("game", "INTEGER", POSITIVE, "a game number (1, 2, …)"),
+    Column("n", "INTEGER", SIZE, "a number of cards (1 … 4)"),
+    Column("answer", "VARCHAR", HAND, "cards like 3C;TH"),
+)
+TURNS = Format("cardguess turns", (
+    *GAME_N_ANSWER,
+    Column("guess_no", "INTEGER", POSITIVE, "a guess number (1, 2, …)"),
+    Column("guess", "VARCHAR", HAND, "cards like 3C;TH"),
+    *(Column(name, "INTEGER", COUNT, "a count 0 … 4") for name in FEEDBACK),
+))  # fmt: skip
+SCORES = Format("cardguess scores", (
+    *GAME_N_ANSWER, Column("guesses", "INTEGER", POSITIVE, "a number of guesses"),
+))  # fmt: skip
 
 
 class Turn(NamedTuple):
@@ -86,14 +74,8 @@ def _turn(fields: list[str]) -> Turn:
     for name, count in zip(FEEDBACK, counts, strict=True):
         if count > n:
             raise ValueError(f"{name} is {count}, more than the {n} cards")
-    return Turn(
-        int(fields[0]),
-        n,
-        _hand(fields[2], n, "answer"),
-        int(fields[3]),
-        _hand(fields[4], n, "guess"),
-        *counts,
-    )
+    return Turn(int(fields[0]), n, _hand(fields[2], n, "answer"), int(fields[3]),
+                _hand(fields[4], n, "guess"), *counts)  # fmt: skip
 
 
 def _score(fields: list[str]) -> Score:
@@ -106,14 +88,8 @@ read_scores = reader(SCORES, _score)
 
 
 def turn_fields(turn: Turn) -> tuple[object, ...]:
-    return (
-        turn.game,
-        turn.n,
-        ";".join(turn.answer),
-        turn.guess_no,
-        ";".join(turn.guess),
-        *turn.feedback,
-    )
+    answer, guess = ";".join(turn.answer), ";".join(turn.guess)
+    return turn.game, turn.n, answer, turn.guess_no, guess, *turn.feedback
 
 
 def score_fields(score: Score) -> tuple[object, ...]:

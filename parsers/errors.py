@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+from mine.inputs import shown
 
 
 class LogFormatError(ValueError):
@@ -24,5 +23,4 @@ class LogFormatError(ValueError):
             where += f":{self.line}"
             if self.column is not None:
                 where += f":{self.column}"
-        # A file name may hold a newline: the error stays one line, the character shown.
-        return _CONTROL.sub(lambda c: repr(c.group())[1:-1], f"{where}: {self.reason}")
+        return shown(f"{where}: {self.reason}")

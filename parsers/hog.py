@@ -9,7 +9,6 @@ dice count matches `num_rolls`), never the rules: logs of variants must still lo
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 from typing import NamedTuple
 
 import polars as pl
@@ -73,17 +72,9 @@ def _turn(fields: list[str]) -> Turn:
     num_rolls = int(fields[5])
     if len(outcomes) != num_rolls:
         raise ValueError(f"num_rolls is {num_rolls} but {len(outcomes)} dice are listed")
-    return Turn(
-        game=int(fields[0]),
-        turn=int(fields[1]),
-        player=fields[2],
-        score=int(fields[3]),
-        opponent_score=int(fields[4]),
-        num_rolls=num_rolls,
-        outcomes=outcomes,
-        points=int(fields[7]),
-        new_score=int(fields[8]),
-    )
+    game, turn, player, score, opponent, _, _, points, new = fields
+    return Turn(int(game), int(turn), player, int(score), int(opponent), num_rolls, outcomes,
+                int(points), int(new))  # fmt: skip
 
 
 def _score(fields: list[str]) -> Score:
@@ -95,17 +86,7 @@ read_scores = reader(SCORES, _score)
 
 
 def turn_fields(turn: Turn) -> tuple[object, ...]:
-    return (
-        turn.game,
-        turn.turn,
-        turn.player,
-        turn.score,
-        turn.opponent_score,
-        turn.num_rolls,
-        ";".join(map(str, turn.outcomes)),
-        turn.points,
-        turn.new_score,
-    )
+    return (*turn[:6], ";".join(map(str, turn.outcomes)), *turn[7:])
 
 
 def score_fields(score: Score) -> tuple[object, ...]:
@@ -116,62 +97,38 @@ write_turns = writer(turn_fields)
 write_scores = writer(score_fields)
 
 
-def write_turn_frame(path: str | Path, frame: pl.DataFrame, append: bool = False) -> None:
-    """Write a columnar batch of turns (the columns of `Turn`, `outcomes` a list of ints).
-
-    Gives the same bytes as `write_turns` on the same rows, at the speed of polars: the
-    simulator writes millions of rows.
-    """
-    text = frame.select(
-        *TURN_COLUMNS[:6],
-        pl.col("outcomes").list.eval(pl.element().cast(pl.String)).list.join(";"),
-        *TURN_COLUMNS[7:],
-    )
-    _write_frame(path, text, append)
+def turn_frame_bytes(frame: pl.DataFrame) -> bytes:
+    """A columnar batch of turns (the columns of `Turn`, `outcomes` a list of ints) as the
+    bytes `write_turns` writes of the same rows, at the speed of polars: the simulator
+    writes millions of rows."""
+    outcomes = pl.col("outcomes").list.eval(pl.element().cast(pl.String)).list.join(";")
+    return _csv(frame.select(*TURN_COLUMNS[:6], outcomes, *TURN_COLUMNS[7:]))
 
 
-def write_score_frame(path: str | Path, frame: pl.DataFrame, append: bool = False) -> None:
-    """Write a columnar batch of scores; the same bytes as `write_scores`."""
-    _write_frame(path, frame.select(SCORE_COLUMNS), append)
+def score_frame_bytes(frame: pl.DataFrame) -> bytes:
+    """A columnar batch of scores as the bytes `write_scores` writes of the same rows."""
+    return _csv(frame.select(SCORE_COLUMNS))
 
 
 TURN_COLUMNS = tuple(column.name for column in TURNS.columns)
 SCORE_COLUMNS = tuple(column.name for column in SCORES.columns)
 
 
-def _write_frame(path: str | Path, frame: pl.DataFrame, append: bool) -> None:
-    with open(path, "ab" if append else "wb") as out:
-        frame.write_csv(out, include_header=False, line_terminator="\r\n", quote_style="never")
+def _csv(frame: pl.DataFrame) -> bytes:
+    text = frame.write_csv(None, include_header=False, line_terminator="\r\n", quote_style="never")
+    return text.encode()
 
 
 def turn_frame(turns: Iterable[Turn]) -> pl.DataFrame:
     """Turn records as a DataFrame with the warehouse's columns (outcomes a list)."""
-    return pl.DataFrame(
-        [tuple(turn) for turn in turns],
-        schema={
-            "game": pl.Int64,
-            "turn": pl.Int64,
-            "player": pl.String,
-            "score": pl.Int64,
-            "opponent_score": pl.Int64,
-            "num_rolls": pl.Int64,
-            "outcomes": pl.List(pl.Int64),
-            "points": pl.Int64,
-            "new_score": pl.Int64,
-        },
-        orient="row",
-    )
+    return _frame(turns, TURNS, outcomes=pl.List(pl.Int64))
 
 
 def score_frame(scores: Iterable[Score]) -> pl.DataFrame:
-    return pl.DataFrame(
-        [tuple(score) for score in scores],
-        schema={
-            "game": pl.Int64,
-            "first_player": pl.String,
-            "final_score_first": pl.Int64,
-            "final_score_second": pl.Int64,
-            "winner": pl.String,
-        },
-        orient="row",
-    )
+    return _frame(scores, SCORES)
+
+
+def _frame(records: Iterable[tuple], layout: Format, **types: pl.DataType) -> pl.DataFrame:
+    schema = {c.name: types.get(c.name, pl.String if c.sql_type == "VARCHAR" else pl.Int64)
+              for c in layout.columns}  # fmt: skip
+    return pl.DataFrame([tuple(record) for record in records], schema=schema, orient="row")

@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
-INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
-
 
 def _interrupt(signum: int, frame: types.FrameType | None) -> None:
     """Ctrl-C: a KeyboardInterrupt, which each layer unwinds (a transaction rolled back, a
@@ -30,7 +28,7 @@ def _interrupt(signum: int, frame: types.FrameType | None) -> None:
     while frame is not None:
         if frame.f_code.co_filename.startswith("<frozen importlib"):
             os.write(sys.stderr.fileno(), b"error: interrupted\n")
-            os._exit(INTERRUPTED)
+            os._exit(128 + signum)  # the shell's code for a command a signal stopped
         frame = frame.f_back
     raise KeyboardInterrupt
 
@@ -42,8 +40,8 @@ import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 from typer.exceptions import TyperException  # noqa: E402
 
-from mine import __version__, games  # noqa: E402
-from mine.pipeline import options  # noqa: E402
+from mine import __version__, games, inputs, outputs  # noqa: E402
+from mine.pipeline import INTERRUPTED, options  # noqa: E402
 
 # Plain help: rich's help panels would import rich on every `--help`, tripling start-up.
 HELP = {
@@ -163,8 +161,6 @@ def main(
     ] = False,
 ) -> None:
     """mine: ingest game logs into DuckDB, query them, and turn them into players."""
-    from mine import outputs
-
     outputs.forget_reads()  # what an earlier command run in this process read
 
 
@@ -252,6 +248,7 @@ def query(
         typer.Option(
             "--timeout",
             min=0.001,
+            max=options.MAX_SECONDS,
             metavar="SECONDS",
             help="Stop the query after this many seconds (one error line).",
             show_default=False,
@@ -316,10 +313,10 @@ def run() -> None:
     each layer has undone its unfinished work (a transaction, a partial file)."""
     signal.signal(signal.SIGINT, _interrupt)
     try:
-        code = _main()
+        code = _closed_stdout() if _standard_streams() else _main()
         sys.stdout.flush()
     except BrokenPipeError:  # `mine query … | head`: the reader has all it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_stdout()
         code = 0
     except KeyboardInterrupt:
         code = INTERRUPTED
@@ -330,11 +327,66 @@ def run() -> None:
             failure = _environment_failure(error)
             if failure is None:
                 raise
-            print(f"error: {failure}", file=sys.stderr)
+            _say(failure)
+            if isinstance(error, OSError) and error.filename == outputs.STDOUT:
+                _drop_stdout()  # what is left to print would fail again at exit
             code = 1
     if code == INTERRUPTED:  # typer's exit code for a KeyboardInterrupt too
-        print("error: interrupted", file=sys.stderr)
+        _say("interrupted")
     sys.exit(code)
+
+
+def _say(message: str) -> None:
+    print(f"error: {inputs.shown(message)}", file=sys.stderr)
+
+
+def _standard_streams() -> bool:
+    """Stdin, stdout and stderr as every command may use them; whether stdout was closed.
+    A closed one (`>&-`) is opened on /dev/null, so that no file the command opens (the
+    warehouse) takes its number and receives what is printed; a closed stdin reads as
+    empty. Stdout's errors name it, and a character its encoding lacks is escaped."""
+    closed = [fd for fd in (0, 1, 2) if not _is_open(fd)]
+    for fd in closed:
+        null = os.open(os.devnull, os.O_RDWR)  # the lowest number free: `fd`
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+    # The process's own streams, never closed.
+    if 0 in closed:
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115
+    if 1 in closed:
+        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
+    if 2 in closed:
+        sys.stderr = open(2, "w", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    if _on_descriptor(sys.stdout, 1):
+        sys.stdout = outputs.named_stdout(sys.stdout)
+    return 1 in closed
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _on_descriptor(stream, fd: int) -> bool:
+    """Whether `stream` writes descriptor `fd` (not a test runner's buffer)."""
+    try:
+        return stream.fileno() == fd
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _closed_stdout() -> int:
+    _say("stdout is closed: mine prints its result there (send it to /dev/null to drop it)")
+    return 1
+
+
+def _drop_stdout() -> None:
+    """What is left to print goes nowhere."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _interruption(error: Exception) -> bool:
@@ -343,8 +395,10 @@ def _interruption(error: Exception) -> bool:
 
 
 # What the machine, not the input, made fail in any command (each command says its own
-# input's faults): a full disk, a warehouse file that is damaged, memory that ran out.
+# input's faults): a full disk, a file mine keeps for itself it may not write (a read-only
+# HOME, a cache path that is a file), a warehouse file that is damaged, memory that ran out.
 FULL_DISK = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG)
+NO_ACCESS = (errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ELOOP)
 DUCKDB_FAILURES = ("IOException", "TransactionException", "OutOfMemoryException", "FatalException")
 
 
@@ -356,7 +410,11 @@ def _environment_failure(error: Exception) -> str | None:
         if type(error).__name__ in DUCKDB_FAILURES:
             return f"the warehouse failed: {first}"
         return None
-    if isinstance(error, OSError) and error.errno in FULL_DISK:
+    if isinstance(error, OSError) and (
+        error.errno in FULL_DISK
+        or (error.filename is not None and error.errno in NO_ACCESS)
+        or error.filename == outputs.STDOUT
+    ):
         return f"{error.filename or 'a file'}: {error.strerror}"
     if type(error).__module__.startswith("polars") and "No space left" in str(error):
         return f"cannot write: {first}"
@@ -372,7 +430,7 @@ def _main() -> int:
             return 0
         ctx = getattr(error, "ctx", None)
         where = f" (see {ctx.command_path} --help)" if ctx else ""
-        print(f"error: {error.format_message()}{where}", file=sys.stderr)
+        _say(f"{error.format_message()}{where}")
         return error.exit_code
     except typer.Abort:
         return INTERRUPTED

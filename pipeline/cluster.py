@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import socket
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -22,6 +24,16 @@ from mine.strategies.runners import LocalProcesses, Runner
 
 ENV = "MINE_CLUSTER"
 LOCAL = "local"
+AUTO = "auto"
+ANSWER_SECONDS = 5.0  # for a cluster's address to take a connection at all
+JOINING = {
+    # Ray tries an address that takes connections but does not answer as a cluster for a
+    # quarter of an hour (20 attempts of 45 s): one attempt, of about 15 s (read when Ray
+    # loads).
+    "RAY_gcs_server_port_wait_time_s": "1",
+    "RAY_gcs_rpc_server_connect_timeout_s": "3",
+    "RAY_py_gcs_connect_timeout_s": "10",
+}
 
 
 class RayRunner:
@@ -81,6 +93,9 @@ def runner(address: str | None, here: Runner | None = None) -> Iterator[Runner]:
     if address is None:
         yield here or LocalProcesses(os.cpu_count() or 1)
         return
+    if not _local(address):
+        for key, value in JOINING.items():
+            os.environ.setdefault(key, value)
     try:
         import ray
     except ImportError:
@@ -120,12 +135,48 @@ def _join(ray: Any, address: str) -> bool:
             ) from None
         return True
     try:
-        ray.init(address=address, **quiet)
+        with _without_stderr():  # Ray logs each failed try there before its settings apply
+            ray.init(address=_answering(ray, address), **quiet)
     except (ConnectionError, ValueError, RuntimeError) as error:
         raise fail(
             f"--cluster {address}: cannot join the Ray cluster ({_first_line(error)})"
         ) from None
     return True
+
+
+@contextlib.contextmanager
+def _without_stderr() -> Iterator[None]:
+    """Descriptor 2 sent nowhere for the block (what fails there is said after, in one
+    line)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    os.close(null)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _answering(ray: Any, address: str) -> str:
+    """The address to join for `address`, checked to take a connection within seconds
+    (ConnectionError if not): Ray itself would try one nobody answers at for minutes.
+    `auto` is RAY_ADDRESS, else the cluster `ray start` last started on this machine."""
+    if address == AUTO:
+        found = os.environ.get("RAY_ADDRESS") or ray._private.utils.read_ray_address()
+        if not found:
+            raise ConnectionError("no cluster started here with `ray start`, nor RAY_ADDRESS")
+        address = found
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if port.isdigit():
+        try:
+            socket.create_connection((host, int(port)), timeout=ANSWER_SECONDS).close()
+        except OSError as error:
+            reason = error.strerror or "no answer"
+            raise ConnectionError(f"nothing answers at {host}:{port}: {reason}") from None
+    return address
 
 
 def _local(address: str) -> bool:

@@ -3,7 +3,9 @@ two shapes results are printed in (a table of rows, a list of name/value pairs).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mine import outputs
+from mine import inputs, outputs
 
 # What is printed is often user data (paths, player ids, fields of a log): it is text,
 # never rich markup (`[/]`) or an emoji code (`:100:`); styles come from `Text` parts.
@@ -22,20 +24,10 @@ errors = Console(stderr=True, markup=False, emoji=False, highlight=False)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    """Print a one-line error (no traceback) and return the Exit to raise."""
-    errors.print(Text.assemble(("error:", "red"), f" {message}"), soft_wrap=True)
+    """Print a one-line error (no traceback) and return the Exit to raise: whatever
+    `message` holds (a path with a newline, a name that is not UTF-8), it is one line."""
+    errors.print(Text.assemble(("error:", "red"), f" {inputs.shown(message)}"), soft_wrap=True)
     return typer.Exit(code)
-
-
-def read_fitted(read: Callable[[Path], Any], path: Path) -> Any:
-    """`read(path)` of a fitted table file; a file that is not one is one error line."""
-    from mine.models.tables import TableError, metadata_path
-
-    outputs.reading(Path(path).with_suffix(".parquet"), metadata_path(path))
-    try:
-        return read(path)
-    except TableError as error:
-        raise fail(str(error)) from None
 
 
 def will_write(out: Path) -> None:
@@ -44,23 +36,10 @@ def will_write(out: Path) -> None:
     try:
         outputs.target(out)
     except OSError as error:
-        raise _cannot_write(out, error) from None
+        raise cannot_write(out, error) from None
 
 
-def write_fitted(write: Callable[..., Path], out: Path, *parts: Any) -> Path:
-    """`write(out, *parts)` of a fitted table file; a file that cannot be written is one
-    error line."""
-    from mine.models.tables import TableError
-
-    try:
-        return write(out, *parts)
-    except TableError as error:
-        raise fail(str(error)) from None
-    except OSError as error:
-        raise _cannot_write(out, error) from None
-
-
-def _cannot_write(out: Path, error: OSError) -> typer.Exit:
+def cannot_write(out: Path, error: OSError) -> typer.Exit:
     return fail(f"cannot write {out}: {error.strerror or error}")
 
 
@@ -127,13 +106,32 @@ def write_report(out: Path, text: str, as_json: bool = False, say: bool = True) 
     try:
         outputs.write_text(out, text)
     except OSError as error:
-        raise _cannot_write(out, error) from None
+        raise cannot_write(out, error) from None
     if not say:
         return
     if as_json:
         print_json({"wrote": str(out), "bytes": len(text.encode())})
     else:
         console.print(f"wrote {out}")
+
+
+def day_written() -> dt.date:
+    """The day a written file (a generated player, a page) records: today, or the day
+    `SOURCE_DATE_EPOCH` names, so that a build can be reproduced byte for byte. A value
+    that names no day is one error line, as the reproducible-builds rule asks (fail, do
+    not guess)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    if not epoch:
+        return dt.datetime.now(dt.UTC).date()
+    try:
+        if not (epoch.isascii() and epoch.isdigit()):
+            raise ValueError
+        return dt.datetime.fromtimestamp(int(epoch), dt.UTC).date()
+    except (ValueError, OverflowError, OSError):
+        raise fail(
+            f"SOURCE_DATE_EPOCH is {epoch!r}: not a count of seconds since 1970 that names a "
+            "day (unset it, or give one such as 1700000000)"
+        ) from None
 
 
 def next_step(command: str, as_json: bool = False) -> None:

@@ -3,7 +3,7 @@
 For every game of the registry: the logs shipped in `examples/logs/<game>/` (real server
 logs where the game has any, simulated ones otherwise: the folder's README says which) go
 in and the game's demo queries show what SQL over game history looks like (the game's
-`pipeline/demos/<game>.py` names them; they read those logs through the temporary table
+`pipeline/commands/<game>.py` names them; they read those logs through the temporary table
 `example_logs`); then the game's whole loop (simulate → ingest → stats → fit →
 generate → validate → report) runs, command by command as a user would type them (the
 game's `LOOP`), on the same warehouse: the demo's own, `demo-out/mine.duckdb`, so that its
@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mine import games
+from mine.pipeline import INTERRUPTED
 from mine.pipeline.connections import open_warehouse
 from mine.pipeline.console import console, fail
 from mine.warehouse import ingest, query
@@ -50,8 +51,8 @@ def run(path: Path, app: Callable[..., int | None]) -> int:
     started = time.perf_counter()
     console.rule(f"mine demo → {path}")
     ok = True
-    for game in games.with_part("demo"):
-        demo = game.module("demo")
+    for game in games.GAMES:
+        demo = game.module("commands")
         examples = EXAMPLES / game.name
         if examples.is_dir():
             ok &= show_examples(path, examples, demo.QUERIES)
@@ -77,8 +78,12 @@ def run_loop(
             code = app(words, standalone_mode=False)
         except typer.Exit as end:
             code = end.exit_code
+        except typer.Abort:  # click's word for a KeyboardInterrupt
+            raise KeyboardInterrupt from None
         finally:
             sys.argv = argv
+        if code == INTERRUPTED:  # a command that stopped at Ctrl-C stops the whole demo
+            raise KeyboardInterrupt
         if code:
             return False
     return True

@@ -43,7 +43,15 @@ Cluster = Annotated[
         show_default=False,
     ),
 ]
-Wait = Annotated[float, typer.Option("--wait", help="Seconds to wait for another process's lock.")]
+MAX_SECONDS = 604_800
+"""A week: what any option counted in seconds takes at most. Every number an option takes
+has a range, so that `nan` and `inf` are refused (`--wait nan` would wait forever)."""
+Wait = Annotated[
+    float,
+    typer.Option(
+        "--wait", min=0, max=MAX_SECONDS, help="Seconds to wait for another process's lock."
+    ),
+]
 Seed = Annotated[
     int, typer.Option("--seed", min=0, help="Seed of every random choice (same seed, same bytes).")
 ]
@@ -101,6 +109,7 @@ def room_for(out: Path, size: int) -> None:
     """One line and no file written when `size` bytes will not fit where `out` goes."""
     import shutil
 
+    from mine import inputs
     from mine.pipeline.console import fail
 
     there = out.absolute()
@@ -108,18 +117,10 @@ def room_for(out: Path, size: int) -> None:
         there = there.parent
     free = shutil.disk_usage(there).free
     if size > 0.9 * free:
+        writes, left = inputs.size(size), inputs.size(free)
         raise fail(
-            f"{out}: this writes about {_bytes(size)} and {there} has {_bytes(free)} free; "
-            "play fewer --games"
+            f"{out}: this writes about {writes} and {there} has {left} free; play fewer --games"
         )
-
-
-def _bytes(size: float) -> str:
-    for unit in ("B", "kB", "MB", "GB"):
-        if size < 1000:
-            return f"{size:,.0f} {unit}"
-        size /= 1000
-    return f"{size:,.1f} TB"
 
 
 class Language(StrEnum):

@@ -27,6 +27,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
     # room: the rooms it may import besides itself (and the package `mine` for its version)
     "mine.games": (),
     "mine.outputs": (),
+    "mine.inputs": (),
     PLAYERS: (),
     "mine.parsers": (),
     "mine.strategies.engines": ("mine.parsers", PLAYERS, RUNNERS),
@@ -44,12 +45,19 @@ ROOMS: dict[str, tuple[str, ...]] = {
         *GAMES, "mine.strategies.solvers", "mine.strategies.bots", *HARNESS, RUNNERS,
         "mine.strategies.validation",
     ),
+    "mine.pipeline.stats": (
+        "mine.games", "mine.warehouse", *GAMES, "mine.strategies.solvers", "mine.models",
+    ),  # fit_inputs builds its model's input
+    "mine.pipeline.reports": (
+        *GAMES, "mine.strategies.solvers", "mine.strategies.bots", "mine.strategies.validation",
+        "mine.models", "mine.pipeline.stats", "mine.pipeline.console",
+    ),
     "mine.pipeline": ("mine",),  # the commands compose every layer
 }  # fmt: skip
 PACKAGES = {"mine.strategies", "mine"}  # their __init__ files are rooms of their own
-# Where a written file goes (whole or not at all, never over an input): one rule for every
-# layer that writes one.
-EVERYONES = {"mine", "mine.outputs"}
+# Where a written file goes (whole or not at all, never over an input), and how a file not
+# of the command's making is read: one rule for every layer that writes or reads one.
+EVERYONES = {"mine", "mine.outputs", "mine.inputs"}
 
 
 def module_name(path: Path) -> str:

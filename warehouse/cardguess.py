@@ -59,32 +59,20 @@ COMMENT ON VIEW cardguess_turns IS 'Card guessing: the guesses with the feedback
 
 TABLES = ("cardguess_guesses", "cardguess_games")
 
-_HAND_ROWS = (
-    (
-        "len(string_split(answer, ';')) <> n",
-        "format('answer has {} cards, n is {}', len(string_split(answer, ';')), n)",
-    ),
-    (
-        "len(list_distinct(string_split(answer, ';'))) <> n",
-        "'answer repeats a card'",
-    ),
-)
+
+def _hand_rows(hand: str) -> tuple[tuple[str, str], ...]:
+    """The row checks of a hand column: n cards, none repeated."""
+    cards = f"string_split({hand}, ';')"
+    return ((f"len({cards}) <> n", f"format('{hand} has {{}} cards, n is {{}}', len({cards}), n)"),
+            (f"len(list_distinct({cards})) <> n", f"'{hand} repeats a card'"))  # fmt: skip
+
 
 ROW_CHECKS = {
-    "turns": (
-        *_HAND_ROWS,
-        (
-            "len(string_split(guess, ';')) <> n",
-            "format('guess has {} cards, n is {}', len(string_split(guess, ';')), n)",
-        ),
-        ("len(list_distinct(string_split(guess, ';'))) <> n", "'guess repeats a card'"),
-        (
-            "greatest(correct, lower, ranks, higher, suits) > n",
-            "format('a feedback number is more than the {} cards', n)",
-        ),
-    ),
-    "scores": _HAND_ROWS,
-}
+    "turns": (*_hand_rows("answer"), *_hand_rows("guess"),
+              ("greatest(correct, lower, ranks, higher, suits) > n",
+               "format('a feedback number is more than the {} cards', n)")),
+    "scores": _hand_rows("answer"),
+}  # fmt: skip
 
 # Games in order, guesses numbered 1, 2, … within a game, one answer and n per game, the
 # answer found by the last guess and by no other, and the score file agreeing.

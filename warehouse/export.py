@@ -11,25 +11,48 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import stat
 import time
 from pathlib import Path
 
 import duckdb
 
-from mine import __version__, outputs
+from mine import __version__, inputs, outputs
 from mine.warehouse import schema
 
 MANIFEST = "manifest.json"
+MANIFEST_BYTES = 16_000_000  # an export's manifest: a few kB a table
+TABLE = re.compile(r"[a-z][a-z0-9_]*")  # the warehouse's tables' and views' names
+WRITTEN = re.compile(r"data\.parquet|log_game=[a-z0-9_]+(/log_bucket=\d+(/data_\d+\.parquet)?)?")
+"""What an export writes in a table's folder (relative to it): one file, or a partition's
+folders and files as DuckDB names them."""
 OWN = frozenset({"logs", "manifest", "warehouse_version"})
 BUCKET_LOGS = 1000
 GAME, BUCKET = "log_game", "log_bucket"  # names no table of the warehouse has
 WIDE = ("HUGEINT", "UHUGEINT")  # Parquet has no 128-bit integer (it would be decimal(38,0))
 
 
+class NotAnExport(ValueError):
+    """A folder that an export will not replace: it holds what no export of mine wrote."""
+
+    def __init__(self, folder: Path):
+        super().__init__(
+            f"{folder}: already exists and is no earlier export; export into a new folder"
+        )
+
+
+def check_target(folder: Path) -> None:
+    """NotAnExport unless `folder` is new or an earlier export (see `is_export`)."""
+    if os.path.lexists(folder) and not is_export(folder):
+        raise NotAnExport(folder)
+
+
 def export(con: duckdb.DuckDBPyConnection, folder: Path) -> dict:
     """Write every table and view of the warehouse under `folder` (new, or an earlier
     export, which it replaces; it appears whole or not at all); the manifest."""
+    check_target(folder)
     outputs.remove_stale_partials(folder)  # what runs that were killed left
     partial = outputs.partial_name(folder)
     shutil.rmtree(partial, ignore_errors=True)
@@ -53,25 +76,59 @@ def export(con: duckdb.DuckDBPyConnection, folder: Path) -> dict:
 
 
 def is_export(folder: Path) -> bool:
-    """Whether `folder` holds an export and nothing else: its manifest and the folders the
-    manifest names (so replacing it loses nothing of the user's); not a link to one."""
-    if folder.is_symlink():
-        return False
+    """Whether `folder` holds an earlier export and nothing else, exactly as an export
+    writes it: its manifest, and in the folder of each table the manifest names only the
+    Parquet files and partition folders an export makes, no link anywhere. Replacing it
+    then loses nothing of the user's, whatever a manifest written by someone else says."""
     try:
-        manifest = json.loads((folder / MANIFEST).read_text())
-        names = {MANIFEST, *manifest["tables"]}
-        return "mine" in manifest and all(p.name in names for p in folder.iterdir())
-    except (OSError, ValueError, KeyError, TypeError):
+        manifest = inputs.read_json(folder / MANIFEST, MANIFEST_BYTES)
+    except inputs.InputError:
         return False
+    if not (isinstance(manifest, dict) and "mine" in manifest):
+        return False
+    tables = manifest.get("tables")
+    return (
+        isinstance(tables, dict)
+        and all(TABLE.fullmatch(name) for name in tables)
+        and _kind(folder) == stat.S_IFDIR
+        and all(_written(entry, tables) for entry in folder.iterdir())
+    )
+
+
+def _written(entry: Path, tables: dict) -> bool:
+    """Whether `entry`, in an export's folder, is what the export wrote there."""
+    if entry.name == MANIFEST:
+        return _kind(entry) == stat.S_IFREG
+    if entry.name not in tables or _kind(entry) != stat.S_IFDIR:
+        return False
+    for root, folders, files in os.walk(entry):  # never through a link: a link is a file here
+        made = [(name, stat.S_IFDIR) for name in folders] + [(name, stat.S_IFREG) for name in files]
+        for name, kind in made:
+            path = Path(root, name)
+            if not WRITTEN.fullmatch(path.relative_to(entry).as_posix()) or _kind(path) != kind:
+                return False
+    return True
+
+
+def _kind(path: Path) -> int | None:
+    """The file type of `path` itself (a link is a link), None if it is not there."""
+    try:
+        return stat.S_IFMT(os.lstat(path).st_mode)
+    except OSError:
+        return None
 
 
 def _publish(partial: Path, folder: Path) -> None:
     """Rename the written `partial` onto `folder`; an earlier export there goes aside first
     (under a partial name of ours: a run killed in between leaves it to the next to
-    remove) and then away."""
+    remove), is checked again (the user may have put a file in it meanwhile: then it is
+    put back and the export refused), and then goes away."""
     old = folder.with_name(f".{folder.name}.old.{os.getpid()}{outputs.PARTIAL}")
-    if folder.exists():
+    if os.path.lexists(folder):
         os.rename(folder, old)
+        if not is_export(old):
+            os.rename(old, folder)
+            raise NotAnExport(folder)
     os.rename(partial, folder)
     _remove(old)
 

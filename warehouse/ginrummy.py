@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from mine.parsers import ginrummy as log_format
 from mine.parsers.cards import parse_course
-from mine.strategies.engines.ginrummy import GinRummyRules
-from mine.strategies.engines.melds import MeldSolver, hand_mask
+from mine.strategies.engines.ginrummy import GinRummyRules, solver_for
+from mine.strategies.engines.melds import hand_mask
 from mine.warehouse.checks import numbered_score_rows, out_of_range, rule
 
 GAME = "ginrummy"
@@ -141,7 +141,7 @@ def functions(rules: GinRummyRules) -> dict[str, tuple[Callable, list[str], str]
     """SQL functions the rule checks call: `gin_deadwoods(hand)`, every deadwood some meld
     declaration of the hand leaves, least first (the engine's solver). Called once per
     round's final hands, which no SQL expression could arrange into melds."""
-    solver = MeldSolver(rules.meld_sizes)
+    solver = solver_for(rules)
 
     def deadwoods(hand: list[str]) -> list[int]:
         return solver.deadwoods(hand_mask(parse_course(card) for card in hand))

@@ -134,6 +134,11 @@ all dice on their top face (Pig Tail at most 19), which Square Swine lifts once.
 _SWINE = f"""CASE WHEN {rule("square_swine")} AND pow(floor(sqrt(score + points)), 2) = score + points
      THEN CAST(pow(floor(sqrt(score + points)) + 1, 2) AS INTEGER) ELSE score + points END"""
 
+_POINTS = f"""CASE WHEN num_rolls = 0 AND {rule("pig_tail")}
+        THEN 2 * abs(opponent_score % 100 // 10 - opponent_score % 10) + 1
+     WHEN {rule("sow_sad")} AND list_contains(dice, 1) THEN 1
+     ELSE coalesce(list_sum(dice), 0) END"""
+
 RULE_CHECKS = f"""
 WITH t AS (
     SELECT log_id, line, game, turn, player, score, opponent_score, num_rolls, points, new_score,
@@ -152,11 +157,13 @@ players AS (  -- of three or more, the one with the fewest turns is the intruder
           FROM stage_turns GROUP BY ALL)
     GROUP BY log_id
 ),
-games AS (
-    SELECT log_id, game, arg_min(player, line) AS first_player,
-           arg_max(player, line) AS winner, arg_max(new_score, line) AS winner_score,
-           arg_max(previous_new, line) AS loser_score
-    FROM t GROUP BY log_id, game
+games AS (  -- finals: the first mover's final score and the second's
+    SELECT *, CASE WHEN winner = first_player THEN [winner_score, loser_score]
+                   ELSE [loser_score, winner_score] END AS finals
+    FROM (SELECT log_id, game, arg_min(player, line) AS first_player,
+                 arg_max(player, line) AS winner, arg_max(new_score, line) AS winner_score,
+                 coalesce(arg_max(previous_new, line), 0) AS loser_score
+          FROM t GROUP BY log_id, game)
 )
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT log_id, line, CASE
@@ -172,16 +179,9 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
         WHEN opponent_score <> coalesce(previous_new, 0)
             THEN format('opponent_score {{}} is not the opponent''s score after its last turn ({{}})',
                         opponent_score, coalesce(previous_new, 0))
-        WHEN points <> CASE
-                WHEN num_rolls = 0 AND {rule("pig_tail")}
-                    THEN 2 * abs(opponent_score % 100 // 10 - opponent_score % 10) + 1
-                WHEN {rule("sow_sad")} AND list_contains(dice, 1) THEN 1
-                ELSE coalesce(list_sum(dice), 0) END
+        WHEN points <> {_POINTS}
             THEN format('points {{}} do not follow from the dice and the rules ({{}})', points,
-                 CASE WHEN num_rolls = 0 AND {rule("pig_tail")}
-                      THEN 2 * abs(opponent_score % 100 // 10 - opponent_score % 10) + 1
-                      WHEN {rule("sow_sad")} AND list_contains(dice, 1) THEN 1
-                      ELSE coalesce(list_sum(dice), 0) END)
+                        {_POINTS})
         WHEN new_score <> {_SWINE}
             THEN format('new_score {{}} does not follow from score {{}} and points {{}} ({{}})',
                         new_score, score, points, {_SWINE})
@@ -204,17 +204,11 @@ SELECT s.log_id, 'scores', s.line, CASE
     WHEN s.winner <> g.winner
         THEN format('winner {{}}, but {{}} reaches the goal in the turn file', s.winner, g.winner)
     ELSE format('final scores {{}} and {{}}, but the turn file ends at {{}} and {{}}',
-                s.final_score_first, s.final_score_second,
-                CASE WHEN g.winner = g.first_player THEN g.winner_score
-                     ELSE coalesce(g.loser_score, 0) END,
-                CASE WHEN g.winner = g.first_player THEN coalesce(g.loser_score, 0)
-                     ELSE g.winner_score END)
+                s.final_score_first, s.final_score_second, g.finals[1], g.finals[2])
   END
 FROM stage_scores s JOIN games g USING (log_id, game)
 WHERE s.first_player <> g.first_player OR s.winner <> g.winner
-   OR [s.final_score_first, s.final_score_second] <> CASE WHEN g.winner = g.first_player
-        THEN [g.winner_score, coalesce(g.loser_score, 0)]
-        ELSE [coalesce(g.loser_score, 0), g.winner_score] END
+   OR [s.final_score_first, s.final_score_second] <> g.finals
 UNION ALL
 {out_of_range("turns", SANE["turns"])}
 UNION ALL

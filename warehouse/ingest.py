@@ -35,6 +35,7 @@ from types import ModuleType
 import duckdb
 import pyarrow as pa
 
+from mine.inputs import shown, storable
 from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, SHOWN, Format, file_problem
 from mine.parsers.errors import LogFormatError
 from mine.warehouse import schema
@@ -85,6 +86,12 @@ class LogFile:
     first_line: str = ""
     problem: LogFormatError | None = None
     source: str = ""  # the path DuckDB's readers are given for this file
+
+    @property
+    def text(self) -> str:
+        """The path as the warehouse records it (a file name is data: one that is not
+        UTF-8 is recorded with its odd bytes as `\\xff`)."""
+        return storable(str(self.path))
 
     def read(self, aside: Path | None = None) -> None:
         """Hash and check the file and, given `aside` (a folder of ours), choose what
@@ -176,12 +183,12 @@ class Summary:
             "errors": [str(error) for error in self.errors],
             "files": [
                 {
-                    "stem": p.stem,
+                    "stem": storable(p.stem),
                     "game": p.game,
                     "outcome": p.outcome,
                     "log_id": p.log_id,
-                    "turns": str(p.turns.path),
-                    "scores": str(p.scores.path),
+                    "turns": p.turns.text,
+                    "scores": p.scores.text,
                     "error": str(p.error) if p.error else None,
                 }
                 for p in self.pairs
@@ -210,7 +217,20 @@ def find_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[LogFormatE
             )
         for match in sorted(matches):
             found.setdefault(match.resolve(), match.absolute())
-    return list(found.values()), missing
+    return _recordable(list(found.values()), missing), missing
+
+
+def _recordable(files: list[Path], refused: list[LogFormatError]) -> list[Path]:
+    """The files whose paths the warehouse tells apart: a name that is not UTF-8 is
+    recorded with `\\xff` for its odd byte, so it is refused (into `refused`) when
+    another file's name reads so."""
+    named: dict[str, Path] = {}
+    for path in files:
+        first = named.setdefault(storable(str(path)), path)
+        if first is not path:
+            reason = f"its name, not UTF-8, reads as {shown(str(first))}'s: rename one"
+            refused.append(LogFormatError(path, None, reason))
+    return list(named.values())
 
 
 def _matches(given: str, unreadable: list[LogFormatError]) -> list[Path]:
@@ -596,7 +616,7 @@ def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
             [keys],
         ).fetchall()
     )
-    paths = [str(f.path) for p in pairs for f in p.files]
+    paths = [f.text for p in pairs for f in p.files]
     previous = dict(
         con.execute(
             "SELECT path, log_id FROM manifest WHERE path IN (SELECT unnest(?)) "
@@ -615,7 +635,7 @@ def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
             seen[content] = pair
         # What its files held before, if that was other content (even content already in
         # under another name): that log goes unless another file still holds it.
-        old = {previous[str(f.path)] for f in pair.files if str(f.path) in previous}
+        old = {previous[f.text] for f in pair.files if f.text in previous}
         pair.replaces = sorted(old - {pair.log_id})
         if pair.replaces:
             pair.outcome = "replaced"
@@ -643,8 +663,8 @@ def _manifest_row(
     error: LogFormatError | None,
 ) -> dict:
     return {
-        "path": str(log.path),
-        "stem": stem,
+        "path": log.text,
+        "stem": storable(stem),
         "game": game or None,
         "role": log.role,
         "sha256": log.sha256 or None,
@@ -779,7 +799,7 @@ def _drop_replaced(con: duckdb.DuckDBPyConnection, landed: list[Pair]) -> None:
         for row in con.execute(
             "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
             "AND path NOT IN (SELECT unnest(?))",
-            [stale, [str(f.path) for p in landed for f in p.files]],
+            [stale, [f.text for p in landed for f in p.files]],
         ).fetchall()
     }
     drop = [log_id for log_id in stale if log_id not in keep]
@@ -828,7 +848,7 @@ def _land(
                 {
                     "ids": [p.log_id for p in good],
                     "game": module.GAME,
-                    "stems": [p.stem for p in good],
+                    "stems": [storable(p.stem) for p in good],
                     "contents": [p.content_sha256 for p in good],
                     "turns": [p.turns.lines for p in good],
                     "scores": [p.scores.lines for p in good],

@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 import time
 import uuid
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from mine import __version__
+from mine import __version__, inputs, outputs
 from mine.parsers.errors import LogFormatError
 from mine.warehouse import schema
 from mine.warehouse.connection import MEMORY_LIMIT
@@ -57,7 +58,11 @@ few enough that a batch spreads over the workers and a file per task stays small
 BUCKET_LOGS = 1000
 """Log ids per bucket folder: 10⁶ logs are a thousand folders per table, not 10⁶."""
 HASH_FILES = 2000  # files hashed per task
-PART = re.compile(r"part-(\d+)-[0-9a-f]+\.parquet")
+MANIFEST_BYTES = 64_000_000
+"""The most of `lake.json` a reader reads: about 900,000 files listed (10⁸ logs' worth)."""
+PART = re.compile(r"part-(\d+)-[0-9a-f]{12}\.parquet")
+DATA = re.compile(r"data-[0-9a-f]{12}\.parquet")  # a statistics table's one file
+BUCKET = re.compile(r"bucket=\d{6,}")
 OWN = ("logs", "manifest")  # the warehouse's own tables every task writes besides the game's
 
 
@@ -79,23 +84,85 @@ def _bucket_sql(log_id: str) -> str:
 
 
 def read(lake: Path) -> dict:
-    """The lake's `lake.json`; LakeError when `lake` holds none or another layout's."""
+    """The lake's `lake.json`, checked to be as mine writes it (a lake on shared storage
+    may have been written by anyone); LakeError when `lake` holds none, another layout's,
+    or one that is not mine's."""
     path = lake / MANIFEST
+    if not os.path.lexists(path):
+        raise LakeError(f"{lake}: no lake here yet (run `mine ingest LOGS --lake {lake}`)")
     try:
-        contents = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise LakeError(
-            f"{lake}: no lake here yet (run `mine ingest LOGS --lake {lake}`)"
-        ) from None
-    except (OSError, ValueError) as error:
-        raise LakeError(f"{path}: cannot read it as a lake's manifest ({error})") from None
+        contents = inputs.read_json(path, MANIFEST_BYTES)
+    except inputs.InputError as error:
+        raise LakeError(f"{error}; not a lake's manifest") from None
+    if not isinstance(contents, dict):
+        raise LakeError(f"{path}: not a lake's manifest (not a JSON object)")
     if (contents.get("lake"), contents.get("layout_version")) != (LAKE_VERSION, schema.VERSION):
         raise LakeError(
-            f"{lake}: a lake of layout {contents.get('layout_version')} (lake "
-            f"{contents.get('lake')}); this mine reads layout {schema.VERSION} (lake "
+            f"{lake}: a lake of layout {contents.get('layout_version')!r} (lake "
+            f"{contents.get('lake')!r}); this mine reads layout {schema.VERSION} (lake "
             f"{LAKE_VERSION}): ingest the same logs into a new lake"
         )
+    problem = _shape_problem(contents)
+    if problem:
+        raise LakeError(f"{path}: {problem}; not a manifest mine wrote (was it edited?)")
     return contents
+
+
+def _shape_problem(contents: dict) -> str | None:
+    """What in a manifest is not as mine writes it (None: nothing): every name a table of
+    the warehouse's, every file one of mine's names in its table's folder, listed once,
+    every number a count; nothing of it ever reaches SQL but checked so."""
+    if not _count(contents.get("next_log_id")):
+        return f"next_log_id is {contents.get('next_log_id')!r}, not a log id"
+    retired = contents.get("retired")
+    if not isinstance(retired, list) or not all(map(_count, retired)):
+        return "retired is not a list of log ids"
+    tables = contents.get("tables")
+    if not isinstance(tables, dict):
+        return "tables is not an object of tables"
+    listed: set[str] = set()
+    for name, entry in tables.items():
+        if not _table_name(name):
+            return f"{name!r} is no table mine writes"
+        if not isinstance(entry, dict) or not isinstance(entry.get("files"), list):
+            return f"table {name}: not an object with a list of files"
+        if not isinstance(entry.get("comment", ""), str | None):
+            return f"table {name}: its comment is not text"
+        for file in entry["files"]:
+            if not (isinstance(file, str) and _file_name(name, file)):
+                return f"table {name} lists {file!r}, not a file mine writes in its folder"
+            if file in listed:
+                return f"{file} is listed twice"
+            listed.add(file)
+    return None
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _part_tables() -> tuple[str, ...]:
+    """The tables an ingest task writes: the warehouse's own and every game's."""
+    return (*OWN, *(t for module in schema.game_schemas().values() for t in module.TABLES))
+
+
+def _table_name(name: object) -> bool:
+    """Whether `name` is a table mine writes into a lake: an ingest's, or statistics."""
+    games = "|".join(schema.game_schemas())
+    return isinstance(name, str) and (
+        name in _part_tables() or re.fullmatch(f"stats_({games})_[a-z0-9_]+", name) is not None
+    )
+
+
+def _file_name(table: str, file: str) -> bool:
+    """Whether `file` is a name mine gives a file of `table` (relative to the lake)."""
+    folder, _, rest = file.partition("/")
+    if folder != table:
+        return False
+    if table in _part_tables():
+        bucket, _, name = rest.partition("/")
+        return BUCKET.fullmatch(bucket) is not None and PART.fullmatch(name) is not None
+    return DATA.fullmatch(rest) is not None
 
 
 def _empty() -> dict:
@@ -126,7 +193,16 @@ def _commit(lake: Path, contents: dict, run: str) -> None:
 def locked(lake: Path, wait: float = 60.0) -> Iterator[None]:
     """The lake to this process alone (one writer at a time), waiting up to `wait` s."""
     lake.mkdir(parents=True, exist_ok=True)
-    with open(lake / LOCK, "a") as lock:
+    path = lake / LOCK
+    # Never waits to open (a FIFO put there), never follows a link out of the lake.
+    flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        lock = os.open(path, flags, 0o644)
+    except OSError as error:
+        raise LakeError(f"{path}: cannot open the lake's lock ({error.strerror})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(lock).st_mode):
+            raise LakeError(f"{path}: the lake's lock is not a regular file")
         deadline = time.monotonic() + wait
         while True:
             try:
@@ -143,6 +219,8 @@ def locked(lake: Path, wait: float = 60.0) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+    finally:
+        os.close(lock)
 
 
 def parts(contents: Mapping) -> list[str]:
@@ -173,30 +251,36 @@ def connect(
     `statistics=False` leaves the stats tables out (for the command that writes them)."""
     lake = lake.resolve()
     contents = read(lake)
+    chosen = None if only is None else set(only)
+    sources = {
+        name: [f for f in entry["files"] if chosen is None or _part_of(f) in (None, *chosen)]
+        for name, entry in contents["tables"].items()
+        if statistics or name in _part_tables()
+    }
+    for file in (f for files in sources.values() for f in files):
+        _check_file(lake, file)
+    outputs.reading(lake / MANIFEST, *(lake / f for files in sources.values() for f in files))
     con = duckdb.connect(
-        config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+        config={
+            "autoinstall_known_extensions": False,
+            "autoload_known_extensions": False,
+            "memory_limit": MEMORY_LIMIT,  # as every connection to a warehouse has
+        }
     )
     con.execute("SET enable_progress_bar = false")
     schema.ensure(con)  # every table (empty) with its comment, every view and macro
-    chosen = None if only is None else set(only)
-    retired = ", ".join(str(int(i)) for i in contents["retired"])
-    warehouse_tables = _schema_tables(con)
-    for name, entry in contents["tables"].items():
-        files = [
-            str(lake / f)
-            for f in entry["files"]
-            if chosen is None or _part_of(f) is None or _part_of(f) in chosen
-        ]
-        own = name in warehouse_tables
-        if not files or (not own and not statistics):
+    retired = ", ".join(map(str, contents["retired"]))
+    for name, files in sources.items():
+        if not files:
             continue
-        source = f"read_parquet([{', '.join(_quoted(f) for f in files)}])"
-        if own:
+        source = f"read_parquet([{', '.join(_quoted(str(lake / f)) for f in files)}])"
+        if name in _part_tables():
             _over_files(con, name, source, retired)
         else:
-            con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM {source}')
-            if entry.get("comment"):
-                con.execute(f'COMMENT ON VIEW "{name}" IS {_quoted(entry["comment"])}')
+            con.execute(f"CREATE VIEW {_identifier(name)} AS SELECT * FROM {source}")
+            comment = contents["tables"][name].get("comment")
+            if comment:
+                con.execute(f"COMMENT ON VIEW {_identifier(name)} IS {_quoted(comment)}")
     if sealed:
         con.execute(f"SET allowed_directories = [{_quoted(f'{lake}/')}]")
         con.execute("SET enable_external_access = false")
@@ -204,24 +288,37 @@ def connect(
     return con
 
 
-def _schema_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
-    rows = con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT temporary"
-    ).fetchall()
-    return {name for (name,) in rows}
+def _check_file(lake: Path, file: str) -> None:
+    """LakeError unless the listed `file` is a regular file inside the (resolved) `lake`,
+    reached through no link: never a FIFO (a reader would wait on it forever), a device,
+    or a link to a file outside the lake."""
+    path = lake / file
+    try:
+        regular = stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError as error:
+        raise LakeError(
+            f"{path}: listed in {MANIFEST}, cannot be read ({error.strerror})"
+        ) from None
+    if not regular or os.path.realpath(path) != str(path):
+        raise LakeError(
+            f"{path}: listed in {MANIFEST}, not a regular file of the lake (a link, a FIFO "
+            "or a device)"
+        )
 
 
 def _over_files(con: duckdb.DuckDBPyConnection, table: str, source: str, retired: str) -> None:
     """Replace the empty `table` by a view over `source` with its columns and types (the
     games' views over it are bound when they run, so they read the files)."""
-    columns = con.execute(f'DESCRIBE "{table}"').fetchall()
+    columns = con.execute(f"DESCRIBE {_identifier(table)}").fetchall()
     comment = con.execute(
         "SELECT comment FROM duckdb_tables() WHERE table_name = ?", [table]
     ).fetchall()[0][0]
-    cast = ", ".join(f'CAST("{c}" AS {kind}) AS "{c}"' for c, kind, *_ in columns)
+    cast = ", ".join(
+        f"CAST({_identifier(c)} AS {kind}) AS {_identifier(c)}" for c, kind, *_ in columns
+    )
     names = {c for c, *_ in columns}
     where = f" WHERE log_id NOT IN ({retired})" if retired and "log_id" in names else ""
-    con.execute(f'DROP TABLE "{table}"')
+    con.execute(f"DROP TABLE {_identifier(table)}")
     if table == "manifest":
         # Each commit adds its files' rows: a path's newest row is the manifest's, holding
         # the last log it landed as (as the warehouse's upsert keeps it).
@@ -239,9 +336,9 @@ def _over_files(con: duckdb.DuckDBPyConnection, table: str, source: str, retired
             """
         )
     else:
-        con.execute(f'CREATE VIEW "{table}" AS SELECT {cast} FROM {source}{where}')
+        con.execute(f"CREATE VIEW {_identifier(table)} AS SELECT {cast} FROM {source}{where}")
     if comment:
-        con.execute(f'COMMENT ON VIEW "{table}" IS {_quoted(comment)}')
+        con.execute(f"COMMENT ON VIEW {_identifier(table)} IS {_quoted(comment)}")
 
 
 def tables(con: duckdb.DuckDBPyConnection, lake: Path) -> Iterator[tuple[str, str, int, str]]:
@@ -255,7 +352,13 @@ def tables(con: duckdb.DuckDBPyConnection, lake: Path) -> Iterator[tuple[str, st
 
 
 def _quoted(text: str) -> str:
+    """`text` as a SQL string literal."""
     return "'" + text.replace("'", "''") + "'"
+
+
+def _identifier(name: str) -> str:
+    """`name` as a SQL identifier (quoted, a quote doubled): whatever it holds, a name."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 # --- ingest: the driver -----------------------------------------------------------------------
@@ -344,10 +447,9 @@ def _check_folder(lake: Path) -> None:
         raise LakeError(f"{lake}: is a file, not a lake folder")
     if not lake.exists() or (lake / MANIFEST).exists():
         return
-    tables = {*OWN, *(t for module in schema.game_schemas().values() for t in module.TABLES)}
     for entry in lake.iterdir():
         ours = entry.name == LOCK or entry.name.startswith(f".{MANIFEST}.")
-        if not ours and not (entry.is_dir() and entry.name in tables):
+        if not ours and not (entry.is_dir() and entry.name in _part_tables()):
             raise LakeError(f"{lake}: a folder that is not a lake (no {MANIFEST}); give a new one")
 
 
@@ -393,7 +495,7 @@ def _known(lake: Path, contents: dict, pairs: list[Pair]) -> list[Pair]:
             con.execute(
                 "SELECT path, log_id FROM manifest WHERE path IN (SELECT unnest(?)) "
                 "AND log_id IS NOT NULL",
-                [[str(f.path) for p in pairs for f in p.files]],
+                [[f.text for p in pairs for f in p.files]],
             ).fetchall()
         )
     finally:
@@ -404,9 +506,7 @@ def _known(lake: Path, contents: dict, pairs: list[Pair]) -> list[Pair]:
             pair.outcome = "unchanged"
             pair.log_id, pair.game = existing[pair.content_sha256]
             continue
-        pair.replaces = sorted(
-            {previous[str(f.path)] for f in pair.files if str(f.path) in previous}
-        )
+        pair.replaces = sorted({previous[f.text] for f in pair.files if f.text in previous})
         fresh.append(pair)
     return fresh
 
@@ -442,7 +542,7 @@ def _shards(
                 run=run,
                 first=first,
                 pairs=tuple((str(p.turns.path), str(p.scores.path)) for p in group),
-                replacing=frozenset(str(f.path) for p in group if p.replaces for f in p.files),
+                replacing=frozenset(f.text for p in group if p.replaces for f in p.files),
                 game=game,
                 verify=summary.verified,
                 rules=summary.rules,
@@ -481,7 +581,7 @@ def _retire(lake: Path, contents: dict, pairs: list[Pair]) -> None:
         kept = con.execute(
             "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
             "AND path NOT IN (SELECT unnest(?))",
-            [stale, [str(f.path) for p in replaced for f in p.files]],
+            [stale, [f.text for p in replaced for f in p.files]],
         ).fetchall()
     finally:
         con.close()
@@ -491,15 +591,38 @@ def _retire(lake: Path, contents: dict, pairs: list[Pair]) -> None:
 
 def _sweep(lake: Path, contents: dict, from_bucket: int) -> None:
     """Remove what no commit lists: files of killed runs (their ids are never below the
-    lake's next free id, so only the newest buckets hold them) and partial manifests."""
+    lake's next free id, so only the newest buckets hold them) and partial manifests.
+    Only files of mine's names in folders of mine's, never through a link: what else is
+    in the lake's folder, or a link has it reach, stays."""
     listed = {f for entry in contents["tables"].values() for f in entry["files"]}
-    for table in (folder for folder in lake.iterdir() if folder.is_dir()):
-        buckets = [b for b in table.glob("bucket=*") if int(b.name.split("=")[1]) >= from_bucket]
-        for file in (f for folder in (table, *buckets) for f in folder.glob("*.parquet")):
-            if str(file.relative_to(lake)) not in listed:
+    for table in filter(_own_folder, lake.iterdir()):
+        buckets = [
+            b
+            for b in filter(_own_folder, table.iterdir())
+            if BUCKET.fullmatch(b.name) and int(b.name.partition("=")[2]) >= from_bucket
+        ]
+        for file in (f for folder in (table, *buckets) for f in folder.iterdir()):
+            ours = PART.fullmatch(file.name) or DATA.fullmatch(file.name)
+            if ours and str(file.relative_to(lake)) not in listed:
                 file.unlink(missing_ok=True)
     for partial in lake.glob(f".{MANIFEST}.*.partial"):
         partial.unlink(missing_ok=True)
+
+
+def _own_folder(path: Path) -> bool:
+    """Whether `path` is a folder of the lake's layout: a table's or a bucket's, no link."""
+    own = _table_name(path.name) or BUCKET.fullmatch(path.name)
+    return bool(own) and path.is_dir() and not path.is_symlink()
+
+
+def _folder(lake: Path, relative: str) -> Path:
+    """The lake's folder `relative` (made if missing), LakeError if any part of it is a
+    link: what a writer writes stays in the lake."""
+    folder = lake / relative
+    folder.mkdir(parents=True, exist_ok=True)
+    if os.path.realpath(folder) != os.path.join(os.path.realpath(lake), relative):
+        raise LakeError(f"{folder}: a link out of the lake, not a folder of it")
+    return folder
 
 
 # --- ingest: one task ---------------------------------------------------------------------------
@@ -555,17 +678,17 @@ def _write_part(
     for local, global_id in moved.items():
         ids[local - 1] = global_id
     written: dict[str, list[str]] = {}
-    tables = [*OWN, *(t for module in schema.game_schemas().values() for t in module.TABLES)]
     moved_id = "CAST($ids AS INTEGER[])[log_id]"
-    for table in tables:
+    for table in _part_tables():
         rows = f"SELECT * REPLACE ({moved_id} AS log_id) FROM {table}"
         bucket = _bucket_sql(f"coalesce({moved_id}, {shard.first})")
         buckets = con.execute(
             f"SELECT DISTINCT {bucket} FROM {table} ORDER BY 1", {"ids": ids}
         ).fetchall()
         for (number,) in buckets:
-            relative = f"{table}/bucket={number:06d}/part-{shard.first:010d}-{shard.run}.parquet"
-            (lake / relative).parent.mkdir(parents=True, exist_ok=True)
+            folder = f"{table}/bucket={number:06d}"
+            relative = f"{folder}/part-{shard.first:010d}-{shard.run}.parquet"
+            _folder(lake, folder)
             con.execute(
                 f"COPY ({rows} WHERE {bucket} = $bucket) TO {_quoted(str(lake / relative))} "
                 "(FORMAT parquet)",
@@ -587,8 +710,10 @@ def store(lake: Path, con: duckdb.DuckDBPyConnection, names: list[str], wait: fl
         old = []
         for name in names:
             relative = f"{name}/data-{run}.parquet"
-            (lake / name).mkdir(exist_ok=True)
-            con.execute(f'COPY "{name}" TO {_quoted(str(lake / relative))} (FORMAT parquet)')
+            _folder(lake, name)
+            con.execute(
+                f"COPY {_identifier(name)} TO {_quoted(str(lake / relative))} (FORMAT parquet)"
+            )
             comment = con.execute(
                 "SELECT comment FROM duckdb_tables() WHERE table_name = ?", [name]
             ).fetchall()[0][0]

@@ -31,7 +31,11 @@ EXPORT_FORMATS = {
     "parquet": "(FORMAT parquet)",
 }
 READABLE = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
-BATCH_ROWS = 100_000
+BATCH_ROWS = duckdb.__standard_vector_size__
+"""Rows a result travels in between DuckDB and Python: one of DuckDB's own vectors, which
+DuckDB held within its memory limit, however wide the rows (a batch of a fixed larger
+count held 2 GB of 20-kB rows in Python)."""
+SQL_BYTES = 4_000_000  # SQL read from a file or stdin: /dev/zero is refused, not read on
 
 
 class QueryError(ValueError):
@@ -45,12 +49,27 @@ NUMBERS = frozenset(
 FLOATS = frozenset({"float", "double"})
 WIDTH_SAMPLE = 1000  # rows whose values set the table view's column widths
 SMALL = 10_000  # a table view of at most this many rows is laid out in Python, at once
-VIEW_BATCH = 20_000
+CELL = 1000
+"""Characters of a value the table view shows: a longer one is cut and its length said
+(`--format` writes it whole); with `VIEW_CHARACTERS`, what bounds the view's memory."""
+VIEW_CHARACTERS = 20_000_000  # characters of values the table view holds at once, at most
 GAP = "  "  # between the table view's columns
+
+
+def sql_text(data: bytes, source: str | Path) -> str:
+    """SQL read from a file or stdin (`source`) as text, or QueryError saying why not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise QueryError(f"{source}: not UTF-8 text (byte {error.start + 1})") from None
 
 
 def statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     """The one read-only statement in `sql`, or QueryError saying why not."""
+    try:
+        sql.encode("utf-8")
+    except UnicodeEncodeError as error:  # an argument's bytes that were not UTF-8
+        raise QueryError(f"the SQL is not UTF-8 text (character {error.start + 1})") from None
     text = _without_tail(sql)
     if not text:
         raise QueryError("no SQL given: pass it as an argument, with --file, or on stdin")
@@ -72,25 +91,26 @@ def statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
 def _without_tail(sql: str) -> str:
     """`sql` without what follows its last token: comments and semicolons, which would
     comment out or end the statement the table view wraps it in."""
-    end = len(sql)
+    data = sql.encode("utf-8")  # the tokens' positions count its bytes, not characters
+    end = len(data)
     try:
         tokens = duckdb.tokenize(sql)
     except duckdb.Error:  # extract_statements will say what is wrong with it
         return sql.strip()
     for position, kind in reversed(tokens):
-        if kind == duckdb.token_type.comment or sql[position] == ";":
+        if kind == duckdb.token_type.comment or data[position : position + 1] == b";":
             end = position
         else:
             break
-    return sql[:end].strip()
+    return data[:end].decode("utf-8").strip()
 
 
 def show(con: duckdb.DuckDBPyConnection, sql: str, limit: int, out: BinaryIO) -> int:
     """Write the table view of the query's first `limit` rows (0: all) to `out`: a header,
-    a rule and the rows, aligned (numbers on the right, floats to 6 digits, NULL as NULL);
-    the number of rows. It streams: a view of any size takes the memory of a batch. The
-    widths come from the first rows; a later value that is longer widens its line, and is
-    never cut."""
+    a rule and the rows, aligned (numbers on the right, floats to 6 digits, NULL as NULL,
+    a value over `CELL` characters cut); the number of rows. It streams, a batch of at
+    most `VIEW_CHARACTERS` at a time, so a view of any size or width takes bounded memory.
+    The widths come from the first rows; a later value that is longer widens its line."""
     if con.extract_statements(sql)[0].type == duckdb.StatementType.EXPLAIN:
         plan = [line for row in con.sql(sql).fetchall() for line in str(row[-1]).splitlines()]
         out.write("".join(f"{line}\n" for line in plan).encode())
@@ -100,9 +120,12 @@ def show(con: duckdb.DuckDBPyConnection, sql: str, limit: int, out: BinaryIO) ->
     if not columns:
         return 0
     shown = ", ".join(f"{_shown(f'#{n}', kind)} AS c{n}" for n, kind in enumerate(kinds, 1))
-    text = f"SELECT {shown} FROM ({sql}\n)" + (f" LIMIT {limit}" if limit else "")
+    cut = ", ".join(_cut(f"c{n}") for n in range(1, len(columns) + 1))
+    limited = f" LIMIT {limit}" if limit else ""
+    text = f"SELECT {cut} FROM (SELECT {shown} FROM ({sql}\n){limited})"
     right = [kind in NUMBERS for kind in kinds]
-    if limit and limit <= SMALL:
+    at_once = max(1, VIEW_CHARACTERS // (CELL * len(columns)))  # rows
+    if limit and limit <= min(SMALL, at_once):
         rows = con.sql(text).fetchall()
         widths = [
             max([len(name), *(len(row[i]) for row in rows)]) for i, name in enumerate(columns)
@@ -112,7 +135,7 @@ def show(con: duckdb.DuckDBPyConnection, sql: str, limit: int, out: BinaryIO) ->
         out.write("".join(f"{line}\n" for line in lines).encode())
         return len(rows)
     lengths = ", ".join(f"max(length(c{n}))" for n in range(1, len(columns) + 1))
-    sample = f"SELECT * FROM ({text}) LIMIT {WIDTH_SAMPLE}"
+    sample = f"SELECT * FROM ({text}) LIMIT {min(WIDTH_SAMPLE, at_once)}"
     longest = con.sql(f"SELECT {lengths} FROM ({sample})").fetchall()[0]
     widths = [max(len(name), found or 0) for name, found in zip(columns, longest, strict=True)]
     header = [_aligned(columns, widths, right), GAP.join("─" * w for w in widths)]
@@ -129,14 +152,10 @@ def show(con: duckdb.DuckDBPyConnection, sql: str, limit: int, out: BinaryIO) ->
     count = 0
     # DuckDB makes the text of each value (in C++, in parallel); polars pads and joins
     # them a batch at a time: Python touches no row.
-    for batch in con.sql(text).to_arrow_reader(VIEW_BATCH):
-        try:
-            rows = pl.from_arrow(batch).select(line)
-            rows.write_csv(out, include_header=False, quote_style="never")
-        except (pl.exceptions.PolarsError, OSError) as error:  # polars: EPIPE, no errno
-            if "Broken pipe" in str(error):
-                raise BrokenPipeError from None
-            raise
+    for batch in con.sql(text).to_arrow_reader(at_once):
+        rows = pl.from_arrow(batch).select(line)
+        # Written here, not by polars: its errors would lose their errno (EPIPE, ENOSPC).
+        out.write(rows.write_csv(include_header=False, quote_style="never").encode())
         count += batch.num_rows
     return count
 
@@ -145,6 +164,12 @@ def _shown(column: str, kind: str) -> str:
     """SQL: a value as the table view shows it; NULL as NULL, floats to 6 digits."""
     text = f"printf('%.6g', {column})" if kind in FLOATS else f"CAST({column} AS VARCHAR)"
     return f"coalesce({text}, 'NULL')"
+
+
+def _cut(text: str) -> str:
+    """SQL: the text `text` of a value, cut at `CELL` characters (its length said)."""
+    cut = f"left({text}, {CELL}) || format('… ({{:,}} characters)', length({text}))"
+    return f"CASE WHEN length({text}) > {CELL} THEN {cut} ELSE {text} END AS {text}"
 
 
 def _aligned(values: Sequence[str], widths: list[int], right: list[bool]) -> str:
@@ -188,13 +213,13 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         watcher.join()
 
 
-def export(
-    con: duckdb.DuckDBPyConnection, sql: str, fmt: str, output: Path | None, warehouse: Path
-) -> int:
+def export(con: duckdb.DuckDBPyConnection, sql: str, fmt: str, output: Path | None) -> int:
     """Write the result with DuckDB's writers to `output` (None: stdout); the row count.
-    A file appears whole or not at all, and never in the warehouse's place."""
+    A file appears whole or not at all, and never in the place of a file the command reads
+    (the warehouse, the lake's files, the SQL's own file): refused before the query runs."""
     if output is not None:
-        _check_output(output, warehouse)
+        _check_output(output)
+        outputs.target(output)
     reader = con.sql(sql).to_arrow_reader(BATCH_ROWS)
     writer = tracked(
         duckdb.connect(
@@ -242,24 +267,26 @@ def _copy_to_descriptor(writer: duckdb.DuckDBPyConnection, fmt: str, descriptor:
         try:
             count = _copy(writer, fifo, fmt)
         except duckdb.Error:
-            if relay.broken:  # the reader of stdout left: it has all it wanted
-                raise BrokenPipeError from None
+            if relay.failed:  # the reader of stdout left, or stdout cannot take more
+                raise outputs.stdout_error(relay.failed) from None
             raise
         finally:
             os.close(held)
             relay.join()
-        if relay.broken:
-            raise BrokenPipeError
+        if relay.failed:
+            raise outputs.stdout_error(relay.failed)
         return count
 
 
 class _Relay(threading.Thread):
     """Copies a FIFO to a descriptor until the FIFO's writers are gone, and closes it; a
-    reader that left (EPIPE) stops the copy, and the FIFO's writer then fails."""
+    write that fails (EPIPE: the reader left; a full disk) stops the copy, and the FIFO's
+    writer then fails."""
 
     def __init__(self, source: int, target: int):
         super().__init__(daemon=True)
-        self.source, self.target, self.broken = source, target, False
+        self.source, self.target = source, target
+        self.failed: OSError | None = None
 
     def run(self) -> None:
         try:
@@ -267,28 +294,18 @@ class _Relay(threading.Thread):
                 view = memoryview(chunk)
                 while view:
                     view = view[os.write(self.target, view) :]
-        except BrokenPipeError:
-            self.broken = True
+        except OSError as error:
+            self.failed = error
         finally:
             os.close(self.source)  # nobody reads the FIFO now: a write fails, never waits
 
 
-def _check_output(output: Path, warehouse: Path) -> None:
-    for protected in (warehouse, Path(f"{warehouse}.wal")):
-        if output.resolve() == protected.resolve() or _same_file(output, protected):
-            raise QueryError(f"{output}: that is the warehouse; write the result elsewhere")
+def _check_output(output: Path) -> None:
     folder = output.parent
     if not folder.is_dir():
         raise QueryError(f"{output}: no folder {folder}")
     if not os.access(folder, os.W_OK):
         raise QueryError(f"{output}: cannot write in {folder}")
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.samefile(b)  # hard links too
-    except OSError:
-        return False
 
 
 def _literal(text: str) -> str:

@@ -13,6 +13,14 @@ A game's module (the registry's `commands`) provides `CONTRACT`:
   command hands each option to every layer call of the verb that takes a parameter of
   that name (`--bucket` to Hog's `derive`, `--method` to its `fit`);
 - `ABOUT`: verb → the command's help, what it does for this game;
+- what the commands print at a terminal (with `--json` none of it: the same results print
+  as JSON), each with `pipeline.console`'s `show`/`show_pairs`: `stats(stats)` (what `mine
+  stats` derived), `fitted(fitted, path)` (the table `mine fit` wrote), `generated(path,
+  card)` (the file `mine generate` wrote and its figures), `validated(card)` (a `mine
+  validate` card), and `players(stats, table)` where the game has per-player statistics;
+- its part of `mine demo`: `QUERIES` (title → SQL over its example logs, the temporary
+  table `example_logs` naming them) and `LOOP`, the commands of its whole loop, small, on
+  the demo warehouse (`{db}` the warehouse, `{out}` its folder);
 and `tournament` where the game plays tournaments.
 """
 
@@ -23,15 +31,25 @@ from collections.abc import Callable
 
 from mine.games import Game
 
-CONTRACT = {"OPTIONS": None, "ABOUT": None}
-OWN = ("simulate", "tournament")  # verbs a game may write itself
+CONTRACT = {
+    "OPTIONS": None,
+    "ABOUT": None,
+    "stats": ("stats",),
+    "fitted": ("fitted", "path"),
+    "generated": ("path", "card"),
+    "validated": ("card",),
+    "QUERIES": None,
+    "LOOP": None,
+}
+OPTIONAL = {"players": ("stats", "table")}
+OWN = ("tournament",)  # verbs a game writes itself
 
 
 def command(verb: str, game: Game) -> Callable[..., None] | None:
     """The function typer mounts as `mine <verb> <game>`, or None where the game has no
     such command."""
     commands = game.module("commands")
-    if verb in OWN and (hasattr(commands, verb) or verb not in loop_verbs()):
+    if verb in OWN:
         return getattr(commands, verb, None)
     from mine.pipeline.commands import loop
 
@@ -52,9 +70,3 @@ def command(verb: str, game: Game) -> Callable[..., None] | None:
     mounted.__doc__ = commands.ABOUT.get(verb, run.__doc__)
     mounted.__signature__ = inspect.Signature(shared + own)  # type: ignore[attr-defined]
     return mounted
-
-
-def loop_verbs() -> tuple[str, ...]:
-    from mine.pipeline.commands import loop
-
-    return tuple(loop.VERBS)

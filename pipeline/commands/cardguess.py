@@ -2,27 +2,27 @@
 
 Everything downstream of `mine ingest` reads the warehouse (`cardguess_guesses`,
 `cardguess_games`): the same path whether the logs came from a server or from `mine
-simulate cardguess`. The game has no opponent, so `--guesser` and `--answerer` take the
-place of `--players`; `--logs GLOB` narrows stats and fit to the logs ingested from
-matching files. The logs name no player (a log is one guesser's games, and the stats are
-per log already), so there is no `--by player`.
+simulate cardguess`. The game has one player, the guesser (`--players` names one bot);
+the answerer (`--answerer`) is chance. `--logs GLOB` narrows stats and fit to the logs
+ingested from matching files. The logs name no player (a log is one guesser's games, and
+the stats are per log already), so there is no `--by player`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
+import polars as pl
 import typer
 
 from mine.pipeline import options
-from mine.pipeline.cluster import runner
-from mine.pipeline.console import fail, next_step, print_json, show
+from mine.pipeline.console import console, show, show_pairs
 from mine.pipeline.options import own
-from mine.pipeline.progress import per_name
+from mine.pipeline.stats.cardguess import CardGuessStats, headline
 from mine.strategies.bots.cardguess import BASELINES, GUESSERS
 from mine.strategies.engines.cardguess import ANSWERERS, SIZES
-from mine.strategies.runners import SERIAL
+from mine.strategies.solvers.cardguess import Trees
 
 
 def read_sizes(text: str) -> tuple[int, ...]:
@@ -43,7 +43,17 @@ def read_answerer(text: str) -> str:
     return text
 
 
+N = own(int, "--n", 2, "Cards in each answer.", min=1, max=4)
+ANSWERER = own(str, "--answerer", "uniform", "Who picks the answers: uniform or faces.",
+               parser=read_answerer)  # fmt: skip
+WORKERS = own(int, "--workers", 1, "Worker processes.", min=1, max=options.MAX_WORKERS)
 OPTIONS = {
+    "simulate": {
+        "games": (options.games("Games to play."), 1000),
+        "players": (options.players(f"The guesser, one of {', '.join(GUESSERS)}."), "greedy"),
+        "n": N,
+        "answerer": ANSWERER,
+    },
     "fit": {
         "sizes": own(Any, "--n", None, "Answer sizes to fit a tree for, comma-separated "
                      "(default: 2,3,4, the sizes the course grades; a player refuses an n its "
@@ -53,13 +63,11 @@ OPTIONS = {
         "workers": own(int, "--workers", 1, "Worker processes (one n's tree each).", min=1,
                        max=options.MAX_WORKERS),
     },
-    "generate": {"workers": own(int, "--workers", 1, "Worker processes.", min=1,
-                                max=options.MAX_WORKERS)},
+    "generate": {"workers": WORKERS},
     "validate": {
         "sizes": own(Any, "--n", None, "Answer sizes, comma-separated (default: 2,3,4).",
                      parser=read_sizes, metavar="2,3,4"),
-        "answerer": own(str, "--answerer", "uniform", "Who picks the answers: uniform or "
-                        "faces.", parser=read_answerer),
+        "answerer": ANSWERER,
         "answers": own(int | None, "--answers", None,
                        "Answers per n, drawn with a fixed seed (default: every answer for "
                        "n = 2, 3, weighted by the answerer's exact chances: exact figures; "
@@ -67,11 +75,12 @@ OPTIONS = {
         "baselines": own(Any, "--baselines", None, "Guessers playing the same answers, "
                          f"comma-separated (default: {','.join(BASELINES)}).",
                          parser=options.names, metavar="NAMES"),
-        "workers": own(int, "--workers", 1, "Worker processes.", min=1,
-                       max=options.MAX_WORKERS),
+        "workers": WORKERS,
     },
 }  # fmt: skip
 ABOUT = {
+    "simulate": "Play card-guessing games, a guesser against an answerer, and write them as "
+    "<stem>.csv + <stem>-score.csv.",
     "stats": "Derive card guessing's statistics and store them as stats_cardguess_* tables: "
     "guesses per game, candidates left after each guess, answer card and rank frequencies, "
     "first-guess quality.",
@@ -91,58 +100,10 @@ ABOUT = {
 }
 
 
-def simulate(
-    n: Annotated[int, typer.Option("--n", min=1, max=4, help="Cards in each answer.")] = 2,
-    games: options.games("Games to play.") = 1000,
-    guesser: Annotated[
-        str,
-        typer.Option(
-            "--guesser",
-            help="first-consistent, random-consistent, greedy or entropy.",
-        ),
-    ] = "greedy",
-    answerer: Annotated[
-        str,
-        typer.Option(
-            "--answerer", help="Who picks the answers: uniform or faces.", parser=read_answerer
-        ),
-    ] = "uniform",
-    seed: options.Seed = 0,
-    out: options.out("Folder for the log files.") = Path("logs/cardguess"),
-    rules: options.Rules = None,
-    cluster: options.Cluster = None,
-    as_json: options.Json = False,
-) -> None:
-    """Play card-guessing games and write <guesser>-<answerer>-n<N>.csv + -score.csv."""
-    from mine.strategies.bots.cardguess import make_bot
-    from mine.strategies.engines.cardguess import CardGuessRules, GameOver
-    from mine.strategies.engines.cardguess import simulate as play_games
-
-    game_rules = options.game_rules(CardGuessRules, [f"n={n}", *(rules or [])])
-    if guesser not in GUESSERS:
-        raise fail(f"unknown guesser {guesser!r} (known: {', '.join(GUESSERS)})")
-    bar, advance = per_name(as_json)
-    try:
-        with bar, runner(cluster, SERIAL) as running:
-            summary = play_games(game_rules, [guesser], games, seed, out, progress=advance,
-                                 make_bot=make_bot, answerer=answerer, runner=running)  # fmt: skip
-    except GameOver as error:
-        raise fail(f"{guesser}: {error}") from None
-    except OSError as error:
-        raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
-    if as_json:
-        print_json({"seed": seed, "out": str(out), "n": game_rules.n, **summary})
-        return
-    show([summary], f"cardguess {guesser} vs {answerer}, n = {game_rules.n} → {out}")
-    next_step(f"mine ingest {out}")
-
-
 def tournament(
     files: options.PlayerFiles = None,
-    n: Annotated[int, typer.Option("--n", min=1, max=4, help="Cards in each answer.")] = 2,
-    bots: options.bots(
-        "first-consistent, random-consistent, greedy, entropy"
-    ) = "greedy,random-consistent",
+    n: N[0] = 2,
+    bots: options.bots(", ".join(GUESSERS)) = "greedy,random-consistent",
     games: options.games("Answers per pairing (even), each found by both guessers.", 2) = 100,
     seed: options.Seed = 0,
     workers: options.Workers = 1,
@@ -156,6 +117,144 @@ def tournament(
     Elo-style ratings, invalid games and faults per player."""
     from mine.pipeline.commands import tournament as shared
     from mine.strategies.engines.cardguess import CardGuessRules
+    from mine.strategies.tournament.match import Context
 
     game_rules = options.game_rules(CardGuessRules, [f"n={n}", *(rules or [])])
-    shared.run("cardguess", files, bots, games, seed, workers, game_rules, as_json, html, cluster)
+    shared.run("cardguess", files, bots, games, seed, workers, Context(game_rules), as_json, html,
+               cluster)  # fmt: skip
+
+
+# --- what the commands print ------------------------------------------------------
+
+
+def stats(stats: CardGuessStats) -> None:
+    rate, two = "{:.3f}".format, "{:.2f}".format
+    show(
+        stats.guess_summary.to_dicts(),
+        "guesses per game by n and log",
+        {"n": "n", "log": "log", "games": "games", "mean": "mean", "most": "most"},
+        {"mean": "{:.4f}".format},
+    )
+    show(distribution_rows(stats.guesses), "games by number of guesses")
+    show(stats.candidates.to_dicts(), "candidates left after each guess (replayed)",
+         {"n": "n", "log": "log", "guess_no": "guess", "games": "games",
+          "mean_left": "mean left", "most_left": "most left"},
+         {"mean_left": two})  # fmt: skip
+    show(
+        stats.answer_ranks.to_dicts(),
+        "answer ranks",
+        {"rank": "rank", "times": "times", "share": "share", "uniform_share": "uniform"},
+        {"share": rate, "uniform_share": rate},
+        f"chi-square p-value of the 52 card counts under a uniform answerer: "
+        f"{headline(stats)['answers_uniform_p_value']:.4g}",
+    )
+    show(stats.first_guess.to_dicts(), "first guesses",
+         {"n": "n", "log": "log", "guess": "guess", "games": "games",
+          "expected_left_uniform": "expected left", "observed_left": "observed left"},
+         {"expected_left_uniform": two, "observed_left": two})  # fmt: skip
+
+
+def distribution_rows(per_game: pl.DataFrame) -> list[dict[str, Any]]:
+    """A row per n and log, a column per number of guesses: the games that took it."""
+    rows: dict[tuple, dict[str, Any]] = {}
+    for n, log, guesses, games in per_game.select("n", "log", "guesses", "games").iter_rows():
+        rows.setdefault((n, log), {"n": n, "log": log})[str(guesses)] = games
+    return list(rows.values())
+
+
+def fitted(fitted: Trees, path: Path) -> None:
+    metadata = fitted.metadata
+    answerer = metadata["answerer"]
+    show_pairs(
+        f"cardguess trees → {path}",
+        [
+            ("logs / games / rows",
+             f"{metadata['logs']} / {metadata['games']:,} / {metadata['rows']:,}"),
+            ("data fingerprint", metadata["fingerprint"][:16] + "…"),
+            ("answerer uniform", f"{answerer['uniform']} (p {answerer['chi_square_p_value']:.4g})"),
+            *((f"n = {n}", tree_line(metadata["trees"].get(str(n)), n)) for n in SIZES),
+        ],
+    )  # fmt: skip
+
+
+def tree_line(tree: dict[str, Any] | None, n: int) -> str:
+    """What a player from the table does for n: its searched tree, or a refusal."""
+    if tree is None:
+        return f"no tree: a player from this table refuses n = {n} (fit it with --n {n})"
+    search = "quick search" if tree.get("quick") else "search"
+    return (
+        f"{search}: {tree['expected_guesses']:.4f} expected guesses, {tree['nodes']:,} nodes, "
+        f"first {tree['first_guess']}"
+    )
+
+
+def generated(path: Path, card: dict[str, Any]) -> None:
+    console.print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+    validated({"player": str(path), **card})
+
+
+def validated(card: dict[str, Any]) -> None:
+    rows, refused = [], {}
+    for n, entry in card["sizes"].items():
+        if "refused" in entry:
+            refused[n] = entry["refused"]
+            continue
+        named = [
+            ("player", entry["player"], None),
+            *((name, figures, entry["vs"][name]) for name, figures in entry["baselines"].items()),
+        ]
+        if "compared" in entry:
+            named.append((entry["compared"]["file"], entry["compared"], None))
+        rows += [
+            {
+                "n": int(n),
+                "guesser": name,
+                "answers": figures["games"],
+                "mean": figures.get("mean"),
+                "worst": figures.get("worst"),
+                "invalid": figures["invalid"],
+                "slowest call (s)": figures.get("slowest_call_s"),
+                "player needs fewer by": vs and vs.get("mean_difference"),
+            }
+            for name, figures, vs in named
+        ]
+    show(rows, f"{card['player']} ({card['answers_from']})",
+         formats={"mean": "{:.4f}".format, "slowest call (s)": _or_blank("{:.4f}"),
+                  "player needs fewer by": _or_blank("{:+.4f}")})  # fmt: skip
+    for n, reason in refused.items():
+        console.print(f"n = {n}: refused, not played ({reason})")
+    for n, entry in card["sizes"].items():
+        if "compared" in entry:
+            paired = entry["compared"]["paired"]
+            console.print(
+                f"n = {n}: {entry['compared']['file']} needs {paired['mean_difference']:+.4f} "
+                f"guesses more per answer, 95 % interval {paired['ci95']}"
+            )
+
+
+def _or_blank(fmt: str):
+    return lambda value: "" if value is None else fmt.format(value)
+
+
+# --- its part of `mine demo` ------------------------------------------------------
+
+QUERIES = {
+    "Simulated card-guessing games by guesser and n (examples/logs/cardguess)": """
+        SELECT l.stem AS log, g.n, count(*) AS games, round(avg(g.guesses), 3) AS mean_guesses,
+               max(g.guesses) AS most
+        FROM cardguess_games g JOIN logs l USING (log_id) JOIN example_logs USING (log_id)
+        GROUP BY ALL ORDER BY log""",
+    "How often a first guess's feedback shows each correct-ranks count": """
+        SELECT n, ranks AS correct_ranks, count(*) AS guesses
+        FROM cardguess_guesses JOIN example_logs USING (log_id)
+        WHERE guess_no = 1 GROUP BY ALL ORDER BY n, correct_ranks""",
+}
+LOOP = (
+    "simulate cardguess --n 2 --games 500 --players greedy --seed 0 --out {out}/logs",
+    "ingest {out}/logs --db {db}",
+    "stats cardguess --db {db} --logs {out}/logs/*",
+    "fit cardguess --n 2 --quick --db {db} --logs {out}/logs/* --out {out}/cardguess.parquet",
+    "generate cardguess --table {out}/cardguess.parquet --out {out}/cardguess_player.py",
+    "validate cardguess {out}/cardguess_player.py --n 2",
+    "report cardguess --table {out}/cardguess.parquet --out {out}/cardguess-report.html",
+)

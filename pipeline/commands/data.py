@@ -15,7 +15,7 @@ from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from mine import games
+from mine import games, inputs, outputs
 from mine.pipeline.connections import open_sealed, open_warehouse
 from mine.pipeline.console import console, errors, fail, next_step, print_json
 from mine.pipeline.options import again
@@ -197,12 +197,14 @@ def query(
             if fmt == "table":
                 _print_view(con, text, limit, started)
                 return
-            count = querying.export(con, text, fmt, out, _protected(db, lake))
+            count = querying.export(con, text, fmt, out)
     except querying.QueryError as error:
         raise fail(str(error)) from None
     except BrokenPipeError:  # `… | head` has what it wanted
         raise
     except OSError as error:
+        if error.filename == outputs.STDOUT:  # said once, by the entry, which drops the rest
+            raise
         raise fail(str(error)) from None
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None
@@ -217,18 +219,23 @@ def query(
 
 
 def _sql_text(sql: str | None, file: Path | None) -> str:
+    """The SQL from the argument, `--file` or stdin; no output of the command replaces its
+    file, and no more than `querying.SQL_BYTES` of it is read (`/dev/zero` ends)."""
     if sql is not None and file is not None:
         raise fail("give the SQL as an argument or with --file, not both")
-    if file is not None:
-        try:
-            return file.read_text()
-        except (OSError, UnicodeDecodeError) as error:
-            raise fail(f"{file}: {getattr(error, 'strerror', None) or error}") from None
     if sql is not None and sql != "-":
         return sql
-    if sys.stdin.isatty():
-        raise fail("no SQL given: pass it as an argument, with --file, or on stdin")
-    return sys.stdin.read()
+    try:
+        if file is not None:
+            outputs.reading(file)
+            data = inputs.read_bytes(file, querying.SQL_BYTES, streams=True)  # `<(…)` too
+            return querying.sql_text(data, file)
+        if sys.stdin.isatty():
+            raise fail("no SQL given: pass it as an argument, with --file, or on stdin")
+        data = inputs.read_stream(sys.stdin.buffer, querying.SQL_BYTES, "stdin")
+        return querying.sql_text(data, "stdin")
+    except ValueError as error:  # InputError, QueryError
+        raise fail(str(error)) from None
 
 
 def _format_of(out: Path | None) -> str:
@@ -256,15 +263,6 @@ def _print_view(con: duckdb.DuckDBPyConnection, sql: str, limit: int, started: f
             + "\n"
         ).encode()
     )
-
-
-def _protected(db: Path | None, lake: Path | None) -> Path:
-    """The file a query's output must never replace: the warehouse, or the lake's manifest."""
-    if lake is None:
-        return db_path(db)
-    from mine.warehouse.lake import MANIFEST
-
-    return lake / MANIFEST
 
 
 def tables(db: Path | None, wait: float, as_json: bool = False, lake: Path | None = None) -> None:
@@ -310,12 +308,16 @@ def tables(db: Path | None, wait: float, as_json: bool = False, lake: Path | Non
 
 
 def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
-    if folder.exists() and not exporting.is_export(folder):
-        raise fail(f"{folder}: already exists and is no earlier export; export into a new folder")
+    try:
+        exporting.check_target(folder)  # before the work too
+    except exporting.NotAnExport as error:
+        raise fail(str(error)) from None
     con = open_warehouse(db, wait=wait)
     try:
         with working(f"exporting the warehouse to {folder}", as_json):
             manifest = exporting.export(con, folder)
+    except exporting.NotAnExport as error:
+        raise fail(str(error)) from None
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None
     except (OSError, duckdb.Error) as error:

@@ -8,30 +8,31 @@ matching files, so one warehouse can hold several rule variants.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Any
 
-import typer
+import polars as pl
 
 from mine.pipeline import options
-from mine.pipeline.cluster import runner
-from mine.pipeline.console import fail, next_step, print_json, show
+from mine.pipeline.console import console, show, show_pairs
 from mine.pipeline.options import own
-from mine.pipeline.progress import per_name
-from mine.pipeline.stats.hog import BUCKET
-from mine.strategies.bots.hog import BASELINES, make_bot
-from mine.strategies.engines import hog as engine
+from mine.pipeline.stats.hog import BUCKET, HogStats, headline
+from mine.strategies.bots.hog import BASELINES
 from mine.strategies.engines.hog import HogRules
-from mine.strategies.runners import SERIAL
+from mine.strategies.validation.hog import card_rows
 
 BOTS = ",".join(BASELINES)  # a tournament's bots unless --bots says otherwise
 
 
-LOG_BYTES_PER_GAME = 2_000  # a match's files per game, generously (about 780 measured)
-
-
 OPTIONS = {
+    "simulate": {
+        "games": (options.games("Games per match."), 1000),
+        "players": (options.players("Bots, comma-separated (always_roll:6, tail_strategy, "
+                                    "square_strategy:12:6, random:SEED); every pair plays a "
+                                    "match, unless --opponent is given."),
+                    "always_roll:6,square_strategy"),
+    },
     "stats": {
         "bucket": own(int, "--bucket", BUCKET, "Width of the win-rate score buckets.", min=1)
     },
@@ -43,6 +44,7 @@ OPTIONS = {
     },
 }  # fmt: skip
 ABOUT = {
+    "simulate": "Play matches between Hog bots and write <stem>.csv + <stem>-score.csv per match.",
     "stats": "Derive Hog's statistics from the warehouse and store them as stats_hog_* tables: "
     "points by number of dice (Sow Sad), Pig Tail, Square Swine, win rates by state and k.",
     "fit": "Fit a Hog table from the warehouse: learn the rules and the players, solve exactly.",
@@ -53,56 +55,6 @@ ABOUT = {
     "report": "Write one self-contained HTML page: the table as a heat map, its exact win "
     "rates and its provenance.",
 }
-
-
-def simulate(
-    games: options.games("Games per match.") = 1000,
-    players: options.players(
-        "Bots, comma-separated (always_roll:6, tail_strategy, square_strategy:12:6, "
-        "random:SEED); every pair plays a match, unless --opponent is given."
-    ) = "always_roll:6,square_strategy",
-    opponent: Annotated[
-        str | None,
-        typer.Option(
-            "--opponent",
-            help="A bot that plays a match against each of --players (and no other match).",
-        ),
-    ] = None,
-    seed: options.Seed = 0,
-    out: options.out("Folder for the log files.") = Path("logs/hog"),
-    rules: options.Rules = None,
-    cluster: options.Cluster = None,
-    as_json: options.Json = False,
-) -> None:
-    """Play matches between Hog bots and write <stem>.csv + <stem>-score.csv per match."""
-    game_rules = options.game_rules(HogRules, rules)
-    specs = options.names(players)
-    if opponent is None and len(specs) < 2:
-        raise fail("--players needs at least two bots (or one and --opponent)")
-    if opponent is not None and not specs:
-        raise fail("--players needs at least one bot to play --opponent")
-    matches = len(specs) if opponent else len(specs) * (len(specs) - 1) // 2
-    options.room_for(out, matches * games * LOG_BYTES_PER_GAME)
-    bar, progress = per_name(as_json)
-    try:
-        with bar, runner(cluster, SERIAL) as running:
-            summary = engine.simulate(
-                game_rules, specs, games, seed, out,
-                make_bot=make_bot, progress=progress, opponent=opponent, runner=running,
-            )  # fmt: skip
-    except ValueError as error:  # an unknown bot, or one whose choices are not dice here
-        raise fail(str(error)) from None
-    except OSError as error:
-        raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
-    if as_json:
-        print_json({"rules": asdict(game_rules), "seed": seed, "out": str(out), "matches": summary})
-        return
-    show(
-        [{**m, "a": m["wins"][m["players"][0]], "b": m["wins"][m["players"][1]]} for m in summary],
-        f"hog matches → {out}",
-        {"stem": "match", "games": "games", "a": "wins A", "b": "wins B", "rows": "turn rows"},
-    )
-    next_step(f"mine ingest {out}")
 
 
 def tournament(
@@ -120,6 +72,180 @@ def tournament(
     moving first half the time), Elo-style ratings, faults; in the default rules with
     --rules over them."""
     from mine.pipeline.commands import tournament as shared
+    from mine.strategies.tournament.match import Context
 
-    game_rules = options.game_rules(HogRules, rules)
-    shared.run("hog", files, bots, games, seed, workers, game_rules, as_json, html, cluster)
+    context = Context(options.game_rules(HogRules, rules))
+    shared.run("hog", files, bots, games, seed, workers, context, as_json, html, cluster)
+
+
+# --- what the commands print ------------------------------------------------------
+
+
+DIGITS = {str(d): str(d) for d in range(10)}
+
+
+def stats(stats: HogStats) -> None:
+    """The five tables `mine stats hog` prints: rows, title, headings, formats, caption."""
+    rate = "{:.3f}".format
+    figures, tail = headline(stats), stats.pig_tail
+    grid = state_grid(stats.win_rates)
+    buckets = [key for key in (grid[0] if grid else {}) if key != "score"]
+    bucket = min((int(b) for b in buckets if int(b) > 0), default=None)  # the width asked for
+    tables = (
+        (points_summary(stats.points),
+         "points by number of dice (k = 0: Pig Tail; mass at 1: Sow Sad)",
+         {"num_rolls": "k", "turns": "turns", "mean": "mean points", "at_1": "points = 1",
+          "share": "share at 1", "most": "most points"},
+         {"mean": "{:.2f}".format, "share": rate}, None),
+        (pig_tail_grid(tail),
+         "Pig Tail: points of rolling 0 by the opponent's score digits (most common)",
+         {"tens": "tens \\ ones", **DIGITS}, dict.fromkeys(DIGITS, _or_dot(str)),
+         f"{int(tail['turns'].sum()):,} zero-dice turns; "
+         f"{pig_tail_mixed(tail)} digit pairs scored more than one way"),
+        (swine_moves(stats.square_swine), "Square Swine: totals that moved",
+         {"total": "total", "new_score": "became", "bonus": "bonus", "turns": "turns",
+          "opportunities": "of turns there", "share": "share"},
+         {"bonus": "+{}".format, "share": rate},
+         f"fired on {figures['square_swine_fired']:,} of {figures['turns']:,} turns, "
+         f"{figures['square_swine_bonus_points']:,} bonus points in all"),
+        (choice_rates(stats.win_rates),
+         "win rate of the mover by choice of k (all states, all players)",
+         {"num_rolls": "k", "wins": "wins", "opportunities": "turns", "win_rate": "win rate"},
+         {"win_rate": rate}, None),
+        (grid, "win rate of the mover by score (rows) and opponent score (columns), "
+         f"buckets of {bucket or 'any width (one bucket)'}",
+         {"score": "score", **{b: b for b in buckets}},
+         dict.fromkeys(buckets, _or_dot("{:.2f}".format)),
+         "counts per player and k: table stats_hog_win_rates"),
+    )  # fmt: skip
+    for rows, title, columns, formats, caption in tables:
+        show(rows, title, columns, formats, caption)
+
+
+def _or_dot(fmt: Callable[[Any], str]) -> Callable[[Any], str]:
+    """`fmt`, and a dot where there is no value."""
+    return lambda value: "·" if value is None else fmt(value)
+
+
+def points_summary(points: pl.DataFrame) -> list[dict[str, Any]]:
+    """Per number of dice k: turns, mean points, turns scoring 1 and their share, most."""
+    return (
+        points.group_by("num_rolls")
+        .agg(
+            pl.col("turns").sum(),
+            ((pl.col("points") * pl.col("turns")).sum() / pl.col("turns").sum()).alias("mean"),
+            pl.col("turns").filter(pl.col("points") == 1).sum().alias("at_1"),
+            pl.col("points").max().alias("most"),
+        )
+        .with_columns((pl.col("at_1") / pl.col("turns")).alias("share"))
+        .sort("num_rolls")
+        .to_dicts()
+    )
+
+
+def pig_tail_grid(tail: pl.DataFrame) -> list[dict[str, Any]]:
+    """The most common points of rolling 0, a row per tens digit of the opponent's score
+    (`tens`) and a column per ones digit (`"0"` … `"9"`); None where none was seen."""
+    modal = {
+        (t, o): p
+        for t, o, p, *_ in tail.sort(["tens", "ones", "turns"], descending=[False, False, True])
+        .unique(["tens", "ones"], keep="first")
+        .iter_rows()
+    }
+    return [
+        {"tens": tens, **{str(ones): modal.get((tens, ones)) for ones in range(10)}}
+        for tens in range(10)
+    ]
+
+
+def pig_tail_mixed(tail: pl.DataFrame) -> int:
+    """How many digit pairs scored more than one way."""
+    return tail.filter(pl.col("share") < 1).select("tens", "ones").unique().height
+
+
+def swine_moves(swine: pl.DataFrame) -> list[dict[str, Any]]:
+    """The totals Square Swine moved: total, new score, bonus, turns, opportunities, share."""
+    return swine.filter("fired").sort("total").to_dicts()
+
+
+def choice_rates(rates: pl.DataFrame) -> list[dict[str, Any]]:
+    """The mover's wins out of turns by the number of dice chosen, every state pooled."""
+    return (
+        rates.group_by("num_rolls")
+        .agg(pl.col("wins").sum(), pl.col("opportunities").sum())
+        .with_columns((pl.col("wins") / pl.col("opportunities")).alias("win_rate"))
+        .sort("num_rolls")
+        .to_dicts()
+    )
+
+
+def state_grid(rates: pl.DataFrame) -> list[dict[str, Any]]:
+    """The mover's win rate by score bucket (`score`, a row) and opponent bucket (a
+    column named by the bucket), every k pooled; None where no turn was taken."""
+    pooled = rates.group_by("score_bucket", "opponent_bucket").agg(
+        pl.col("wins").sum(), pl.col("opportunities").sum()
+    )
+    cells = {(s, o): w / n for s, o, w, n in pooled.iter_rows()}
+    buckets = sorted({s for s, _ in cells} | {o for _, o in cells})
+    return [{"score": s, **{str(o): cells.get((s, o)) for o in buckets}} for s in buckets]
+
+
+def fitted(fitted: Any, path: Path) -> None:
+    metadata, learned = fitted.metadata, fitted.metadata["learned"]
+    show_pairs(
+        f"hog {metadata['method']} table → {path}",
+        [
+            ("logs / games / rows",
+             f"{metadata['logs']} / {metadata['games']:,} / {metadata['rows']:,}"),
+            ("data fingerprint", metadata["fingerprint"][:16] + "…"),
+            ("goal", learned["goal"]),
+            ("dice", f"{learned['dice_sides']} sides, fair: {learned['fair_die']}"),
+            ("Sow Sad", learned["sow_sad"]),
+            ("Pig Tail cells seen", learned["pig_tail_cells_observed"]),
+            ("Square Swine", learned["square_swine"]),
+            ("model win rate", str(metadata["model_win_rate"]["average"])),
+        ],
+    )  # fmt: skip
+
+
+def generated(path: Path, card: dict[str, Any]) -> None:
+    console.print(
+        f"wrote {path}: vs always_roll:6 "
+        f"{card['against']['always_roll:6']['average']:.6f} (best possible "
+        f"{card['best_possible_vs_always_roll_6']['average']:.6f}), guaranteed "
+        f"{card['guaranteed']['average']:.6f}"
+    )
+
+
+def validated(card: dict[str, Any]) -> None:
+    rate, rules = "{:.6f}".format, card["rules"]
+    show(
+        card_rows(card),
+        f"{card['player']} (exact, goal {rules['goal']}, {rules['dice_sides']}-sided dice)",
+        formats={"first": rate, "second": rate, "average": rate},
+    )
+    gaps = card["gaps"]
+    console.print(
+        f"gap to the best possible vs always_roll:6: "
+        f"{gaps['best_vs_always_roll_6_minus_player']:.6f}; gap to the optimal guaranteed: "
+        f"{gaps['optimal_guaranteed_minus_player_guaranteed']:.6f}"
+    )
+
+
+# --- its part of `mine demo` ------------------------------------------------------
+
+QUERIES: dict[str, str] = {}  # Hog has no example logs
+LOOP = (
+    "simulate hog --players square_strategy,tail_strategy,always_roll:4,random:1 "
+    "--opponent always_roll:6 --games 5000 --seed 0 --out {out}/logs",
+    "ingest {out}/logs --db {db}",
+    "stats hog --db {db} --logs {out}/logs/*",
+    "fit hog --method best-response --opponent always_roll:6 --db {db} --logs {out}/logs/* "
+    "--out {out}/best-response.parquet",
+    "generate hog --table {out}/best-response.parquet --out {out}/hog_best_response.py",
+    "validate hog {out}/hog_best_response.py",
+    "report hog --table {out}/best-response.parquet --out {out}/hog-best-response.html",
+    "fit hog --method minimax --db {db} --logs {out}/logs/* --out {out}/minimax.parquet",
+    "generate hog --table {out}/minimax.parquet --out {out}/hog_minimax.py",
+    "validate hog {out}/hog_minimax.py",
+)

@@ -1,42 +1,38 @@
 """The loop's commands, the same for every game: `mine stats|fit|generate|validate|report
 <game>`. Each is a few lines over its layers' contract verbs (see each layer's
 `CONTRACT`); what differs between games is their own options (the game's `OPTIONS`,
-handed to whichever layer call takes them) and how results print (`pipeline/display`).
+handed to whichever layer call takes them) and how results print (the game's commands module).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import datetime as dt
 import importlib
 import importlib.util
 import inspect
-import json
-import os
 import shlex
 import sys
 import textwrap
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from mine import __version__
+from mine import __version__, inputs, outputs
 from mine.games import Game
 from mine.pipeline import options
 from mine.pipeline.connections import working_on
 from mine.pipeline.console import (
+    cannot_write,
     console,
+    day_written,
     errors,
     fail,
     next_step,
     print_json,
-    read_fitted,
     show,
     will_write,
-    write_fitted,
     write_report,
 )
 from mine.pipeline.progress import per_name, working
@@ -127,6 +123,30 @@ def refused(prefix: str = "") -> Iterator[None]:
         raise fail(f"{prefix}{error}") from None
 
 
+def read_fitted(read: Callable[[Path], Any], path: Path) -> Any:
+    """`read(path)` of a fitted table file; a file that is not one is one error line."""
+    from mine.models.tables import TableError, metadata_path
+
+    outputs.reading(Path(path).with_suffix(".parquet"), metadata_path(path))
+    try:
+        return read(path)
+    except TableError as error:
+        raise fail(str(error)) from None
+
+
+def write_fitted(write: Callable[..., Path], out: Path, *parts: Any) -> Path:
+    """`write(out, *parts)` of a fitted table file; a file that cannot be written is one
+    error line."""
+    from mine.models.tables import TableError
+
+    try:
+        return write(out, *parts)
+    except TableError as error:
+        raise fail(str(error)) from None
+    except OSError as error:
+        raise cannot_write(out, error) from None
+
+
 def simulate(game: Game, games: int, players: str, seed: int, out: Path, rules=None,
              cluster=None, as_json=False, opponent=None, **own) -> None:  # fmt: skip
     """Play games between bots and write their logs in the game's real format."""
@@ -188,7 +208,7 @@ def shown_simulation(summary: dict[str, Any], utility: str) -> None:
 def stats(game: Game, db=None, lake=None, logs=None, cluster=None, as_json=False, by=None,
           table=None, **own) -> None:  # fmt: skip
     """Derive the game's statistics from the warehouse and store them as stats_<game>_*."""
-    derived_by, display = game.module("stats"), game.module("display")
+    derived_by, display = game.module("stats"), game.module("commands")
     per_player = options.grouping(by, table) == "player"
     fitted = read_fitted(game.module("fitter").read_table, table) if table else None
     label = "reading each player's choices" if per_player else f"deriving {game.title}'s statistics"
@@ -235,7 +255,7 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     if as_json:
         print_json({"table": str(path), **fitted.metadata})
         return
-    game.module("display").fitted(fitted, path)
+    game.module("commands").fitted(fitted, path)
     next_step(f"mine generate {game.name} --table {path}")
 
 
@@ -255,6 +275,7 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
     if haskell and out == Path(f"{game.name}_player.py"):  # --out left at its default
         out = Path(haskell.COURSE_FILE)
     will_write(out)
+    header = made_by("-- " if haskell else "# ")  # before the work: it may be refused
     source, validator = game.module("codegen"), game.module("validator")
 
     def measure(path: Path) -> dict[str, Any]:
@@ -268,24 +289,23 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
         text, hint = written.source, f"mine validate {game.name} {out}"
         if haskell:
             text, hint = haskell.haskell_source(written.source), haskell.SUBMIT.format(out=out)
-    comment = "-- " if haskell else "# "
-    write_report(out, made_by(comment) + text, say=False)
+    write_report(out, header + text, say=False)
     if as_json:
         print_json({"player": str(out), **written.card})
         return
-    game.module("display").generated(out, written.card)
+    game.module("commands").generated(out, written.card)
     next_step(hint)
 
 
 def made_by(comment: str) -> str:
-    """The file's first lines: which mine wrote it, on which day, by which command (the
-    docstring below it holds the data's fingerprint). The day is SOURCE_DATE_EPOCH's
-    where it is set, so that a build can be reproduced byte for byte."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    when = dt.datetime.fromtimestamp(int(epoch) if epoch.isdigit() else time.time(), dt.UTC)
+    """The file's first lines: which mine wrote it, on which day (`day_written`), by which
+    command (the docstring below it holds the data's fingerprint). The command starts on
+    the third line: Python reads a coding declaration in the first two (PEP 263), and a
+    path may hold one (`x-*-coding:utf-7-*-.parquet`), which would make the file decode
+    as that, or not import."""
     # a path is the user's text: nothing in it may end the comment line
     command = "".join(c if c.isprintable() else "?" for c in shlex.join(["mine", *sys.argv[1:]]))
-    said = [f"made by mine {__version__} on {when:%Y-%m-%d}:"]
+    said = [f"made by mine {__version__} on {day_written():%Y-%m-%d},", "by the command:"]
     said += textwrap.wrap(command, 76, break_on_hyphens=False, subsequent_indent="  ")
     return "".join(f"{comment}{line}\n" for line in said)
 
@@ -311,7 +331,7 @@ def validate(game: Game, player: Path, rules=None, against=None, cluster=None, a
     if as_json:
         print_json(card)
     else:
-        game.module("display").validated(card)
+        game.module("commands").validated(card)
     reason = validator.failure(card)
     if reason:
         raise fail(reason)
@@ -323,6 +343,7 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     page_of = game.module("report")
     fitted = read_fitted(game.module("fitter").read_table, table)
     will_write(out)
+    day_written()  # the page's day, refused before the work if SOURCE_DATE_EPOCH names none
     observed = None
     logged = db is not None or lake is not None or options.default_db_exists()
     if hasattr(page_of, "observed") and logged:
@@ -334,7 +355,7 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     with refused(), working("drawing the page", as_json):
         try:
             page = call(page_of.html, fitted, observed, own=own, **drawn)
-        except (KeyError, TypeError, AttributeError) as error:
+        except (LookupError, TypeError, AttributeError, ValueError) as error:
             if own.get("card") is None:
                 raise
             raise fail(f"{own['card']}: not a card of `mine validate {game.name} --json` "
@@ -351,12 +372,10 @@ def card(game: Game, fitted: Any, table: Path, own: dict[str, Any], as_json: boo
     figures its docstring states; the page's own options handed to that measure)."""
     given = own.get("card")
     if given is not None:
-        try:
-            if not Path(given).is_file() or Path(given).stat().st_size > CARD_BYTES:
-                raise ValueError("not a file of JSON")  # a FIFO, a device, a folder, a giant
-            return json.loads(Path(given).read_bytes())
-        except (OSError, ValueError) as error:
-            raise fail(f"{given}: cannot read it as a card ({error})") from None
+        try:  # never a FIFO, a device or a giant; JSON no deeper than mine writes
+            return inputs.read_json(given, CARD_BYTES)
+        except inputs.InputError as error:
+            raise fail(f"cannot read it as a card: {error}") from None
     from mine.strategies.codegen import write_player
 
     validator = game.module("validator")

@@ -1,8 +1,8 @@
 """`mine tournament <game>`: what every game's command shares once its options are read.
 
 A game's `tournament` command reads its options (its rules among them) and calls `run`
-with its game's name: the round robin itself is `strategies.tournament`, the per-game
-match its `match` part. Here: progress while it plays, the standings and pairings as
+with its game's name: the round robin itself is `strategies.tournament`, a game of a pairing
+`strategies.tournament.match`. Here: progress while it plays, the standings and pairings as
 tables (or one JSON document), the HTML page, and the exit code (1 when an entrant was
 disqualified, after everything else is printed).
 """
@@ -23,6 +23,7 @@ from mine.pipeline.console import fail, print_json, show, will_write, write_repo
 from mine.pipeline.progress import per_name
 from mine.pipeline.reports import tournament as page
 from mine.strategies import tournament as core
+from mine.strategies.tournament.match import Match
 
 
 def run(
@@ -40,7 +41,7 @@ def run(
     """The round robin of `files` and `bots` in `game`, printed; exit code 1 when an
     entrant was disqualified (its reason printed, the rest of the results too). With
     `cluster`, its games are the cluster's tasks (`workers` then does not apply)."""
-    match = core.match_of(registry.get(game).name)
+    match = Match(registry.get(game).name)
     outputs.reading(*(files or []))
     if html is not None:
         will_write(html)  # before the games, not after them

@@ -8,26 +8,36 @@ report's observed outcomes) to the logs ingested from matching files.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-import numpy as np
+import polars as pl
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-from rich.text import Text
 
 from mine.pipeline import options
-from mine.pipeline.cluster import runner
-from mine.pipeline.console import errors, fail, next_step, print_json, show
+from mine.pipeline.console import console, fail, interval, ratio, show, show_against, show_pairs
 from mine.pipeline.options import own
-from mine.pipeline.progress import bar as progress_bar
-from mine.strategies.bots.twentyone import BOTS, make_bot
+from mine.pipeline.stats.twentyone import (
+    DEALER_OUTCOMES,
+    UP_ORDER,
+    TwentyOneStats,
+    dealer_grid,
+    up_name,
+)
+from mine.pipeline.stats.twentyone_players import PlayerStats
+from mine.strategies.bots.twentyone import BOTS
 from mine.strategies.engines.twentyone import TwentyOneRules
-from mine.strategies.engines.twentyone import simulate as play_games
-from mine.strategies.runners import SERIAL
+from mine.strategies.engines.twentyone_chart import Strategy
 
-LOG_BYTES_PER_DECISION = 200  # a round's rows of one seat, generously (about 140 measured)
 SEED = (options.Seed, 0)
 OPTIONS = {
+    "simulate": {
+        "games": (options.games("Games to play (one file pair each)."), 10),
+        "players": (options.players(f"Bots, comma-separated, one per seat: {', '.join(BOTS)}; "
+                                    "explorer:POLICY:SHARE (explorer:textbook:0.1)."),
+                    "textbook,dealer,cautious,random,explorer"),
+        "me": own(int, "--me", 0, "The player (index in --players) whose point of view the "
+                  "logs take.", min=0, max=9),
+    },
     "stats": {"rules": (options.Rules, None)},
     "generate": {
         "rules": (options.Rules, None),
@@ -54,6 +64,8 @@ OPTIONS = {
     },
 }  # fmt: skip
 ABOUT = {
+    "simulate": "Play TwentyOne games between bots at one table; write <stem>.csv + "
+    "<stem>-score.csv per game.",
     "stats": "Derive TwentyOne statistics from the warehouse and store them as "
     "stats_twentyone_* (`--by player`: each player id's habits, and its choices against a "
     "fitted chart), settling the hands by the rules (--rules over the defaults).",
@@ -66,78 +78,6 @@ ABOUT = {
     "play by the count, insurance, the bid table and, from the warehouse if there is one, the "
     "dealer's outcomes by up card and results by count), or the chart as CSV.",
 }
-
-
-def simulate(
-    games: options.games("Games to play (one file pair each).") = 10,
-    players: options.players(
-        f"Bots, comma-separated, one per seat: {', '.join(BOTS)}; "
-        "explorer:POLICY:SHARE (explorer:textbook:0.1)."
-    ) = "textbook,dealer,cautious,random,explorer",
-    seed: options.Seed = 0,
-    out: options.out("Folder for the log files.") = Path("logs/twentyone"),
-    me: options.Me = 0,
-    rules: options.Rules = None,
-    cluster: options.Cluster = None,
-    as_json: options.Json = False,
-) -> None:
-    """Play TwentyOne games between bots; write <stem>.csv + <stem>-score.csv per game."""
-    game_rules = options.game_rules(TwentyOneRules, rules)
-    specs = options.names(players)
-    if not 1 <= len(specs) <= game_rules.max_players:
-        raise fail(f"--players needs 1 to {game_rules.max_players} bots, got {len(specs)}")
-    if me >= len(specs):
-        raise fail(f"--me {me} is not a seat (0..{len(specs) - 1})")
-    try:
-        for spec in specs:  # a bad name fails before any file is written
-            make_bot(spec, game_rules, np.random.default_rng(0))
-    except ValueError as error:
-        raise fail(str(error)) from None
-    options.room_for(out, games * game_rules.rounds * len(specs) * LOG_BYTES_PER_DECISION)
-    columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with progress_bar(*columns, as_json=as_json) as bar:
-        task = bar.add_task("games", total=games)
-        try:
-            with runner(cluster, SERIAL) as running:
-                summary = play_games(
-                    game_rules,
-                    specs,
-                    games,
-                    seed,
-                    out,
-                    progress=lambda _, done, __: bar.update(task, completed=done),
-                    make_bot=make_bot,
-                    me=me,
-                    runner=running,
-                )
-        except OSError as error:
-            raise fail(f"cannot write the logs into {out}: {error.strerror}") from None
-    if as_json:
-        print_json(summary)
-        return
-    show(
-        [
-            {
-                **row,
-                "id": row["id"] + (" (me)" if row["id"] == summary["perspective"] else ""),
-                "per_hand": row["net_points"] / max(row["hands"], 1),
-            }
-            for row in summary["players"]
-        ],
-        f"twentyone: {games} games, {summary['player_hands']:,} player-hands → {out}",
-        {
-            "id": "id",
-            "bot": "bot",
-            "hands": "hands",
-            "net_points": "net points",
-            "per_hand": "per hand",
-            "games_won": "games won",
-        },  # fmt: skip
-        {"net_points": "{:+,}".format, "per_hand": "{:+.2f}".format},
-    )
-    for where, reason in summary["disqualified"].items():
-        errors.print(Text.assemble(("disqualified:", "yellow"), f" {where}: {reason}"))
-    next_step(f"mine ingest {out}")
 
 
 def tournament(
@@ -161,18 +101,335 @@ def tournament(
     (with --table-bots), each shoe from both seats; who ranks higher, point margins with
     95 % intervals, Elo-style ratings, invalid actions and faults per player."""
     from mine.pipeline.commands import tournament as shared
-    from mine.strategies.tournament.twentyone import Table, check_bot
+    from mine.strategies.tournament.match import Context, Match
 
     game_rules = options.game_rules(TwentyOneRules, rules)
-    seated = tuple(options.names(table_bots))
+    table = Context(game_rules, tuple(options.names(table_bots)))
     try:
-        for spec in seated:
-            check_bot(spec, Table(game_rules))
+        for spec in table.bots:
+            Match("twentyone").check_bot(spec, table)
     except ValueError as error:
         raise fail(str(error), 2) from None
-    if len(seated) + 2 > game_rules.max_players:
+    if len(table.bots) + 2 > game_rules.max_players:
         raise fail(
             f"--table-bots: a table seats {game_rules.max_players} players, the pair included", 2
         )
-    table = Table(game_rules, seated)
     shared.run("twentyone", files, bots, games, seed, workers, table, as_json, html, cluster)
+
+
+# --- what the commands print ------------------------------------------------------
+
+
+RATE = "{:.3f}".format
+
+
+# --- mine stats -------------------------------------------------------------------------------
+
+
+def stats(stats: TwentyOneStats) -> None:
+    """The settlement check, the dealer's outcomes, hard 16's choices, results by count."""
+    check = stats.settlement.row(0, named=True)
+    console.print(
+        f"settlement of final hands vs score files: {check['matched']:,} of "
+        f"{check['player_rounds']:,} player-rounds match ({check['match_rate']:.4%})"
+    )
+    show(
+        dealer_grid(stats.dealer),
+        "dealer's final hand by up card (rate, n / opportunities)",
+        formats={o: (lambda v: "-" if v is None else RATE(v)) for o in DEALER_OUTCOMES},
+    )
+    situations = stats.situations
+    show(
+        situations.filter(
+            (situations["total"] == 16) & ~situations["soft"] & (situations["pair"] == 0)
+            & situations["action"].is_in(["Hit", "Stand"]) & (situations["n_cards"] <= 3)
+        ).sort("up", "n_cards", "action").to_dicts(),
+        "hard 16 (any cards): Hit vs Stand, n / opportunities and mean result",
+        {"up": "up", "n_cards": "cards", "action": "action", "n": "n",
+         "opportunities": "opportunities", "rate": "rate", "mean_result": "mean result"},
+        {"rate": RATE, "mean_result": "{:+.3f}".format},
+    )  # fmt: skip
+    show(
+        stats.count_results.to_dicts(),
+        "results per unit of bid by true count before the round (logged play)",
+        {"tc": "true count", "hands": "hands", "share": "share",
+         "mean_result": "mean result", "mean_bid": "mean bid"},
+        {"share": RATE, "mean_result": "{:+.4f}".format, "mean_bid": "{:.1f}".format},
+    )  # fmt: skip
+
+
+def players(stats: PlayerStats, table: Path | None) -> None:
+    """Each player id's habits, its hits on hard 16 by up card, and (with a chart) its
+    choices against the chart's and the costliest of them."""
+    rows = stats.players.iter_rows(named=True)
+    show([_player_row(row) for row in rows], "per player id: n/opportunities")
+    show(hit16_grid(stats.player_ups), "hits on hard 16 by up card: n/opportunities")
+    deviations = getattr(stats, "player_deviations", None)
+    show_against(
+        None
+        if deviations is None
+        else [_chart_row(r) for r in stats.players.iter_rows(named=True)],
+        f"choices against the chart of {table}: EV of the logged action minus the chart's, "
+        "per unit of bid (sum, per deviation) and in points at the logged bids",
+        "twentyone",
+        "each player's choices against its chart and what each deviation cost",
+    )
+    if deviations is not None:
+        _show_costliest(deviations)
+
+
+def _player_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "player": row["player"],
+        "hands": row["hands"],
+        "hit 16": ratio(row["n_hit_16"], row["n_16_opportunities"]),
+        "double": ratio(row["n_double"], row["n_double_opportunities"]),
+        "split": ratio(row["n_split"], row["n_split_opportunities"]),
+        "insure": ratio(row["n_insurance"], row["n_insurance_opportunities"]),
+        "mean bid": f"{row['bid_sum'] / row['n_bids']:.1f}",
+        "net points": f"{row['net_points']:+,}",
+    }
+
+
+def _chart_row(row: dict[str, Any]) -> dict[str, Any]:
+    deviations = row["n_deviations"]
+    return {
+        "player": row["player"],
+        "off the chart": ratio(deviations, row["chart_decisions"]),
+        "not valued": row["n_unmeasured"],
+        "EV vs chart": f"{row['ev_diff_sum']:+.2f}",
+        "per deviation": f"{row['ev_diff_sum'] / deviations:+.3f}" if deviations else "-",
+        "points": f"{row['ev_diff_points']:+,.0f}",
+    }
+
+
+def _show_costliest(deviations: pl.DataFrame, rows: int = 12) -> None:
+    worst = deviations.filter(pl.col("deviation")).sort("ev_diff_points").head(rows)
+    show(
+        [
+            {
+                "player": r["player"],
+                "situation": situation_name(r),
+                "played": r["action"],
+                "chart": r["chart_action"],
+                "n": r["n"],
+                "per decision": f"{r['ev_diff_sum'] / r['measured']:+.3f}"
+                if r["measured"]
+                else "-",
+                "points": f"{r['ev_diff_points']:+,.0f}",
+            }
+            for r in worst.iter_rows(named=True)
+        ],
+        "the costliest deviations (exact values for an infinite deck, the chart playing on)",
+    )
+
+
+def situation_name(row: dict) -> str:
+    """`hard 16, 3 cards, up 10` (with the pair and the context where they matter)."""
+    hand = f"pair of {up_name(row['pair_value'])}s" if row["pair_value"] else (
+        f"{'soft' if row['soft'] else 'hard'} {row['total']}"
+    )  # fmt: skip
+    where = "" if row["context"] == "main" else f", {row['context']} hand"
+    return f"{hand}, {row['n_cards']} cards, up {up_name(row['up'])}{where}"
+
+
+def hit16_grid(ups: pl.DataFrame) -> list[dict]:
+    """Hits on hard 16 by up card (2..10, A) as one row per player: `n/opportunities`."""
+    rows = []
+    for (player,), cells in ups.group_by("player", maintain_order=True):
+        by_up = {r["up"]: r for r in cells.iter_rows(named=True)}
+        row = {"player": player}
+        for up in UP_ORDER:
+            cell = by_up.get(up)
+            opportunities = cell["n_16_opportunities"] if cell else 0
+            row[up_name(up)] = f"{cell['n_hit_16']}/{opportunities}" if opportunities else "-"
+        rows.append(row)
+    return rows
+
+
+# --- mine fit ---------------------------------------------------------------------------------
+
+
+def fitted(fitted: Strategy, path: Path) -> None:
+    """The table's provenance and what was learned, one figure a row; the bids by count."""
+    metadata = fitted.metadata
+    show_pairs(f"twentyone table → {path}", learned_rows(metadata))
+    show(
+        [{"tc": f"{r['tc_low']}..{r['tc_high']}", **r} for r in metadata["count_play"]],
+        "bid by true count",
+        {"tc": "true count", "rounds": "rounds", "ev": "model value", "bid": "bid"},
+        {"ev": "{:+.4f}".format},
+    )
+
+
+def learned_rows(metadata: dict[str, Any]) -> list[tuple[str, Any]]:
+    """What a fit learned as (name, value) rows: the data, the shoe, the dealer's rule,
+    the player's card limit, each payoff, insurance, the bids, the model's value."""
+    learned = metadata["learned"]
+    dealer = learned["dealer_rule"]
+    limit = dealer["card_limit"]
+    rows: list[tuple[str, Any]] = [
+        ("logs / hands / decisions",
+         f"{metadata['logs']:,} / {metadata['hands']:,} / {metadata['rows']:,}"),
+        ("decks", learned["decks"]),
+        ("dealer hits hard totals up to", dealer["hits_hard_up_to"]),
+        ("dealer hits soft 17", "yes" if dealer["hits_soft_17"] else "no"),
+        ("dealer hits soft totals up to", dealer["hits_soft_up_to"]),
+        ("dealer card limit", "none" if limit is None else f"{limit} cards"),
+        ("player card limit", f"{learned['player_card_limit']} cards"),
+    ]  # fmt: skip
+    rows += [(f"paid back: {name}", f"{value:.4f}") for name, value in learned["payoffs"].items()]
+    rows += [
+        (f"insurance net: {INSURANCE_CASES.get(name, name)}", f"{value:+.4f}")
+        for name, value in learned["insurance_net"].items()
+    ]
+    rows += [
+        ("bids", f"{learned['min_bid']}..{learned['max_bid']}"),
+        ("model value per hand", f"{metadata['model_ev']:+.5f}"),
+    ]
+    return rows
+
+
+INSURANCE_CASES = {
+    "win": "dealer Combo",
+    "lose": "no dealer Combo",
+    "win_bust": "dealer Combo, hand bust",
+    "lose_bust": "no dealer Combo, hand bust",
+    "no_play": "the dealer did not play",
+}
+
+
+# --- mine generate, mine validate ------------------------------------------------------------
+
+
+def generated(path: Path, card: dict[str, Any]) -> None:
+    flat = next(value for name, value in card.items() if name.startswith("flat-bet return"))
+    console.print(
+        f"wrote {path}: flat-bet return {flat:+.4f} per unit of bid "
+        f"(exact optimum {card['exact optimum, infinite deck']:+.4f}, infinite deck)"
+    )
+
+
+def validated(card: dict[str, Any]) -> None:
+    """The flat-bet returns against the baselines and the optimum, the count play, the
+    full games, invalid actions and decision times."""
+    flat = card["flat_bet"]
+    rows = [{"player": "player (this file)", "return": interval(flat["player"]), "gap": ""}]
+    rows += [
+        {
+            "player": name,
+            "return": interval(row["return"]),
+            "gap": interval(row["player_minus_this"]),
+        }
+        for name, row in flat["baselines"].items()
+    ]
+    rows += [
+        {"player": f"exact optimum ({name.replace('_', ' ')})", "return": f"{v:+.4f}", "gap": ""}
+        for name, v in flat["exact_optimum"].items()
+    ]
+    other = card.get("against")
+    if other:
+        rows.append({
+            "player": other["file"],
+            "return": interval(other["flat_bet"]["return"]),
+            "gap": interval(other["flat_bet"]["player_minus_this"]),
+        })  # fmt: skip
+    value = flat["exact_value_of_player_chart_infinite_deck"]
+    rows.append({"player": "exact value of this chart (infinite deck)", "return": f"{value:+.4f}"})
+    show(
+        rows,
+        f"flat-bet return per hand per unit of bid, {flat['hands']:,} hands, "
+        f"same shoes ({flat['decks']} decks)",
+        {"player": "player", "return": "return (95% CI)", "gap": "player − this (95% CI)"},
+    )
+    shoe = card.get("continuous_shoe")
+    if shoe:
+        console.print(
+            f"count play, {shoe['hands']:,} hands of continuous {shoe['decks']}-deck shoes "
+            f"({shoe['count_cells']} cells change with the count): "
+            f"{interval(shoe['player'])}; gain over the static optimal chart on the same "
+            f"shoes {interval(shoe['gain_over_static_optimum'], '{:+.5f}')}"
+        )
+    gap = flat["gap_to_optimum"]
+    console.print(
+        f"gap to the optimum {gap['mean']:+.4f} "
+        f"(at worst {gap['worst_in_ci95']:+.4f} within the CI): "
+        f"{'within' if flat['within_0.005_of_optimum'] else 'NOT within'} 0.005; "
+        f"beats every baseline with 95% confidence: {flat['beats_every_baseline_95']}"
+    )
+    if other and other["games"]:
+        pair = other["games"]
+        low, high = pair["a_score_ci95"]
+        console.print(
+            f"head to head with {other['file']}, {pair['games']} games at one table (each "
+            f"shoe from both seats): this file ranks higher in {pair['a_wins']}, draws "
+            f"{pair['draws']}, lower in {pair['b_wins']}; score {pair['a_score_rate']:.3f} "
+            f"[{low:.3f}, {high:.3f}]"
+        )
+    games = card.get("games")
+    if games:
+        _games(games)
+
+
+def _games(games: dict[str, Any]) -> None:
+    show(
+        [
+            {"seat": pid, **row, "rank_distribution": " ".join(map(str, row["rank_distribution"]))}
+            for pid, row in sorted(games["players"].items(), key=lambda kv: kv[1]["mean_rank"])
+        ],
+        f"{games['games']} full games of {games['rounds']} rounds, {len(games['seats'])} seats",
+        {"seat": "seat", "mean_points": "mean points", "mean_rank": "mean rank",
+         "wins": "wins", "rank_distribution": "rank distribution"},
+        {"mean_points": "{:,.0f}".format, "mean_rank": "{:.2f}".format},
+    )  # fmt: skip
+    gain = games.get("bid_gain_vs_flat_minimum")
+    if gain:
+        console.print(
+            "bid table vs flat minimum bids, same games: "
+            f"{gain['mean_points_per_game']:+,.0f} points per game "
+            f"[{gain['ci95'][0]:+,.0f}, {gain['ci95'][1]:+,.0f}] over {gain['games']} games"
+        )
+    times, cpu = games["decision_seconds"], games["decision_cpu_seconds"]
+    if not games["decisions_timed"]:
+        console.print(f"invalid actions: {games['invalid_actions']}; no decision was timed")
+        return
+    console.print(
+        f"invalid actions: {games['invalid_actions']}; "
+        f"decision time p50 {times['p50'] * 1e6:.0f} µs, "
+        f"p99 {times['p99'] * 1e6:.0f} µs (CPU p99 {cpu['p99'] * 1e6:.0f} µs), max "
+        f"{times['max'] * 1e6:.0f} µs over {games['decisions_timed']:,} calls"
+    )
+
+
+# --- its part of `mine demo` ------------------------------------------------------
+
+# Over the real logs of `examples/logs/twentyone/` (the course engine's, 2021): the demo
+# ingests them first and names their logs `example_logs`.
+QUERIES = {
+    "Real TwentyOne rounds: the dealer's final hand by its number of cards": """
+        SELECT n_cards AS cards, count(*) AS rounds,
+               count(*) FILTER (WHERE total > 21) AS bust,
+               count(*) FILTER (WHERE hand_class = 'Charlie') AS charlie
+        FROM twentyone_dealer_hands JOIN example_logs USING (log_id) WHERE played
+        GROUP BY ALL ORDER BY cards""",
+    "Their players' decisions": """
+        SELECT action, count(*) AS decisions,
+               round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS pct
+        FROM twentyone_turns JOIN example_logs USING (log_id)
+        WHERE player <> 'dealer' AND action <> 'Bid' GROUP BY ALL ORDER BY decisions DESC""",
+}
+SEATS = (
+    "textbook,dealer,cautious,random,explorer:textbook:0.2,explorer:dealer:0.2,"
+    "explorer:cautious:0.2,textbook,dealer,random"
+)
+LOOP = (
+    f"simulate twentyone --players {SEATS} --games 8 --seed 2021 --out {{out}}/logs",
+    "ingest {out}/logs --db {db}",
+    "stats twentyone --db {db} --logs {out}/logs/*",
+    "fit twentyone --db {db} --logs {out}/logs/* --out {out}/twentyone-table.parquet",
+    "generate twentyone --table {out}/twentyone-table.parquet --out {out}/twentyone_player.py "
+    "--hands 50000",
+    "validate twentyone {out}/twentyone_player.py --hands 300000 --shoe-hands 300000 --games 4",
+    "report twentyone --table {out}/twentyone-table.parquet --out {out}/twentyone-report.html "
+    "--db {db} --logs {out}/logs/*",
+)

@@ -19,10 +19,8 @@ inline PNG inside the SVG): the page needs no network and no script, and it prin
 from __future__ import annotations
 
 import base64
-import datetime as dt
 import html
 import math
-import os
 import struct
 import zlib
 from collections.abc import Callable, Mapping, Sequence
@@ -33,6 +31,7 @@ from typing import Any
 from markupsafe import Markup
 
 from mine import __version__
+from mine.pipeline.console import day_written
 
 # Viridis reversed (light for low, dark for high), so "more" reads as "darker" in print too.
 RAMP = (
@@ -84,15 +83,8 @@ def page(
         provenance=provenance_summary(provenance),
         details=provenance_rows(provenance),
         version=__version__,
-        date=report_date(),
+        date=day_written().isoformat(),
     )
-
-
-def report_date() -> str:
-    """Today, or the day `SOURCE_DATE_EPOCH` names (reproducible output)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    day = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch else dt.datetime.now(dt.UTC)
-    return day.date().isoformat()
 
 
 def provenance_rows(metadata: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:

@@ -12,9 +12,15 @@ from typing import Any, NamedTuple
 import duckdb
 import polars as pl
 
-from mine.pipeline.display.twentyone import UP_ORDER, dealer_grid, up_name
 from mine.pipeline.reports import kit
-from mine.pipeline.stats.twentyone import DEALER_OUTCOMES, count_results, dealer_outcomes
+from mine.pipeline.stats.twentyone import (
+    DEALER_OUTCOMES,
+    UP_ORDER,
+    count_results,
+    dealer_grid,
+    dealer_outcomes,
+    up_name,
+)
 from mine.pipeline.stats.twentyone_features import (
     LogIds,
     cards,

@@ -16,7 +16,7 @@ a table read by the game's `read_table`, or None) with the same `store` and `hea
 where the statistics are counts, `combine(parts)`: the statistics of the union of some
 sets of logs from each set's `derive` (counts summed, rates made again), so that a lake's
 are derived part by part on a cluster (`--cluster`) and are the same tables.
-How each is printed is the game's `pipeline/display` module's.
+How each is printed is the game's commands module's (`pipeline/commands/<game>.py`).
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
-"""Card guessing's statistics, derived from the warehouse and stored back into it.
-
-Counts are kept next to every mean or share, so any filter re-aggregates:
-
-- `stats_cardguess_guesses`: games by n, log and number of guesses;
-  `stats_cardguess_guess_summary` the mean and worst per n and log. A log is its `log_id`
-  (two folders may hold logs of the same stem); `log` names it by its stem (which names
-  the guesser and answerer, as `mine simulate` writes them), with its id where the stem
-  alone would not tell it apart;
-- `stats_cardguess_candidates`: the answers still consistent after each guess, rebuilt by
-  replaying the logged feedback over every hand (per n, log and guess number: games and
-  the sum of candidates left);
-- `stats_cardguess_answer_cards` / `_answer_ranks`: how often each card and each rank was
-  in an answer, out of how many answer cards (a uniform answerer gives 1/52 and 1/13);
-- `stats_cardguess_first_guess`: each logged first guess with the candidates it leaves
-  (expected over every answer, and observed).
-
-Also the warehouse's side of fitting (`fit_inputs`: the answers of the chosen logs and
-their fingerprint).
-"""
+"""Card guessing's statistics, derived from the warehouse and stored back into it
+(`DESCRIPTIONS` says what each table holds). Counts are kept next to every mean or share,
+so any filter re-aggregates. A log is its `log_id` (two folders may hold logs of the same
+stem); `log` names it by its stem, with its id where the stem alone would not tell it
+apart. Candidates left are rebuilt by replaying the logged feedback over every hand. Also
+the warehouse's side of fitting (`fit_inputs`)."""
 
 from __future__ import annotations
 
@@ -71,49 +57,34 @@ LOG_NAMES = """
 
 
 def guesses_per_game(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
-    return shared.frame(
-        con,
-        f"""
+    return shared.frame(con, f"""
         SELECT g.n, log_id, l.log, g.guesses, count(*) AS games
         FROM cardguess_games g JOIN ({LOG_NAMES}) l USING (log_id)
-        WHERE {where} GROUP BY ALL ORDER BY n, log, log_id, guesses
-        """,
-    )
+        WHERE {where} GROUP BY ALL ORDER BY n, log, log_id, guesses""")  # fmt: skip
 
 
 def guess_summary(per_game: pl.DataFrame) -> pl.DataFrame:
-    return (
-        per_game.group_by("n", "log_id", "log", maintain_order=True)
-        .agg(
-            pl.col("games").sum(),
-            (pl.col("guesses") * pl.col("games")).sum().alias("total_guesses"),
-            pl.col("guesses").max().alias("most"),
-        )
-        .with_columns((pl.col("total_guesses") / pl.col("games")).alias("mean"))
-    )
+    return per_game.group_by("n", "log_id", "log", maintain_order=True).agg(
+        pl.col("games").sum(),
+        (pl.col("guesses") * pl.col("games")).sum().alias("total_guesses"),
+        pl.col("guesses").max().alias("most"),
+    ).with_columns((pl.col("total_guesses") / pl.col("games")).alias("mean"))  # fmt: skip
 
 
 def candidates_left(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
     """Replays every game's feedback over all hands: candidates after each guess."""
-    rows = shared.frame(
-        con,
-        f"""
+    rows = shared.frame(con, f"""
         SELECT t.log_id, l.log, t.game, t.n, t.guess_no, t.guess,
                t.correct, t.lower, t.ranks, t.higher, t.suits
         FROM cardguess_guesses t JOIN ({LOG_NAMES}) l USING (log_id)
-        WHERE {where} ORDER BY l.log, t.log_id, t.line
-        """,
-    )
+        WHERE {where} ORDER BY l.log, t.log_id, t.line""")  # fmt: skip
     known: dict[tuple, np.ndarray] = {}  # a history shared by games is replayed once
     out = []
-    for (log_id, log, _, n), turns in rows.group_by(
-        "log_id", "log", "game", "n", maintain_order=True
-    ):
+    for (log_id, log, _, n), turns in rows.group_by("log_id", "log", "game", "n",
+                                                     maintain_order=True):  # fmt: skip
         history: tuple = (n,)
         candidates = np.arange(len(hands(n)))
-        for guess_no, guess, *fb in turns.select(
-            "guess_no", "guess", "correct", "lower", "ranks", "higher", "suits"
-        ).iter_rows():
+        for guess_no, guess, *fb in turns.drop("log_id", "log", "game", "n").iter_rows():
             history += ("".join(guess), encode(fb))
             if history not in known:
                 codes = feedback_codes(hands(n).take(candidates), parse_hand(";".join(guess)))
@@ -121,65 +92,41 @@ def candidates_left(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
             candidates = known[history]
             out.append((n, log_id, log, guess_no, len(candidates)))
     frame = pl.DataFrame(out, schema=["n", "log_id", "log", "guess_no", "left"], orient="row")
-    return (
-        frame.group_by("n", "log_id", "log", "guess_no", maintain_order=True)
-        .agg(
-            pl.len().alias("games"),
-            pl.col("left").sum().alias("total_left"),
-            pl.col("left").max().alias("most_left"),
-        )
-        .with_columns((pl.col("total_left") / pl.col("games")).alias("mean_left"))
-        .sort("n", "log", "log_id", "guess_no")
-    )
+    return frame.group_by("n", "log_id", "log", "guess_no", maintain_order=True).agg(
+        pl.len().alias("games"), pl.col("left").sum().alias("total_left"),
+        pl.col("left").max().alias("most_left"),
+    ).with_columns((pl.col("total_left") / pl.col("games")).alias("mean_left")).sort(
+        "n", "log", "log_id", "guess_no")  # fmt: skip
 
 
 def answer_cards(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
-    counts = shared.frame(
-        con,
-        f"SELECT card, count(*) AS times FROM cardguess_answer_cards WHERE {where} GROUP BY card",
-    )
-    seen = dict(counts.iter_rows())
-    total = sum(seen.values())
+    sql = f"SELECT card, count(*) AS times FROM cardguess_answer_cards WHERE {where} GROUP BY card"
+    seen = dict(shared.frame(con, sql).iter_rows())
     cards = [card_text(c) for c in range(52)]
-    return pl.DataFrame(
-        {
-            "card": cards,
-            "rank": [card[0] for card in cards],
-            "suit": [card[1] for card in cards],
-            "times": [seen.get(card, 0) for card in cards],
-            "answer_cards": [total] * 52,
-        }
-    ).with_columns(
-        (pl.col("times") / pl.col("answer_cards")).alias("share"),
-        pl.lit(1 / 52).alias("uniform_share"),
-    )
+    return pl.DataFrame({
+        "card": cards, "rank": [card[0] for card in cards], "suit": [card[1] for card in cards],
+        "times": [seen.get(card, 0) for card in cards], "answer_cards": [sum(seen.values())] * 52,
+    }).with_columns((pl.col("times") / pl.col("answer_cards")).alias("share"),
+                    pl.lit(1 / 52).alias("uniform_share"))  # fmt: skip
 
 
 def answer_ranks(cards: pl.DataFrame) -> pl.DataFrame:
-    return (
-        cards.group_by("rank")
-        .agg(pl.col("times").sum(), pl.col("answer_cards").first())
-        .with_columns(
-            (pl.col("times") / pl.col("answer_cards")).alias("share"),
-            pl.lit(1 / 13).alias("uniform_share"),
-            pl.col("rank").map_elements(RANKS.index, return_dtype=pl.Int64).alias("order"),
-        )
-        .sort("order")
-        .drop("order")
-    )
+    totals = cards.group_by("rank").agg(pl.col("times").sum(), pl.col("answer_cards").first())
+    return totals.with_columns(
+        (pl.col("times") / pl.col("answer_cards")).alias("share"),
+        pl.lit(1 / 13).alias("uniform_share"),
+        pl.col("rank").map_elements(RANKS.index, return_dtype=pl.Int64).alias("order"),
+    ).sort("order").drop("order")  # fmt: skip
 
 
 def first_guesses(con: duckdb.DuckDBPyConnection, where: str, left: pl.DataFrame) -> pl.DataFrame:
     """Each logged first guess: how many games opened with it, the candidates it leaves on
     average over every answer (uniform), and what it left in the logged games."""
-    opened = shared.frame(
-        con,
-        f"""
+    opened = shared.frame(con, f"""
         SELECT t.n, log_id, l.log, array_to_string(t.guess, ';') AS guess, count(*) AS games
         FROM cardguess_guesses t JOIN ({LOG_NAMES}) l USING (log_id)
-        WHERE guess_no = 1 AND {where} GROUP BY ALL ORDER BY n, log, log_id, games DESC
-        """,
-    )
+        WHERE guess_no = 1 AND {where}
+        GROUP BY ALL ORDER BY n, log, log_id, games DESC""")  # fmt: skip
     expected = []
     for n, guess in opened.select("n", "guess").iter_rows():
         universe = hands(n)
@@ -200,14 +147,8 @@ def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> 
     where = logs_filter(log_ids, "t.log_id")
     left = candidates_left(con, where)
     cards = answer_cards(con, logs_filter(log_ids))
-    return CardGuessStats(
-        per_game,
-        guess_summary(per_game),
-        left,
-        cards,
-        answer_ranks(cards),
-        first_guesses(con, where, left),
-    )
+    return CardGuessStats(per_game, guess_summary(per_game), left, cards, answer_ranks(cards),
+                          first_guesses(con, where, left))  # fmt: skip
 
 
 DESCRIPTIONS = {
@@ -224,22 +165,15 @@ DESCRIPTIONS = {
 
 def store(con: duckdb.DuckDBPyConnection, stats: CardGuessStats) -> list[str]:
     """Write the six tables; their names."""
-    return [
-        shared.store(con, GAME, name, table, DESCRIPTIONS[name])
-        for name, table in stats._asdict().items()
-    ]
+    return [shared.store(con, GAME, name, table, DESCRIPTIONS[name])
+            for name, table in stats._asdict().items()]  # fmt: skip
 
 
 def headline(stats: CardGuessStats) -> dict[str, Any]:
-    counts = stats.answer_cards["times"].to_numpy()
-    return {
-        "games": int(stats.guesses["games"].sum()),
-        "answers_uniform_p_value": round(model.chi_square_p(counts), 6),
-        "mean_guesses": {
-            f"n{n} {log}": round(mean, 4)
-            for n, log, mean in stats.guess_summary.select("n", "log", "mean").iter_rows()
-        },
-    }
+    means = stats.guess_summary.select("n", "log", "mean").iter_rows()
+    p_value = round(model.chi_square_p(stats.answer_cards["times"].to_numpy()), 6)
+    return {"games": int(stats.guesses["games"].sum()), "answers_uniform_p_value": p_value,
+            "mean_guesses": {f"n{n} {log}": round(mean, 4) for n, log, mean in means}}  # fmt: skip
 
 
 # --- fitting from the warehouse ----------------------------------------------------------
@@ -251,17 +185,11 @@ def fit_inputs(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None)
     reads."""
     where = logs_filter(log_ids)
     try:
-        answers = [
-            row[0]
-            for row in con.execute(
-                f"SELECT array_to_string(answer, ';') FROM cardguess_games WHERE {where} "
-                "ORDER BY log_id, line"
-            ).fetchall()
-        ]
+        answers = con.execute(f"SELECT array_to_string(answer, ';') FROM cardguess_games "
+                              f"WHERE {where} ORDER BY log_id, line").fetchall()  # fmt: skip
         rows = con.execute(f"SELECT count(*) FROM cardguess_guesses WHERE {where}").fetchone()
         fingerprint, logs = data_fingerprint(con, GAME, log_ids)
     except duckdb.Error as error:
-        raise model.FitError(
-            f"cannot read the card-guessing tables: {error}".splitlines()[0]
-        ) from None
-    return model.Logged(answers, rows[0], fingerprint, logs)
+        said = f"cannot read the card-guessing tables: {error}".splitlines()[0]
+        raise model.FitError(said) from None
+    return model.Logged([answer for (answer,) in answers], rows[0], fingerprint, logs)

@@ -5,17 +5,12 @@ The logs show both players' hands after every play (the perspective player's row
 opponent's), so each turn's situation is rebuilt whole: the hand before the draw is the
 hand after it minus the card picked plus the card discarded. `turn_features` derives one
 row per turn with what the player knew and did (and `opponent_unseen`, the cards the
-opponent could not see as the play began, a 52-bit mask in `strategies.engines.melds` order: how
-often a card hidden from a player is its opponent's next discard); the `*_stats` functions
-aggregate it PokerTracker-style (a count next to every number of opportunities, rates
-beside them). Deadwood comes from the exact meld solver (`strategies.engines.melds`), never
-re-implemented here.
-
-Relations of a discard to the opponent's earlier choices (this round) use the categories
-the generated player uses: `picked` is `same rank` / `adjacent` (same suit, ±1) / `near`
-(same suit, ±2) / `none` relative to the cards the opponent took from the discard pile;
-`passed` is `same rank` / `adjacent` / `none` relative to the cards the opponent
-discarded or let pass on top of the pile.
+opponent could not see as the play began, a 52-bit mask in `melds` order: how often a card
+hidden from a player is its opponent's next discard); the `*_stats` functions aggregate it
+PokerTracker-style (a count next to every number of opportunities, rates beside them).
+Deadwood is the engine's meld solver's, a discard's relation to the opponent's earlier
+choices this round the generated player's own reading (`players.ginrummy.relation`):
+never re-implemented here.
 
 `derive` computes every statistic and the features of the chosen logs, `store` keeps them
 (`stats_ginrummy_*`); `fit_inputs` gives a fit the stored features while they still hold
@@ -26,6 +21,7 @@ it chose; `by_player` reads each player's habits and knocks.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import groupby
 from typing import Any, NamedTuple
 
 import duckdb
@@ -34,6 +30,8 @@ import polars as pl
 from mine.models import ginrummy as model
 from mine.models.ginrummy import (
     KNOCK_LIMIT,
+    PASSED,
+    PICKED,
     SCORE_BUCKETS,
     SCORE_STEP,
     TURN_BUCKET,
@@ -44,11 +42,11 @@ from mine.pipeline import stats as shared
 from mine.pipeline.stats import data_fingerprint, frame
 from mine.strategies.engines.ginrummy import STEM_PREFIX
 from mine.strategies.engines.melds import CARD_BITS, MeldSolver
+from mine.strategies.players import ginrummy as player
 
 BITS = {format_course(card): bit for card, bit in CARD_BITS.items()}
 
 GAME = "ginrummy"
-RELATIONS = ("extends", "completes", "lowers", "none")
 SOURCES = ("all", "simulated", "server")  # the logs a fit can choose
 FEATURES_TABLE = f"stats_{GAME}_turn_features"
 
@@ -83,41 +81,12 @@ def load(
 
 
 def load_rounds(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> pl.DataFrame:
-    """The Gin Rummy rounds of `log_ids`, with the log's source."""
     return _read(con, ROUNDS_SQL, log_ids)
 
 
 def _read(con: duckdb.DuckDBPyConnection, sql: str, log_ids: LogIds) -> pl.DataFrame:
-    return frame(con, sql, [log_ids]).with_columns(_source())
-
-
-def _source() -> pl.Expr:
-    return pl.col("stem").map_elements(source_of, return_dtype=pl.String).alias("source")
-
-
-def _relation(card: int, took: int, shunned: int) -> tuple[str, str]:
-    """The discard `card` (a bit index) against the opponent's picked and passed cards."""
-    rank, suit = card % 13, card // 13
-    same = any(took >> (13 * other + rank) & 1 for other in range(4) if other != suit)
-    steps = {
-        abs(step)
-        for step in (-2, -1, 1, 2)
-        if 0 <= rank + step < 13 and took >> (13 * suit + rank + step) & 1
-    }
-    picked = "same rank" if same else "adjacent" if 1 in steps else "near" if steps else "none"
-    if any(shunned >> (13 * other + rank) & 1 for other in range(4) if other != suit):
-        passed = "same rank"
-    elif any(
-        0 <= rank + step < 13 and shunned >> (13 * suit + rank + step) & 1 for step in (-1, 1)
-    ):
-        passed = "adjacent"
-    else:
-        passed = "none"
-    return picked, passed
-
-
-def _index(bit: int) -> int:
-    return bit.bit_length() - 1
+    source = pl.col("stem").map_elements(source_of, return_dtype=pl.String).alias("source")
+    return frame(con, sql, [log_ids]).with_columns(source)
 
 
 def turn_features(
@@ -138,35 +107,11 @@ def turn_features(
         mine, theirs = running.get(log, (0, 0))
         scores[(log, number)] = (mine, theirs)
         running[log] = (mine + points, theirs + opponent)
-
-    columns = turns.select(
-        "log_id",
-        "source",
-        "round",
-        "turn",
-        "hand",
-        "mine",
-        "discard_top",
-        "picked",
-        "drawn_from",
-        "discarded",
-    ).rows()
+    columns = ("log_id", "source", "round", "turn", "hand", "mine", "discard_top", "picked",
+               "drawn_from", "discarded")  # fmt: skip
     records: list[tuple] = []
-    start = 0
-    while start < len(columns):
-        log, number = columns[start][0], columns[start][2]
-        stop = start
-        while stop < len(columns) and columns[stop][0] == log and columns[stop][2] == number:
-            stop += 1
-        records.extend(
-            _round_features(
-                columns[start:stop],
-                outcome.get((log, number)),
-                scores.get((log, number), (0, 0)),
-                solver,
-            )
-        )
-        start = stop
+    for key, rows in groupby(turns.select(columns).rows(), key=lambda row: (row[0], row[2])):
+        records += _round_features(list(rows), outcome.get(key), scores.get(key, (0, 0)), solver)
     return pl.DataFrame(records, schema=FEATURES, orient="row")
 
 
@@ -227,7 +172,8 @@ def _round_features(rows, result, start_scores, solver: MeldSolver) -> Iterable[
         if position and rows[position - 1][5] == opponent:
             unseen = FULL & ~_mask(rows[position - 1][4]) & ~seen
         seen |= discard_bit
-        picked_rel, passed_rel = _relation(_index(discard_bit), took[opponent], shunned[opponent])
+        index = discard_bit.bit_length() - 1
+        picked, passed = player.relation(index, took[opponent], shunned[opponent])
         melds_theirs = picked_up = None
         if nxt is not None and nxt[5] == opponent:
             picked_up = nxt[8] == "discard"
@@ -241,8 +187,8 @@ def _round_features(rows, result, start_scores, solver: MeldSolver) -> Iterable[
         yield (
             log, source, number, turn, "me" if mine else "opponent", own_scores[0],
             own_scores[1], top, from_discard, relation, dw_before, dw_take, dw(hand_after),
-            discarded, card.rank, card.suit, picked_rel, passed_rel, melds_theirs, picked_up,
-            own_turns[mine] >= 1, call, ending, mine_pts, their_pts, unseen,
+            discarded, card.rank, card.suit, PICKED[picked], PASSED[passed], melds_theirs,
+            picked_up, own_turns[mine] >= 1, call, ending, mine_pts, their_pts, unseen,
         )  # fmt: skip
         own_turns[mine] += 1
 
@@ -274,24 +220,22 @@ def draw_stats(features: pl.DataFrame) -> pl.DataFrame:
 def danger_stats(features: pl.DataFrame) -> pl.DataFrame:
     """How often the opponent picks up a discard, by its relation to the opponent's earlier
     pickups and passes, and whether it melds with the opponent's (logged) hand."""
-    discards = features.filter(pl.col("picked_up").is_not_null())
-    return (
-        discards.group_by("source", "picked_relation", "passed_relation", "melds_opponent_hand")
-        .agg(pl.col("picked_up").sum().alias("picked_up"), pl.len().alias("discards"))
-        .with_columns(_rate("picked_up", "discards"))
-        .sort("source", "picked_relation", "passed_relation", "melds_opponent_hand")
-    )
+    return _pickups(features, "picked_relation", "passed_relation", "melds_opponent_hand")
 
 
 def danger_card_stats(features: pl.DataFrame) -> pl.DataFrame:
     """Pickup rate of every card (the 4 × 13 grid)."""
+    grid = _pickups(features, "discard_suit", "discard_rank")
+    return grid.rename({"discard_suit": "suit", "discard_rank": "rank"})
+
+
+def _pickups(features: pl.DataFrame, *by: str) -> pl.DataFrame:
     discards = features.filter(pl.col("picked_up").is_not_null())
     return (
-        discards.group_by("source", "discard_suit", "discard_rank")
+        discards.group_by("source", *by)
         .agg(pl.col("picked_up").sum().alias("picked_up"), pl.len().alias("discards"))
         .with_columns(_rate("picked_up", "discards"))
-        .rename({"discard_suit": "suit", "discard_rank": "rank"})
-        .sort("source", "suit", "rank")
+        .sort("source", *by)
     )
 
 
@@ -325,20 +269,18 @@ def knock_stats(features: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _side(mine: pl.Expr) -> pl.Expr:
+    return pl.when(mine).then(pl.lit("me")).otherwise(pl.lit("opponent"))
+
+
 def round_stats(rounds: pl.DataFrame) -> pl.DataFrame:
     """How rounds end (who called, how) and the points they carry."""
     return (
         rounds.with_columns(
-            pl.when(pl.col("last_mine"))
-            .then(pl.lit("me"))
-            .otherwise(pl.lit("opponent"))
-            .alias("caller"),
+            _side(pl.col("last_mine")).alias("caller"),
             (pl.col("points") + pl.col("opponent_points")).alias("round_points"),
-            pl.when(pl.col("points") > 0)
-            .then(pl.lit("me"))
-            .otherwise(pl.lit("opponent"))
-            .alias("winner"),
-        )  # fmt: skip
+            _side(pl.col("points") > 0).alias("winner"),
+        )
         .group_by("source", "ending", "caller")
         .agg(
             pl.len().alias("rounds"),
@@ -542,14 +484,11 @@ def player_habits(features: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
         (_may_knock() & call.is_in(CALLS)).sum().alias("n_call"),
         _may_knock().sum().alias("n_call_opportunities"),
     )
-    won = pl.concat(
-        [
-            rounds.select(pl.lit("me").alias("player"), "points"),
-            rounds.select(
-                pl.lit("opponent").alias("player"), pl.col("opponent_points").alias("points")
-            ),
-        ]
-    ).group_by("player").agg(
+    sides = [
+        rounds.select(pl.lit("me").alias("player"), "points"),
+        rounds.select(pl.lit("opponent").alias("player"), points=pl.col("opponent_points")),
+    ]
+    won = pl.concat(sides).group_by("player").agg(
         (pl.col("points") > 0).sum().alias("rounds_won"), pl.col("points").sum()
     )  # fmt: skip
     return habits.join(won, on="player", how="left").sort("player")

@@ -1,16 +1,8 @@
 """Hog's per-situation statistics, derived from the warehouse and stored back into it.
 
-Four tables, each a count next to its opportunities (PokerTracker style), so that any
-filter re-aggregates correctly:
-
-- `stats_hog_points`: the points of a turn by number of dice — with k ≥ 1 the mass at 1 is
-  Sow Sad; with k = 0 it is Pig Tail.
-- `stats_hog_pig_tail`: the points of rolling 0 by the tens and ones digits of the
-  opponent's score.
-- `stats_hog_square_swine`: where a turn's total landed (score + points), the score it
-  became, and so how often Square Swine fired and by how much.
-- `stats_hog_win_rates`: per player, score bucket, opponent score bucket and number of
-  dice chosen: the games the mover went on to win, out of the turns taken there.
+Four tables (`DESCRIPTIONS` says what each counts: the points by number of dice, Pig Tail,
+Square Swine and the mover's wins), each a count next to its opportunities (PokerTracker
+style), so that any filter re-aggregates correctly.
 
 Nothing here knows the rules: it counts what the logs show. DuckDB does the grouping of
 millions of turns (its input is the warehouse); polars derives the shares and rates.
@@ -21,6 +13,7 @@ logs, and their fingerprint).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import duckdb
@@ -49,83 +42,46 @@ def logs_filter(log_ids: list[int] | None) -> str:
     return f"log_id IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
 
 
-def points_by_dice(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFrame:
-    counts = shared.frame(
-        con,
-        f"SELECT num_rolls, points, count(*) AS turns FROM hog_turns WHERE {where} "
-        "GROUP BY ALL ORDER BY ALL",
-    )
-    return _points_shares(counts)
+def _shares(*over: str, fired: bool = False) -> Callable[[pl.DataFrame], pl.DataFrame]:
+    """How a table's rates follow from its counts: each row's turns out of the turns at
+    the same `over` keys (its opportunities); Square Swine's rows also say whether it
+    fired."""
 
+    def rates(counts: pl.DataFrame) -> pl.DataFrame:
+        moved = [(pl.col("bonus") != 0).alias("fired")] if fired else []
+        opportunities = pl.col("turns").sum().over(over).alias("opportunities")
+        return counts.with_columns(opportunities, *moved).with_columns(
+            (pl.col("turns") / pl.col("opportunities")).alias("share")
+        )
 
-def _points_shares(counts: pl.DataFrame) -> pl.DataFrame:
-    return counts.with_columns(
-        pl.col("turns").sum().over("num_rolls").alias("opportunities")
-    ).with_columns((pl.col("turns") / pl.col("opportunities")).alias("share"))
-
-
-def pig_tail(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFrame:
-    counts = shared.frame(
-        con,
-        "SELECT opponent_score % 100 // 10 AS tens, opponent_score % 10 AS ones, points, "
-        f"count(*) AS turns FROM hog_turns WHERE num_rolls = 0 AND {where} "
-        "GROUP BY ALL ORDER BY ALL",
-    )
-    return _pig_tail_shares(counts)
-
-
-def _pig_tail_shares(counts: pl.DataFrame) -> pl.DataFrame:
-    return counts.with_columns(
-        pl.col("turns").sum().over("tens", "ones").alias("opportunities")
-    ).with_columns((pl.col("turns") / pl.col("opportunities")).alias("share"))
-
-
-def square_swine(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> pl.DataFrame:
-    counts = shared.frame(
-        con,
-        "SELECT score + points AS total, new_score, swine_bonus AS bonus, count(*) AS turns "
-        f"FROM hog_turn_outcomes WHERE {where} GROUP BY ALL ORDER BY ALL",
-    )
-    return _swine_shares(counts)
-
-
-def _swine_shares(counts: pl.DataFrame) -> pl.DataFrame:
-    return counts.with_columns(
-        pl.col("turns").sum().over("total").alias("opportunities"),
-        (pl.col("bonus") != 0).alias("fired"),
-    ).with_columns((pl.col("turns") / pl.col("opportunities")).alias("share"))
-
-
-def win_rates(
-    con: duckdb.DuckDBPyConnection, bucket: int = BUCKET, where: str = "TRUE"
-) -> pl.DataFrame:
-    counts = shared.frame(
-        con,
-        f"""
-        SELECT t.player, t.score // {bucket} * {bucket} AS score_bucket,
-               t.opponent_score // {bucket} * {bucket} AS opponent_bucket, t.num_rolls,
-               count(*) FILTER (WHERE g.winner = t.player) AS wins, count(*) AS opportunities
-        FROM (SELECT * FROM hog_turns WHERE {where}) t JOIN hog_games g USING (log_id, game)
-        GROUP BY ALL ORDER BY ALL
-        """,
-    )
-    return _win_rates(counts)
+    return rates
 
 
 def _win_rates(counts: pl.DataFrame) -> pl.DataFrame:
     return counts.with_columns((pl.col("wins") / pl.col("opportunities")).alias("win_rate"))
 
 
-COUNTS = {  # each table: its keys, its counts, and how its rates follow from them
-    "points": (["num_rolls", "points"], ["turns"], _points_shares),
-    "pig_tail": (["tens", "ones", "points"], ["turns"], _pig_tail_shares),
-    "square_swine": (["total", "new_score", "bonus"], ["turns"], _swine_shares),
-    "win_rates": (
-        ["player", "score_bucket", "opponent_bucket", "num_rolls"],
-        ["wins", "opportunities"],
-        _win_rates,
-    ),
-}
+TABLES = {  # each table: its counts' query over the chosen logs, keys, counts, and rates
+    "points": ("SELECT num_rolls, points, count(*) AS turns FROM hog_turns WHERE {where} "
+               "GROUP BY ALL ORDER BY ALL", ["num_rolls", "points"], ["turns"],
+               _shares("num_rolls")),
+    "pig_tail": ("SELECT opponent_score % 100 // 10 AS tens, opponent_score % 10 AS ones, "
+                 "points, count(*) AS turns FROM hog_turns WHERE num_rolls = 0 AND {where} "
+                 "GROUP BY ALL ORDER BY ALL", ["tens", "ones", "points"], ["turns"],
+                 _shares("tens", "ones")),
+    "square_swine": ("SELECT score + points AS total, new_score, swine_bonus AS bonus, "
+                     "count(*) AS turns FROM hog_turn_outcomes WHERE {where} "
+                     "GROUP BY ALL ORDER BY ALL", ["total", "new_score", "bonus"], ["turns"],
+                     _shares("total", fired=True)),
+    "win_rates": ("""
+        SELECT t.player, t.score // {bucket} * {bucket} AS score_bucket,
+               t.opponent_score // {bucket} * {bucket} AS opponent_bucket, t.num_rolls,
+               count(*) FILTER (WHERE g.winner = t.player) AS wins, count(*) AS opportunities
+        FROM (SELECT * FROM hog_turns WHERE {where}) t JOIN hog_games g USING (log_id, game)
+        GROUP BY ALL ORDER BY ALL""",
+                  ["player", "score_bucket", "opponent_bucket", "num_rolls"],
+                  ["wins", "opportunities"], _win_rates),
+}  # fmt: skip
 
 
 def derive(
@@ -137,12 +93,10 @@ def derive(
         raise ValueError(f"the score bucket must be at least 1, not {bucket}")
     where = logs_filter(log_ids)
     try:
-        derived = HogStats(
-            points_by_dice(con, where),
-            pig_tail(con, where),
-            square_swine(con, where),
-            win_rates(con, bucket, where),
-        )
+        derived = HogStats(**{
+            name: rates(shared.frame(con, query.format(where=where, bucket=bucket)))
+            for name, (query, _, _, rates) in TABLES.items()
+        })  # fmt: skip
     except duckdb.Error as error:
         raise ValueError(f"cannot derive Hog statistics: {error}".splitlines()[0]) from None
     if derived.points.is_empty():
@@ -153,12 +107,10 @@ def derive(
 def combine(parts: list[HogStats]) -> HogStats:
     """The statistics of the union of the parts' logs: every count summed by its keys,
     then opportunities and rates made from the sums, as `derive` makes them."""
-    return HogStats(
-        **{
-            name: rates(shared.summed([getattr(part, name) for part in parts], keys, counts))
-            for name, (keys, counts, rates) in COUNTS.items()
-        }
-    )
+    return HogStats(**{
+        name: rates(shared.summed([getattr(part, name) for part in parts], keys, counts))
+        for name, (_, keys, counts, rates) in TABLES.items()
+    })  # fmt: skip
 
 
 DESCRIPTIONS = {

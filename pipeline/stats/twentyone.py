@@ -234,3 +234,26 @@ def fit_inputs(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> FitDat
         fingerprint=fingerprint,
         logs=logs,
     )
+
+
+UP_ORDER = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
+
+
+def up_name(up: int) -> str:
+    return "A" if up == 1 else str(up)
+
+
+def dealer_grid(dealer_frame: pl.DataFrame) -> list[dict]:
+    """The dealer's outcomes (`stats_twentyone_dealer`) as one row per up card (2..10,
+    then A): each outcome's rate and the rounds played."""
+    rows = []
+    for up in UP_ORDER:
+        outcomes = {
+            r["outcome"]: r for r in dealer_frame.filter(pl.col("up") == up).iter_rows(named=True)
+        }
+        if outcomes:
+            row = {"up": up_name(up)}
+            row |= {o: outcomes[o]["rate"] if o in outcomes else None for o in DEALER_OUTCOMES}
+            row["rounds"] = next(iter(outcomes.values()))["opportunities"]
+            rows.append(row)
+    return rows

@@ -29,7 +29,6 @@ from mine.pipeline.stats import frame
 from mine.strategies.engines.twentyone import (
     TwentyOneRules,
     classify,
-    classify_dealer,
     insurance_pays,
 )
 from mine.strategies.engines.twentyone import settle as settle_hand
@@ -198,7 +197,7 @@ def settle(
     hand_frame: pl.DataFrame, dealer_frame: pl.DataFrame, rules: TwentyOneRules
 ) -> pl.DataFrame:
     """`hand_frame` with what each hand gets back under `rules` (the engine's own
-    `classify`, `classify_dealer`, `settle` and `insurance_pays`), its net per unit of
+    `classify`, `settle` and `insurance_pays`), its net per unit of
     first bid, and the insurance's net."""
     dealer = dealer_frame.select(
         "log_id",
@@ -213,7 +212,7 @@ def settle(
     classes = [
         (
             classify(n, total, rules, bool(split)),
-            classify_dealer(d_n, d_total, rules) if played else -1,
+            classify(d_n, d_total, rules, dealer=True) if played else -1,
         )
         for n, total, split, d_n, d_total, played in keys.iter_rows()
     ]

@@ -1,19 +1,15 @@
 """Card-guessing baselines: guessers that always guess a candidate (an answer still
-consistent with every feedback so far), chosen four ways.
+consistent with every feedback so far), chosen four ways: `first-consistent` (the first,
+hands in lexicographic order), `random-consistent` (at random, its own seeded generator),
+`greedy` (the one leaving the fewest candidates expected: the handout's hint 3) and
+`entropy` (the one whose feedback tells the most).
 
-- `first-consistent`: the first candidate (hands in lexicographic order);
-- `random-consistent`: a uniformly random candidate (its own seeded generator);
-- `greedy`: the candidate leaving the fewest candidates expected (the handout's hint 3);
-- `entropy`: the candidate whose feedback tells the most (maximum entropy).
-
-For the first guess, when every hand is a candidate, greedy and entropy score one hand of
-each shape (hands equal up to renaming suits split the answers alike), at most
-`FIRST_PAIRS` feedback evaluations' worth (all shapes for n = 2, 3; 2,216 of 20,410 evenly
-spaced for n = 4). Later, with more than a few thousand candidates, they score an evenly
-spaced subset of them as guesses (every candidate still counts as a possible answer), so
-that a decision costs at most `PAIRS` feedback evaluations. The
-deterministic guessers remember each decision by its feedback history, so a validation
-over many answers computes each node once.
+Greedy and entropy score at most `PAIRS` feedback evaluations a decision: with many
+candidates, an evenly spaced subset of them as guesses (every candidate still counts as
+an answer); at the first guess, one hand of each shape (hands equal up to renaming suits
+split the answers alike), `FIRST_PAIRS`' worth (all for n = 2, 3; 2,216 of 20,410 for
+n = 4). Their decisions depend on the feedback history alone, so a process remembers each
+(`_CHOSEN`): a validation's many answers, or a simulation's games, compute each node once.
 """
 
 from __future__ import annotations
@@ -22,8 +18,7 @@ import numpy as np
 
 from mine.strategies.engines.cardguess import (
     CardGuessRules,
-    Feedback,
-    Hand,
+    State,
     encode,
     feedback_codes,
     hand_index,
@@ -37,62 +32,55 @@ PAIRS = 30_000_000  # feedback evaluations one greedy or entropy decision may co
 FIRST_PAIRS = 600_000_000  # … the first one (made once per guesser and n, remembered)
 FEWEST_SCORED = 100
 
-State = tuple[np.ndarray, tuple[tuple[int, int], ...]]  # candidates, (guess, code) history
+History = tuple[tuple[int, int], ...]  # (guess number, feedback code), in order
+_CHOSEN: dict[tuple[str, int, History], int] = {}  # greedy's and entropy's decisions
+KEPT = 200_000  # decisions a process keeps (a few hundred bytes each); past it, anew
 
 
 class ConsistentGuesser:
-    """A guesser of the handout's interface over card ints: its state is the candidates
-    (numbers into `hands(n)`) and the history of (guess number, feedback code)."""
+    """A bot, `guesser(state) -> guess number`: it keeps the game's candidates (numbers
+    into `hands(n)`) and the history it has seen, and starts again at a game's first
+    guess (one guesser may play many games)."""
 
-    def __init__(self, name: str, rng: np.random.Generator):
+    def __init__(self, name: str, rng: np.random.Generator | None):
         if name not in GUESSERS:
             raise ValueError(f"unknown guesser {name!r} (known: {', '.join(GUESSERS)})")
-        self.name = name
-        self.rng = rng
-        self.memory: dict[tuple[int, tuple[tuple[int, int], ...]], int] = {}
+        self.name, self.rng = name, rng
+        self.candidates, self.history = np.arange(0), ()
 
-    def initial_guess(self, n: int) -> tuple[Hand, State]:
-        candidates = np.arange(len(hands(n)))
-        return self._guess(n, candidates, ())
+    def __call__(self, state: State) -> int:
+        n = state.rules.n
+        if not state.guesses:
+            self.candidates, self.history = np.arange(len(hands(n))), ()
+        seen = len(self.history)
+        for guess, fb in zip(state.guesses[seen:], state.feedbacks[seen:], strict=True):
+            code, left = encode(fb), hands(n).take(self.candidates)
+            self.candidates = self.candidates[feedback_codes(left, guess) == code]
+            self.history = (*self.history, (hand_index(guess), code))
+        return self._choose(n)
 
-    def next_guess(self, previous: tuple[Hand, State], fb: Feedback) -> tuple[Hand, State]:
-        guess, (candidates, history) = previous
-        n = len(guess)
-        code = encode(fb)
-        codes = feedback_codes(hands(n).take(candidates), guess)
-        kept = candidates[codes == code]
-        if len(kept) == 0:
-            raise ValueError(f"no answer gives feedback {fb} to every guess so far")
-        return self._guess(n, kept, (*history, (hand_index(guess), code)))
-
-    def _guess(
-        self, n: int, candidates: np.ndarray, history: tuple[tuple[int, int], ...]
-    ) -> tuple[Hand, State]:
-        chosen = self._choose(n, candidates, history)
-        guess = tuple(int(card) for card in hands(n).cards[chosen])
-        return guess, (candidates, history)
-
-    def _choose(self, n: int, candidates: np.ndarray, history: tuple[tuple[int, int], ...]) -> int:
+    def _choose(self, n: int) -> int:
+        candidates = self.candidates
         if self.name == "first-consistent":
             return int(candidates[0])
         if self.name == "random-consistent":
             return int(candidates[self.rng.integers(len(candidates))])
-        key = (n, history)
-        if key not in self.memory:
+        key = (self.name, n, self.history)
+        if key not in _CHOSEN:
+            if len(_CHOSEN) >= KEPT:
+                _CHOSEN.clear()
             limit = max(FEWEST_SCORED, PAIRS // len(candidates))
             considered = None
-            if not history:  # every hand is a candidate: candidate k is hand k
+            if not self.history:  # every hand is a candidate: candidate k is hand k
                 shapes = one_of_each_shape(n)
                 considered = shapes[spread(len(shapes), FIRST_PAIRS // len(candidates))]
-            weights = np.ones(len(candidates))
-            position = best_candidate(
-                hands(n).take(candidates), weights, self.name, limit, considered
-            )
-            self.memory[key] = int(candidates[position])
-        return self.memory[key]
+            left, weights = hands(n).take(candidates), np.ones(len(candidates))
+            chosen = best_candidate(left, weights, self.name, limit, considered)
+            _CHOSEN[key] = int(candidates[chosen])
+        return _CHOSEN[key]
 
 
-def make_bot(spec: str, rules: CardGuessRules, rng: np.random.Generator) -> ConsistentGuesser:
+def make_bot(spec: str, rules: CardGuessRules, rng: np.random.Generator | None):
     """The guesser `spec` names (its own generator `rng`, used by random-consistent); the
-    answer's size comes with each game (`initial_guess(n)`), so any rules do."""
+    answer's size comes with each game, so any rules do."""
     return ConsistentGuesser(spec, rng)

@@ -1,4 +1,5 @@
-"""Gin Rummy baseline bots, each exposing the spec's `pick`, `play` and `melds`.
+"""Gin Rummy baseline bots: each is `bot(state) -> action`, one of the state's legal actions,
+and declares the least-deadwood melds (the state's one offer).
 
 - `simple`: the EAAI Gin Rummy challenge's simple player, adapted to the course rules:
   take the discard only if it completes or extends a meld, else the stock; discard one of
@@ -6,224 +7,80 @@
   knock as soon as allowed, gin when possible.
 - `random`: uniformly random legal draws and plays.
 - `ginhunter`: `simple`, but never knocks — it only calls Gin.
-- `explorer(policy, share)`: the policy, with a `share` of its draws and plays replaced by
-  random legal ones (to explore situations the policy alone never reaches).
-
-Bots cannot see the round number, so each keeps in its memory string its hand after its
-last play (as a card mask) and how many plays it made this round: a hand that is not the
-remembered one means a new deal, which is how it respects the first-turn call ban.
+- `explorer:<policy>:<share>`: the policy, with a `share` of its draws and plays replaced
+  by random legal ones (to explore situations the policy alone never reaches).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from mine.parsers.cards import Card
-from mine.strategies.engines.ginrummy import DRAWS, GinRummyRules, Player, legal_plays
-from mine.strategies.engines.melds import BIT_CARDS, CARD_BITS, MeldSolver, hand_mask
+from mine.strategies.engines.ginrummy import GinRummyRules, Phase, Play, State
+from mine.strategies.engines.melds import BIT_CARDS, CARD_BITS, hand_mask
 
-Melds = list[tuple[Card, ...]]
-
-
-@dataclass(frozen=True)
-class RoundMemory:
-    """`<hand mask hex>:<own plays this round>` — enough to know when a call is allowed."""
-
-    hand: int
-    plays: int
-
-    @classmethod
-    def at_pick(cls, memory: str | None, hand: tuple[Card, ...]) -> RoundMemory:
-        mask = hand_mask(hand)
-        if memory:
-            remembered, _, plays = memory.partition(":")
-            if int(remembered, 16) == mask:
-                return cls(mask, int(plays))
-        return cls(mask, 0)
-
-    @classmethod
-    def parse(cls, memory: str) -> RoundMemory:
-        remembered, _, plays = memory.partition(":")
-        return cls(int(remembered, 16), int(plays))
-
-    def text(self) -> str:
-        return f"{self.hand:x}:{self.plays}"
-
-    def after_play(self, hand: tuple[Card, ...], picked: Card, discarded: Card) -> str:
-        return f"{(hand_mask(hand) | CARD_BITS[picked]) ^ CARD_BITS[discarded]:x}:{self.plays + 1}"
-
-    def may_call(self, rules: GinRummyRules) -> bool:
-        # The ban counts the round's plays; a bot only knows its own, so it assumes it
-        # played first (the stricter case).
-        return self.plays >= -(-rules.call_ban_plays // 2)
+Bot = Callable[[State], object]
 
 
-@dataclass(frozen=True)
-class RoundBot:
-    """A bot that keeps its round memory and declares a least-deadwood hand: it decides its
-    draw (`draw`) and its play (`choose`)."""
-
-    rng: np.random.Generator
-    rules: GinRummyRules = GinRummyRules()
-    solver: MeldSolver = field(default_factory=MeldSolver)
-
-    def pick(
-        self,
-        discard_top: Card,
-        scores: tuple[int, int],
-        memory: str | None,
-        opponent_draw: str | None,
-        hand: tuple[Card, ...],
-    ) -> tuple[str, str]:
-        state = RoundMemory.at_pick(memory, hand)
-        return self.draw(state, discard_top), state.text()
-
-    def play(
-        self, picked: Card, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]
-    ) -> tuple[tuple[str, Card], str]:
-        state = RoundMemory.parse(memory)
-        act, card = self.choose(state, picked, hand)
-        return (act, card), state.after_play(hand, picked, card)
-
-    def melds(self, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]) -> Melds:
-        return self.solver.melds_of(hand)
-
-    def draw(self, state: RoundMemory, discard_top: Card) -> str:
-        raise NotImplementedError
-
-    def choose(self, state: RoundMemory, picked: Card, hand: tuple[Card, ...]) -> tuple[str, Card]:
-        raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class SimpleBot(RoundBot):
-    knocks: bool = True
-
-    def draw(self, state: RoundMemory, discard_top: Card) -> str:
-        top = CARD_BITS[discard_top]
-        return "discard" if self.solver.meldable(state.hand | top) & top else "stock"
-
-    def choose(self, state: RoundMemory, picked: Card, hand: tuple[Card, ...]) -> tuple[str, Card]:
-        drawn = CARD_BITS[picked]
-        deadwood, bits = self.solver.best_discards(hand_mask(hand) | drawn, drawn)
-        bit = bits[int(self.rng.integers(len(bits)))] if len(bits) > 1 else bits[0]
+def simple(rng: np.random.Generator, knocks: bool = True) -> Bot:
+    def bot(state: State) -> object:
+        if state.phase is Phase.MELDS:
+            return state.legal_actions()[0]
+        hand, solver = hand_mask(state.hands[state.player]), state.solver
+        if state.phase is Phase.PICK:
+            top = CARD_BITS[state.discard[-1]]
+            return "discard" if solver.meldable(hand | top) & top else "stock"
+        drawn = CARD_BITS[state.picked]
+        deadwood, bits = solver.best_discards(hand | drawn, drawn)
+        bit = bits[int(rng.integers(len(bits)))] if len(bits) > 1 else bits[0]
         act = "drop"
-        if state.may_call(self.rules):
+        if state.may_call():
             if deadwood == 0:
                 act = "gin"
-            elif self.knocks and deadwood <= self.rules.knock_limit:
+            elif knocks and deadwood <= state.rules.knock_limit:
                 act = "knock"
-        return act, BIT_CARDS[bit]
+        return Play(act, BIT_CARDS[bit])
+
+    return bot
 
 
-@dataclass(frozen=True)
-class RandomBot(RoundBot):
-    def draw(self, state: RoundMemory, discard_top: Card) -> str:
-        return DRAWS[int(self.rng.integers(2))]
+def random(rng: np.random.Generator) -> Bot:
+    def bot(state: State) -> object:
+        actions = state.legal_actions()
+        return actions[int(rng.integers(len(actions)))] if len(actions) > 1 else actions[0]
 
-    def choose(self, state: RoundMemory, picked: Card, hand: tuple[Card, ...]) -> tuple[str, Card]:
-        plays = legal_plays(self.rules, self.solver, hand, picked, state.may_call(self.rules))
-        act, card = plays[int(self.rng.integers(len(plays)))]
-        return act, card
+    return bot
 
 
-@dataclass(frozen=True)
-class Explorer:
-    """`policy` with a `share` of random legal deviations. Its memory is its own round
-    memory, a newline, then the policy's memory (`-` for the policy's None)."""
-
-    policy: Player
-    share: float
-    rng: np.random.Generator
-    rules: GinRummyRules = GinRummyRules()
-    solver: MeldSolver = field(default_factory=MeldSolver)
-
-    @staticmethod
-    def _split(memory: str | None) -> tuple[str | None, str | None]:
-        if memory is None:
-            return None, None
-        own, _, inner = memory.partition("\n")
-        return own, None if inner == "-" else inner[1:]
-
-    @staticmethod
-    def _join(own: str, inner: str | None) -> str:
-        return f"{own}\n-" if inner is None else f"{own}\n+{inner}"
-
-    def pick(
-        self,
-        discard_top: Card,
-        scores: tuple[int, int],
-        memory: str | None,
-        opponent_draw: str | None,
-        hand: tuple[Card, ...],
-    ) -> tuple[str, str]:
-        own, inner = self._split(memory)
-        state = RoundMemory.at_pick(own, hand)
-        draw, inner = self.policy.pick(discard_top, scores, inner, opponent_draw, hand)
-        if self.rng.random() < self.share:
-            draw = DRAWS[int(self.rng.integers(2))]
-        return draw, self._join(state.text(), inner)
-
-    def play(
-        self, picked: Card, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]
-    ) -> tuple[tuple[str, Card], str]:
-        own, inner = self._split(memory)
-        assert own is not None
-        state = RoundMemory.parse(own)
-        (act, card), inner = self.policy.play(picked, scores, inner, hand)
-        if self.rng.random() < self.share:
-            plays = legal_plays(self.rules, self.solver, hand, picked, state.may_call(self.rules))
-            act, card = plays[int(self.rng.integers(len(plays)))]
-        return (act, card), self._join(state.after_play(hand, picked, card), inner)
-
-    def melds(self, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]) -> Melds:
-        _, inner = self._split(memory)
-        return self.policy.melds(scores, inner, hand)
+def ginhunter(rng: np.random.Generator) -> Bot:
+    return simple(rng, knocks=False)
 
 
-BotFactory = Callable[[np.random.Generator, GinRummyRules, MeldSolver], Player]
+def explorer(rng: np.random.Generator, policy: str = "simple", share: float = 0.1) -> Bot:
+    chosen, chance = BOTS[policy](rng), random(rng)
+
+    def bot(state: State) -> object:
+        action = chosen(state)  # asked every time: a policy's generator draws as it plays
+        if state.phase is not Phase.MELDS and rng.random() < share:
+            return chance(state)
+        return action
+
+    return bot
 
 
-def simple(rng: np.random.Generator, rules: GinRummyRules, solver: MeldSolver) -> Player:
-    return SimpleBot(rng, rules, solver)
-
-
-def random(rng: np.random.Generator, rules: GinRummyRules, solver: MeldSolver) -> Player:
-    return RandomBot(rng, rules, solver)
-
-
-def ginhunter(rng: np.random.Generator, rules: GinRummyRules, solver: MeldSolver) -> Player:
-    return SimpleBot(rng, rules, solver, knocks=False)
-
-
-def explorer(policy: str = "simple", share: float = 0.1) -> BotFactory:
-    def make(rng: np.random.Generator, rules: GinRummyRules, solver: MeldSolver) -> Player:
-        return Explorer(BOTS[policy](rng, rules, solver), share, rng, rules, solver)
-
-    return make
-
-
-BOTS: dict[str, BotFactory] = {
+BOTS: dict[str, Callable[[np.random.Generator], Bot]] = {
     "simple": simple,
     "random": random,
     "ginhunter": ginhunter,
-    "explorer": explorer(),
+    "explorer": explorer,
 }
 BASELINES = ("simple", "random", "ginhunter")  # what a generated player is measured against
 
 
-def make_bot(
-    spec: str,
-    rules: GinRummyRules,
-    rng: np.random.Generator,
-    solver: MeldSolver | None = None,
-) -> Player:
-    """A bot from its name, or `explorer:<share>` / `explorer:<policy>:<share>`; `solver`
-    shares a meld solver's memo."""
-    solver = solver if solver is not None else MeldSolver(rules.meld_sizes)
+def make_bot(spec: str, rules: GinRummyRules, rng: np.random.Generator) -> Bot:
+    """A bot from its name, or `explorer:<share>` / `explorer:<policy>:<share>`; ValueError
+    for a name that is none. The rules are the state's: a bot reads them there."""
     name, *options = spec.split(":")
     if name == "explorer" and options:
         policy = options[0] if len(options) == 2 else "simple"
@@ -237,9 +94,9 @@ def make_bot(
             raise ValueError(f"explorer share must be a number, not {options[-1]!r}") from None
         if not 0 <= share <= 1:
             raise ValueError(f"explorer share must be between 0 and 1, not {share}")
-        return explorer(policy, share)(rng, rules, solver)
+        return explorer(rng, policy, share)
     if name not in BOTS or options:
         raise ValueError(
             f"unknown bot {spec!r} (known: {', '.join(BOTS)}, explorer:<policy>:<share>)"
         )
-    return BOTS[name](rng, rules, solver)
+    return BOTS[name](rng)

@@ -1,10 +1,10 @@
-"""TwentyOne baseline bots: `dealer`, `cautious`, `textbook`, `random`, `explorer`.
+"""TwentyOne baseline bots: `dealer`, `cautious`, `textbook`, `random`, `explorer`, `chart`.
 
-Every bot is a `TablePolicy` (a plain function of the situation, the engine's fast path)
-and also a player with the spec's interface, `play(upcard, points, infos, player_id,
-memory, hand)`, which keeps in its memory string what the interface does not say (its
-bid, whether a DoubleDown still owes its Hit and Stand, whether the hand has acted), so
-either path plays the same game from the same seed.
+A bot is `bot(state) -> action` and plays by its policy, a plain function of the situation
+(`bid(points, low, high)`, `act(up, total, soft, n_cards, pair, legal)` returning an action
+kind), which the vectorised evaluator also reads: `up` is the up card's value 1..10 (ace
+1), `soft` whether an ace counts 11, `pair` the rank a two-card hand pairs (0: none),
+`legal` a mask of `CAN_*` bits. A deterministic bot is memoised by situation.
 
 `textbook` is the casino basic-strategy chart for several decks, dealer standing on soft
 17, doubling after splits allowed: it knows nothing of Charlie, Combo or the rich
@@ -13,12 +13,11 @@ insurance. Bots bid the minimum unless they are random.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
 
-from mine.parsers.cards import Card
 from mine.strategies.engines.twentyone import (
     CAN_DOUBLE,
     CAN_HIT,
@@ -30,13 +29,11 @@ from mine.strategies.engines.twentyone import (
     INSURANCE,
     SPLIT,
     STAND,
+    Action,
     Bid,
-    PlayerPoints,
+    State,
     TwentyOneRules,
-    hand_total,
-    make_action,
 )
-from mine.strategies.engines.twentyone import CODE as CARD_CODE
 
 KINDS = (HIT, STAND, DOUBLE, SPLIT, INSURANCE)
 
@@ -45,10 +42,24 @@ class TableBot:
     """Base: subclasses define `decide`; `act` handles the forced moves after DoubleDown."""
 
     name = "table"
-    deterministic = True  # a plain function of the situation: the engine may memoise it
+    deterministic = True  # a plain function of the situation: memoised
 
     def __init__(self, rules: TwentyOneRules | None = None):
         self.rules = rules or TwentyOneRules()
+        self._memo: dict[tuple, int] = {}
+
+    def __call__(self, state: State) -> Action:
+        seat = state.current_player()
+        if state.is_bidding():
+            points = state.points[seat]
+            return Bid(self.bid(points, *state.rules.bid_range(points)))
+        situation = (*state.situation(), state.legal_mask())
+        kind = self._memo.get(situation) if self.deterministic else None
+        if kind is None:
+            kind = self.act(*situation)
+            if self.deterministic:
+                self._memo[situation] = kind
+        return state.action(kind)
 
     def bid(self, points: int, low: int, high: int) -> int:
         return low
@@ -60,55 +71,6 @@ class TableBot:
 
     def decide(self, up: int, total: int, soft: bool, n_cards: int, pair: int, legal: int) -> int:
         raise NotImplementedError
-
-    # -- the spec's interface --
-
-    def __call__(
-        self,
-        upcard: Card | None,
-        points: Sequence[PlayerPoints],
-        infos: object,
-        player_id: str,
-        memory: str | None,
-        hand: Sequence[Card],
-    ) -> tuple[object, str]:
-        mine = next(p.points for p in points if p.player_id == player_id)
-        if upcard is None:
-            amount = self.bid(mine, *self.rules.bid_range(mine))
-            return Bid(amount), f"{amount}:first"
-        bid_text, phase = (memory or "0:first").split(":")
-        bid = int(bid_text)
-        codes = [CARD_CODE[c] for c in hand]
-        total, soft = hand_total(codes)
-        n = len(codes)
-        if phase.startswith("stand") and int(phase[5:]) == n:
-            legal = CAN_STAND
-        elif phase == "hit":
-            legal = CAN_HIT
-        else:
-            legal = _legal(upcard, codes, mine, bid, phase == "first")
-            if total == 21 and n == 2 and not self.rules.double_on_combo:
-                legal &= ~CAN_DOUBLE
-        pair = hand[0].rank if n == 2 and hand[0].rank == hand[1].rank else 0
-        kind = self.act(min(upcard.rank, 10), total, soft > 0, n, pair, legal)
-        cost = bid // 2 if kind == INSURANCE else bid
-        # after DoubleDown the hand owes a Hit then a Stand (not on a Combo: it ends at once)
-        next_phase = {DOUBLE: "hit" if total != 21 else "played"}
-        if kind == HIT and phase == "hit":
-            next_phase[HIT] = f"stand{n + 1}"
-        return make_action(kind, cost), f"{bid}:{next_phase.get(kind, 'played')}"
-
-
-def _legal(upcard: Card, codes: list[int], points: int, bid: int, first: bool) -> int:
-    """The engine's legal mask, rebuilt from what the spec's interface shows."""
-    if len(codes) != 2:
-        return CAN_HIT | CAN_STAND
-    mask = CAN_STAND | CAN_HIT | (CAN_DOUBLE if points >= bid else 0)
-    if codes[0] % 13 == codes[1] % 13 and points >= bid:
-        mask |= CAN_SPLIT
-    if first and upcard.rank == 1 and points >= bid // 2:
-        mask |= CAN_INSURE
-    return mask
 
 
 def _fallback(kind: int, legal: int) -> int:

@@ -59,22 +59,17 @@ def docstring(fitted: Trees, card: dict[str, Any] | None) -> str:
             "file could run in time matches greedy, so initial_guess(n) raises ValueError",
             f"(fit them: mine fit cardguess --n {','.join(map(str, refused))}).",
         ]
-    lines += [
-        "",
-        "Provenance:",
-        f"    games: {_text(metadata.get('games'))}",
-        f"    rows: {_text(metadata.get('rows'))}",
-        f"    data fingerprint (SHA-256): {_text(metadata.get('fingerprint'))}",
-        f"    model: {_text(metadata.get('method'))} for the expected number of guesses,",
-        f"        answerer uniform: {_text(answerer.get('uniform'))}"
-        f" (chi-square p {_text(answerer.get('chi_square_p_value'))})",
-    ]
+    lines += ["", "Provenance:", f"    games: {_text(metadata.get('games'))}",
+              f"    rows: {_text(metadata.get('rows'))}",
+              f"    data fingerprint (SHA-256): {_text(metadata.get('fingerprint'))}",
+              f"    model: {_text(metadata.get('method'))} for the expected number of guesses,",
+              f"        answerer uniform: {_text(answerer.get('uniform'))}"
+              f" (chi-square p {_text(answerer.get('chi_square_p_value'))})"]  # fmt: skip
     for n, tree in sorted(metadata.get("trees", {}).items()):
-        lines.append(
-            f"    n = {_text(int(n))}: {_text(tree.get('nodes'))} nodes, model expects"
-            f" {_text(tree.get('expected_guesses'))} guesses,"
-            f" first guess {_text(str(tree.get('first_guess')).replace(';', ' '))}"
-        )
+        first = _text(str(tree.get("first_guess")).replace(";", " "))
+        expects = _text(tree.get("expected_guesses"))
+        lines.append(f"    n = {_text(int(n))}: {_text(tree.get('nodes'))} nodes, model expects"
+                     f" {expects} guesses, first guess {first}")  # fmt: skip
     if card:
         lines += ["", f"Validation ({_text(card.get('answers_from'))}):"]
         for n, figures in sorted(card.get("sizes", {}).items()):
@@ -82,13 +77,12 @@ def docstring(fitted: Trees, card: dict[str, Any] | None) -> str:
                 lines.append(f"    n = {_text(int(n))}: refused")
                 continue
             mine = figures["player"]
-            lines.append(
-                f"    n = {_text(int(n))}: {_text(mine['games'])} answers, mean"
-                f" {_text(mine['mean'])}, worst {_text(mine['worst'])}, slowest call"
-                f" {_text(mine['slowest_call_s'])} s, invalid {_text(mine['invalid'])}"
-            )
-            for name, base in figures.get("baselines", {}).items():
-                lines.append(f"        {_text(name)}: mean {_text(base['mean'])}")
+            lines.append(f"    n = {_text(int(n))}: {_text(mine['games'])} answers, mean"
+                         f" {_text(mine['mean'])}, worst {_text(mine['worst'])}, slowest call"
+                         f" {_text(mine['slowest_call_s'])} s,"
+                         f" invalid {_text(mine['invalid'])}")  # fmt: skip
+            lines += [f"        {_text(name)}: mean {_text(base['mean'])}"
+                      for name, base in figures.get("baselines", {}).items()]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from mine.strategies.codegen import check_source, safe_text
 from mine.strategies.players.source import player_code
@@ -20,18 +20,8 @@ from mine.strategies.players.source import player_code
 # The player's code is read, not run: importing it builds its tables (a tenth of a second).
 PLAYER = "mine.strategies.players.ginrummy"
 
-IMPORTS = frozenset({"re"})
+IMPORTS = frozenset({"itertools", "re"})
 _text = partial(safe_text, number="{:.4f}")
-
-
-class Fitted(Protocol):
-    """What a generated file is made from (`models.ginrummy.Fitted`)."""
-
-    @property
-    def tables(self) -> dict[str, tuple]: ...  # the nested tables, `models.ginrummy.nested`
-
-    @property
-    def metadata(self) -> dict[str, Any]: ...
 
 
 def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:
@@ -139,8 +129,9 @@ def _flag(value: Any) -> int:
     return int(value)
 
 
-def module_source(fitted: Fitted, card: dict[str, Any] | None) -> str:
-    """The whole file: its docstring, then the player's code with the fitted tables."""
+def module_source(fitted: Any, card: dict[str, Any] | None) -> str:
+    """The whole file: its docstring, then the player's code with the tables of `fitted`
+    (`models.ginrummy.Fitted`: its nested `tables` and its `metadata`)."""
     tables = _checked(fitted.tables)
     settings = fitted.metadata.get("settings", {})
     values = {

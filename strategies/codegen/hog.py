@@ -58,24 +58,16 @@ def _rates(rates: dict[str, float]) -> str:
     return " / ".join(_text(float(rates[k])) for k in ("first", "second", "average"))
 
 
-def _rules_literal(rules: dict[str, Any] | None, goal: int) -> dict[str, int | bool]:
-    """The rules the table was solved in, as a literal of whole numbers and booleans only
-    (`mine validate` reads them back); just the goal when they are not known."""
-    if not rules:
-        return {"goal": goal}
-    out: dict[str, int | bool] = {}
-    for key, value in rules.items():
-        if not isinstance(key, str) or not key.isidentifier():
-            raise ValueError(f"not a rule name: {key!r}")
-        if not isinstance(value, bool | int):
-            raise ValueError(f"rule {key} is not a whole number or on/off: {value!r}")
-        out[key] = value if isinstance(value, bool) else int(value)
-    if out.get("goal", goal) != goal:
-        raise ValueError(f"a {goal} × {goal} table cannot play to {out['goal']}")
-    outside = [k for k, v in out.items() if not isinstance(v, bool) and not HogRules.within(k, v)]
+def _rules_literal(rules: dict[str, int | bool], goal: int) -> dict[str, int | bool]:
+    """The rules the table was solved in (`HogRules.learned`: whole numbers and booleans of
+    the rules' own names), as `mine validate` reads them back: within the rules' bounds, and
+    to the goal of the table."""
+    if rules["goal"] != goal:
+        raise ValueError(f"a {goal} × {goal} table cannot play to {rules['goal']}")
+    outside = [k for k, v in rules.items() if not isinstance(v, bool) and not HogRules.within(k, v)]
     if outside:
-        raise ValueError(f"rule {outside[0]}={out[outside[0]]} is outside the rules' bounds")
-    return out
+        raise ValueError(f"rule {outside[0]}={rules[outside[0]]} is outside the rules' bounds")
+    return rules
 
 
 IMPORTS: frozenset[str] = frozenset()

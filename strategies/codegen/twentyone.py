@@ -98,9 +98,7 @@ def module_source(fitted: Strategy, card: dict[str, Any] | None) -> str:
     tables = {name: constants[name] for name in TABLES}
     _check_tables(tables)
     doc = docstring(fitted.metadata, card)
-    wrapped = {
-        name: wrap(repr(constants[name])) for name in ("HAND", "SPLIT", "INSURE", "BY_COUNT")
-    }
+    wrapped = {name: wrap(repr(constants[name])) for name in WRAPPED}
     source = f'"""{doc}"""\n' + player_code(player.__name__, {**constants, **wrapped})
     check_source(source, doc, tables, IMPORTS)
     return source

@@ -32,17 +32,16 @@ CONTRACT = {
     "UTILITY": None,
     "ZERO_SUM": None,
     "State": None,
-    "new_game": ("rules", "rng"),
-}
-OPTIONAL = {
+    "new_game": ("rules", "rng", "players", "swapped"),
     "NUM_PLAYERS": None,
     "FORFEIT": None,
     "ONE_GAME_A_FILE": None,
     "GAMES_PER_TASK": None,
     "log_rows": ("state", "game", "me"),
+    "log_bytes": ("rules", "players"),
+}
+OPTIONAL = {
     "play_fast": ("rules", "bots", "ids", "span", "rng"),
     "points": ("state",),
     "limits": ("rules",),
-    "log_bytes": ("rules", "players"),
-    "simulate": ("rules", "players", "games", "seed", "out"),
 }

@@ -1,45 +1,35 @@
-"""Card guessing: the feedback rule in one place, answerers, the game and its loop.
+"""Card guessing: the feedback rule in one place, answerers, the game and its course player.
 
-Rules (`../shared/spec/cardguess.md`, from the COMP30020 2016 handout): the answerer picks
-n distinct cards; the guesser guesses n distinct cards and hears five numbers back —
-correct cards, answer cards ranked below the guess's lowest rank, correct ranks (multiset
-overlap), answer cards ranked above the guess's highest rank, correct suits (multiset
-overlap) — until the guess is the answer. That guess counts; fewer guesses is better.
+Rules: `../shared/spec/cardguess.md` (the COMP30020 2016 handout). Cards are ints 0..51,
+`rank * 4 + suit` (ranks 2 … A as 0 … 12, ace high; suits C D H S), the spec's strings
+(`TH`) only at the edges. A hand is a sorted tuple of cards; `hands(n)` numbers all
+C(52, n) in lexicographic order, and the vectorised feedback works on whole sets of them.
 
-Cards are ints 0..51, `rank * 4 + suit` with ranks 2 … A (0 … 12, ace high) and suits
-C D H S (0 … 3); the spec's strings (`TH`, `AS`) only at the edges. A hand is a sorted
-tuple of cards; `hands(n)` numbers all C(52, n) of them in lexicographic order, and the
-vectorised feedback works on whole sets of hands at once (numpy).
-
-The State API (`state.py`): one player, the guesser. `new_game(rules, rng, answerer=…)`
-draws the answer (chance: the answerer is not a player); an action is a guess; the
-feedback is the rules'; `returns()` pays minus the number of guesses. A guesser follows the
-handout's interface: `initial_guess(n) -> (guess, state)` and `next_guess((guess, state),
-feedback)`; `play_game` referees one (the guess and time limits) and `simulate` writes the
-logs of many."""
+The State API (`state.py`): one player, the guesser; the answer is chance, drawn by
+`new_game(rules, rng, answerer=…)`; an action is a guess. A game is won when the answer is
+guessed, lost at the guess limit or by a fault. A player file keeps the handout's
+interface (`initial_guess(n)`, `next_guess((guess, state), feedback)`) behind
+`course_player`."""
 
 from __future__ import annotations
 
+import reprlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from itertools import combinations, combinations_with_replacement, permutations
 from math import comb
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from mine.parsers import cardguess as log_format
 from mine.parsers.cardguess import Score, Turn
 from mine.parsers.cards import GUESS_RANKS, GUESS_SUITS, CardError, guess_rank, parse_guess
-from mine.parsers.csvlog import partial_pair, publish_pair
-from mine.strategies.engines.gathered import gathered
+from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
 from mine.strategies.players import cardguess as player
-from mine.strategies.runners import SERIAL, Runner, child, spans
 
 RANKS = player.RANKS  # ace high, as the spec orders them
 SUITS = player.SUITS  # C D H S
@@ -70,23 +60,12 @@ class CardGuessRules(RuleSettings):
 DEFAULT_RULES = CardGuessRules()
 GAME = "cardguess"
 RULES = CardGuessRules
-UTILITY = (
-    "minus the number of guesses, the one that finds the answer included (the guess limit's "
-    "number when the limit ends the game first)"
-)
+UTILITY = ("minus the number of guesses, the one that finds the answer included; a game lost "
+           "(the guess limit, a fault) pays minus one more than the guess limit")  # fmt: skip
 ZERO_SUM = False
 
 
-# --- cards ---------------------------------------------------------------------------------
-
-
-def rank_of(card: int) -> int:
-    return card // 4
-
-
-def suit_of(card: int) -> int:
-    return card % 4
-
+# --- cards and feedback ----------------------------------------------------------------------
 
 card_text = player.card_text  # 0 … 51 → `2C` … `AS`
 
@@ -114,29 +93,16 @@ def parse_hand(text: str, n: int | None = None) -> Hand:
 # The parser's cards are the player's: its ranks with the ace moved up, its suits.
 assert "".join(GUESS_RANKS[1:]) + GUESS_RANKS[0] == RANKS and GUESS_SUITS == SUITS
 
-
-# --- feedback ------------------------------------------------------------------------------
-
-
 feedback: Callable[[Sequence[int], Sequence[int]], Feedback] = player.card_feedback
 """`feedback(answer, guess)` on card numbers, read straight off the spec (the plain
 reference): the generated player's own code, so the player and the engine cannot differ."""
 
 
-def encode(fb: Sequence[int]) -> int:
-    """A feedback as one number 0 … 3124 (base 5, correct cards most significant)."""
-    code = 0
-    for number in fb:
-        code = code * BASE + int(number)
-    return code
+encode = player.feedback_code  # a feedback as one number: the player's, as `feedback` is
 
 
 def decode(code: int) -> Feedback:
-    digits = []
-    for _ in range(5):
-        code, digit = divmod(int(code), BASE)
-        digits.append(digit)
-    return tuple(reversed(digits))  # type: ignore[return-value]
+    return tuple(int(code) // BASE**place % BASE for place in range(4, -1, -1))  # type: ignore[return-value]
 
 
 def winning_code(n: int) -> int:
@@ -163,60 +129,42 @@ class HandSet:
     def of(cls, cards: np.ndarray | Sequence[Sequence[int]]) -> HandSet:
         cards = np.sort(np.asarray(cards, dtype=np.int8), axis=1)
         masks = np.bitwise_or.reduce(np.left_shift(np.uint64(1), cards.astype(np.uint64)), axis=1)
-        rank_ids = _multiset_ids(cards // 4, 13)
-        suit_ids = _multiset_ids(cards % 4, 4)
-        return cls(cards, masks, rank_ids, suit_ids)
+        return cls(cards, masks, _multiset_ids(cards // 4, 13), _multiset_ids(cards % 4, 4))
 
-    @property
-    def n(self) -> int:
-        return self.cards.shape[1]
+    n = property(lambda self: self.cards.shape[1])
 
     def __len__(self) -> int:
         return self.cards.shape[0]
 
     def take(self, index: np.ndarray) -> HandSet:
-        return HandSet(
-            self.cards[index], self.masks[index], self.rank_ids[index], self.suit_ids[index]
-        )
+        return HandSet(self.cards[index], self.masks[index], self.rank_ids[index],
+                       self.suit_ids[index])  # fmt: skip
 
 
 @cache
-def _multisets(n: int, values: int) -> tuple[np.ndarray, np.ndarray]:
-    """The sorted multisets of n values below `values` (M, n), and a lookup from the values
-    in base `values` to the multiset's number."""
+def _multisets(n: int, values: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sorted multisets of n values below `values` (M, n), how many of each value each
+    holds (M, values), and a lookup from the values (as a base-`values` number) to the
+    multiset's number."""
     sets = np.array(list(combinations_with_replacement(range(values), n)), dtype=np.int64)
     lookup = np.full(values**n, -1, np.int32)
-    lookup[_base_number(sets, values)] = np.arange(len(sets))
-    return sets, lookup
-
-
-def _base_number(sorted_values: np.ndarray, values: int) -> np.ndarray:
-    number = np.zeros(sorted_values.shape[0], np.int64)
-    for column in range(sorted_values.shape[1]):
-        number = number * values + sorted_values[:, column]
-    return number
+    lookup[np.ravel_multi_index(tuple(sets.T), (values,) * n)] = np.arange(len(sets))
+    return sets, (sets[:, :, None] == np.arange(values)).sum(axis=1, dtype=np.int8), lookup
 
 
 def _multiset_ids(values: np.ndarray, size: int) -> np.ndarray:
-    ordered = np.sort(values.astype(np.int64), axis=1)
-    return _multisets(values.shape[1], size)[1][_base_number(ordered, size)].astype(np.int32)
-
-
-def _counts(sets: np.ndarray, size: int) -> np.ndarray:
-    counts = np.zeros((len(sets), size), np.int16)
-    np.add.at(counts, (np.arange(len(sets))[:, None], sets), 1)
-    return counts
+    ordered = tuple(np.sort(values.astype(np.int64), axis=1).T)
+    lookup = _multisets(len(ordered), size)[2]
+    return lookup[np.ravel_multi_index(ordered, (size,) * len(ordered))]
 
 
 @cache
 def rank_table(n: int) -> np.ndarray:
     """(lower × 5 + correct ranks) × 5 + higher, for guess rank multiset (rows) and answer
     rank multiset (columns); times 5 it takes the place of those digits in a code."""
-    sets, _ = _multisets(n, 13)
-    counts = _counts(sets, 13)
+    sets, counts, _ = _multisets(n, 13)
     low, high = sets.min(axis=1)[:, None, None], sets.max(axis=1)[:, None, None]
-    lower = (sets[None] < low).sum(axis=2)
-    higher = (sets[None] > high).sum(axis=2)
+    lower, higher = (sets[None] < low).sum(axis=2), (sets[None] > high).sum(axis=2)
     overlap = np.minimum(counts[:, None], counts[None]).sum(axis=2)
     return ((lower * BASE + overlap) * BASE + higher).astype(np.int16)
 
@@ -224,8 +172,7 @@ def rank_table(n: int) -> np.ndarray:
 @cache
 def suit_table(n: int) -> np.ndarray:
     """Correct suits for guess suit multiset (rows) and answer suit multiset (columns)."""
-    sets, _ = _multisets(n, 4)
-    counts = _counts(sets, 4)
+    counts = _multisets(n, 4)[1]
     return np.minimum(counts[:, None], counts[None]).sum(axis=2).astype(np.int16)
 
 
@@ -245,17 +192,9 @@ def hand_index(hand: Sequence[int]) -> int:
     return index
 
 
-CORRECT = BASE**4  # the place of correct cards in a code
-RANKS_PLACE = BASE  # lower, correct ranks, higher sit above the suits digit
-
-
 def feedback_codes(answers: HandSet, guess: Sequence[int]) -> np.ndarray:
     """The encoded feedback of one guess against every answer of the set (int16)."""
-    one = HandSet.of([list(guess)])
-    correct = np.bitwise_count(answers.masks & one.masks[0]).astype(np.int16)
-    ranks = rank_table(answers.n)[one.rank_ids[0]][answers.rank_ids]
-    suits = suit_table(answers.n)[one.suit_ids[0]][answers.suit_ids]
-    return correct * CORRECT + ranks * RANKS_PLACE + suits
+    return feedback_matrix(answers, HandSet.of([list(guess)]))[0]
 
 
 def feedback_matrix(answers: HandSet, guesses: HandSet) -> np.ndarray:
@@ -263,12 +202,13 @@ def feedback_matrix(answers: HandSet, guesses: HandSet) -> np.ndarray:
     correct = np.bitwise_count(guesses.masks[:, None] & answers.masks[None]).astype(np.int16)
     ranks = rank_table(answers.n)[guesses.rank_ids[:, None], answers.rank_ids[None]]
     suits = suit_table(answers.n)[guesses.suit_ids[:, None], answers.suit_ids[None]]
-    return correct * CORRECT + ranks * RANKS_PLACE + suits
+    return correct * BASE**4 + ranks * BASE + suits  # the rank digits sit above the suits'
 
 
 # --- answerers -----------------------------------------------------------------------------
 
 FACE_WEIGHT = 3.0  # `faces` picks a jack, queen or king three times as often as another card
+ANSWERERS = ("uniform", "faces")
 
 
 def card_weights(answerer: str | Sequence[float]) -> np.ndarray:
@@ -279,15 +219,10 @@ def card_weights(answerer: str | Sequence[float]) -> np.ndarray:
         if weights.shape != (DECK,) or not (np.isfinite(weights) & (weights > 0)).all():
             raise ValueError("an answerer's card weights are 52 positive numbers")
         return weights
-    weights = np.ones(DECK)
-    if answerer == "faces":
-        weights[[card for card in range(DECK) if RANKS[rank_of(card)] in "JQK"]] = FACE_WEIGHT
-    elif answerer != "uniform":
+    if answerer not in ANSWERERS:
         raise ValueError(f"unknown answerer {answerer!r} (known: {', '.join(ANSWERERS)})")
-    return weights
-
-
-ANSWERERS = ("uniform", "faces")
+    faces = np.isin(np.arange(DECK) // 4, [9, 10, 11]) & (answerer == "faces")  # J, Q, K
+    return np.where(faces, FACE_WEIGHT, 1.0)
 
 
 def draw_answer(n: int, answerer: str | Sequence[float], rng: np.random.Generator) -> Hand:
@@ -312,7 +247,7 @@ def answer_probabilities(n: int, answerer: str | Sequence[float]) -> np.ndarray:
     return chance
 
 
-# --- the game: State API, referee, simulation -----------------------------------------------
+# --- the game --------------------------------------------------------------------------------
 
 
 class InvalidGuess(IllegalAction):
@@ -324,11 +259,11 @@ def check_guess(guess: Any, n: int) -> Hand:
     try:
         cards = [int(card) for card in guess]
     except (TypeError, ValueError):
-        raise InvalidGuess(f"not a list of cards: {guess!r}") from None
+        raise InvalidGuess(f"not a list of cards: {reprlib.repr(guess)}") from None
     if len(cards) != n:
         raise InvalidGuess(f"{len(cards)} cards guessed, the answer has {n}")
     if any(not 0 <= card < DECK for card in cards):
-        raise InvalidGuess(f"not a card of the deck in {guess!r}")
+        raise InvalidGuess(f"not a card of the deck in {reprlib.repr(guess)}")
     if len(set(cards)) != n:
         raise InvalidGuess(f"a card repeats in {hand_text(cards)}")
     return tuple(sorted(cards))
@@ -338,12 +273,15 @@ def check_guess(guess: Any, n: int) -> Hand:
 class State:
     """A game: the answer and what has been guessed, with the feedback to each guess. One
     player, the guesser (seat 0); an action is a hand of n cards, by its number in
-    `hands(n)` or as its cards. Over when the answer is guessed or at the guess limit."""
+    `hands(n)` or as its cards. Over when the answer is guessed, or lost (`lost` says why:
+    the guess limit, or a fault the referee charged)."""
 
     rules: CardGuessRules
     answer: Hand
     guesses: tuple[Hand, ...] = ()
     feedbacks: tuple[Feedback, ...] = ()
+    players: tuple[str, ...] = ("guesser",)
+    lost: str | None = None
 
     def current_player(self) -> int:
         return TERMINAL if self.is_terminal() else 0
@@ -352,7 +290,7 @@ class State:
         return 1
 
     def is_terminal(self) -> bool:
-        return self.solved() or len(self.guesses) >= self.rules.guess_limit
+        return self.lost is not None or self.solved()
 
     def solved(self) -> bool:
         return bool(self.guesses) and self.guesses[-1] == self.answer
@@ -372,133 +310,97 @@ class State:
         hand = check_guess(guess, self.rules.n)
         self.guesses = (*self.guesses, hand)
         self.feedbacks = (*self.feedbacks, feedback(self.answer, hand))
+        if not self.solved() and len(self.guesses) >= self.rules.guess_limit:
+            self.lost = f"not found in {self.rules.guess_limit} guesses"
 
     def returns(self) -> tuple[float, ...]:
-        return (-float(len(self.guesses)),) if self.is_terminal() else (0.0,)
+        if not self.is_terminal():
+            return (0.0,)
+        return (-float(len(self.guesses) if self.solved() else self.rules.guess_limit + 1),)
 
     def clone(self) -> State:
         return replace(self)  # its fields are immutable: a shallow copy is independent
 
-
-def new_game(rules: CardGuessRules, rng: np.random.Generator, answerer: str = "uniform") -> State:
-    """A game whose answer `answerer` draws from `rng`."""
-    return State(rules, draw_answer(rules.n, answerer, rng))
-
-
-class Guesser(Protocol):
-    def initial_guess(self, n: int) -> tuple[Any, Any]: ...
-
-    def next_guess(self, previous: tuple[Any, Any], fb: Feedback) -> tuple[Any, Any]: ...
+    def forfeit(self, seat: int, reason: str) -> None:
+        """The game ends here, lost (a fault the referee charged)."""
+        self.lost = reason
 
 
-class GameOver(RuntimeError):
-    """The guesser broke a limit: an invalid guess, too many guesses, too much time."""
-
-
-@dataclass(frozen=True)
-class Played:
-    answer: Hand
-    guesses: tuple[Hand, ...]
-    feedbacks: tuple[Feedback, ...]
-    seconds: float
-
-
-Clock = Callable[[], float]
-
-
-def play_game(
-    guesser: Guesser,
-    answer: Hand,
-    rules: CardGuessRules = DEFAULT_RULES,
-    clock: Clock = time.perf_counter,
-) -> Played:
-    """One game: guesses until the answer is found; GameOver for an invalid guess, the
-    guess limit or the time limit (the handout's 10 s per game)."""
-    state = State(rules, tuple(sorted(answer)))
-    started = clock()
-    guess, memory = guesser.initial_guess(rules.n)
-    while True:
-        try:
-            state.apply_action(guess)
-        except InvalidGuess as error:
-            raise GameOver(f"invalid guess {len(state.guesses) + 1}: {error}") from None
-        if clock() - started > rules.seconds:
-            raise GameOver(f"over {rules.seconds:g} s after {len(state.guesses)} guesses")
-        if state.solved():
-            break
-        if state.is_terminal():
-            raise GameOver(f"not found in {rules.guess_limit} guesses")
-        guess, memory = guesser.next_guess((guess, memory), state.feedbacks[-1])
-    return Played(state.answer, state.guesses, state.feedbacks, clock() - started)
-
-
-def played_rows(game: int, played: Played) -> tuple[list[Turn], Score]:
-    """One played game as the rows of its turn file and its score file."""
-    n = len(played.answer)
-    answer = tuple(card_text(card) for card in played.answer)
-    turns = [
-        Turn(game, n, answer, number, tuple(card_text(card) for card in guess), *fb)
-        for number, (guess, fb) in enumerate(zip(played.guesses, played.feedbacks, strict=True), 1)
-    ]
-    return turns, Score(game, n, answer, len(played.guesses))
-
-
-BotMaker = Callable[[str, CardGuessRules, np.random.Generator], Guesser]
-
-
-GAMES_PER_TASK = 1000  # a task of `simulate`: its guesser learns anew in each, so not few
-
-
-def simulate(
+def new_game(
     rules: CardGuessRules,
-    players: Sequence[str],
-    games: int,
-    seed: int,
-    out: Path,
-    *,
-    progress: Callable[[str, int, int], None] | None = None,
-    make_bot: BotMaker,
-    answerer: str = "uniform",
-    runner: Runner = SERIAL,
-) -> dict[str, Any]:
-    """Play `games` games of n = `rules.n` cards between the one guesser named in `players`
-    (made by `make_bot`, the bots layer's) and `answerer`, who draws the answers (chance,
-    not a player); write `<guesser>-<answerer>-n<N>.csv` and its score file into `out`.
-    Game g's answer and the guesser's draws in it come from the g-th child of `seed`, so
-    the same seed writes the same bytes, whichever of `runner`'s tasks (GAMES_PER_TASK
-    games each; `make_bot` must pickle) played it."""
-    if len(players) != 1:
-        raise ValueError(
-            f"card guessing has one player, the guesser: name one bot, not {len(players)}"
-        )
-    (name,) = players
-    stem = f"{name}-{answerer}-n{rules.n}"
-    tasks = [(rules, name, make_bot, answerer, seed, span) for span in spans(games, GAMES_PER_TASK)]
-    turns, scores = gathered(runner, _play_games, tasks, progress, stem, games)
-    Path(out).mkdir(parents=True, exist_ok=True)
-    turn_path, score_path = partial_pair(out, stem)
-    log_format.write_turns(turn_path, turns)
-    log_format.write_scores(score_path, scores)
-    publish_pair(out, stem)
-    counts = [score.guesses for score in scores]
-    return {
-        "stem": stem,
-        "games": games,
-        "rows": len(turns),
-        "mean_guesses": sum(counts) / games,
-        "most_guesses": max(counts),
-    }
+    rng: np.random.Generator,
+    players: Sequence[str] = ("guesser",),
+    swapped: bool = False,
+    answerer: str | Sequence[float] = "uniform",
+) -> State:
+    """A game of the guesser `players` names, whose answer `answerer` draws from `rng` (one
+    seat: nothing to swap)."""
+    return State(rules, draw_answer(rules.n, answerer, rng), players=tuple(players))
 
 
-def _play_games(task: tuple) -> list[tuple[list[Turn], Score]]:
-    """One task of `simulate`: its games' turn rows and score row. One guesser plays them
-    all (what it has worked out serves every game); its generator is reseeded for each."""
-    rules, name, make_bot, answerer, seed, span = task
-    draws = np.random.default_rng()
-    guesser = make_bot(name, rules, draws)
-    played = []
-    for game in span:
-        draws.bit_generator.state = np.random.PCG64(child(seed, game, 1)).state
-        answer = new_game(rules, np.random.default_rng(child(seed, game, 0)), answerer).answer
-        played.append(played_rows(game + 1, play_game(guesser, answer, rules)))
-    return played
+# --- the engine's part in simulations, validation and tournaments ---------------------------
+
+NUM_PLAYERS = range(1, 2)  # the guesser alone: the answerer is chance
+ONE_GAME_A_FILE = False  # a guesser's games in one log pair
+GAMES_PER_TASK = 1000  # games of a task: milliseconds each
+FORFEIT = referee.game_lost  # a fault loses the game
+WALL_FACTOR = referee.Limits().wall_factor  # a game's wall time counts at a tenth, as a call's
+
+
+def log_rows(state: State, game: int, me: str | None = None) -> tuple[list[Turn], list[Score]]:
+    """The game's rows in the log format; ValueError for a lost game, which the format
+    cannot hold (its last guess is the answer)."""
+    if not state.solved():
+        raise ValueError(f"game {game} was lost ({state.lost}): a log holds games that are won")
+    n, answer, played = state.rules.n, tuple(map(card_text, state.answer)), state.guesses
+    pairs = enumerate(zip(played, state.feedbacks, strict=True), 1)
+    turns = [Turn(game, n, answer, k, tuple(map(card_text, g)), *fb) for k, (g, fb) in pairs]
+    return turns, [Score(game, n, answer, len(played))]
+
+
+def log_bytes(rules: CardGuessRules, players: int) -> int:
+    """A game's logs at most: a turn row of at most 64 bytes a guess, a score row."""
+    return 64 * rules.guess_limit + 64
+
+
+def course_player(module: Any) -> referee.Course:
+    """A player of the handout's interface as the referee asks it: `initial_guess(n)`, then
+    `next_guess((guess, state), feedback)` with the file's own last answer (any value,
+    kept here: the referee keeps no memory), each guess a list or tuple of n card texts
+    (nothing else of an answer is iterated: none hangs here). The handout's time limit is
+    a game's: the call that takes the game's calls over it loses the game (CPU time, or
+    wall time at a tenth, as the referee counts a call)."""
+    said: list[Any] = [None, 0.0]  # the file's last (guess, state); its calls' seconds
+
+    def ask(state: State, seat: int, memory: str | None) -> tuple:
+        rules = state.rules
+        if state.guesses:
+            call, arguments = module.next_guess, (said[0], state.feedbacks[-1])
+        else:
+            call, arguments, said[1] = module.initial_guess, (rules.n,), 0.0
+
+        def timed() -> Any:
+            started, cpu = time.perf_counter(), time.process_time()
+            try:
+                return call(*arguments)
+            finally:
+                wall = (time.perf_counter() - started) / WALL_FACTOR
+                said[1] += max(time.process_time() - cpu, wall)
+
+        def read(result: Any) -> tuple[list[int], Any]:
+            if said[1] > rules.seconds:
+                guesses = len(state.guesses) + 1
+                raise referee.Fault(f"over {rules.seconds:g} s after {guesses} guesses")
+            guess = result[0] if isinstance(result, tuple | list) and len(result) == 2 else None
+            if not isinstance(guess, list | tuple) or not all(isinstance(c, str) for c in guess):
+                raise referee.Fault(f"not a (guess, state) of card texts: {reprlib.repr(result)}")
+            try:
+                cards = [parse_card(card) for card in guess]
+            except CardError as error:
+                raise referee.Fault(f"a guess of what is not a card: {error}") from None
+            said[0] = result
+            return cards, referee.KEEP
+
+        return timed, (), read
+
+    return referee.Course(ask)

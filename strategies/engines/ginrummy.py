@@ -19,33 +19,25 @@ then the caller, scored as a knock: the `Drop` rows of the real logs match exact
 or after `play_cap` plays (the engine checks "more than 200 plays" before each play: 201,
 scored the same way, stock left). A player's `opponent_draw` is the opponent's last draw
 in this round (None at the first play of every round). An action the rules refuse raises
-`IllegalAction` with the course engine's reason and changes nothing. The melds themselves
-(the least-deadwood arrangement, the check of a declaration) are `melds.py`'s.
-
-`play_game` has the referee (`referee.py`, TwentyOne's too) play a game between two
-players exposing the spec's `pick`, `play` and `melds` functions, under the memory and time
-limits, with the course's forfeit: an illegal action, a crash, a memory too large or a
-call too slow loses the game (`GameRecord.invalid` says who and why). It returns a
-`GameRecord` that `write_game` turns into the spec's turn and score files from either
-seat's point of view; `simulate` plays many games between two
-bots and writes them all, each game seeded on its own.
+`IllegalAction` with the course engine's reason and changes nothing; the referee charges
+it as the course does (`FORFEIT`: the game is lost), and a player file plays through
+`course_player`, the course's three functions. The melds themselves (the least-deadwood
+arrangement, the check of a declaration) are `melds.py`'s.
 """
 
 from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
-from typing import Any, ClassVar, NamedTuple, Protocol
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from mine.parsers.cards import DECK, Card
-from mine.parsers.csvlog import partial_pair, publish_pair
-from mine.parsers.ginrummy import Score, Turn, write_scores, write_turns
+from mine.parsers.ginrummy import HAND_SIZE, Score, Turn
 from mine.strategies.engines import referee
 from mine.strategies.engines.melds import (
     CARD_BITS,
@@ -57,13 +49,6 @@ from mine.strategies.engines.melds import (
 )
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
-from mine.strategies.runners import SERIAL, Runner, spans
-
-# --- the game ----------------------------------------------------------------------------
-
-DRAWS = ("stock", "discard")
-ACTS = ("gin", "knock", "drop")
-ENDINGS = {"gin": "Gin", "knock": "Knock", "drop": "Drop"}
 
 
 @dataclass(frozen=True)
@@ -118,6 +103,8 @@ RULES = GinRummyRules
 DEFAULT_RULES = GinRummyRules()
 UTILITY = "+1 to the game's winner (first to the target, the totals differing), -1 to the loser"
 ZERO_SUM = True
+SEATS = ("0", "1")  # the players' ids where a game names none
+ACTS = ("gin", "knock", "drop")
 
 
 class Play(NamedTuple):
@@ -165,72 +152,64 @@ class RoundRecord(NamedTuple):
     deadwood: tuple[int, int]  # per seat, from the declared melds
 
 
+_SOLVERS: dict[MeldSizes, MeldSolver] = {}  # a process's solvers: their memos serve its games
+
+
+def solver_for(rules: GinRummyRules) -> MeldSolver:
+    if rules.meld_sizes not in _SOLVERS:
+        _SOLVERS[rules.meld_sizes] = MeldSolver(rules.meld_sizes)
+    return _SOLVERS[rules.meld_sizes]
+
+
 @dataclass
 class State:
-    """One game, under the State API: `apply_action` changes it in place, an illegal action
-    raises `IllegalAction` and changes nothing, `clone()` copies. `rng` shuffles every
-    round's deck and draws who plays first; `deals` replays known rounds instead (the game
-    ends after them)."""
+    """One game between `players` (ids, by seat), under the State API: `apply_action`
+    changes it in place, an illegal action raises `IllegalAction` and changes nothing,
+    `clone()` copies. `rng` shuffles every round's deck and draws who plays first; `deals`
+    replays known rounds instead (the game ends after them). `rounds` keeps every round
+    played, what its logs hold."""
 
     rules: GinRummyRules
     rng: np.random.Generator
-    solver: MeldSolver | None = None
+    players: tuple[str, str] = SEATS
+    deals: Sequence[Deal] | None = None
     totals: list[int] = field(default_factory=lambda: [0, 0])
     rounds: list[RoundRecord] = field(default_factory=list)
-    deals: Sequence[Deal] | None = None
     invalid: Invalid | None = None  # the fault that ended the game, lost by its seat
 
     def __post_init__(self) -> None:
-        if self.solver is None:
-            self.solver = MeldSolver(self.rules.meld_sizes)
+        self.solver = solver_for(self.rules)  # a cache, shared by the process's games
         self._first = int(self.rng.integers(2))
         self._start_round()
 
     # --- the round ---
 
     def _start_round(self) -> None:
-        rules = self.rules
-        if self.deals is not None:
-            return self._start_dealt_round()
-        if self.rounds:
-            if rules.first_player == "alternate":
-                self._first = 1 - self._first
-            else:
-                self._first = int(self.rng.integers(2))
-        deck = [DECK[index] for index in self.rng.permutation(52)]
-        n = rules.hand_size
-        self.hands: list[list[Card]] = [deck[:n], deck[n : 2 * n]]
-        if self._first == 1:
-            self.hands.reverse()
-        self.discard: list[Card] = [deck[2 * n]]
-        self.stock: list[Card] = deck[: 2 * n : -1]  # top of the stock is the end of the list
-        self._reset_round()
-
-    def _start_dealt_round(self) -> None:
-        assert self.deals is not None
-        if len(self.rounds) >= len(self.deals):
-            self.phase = Phase.OVER
-            return
-        deal = self.deals[len(self.rounds)]
-        self._first = deal.first
-        self.hands = [list(deal.hands[0]), list(deal.hands[1])]
-        self.discard = [deal.upcard]
-        self.stock = list(reversed(deal.stock))
-        self._reset_round()
-
-    def _reset_round(self) -> None:
+        if self.deals is not None:  # a known round, or the game's end after the last one
+            if len(self.rounds) >= len(self.deals):
+                self.phase = Phase.OVER
+                return
+            deal = self.deals[len(self.rounds)]
+            self._first, self.discard, self.stock = deal.first, [deal.upcard], [*deal.stock][::-1]
+            self.hands = [list(deal.hands[0]), list(deal.hands[1])]
+        else:
+            if self.rounds:
+                alternate = self.rules.first_player == "alternate"
+                self._first = 1 - self._first if alternate else int(self.rng.integers(2))
+            deck = [DECK[index] for index in self.rng.permutation(52)]
+            n = self.rules.hand_size
+            self.hands = [deck[:n], deck[n : 2 * n]]
+            if self._first:  # who plays first is dealt first
+                self.hands.reverse()
+            self.discard = [deck[2 * n]]
+            self.stock = deck[: 2 * n : -1]  # top of the stock is the end of the list
         self.round_scores = (self.totals[0], self.totals[1])
         self.turns: list[TurnRecord] = []
-        self.phase = Phase.PICK
-        self.player = self._first
+        self.phase, self.player = Phase.PICK, self._first
         self.picked: Card | None = None
         self.draw: str | None = None
         self.caller: int | None = None
         self.declared: dict[int, int] = {}
-
-    @property
-    def round_number(self) -> int:
-        return len(self.rounds) + 1
 
     def current_player(self) -> int:
         return TERMINAL if self.phase is Phase.OVER else self.player
@@ -248,8 +227,13 @@ class State:
         return self.phase is Phase.OVER
 
     def returns(self) -> tuple[float, float]:
-        """+1 to the winner of the game, -1 to the loser (the seat of a fault loses)."""
-        return paid(self.totals, self.invalid) if self.is_terminal() else (0.0, 0.0)
+        """+1 to the winner of the game, -1 to the loser (the seat of a fault loses);
+        0 each where replayed deals ran out on equal totals."""
+        if not self.is_terminal() or (self.invalid is None and self.totals[0] == self.totals[1]):
+            return 0.0, 0.0
+        behind = int(self.totals[0] > self.totals[1])  # the seat of the lower total
+        lost = self.invalid.seat if self.invalid is not None else behind
+        return (-1.0, 1.0) if lost == 0 else (1.0, -1.0)
 
     def forfeit(self, seat: int, reason: str) -> None:
         """The game ends here, lost by `seat` (the course's forfeit of a fault)."""
@@ -267,16 +251,23 @@ class State:
         return twin
 
     def legal_actions(self) -> list[Any]:
+        if self.phase is Phase.OVER:
+            return []
         if self.phase is Phase.PICK:
-            return list(DRAWS)
-        if self.phase is Phase.PLAY:
-            assert self.picked is not None
-            return legal_plays(
-                self.rules, self.solver, self.hands[self.player], self.picked, self.may_call()
-            )
+            return ["stock", "discard"]
+        hand = self.hands[self.player]
         if self.phase is Phase.MELDS:
-            return [tuple(self.solver.melds_of(self.hands[self.player]))]
-        return []
+            return [tuple(self.solver.melds_of(hand))]
+        plays = [Play("drop", card) for card in hand]  # the card just drawn is not in `hand`
+        if self.may_call():
+            full = hand_mask(hand) | CARD_BITS[self.picked]
+            for card in hand:
+                left = self.solver.deadwood(full ^ CARD_BITS[card])
+                if left <= self.rules.knock_limit:
+                    plays.append(Play("knock", card))
+                if left == 0:
+                    plays.append(Play("gin", card))
+        return plays
 
     def apply_action(self, action: Any) -> None:
         if self.phase is Phase.PICK:
@@ -354,24 +345,18 @@ class State:
         self._score()
 
     def _score(self) -> None:
-        caller = self.caller
+        caller, act = self.caller, self.turns[-1].act
         assert caller is not None
-        points = round_points(
-            self.rules, self.turns[-1].act, self.declared[caller], self.declared[1 - caller]
-        )
+        points = round_points(self.rules, act, self.declared[caller], self.declared[1 - caller])
         per_seat = (points[0], points[1]) if caller == 0 else (points[1], points[0])
         self.totals = [self.totals[0] + per_seat[0], self.totals[1] + per_seat[1]]
+        declared = (self.declared[0], self.declared[1])
+        ending = act.title()  # Gin, Knock or Drop, as the logs say
         self.rounds.append(
-            RoundRecord(
-                self.round_number,
-                tuple(self.turns),
-                ENDINGS[self.turns[-1].act],
-                caller,
-                per_seat,
-                (self.declared[0], self.declared[1]),
-            )
+            RoundRecord(len(self.rounds) + 1, tuple(self.turns), ending, caller, per_seat, declared)
         )
-        if game_over(self.rules, self.totals):
+        totals = self.totals
+        if max(totals) >= self.rules.game_target and totals[0] != totals[1]:
             self.phase = Phase.OVER
         else:
             self._start_round()
@@ -380,13 +365,15 @@ class State:
 def new_game(
     rules: GinRummyRules,
     rng: np.random.Generator,
+    players: Sequence[str] = SEATS,
+    swapped: bool = False,
     *,
-    solver: MeldSolver | None = None,
     deals: Sequence[Deal] | None = None,
 ) -> State:
-    """A game from its first deal (or replaying `deals`); `solver` shares a meld solver's
-    memo between games."""
-    return State(rules, rng, solver, deals=deals)
+    """A game from its first deal (or replaying `deals`) between `players`; `swapped`: the
+    same shuffles with the seats' hands exchanged (the second player holds what the first
+    held and plays when it played)."""
+    return State(rules, rng, tuple(players[::-1] if swapped else players), deals)
 
 
 def _check_call(rules: GinRummyRules, act: str, deadwood: int) -> None:
@@ -411,98 +398,15 @@ def round_points(rules: GinRummyRules, act: str, caller: int, opponent: int) -> 
     return 0, rules.undercut_bonus + caller - opponent
 
 
-def game_over(rules: GinRummyRules, totals: Sequence[int]) -> bool:
-    return max(totals) >= rules.game_target and totals[0] != totals[1]
+def points(state: State) -> tuple[int, int]:
+    """Each seat's points over the rounds: a margin counts them, not the game's ±1."""
+    return state.totals[0], state.totals[1]
 
 
-def paid(totals: Sequence[int], invalid: Invalid | None = None) -> tuple[float, float]:
-    """What a game pays each seat: -1 to the seat of the fault that ended it, +1 to the
-    other; played out, +1 to the higher total, -1 to the other."""
-    if invalid is not None:
-        return (-1.0, 1.0) if invalid.seat == 0 else (1.0, -1.0)
-    return (1.0, -1.0) if totals[0] > totals[1] else (-1.0, 1.0)
+# --- the referee's terms, and the course's player interface ---------------------------------
 
-
-def legal_plays(
-    rules: GinRummyRules, solver: MeldSolver, hand: Sequence[Card], picked: Card, may_call: bool
-) -> list[Play]:
-    """Every legal `Play` after drawing `picked` into `hand` (hand without it)."""
-    plays = [Play("drop", card) for card in hand if card != picked]
-    if may_call:
-        full = hand_mask(hand) | CARD_BITS[picked]
-        for card in hand:
-            if card == picked:
-                continue
-            left = solver.deadwood(full ^ CARD_BITS[card])
-            if left <= rules.knock_limit:
-                plays.append(Play("knock", card))
-            if left == 0:
-                plays.append(Play("gin", card))
-    return plays
-
-
-# --- players ------------------------------------------------------------------------------
-
-
-class Player(Protocol):
-    """The spec's three functions (Python translation of the handout's)."""
-
-    def pick(
-        self,
-        discard_top: Card,
-        scores: tuple[int, int],
-        memory: str | None,
-        opponent_draw: str | None,
-        hand: tuple[Card, ...],
-    ) -> tuple[str, str]: ...
-
-    def play(
-        self, picked: Card, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]
-    ) -> tuple[tuple[str, Card], str]: ...
-
-    def melds(
-        self, scores: tuple[int, int], memory: str, hand: tuple[Card, ...]
-    ) -> list[tuple[Card, ...]]: ...
-
-
-@dataclass(frozen=True)
-class FunctionPlayer:
-    """A player made of three plain functions."""
-
-    pick: Any
-    play: Any
-    melds: Any
-
-
-class GameRecord(NamedTuple):
-    """A refereed game: its completed rounds, the totals, and the invalid play that ended
-    it (None: the game was played out)."""
-
-    rounds: tuple[RoundRecord, ...]
-    totals: tuple[int, int]
-    invalid: Invalid | None
-
-    def returns(self) -> tuple[float, float]:
-        """+1 to the winner, -1 to the loser: the player of an invalid play loses."""
-        return paid(self.totals, self.invalid)
-
-
-def play_game(
-    rules: GinRummyRules,
-    players: Sequence[Player],
-    rng: np.random.Generator,
-    solver: MeldSolver | None = None,
-    deals: Sequence[Deal] | None = None,
-) -> GameRecord:
-    """Play one game between seats 0 and 1, refereed: an illegal action, a crash, a memory
-    the rules refuse or a call over the time limit ends the game, lost by its player."""
-    state = new_game(rules, rng, solver=solver, deals=deals)
-    limit = rules.time_limit if rules.time_limit > 0 else math.inf
-    seats = [course_player(player) for player in players]
-    referee.play(state, seats, referee.game_lost, referee.Limits(limit, rules.memory_limit), WORDS)
-    return GameRecord(tuple(state.rounds), (state.totals[0], state.totals[1]), state.invalid)
-
-
+NUM_PLAYERS = range(2, 3)
+FORFEIT = referee.game_lost  # the course: a fault loses the game
 # How the course's Gin Rummy server words a player's faults.
 WORDS = referee.Words(
     raised="player raised {kind}: {error}",
@@ -512,9 +416,16 @@ WORDS = referee.Words(
 )
 
 
-def course_player(player: Player) -> referee.Course:
-    """A player with the spec's three functions as the referee calls it: the one its
-    state's phase asks, with what the spec shows it."""
+def limits(rules: GinRummyRules) -> referee.Limits:
+    """The rules' time (≤ 0: none) and memory limits of a call."""
+    return referee.Limits(rules.time_limit if rules.time_limit > 0 else math.inf,
+                          rules.memory_limit)  # fmt: skip
+
+
+def course_player(player: Any) -> referee.Course:
+    """A player with the spec's three functions (`pick`, `play`, `melds`: a player file, or
+    any object that has them) as the referee calls it: the one its state's phase asks,
+    with what the spec shows it."""
 
     def call(state: State, seat: int, memory: str | None) -> tuple[Any, tuple, referee.Read]:
         scores = (state.round_scores[seat], state.round_scores[1 - seat])
@@ -541,128 +452,24 @@ def _action_and_memory(result: Any) -> tuple[Any, Any]:
     return action, memory
 
 
-# --- logs ---------------------------------------------------------------------------------
+# --- logs -------------------------------------------------------------------------------------
+
+STEM_PREFIX = f"{GAME}-"  # every stem the one simulate writes starts so: its logs read as simulated
+ONE_GAME_A_FILE = True  # the server writes a log pair a game
+GAMES_PER_TASK = 10  # a task of a simulation: a few seconds of play
 
 
-def turns_for(record: GameRecord, seat: int) -> list[Turn]:
-    return [
-        Turn(
-            game_round.number,
-            turn.hand,
-            turn.seat == seat,
-            turn.discard_top,
-            turn.picked,
-            turn.discarded,
-        )
-        for game_round in record.rounds
-        for turn in game_round.turns
-    ]
+def log_rows(state: State, game: int, me: str) -> tuple[list[Turn], list[Score]]:
+    """The rounds played, from `me`'s seat; ValueError for hands the format cannot hold."""
+    if state.rules.hand_size != HAND_SIZE:
+        raise ValueError("the log format holds 10-card hands; hand_size must stay 10 to write logs")
+    seat = state.players.index(me)
+    turns = [Turn(played.number, turn.hand, turn.seat == seat, turn.discard_top, turn.picked,
+                  turn.discarded) for played in state.rounds for turn in played.turns]  # fmt: skip
+    scores = [Score(played.number, played.points[seat], played.points[1 - seat], played.ending,
+                    played.caller == seat) for played in state.rounds]  # fmt: skip
+    return turns, scores
 
 
-def scores_for(record: GameRecord, seat: int) -> list[Score]:
-    return [
-        Score(
-            game_round.number,
-            game_round.points[seat],
-            game_round.points[1 - seat],
-            game_round.ending,
-            game_round.caller == seat,
-        )
-        for game_round in record.rounds
-    ]
-
-
-def write_game(
-    record: GameRecord, seat: int, directory: str | Path, stem: str
-) -> tuple[Path, Path]:
-    """`<stem>.csv` and `<stem>-score.csv` from `seat`'s point of view (completed rounds)."""
-    turns, scores = partial_pair(directory, stem)
-    write_turns(turns, turns_for(record, seat))
-    write_scores(scores, scores_for(record, seat))
-    return publish_pair(directory, stem)
-
-
-# --- simulation: games between players, logs in the server's format -----------------------
-
-STEM_PREFIX = "ginrummy-"  # every stem `simulate` writes starts so: its logs read as simulated
-
-
-GAMES_PER_TASK = 10  # a task of `simulate`: a few seconds of play
-
-
-def simulate(
-    rules: GinRummyRules,
-    players: Sequence[str],
-    games: int,
-    seed: int | Sequence[int],
-    out: str | Path,
-    *,
-    progress: Callable[[], None] | None = None,
-    make_bot: Callable[..., Player],
-    me: int = 0,
-    stem: str | None = None,
-    runner: Runner = SERIAL,
-) -> dict[str, Any]:
-    """Play `games` games between the two bots named in `players` (`make_bot(spec, rules,
-    rng)` makes each: the bots' layer lies above this one) and write each game's logs into
-    `out` from seat `me`'s point of view, as `<stem>-<game, from 1>.csv` and `…-score.csv`
-    (`stem`: `ginrummy-<seed>`); returns the summary (wins per seat, rounds, how they
-    ended). Game g's generator is seeded with (seed…, g): a game's bytes do not depend on
-    `games`, nor on which of `runner`'s tasks (GAMES_PER_TASK games each; `make_bot` must
-    pickle) played it; `progress()` after each game, as its task ends."""
-    if len(players) != 2:
-        raise ValueError(f"Gin Rummy needs exactly two players, not {len(players)}")
-    seeds = (seed,) if isinstance(seed, int) else tuple(seed)
-    stem = stem if stem is not None else f"{STEM_PREFIX}{seed}"
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    wins, rounds, invalid, endings = [0, 0], 0, 0, {"Gin": 0, "Knock": 0, "Drop": 0}
-    tasks = [(rules, tuple(players), make_bot, me, seeds, out.absolute(), stem, span)
-             for span in spans(games, GAMES_PER_TASK)]  # fmt: skip
-    for played in runner.map(_play_games, tasks):
-        for winner, game_rounds, ended in played:
-            if winner is None:
-                invalid += 1
-            else:
-                wins[winner] += 1
-            rounds += game_rounds
-            for ending in ended:
-                endings[ending] += 1
-            if progress:
-                progress()
-    return {
-        "games": games,
-        "seats": list(players),
-        "seed": seed,
-        "out": str(out),
-        "wins": wins,
-        "invalid": invalid,
-        "rounds": rounds,
-        "endings": endings,
-        "rules": asdict(rules),
-    }
-
-
-def _play_games(task: tuple) -> list[tuple[int | None, int, list[str]]]:
-    """One task of `simulate`: its games played and written; of each, the winning seat
-    (None: an invalid play ended it), its rounds and how each ended."""
-    rules, players, make_bot, me, seeds, out, stem, span = task
-    solver = _solver(rules.meld_sizes)
-    played = []
-    for index in span:
-        rng = np.random.default_rng([*seeds, index])
-        seats = [make_bot(spec, rules, rng, solver=solver) for spec in players]
-        record = play_game(rules, seats, rng, solver)
-        write_game(record, me, out, f"{stem}-{index + 1:06d}")
-        winner = None if record.invalid is not None else record.returns().index(1.0)
-        played.append((winner, len(record.rounds), [r.ending for r in record.rounds]))
-    return played
-
-
-_SOLVERS: dict[MeldSizes, MeldSolver] = {}  # a process's solvers: their memos serve its tasks
-
-
-def _solver(sizes: MeldSizes) -> MeldSolver:
-    if sizes not in _SOLVERS:
-        _SOLVERS[sizes] = MeldSolver(sizes)
-    return _SOLVERS[sizes]
+def log_bytes(rules: GinRummyRules, players: int) -> int:
+    return 20_000  # both files, generously (about 5 kB measured)

@@ -154,12 +154,14 @@ def simulate(
     ValueError before any file is written) and write their logs into `out`; the summary,
     one shape for every game."""
     engine = engine_of(name)
+    if not 0 <= me < len(players):
+        raise ValueError(f"--me {me} is not a player (0..{len(players) - 1} of --players)")
     played = matches(name, players, seed, opponent)
     for spec in dict.fromkeys(spec for match in played for spec in match.specs):
         make_bot(spec, rules, np.random.default_rng(0))
     engine.new_game(rules, np.random.default_rng(0), played[0].ids, **setup)
     ids = player_ids([*([opponent] if opponent is not None else []), *players])
-    perspective = ids[me + (opponent is not None)] if me < len(players) else None
+    perspective = ids[me + (opponent is not None)]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary = []

@@ -297,6 +297,12 @@ def log_rows(state: State, game: int, me: str | None = None) -> tuple[list[Turn]
     return rows, [score]
 
 
+def log_bytes(rules: SuperNimRules, players: int) -> int:
+    """A game's rows at most: a move row of two boards of 10-stick heaps and the scores,
+    generously, for each move the cut-off allows, and its score row."""
+    return 200 * (rules.max_moves + 1)
+
+
 def points(state: State) -> tuple[int, int]:
     """Each seat's score (max, min): what a margin counts."""
     return state.score_max, state.score_min

@@ -1,23 +1,11 @@
 """TwentyOne, the reference engine: every rule of `../shared/spec/twentyone.md` in one place.
 
-A game is one `State` (the State API of `state.py`): `new_game(rules, rng, player_ids)`,
-then `current_player`, `legal_actions`, `apply_action` (an illegal action raises
-`IllegalAction` and changes nothing), `is_terminal`, `returns` (points won or lost).
-Chance (the shoe) lives inside the state and is drawn from the seeded
-`numpy.random.Generator` it was given, so a seed fixes the game.
-
-State of a round: the bids, every seat's hands (a seat has several after a `Split`), the
-dealer's hand, and whose decision it is. Actions: `Bid(n)`, `Hit`, `Stand`,
-`DoubleDown(n)`, `Split(n)`, `Insurance(n)` (the amounts are what the action costs, so
-`DoubleDown` and `Split` name the hand's bid and `Insurance` names `bid // 2`). Payoff: what
-settlement pays back per hand (the bid left the player's points when it was placed).
-
-Cards are ints 0..51 (`DECK[code]` is the `Card`) so that a hand is a list of small ints
-and its value is kept incrementally: no per-card objects while playing. `play_game` has the
-referee (`referee.py`) play a game between two kinds of players: any callable with the
-spec's interface (checked for legality, time and memory; a fault disqualifies it), and
-`TablePolicy` objects — plain functions of the situation — that play as the engine's own
-code. `write_logs` writes a game's logs; `simulate` plays many and writes them.
+A game is one `State` (the State API of `state.py`), from `new_game(rules, rng, players)`;
+the shoe lives inside the state, drawn from the seeded generator it was given. Actions are
+`Bid(n)`, `Hit`, `Stand`, `DoubleDown(n)`, `Split(n)`, `Insurance(n)`, each amount what the
+action costs; returns are points won or lost. Cards are ints 0..51 (`DECK[code]`), so a
+hand is a list of small ints whose value is kept incrementally. The referee plays games
+(bots, and player files behind `course_player`); `log_rows` writes one.
 
 Readings of the spec where it is silent (each a choice, here in one place):
 - every hand is asked for a decision, a two-card 21 too (the course engine asks before it
@@ -40,8 +28,14 @@ Readings of the spec where it is silent (each a choice, here in one place):
 - insurance pays on the bid insured (the main bid when it was bought), even if the hand
   later doubles, and even if it busts: it is settled on the dealer's hand whenever the
   dealer plays (the real logs pay it), and lost when the dealer does not;
+- the seats are drawn from the game's generator before the first card (a logged game
+  replayed keeps its seats: `seated`); a new game's players are numbered as the server
+  numbers them ("1", "2", … in the order given: the ids its players and logs see), a
+  logged game keeps its ids; `swapped` exchanges the first two players, so each sits
+  where the other sat, under the other's id, on the same shoe;
 - a disqualified player's hands of the round are forfeited, its points frozen; it ranks
-  after bankrupt players; ties in the standings go by player id.
+  after bankrupt players (ties in the standings go by player), and its return is its
+  starting points lost: whatever its points, a fault loses the game.
 """
 
 from __future__ import annotations
@@ -50,23 +44,19 @@ import copy
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from pathlib import Path
-from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from mine.parsers.cards import DECK, Card
-from mine.parsers.csvlog import partial_pair, publish_pair
-from mine.parsers.twentyone import DEALER, Score, Turn, write_scores, write_turns
+from mine.parsers.twentyone import DEALER, Score, Turn
 from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
 from mine.strategies.players.twentyone import Bid, DoubleDown, Hit, Insurance, Split, Stand
-from mine.strategies.runners import SERIAL, Runner, child, spans
 
 GAME = "twentyone"
-UTILITY = "points won or lost over the game: final points minus starting points"
+UTILITY = "points won or lost over the game (a disqualified player: its starting points)"
 ZERO_SUM = False  # every player plays against the dealer
 
 # --- rules --------------------------------------------------------------------------------
@@ -142,9 +132,6 @@ class TwentyOneRules(RuleSettings):
         """Legal bids for a player with `points` (> 0): below `min_bid` it may bid it all."""
         return min(self.min_bid, points), min(self.max_bid, points)
 
-    def combo_return(self, bid: int) -> int:
-        return round(self.combo_payout * bid)  # banker's rounding, as Haskell's `round`
-
     def insurance_return(self, bid: int) -> int:
         base = bid // 2 if self.insurance_on_side_bet else bid
         return round(self.insurance_payout * base)
@@ -165,33 +152,19 @@ def rules_of(rules: Settings) -> TwentyOneRules:
 BUST = -1  # Value(n) is n itself (0..21)
 CHARLIE = 30
 COMBO = 40
-CLASS_NAMES = {BUST: "Bust", CHARLIE: "Charlie", COMBO: "Combo"}
 
 
-def classify(n_cards: int, total: int, rules: TwentyOneRules, split: bool = False) -> int:
-    """The class of a player's finished hand as an int whose order is the spec's order of
-    classes. `split`: the hand came from a Split (a Combo only if `rules.combo_after_split`)."""
-    if n_cards == 2 and total == 21 and (rules.combo_after_split or not split):
+def classify(
+    n_cards: int, total: int, rules: TwentyOneRules, split: bool = False, dealer: bool = False
+) -> int:
+    """The class of a finished hand as an int whose order is the spec's order of classes.
+    `split`: a player's hand that a Split made (a Combo only if `rules.combo_after_split`);
+    `dealer`: the dealer's, a Charlie only at exactly `charlie_cards` cards (it draws on
+    past them)."""
+    if n_cards == 2 and total == 21 and (dealer or rules.combo_after_split or not split):
         return COMBO
-    if (
-        rules.charlie
-        and n_cards >= rules.charlie_cards
-        and (total <= 21 or not rules.charlie_bust_first)
-    ):
-        return CHARLIE
-    return BUST if total > 21 else total
-
-
-def classify_dealer(n_cards: int, total: int, rules: TwentyOneRules) -> int:
-    """The class of the dealer's final hand: as a player's, except that only a hand of
-    exactly `charlie_cards` cards is a Charlie (the dealer draws on past it)."""
-    if n_cards == 2 and total == 21:
-        return COMBO
-    if (
-        rules.charlie
-        and n_cards == rules.charlie_cards
-        and (total <= 21 or not rules.charlie_bust_first)
-    ):
+    five = n_cards == rules.charlie_cards if dealer else n_cards >= rules.charlie_cards
+    if rules.charlie and five and (total <= 21 or not rules.charlie_bust_first):
         return CHARLIE
     return BUST if total > 21 else total
 
@@ -240,7 +213,6 @@ POINTS = tuple(11 if c.rank == 1 else min(c.rank, 10) for c in DECK)  # the ace 
 VALUE = tuple(min(c.rank, 10) for c in DECK)  # 1..10, ace 1: the index of strategy tables
 RANK = tuple(c.rank for c in DECK)
 CODE = {card: code for code, card in enumerate(DECK)}
-CARD_TEXT = tuple(str(card) for card in DECK)
 
 
 def add_points(total: int, soft: int, points: int) -> tuple[int, int]:
@@ -273,32 +245,25 @@ def hand_value(codes: Iterable[int]) -> int:
     return vs
 
 
-def hand_total(codes: Iterable[int]) -> tuple[int, int]:
-    """(total, soft) of any hand of card codes (`hand_value` is for hands still in play)."""
-    total = soft = 0
-    for code in codes:
-        total, soft = add_points(total, soft, POINTS[code])
-    return total, soft
-
-
 # --- actions ------------------------------------------------------------------------------
 
 BID, HIT, STAND, DOUBLE, SPLIT, INSURANCE = range(6)
 ACTION_NAMES = ("Bid", "Hit", "Stand", "DoubleDown", "Split", "Insurance")
-# The actions are the spec's, as the player module declares them (`Bid(n)`, `Hit()`, …).
-# Bits of a legal-action mask, as handed to table policies.
+# Bits of a legal-action mask, as handed to the bots' policies.
 CAN_HIT, CAN_STAND, CAN_DOUBLE, CAN_SPLIT, CAN_INSURE = (
     1 << k for k in (HIT, STAND, DOUBLE, SPLIT, INSURANCE)
 )
 
 
 Action = Bid | Hit | Stand | DoubleDown | Split | Insurance
-_KIND = {Bid: BID, Hit: HIT, Stand: STAND, DoubleDown: DOUBLE, Split: SPLIT, Insurance: INSURANCE}
+_KIND = dict(zip(ACTION_NAMES, range(6), strict=True))
 
 
 def action_kind(action: object) -> tuple[int, int] | None:
-    """(kind, amount) of an action object, or None if it is not one."""
-    kind = _KIND.get(type(action))
+    """(kind, amount) of an action, or None if it is not one: an action is known by its
+    class's name and amount, so a player file's own classes (standard library only) are
+    the engine's."""
+    kind = _KIND.get(type(action).__name__)
     if kind is None:
         return None
     amount = getattr(action, "amount", 0)
@@ -328,23 +293,6 @@ class PlayerInfo(NamedTuple):
 
 PlayFunc = Callable[..., tuple[object, str | None]]
 """play(upcard, points, infos, player_id, memory, hand) -> (action, memory)"""
-
-
-@runtime_checkable
-class TablePolicy(Protocol):
-    """A player that is a plain function of the situation (no memory): the fast path.
-
-    `bid(points, low, high)` returns the bid; `act(up, total, soft, n_cards, pair, legal)`
-    returns an action kind (`HIT` … `INSURANCE`; amounts are implied). `up` is the up card's
-    value 1..10 (ace 1), `soft` whether an ace counts 11, `pair` the rank shared by a
-    two-card hand (0 if none), `legal` a mask of `CAN_*` bits. A policy with a true
-    `deterministic` attribute is memoised by situation; the loop does not time table
-    policies (they are table look-ups) but checks every action they return.
-    """
-
-    def bid(self, points: int, low: int, high: int) -> int: ...
-
-    def act(self, up: int, total: int, soft: bool, n_cards: int, pair: int, legal: int) -> int: ...
 
 
 # --- the state ----------------------------------------------------------------------------
@@ -392,14 +340,6 @@ class Hand:
         self.insured = 0  # the bid insured (main hand only); the side bet is bid // 2
         self.split = hand_id > 0  # hand 0 becomes a split hand when it splits
 
-    @property
-    def total(self) -> int:
-        return self.vs >> 1
-
-    @property
-    def soft(self) -> bool:
-        return bool(self.vs & 1)
-
 
 Row = tuple[tuple[int, ...], int, int, int, int]
 """One logged decision: (card codes in log order, seat or DEALER_SEAT, hand id, action kind,
@@ -417,23 +357,14 @@ DEALER_SEAT = -1
 
 
 class State:
-    """A whole game: rounds of bids, decisions, the dealer's play and settlement."""
+    """A whole game: rounds of bids, decisions, the dealer's play and settlement. `players`
+    are the players as the game was given them, `ids` what the table calls them (both in
+    seat order)."""
 
-    def __init__(
-        self,
-        rules: TwentyOneRules,
-        player_ids: Sequence[str],
-        rng: np.random.Generator,
-        seated: bool = False,
-    ):
-        if not 1 <= len(player_ids) <= rules.max_players:
-            raise ValueError(f"a table seats 1 to {rules.max_players} players")
-        if len(set(player_ids)) != len(player_ids) or DEALER in player_ids:
-            raise ValueError("player ids must be distinct and not 'dealer'")
+    def __init__(self, rules: TwentyOneRules, players: Sequence[str], ids: Sequence[str],
+                 rng: np.random.Generator):  # fmt: skip
         self.rules = rules
-        # the seat order, shuffled once (unless the ids come seated, as a logged game's)
-        order = range(len(player_ids)) if seated else rng.permutation(len(player_ids)).tolist()
-        self.ids: tuple[str, ...] = tuple(player_ids[i] for i in order)
+        self.players, self.ids = tuple(players), tuple(ids)
         self.shoe = Shoe(rules.decks, rng)
         self.points = [rules.starting_points] * len(self.ids)
         self.bankrupt_round: list[int | None] = [None] * len(self.ids)
@@ -448,7 +379,7 @@ class State:
             [classify(n, vs >> 1, rules, split=True) for vs in range(VS_LIMIT)] for n in range(32)
         ]
         self._dealer_class = [
-            [classify_dealer(n, vs >> 1, rules) for vs in range(VS_LIMIT)] for n in range(32)
+            [classify(n, vs >> 1, rules, dealer=True) for vs in range(VS_LIMIT)] for n in range(32)
         ]
         self._terminal = False
         self._start_round()
@@ -467,9 +398,6 @@ class State:
 
     def current_hand(self) -> Hand:
         return self._hands[self._seat][self._hand]
-
-    def upcard(self) -> int | None:
-        return None if self._bidding or self._terminal else self._dealer[0]
 
     def legal_mask(self) -> int:
         """CAN_* bits of the current decision (not bidding)."""
@@ -504,9 +432,22 @@ class State:
         if self._bidding:
             low, high = self.rules.bid_range(self.points[self._seat])
             return [Bid(n) for n in range(low, high + 1)]
-        mask, bid = self.legal_mask(), self.current_hand().bid
-        costs = {DOUBLE: bid, SPLIT: bid, INSURANCE: bid // 2}
-        return [make_action(k, costs.get(k, 0)) for k in range(1, 6) if mask >> k & 1]
+        mask = self.legal_mask()
+        return [self.action(k) for k in range(1, 6) if mask >> k & 1]
+
+    def action(self, kind: int) -> Action:
+        """The action of this kind on the current hand, with what it costs."""
+        bid = self.current_hand().bid
+        return make_action(kind, {DOUBLE: bid, SPLIT: bid, INSURANCE: bid // 2}.get(kind, 0))
+
+    def situation(self) -> tuple[int, int, bool, int, int]:
+        """(up, total, soft, n_cards, pair) of the current hand, as the bots' policies and
+        the evaluator see it: the up card's value 1..10 (ace 1), whether an ace counts 11,
+        the rank a two-card hand pairs (0: none)."""
+        hand = self._hands[self._seat][self._hand]
+        cards = hand.cards
+        pair = RANK[cards[0]] if len(cards) == 2 and RANK[cards[0]] == RANK[cards[1]] else 0
+        return VALUE[self._dealer[0]], hand.vs >> 1, bool(hand.vs & 1), len(cards), pair
 
     def why_illegal(self, kind: int, amount: int) -> str | None:
         """None if (kind, amount) is legal now, else the reason."""
@@ -561,27 +502,21 @@ class State:
         parsed = action_kind(action)
         if parsed is None:
             raise IllegalAction(f"not an action: {action!r}")
-        self.apply(*parsed)
-
-    def apply(self, kind: int, amount: int = 0) -> None:
+        kind, amount = parsed
         reason = self.why_illegal(kind, amount)
         if reason is not None:
             raise IllegalAction(reason)
         if self._bidding:
-            self.bid_trusted(amount)
+            seat = self._seat
+            self.points[seat] -= amount
+            self._bids[seat] = amount
+            self._rows.append(((), seat, 0, BID, amount))
+            self._next_bidder()
         else:
-            self.apply_trusted(kind)
+            self._play(kind)
 
-    def bid_trusted(self, amount: int) -> None:
-        """The fast path: `amount` was checked against `rules.bid_range` by the caller."""
-        seat = self._seat
-        self.points[seat] -= amount
-        self._bids[seat] = amount
-        self._rows.append(((), seat, 0, BID, amount))
-        self._next_bidder()
-
-    def apply_trusted(self, kind: int) -> None:
-        """The fast path: `kind` was checked against `legal_mask()` by the caller."""
+    def _play(self, kind: int) -> None:
+        """A decision on the current hand, found legal."""
         seat = self._seat
         hand = self._hands[seat][self._hand]
         self._first = False
@@ -745,10 +680,13 @@ class State:
     # -- results --
 
     def returns(self) -> tuple[float, ...]:
-        """Points won or lost by each seat (seat order) once the game is over, else 0.0."""
+        """Points won or lost by each seat (seat order) once the game is over, else 0.0; a
+        disqualified seat's starting points lost."""
         if not self._terminal:
             return (0.0,) * len(self.ids)
-        return tuple(float(p - self.rules.starting_points) for p in self.points)
+        start = self.rules.starting_points
+        return tuple(float(-start if out else p - start)
+                     for p, out in zip(self.points, self.disqualified, strict=True))  # fmt: skip
 
     def num_players(self) -> int:
         return len(self.ids)
@@ -760,17 +698,17 @@ class State:
         return copy.deepcopy(self, {id(x): x for x in shared})
 
     def standings(self) -> list[str]:
-        """Player ids, best first: players with points by points; then bankrupt players,
+        """The players, best first: those with points by points; then bankrupt players,
         later bankruptcy first; then disqualified players."""
 
         def key(seat: int) -> tuple[int, int, str]:
             if self.disqualified[seat] is not None:
-                return (2, 0, self.ids[seat])
+                return (2, 0, self.players[seat])
             if self.points[seat] > 0:
-                return (0, -self.points[seat], self.ids[seat])
-            return (1, -(self.bankrupt_round[seat] or 0), self.ids[seat])
+                return (0, -self.points[seat], self.players[seat])
+            return (1, -(self.bankrupt_round[seat] or 0), self.players[seat])
 
-        return [self.ids[s] for s in sorted(range(len(self.ids)), key=key)]
+        return [self.players[s] for s in sorted(range(len(self.ids)), key=key)]
 
     # -- what a player sees --
 
@@ -798,34 +736,39 @@ class State:
 def new_game(
     rules: TwentyOneRules,
     rng: np.random.Generator,
-    player_ids: Sequence[str] = ("1",),
+    players: Sequence[str] = ("1",),
+    swapped: bool = False,
     seated: bool = False,
 ) -> State:
-    """A game from its start: the players `player_ids` (seated in an order drawn from
-    `rng`, or in this order if `seated`: a logged game replayed), each with the rules'
-    starting points, before the first bid."""
-    return State(rules, player_ids, rng, seated)
+    """A game from its start, before the first bid: `players` seated in an order drawn
+    from `rng` and numbered as the server numbers them, or, if `seated`, in this order
+    under these ids (a logged game replayed); `swapped`: the first two exchanged at the
+    table (see the module's docstring)."""
+    players = list(players)
+    if not 1 <= len(players) <= rules.max_players:
+        raise ValueError(f"a table seats 1 to {rules.max_players} players")
+    if len(set(players)) != len(players) or (seated and DEALER in players):
+        raise ValueError("player ids must be distinct and not 'dealer'")
+    if swapped:
+        players[:2] = players[1::-1]
+    order = range(len(players)) if seated else rng.permutation(len(players)).tolist()
+    ids = players if seated else [str(k + 1) for k in range(len(players))]
+    return State(rules, [players[k] for k in order], [ids[k] for k in order], rng)
 
 
-# --- the game loop: the referee, with the spec's players and the table policies -----------
+NUM_PLAYERS = range(1, 11)  # `rules.max_players` may seat fewer
+FORFEIT = referee.seat_out  # a fault ends the player's game; the table plays on
+ONE_GAME_A_FILE = True  # a log pair holds one game, as the server writes it
+GAMES_PER_TASK = 50  # a task of a simulation: a few seconds of play, about 10 MB of logs
+LOG_BYTES_PER_DECISION = 200  # a round's rows of one seat, generously (about 140 measured)
 
-Player = PlayFunc | TablePolicy
+
+def limits(rules: TwentyOneRules) -> referee.Limits:
+    return referee.Limits(rules.decision_seconds, rules.memory_chars)
 
 
-def play_game(rules: TwentyOneRules, players: dict[str, Player], rng: np.random.Generator) -> State:
-    """Play one game to the end; `players` maps ids to players. Returns the final state
-    (points, standings, `disqualified` reasons and the round records for the logs). The
-    referee plays it: a player with the spec's interface is timed and checked on every
-    call, a table policy plays as the engine's own code; a fault disqualifies the player."""
-    state = State(rules, list(players), rng)
-    seats = [players[i] for i in state.ids]
-    referee.play(
-        state,
-        [_TableSeat(p) if isinstance(p, TablePolicy) else course_player(p) for p in seats],
-        referee.seat_out,
-        referee.Limits(rules.decision_seconds, rules.memory_chars),
-    )
-    return state
+def log_bytes(rules: TwentyOneRules, players: int) -> int:
+    return rules.rounds * players * LOG_BYTES_PER_DECISION
 
 
 def course_player(play: PlayFunc) -> referee.Course:
@@ -853,213 +796,27 @@ def _action_and_memory(result: object) -> tuple[object, object]:
     return result
 
 
-class _TableSeat:
-    """A table policy at the table: a bot that answers from the situation alone, without
-    building what the spec's interface shows."""
-
-    __slots__ = ("policy", "decide")
-
-    def __init__(self, policy: TablePolicy):
-        self.policy = policy
-        self.decide = _table_decider(policy)
-
-    def __call__(self, state: State) -> object:
-        seat = state._seat
-        if state._bidding:
-            points = state.points[seat]
-            return Bid(self.policy.bid(points, *state.rules.bid_range(points)))
-        hand = state._hands[seat][state._hand]
-        cards = hand.cards
-        pair = RANK[cards[0]] if len(cards) == 2 and RANK[cards[0]] == RANK[cards[1]] else 0
-        kind = self.decide(VALUE[state._dealer[0]], hand.vs, len(cards), pair, state.legal_mask())
-        if type(kind) is not int or not 0 < kind < 6:
-            return kind
-        return make_action(kind, _cost(state, kind) if kind not in (HIT, STAND) else 0)
-
-
-def _table_decider(policy: TablePolicy) -> Callable[[int, int, int, int, int], int]:
-    """decide(up, value state, n_cards, pair, legal): the policy, memoised when it declares
-    itself `deterministic` (a plain function of the situation)."""
-    act = policy.act
-
-    def decide(up: int, vs: int, n: int, pair: int, legal: int) -> int:
-        return act(up, vs >> 1, bool(vs & 1), n, pair, legal)
-
-    if not getattr(policy, "deterministic", False):
-        return decide
-    memo: dict[int, int] = {}
-
-    def remembered(up: int, vs: int, n: int, pair: int, legal: int) -> int:
-        key = (((up * 64 + vs) * 32 + n) * 16 + pair) * 64 + legal
-        kind = memo.get(key)
-        if kind is None:
-            kind = memo[key] = decide(up, vs, n, pair, legal)
-        return kind
-
-    return remembered
-
-
-def _cost(state: State, kind: int) -> int:
-    bid = state.current_hand().bid
-    return bid // 2 if kind == INSURANCE else bid
-
-
 # --- logs: a played game as the server's turn and score files, from one player's view ---
 
 
-def turns(state: State, perspective: str) -> Iterable[Turn]:
-    """The turn file's rows from `perspective`'s point of view, in play order."""
-    ids, cards = state.ids, DECK
+def log_rows(state: State, game: int = 1, me: str | None = None) -> tuple[list[Turn], list[Score]]:
+    """The game's turn rows (in play order) and score rows (your points, then the others'
+    sorted by id as text) from player `me`'s point of view (the first seat's if None); a
+    log pair holds one game, so `game` is not written."""
+    seat = 0 if me is None else state.players.index(me)
+    ids = state.ids
+    names = [(i, s == seat) for s, i in enumerate(ids)]
+    turns = []
     for record in state.records:
         if record.upcard is None:
             continue
-        upcard = cards[record.upcard]
-        for cards_, seat, hand_id, kind, bid in record.rows:
-            if seat == DEALER_SEAT:
-                player, mine = DEALER, False
-            else:
-                player = ids[seat]
-                mine = player == perspective
-            hand = tuple([cards[c] for c in cards_])
-            yield Turn(record.round, hand, player, mine, hand_id, ACTION_NAMES[kind], bid, upcard)
-
-
-def scores(state: State, perspective: str) -> Iterable[Score]:
-    """The score file's rows: your points, then the others' sorted by id as text."""
-    seat = state.ids.index(perspective)
-    others = sorted((s for s in range(len(state.ids)) if s != seat), key=state.ids.__getitem__)
-    for record in state.records:
-        points = record.points
-        yield Score(record.round, points[seat], tuple(points[s] for s in others))
-
-
-def turn_lines(state: State, perspective: str) -> Iterable[str]:
-    """The turn file's lines (CRLF), the bytes `parsers.twentyone.write_turns(turns(…))`
-    writes (the tests hold them equal), formatted from precomputed card texts: writing
-    through `Turn` records costs more than playing the game."""
-    ids, text = state.ids, CARD_TEXT
-    names = [f",{pid},{int(pid == perspective)},{{}},{{}},{{}},{{}}\r\n" for pid in ids]
-    names.append(f",{DEALER},0,{{}},{{}},{{}},{{}}\r\n")  # seat -1: the dealer
-    actions = ACTION_NAMES
-    for record in state.records:
-        if record.upcard is None:
-            continue
-        head, upcard = f"{record.round},", text[record.upcard]
-        for cards, seat, hand_id, kind, bid in record.rows:
-            hand = ";".join([text[c] for c in cards])
-            yield head + hand + names[seat].format(hand_id, actions[kind], bid, upcard)
-
-
-def write_logs(
-    state: State, perspective: str, directory: str | Path, stem: str
-) -> tuple[Path, Path]:
-    """Write `<stem>.csv` (turns) and `<stem>-score.csv` (scores) from `perspective`'s point
-    of view; returns their paths."""
-    turn_path, score_path = partial_pair(directory, stem)
-    with open(turn_path, "w", newline="", encoding="utf-8") as out:
-        out.write("".join(turn_lines(state, perspective)))
-    write_scores(score_path, scores(state, perspective))
-    return publish_pair(directory, stem)
-
-
-def write_logs_via_records(
-    state: State, perspective: str, directory: str | Path, stem: str
-) -> tuple[Path, Path]:
-    """The same files through `parsers.twentyone`'s record writers (the reference)."""
-    turn_path, score_path = partial_pair(directory, stem)
-    write_turns(turn_path, turns(state, perspective))
-    write_scores(score_path, scores(state, perspective))
-    return publish_pair(directory, stem)
-
-
-# --- simulations: games between bots, logs in the server's format --------------------------
-
-EPOCH = datetime(2021, 10, 1)  # stems look like the server's timestamps; game g is EPOCH + g s
-
-
-def stem(seed: int, game: int) -> str:
-    return f"{EPOCH + timedelta(seconds=game):%Y%m%d-%H%M%S}-s{seed}"
-
-
-GAMES_PER_TASK = 50  # a task of `simulate`: a few seconds of play, about 10 MB of logs
-
-
-def simulate(
-    rules: TwentyOneRules,
-    players: Sequence[str],
-    games: int,
-    seed: int,
-    out: str | Path,
-    *,
-    make_bot: Callable[[str, TwentyOneRules, np.random.Generator], Player],
-    progress: Callable[[str, int, int], None] | None = None,
-    me: int = 0,
-    runner: Runner = SERIAL,
-) -> dict[str, Any]:
-    """Play `games` games between the bots named in `players` (one a seat; `make_bot(spec,
-    rules, rng)` makes each from its own generator) and write each game's logs into `out`
-    from seat `me`'s point of view; returns the summary (net points, hands and wins per
-    player). Game g draws its table's and its players' generators from the g-th child of
-    `seed`, so the same seed writes the same bytes, in tasks of GAMES_PER_TASK games run
-    by `runner` (`make_bot` then must pickle) and summed in game order."""
-    ids = [str(i + 1) for i in range(len(players))]  # the server's ids are numbers
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    chunks = spans(games, GAMES_PER_TASK)
-    tasks = [(rules, players, make_bot, span, seed, out.absolute(), me) for span in chunks]
-    totals, wins, played = (dict.fromkeys(ids, 0) for _ in range(3))  # played: hands bid on
-    disqualified: dict[str, str] = {}
-    for span, part in zip(chunks, runner.map(_play_games, tasks), strict=True):
-        for summed, counts in zip((totals, wins, played), part[:3], strict=True):
-            for pid, count in counts.items():
-                summed[pid] += count
-        disqualified.update(part[3])
-        if progress:
-            progress("games", span.stop, games)
-    return {
-        "rules": dataclasses.asdict(rules),
-        "seed": seed,
-        "out": str(out),
-        "games": games,
-        "player_hands": sum(played.values()),
-        "perspective": ids[me],
-        "players": [
-            {
-                "id": pid,
-                "bot": spec,
-                "hands": played[pid],
-                "net_points": totals[pid],
-                "games_won": wins[pid],
-            }
-            for pid, spec in zip(ids, players, strict=True)
-        ],
-        "disqualified": disqualified,
-    }
-
-
-def _play_games(task: tuple) -> tuple[dict[str, int], dict[str, int], dict[str, int], dict]:
-    """One task of `simulate`: its games played and written, and what they add up to."""
-    rules, players, make_bot, span, seed, out, me = task
-    ids = [str(i + 1) for i in range(len(players))]
-    totals, wins, played = (dict.fromkeys(ids, 0) for _ in range(3))
-    disqualified: dict[str, str] = {}
-    for game in span:
-        sequence = child(seed, game)
-        table_rng, *rngs = (np.random.default_rng(s) for s in sequence.spawn(len(players) + 1))
-        seated = {
-            pid: make_bot(spec, rules, rng)
-            for pid, spec, rng in zip(ids, players, rngs, strict=True)
-        }
-        state = play_game(rules, seated, table_rng)
-        write_logs(state, ids[me], out, stem(seed, game))
-        for pid, points in zip(state.ids, state.points, strict=True):
-            totals[pid] += points - rules.starting_points
-        wins[state.standings()[0]] += 1
-        for seat, reason in enumerate(state.disqualified):
-            if reason is not None:
-                disqualified[f"game {game} player {state.ids[seat]}"] = reason
-        for record in state.records:
-            for row in record.rows:
-                if row[3] == BID:
-                    played[state.ids[row[1]]] += 1
-    return totals, wins, played, disqualified
+        upcard = DECK[record.upcard]
+        for cards, at, hand_id, kind, bid in record.rows:
+            player, mine = (DEALER, False) if at == DEALER_SEAT else names[at]
+            hand = tuple([DECK[c] for c in cards])
+            turns.append(Turn(record.round, hand, player, mine, hand_id, ACTION_NAMES[kind], bid,
+                              upcard))  # fmt: skip
+    others = sorted((s for s in range(len(ids)) if s != seat), key=ids.__getitem__)
+    scores = [Score(r.round, r.points[seat], tuple(r.points[s] for s in others))
+              for r in state.records]  # fmt: skip
+    return turns, scores

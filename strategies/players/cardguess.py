@@ -1,21 +1,15 @@
 """The card-guessing player: the code of every generated card-guessing file.
 
 `mine generate cardguess` copies this module below its own docstring into the file and
-writes the fitted trees into `TREES` (empty here). The handout's interface, with cards as
-the spec's strings (`3C`, `TH`, `AS`): `feedback(answer, guess)`, `initial_guess(n)` and
-`next_guess((guess, state), feedback)`.
-
-A file plays exactly the n it has a searched tree for, and refuses any other n:
-`initial_guess(n)` raises ValueError saying so. It never plays an n worse than the greedy
-guesser would: without a tree no rule a standard-library file can run within the
-handout's time matches greedy (its rule in pure Python takes seconds a call for n = 3).
-A tree is walked by the feedback codes of its edges; off the tree (a feedback no answer
-the tree was searched for gives) a fallback guesses the first hand consistent with every
-feedback so far among the first FALLBACK_HANDS hands, else the first hand not yet guessed,
-so it never fails. Its budget is counted in hands, not seconds: the same file makes the
-same guesses on every machine. The engine computes its feedback with this module's
-`card_feedback`: one rule for both.
-"""
+writes the fitted trees into `TREES` (empty here). The handout's interface, cards as the
+spec's strings (`TH`): `feedback(answer, guess)`, `initial_guess(n)`, `next_guess((guess,
+state), feedback)`. A file plays exactly the n it has a searched tree for and refuses
+others (ValueError): without a tree, no rule a standard-library file can run within the
+handout's time matches greedy (greedy in pure Python takes seconds a call for n = 3). Off
+the tree (a feedback no answer of the search gives) a fallback guesses the first of the
+first FALLBACK_HANDS hands consistent with every feedback so far, else the first hand not
+yet guessed, so it never fails; its budget counts hands, not seconds, so the same file
+guesses alike on every machine. The engine's feedback is `card_feedback`: one rule."""
 
 import array
 import base64
@@ -51,13 +45,7 @@ def card_text(card: int) -> str:
 
 def overlap(answer: Sequence[int], guess: Sequence[int]) -> int:
     """Multiset overlap: each guess value matches at most one answer value."""
-    unmatched = list(guess)
-    matched = 0
-    for value in answer:
-        if value in unmatched:
-            unmatched.remove(value)
-            matched += 1
-    return matched
+    return sum(min(list(answer).count(value), list(guess).count(value)) for value in set(guess))
 
 
 def card_feedback(answer: Sequence[int], guess: Sequence[int]) -> Numbers:
@@ -85,16 +73,13 @@ def _tree(n: int) -> tuple[bytes, array.array, array.array]:
     if n not in _DECODED:
         nodes, text = TREES[n]
         raw = zlib.decompress(base64.b64decode(text))
-        children = array.array("H")
+        children, codes = array.array("H"), array.array("H")
         children.frombytes(raw[nodes * n : nodes * n + 2 * nodes])
-        codes = array.array("H")
         codes.frombytes(raw[nodes * n + 2 * nodes :])
-        if sys.byteorder == "big":
+        if sys.byteorder == "big":  # packed little-endian
             children.byteswap()
             codes.byteswap()
-        first = array.array("I", [0])
-        first.extend(accumulate(children))
-        _DECODED[n] = (raw[: nodes * n], first, codes)
+        _DECODED[n] = (raw[: nodes * n], array.array("I", [0, *accumulate(children)]), codes)
     return _DECODED[n]
 
 
@@ -103,8 +88,9 @@ def _guess_at(n: int, node: int) -> list[str]:
     return [card_text(card) for card in guesses[node * n : (node + 1) * n]]
 
 
-def _code(numbers: Sequence[int]) -> int:
-    """A feedback as one number, base 5 (each of its numbers is 0 … 4)."""
+def feedback_code(numbers: Sequence[int]) -> int:
+    """A feedback as one number 0 … 3124, base 5 (each of its numbers is 0 … 4), correct
+    cards the most significant digit."""
     code = 0
     for number in numbers:
         code = code * 5 + int(number)
@@ -127,7 +113,7 @@ def next_guess(previous: Said, numbers: Sequence[int]) -> Said:
     history = (*history, (tuple(card_number(c) for c in guess), said))
     if node >= 0:
         _, first, codes = _tree(n)
-        code = _code(said)
+        code = feedback_code(said)
         low, high = first[node] + 1, first[node + 1] + 1
         at = bisect.bisect_left(codes, code, low, high)
         if at < high and codes[at] == code:

@@ -31,6 +31,7 @@ after a play at a turn, `models.ginrummy`):
 """
 
 import re
+from itertools import combinations
 
 SUITS = "SHDC"
 BLOCK = (1 << 13) - 1
@@ -78,7 +79,7 @@ def _melds_by_lowest():
     for rank in range(13):
         bits = [1 << (13 * suit + rank) for suit in range(4)]
         for size in (3, 4):
-            for group in _combinations(bits, size):
+            for group in combinations(bits, size):
                 melds.append(sum(group))
     for suit in range(4):
         for size in (3, 4, 5):
@@ -89,16 +90,6 @@ def _melds_by_lowest():
         value = sum(VALUES[i] for i in range(52) if meld >> i & 1)
         by_lowest[(meld & -meld).bit_length() - 1].append((meld, value))
     return tuple(tuple(group) for group in by_lowest)
-
-
-def _combinations(items, size):
-    if size == 0:
-        return [()]
-    return [
-        (items[i], *rest)
-        for i in range(len(items))
-        for rest in _combinations(items[i + 1 :], size - 1)
-    ]
 
 
 BY_LOWEST = _melds_by_lowest()
@@ -218,16 +209,9 @@ MEMORY = re.compile(
 class Memory:
     __slots__ = ("scores", "hand", "plays", "first", "stock", "last", "dead", "took", "shunned")
 
-    def __init__(self, scores, hand, plays, first, stock, last, dead, took, shunned):
-        self.scores = scores
-        self.hand = hand
-        self.plays = plays
-        self.first = first
-        self.stock = stock
-        self.last = last
-        self.dead = dead
-        self.took = took
-        self.shunned = shunned
+    def __init__(self, *values):  # in the order of __slots__
+        for name, value in zip(self.__slots__, values, strict=True):
+            setattr(self, name, value)
 
     def dump(self):
         last = "-" if self.last is None else str(self.last)
@@ -247,22 +231,14 @@ def parse_memory(text):
         raise ValueError(f"malformed memory {text[:40]!r}")
     s0, s1, hand, plays, first, stock, last, dead, took, shunned = found.groups()
     full = (1 << 52) - 1
-    masks = [int(hand, 16), int(dead, 16), int(took, 16), int(shunned, 16)]
+    masks = [int(mask, 16) for mask in (hand, dead, took, shunned)]
     if any(mask > full for mask in masks) or int(stock) > STOCK_SIZE:
         raise ValueError("memory holds cards or counts out of range")
     if last != "-" and int(last) >= 52:
         raise ValueError("memory holds a card out of range")
-    return Memory(
-        (int(s0), int(s1)),
-        masks[0],
-        int(plays),
-        first == "1",
-        int(stock),
-        None if last == "-" else int(last),
-        masks[1],
-        masks[2],
-        masks[3],
-    )
+    hand, dead, took, shunned = masks
+    return Memory((int(s0), int(s1)), hand, int(plays), first == "1", int(stock),
+                  None if last == "-" else int(last), dead, took, shunned)  # fmt: skip
 
 
 def _observe(memory, discard_top, scores, opponent_draw, hand):
@@ -287,17 +263,8 @@ def _observe(memory, discard_top, scores, opponent_draw, hand):
         else:
             shunned |= last
     took &= ~top
-    return Memory(
-        scores,
-        mask,
-        state.plays,
-        state.first,
-        max(stock, 0),
-        state.last,
-        dead | top,
-        took,
-        shunned | top,
-    )
+    return Memory(scores, mask, state.plays, state.first, max(stock, 0), state.last, dead | top,
+                  took, shunned | top)  # fmt: skip
 
 
 # --- decisions ---------------------------------------------------------------------------
@@ -349,36 +316,31 @@ def _could_meld(card, hidden):
     return False
 
 
+def relation(index, took, shunned):
+    """How a discard (card index) stands to the cards the opponent `took` from the pile and
+    those it `shunned` (discarded or let pass) this round: (picked, passed), the fitted
+    `DANGER`'s indices and the statistics' categories. Picked: 3 one of its rank, 2 a suit
+    neighbour, 1 one two away in its suit, else 0; passed: 2 one of its rank, 1 a suit
+    neighbour, else 0."""
+    rank, suit = index % 13, index // 13
+    others = [13 * other + rank for other in range(4) if other != suit]
+    steps = [step for step in (-2, -1, 1, 2) if 0 <= rank + step < 13]
+    near = {abs(step) for step in steps if took >> (13 * suit + rank + step) & 1}
+    picked = 3 if any(took >> i & 1 for i in others) else 2 if 1 in near else 1 if near else 0
+    if any(shunned >> i & 1 for i in others):
+        return picked, 2
+    return picked, int(any(shunned >> (13 * suit + rank + step) & 1 for step in steps
+                           if abs(step) == 1))  # fmt: skip
+
+
 def _danger(state, card, mine):
     """The chance the opponent picks `card` up: none if no meld it could make with it
     (given the cards `mine` and those gone dead), else the fitted `DANGER`."""
     if not _could_meld(card, ((1 << 52) - 1) & ~mine & ~state.dead):
         return 0.0
     index = card.bit_length() - 1
-    rank, suit = index % 13, index // 13
-    took, shunned = state.took, state.shunned
-    same = adjacent = near = 0
-    for other in range(4):
-        if other != suit and took >> (13 * other + rank) & 1:
-            same = 1
-    for step in (-2, -1, 1, 2):
-        neighbour = rank + step
-        if 0 <= neighbour < 13 and took >> (13 * suit + neighbour) & 1:
-            if abs(step) == 1:
-                adjacent = 1
-            else:
-                near = 1
-    picked = 3 if same else 2 if adjacent else 1 if near else 0
-    passed = 0
-    for other in range(4):
-        if other != suit and shunned >> (13 * other + rank) & 1:
-            passed = 2
-    if not passed:
-        for step in (-1, 1):
-            neighbour = rank + step
-            if 0 <= neighbour < 13 and shunned >> (13 * suit + neighbour) & 1:
-                passed = 1
-    return DANGER[picked][passed][rank]
+    picked, passed = relation(index, state.took, state.shunned)
+    return DANGER[picked][passed][index % 13]
 
 
 def _bucket(state, ahead=0):
@@ -404,12 +366,10 @@ def pick(discard_top, scores, memory, opponent_draw, hand):
     # Both draws valued alike, by the fitted worth of the deadwood they leave after this
     # play's discard (the stock's over the live cards).
     bucket = _bucket(state)
-    draw = "stock"
     if WORTH[bucket][take] > _after_draw(mask, _unseen(state, mask), bucket):
-        draw = "discard"
-    if draw == "stock":
-        state.stock -= 1
-    return draw, state.dump()
+        return "discard", state.dump()
+    state.stock -= 1
+    return "stock", state.dump()
 
 
 def play(picked, scores, memory, hand):
@@ -418,10 +378,7 @@ def play(picked, scores, memory, hand):
     drawn = 1 << index_of(picked)
     mask = mask_of(hand)
     full = mask | drawn
-    options = []
-    for card in bits(mask):
-        options.append((deadwood(full ^ card), card))
-    options.sort()
+    options = sorted((deadwood(full ^ card), card) for card in bits(mask))
     least = options[0][0]
     may_call = state.plays >= 1
     bucket = _bucket(state)
@@ -462,12 +419,8 @@ def play(picked, scores, memory, hand):
 def melds(scores, memory, hand):
     """A least-deadwood declaration: the melds, then each deadwood card on its own."""
     by_bit = {1 << index_of(card): card for card in hand}
-    mask = mask_of(hand)
-    chosen = arrangement(mask)
-    used = 0
-    out = []
-    for meld in chosen:
-        used |= meld
-        out.append(tuple(by_bit[card] for card in bits(meld)))
-    out.extend((by_bit[card],) for card in bits(mask & ~used))
-    return out
+    chosen = arrangement(mask_of(hand))
+    rest = mask_of(hand) & ~sum(chosen)  # the melds of an arrangement share no card
+    return [tuple(by_bit[card] for card in bits(meld)) for meld in chosen] + [
+        (by_bit[card],) for card in bits(rest)
+    ]

@@ -7,7 +7,7 @@ the class of the winning feedback is the guess itself, and is done.
 - The one-step rules the baselines use score every guess of a pool at once (one feedback
   matrix, one `bincount`): `greedy` minimises the expected number of candidates left (the
   handout's hint 3), `entropy` maximises the information of the feedback.
-- `search` builds a whole tree — the next guess for every feedback history — minimising
+- `Search` builds a whole tree — the next guess for every feedback history — minimising
   the expected number of guesses: at each node the `width` guesses that a cheap estimate
   ranks first are each solved exactly below (recursively), with a lower bound pruning the
   hopeless ones; guesses need not be candidates (a non-candidate can split better). Below
@@ -47,31 +47,24 @@ def class_weights(codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return summed.reshape(rows, FEEDBACKS)
 
 
-def score_pool(
-    candidates: HandSet,
-    weights: np.ndarray,
-    pool: HandSet,
-    score: Callable[[np.ndarray, np.ndarray, int], np.ndarray],
-) -> np.ndarray:
+Score = Callable[[np.ndarray, np.ndarray, int], np.ndarray]  # (class weights, sizes, n)
+
+
+def score_pool(candidates: HandSet, weights: np.ndarray, pool: HandSet, score: Score) -> np.ndarray:
     """`score(class weights, class sizes, n)` of every guess of the pool, in chunks."""
-    rows = max(1, CHUNK // max(1, len(candidates)))
+    rows, ones = max(1, CHUNK // max(1, len(candidates))), np.ones(len(candidates))
     out = np.empty(len(pool))
-    ones = np.ones(len(candidates))
     for start in range(0, len(pool), rows):
-        part = pool.take(np.arange(start, min(start + rows, len(pool))))
-        codes = feedback_matrix(candidates, part)
-        out[start : start + len(part)] = score(
-            class_weights(codes, weights), class_weights(codes, ones), candidates.n
-        )
+        codes = feedback_matrix(candidates, pool.take(np.arange(len(pool))[start : start + rows]))
+        masses, sizes = class_weights(codes, weights), class_weights(codes, ones)
+        out[start : start + len(codes)] = score(masses, sizes, candidates.n)
     return out
 
 
 def expected_left(masses: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
     """The handout's hint 3: the expected number of candidates left after the guess (the
     winning class leaves none)."""
-    total = masses.sum(axis=1)
-    left = (masses * sizes).sum(axis=1) - masses[:, winning_code(n)]
-    return left / total
+    return ((masses * sizes).sum(axis=1) - masses[:, winning_code(n)]) / masses.sum(axis=1)
 
 
 def information(masses: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
@@ -89,11 +82,8 @@ def estimated_guesses(masses: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarr
     one more guess, of two one and a half, a larger class about 2 - 1/s plus the further
     splits its size needs; the winning class needs none."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        per = np.where(
-            sizes > 1,
-            2.0 - 1.0 / sizes + np.log(np.maximum(sizes, 1) / 3.0).clip(0) / np.log(BRANCHING),
-            1.0,
-        )
+        splits = np.log(np.maximum(sizes, 1) / 3.0).clip(0) / np.log(BRANCHING)
+        per = np.where(sizes > 1, 2.0 - 1.0 / sizes + splits, 1.0)
     per[:, winning_code(n)] = 0.0
     return 1.0 + (masses * per).sum(axis=1) / masses.sum(axis=1)
 
@@ -108,13 +98,8 @@ def spread(count: int, limit: int) -> np.ndarray:
     return np.unique(np.linspace(0, count - 1, limit).round().astype(np.int64))
 
 
-def best_candidate(
-    candidates: HandSet,
-    weights: np.ndarray,
-    rule: str,
-    limit: int = 1500,
-    considered: np.ndarray | None = None,
-) -> int:
+def best_candidate(candidates: HandSet, weights: np.ndarray, rule: str, limit: int = 1500,
+                   considered: np.ndarray | None = None) -> int:  # fmt: skip
     """The position of the candidate the one-step `rule` prefers (the first on ties),
     among the positions `considered` (default: all, or `limit` evenly spaced ones)."""
     if len(candidates) == 1:
@@ -154,15 +139,12 @@ def one_of_each_shape(n: int) -> np.ndarray:
 
 def distinct_shapes(shape: np.ndarray, order: np.ndarray, width: int) -> np.ndarray:
     """The first `width` positions of `order` whose shapes differ."""
-    chosen: list[int] = []
-    seen: set[int] = set()
+    chosen: dict[int, int] = {}  # shape → its first position, in order
     for position in order:
         if len(chosen) == width:
             break
-        if int(shape[position]) not in seen:
-            seen.add(int(shape[position]))
-            chosen.append(int(position))
-    return np.array(chosen, np.int64)
+        chosen.setdefault(int(shape[position]), int(position))
+    return np.array(list(chosen.values()), np.int64)
 
 
 # --- the search ---------------------------------------------------------------------------
@@ -196,19 +178,14 @@ class Search:
     """The tree for answers `hands(n)` weighted by `prior` (None: uniform)."""
 
     def __init__(self, n: int, prior: np.ndarray | None, plan: Plan):
-        self.n = n
-        self.universe = hands(n)
+        self.n, self.plan, self.universe = n, plan, hands(n)
         size = len(self.universe)
         self.prior = np.ones(size) if prior is None else np.asarray(prior, float)
-        self.plan = plan
-        self.extras = spread(size, plan.extras)
-        self.win = winning_code(n)
-        self.nodes_solved = 0
-        self.shapes = shapes(self.universe)
+        self.extras, self.shapes = spread(size, plan.extras), shapes(self.universe)
+        self.win, self.nodes_solved = winning_code(n), 0
 
     def run(self) -> Node:
-        everything = np.arange(len(self.universe))
-        return self.solve(everything, 0, self.root_pool())
+        return self.solve(np.arange(len(self.universe)), 0, self.root_pool())
 
     def root_pool(self) -> np.ndarray:
         """One hand of each shape (the first), or `root_pool` of them evenly spaced: at the
@@ -227,11 +204,9 @@ class Search:
             return self._few(idx, w)
         if pool is None:
             pool = self._pool(idx)
-        candidates = self.universe.take(idx)
-        scores = score_pool(candidates, w, self.universe.take(pool), estimated_guesses)
-        order = distinct_shapes(
-            self.shapes[pool], np.argsort(scores, kind="stable"), self.plan.width(depth)
-        )
+        scores = score_pool(self.universe.take(idx), w, self.universe.take(pool), estimated_guesses)
+        ranked = np.argsort(scores, kind="stable")
+        order = distinct_shapes(self.shapes[pool], ranked, self.plan.width(depth))
         best: Node | None = None
         for position in order:
             guess = int(pool[position])
@@ -261,9 +236,8 @@ class Search:
     def _codes(self, idx: np.ndarray, guess: int) -> np.ndarray:
         return feedback_matrix(self.universe.take(idx), self.universe.take(np.array([guess])))[0]
 
-    def _try(
-        self, idx: np.ndarray, w: np.ndarray, guess: int, depth: int, bound: float
-    ) -> Node | None:
+    def _try(self, idx: np.ndarray, w: np.ndarray, guess: int, depth: int,
+             bound: float) -> Node | None:  # fmt: skip
         """The node guessing `guess` with every class solved below, or None once its cost
         cannot beat `bound`."""
         codes = self._codes(idx, guess)
@@ -290,12 +264,6 @@ class Search:
             if node.cost >= bound:
                 return None
         return node
-
-
-def search(n: int, prior: np.ndarray | None = None, plan: Plan | None = None) -> Node:
-    """The guessing tree for n-card answers drawn with `prior` (one weight per hand of
-    `hands(n)`; None: uniform)."""
-    return Search(n, prior, plan or Plan()).run()
 
 
 # --- the tree as flat rows ----------------------------------------------------------------
@@ -338,29 +306,13 @@ class Trees:
 
 
 def flatten(n: int, root: Node) -> FlatTree:
-    guess, parent, code, depth, cost, answers, first = [], [], [], [], [], [], []
-    queue: list[tuple[Node, int, int, int]] = [(root, -1, -1, 0)]
-    head = 0
-    while head < len(queue):
-        node, up, via, level = queue[head]
+    rows, first, queue = [], [], [(root, -1, -1, 0)]
+    for head, (node, up, via, level) in enumerate(queue):  # the queue grows as it is read
         first.append(len(queue) - 1)
-        guess.append(node.guess)
-        parent.append(up)
-        code.append(via)
-        depth.append(level)
-        cost.append(node.cost)
-        answers.append(node.answers)
-        for feedback_code in sorted(node.children):
-            queue.append((node.children[feedback_code], head, feedback_code, level + 1))
-        head += 1
+        rows.append((node.guess, up, via, level, node.cost, node.answers))
+        queue += [(node.children[code], head, code, level + 1) for code in sorted(node.children)]
     first.append(len(queue) - 1)
-    return FlatTree(
-        n,
-        np.array(guess, np.int64),
-        np.array(parent, np.int64),
-        np.array(code, np.int64),
-        np.array(depth, np.int64),
-        np.array(first, np.int64),
-        np.array(cost, float),
-        np.array(answers, np.int64),
-    )
+    guess, parent, code, depth, cost, answers = map(np.array, zip(*rows, strict=True))
+    return FlatTree(n, guess.astype(np.int64), parent.astype(np.int64), code.astype(np.int64),
+                    depth.astype(np.int64), np.array(first, np.int64), cost.astype(float),
+                    answers.astype(np.int64))  # fmt: skip

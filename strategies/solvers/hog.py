@@ -64,12 +64,9 @@ class TurnModel:
     @classmethod
     def from_rules(cls, rules: HogRules = DEFAULT_RULES) -> TurnModel:
         face = np.full(rules.dice_sides, 1.0 / rules.dice_sides)
-        return cls(
-            goal=rules.goal,
-            roll_points=roll_distribution(face, rules.max_rolls, rules.sow_sad),
-            tail=tail_map(rules) if rules.pig_tail else None,
-            swine=swine_map(rules, rules.goal),
-        )
+        points = roll_distribution(face, rules.max_rolls, rules.sow_sad)
+        tail = tail_map(rules) if rules.pig_tail else None
+        return cls(rules.goal, points, tail, swine_map(rules, rules.goal))
 
 
 def roll_distribution(face: np.ndarray, max_rolls: int, sow_sad: bool = True) -> np.ndarray:
@@ -81,15 +78,10 @@ def roll_distribution(face: np.ndarray, max_rolls: int, sow_sad: bool = True) ->
     sides = len(face)
     width = max_rolls * sides + 1
     out = np.zeros((max_rolls + 1, width))
-    no_one = face.copy()
-    if sow_sad:
-        no_one[0] = 0.0
-    sums = np.zeros(width)
-    sums[0] = 1.0
+    one_die = np.concatenate(([0.0, 0.0 if sow_sad else face[0]], face[1:]))  # points 0..sides
+    sums = np.eye(width)[0]
     for k in range(1, max_rolls + 1):
-        step = np.convolve(sums, np.concatenate(([0.0], no_one)))[:width]
-        sums = step
-        out[k] = sums
+        sums = out[k] = np.convolve(sums, one_die)[:width]
         if sow_sad:
             out[k, 1] += 1.0 - (1.0 - face[0]) ** k
     return out
@@ -141,8 +133,7 @@ def solve(model: TurnModel, policy_a: Policy, policy_b: Policy) -> Solution:
     points = np.arange(1, roll.shape[0] + 1)
     actions = model.actions
     for total in range(2 * goal - 2, -1, -1):
-        s = np.arange(max(0, total - goal + 1), min(total, goal - 1) + 1)
-        o = total - s
+        s, o = _diagonal(total, goal)
         for x in (0, 1):
             value = _action_values(model, win[1 - x], s, o, roll, points)
             if policies[x] is None:
@@ -170,8 +161,7 @@ def stuck(model: TurnModel, policy_a: np.ndarray, policy_b: np.ndarray) -> np.nd
         reach = np.zeros((2, goal, goal))  # reach[x, s, o]: x to move with s against o
         reach[first, 0, 0] = 1.0
         for total in range(2 * goal - 1):
-            s = np.arange(max(0, total - goal + 1), min(total, goal - 1) + 1)
-            o = total - s
+            s, o = _diagonal(total, goal)
             for x in (0, 1):
                 mass, policy = reach[x, s, o], policies[x][s, o]
                 ended[first, x] += max(float(mass @ (1.0 - policy.sum(axis=1))), 0.0)
@@ -181,6 +171,12 @@ def stuck(model: TurnModel, policy_a: np.ndarray, policy_b: np.ndarray) -> np.nd
                     tail = (s + model.tail[o])[:, None]
                     _turn_ends(model, reach[1 - x], o, tail, (mass * policy[:, 0])[:, None])
     return ended
+
+
+def _diagonal(total: int, goal: int) -> tuple[np.ndarray, np.ndarray]:
+    """The states (s, o) below the goal whose scores add up to `total`."""
+    s = np.arange(max(0, total - goal + 1), min(total, goal - 1) + 1)
+    return s, total - s
 
 
 def _turn_ends(model, reach, opponent, total, chance) -> None:

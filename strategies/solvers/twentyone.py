@@ -1,20 +1,24 @@
-"""TwentyOne by exact computation: the optimal flat-bet return and its chart, for any rules.
+"""TwentyOne by exact computation: the optimal flat-bet return and its chart, for any rules
+or for a game learned from logs.
 
 `solve(rules, decks)` computes, without sampling, the expected net return per hand per unit
 of bid of the best strategy for one player alone at the table (the dealer plays whenever
 one of the player's hands is not bust), for an infinite deck (`decks=None`) or for a hand
 dealt from a full shoe of `decks` decks, where the strategy may depend on the exact cards in
 hand (composition-dependent) and the dealer's chances are computed from the cards left.
+`solve_game(game, …)` solves a `Game`: what the solver needs of the rules, which the rules
+give (`game_of`) and `models.twentyone` learns from logs (payoffs by hand, the dealer's
+rule, insurance's net, which actions exist), with its card chances; given a `prefer`red
+chart, it keeps that chart's action wherever another is not worth `margin` more.
 
-How. The dealer's final class given its up card is a sum over the multisets of cards it can
-draw (it draws while 16 or less, with no card limit unless the rules set one): each
-multiset is counted once with the number of orders in which the dealer's rule draws it, so
-that for any shoe its probability is that count times a product of falling factorials
-(`DealerTable`). The player's side is a recursion over hand compositions with memoisation
-(`_Solver`): stand / hit (also on a Combo: the course engine asks every hand) / DoubleDown
-(also on a Combo, paid as a Combo on the doubled bid, and on split hands) / Split /
-Insurance, Charlie and Combo included. By exchangeability the
-dealer's hole card and draws can be taken from the shoe left after the player's cards.
+How. The dealer's final hand given its up card is a sum over the multisets of cards it can
+draw: each multiset is counted once with the number of orders in which the dealer's rule
+draws it, so that for any shoe its probability is that count times a product of falling
+factorials (`DealerTable`). The player's side is a recursion over hand compositions with
+memoisation (`_Solver`): stand / hit (also on a Combo: the course engine asks every hand) /
+DoubleDown (also on a Combo, paid as a Combo on the doubled bid, and on split hands) /
+Split / Insurance. By exchangeability the dealer's hole card and draws can be taken from
+the shoe left after the player's cards.
 
 Splits are unlimited, as in the engine. A split hand that is dealt a card of its pair's
 rank may split again; in an infinite deck the hands of a split are independent, so the
@@ -38,7 +42,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from math import comb
 
@@ -55,7 +59,6 @@ from mine.strategies.engines.twentyone import (
     TwentyOneRules,
     add_points,
     classify,
-    classify_dealer,
     dealer_hits,
     return_multiple,
 )
@@ -69,8 +72,9 @@ from mine.strategies.engines.twentyone_chart import (
 )
 
 RANKS_PER_VALUE = np.array([1, 1, 1, 1, 1, 1, 1, 1, 1, 4])  # ten, jack, queen, king
-N_CLASSES = 25  # class index: Bust 0, Value(n) n + 1, Charlie 23, Combo 24
+INFINITE = RANKS_PER_VALUE / 13.0
 SAME_RANK = 1 / 13  # infinite deck: the chance that a card has a given rank
+CLASSES = (BUST, *range(22), CHARLIE, COMBO)  # class index i ↔ CLASSES[i]
 
 
 def class_index(cls: int) -> int:
@@ -79,6 +83,53 @@ def class_index(cls: int) -> int:
 
 def points(value: int) -> int:
     return 11 if value == 1 else value
+
+
+@dataclass(frozen=True, eq=False)
+class Game:
+    """The game as the solver sees it: what a final hand (`player_cell` of its cards, total
+    and whether a split made it) gets back per unit of bid against the dealer's final hand
+    (`dealer_cell`), when the dealer draws, where a hand stops, what insurance nets per
+    unit of bid (the side bet included: the dealer has a Combo, has none, does not play),
+    which actions exist."""
+
+    probs: np.ndarray  # the chance of each card value 1..10 (an infinite deck)
+    payoff: np.ndarray  # (player cells, dealer cells)
+    player_cell: Callable[[int, int, bool], int]
+    dealer_cell: Callable[[int, int], int]
+    dealer_hits: Callable[[int, int, bool], bool]  # (cards, total, soft)
+    dead: np.ndarray  # by player cell: bust (the dealer does not play for it)
+    stop: int  # a hand ends at this many cards
+    insurance: tuple[float, float, float]
+    hit_on_21: bool = True
+    double: bool = True
+    double_on_21: bool = True
+    double_after_split: bool = True
+    split: bool = True
+    insure: bool = True
+    combo_after_split: bool = True  # a split hand of two cards worth 21 is a Combo
+    combo: int = field(init=False)  # the dealer cell of two cards worth 21
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "combo", self.dealer_cell(2, 21))
+
+
+@lru_cache(maxsize=16)
+def game_of(rules: TwentyOneRules) -> Game:
+    """The rules as the solver sees them: cells are hand classes (`CLASSES`)."""
+    back = rules.insurance_payout * (0.5 if rules.insurance_on_side_bet else 1)
+    return Game(
+        INFINITE,
+        np.array([[return_multiple(p, d, rules) for d in CLASSES] for p in CLASSES]),
+        lambda n, total, split: class_index(classify(n, total, rules, split)),
+        lambda n, total: class_index(classify(n, total, rules, dealer=True)),
+        lambda n, total, soft: dealer_hits(n, total, soft, rules),
+        np.arange(len(CLASSES)) == 0,
+        rules.charlie_cards if rules.charlie else 64,
+        (back - 0.5, -0.5, -0.5),
+        double_on_21=rules.double_on_combo,
+        combo_after_split=rules.combo_after_split,
+    )
 
 
 # --- the dealer -------------------------------------------------------------------------
@@ -91,10 +142,11 @@ class DealerTable:
     counts: np.ndarray  # (E, 10) cards of each value drawn
     orders: np.ndarray  # (E,) how many drawing orders the dealer's rule allows
     sizes: np.ndarray  # (E,) cards drawn
-    classes: np.ndarray  # (E,) class index of the final hand
+    cells: np.ndarray  # (E,) the final hand's dealer cell
+    width: int  # dealer cells
 
     @classmethod
-    def build(cls, up: int, rules: TwentyOneRules) -> DealerTable:
+    def build(cls, up: int, game: Game) -> DealerTable:
         start_total, start_soft = add_points(0, 0, points(up))
         layer = {(0,) * 10: (1, start_total, start_soft)}  # multiset → (orders, total, soft)
         rows: list[tuple[tuple[int, ...], int, int, int]] = []
@@ -102,8 +154,8 @@ class DealerTable:
         while layer:
             following: dict[tuple[int, ...], tuple[int, int, int]] = {}
             for drawn, (ways, total, soft) in layer.items():
-                if n >= 2 and not dealer_hits(n, total, bool(soft), rules):
-                    rows.append((drawn, ways, n - 1, class_index(classify_dealer(n, total, rules))))
+                if n >= 2 and not game.dealer_hits(n, total, bool(soft)):
+                    rows.append((drawn, ways, n - 1, game.dealer_cell(n, total)))
                     continue
                 for value in VALUES:
                     grown = list(drawn)
@@ -119,10 +171,11 @@ class DealerTable:
             np.array([r[1] for r in rows], dtype=np.float64),
             np.array([r[2] for r in rows], dtype=np.int64),
             np.array([r[3] for r in rows], dtype=np.int64),
+            game.payoff.shape[1],
         )
 
     def distribution(self, shoe: np.ndarray | None, probs: np.ndarray | None = None) -> np.ndarray:
-        """Class probabilities (N_CLASSES) for a finite shoe (counts by value) or, with
+        """Chances of the dealer cells for a finite shoe (counts by value) or, with
         `probs`, for an infinite deck."""
         if shoe is None:
             weight = self.orders * np.prod(probs[None, :] ** self.counts, axis=1)
@@ -132,7 +185,7 @@ class DealerTable:
             weight = self.orders * np.prod(falling[shoe[None, :], self.counts], axis=1)
             total = int(shoe.sum())
             weight /= _falling_table(total, int(self.sizes.max()) + 1)[total, self.sizes]
-        return np.bincount(self.classes, weights=weight, minlength=N_CLASSES)
+        return np.bincount(self.cells, weights=weight, minlength=self.width)
 
 
 @lru_cache(maxsize=64)
@@ -156,14 +209,10 @@ def full_shoe(decks: int) -> np.ndarray:
     return 4 * decks * RANKS_PER_VALUE
 
 
-INFINITE = RANKS_PER_VALUE / 13.0
-
-
 @dataclass(frozen=True)
 class Solution:
     """The answer of `solve` / `chart_value`: value per hand and per up card."""
 
-    rules: TwentyOneRules
     decks: int | None
     ev: float  # expected net return per hand per unit of bid
     by_up: dict[int, float]  # same, given the up card (value 1..10)
@@ -172,31 +221,28 @@ class Solution:
 
 
 class _Solver:
-    """The recursion for one up card. A hand is (cards by value, total, soft, n)."""
+    """The recursion for one up card. A hand is (cards by value, total, soft, n); the
+    cards matter only from a finite shoe (`decks`). With `chart`, the value of playing it;
+    with `prefer`, its action wherever the best is not worth `margin` more."""
 
     def __init__(
-        self, rules: TwentyOneRules, decks: int | None, up: int, chart: Chart | None
-    ) -> None:
-        self.rules, self.decks, self.up, self.chart = rules, decks, up, chart
-        self.table = DealerTable.build(up, rules)
+        self, game: Game, decks: int | None, up: int, chart: Chart | None = None,
+        prefer: Chart | None = None, margin: float = 0.0,
+    ) -> None:  # fmt: skip
+        self.game, self.decks, self.up, self.chart = game, decks, up, chart
+        self.prefer, self.margin = prefer, margin
+        self.table = DealerTable.build(up, game)
         if decks is None:
             self.shoe0 = None
         else:
             shoe = full_shoe(decks).copy()
             shoe[up - 1] -= 1
             self.shoe0 = shoe
-        self.stop = rules.charlie_cards if rules.charlie else 64
-        self.insurance_back = rules.insurance_payout * (0.5 if rules.insurance_on_side_bet else 1)
-        returns = np.zeros((N_CLASSES, N_CLASSES))
-        classes = [BUST, *range(22), CHARLIE, COMBO]
-        for p in classes:
-            for d in classes:
-                returns[class_index(p), class_index(d)] = return_multiple(p, d, rules)
-        self.returns = returns
-        self._dealer: dict[tuple[int, ...], np.ndarray] = {}
+        self._stand: dict[tuple[int, ...], tuple[np.ndarray, float]] = {}
         self._memo: dict[tuple, tuple[float, int]] = {}
         self._bust: dict[tuple, float] = {}
         self.q: dict[tuple[int, int, int, int, int], np.ndarray] = {}  # chart votes
+        self.split_votes: dict[tuple[int, int], float] = {}
 
     # -- chances --
 
@@ -205,50 +251,45 @@ class _Solver:
 
     def next_card(self, removed: tuple[int, ...]) -> np.ndarray:
         if self.shoe0 is None:
-            return INFINITE
+            return self.game.probs
         left = self.shoe0 - np.array(removed)
         return left / left.sum()
 
-    def dealer(self, removed: tuple[int, ...]) -> np.ndarray:
+    def stand(self, removed: tuple[int, ...]) -> tuple[np.ndarray, float]:
+        """(net of standing per unit of stake by player cell, the chance of a dealer
+        Combo), the dealer's hand drawn from what `removed` leaves."""
         key = removed if self.shoe0 is not None else ()
-        dist = self._dealer.get(key)
-        if dist is None:
+        found = self._stand.get(key)
+        if found is None:
             if self.shoe0 is None:
-                dist = self.table.distribution(None, INFINITE)
+                dist = self.table.distribution(None, self.game.probs)
             else:
                 dist = self.table.distribution(self.shoe0 - np.array(removed))
-            self._dealer[key] = dist
-        return dist
+            found = self._stand[key] = (self.game.payoff @ dist - 1.0, float(dist[self.game.combo]))
+        return found
 
     # -- values (net, per unit of the hand's first bid) --
 
-    def settle(self, removed: tuple[int, ...], cls: int, stake: float, context: int) -> float:
-        if cls == BUST:
-            return -stake  # the dealer does not play: insurance is lost too
-        dist = self.dealer(removed)
-        value = stake * float(self.returns[class_index(cls)] @ dist) - stake
+    def settle(self, removed, n: int, total: int, stake: float, context: int) -> float:
+        """A final hand's value; an insured hand's insurance with it."""
+        cell = self.game.player_cell(n, total, context == SPLIT_HAND)
+        stand, combo = self.stand(removed)
+        value = stake * stand[cell]
         if context == INSURED:
-            value += self.insurance_back * dist[24]
+            value += self.insured(combo, self.game.dead[cell])
         return value
 
-    def classify(self, n: int, total: int, context: int) -> int:
-        return classify(n, total, self.rules, split=context == SPLIT_HAND)
+    def insured(self, combo: float, dead: float) -> float:
+        """Insurance's net when every hand it covers is bust with chance `dead`."""
+        win, lose, no_play = self.game.insurance
+        return (1 - dead) * (combo * win + (1 - combo) * lose) + dead * no_play
 
-    def after_card(
-        self, cards, removed, total, soft, n, value, context
-    ) -> tuple[tuple, tuple, int, int, int]:
-        grown = _plus(cards, value)
+    def after_card(self, cards, removed, total, soft, n, value) -> tuple:
         t, s = add_points(total, soft, points(value))
-        return grown, _plus(removed, value), t, s, n + 1
+        return _plus(cards, value), _plus(removed, value), t, s, n + 1
 
     def best(
-        self,
-        cards: tuple[int, ...],
-        removed: tuple[int, ...],
-        total: int,
-        soft: int,
-        n: int,
-        context: int,
+        self, cards, removed, total: int, soft: int, n: int, context: int
     ) -> tuple[float, int]:
         """(value, action) of a live hand: STAND, HIT or DOUBLE (no Split here)."""
         memo_key = (self.key(removed, total, soft, n), n, context)
@@ -258,25 +299,34 @@ class _Solver:
         options = self.options(cards, removed, total, soft, n, context)
         if self.chart is None:
             action = max(options, key=options.__getitem__)
+            if self.prefer is not None:
+                kept = int(self.prefer.hand[context, self.up, total, soft, n_index(n)])
+                if kept in options and options[kept] >= options[action] - self.margin:
+                    action = kept
+            self._vote(removed, total, soft, n, context, options)
         else:
             action = int(self.chart.hand[context, self.up, total, soft, n_index(n)])
-            if action not in options:  # the chart's fallback: DOUBLE → HIT
-                action = HIT
-        if self.chart is None:
-            self._vote(removed, total, soft, n, context, options)
+            if action not in options:  # the chart's fallback: DOUBLE → HIT, else STAND
+                action = HIT if HIT in options else STAND
         found = self._memo[memo_key] = (options[action], action)
         return found
+
+    def is_combo(self, n: int, total: int, context: int) -> bool:
+        return n == 2 and total == 21 and (context != SPLIT_HAND or self.game.combo_after_split)
 
     def options(self, cards, removed, total, soft, n, context) -> dict[int, float]:
         """What each legal action of a live hand is worth (STAND, HIT, DOUBLE), the hand
         being played on by `best` after it."""
-        combo = n == 2 and self.classify(2, total, context) == COMBO
-        options = {
-            STAND: self.settle(removed, self.classify(n, total, context), 1.0, context),
-            HIT: self.hit(cards, removed, total, soft, n, context),
-        }
-        if n == 2 and (not combo or self.rules.double_on_combo):
-            options[DOUBLE] = self.double(cards, removed, total, soft, context, combo)
+        game = self.game
+        combo = self.is_combo(n, total, context)
+        options = {STAND: self.settle(removed, n, total, 1.0, context)}
+        if not (n == 2 and total == 21) or game.hit_on_21:
+            options[HIT] = self.hit(cards, removed, total, soft, n, context)
+        if n == 2 and game.double and (context != SPLIT_HAND or game.double_after_split):
+            if not combo:
+                options[DOUBLE] = self.double(cards, removed, total, soft, context)
+            elif game.double_on_21:  # ends at once, paid as a Combo on the doubled bid
+                options[DOUBLE] = self.settle(removed, n, total, 2.0, context)
         return options
 
     def hit(self, cards, removed, total, soft, n, context) -> float:
@@ -286,23 +336,21 @@ class _Solver:
             p = probs[v - 1]
             if p == 0:
                 continue
-            c2, r2, t, s, m = self.after_card(cards, removed, total, soft, n, v, context)
-            if m >= self.stop or t > 21:
-                value += p * self.settle(r2, self.classify(m, t, context), 1.0, context)
+            c2, r2, t, s, m = self.after_card(cards, removed, total, soft, n, v)
+            if m >= self.game.stop or t > 21:
+                value += p * self.settle(r2, m, t, 1.0, context)
             else:
                 value += p * self.best(c2, r2, t, s, m, context)[0]
         return value
 
-    def double(self, cards, removed, total, soft, context, combo: bool) -> float:
-        if combo:  # ends at once, paid as a Combo on the doubled bid
-            return self.settle(removed, COMBO, 2.0, context)
+    def double(self, cards, removed, total, soft, context) -> float:
         probs = self.next_card(removed)
         value = 0.0
         for v in VALUES:
             p = probs[v - 1]
             if p:
-                _, r2, t, _, m = self.after_card(cards, removed, total, soft, 2, v, context)
-                value += p * self.settle(r2, self.classify(m, t, context), 2.0, context)
+                _, r2, t, _, m = self.after_card(cards, removed, total, soft, 2, v)
+                value += p * self.settle(r2, m, t, 2.0, context)
         return value
 
     def bust_chance(self, cards, removed, total, soft, n, context) -> float:
@@ -312,16 +360,16 @@ class _Solver:
             return self._bust[key]
         _, action = self.best(cards, removed, total, soft, n, context)
         chance = 0.0
-        combo = n == 2 and self.classify(2, total, context) == COMBO
-        if action != STAND and not (action == DOUBLE and combo):
+        if action != STAND and not (action == DOUBLE and self.is_combo(n, total, context)):
             probs = self.next_card(removed)
             for v in VALUES:
                 p = probs[v - 1]
                 if not p:
                     continue
-                c2, r2, t, s, m = self.after_card(cards, removed, total, soft, n, v, context)
-                if action == DOUBLE or m >= self.stop or t > 21:
-                    chance += p * (self.classify(m, t, context) == BUST)
+                c2, r2, t, s, m = self.after_card(cards, removed, total, soft, n, v)
+                if action == DOUBLE or m >= self.game.stop or t > 21:
+                    cell = self.game.player_cell(m, t, context == SPLIT_HAND)
+                    chance += p * self.game.dead[cell]
                 else:
                     chance += p * self.bust_chance(c2, r2, t, s, m, context)
         self._bust[key] = chance
@@ -331,10 +379,17 @@ class _Solver:
         """Chance that the next card has the rank of a pair of `value` (ten-valued pairs
         are of one rank: a quarter of the tens, less the pair)."""
         if self.shoe0 is None:
-            return SAME_RANK
+            return self.game.probs[value - 1] / (4 if value == 10 else 1)
         left = self.shoe0 - np.array(removed)
         same = left[value - 1] if value < 10 else self.shoe0[9] / 4 - removed[9]
         return max(float(same), 0.0) / float(left.sum())
+
+    def choose(self, gain: float, kept: bool) -> bool:
+        """Take an option worth `gain` more than its alternative; with `prefer`, keep the
+        preferred chart's choice `kept` unless the other is worth `margin` more."""
+        if self.prefer is None:
+            return gain > 0
+        return gain > -self.margin if kept else gain > self.margin
 
     def split(self, value: int, context: int) -> float:
         """Every hand of a split pair of `value`, re-splits included (see the module's
@@ -357,37 +412,35 @@ class _Solver:
         t, s = add_points(*add_points(0, 0, points(value)), points(value))
         again = self.best(cards, removed, t, s, 2, SPLIT_HAND)[0]  # the re-paired hand, kept
         keep, resplit = other + q * again, other / (1 - 2 * q)
-        if self.chart is None:
-            split_again = q > 0 and resplit > keep
-            self._split_votes[(SPLIT_HAND, value)] = resplit - keep
-        else:
+        if self.chart is not None:
             split_again = bool(self.chart.split[SPLIT_HAND, self.up, value])
-        half = resplit if split_again else keep
-        total = 2 * half
+        else:
+            kept = self.prefer is not None and bool(self.prefer.split[SPLIT_HAND, self.up, value])
+            split_again = q > 0 and self.choose(resplit - keep, kept)
+            self.split_votes[(SPLIT_HAND, value)] = split_again
+        total = 2 * (resplit if split_again else keep)
         if context == INSURED:  # the dealer plays unless every hand of the split busts
             if split_again:
                 bust = (1 - np.sqrt(max(1 - 4 * q * other_bust, 0.0))) / (2 * q)
             else:
                 bust = other_bust + q * self.bust_chance(cards, removed, t, s, 2, SPLIT_HAND)
-            total += self.insurance_back * self.dealer(pair)[24] * (1 - bust * bust)
+            total += self.insured(self.stand(pair)[1], bust * bust)
         return total
 
-    def first(self, v1: int, v2: int, splittable: bool, context: int) -> tuple[float, str]:
-        """(value, action) of the first decision on a dealt hand in `context`."""
+    def first(self, v1: int, v2: int, splittable: bool, context: int) -> tuple[float, bool]:
+        """(value, split?) of the first decision on a dealt hand in `context`."""
         cards = _plus(_plus((0,) * 10, v1), v2)
         total, soft = add_points(*add_points(0, 0, points(v1)), points(v2))
-        value, action = self.best(cards, cards, total, soft, 2, context)
-        name = {STAND: "S", HIT: "H", DOUBLE: "D"}[action]
-        if splittable:
-            split_value = self.split(v1, context)
-            if self.chart is None:
-                take = split_value > value
-            else:
-                take = bool(self.chart.split[context, self.up, v1])
-            self._split_votes[(context, v1)] = split_value - value
-            if take:
-                value, name = split_value, "P"
-        return value, name
+        value, _ = self.best(cards, cards, total, soft, 2, context)
+        if not (splittable and self.game.split):
+            return value, False
+        split_value = self.split(v1, context)
+        if self.chart is not None:
+            take = bool(self.chart.split[context, self.up, v1])
+        else:
+            kept = self.prefer is not None and bool(self.prefer.split[context, self.up, v1])
+            take = self.split_votes[(context, v1)] = self.choose(split_value - value, kept)
+        return (split_value, True) if take else (value, False)
 
     def _vote(self, removed, total, soft, n, context, options: dict[int, float]) -> None:
         """Weigh each action's value by the chance of holding these cards (finite shoe),
@@ -398,8 +451,6 @@ class _Solver:
         best = max(options.values())
         for action in (STAND, HIT, DOUBLE):
             votes[action] += weight * (options.get(action, best - 10.0) - best)
-
-    _split_votes: dict
 
 
 def _plus(counts: tuple[int, ...], value: int) -> tuple[int, ...]:
@@ -417,13 +468,12 @@ def _composition_chance(shoe: np.ndarray, cards: tuple[int, ...]) -> float:
     return chance / comb(int(shoe.sum()), n)
 
 
-def _deals(shoe: np.ndarray | None, up: int) -> list[tuple[int, int, bool, float]]:
-    """(v1, v2, splittable, chance) of every first hand given the up card; a pair of
-    ten-valued cards is splittable only when both have the same rank."""
-    if shoe is None:
-        probs = INFINITE
-        left = None
-    else:
+def _deals(shoe: np.ndarray | None, up: int, probs: np.ndarray = INFINITE) -> list:
+    """(v1, v2, splittable, chance) of every first hand given the up card (from a full
+    shoe of counts by value, or an infinite deck of `probs`); a pair of ten-valued cards is
+    splittable only when both have the same rank."""
+    left = None
+    if shoe is not None:
         left = shoe.astype(float).copy()
         left[up - 1] -= 1
         probs = left / left.sum()
@@ -470,61 +520,66 @@ def solve(
     rules = rules or TwentyOneRules()
     if chart is None and progress is None:
         return copy.deepcopy(_optimum(rules, decks))
-    return _solve(rules, decks, chart, progress)
+    return solve_game(game_of(rules), decks, chart, progress=progress)
 
 
 @lru_cache(maxsize=8)
 def _optimum(rules: TwentyOneRules, decks: int | None) -> Solution:
     # Seconds of work that one measure asks for several times (a baseline's chart, the
     # reference, the report), and a process's commands for the same rules again.
-    return _solve(rules, decks, None, None)
+    return solve_game(game_of(rules), decks)
 
 
-def _solve(
-    rules: TwentyOneRules,
-    decks: int | None,
-    chart: Chart | None,
-    progress: Callable[[int], None] | None,
+def solve_game(
+    game: Game,
+    decks: int | None = None,
+    chart: Chart | None = None,
+    prefer: Chart | None = None,
+    margin: float = 0.0,
+    progress: Callable[[int], None] | None = None,
+    fill: Callable[[Chart, _Solver], None] | None = None,
 ) -> Solution:
+    """`game` solved (see the module's docstring): its best chart, or the value of
+    `chart`; `fill(chart, solver)` writes each up card's cells (the default: the cells
+    the deals reach, by their votes)."""
     shoe = None if decks is None else full_shoe(decks)
-    up_chance = INFINITE if shoe is None else shoe / shoe.sum()
+    up_chance = game.probs if shoe is None else shoe / shoe.sum()
     result = Chart.empty() if chart is None else chart
     by_up: dict[int, float] = {}
     insured_share = 0.0
     for up in VALUES:
-        solver = _Solver(rules, decks, up, chart)
-        solver._split_votes = {}
+        solver = _Solver(game, decks, up, chart, prefer, margin)
         value = 0.0
-        for v1, v2, splittable, chance in _deals(shoe, up):
-            plain, _ = solver.first(v1, v2, splittable, MAIN)
-            best = plain
-            total, soft = add_points(*add_points(0, 0, points(v1)), points(v2))
-            if up == 1:
+        for v1, v2, splittable, chance in _deals(shoe, up, game.probs):
+            best, _ = solver.first(v1, v2, splittable, MAIN)
+            if up == 1 and game.insure:
+                total, soft = add_points(*add_points(0, 0, points(v1)), points(v2))
+                cell = (total, soft, int(splittable))
                 insured, _ = solver.first(v1, v2, splittable, INSURED)
-                insured -= 0.5  # the side bet, bid // 2
                 if chart is None:
-                    take = insured > plain
-                    result.insure[total, soft, int(splittable)] = take
+                    kept = prefer is not None and bool(prefer.insure[cell])
+                    take = result.insure[cell] = solver.choose(insured - best, kept)
                 else:
-                    take = bool(chart.insure[total, soft, int(splittable)])
+                    take = bool(chart.insure[cell])
                 if take:
                     best = insured
                     insured_share += up_chance[0] * chance
             value += chance * best
         by_up[up] = value
         if chart is None:
-            _fill_chart(result, solver, up)
+            (fill or _fill_chart)(result, solver)
         if progress:
             progress(up)
     ev = float(sum(up_chance[u - 1] * by_up[u] for u in VALUES))
-    return Solution(rules, decks, ev, by_up, result, float(insured_share))
+    return Solution(decks, ev, by_up, result, float(insured_share))
 
 
-def _fill_chart(chart: Chart, solver: _Solver, up: int) -> None:
+def _fill_chart(chart: Chart, solver: _Solver) -> None:
     for (context, total, soft, n, _), votes in solver.q.items():
-        chart.hand[context, up, total, soft, n] = max((STAND, HIT, DOUBLE), key=votes.__getitem__)
-    for (context, value), gain in solver._split_votes.items():
-        chart.split[context, up, value] = gain > 0
+        chart.hand[context, solver.up, total, soft, n] = max((STAND, HIT, DOUBLE),
+                                                             key=votes.__getitem__)  # fmt: skip
+    for (context, value), take in solver.split_votes.items():
+        chart.split[context, solver.up, value] = take
 
 
 def chart_value(rules: TwentyOneRules, chart: Chart, decks: int | None = None) -> float:
@@ -549,14 +604,13 @@ class ChartValues:
     What a choice gains or loses against the chart's is the difference of two of these."""
 
     def __init__(self, rules: TwentyOneRules, chart: Chart) -> None:
-        self.rules, self.chart = rules, chart
+        self.game, self.chart = game_of(rules), chart
         self._solvers: dict[int, _Solver] = {}
 
     def _solver(self, up: int) -> _Solver:
         solver = self._solvers.get(up)
         if solver is None:
-            solver = self._solvers[up] = _Solver(self.rules, None, up, self.chart)
-            solver._split_votes = {}
+            solver = self._solvers[up] = _Solver(self.game, None, up, self.chart)
         return solver
 
     def hand(self, up: int, total: int, soft: int, n_cards: int, context: int) -> dict[int, float]:
@@ -583,5 +637,4 @@ class ChartValues:
         (`bid // 2`, half a bid) taken, and without it."""
         v1, v2 = _two_cards(total, soft, pair)
         solver = self._solver(1)
-        insured = solver.first(v1, v2, pair > 0, INSURED)[0] - 0.5
-        return insured, solver.first(v1, v2, pair > 0, MAIN)[0]
+        return solver.first(v1, v2, pair > 0, INSURED)[0], solver.first(v1, v2, pair > 0, MAIN)[0]

@@ -1,18 +1,10 @@
 """Players against players: a round robin of player files and baseline bots, and ratings.
 
-One core for every game. A game's part is a small module beside this one
-(`tournament/<game>.py`, the registry's `match` part) that plays one game between two
-sides in its reference engine, reusing its validator's game loop:
-
-- `BOTS`: the baseline bot names; `check_bot(spec, context)` raises ValueError for an
-  unknown one; `LIMITS`: the contained limits of its player files; `EXACT`: whether a
-  game is an exact expectation (Hog) rather than one sampled game; `TIMED_OUT`: words of
-  the invalid-play reasons that are the game's own clock (a time-out, counted apart);
-- `load(path)`: the file's module in this worker (loaded once);
-- `play(a, b, deal, swapped, seed, context) -> Outcome`: one game from side A's point of
-  view; deal `deal` (its cards, board or answer, from `seed`) is played twice, the second
-  time with the seats swapped (`swapped`: B sits where A sat, B moves first), as in
-  duplicate bridge: luck of the deal cancels within each pair of games.
+One core for every game: a game of a pairing is played by the referee in the game's
+engine (`match.py`): deal `deal` (its cards, board or answer, from `seed`) twice, the
+second time the other way round (`swapped`), as in duplicate bridge, so luck of the deal
+cancels within each pair of games; or, where the game is solved exactly (Hog), its exact
+expectation (`EXACT`).
 
 Every pairing of entrants plays `games` games (half the deals from each seat); files run
 contained (`strategies.contained`), both files of a pairing in the same workers, and a
@@ -31,8 +23,6 @@ information. Exact pairings (`EXACT`) have no sampling error: their ratings carr
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -113,37 +103,15 @@ def entrants_of(files: Sequence[str | Path], bots: Sequence[str], match, context
 # --- playing ---------------------------------------------------------------------------------
 
 
-def match_of(game: str):
-    """The game's part in a tournament: played by the referee (`Match`), or by a module of
-    the game's own where it still has one."""
-    own = f"mine.strategies.tournament.{game}"
-    return importlib.import_module(own) if importlib.util.find_spec(own) else Match(game)
-
-
-def reference(match) -> str:
-    """What names `match` in a task: its game (a `Match`) or its module."""
-    return f"match:{match.game}" if isinstance(match, Match) else match.__name__
-
-
-def _match(name: str):
-    if name.startswith("match:"):
-        return Match(name.partition(":")[2])
-    return importlib.import_module(name)
-
-
-def game_of(match) -> str:
-    return match.game if isinstance(match, Match) else match.__name__.rpartition(".")[2]
-
-
 def _play(task: tuple) -> Outcome:
     """One game in a worker: the game's match plays it."""
-    name, a, b, deal, swapped, seed, context = task
-    return _match(name).play(a, b, deal, swapped, seed, context)
+    game, a, b, deal, swapped, seed, context = task
+    return Match(game).play(a, b, deal, swapped, seed, context)
 
 
 def _load(task: tuple) -> None:
-    name, path = task
-    _match(name).load(path)
+    game, path = task
+    Match(game).load(path)
 
 
 def round_robin(
@@ -220,8 +188,8 @@ def _loading_faults(match, entrants: Sequence[Entrant], limits) -> dict[str, dic
     for entrant in entrants:
         if entrant.file is not None:
             try:
-                prepare([entrant.file], game_of(match))  # Haskell: built once
-                task = (reference(match), entrant.file)
+                prepare([entrant.file], match.game)  # Haskell: built once
+                task = (match.game, entrant.file)
                 contained.run(entrant.file, _load, [task], limits=limits)
             except contained.PlayerFault as fault:
                 faults[entrant.name] = {"when": "loading", "reason": fault.reason}
@@ -233,7 +201,7 @@ def _pairing(match, a, b, games, seed, context, workers, limits, progress, runne
     same contained workers (PlayerFault names the one that failed)."""
     deals = 1 if match.EXACT else games // 2
     tasks = [
-        (reference(match), a, b, deal, swapped, seed, context)
+        (match.game, a, b, deal, swapped, seed, context)
         for deal in range(deals)
         for swapped in (False, True)
     ]
@@ -270,7 +238,7 @@ def _played(part: tuple) -> list[Outcome]:
             return replace(entrant, file=local[entrant.file]) if entrant.file else entrant
 
         tasks = [(module, moved(a), moved(b), *rest) for module, a, b, *rest in tasks]
-        prepare(here, game_of(_match(tasks[0][0])))  # Haskell: built once on this machine
+        prepare(here, tasks[0][0])  # Haskell: built once on this machine
         return contained.run(here or [label], _play, tasks, limits=limits)
 
 

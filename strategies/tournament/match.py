@@ -10,7 +10,8 @@ the context's bots sit at the table beside the pair (TwentyOne). In a game of on
 deal have answers of their own (there is no seat to swap). A's score is 1, ½ or 0 as its
 return is above, equal to or below B's; its margin is A's `points` minus B's (the game's
 own count: the engine's `points(state)`, else its returns), none where a fault decided
-the game; each side's fault is its invalid play.
+the game; each side's fault is its invalid play. Where the validator offers `exact(sides,
+swapped, rules)` (Hog), a game is that exact expectation (`EXACT`): none is sampled.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Match:
         self.bots = _part("bots", game)
         self.validator = _part("validation", game)
         self.BOTS = self.bots.BASELINES
-        self.EXACT = False
+        self.EXACT = hasattr(self.validator, "exact")
         self.LIMITS = self.validator.LIMITS
         self.TIMED_OUT = self.validator.TIMED_OUT
         self.MARGIN = self.validator.MARGIN
@@ -63,6 +64,8 @@ class Match:
         context = self.context(context)
         sides = [self._player(e, context.rules, np.random.default_rng([seed, deal, k]))
                  for k, e in enumerate((a, b))]  # fmt: skip
+        if self.EXACT:
+            return self.validator.exact(sides, swapped, context.rules)
         if self.engine.NUM_PLAYERS.stop == 2:  # one seat: each side its own game of the deal
             answer = [seed, 2 * deal + swapped]  # no seats to swap: each game its own deal
             ended = [self._game(context, (e.name,), {e.name: p}, answer, False)

@@ -10,7 +10,12 @@ every game:
   measured on that file (what `mine generate` writes in);
 - `failure(card)`: None, or the one line that says why the card's figures do not hold
   (the file's invalid plays, say), which makes `mine validate` exit 1.
-- `FUNCTIONS`: the functions a player file defines (what loading it checks).
+- `FUNCTIONS`: the functions a player file defines (what loading it checks);
+- for tournaments (`strategies/tournament/match.py`): `load(path)` (a file's module in
+  this worker), `seat(module)` (the file at a table: the engine's adapter for the course's
+  interface), `LIMITS` (its contained limits), `TIMED_OUT` (words of the faults that are
+  the game's own clock), `MARGIN` (what a pairing's margin counts, or None); and
+  `exact(sides, swapped, rules)` where a pairing's game is an exact expectation (Hog).
 The harness (the game loop around a file, its timing, its faults) is apart from the
 evaluators that score plays (`<game>` modules keep both only where both are small).
 """
@@ -20,4 +25,10 @@ CONTRACT = {
     "validate": ("path", "rules"),
     "check": ("path", "fitted"),
     "failure": ("card",),
+    "load": ("path",),
+    "seat": ("module",),
+    "LIMITS": None,
+    "TIMED_OUT": None,
+    "MARGIN": None,
 }
+OPTIONAL = {"exact": ("sides", "swapped", "rules")}

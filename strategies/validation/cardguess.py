@@ -1,22 +1,18 @@
 """Validation of a card-guessing player file (`mine validate cardguess`).
 
 The file's own `initial_guess` and `next_guess` play every answer for n = 2 and 3 and a
-fixed sample of answers for n = 4 (or answers drawn from a skewed answerer), in the
-reference engine's game loop with the handout's limits; every call into the file goes
-through `_call`, which times it. The baselines play the same answers. Figures: mean
+fixed sample for n = 4 (or answers drawn from a skewed answerer), each game refereed
+behind the engine's course adapter (the handout's interface and its time limit a game's;
+the guess limit ends a game lost); the baselines play the same answers. Figures: mean
 guesses (with a 95 % interval), the distribution, the worst case, the slowest call and
-game, invalid guesses; against each baseline the paired difference per answer. The file's
-`feedback` is checked against the engine's on a sample of pairs.
-
-The harness (the file loaded once per worker, its calls timed, one game in the engine's
-loop: `FileGuesser`, `player_module`, `one_game`) is shared with the tournament; the
-figures are apart from it."""
+game, games lost; against each baseline the paired difference per answer; the file's
+`feedback` against the engine's on a sample of pairs. A file that finds no answer of an
+n is refused in one line with the first game's reason: there is nothing to measure."""
 
 from __future__ import annotations
 
 import copy
 import math
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -29,26 +25,21 @@ import numpy as np
 
 from mine.strategies import contained
 from mine.strategies.bots.cardguess import BASELINES, GUESSERS, make_bot
+from mine.strategies.engines import cardguess as engine
+from mine.strategies.engines import referee
 from mine.strategies.engines.cardguess import (
     RULES,
     SIZES,
-    CardError,
     CardGuessRules,
-    Feedback,
-    GameOver,
-    Guesser,
     Hand,
     answer_probabilities,
     card_text,
     draw_answer,
-    feedback,
     hands,
-    parse_card,
-    play_game,
 )
 from mine.strategies.intervals import Z95
 from mine.strategies.player_file import load_module, prepare
-from mine.strategies.runners import Runner, spans
+from mine.strategies.runners import SERIAL, Runner, spans
 from mine.strategies.validation.shipped import run_on
 
 GAME = "cardguess"
@@ -58,148 +49,123 @@ SAMPLE_SEED = 2016
 FEEDBACK_PAIRS = 2_000
 EVERY = {2: True, 3: True, 4: False}  # n whose every answer is played by default
 LIMITS = contained.Limits(call_seconds=1.0)  # "well under a second" a call; 10 s a game
-
+TIMED_OUT = (" s after ",)  # the handout's clock: a game's calls over its seconds
+MARGIN = "guesses, B − A (positive: A needs fewer)"
+ANSWERS_PER_TASK = 500  # a task: a few seconds of the file's (or a baseline's) play
 
 Answerer = str | Sequence[float]  # an answerer's name, or its 52 card weights
 
 
-def answers_for(
-    n: int, answerer: Answerer = "uniform", count: int | None = None, seed: int = SAMPLE_SEED
-) -> tuple[list[Hand], np.ndarray | None]:
+def answers_for(n: int, answerer: Answerer,
+                count: int | None) -> tuple[list[Hand], np.ndarray | None]:  # fmt: skip
     """The answers a validation plays, and their exact chances when they are every hand
     (n = 2, 3, `count` not given): then the figures are exact expectations under the
     answerer. Otherwise `count` (default SAMPLE) answers drawn with a fixed seed — distinct
     hands for the uniform answerer — and None."""
-    rng = np.random.default_rng(seed + n)
-    universe = hands(n)
+    rng, universe = np.random.default_rng(SAMPLE_SEED + n), hands(n)
     every = [tuple(int(c) for c in hand) for hand in universe.cards.tolist()]
     if count is None and EVERY.get(n, False):
         return every, answer_probabilities(n, answerer)
     if isinstance(answerer, str) and answerer == "uniform":
         size = min(count or SAMPLE, len(universe))
-        return [
-            every[i] for i in np.sort(rng.choice(len(universe), size=size, replace=False))
-        ], None
+        chosen = np.sort(rng.choice(len(universe), size=size, replace=False))
+        return [every[i] for i in chosen], None
     return [draw_answer(n, answerer, rng) for _ in range(count or SAMPLE)], None
 
 
-# --- the player file -------------------------------------------------------------------------
+# --- games -----------------------------------------------------------------------------------
 
 
-def _call(module: ModuleType, times: list[float], name: str, *args: Any) -> Any:
-    """Every call into the player file: timed, nothing else."""
-    started = time.perf_counter()
-    try:
-        return getattr(module, name)(*args)
-    finally:
-        times.append(time.perf_counter() - started)
+def one_game(seat: referee.Bot | referee.Course, answer: Hand, rules: CardGuessRules) -> dict:
+    """`answer` found by `seat` (a bot, or a file behind the course adapter), refereed:
+    its guesses (None: lost), why it was lost, and a file's call times."""
+    state = engine.State(rules, tuple(sorted(answer)))
+    times = referee.refereed(engine, rules, state, [seat]).times[0]
+    return {"guesses": len(state.guesses) if state.solved() else None, "error": state.lost,
+            "seconds": sum(times) if times and state.solved() else None,
+            "slowest_call": max(times, default=None), "calls": len(times) or None}  # fmt: skip
 
 
-class FileGuesser:
-    """The file's functions as an engine guesser: cards as text to it, ints from it."""
-
-    def __init__(self, module: ModuleType):
-        self.module = module
-        self.times: list[float] = []
-
-    def initial_guess(self, n: int) -> tuple[Any, Any]:
-        guess, state = _call(self.module, self.times, "initial_guess", n)
-        return _cards(guess), (guess, state)
-
-    def next_guess(self, previous: tuple[Any, Any], fb: Feedback) -> tuple[Any, Any]:
-        _, (guess, state) = previous
-        guess, state = _call(self.module, self.times, "next_guess", (guess, state), fb)
-        return _cards(guess), (guess, state)
+_LOADED: dict[str, ModuleType] = {}  # this worker's player modules (a tournament's two)
 
 
-def _cards(guess: Any) -> Any:
-    """The file's guess as card numbers; -1 for what is not a card (the engine rejects it)."""
-    try:
-        return [parse_card(text) if isinstance(text, str) else -1 for text in guess]
-    except CardError:
-        return [-1]
-    except TypeError:
-        return guess
-
-
-_WORKER: dict[str, Any] = {}  # this worker's player module, loaded once
-
-
-def player_module(path: str) -> ModuleType:
+def load(path: str) -> ModuleType:
     """The file's module in this worker, loaded once."""
-    if _WORKER.get("path") != path:
-        _WORKER.update(path=path, module=load_module(path, GAME, FUNCTIONS))
-    return _WORKER["module"]
+    if path not in _LOADED:
+        _LOADED[path] = load_module(path, GAME, FUNCTIONS)
+    return _LOADED[path]
 
 
-def measure_file(
-    path: str | Path, n: int, answers: Sequence[Hand], rules: CardGuessRules
-) -> list[dict[str, Any]]:
-    """One record per answer: guesses (None if invalid), slowest call, game seconds."""
-    player = FileGuesser(player_module(str(path)))
-    return [one_game(player, answer, rules, player.times) for answer in answers]
+def seat(module: ModuleType) -> referee.Course:
+    """A file at a tournament's table, as the handout plays it."""
+    return engine.course_player(module)
+
+
+def measure_file(path: str | Path, n: int, answers: Sequence[Hand], rules: CardGuessRules):
+    """One record per answer (`one_game`), the file behind one course adapter."""
+    player = seat(load(str(path)))
+    return [one_game(player, answer, rules) for answer in answers]
 
 
 def _measure(task: tuple) -> list[dict[str, Any]]:
     return measure_file(*task)
 
 
-def one_game(
-    guesser: Guesser, answer: Hand, rules: CardGuessRules, times: list[float] | None = None
-) -> dict[str, Any]:
-    if times is not None:
-        times.clear()
-    try:
-        played = play_game(guesser, answer, rules)
-        record = {"guesses": len(played.guesses), "seconds": played.seconds, "error": None}
-    except GameOver as error:
-        record = {"guesses": None, "seconds": None, "error": str(error)}
-    except Exception as error:  # the player raised: its failure, not ours
-        record = {"guesses": None, "seconds": None, "error": f"{type(error).__name__}: {error}"}
-    record["slowest_call"] = max(times) if times else None
-    record["calls"] = len(times) if times else None
-    return record
-
-
-def feedback_mismatches(path: str | Path, n: int, pairs: int = FEEDBACK_PAIRS) -> int:
+def feedback_mismatches(module: ModuleType, n: int) -> int:
     """Pairs (of a fixed sample) where the file's `feedback` differs from the engine's."""
-    module = player_module(str(path))
-    rng = np.random.default_rng(SAMPLE_SEED)
-    universe = hands(n)
-    wrong = 0
-    for a, g in rng.integers(len(universe), size=(pairs, 2)):
+    universe, wrong, rng = hands(n), 0, np.random.default_rng(SAMPLE_SEED)
+    for a, g in rng.integers(len(universe), size=(FEEDBACK_PAIRS, 2)):
         answer, guess = universe.cards[a].tolist(), universe.cards[g].tolist()
-        texts = ([card_text(c) for c in answer], [card_text(c) for c in guess])
-        times: list[float] = []
         try:
-            said = tuple(_call(module, times, "feedback", *texts))
+            said = module.feedback([card_text(c) for c in answer], [card_text(c) for c in guess])
         except Exception:  # a broken feedback counts as wrong
             said = None
-        wrong += said != feedback(answer, guess)
+        right = engine.feedback(answer, guess)
+        wrong += not (isinstance(said, tuple | list) and tuple(said) == right)
     return wrong
+
+
+def _probe(task: tuple[str, Sequence[int]]) -> dict[int, str | int]:
+    """The file loaded and asked outside a game, for each n: why it refuses n (its words,
+    where `initial_guess(n)` raises ValueError), else its `feedback_mismatches`; any other
+    failure is left to the games, which count it."""
+    path, sizes = task
+    module, said = load(path), {}
+    for n in sizes:
+        try:
+            module.initial_guess(n)
+        except ValueError as error:
+            said[n] = f"{type(error).__name__}: {error}"
+            continue
+        except Exception:  # a crash: the games record it
+            pass
+        said[n] = feedback_mismatches(module, n)
+    return said
 
 
 # --- figures --------------------------------------------------------------------------------
 
 
+def _mean(values: np.ndarray, chances: np.ndarray | None) -> tuple[float, float]:
+    """The mean and its 95 % half-width: exact (0) where `chances` weigh every answer."""
+    if chances is not None:
+        return float(chances / chances.sum() @ values), 0.0
+    spread = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+    return float(values.mean()), Z95 * spread / math.sqrt(len(values))
+
+
 def figures(records: list[dict[str, Any]], chances: np.ndarray | None = None) -> dict[str, Any]:
     """Mean guesses (exact when `chances` weigh every answer, else with a 95 % interval),
-    the distribution (answers, or their total chance), worst case, invalid games, times."""
+    the distribution (answers, or their total chance), worst case, games lost, times."""
     found = [i for i, r in enumerate(records) if r["guesses"] is not None]
-    invalid = len(records) - len(found)
     if not found:
-        return {"games": len(records), "invalid": invalid}
+        return {"games": len(records), "invalid": len(records)}
     counts = np.array([records[i]["guesses"] for i in found], float)
-    if chances is None:
-        mean = float(counts.mean())
-        half = Z95 * float(counts.std(ddof=1) if len(counts) > 1 else 0.0) / math.sqrt(len(counts))
-        shares = Counter(int(c) for c in counts)
-    else:
-        weights = chances[found] / chances[found].sum()
-        mean, half = float(weights @ counts), 0.0
-        shares = Counter()
-        for c, w in zip(counts.astype(int).tolist(), weights.tolist(), strict=True):
-            shares[c] += w
+    mean, half = _mean(counts, None if chances is None else chances[found])
+    weights = np.ones(len(found), int) if chances is None else chances[found] / chances[found].sum()
+    shares: Counter = Counter()
+    for c, w in zip(counts.astype(int).tolist(), weights.tolist(), strict=True):
+        shares[c] += w
     out = {
         "games": len(records),
         "exact": chances is not None,
@@ -209,7 +175,7 @@ def figures(records: list[dict[str, Any]], chances: np.ndarray | None = None) ->
             k: round(v, 6) if chances is not None else v for k, v in sorted(shares.items())
         },
         "worst": int(counts.max()),
-        "invalid": invalid,
+        "invalid": len(records) - len(found),
     }
     calls = [r["slowest_call"] for r in records if r.get("slowest_call") is not None]
     if calls:
@@ -225,19 +191,12 @@ def paired(
 ) -> dict[str, Any]:
     """The other's guesses minus the player's, per answer both found: mean and 95 %
     interval (exact with `chances`); positive: the player needs fewer."""
-    both = [
-        i
-        for i, (a, b) in enumerate(zip(mine, other, strict=True))
-        if a["guesses"] is not None and b["guesses"] is not None
-    ]
+    both = [i for i, (a, b) in enumerate(zip(mine, other, strict=True))
+            if a["guesses"] is not None and b["guesses"] is not None]  # fmt: skip
     if not both:
         return {"answers": 0}
     diffs = np.array([other[i]["guesses"] - mine[i]["guesses"] for i in both], float)
-    if chances is None:
-        mean = float(diffs.mean())
-        half = Z95 * float(diffs.std(ddof=1) if len(diffs) > 1 else 0.0) / math.sqrt(len(diffs))
-    else:
-        mean, half = float(chances[both] @ diffs / chances[both].sum()), 0.0
+    mean, half = _mean(diffs, None if chances is None else chances[both])
     return {
         "answers": len(both),
         "exact": chances is not None,
@@ -247,103 +206,65 @@ def paired(
     }
 
 
+def _found(who: str | Path, n: int, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records, if `who` found an answer: otherwise ValueError, the first game's reason."""
+    if all(record["guesses"] is None for record in records):
+        raise ValueError(f"{who}: found no answer of n = {n} ({records[0]['error']})")
+    return records
+
+
 def baseline_records(name: str, n: int, answers: Sequence[Hand], rules: CardGuessRules) -> list:
-    """The baseline's record of each answer, its time not limited: a loaded machine must
-    not cost it games (its figures are the yardstick, not what is measured)."""
-    unlimited = replace(rules, seconds=math.inf)
-    return copy.deepcopy(_baseline_records(name, n, tuple(answers), unlimited))
+    """The baseline's record of each answer, the caller's own copy."""
+    return copy.deepcopy(_baseline_records(name, n, tuple(answers), rules))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=256)
 def _baseline_records(name: str, n: int, answers: tuple[Hand, ...], rules: CardGuessRules) -> list:
     # A baseline plays the same answers for the check of `generate`, `validate` and the
     # report: seconds for every answer of n = 2, more for larger n, the same games each time.
-    guesser = make_bot(name, rules, np.random.default_rng(SAMPLE_SEED))
-    if name in ("greedy", "entropy"):
-        guesser.initial_guess(rules.n)  # its first guess, remembered: not any one game's time
-    return [one_game(guesser, answer, rules) for answer in answers]
+    bot = make_bot(name, rules, np.random.default_rng(SAMPLE_SEED))
+    return [one_game(bot, answer, rules) for answer in answers]
 
 
-def _in_workers(
-    path: Path,
-    n: int,
-    answers: list[Hand],
-    rules: CardGuessRules,
-    workers: int,
-    limits: contained.Limits,
-    progress: Callable[[int, int], None] | None = None,
-) -> list[dict[str, Any]]:
-    """The file's records of `answers`, played in contained workers, in answer order;
-    `progress(answers done, answers)`."""
-    count, size = len(answers), max(1, len(answers) // (8 * workers))
-    tasks = [(str(path), n, answers[i : i + size], rules) for i in range(0, count, size)]
-    shown = (lambda done: progress(min(done * size, count), count)) if progress else None
-    parts = contained.run(path, _measure, tasks, workers=workers, limits=limits, progress=shown)
-    return [record for part in parts for record in part]
-
-
-ANSWERS_PER_TASK = 500  # a runner's task: a few seconds of the file's (or a baseline's) play
+def _tasks(answers: list[Hand], workers: int, *rest: Any) -> list[tuple]:
+    """The answers in tasks (spread over `workers`): the records do not depend on them."""
+    size = max(1, min(ANSWERS_PER_TASK, len(answers) // (8 * workers)))
+    return [(*rest[:2], answers[span.start : span.stop], *rest[2:])
+            for span in spans(len(answers), size)]  # fmt: skip
 
 
 def _file_records(path, n, answers, rules, workers, limits, progress, runner) -> list:
     """The file's records of `answers`, in answer order: in `workers` contained processes
     here, or in `runner`'s tasks (the file shipped to them)."""
-    if runner is None:
-        return _in_workers(path, n, answers, rules, workers, limits, progress)
-    tasks = [(str(path), n, answers[span.start : span.stop], rules)
-             for span in spans(len(answers), ANSWERS_PER_TASK)]  # fmt: skip
-    shown = (lambda done: progress(min(done * ANSWERS_PER_TASK, len(answers)), len(answers))
+    tasks = _tasks(answers, workers, str(path), n, rules)
+    shown = (lambda done: progress(min(done * len(tasks[0][2]), len(answers)), len(answers))
              ) if progress else None  # fmt: skip
-    parts = run_on(runner, [path], GAME, _measure, tasks, size=1, limits=limits, progress=shown)
-    return [record for part in parts for record in part]
+    if runner is None:
+        parts = contained.run(path, _measure, tasks, workers=workers, limits=limits,
+                              progress=shown)  # fmt: skip
+    else:
+        parts = run_on(runner, [path], GAME, _measure, tasks, size=1, limits=limits,
+                       progress=shown)  # fmt: skip
+    return _found(path, n, [record for part in parts for record in part])
 
 
 def _baseline_games(name, n, answers, rules, runner) -> list:
-    """`baseline_records`, here or in `runner`'s tasks of ANSWERS_PER_TASK answers."""
-    if runner is None:
-        return baseline_records(name, n, answers, rules)
-    tasks = [(name, n, answers[span.start : span.stop], rules)
-             for span in spans(len(answers), ANSWERS_PER_TASK)]  # fmt: skip
-    return [record for part in runner.map(_baseline_part, tasks) for record in part]
+    """`baseline_records`, in `runner`'s tasks (here, without one)."""
+    parts = (runner or SERIAL).map(_baseline_part, _tasks(answers, 1, name, n, rules))
+    return _found(name, n, [record for part in parts for record in part])
 
 
 def _baseline_part(task: tuple) -> list:
     return baseline_records(*task)
 
 
-def _mismatches(task: tuple) -> int:
-    return feedback_mismatches(*task)
-
-
-def _refusals(task: tuple[str, Sequence[int]]) -> dict[int, str]:
-    """The file loaded, and the n it refuses: those whose `initial_guess(n)` raises
-    ValueError (its words); any other failure is left to the games, which count it."""
-    path, sizes = task
-    module, refused = player_module(path), {}
-    for n in sizes:
-        try:
-            module.initial_guess(n)
-        except ValueError as error:
-            refused[n] = f"{type(error).__name__}: {error}"
-        except Exception:  # a crash: the games record it
-            pass
-    return refused
-
-
-def validate(
-    path: str | Path,
-    rules: Iterable[str] | Mapping[str, str] | None = None,
-    *,
-    against: str | Path | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
-    sizes: Sequence[int] | None = None,
-    answerer: Answerer = "uniform",
-    answers: int | None = None,
-    baselines: Sequence[str] | None = None,
-    workers: int = 1,
-    limits: contained.Limits = LIMITS,
-    runner: Runner | None = None,
-) -> dict[str, Any]:
+def validate(path: str | Path, rules: Iterable[str] | Mapping[str, str] | None = None, *,
+             against: str | Path | None = None,
+             progress: Callable[[str, int, int], None] | None = None,
+             sizes: Sequence[int] | None = None, answerer: Answerer = "uniform",
+             answers: int | None = None, baselines: Sequence[str] | None = None,
+             workers: int = 1, limits: contained.Limits = LIMITS,
+             runner: Runner | None = None) -> dict[str, Any]:  # fmt: skip
     """The report card of a player file for each n of `sizes` (and, with `against`, of
     another file on the same answers, paired); the files run contained (PlayerFault when
     one fails). `rules`: settings over the defaults (the guess and time limits; n is each
@@ -352,40 +273,32 @@ def validate(
     card weights ("fitted"); `answers`: that many answers drawn per n instead of every
     answer; `baselines` (default: `BASELINES`) play the same answers; `progress(name,
     answers done, answers)` as the file plays each n. The files play in `workers`
-    contained processes here, or with `runner` (the baselines too) in its tasks of
-    ANSWERS_PER_TASK answers (the files shipped to them): the same answers, the same
-    figures."""
+    contained processes here, or with `runner` (the baselines too) in its tasks (the
+    files shipped to them): the same answers, the same figures."""
     path, sizes = Path(path), SIZES if sizes is None else sizes
     baselines = BASELINES if baselines is None else baselines
     base = RULES.from_settings(rules or ())
     prepare([path] if against is None else [path, against], GAME)  # a Haskell file: built once
     # A bad file fails here, once; an n it refuses is not played.
-    refused = contained.run(path, _refusals, [(str(path), tuple(sizes))], limits=limits)[0]
+    probed = contained.run(path, _probe, [(str(path), tuple(sizes))], limits=limits)[0]
     unknown = [b for b in baselines if b not in GUESSERS]
     if unknown:
         raise ValueError(f"unknown baseline {unknown[0]!r} (known: {', '.join(GUESSERS)})")
     named = answerer if isinstance(answerer, str) else "fitted"
-    card: dict[str, Any] = {
-        "player": str(path),
-        "answerer": named,
-        "answers_from": _answers_from(named, answers),
-        "limits": {"guess_limit": base.guess_limit, "seconds": base.seconds},
-        "sizes": {},
-    }
+    card: dict[str, Any] = {"player": str(path), "answerer": named,
+                            "answers_from": _answers_from(named, answers),
+                            "limits": {"guess_limit": base.guess_limit, "seconds": base.seconds},
+                            "sizes": {}}  # fmt: skip
     for n in sizes:
-        if n in refused:
-            card["sizes"][str(n)] = {"refused": refused[n]}
+        if isinstance(probed[n], str):
+            card["sizes"][str(n)] = {"refused": probed[n]}
             continue
         game_rules = replace(base, n=n)
         played, chances = answers_for(n, answerer, answers)
         shown = partial(progress, f"n = {n}") if progress else None
         mine = _file_records(path, n, played, game_rules, workers, limits, shown, runner)
-        entry: dict[str, Any] = {
-            "player": figures(mine, chances),
-            "feedback_mismatches": contained.run(path, _mismatches, [(path, n)], limits=limits)[0],
-            "baselines": {},
-            "vs": {},
-        }
+        entry: dict[str, Any] = {"player": figures(mine, chances), "feedback_mismatches": probed[n],
+                                 "baselines": {}, "vs": {}}  # fmt: skip
         for name in baselines:
             theirs = _baseline_games(name, n, played, game_rules, runner)
             entry["baselines"][name] = figures(theirs, chances)
@@ -393,11 +306,8 @@ def validate(
         if against is not None:
             theirs = _file_records(Path(against), n, played, game_rules, workers, limits,
                                    None, runner)  # fmt: skip
-            entry["compared"] = {
-                "file": str(against),
-                **figures(theirs, chances),
-                "paired": paired(mine, theirs, chances),
-            }
+            entry["compared"] = {"file": str(against), **figures(theirs, chances),
+                                 "paired": paired(mine, theirs, chances)}  # fmt: skip
         card["sizes"][str(n)] = entry
     return card
 
@@ -451,10 +361,8 @@ def failure(card: dict[str, Any]) -> str | None:
             continue
         lost, wrong = entry["player"]["invalid"], entry["feedback_mismatches"]
         if lost:
-            return (
-                f"{card['player']}: {lost} of {entry['player']['games']} games of n = {n} lost "
-                "to an invalid guess, a crash or a limit"
-            )
+            return (f"{card['player']}: {lost} of {entry['player']['games']} games of n = {n} "
+                    "lost to an invalid guess, a crash or a limit")  # fmt: skip
         if wrong:
             return f"{card['player']}: its feedback is wrong for {wrong} of {FEEDBACK_PAIRS} pairs"
     return None
@@ -462,8 +370,6 @@ def failure(card: dict[str, Any]) -> str | None:
 
 def _answers_from(answerer: str, count: int | None) -> str:
     if count is None:
-        return (
-            f"{answerer}: every answer for n = 2 and 3 weighted by its exact chance, "
-            f"{SAMPLE} answers drawn with seed {SAMPLE_SEED} + n for n = 4"
-        )
+        return (f"{answerer}: every answer for n = 2 and 3 weighted by its exact chance, "
+                f"{SAMPLE} answers drawn with seed {SAMPLE_SEED} + n for n = 4")  # fmt: skip
     return f"{answerer}: {count} answers drawn with seed {SAMPLE_SEED} + n"

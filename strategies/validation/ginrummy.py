@@ -1,11 +1,13 @@
 """Validating a Gin Rummy player module: full games against the baselines in the engine.
 
 A match is `games` games to 100 (the rules' `game_target`) between the player and one
-baseline, seats alternating (game g puts the player in seat g % 2); game g's generator is
-seeded with (seed, g), so a match's result does not depend on how the games are spread
-over worker processes. Every call the player makes is timed; the engine's own limits
-(validity, memory, one second a call, all settings of the rules) apply, and an invalid play
-ends the game as a loss for whoever made it.
+baseline, seats alternating (game g puts the player in seat g % 2), played by the referee
+with the course's adapter (`engine.course_player`); game g's generator (the deal's and
+the bot's) is seeded with (seed, g), so a match's result does not depend on how the games
+are spread over worker processes. Every call the player makes is timed, in CPU (the
+referee's clock) and wall-clock seconds; the engine's own limits (validity, memory, one
+second a call, all settings of the rules) apply, and an invalid play ends the game as a
+loss for whoever made it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -21,8 +22,9 @@ import numpy as np
 
 from mine.strategies import contained
 from mine.strategies.bots.ginrummy import BASELINES, make_bot
-from mine.strategies.engines.ginrummy import DEFAULT_RULES, GameRecord, GinRummyRules, play_game
-from mine.strategies.engines.melds import MeldSolver
+from mine.strategies.engines import ginrummy as engine
+from mine.strategies.engines import referee
+from mine.strategies.engines.ginrummy import DEFAULT_RULES, GinRummyRules
 from mine.strategies.intervals import wilson
 from mine.strategies.player_file import load_module, prepare
 from mine.strategies.runners import Runner
@@ -31,37 +33,47 @@ from mine.strategies.validation.shipped import per_group, run_on
 FUNCTIONS = ("pick", "play", "melds")  # what a player file defines
 CHECK_GAMES = 100  # games against simple whose figures a generated file states
 GAMES_PER_TASK = 50  # a task of a runner's: seconds of play (loading the file costs ~0.3 s)
+LIMITS = contained.LIMITS
+TIMED_OUT = ("Took too long",)  # the engine's second a call: a time-out, counted apart
+MARGIN = "points per game (A − B, summed over rounds)"
+
+_LOADED: dict[str, Any] = {}
 
 
-def load_player(path: str | Path) -> Any:
-    return load_module(path, "ginrummy", FUNCTIONS)
+def load(path: str | Path) -> Any:
+    """A file's module in this worker, loaded once (loading builds the player's tables,
+    too slow to repeat for every game)."""
+    if str(path) not in _LOADED:
+        _LOADED[str(path)] = load_module(path, "ginrummy", FUNCTIONS)
+        # What is loaded by now lives as long as the worker: out of the collector's sight,
+        # its full collections stay short and the call times measure the player.
+        gc.freeze()
+    return _LOADED[str(path)]
 
 
-@dataclass
-class Timed:
-    """The player's three functions, each call's wall-clock and CPU durations appended to
-    `times` and `cpu` (on a shared machine the wall clock also counts other processes)."""
+def seat(module: Any) -> referee.Course:
+    """A file at a tournament's table: asked as the course asks."""
+    return engine.course_player(module)
 
-    module: Any
-    times: list[float]
-    cpu: list[float]
 
-    def _timed(self, function: Callable, *args: Any) -> Any:
-        started, cpu = time.perf_counter(), time.thread_time()
-        try:
-            return function(*args)
-        finally:
-            self.times.append(time.perf_counter() - started)
-            self.cpu.append(time.thread_time() - cpu)
+class Walled:
+    """A player's functions, each call's wall-clock seconds appended to `wall` (on a
+    shared machine they count other processes' work too; the referee counts CPU)."""
 
-    def pick(self, *args: Any) -> Any:
-        return self._timed(self.module.pick, *args)
+    def __init__(self, module: Any) -> None:
+        self.module, self.wall = module, []
 
-    def play(self, *args: Any) -> Any:
-        return self._timed(self.module.play, *args)
+    def __getattr__(self, name: str) -> Callable:
+        function = getattr(self.module, name)
 
-    def melds(self, *args: Any) -> Any:
-        return self._timed(self.module.melds, *args)
+        def timed(*args: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return function(*args)
+            finally:
+                self.wall.append(time.perf_counter() - started)
+
+        return timed
 
 
 class GameResult(NamedTuple):
@@ -75,80 +87,45 @@ class GameResult(NamedTuple):
     undercut: int  # of those, rounds the opponent undercut
     undercuts_made: int  # rounds the opponent knocked and the player undercut
     stockouts: int
-    times: tuple[float, ...]
-    cpu: tuple[float, ...]
+    times: tuple[float, ...]  # wall-clock seconds of each call
+    cpu: tuple[float, ...]  # CPU seconds of each call
 
 
-# Per worker process: the player module and a solver, loaded on its first game (loading
-# builds the player's tables, too slow to repeat for every game).
-_WORKER: dict[str, Any] = {}
-
-
-def _load(path: str, rules: GinRummyRules) -> None:
-    _WORKER.update(path=path, module=load_player(path), solver=MeldSolver(rules.meld_sizes))
-    # What is loaded by now lives as long as the worker: out of the collector's sight, its
-    # full collections stay short and the call times measure the player, not the harness.
-    gc.freeze()
-
-
-def play_one(module: Any, opponent: str | Any, seed: int, game: int, solver: MeldSolver,
+def play_one(module: Any, opponent: str | Any, seed: int, game: int,
              rules: GinRummyRules = DEFAULT_RULES) -> GameResult:  # fmt: skip
     """One game of the file against `opponent`: a bot's name, or another file's module."""
     rng = np.random.default_rng([seed, game])
-    times: list[float] = []
-    cpu: list[float] = []
-    player = Timed(module, times, cpu)
-    bot = make_bot(opponent, rules, rng, solver) if isinstance(opponent, str) else opponent
+    player = Walled(module)
+    other = make_bot(opponent, rules, rng) if isinstance(opponent, str) else seat(opponent)
     me = game % 2
-    seats = [player, bot] if me == 0 else [bot, player]
-    return game_result(play_game(rules, seats, rng, solver), me, times, cpu)
-
-
-def game_result(record: GameRecord, me: int, times=(), cpu=()) -> GameResult:
-    """A played game's figures from seat `me`'s side."""
-    invalid = record.invalid
-    gins = knocks = undercut = made = stockouts = points = 0
-    for game_round in record.rounds:
-        points += game_round.points[me] - game_round.points[1 - me]
-        if game_round.ending == "Drop":
+    seats = [seat(player), other] if me == 0 else [other, seat(player)]
+    state = engine.new_game(rules, rng)
+    seen = referee.refereed(engine, rules, state, seats)
+    gins = knocks = undercut = made = stockouts = 0
+    for played in state.rounds:
+        if played.ending == "Drop":
             stockouts += 1
-        elif game_round.caller == me:
-            if game_round.ending == "Gin":
+        elif played.caller == me:
+            if played.ending == "Gin":
                 gins += 1
             else:
                 knocks += 1
-                undercut += game_round.points[me] == 0
-        elif game_round.ending == "Knock" and game_round.points[me] > 0:
+                undercut += played.points[me] == 0
+        elif played.ending == "Knock" and played.points[me] > 0:
             made += 1
-    won = record.returns()[me] > 0  # an invalid play loses the game for whoever made it
-    return GameResult(
-        won,
-        invalid.reason if invalid is not None and invalid.seat == me else None,
-        invalid is not None and invalid.seat != me,
-        len(record.rounds),
-        points,
-        gins,
-        knocks,
-        undercut,
-        made,
-        stockouts,
-        tuple(times),
-        tuple(cpu),
-    )
+    points = engine.points(state)
+    return GameResult(state.returns()[me] > 0, seen.faults[me], seen.faults[1 - me] is not None,
+                      len(state.rounds), points[me] - points[1 - me], gins, knocks, undercut,
+                      made, stockouts, tuple(player.wall), tuple(seen.times[me]))  # fmt: skip
 
 
 def _loads(path: str) -> None:
-    load_player(path)
+    load(path)
 
 
 def _work(task: tuple[str, GinRummyRules, str, int, int, bool]) -> GameResult:
     path, rules, opponent, seed, game, is_file = task
-    if _WORKER.get("path") != path:
-        _load(path, rules)
-    if is_file and _WORKER.get("against") != opponent:
-        _WORKER.update(against=opponent, other=load_player(opponent))
-    other = _WORKER["other"] if is_file else opponent
-    return play_one(_WORKER["module"], other, seed, game, _WORKER["solver"], rules)
+    return play_one(load(path), load(opponent) if is_file else opponent, seed, game, rules)
 
 
 def summarise(results: Sequence[GameResult]) -> dict[str, Any]:
@@ -201,8 +178,7 @@ def validate(
     games: int = 200,
     seed: int = 0,
     workers: int = 2,
-    limits: contained.Limits = contained.LIMITS,
-    contain: bool = True,
+    limits: contained.Limits = LIMITS,
     runner: Runner | None = None,
 ) -> dict[str, Any]:
     """The file's report card: the rules played (those not the defaults), the games per
@@ -220,43 +196,24 @@ def validate(
         make_bot(name, rules, np.random.default_rng(0))
     # A file that does not load fails here, once, before any game.
     files = [path] if against is None else [path, against]
-    prepare(files, "ginrummy", contain=contain)  # a Haskell file compiled once, for every worker
+    prepare(files, "ginrummy")  # a Haskell file compiled once, for every worker
     for file in files:
-        contained.run(file, _loads, [str(file)], limits=limits, contain=contain)
+        contained.run(file, _loads, [str(file)], limits=limits)
     runs = [(name, False) for name in opponents]
     runs += [] if against is None else [(str(against), True)]
     runs = runs if games else []  # no games, no match (generate --games 0)
-    if runner is not None:
-        return {"rules": rules.changes(), "games": games, "seed": seed,
-                "against": _on_runner(runner, path, files, rules, runs, games, seed, limits,
-                                      contain, progress)}  # fmt: skip
-    figures = {}
-    for opponent, is_file in runs:
-        tasks = [(str(path), rules, opponent, seed, game, is_file) for game in range(games)]
-        results = contained.run(
-            files,
-            _work,
-            tasks,
-            workers=workers,
-            limits=limits,
-            chunk=max(1, min(16, games // 8)),
-            progress=(lambda done, o=opponent: progress(o, done, games)) if progress else None,
-            contain=contain,
-        )
-        figures[opponent] = summarise(results)
-    return {"rules": rules.changes(), "games": games, "seed": seed, "against": figures}
-
-
-def _on_runner(runner, path, files, rules, runs, games, seed, limits, contain, progress
-               ) -> dict[str, dict[str, Any]]:  # fmt: skip
-    """`validate`'s matches as one batch of the runner's tasks: every match's games."""
     tasks = [(str(path), rules, opponent, seed, game, is_file)
              for opponent, is_file in runs for game in range(games)]  # fmt: skip
     shown = per_group(progress, [(opponent, games) for opponent, _ in runs])
-    results = run_on(runner, files, "ginrummy", _work, tasks, size=GAMES_PER_TASK, limits=limits,
-                     contain=contain, progress=shown)  # fmt: skip
-    return {opponent: summarise(results[number * games : (number + 1) * games])
-            for number, (opponent, _) in enumerate(runs)}  # fmt: skip
+    if runner is None:
+        results = contained.run(files, _work, tasks, workers=workers, limits=limits,
+                                chunk=max(1, min(16, games // 8)), progress=shown)  # fmt: skip
+    else:
+        results = run_on(runner, files, "ginrummy", _work, tasks, size=GAMES_PER_TASK,
+                         limits=limits, progress=shown)  # fmt: skip
+    figures = {opponent: summarise(results[number * games : (number + 1) * games])
+               for number, (opponent, _) in enumerate(runs)}  # fmt: skip
+    return {"rules": rules.changes(), "games": games, "seed": seed, "against": figures}
 
 
 def check(

@@ -21,12 +21,10 @@ import numpy as np
 from mine.strategies.bots.ginrummy import make_bot as gin_bot
 from mine.strategies.bots.twentyone import make_bot as table_bot
 from mine.strategies.engines import cardguess as guessing
-from mine.strategies.engines.ginrummy import GinRummyRules, MeldSolver
-from mine.strategies.engines.ginrummy import play_game as play_gin
-from mine.strategies.engines.twentyone import TwentyOneRules
-from mine.strategies.engines.twentyone import play_game as play_table
+from mine.strategies.engines import ginrummy as gin
+from mine.strategies.engines import referee
+from mine.strategies.engines import twentyone as table
 from mine.strategies.haskell import protocol
-from mine.strategies.validation.twentyone import engine_player
 
 SHOWN = 5  # mismatches kept for the message
 
@@ -79,11 +77,14 @@ def compare(program: Path, calls: Sequence[Call], answer: Callable[[str, Any], A
 
 
 def twentyone_calls(
-    module: ModuleType, games: int, seed: int, seats: int = 3, rules: TwentyOneRules | None = None
+    module: ModuleType,
+    games: int,
+    seed: int,
+    seats: int = 3,
+    rules: table.TwentyOneRules = table.DEFAULT_RULES,
 ) -> list[Call]:
     """Every call of `seats` copies of the Python file in full games, beside a textbook
     and a random bot (splits, doubles and insurance all come up)."""
-    rules = rules or TwentyOneRules()
     calls: list[Call] = []
 
     def recorded(*args):
@@ -95,11 +96,14 @@ def twentyone_calls(
 
     for game in range(games):
         rng = np.random.default_rng([seed, game])
-        players: dict[str, Any] = {f"file{k}": engine_player(recorded) for k in range(seats)}
+        players: dict[str, Any] = {f"file{k}": recorded for k in range(seats)}
         players["textbook"] = table_bot("textbook", rules, rng)
         players["random"] = table_bot("random", rules, rng)
-        state = play_table(rules, players, rng)
-        if any(state.disqualified[state.ids.index(f"file{k}")] for k in range(seats)):
+        state = table.new_game(rules, rng, list(players))
+        seated = [table.course_player(p) if p is recorded else p
+                  for p in map(players.get, state.players)]  # fmt: skip
+        referee.refereed(table, rules, state, seated)
+        if any(state.disqualified[state.players.index(f"file{k}")] for k in range(seats)):
             raise AssertionError(f"the Python file was disqualified: {state.disqualified}")
     return calls
 
@@ -142,15 +146,17 @@ class _Recorded:
 def ginrummy_calls(module: ModuleType, games: int, seed: int) -> list[Call]:
     """Every call of the Python file in full games against each baseline in turn, seats
     alternating."""
-    rules, solver = GinRummyRules(), MeldSolver()
+    rules = gin.DEFAULT_RULES
     calls: list[Call] = []
     for game in range(games):
         rng = np.random.default_rng([seed, game])
-        opponent = gin_bot(BASELINES[game % len(BASELINES)], rules, rng, solver)
-        me = _Recorded(module, calls)
-        record = play_gin(rules, [me, opponent] if game % 2 == 0 else [opponent, me], rng, solver)
-        if record.invalid is not None and record.invalid.seat == game % 2:
-            raise AssertionError(f"the Python file played invalidly: {record.invalid}")
+        opponent = gin_bot(BASELINES[game % len(BASELINES)], rules, rng)
+        me = game % 2
+        recorded = gin.course_player(_Recorded(module, calls))
+        seats = [recorded, opponent] if me == 0 else [opponent, recorded]
+        seen = referee.refereed(gin, rules, gin.new_game(rules, rng), seats)
+        if seen.faults[me] is not None:
+            raise AssertionError(f"the Python file played invalidly: {seen.faults[me]}")
     return calls
 
 

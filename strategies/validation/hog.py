@@ -8,7 +8,12 @@ response to always_roll:6, the optimal guaranteed value).
 
 A player file is measured in the rules it states (`RULES`, which `mine generate` writes:
 the rules its table was solved in), else the goal its table implies, with any `--rules`
-settings over them.
+settings over them. Its strategy is its `final_strategy` asked through the course's
+interface (the engine's `course_player`) in every state below the goal: only a whole number
+of dice the rules allow is an answer. Anything else (a bool, a float, a string, 11) is an
+invalid play: `validate` names the first, its state and value, and fails; in a tournament
+(`exact`: a pairing's exact chances, no game sampled) it loses the games that reach it, and
+the exact chance of that is the pairing's invalid count.
 """
 
 from __future__ import annotations
@@ -16,14 +21,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from mine.strategies import contained
 from mine.strategies.bots.hog import BASELINES, make_bot
-from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, Strategy, as_table
+from mine.strategies.engines import hog as engine
+from mine.strategies.engines import referee
+from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, State, as_table
 from mine.strategies.engines.settings import parse as settings_parse
+from mine.strategies.intervals import Outcome
 from mine.strategies.player_file import PlayerFileError, load_module
 from mine.strategies.runners import Runner
 from mine.strategies.solvers.hog import (
@@ -32,12 +41,16 @@ from mine.strategies.solvers.hog import (
     best_response,
     guaranteed,
     optimal,
+    stuck,
     win_rates,
 )
 from mine.strategies.validation.shipped import run_on
 
 GAME = "hog"
 FUNCTIONS = ("final_strategy",)  # what a player file defines
+LIMITS = contained.LIMITS  # a tournament's files: the harness's limits
+TIMED_OUT = ()  # only the harness's clock: a disqualification
+MARGIN = None  # an exact game has a winning chance, not a margin
 EXTRA_ROWS = {  # the report card's figures beyond one row per opponent, and their names
     "guaranteed": "guaranteed (vs its best response)",
     "best_possible_vs_always_roll_6": "best possible vs always_roll:6",
@@ -90,38 +103,71 @@ def _rates(solution: Solution) -> dict[str, float]:
     return {"first": solution.first, "second": solution.second, "average": solution.average}
 
 
-def load_player(path: Path) -> tuple[Strategy, dict[str, str]]:
-    """The module's `final_strategy` and the rules it states (`RULES`, else the goal its
-    `STRATEGY_TABLE` implies)."""
-    module = load_module(path, GAME, FUNCTIONS)
-    strategy = module.final_strategy
+_LOADED: dict[str, ModuleType] = {}  # this worker's files, loaded once
+
+
+def load(path: str) -> ModuleType:
+    if path not in _LOADED:
+        _LOADED[path] = load_module(path, GAME, FUNCTIONS)
+    return _LOADED[path]
+
+
+def seat(module: ModuleType) -> referee.Course:
+    return engine.course_player(module)
+
+
+def stated_rules(module: ModuleType) -> dict[str, str]:
+    """The rules a file states (`RULES`, else the goal its `STRATEGY_TABLE` implies)."""
     stated = getattr(module, "RULES", None)
     if isinstance(stated, dict):
-        return strategy, {k: str(v) for k, v in stated.items()}
-    goal = len(getattr(module, "STRATEGY_TABLE", ())) or DEFAULT_RULES.goal
-    return strategy, {"goal": str(goal)}
+        return {k: str(v) for k, v in stated.items()}
+    return {"goal": str(len(getattr(module, "STRATEGY_TABLE", ())) or DEFAULT_RULES.goal)}
 
 
-def file_table(path: Path | str, strategy: Strategy, rules: HogRules) -> np.ndarray:
-    """A file's `final_strategy` as its table in `rules` (PlayerFileError if it is not)."""
-    try:
-        return as_table(strategy, rules)
-    except (ValueError, TypeError, IndexError) as error:
-        raise PlayerFileError(
-            f"{path}: final_strategy is not a Hog strategy here ({error})"
-        ) from None
+def tabulated(
+    player: referee.Course, rules: HogRules, strict: bool = False
+) -> tuple[np.ndarray, str | None]:
+    """A course player's answers in every state below the goal, as a policy (goal × goal ×
+    dice: one play a state, none where the answer is invalid: the game is lost there), and
+    the first invalid answer named with its state. A call that raises is an invalid play
+    too, unless `strict` (`validate`: the harness names the crash)."""
+    policy, first = np.zeros((rules.goal, rules.goal, rules.max_rolls + 1)), None
+    for s, o in np.ndindex(rules.goal, rules.goal):
+        function, arguments, read = player.ask(State(rules, None, (s, o)), 0, None)
+        try:
+            dice, _ = read(function(*arguments))
+        except referee.Fault as wrong:
+            reason = str(wrong)
+        except Exception as error:  # a crash inside the call: an invalid play
+            if strict:
+                raise
+            reason = referee.WORDS.raised.format(kind=type(error).__name__, error=error)
+        else:
+            policy[s, o, dice] = 1.0
+            continue
+        first = first or f"final_strategy({s}, {o}) {reason}"
+    return policy, first
 
 
-def validate(
-    path: Path,
-    rules: Iterable[str] | Mapping[str, str] | None = None,
-    *,
-    against: Path | None = None,
-    progress: Any = None,
-    limits: contained.Limits = contained.LIMITS,
-    contain: bool = True,
-    runner: Runner | None = None,
-) -> dict[str, Any]:
+def exact(sides: Sequence[Any], swapped: bool, rules: HogRules) -> Outcome:
+    """A tournament's game between two sides (bots, or files behind `seat`): A's exact
+    chance to win, moving first (second when `swapped`); an invalid play loses the game
+    it is made in, and each side's exact chance of that is its invalid count."""
+    played = [tabulated(side, rules) if isinstance(side, referee.Course)
+              else (as_table(side, rules), None) for side in sides]  # fmt: skip
+    (a, why_a), (b, why_b) = played
+    model = TurnModel.from_rules(rules)
+    solution = win_rates(model, a, b)
+    lost = stuck(model, a, b)[int(swapped)] if why_a or why_b else (0.0, 0.0)
+    return Outcome(solution.second if swapped else solution.first, not swapped,
+                   invalid=(why_a if lost[0] else None, why_b if lost[1] else None),
+                   invalid_chance=(float(lost[0]), float(lost[1])))  # fmt: skip
+
+
+def validate(path: Path, rules: Iterable[str] | Mapping[str, str] | None = None, *,
+             against: Path | None = None, progress: Any = None,
+             limits: contained.Limits = contained.LIMITS, contain: bool = True,
+             runner: Runner | None = None) -> dict[str, Any]:  # fmt: skip
     """The exact report card of a player module, with the gaps to the best possible
     figures, in the rules it states with the settings `rules` over them (the card's
     `rules`). With `against`, another player file: the exact rates head to head, in the
@@ -156,7 +202,7 @@ def check(path: Path, fitted: Any) -> dict[str, Any]:
 
 
 def failure(card: Mapping[str, Any]) -> None:
-    """An exact card always holds: a strategy that is not one fails to load instead."""
+    """An exact card always holds: a file's invalid play fails it before there is a card."""
     return None
 
 
@@ -164,18 +210,23 @@ def _row(job: tuple) -> tuple[HogRules, dict[str, Any]]:
     """One row of the card, in a contained worker: the rules the file is measured in (its
     own with the settings over them) and its `card_row`."""
     path, settings, against, row = job
-    strategy, stated = load_player(path)
-    rules = DEFAULT_RULES.with_settings({**stated, **settings_parse(settings or [])})
-    table = file_table(path, strategy, rules)
-    other = file_table(against, load_player(against)[0], rules) if row == AGAINST else None
-    return rules, card_row(TurnModel.from_rules(rules), rules, table, row, other)
+    stated = {**stated_rules(load(path)), **settings_parse(settings or [])}
+    rules = DEFAULT_RULES.with_settings(stated)
+    other = _table(against, rules) if row == AGAINST else None
+    return rules, card_row(TurnModel.from_rules(rules), rules, _table(path, rules), row, other)
+
+
+def _table(path: str, rules: HogRules) -> np.ndarray:
+    """A file's strategy as its table in `rules`; PlayerFileError at its first invalid play."""
+    policy, invalid = tabulated(seat(load(path)), rules, strict=True)
+    if invalid:
+        raise PlayerFileError(f"{path}: an invalid play: {invalid}")
+    return policy.argmax(axis=-1)
 
 
 def card_rows(card: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The report card as rows: against, first, second, average (one per opponent, then
     what it is guaranteed and what was possible)."""
     named = [*card["against"].items(), *((name, card[key]) for key, name in EXTRA_ROWS.items())]
-    return [
-        {"against": name, **{k: rates[k] for k in ("first", "second", "average")}}
-        for name, rates in named
-    ]
+    return [{"against": name, **{k: rates[k] for k in ("first", "second", "average")}}
+            for name, rates in named]  # fmt: skip

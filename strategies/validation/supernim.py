@@ -23,7 +23,6 @@ fields only (`four_fields`).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -366,12 +365,3 @@ def failure(card: dict[str, Any]) -> str | None:
         return None
     where = ", ".join(f"{count} against {name}" for name, count in invalid.items() if count)
     return f"the player made invalid moves: {where}"
-
-
-def read_card(path: str | Path) -> dict[str, Any]:
-    try:
-        card = json.loads(Path(path).read_text())
-        card["against"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{path}: not a validation card ({error})") from None
-    return card

@@ -9,15 +9,17 @@ figures `mine generate` writes into a file).
     rounds: final points, standings, rank distribution; and the same games again with the
     file's bid table flattened to the minimum (same seeds, so the same cards and actions:
     the difference is what the bids gain); invalid actions and decision times.
-(c) With `against`, another file on the same cards and head to head at one table.
-The files run contained (`strategies.contained`).
+(c) With `against`, another file on the same cards and head to head at one table (each
+    deal from both seats, as a tournament's pairing plays it).
+Every game is played by the referee, the files behind the engine's `course_player`; they
+run contained (`strategies.contained`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -26,20 +28,10 @@ from typing import Any
 import numpy as np
 
 from mine.strategies import contained
-from mine.strategies.bots.twentyone import make_bot
-from mine.strategies.engines.twentyone import (
-    Bid,
-    DoubleDown,
-    Hit,
-    Insurance,
-    Player,
-    Settings,
-    Split,
-    Stand,
-    TwentyOneRules,
-    play_game,
-    rules_of,
-)
+from mine.strategies.bots.twentyone import BASELINES, make_bot
+from mine.strategies.engines import referee
+from mine.strategies.engines import twentyone as engine
+from mine.strategies.engines.twentyone import Settings, TwentyOneRules, new_game, rules_of
 from mine.strategies.engines.twentyone_chart import (
     TABLES,
     Chart,
@@ -65,25 +57,10 @@ from mine.strategies.validation.twentyone_evaluator import (
 )
 
 FUNCTIONS = ("play", "action_for", "count_bucket")  # what a player file defines
-ENGINE_ACTIONS = {
-    "Bid": Bid,
-    "Hit": Hit,
-    "Stand": Stand,
-    "DoubleDown": DoubleDown,
-    "Split": Split,
-    "Insurance": Insurance,
-}
-TABLE_SEATS = (
-    "textbook",
-    "dealer",
-    "cautious",
-    "random",
-    "explorer",
-    "textbook",
-    "dealer",
-    "cautious",
-    "random",
-)
+LIMITS = contained.LIMITS
+TIMED_OUT = ("(limit ",)  # words of the referee's fault for a call over `decision_seconds`
+MARGIN = "final points, A − B"
+TABLE_SEATS = (*BASELINES, *BASELINES[:4])  # nine baselines beside the file: a full table
 
 
 # --- loading a player file -----------------------------------------------------------------
@@ -102,60 +79,41 @@ def load_player(path: str | Path) -> ModuleType | haskell.HaskellPlayer:
 def chart_module(chart: Chart, rules: TwentyOneRules) -> ModuleType:
     """A static chart as the player file `mine generate` would write for it (no count play,
     flat minimum bids): how a chart is measured, so that it plays exactly as a file does."""
-    metadata = {
-        "method": "chart",
-        "learned": {
-            "decks": rules.decks,
-            "min_bid": rules.min_bid,
-            "max_bid": rules.max_bid,
-            "actions": {
-                "insurance": True,
-                "double_on_21": rules.double_on_combo,
-                "double_after_split": True,
-            },
-        },
-    }
+    actions = {"insurance": True, "double_on_21": rules.double_on_combo, "double_after_split": True}
+    learned = dict(decks=rules.decks, min_bid=rules.min_bid, max_bid=rules.max_bid, actions=actions)
+    metadata = {"method": "chart", "learned": learned}
     constants = player_constants(Strategy(chart, ((0, 0, rules.min_bid),), (), metadata))
     return load_source(player_code(player.__name__, constants), "twentyone")
 
 
-def engine_player(play: Callable, times: list[tuple[float, float]] | None = None) -> Callable:
-    """The file's `play` as the engine calls it: its actions (its own classes, stdlib
-    only) become the engine's by name and amount; each call's time is recorded as (wall
-    seconds, CPU seconds of this thread: on a busy machine the wall clock also counts the
-    time other processes had the core)."""
+_LOADED: dict[str, ModuleType] = {}
 
-    def player(upcard, points, infos, player_id, memory, hand):
+
+def load(path: str) -> ModuleType:
+    """A file at a tournament's table, loaded once in this worker: any file with the
+    spec's `play` plays (the tables only a generated player has are validation's)."""
+    if path not in _LOADED:
+        _LOADED[path] = load_module(path, "twentyone", ("play",))
+    return _LOADED[path]
+
+
+def seat(module: ModuleType, times: list[tuple[float, float]] | None = None) -> referee.Course:
+    """The file's `play` at the table, through the engine's adapter for the spec's
+    interface; with `times`, each call's (wall seconds, CPU seconds of this thread: on a
+    busy machine the wall clock also counts the time other processes had the core)."""
+    if times is None:
+        return engine.course_player(module.play)
+
+    def timed(*arguments):
         started, cpu = time.perf_counter(), time.thread_time()
-        action, new_memory = play(upcard, points, infos, player_id, memory, hand)
-        if times is not None:
-            times.append((time.perf_counter() - started, time.thread_time() - cpu))
-        kind = ENGINE_ACTIONS.get(type(action).__name__)
-        if kind is None:
-            return action, new_memory  # the engine reports what is wrong with it
-        if kind in (Hit, Stand):
-            return kind(), new_memory
-        return kind(getattr(action, "amount", None)), new_memory
+        answer = module.play(*arguments)
+        times.append((time.perf_counter() - started, time.thread_time() - cpu))
+        return answer
 
-    return player
+    return engine.course_player(timed)
 
 
 # --- full games ---------------------------------------------------------------------------
-
-
-def full_games(
-    module: ModuleType,
-    rules: TwentyOneRules,
-    games: int,
-    seed: int,
-    seats: tuple[str, ...] = TABLE_SEATS,
-    flat_twin: ModuleType | None = None,
-) -> dict[str, Any]:
-    """The file's player at a table of baselines for `games` games: points, standings, rank
-    distribution, invalid actions, decision times; with `flat_twin` (the same file with a
-    flat minimum bid table) the same games again, for what the bids gain."""
-    return games_summary([games_played(module, rules, range(games), seed, seats, flat_twin)],
-                         rules, seats)  # fmt: skip
 
 
 def games_played(
@@ -166,8 +124,10 @@ def games_played(
     seats: tuple[str, ...] = TABLE_SEATS,
     flat_twin: ModuleType | None = None,
 ) -> dict[str, Any]:
-    """What `full_games` sums, of the games in `span` (game g from the g-th child of
-    `seed`, wherever it is played)."""
+    """The file's player at a table of baselines in the games of `span` (game g from the
+    g-th child of `seed`, wherever it is played): points, ranks, decision times, invalid
+    actions; with `flat_twin` (the same file with a flat minimum bid table) the same games
+    again, for what the bids gain."""
     me = "player"
     ids = [me] + [f"{name}#{i + 1}" for i, name in enumerate(seats)]
     played: dict[str, Any] = {"points": {pid: [] for pid in ids}, "ranks": {pid: [] for pid in ids},
@@ -175,7 +135,7 @@ def games_played(
     for game in span:
         sequence = child(seed, game)
         state = _one_game(module, rules, ids, seats, sequence, played["times"])
-        for seat, pid in enumerate(state.ids):
+        for seat, pid in enumerate(state.players):
             played["points"][pid].append(state.points[seat])
             if state.disqualified[seat] is not None and pid == me:
                 played["disqualified"].append(f"game {game}: {state.disqualified[seat]}")
@@ -183,7 +143,7 @@ def games_played(
             played["ranks"][pid].append(rank)
         if flat_twin is not None:
             twin = _one_game(flat_twin, rules, ids, seats, sequence, None)
-            mine_, its = state.points[state.ids.index(me)], twin.points[twin.ids.index(me)]
+            mine_, its = state.points[state.players.index(me)], twin.points[twin.players.index(me)]
             played["gains"].append(mine_ - its)
     return played
 
@@ -191,7 +151,8 @@ def games_played(
 def games_summary(
     parts: list[dict[str, Any]], rules: TwentyOneRules, seats: tuple[str, ...] = TABLE_SEATS
 ) -> dict[str, Any]:
-    """`full_games`' figures of the games of `parts` (`games_played`, in game order)."""
+    """The figures of the games of `parts` (`games_played`, in game order): points,
+    standings, rank distribution, invalid actions, decision times, what the bids gain."""
     me = "player"
     points = {pid: [p for part in parts for p in part["points"][pid]] for pid in parts[0]["points"]}
     ranks = {pid: [r for part in parts for r in part["ranks"][pid]] for pid in parts[0]["ranks"]}
@@ -241,12 +202,14 @@ def _percentiles(values: list[float]) -> dict[str, float | None]:
     }
 
 
-def _one_game(module, rules, ids, seats, sequence, times):
+def _one_game(module, rules, ids, seats, sequence, times) -> engine.State:
     table_rng, *bot_rngs = (np.random.default_rng(s) for s in sequence.spawn(len(seats) + 1))
-    players: dict[str, Any] = {ids[0]: engine_player(module.play, times)}
+    players: dict[str, Any] = {ids[0]: seat(module, times)}
     for pid, spec, rng in zip(ids[1:], seats, bot_rngs, strict=True):
         players[pid] = make_bot(spec, rules, rng)
-    return play_game(rules, players, table_rng)
+    state = new_game(rules, table_rng, ids)
+    referee.refereed(engine, rules, state, [players[p] for p in state.players])
+    return state
 
 
 def flat_minimum(module: ModuleType) -> ModuleType:
@@ -399,54 +362,23 @@ def failure(card: dict[str, Any]) -> str | None:
 
 
 def head_to_head(path: Path, against: Path, rules: TwentyOneRules, games: int, seed: int) -> dict:
-    """Full games of the file and `against` at one table (the tournament's pairing: each
-    deal from both seats), from the file's side."""
-    plays = (load_player(path).play, load_player(against).play)
-    outcomes = [
-        duel(tuple(engine_player(p) for p in plays), rules, (), deal, swapped, seed)
-        for deal in range(max(1, games // 2))
-        for swapped in (False, True)
-    ]
+    """Full games of the file and `against` at one table, from the file's side: deal d
+    (the table's generator (seed, d)) from both seats, as a tournament's pairing plays it
+    (`strategies.tournament.match`); A wins by the higher return, a fault loses."""
+    files = {"A": load_player(path), "B": load_player(against)}
+    outcomes = []
+    for deal in range(max(1, games // 2)):
+        for swapped in (False, True):
+            state = new_game(rules, np.random.default_rng([seed, deal]), ("A", "B"), swapped)
+            where = [state.players.index(side) for side in "AB"]
+            seats = [seat(files[side]) for side in state.players]  # a game's memory each
+            seen = referee.refereed(engine, rules, state, seats)
+            returns = [state.returns()[w] for w in where]
+            faults = tuple(seen.faults[w] for w in where)
+            score = 1.0 if returns[0] > returns[1] else 0.0 if returns[0] < returns[1] else 0.5
+            margin = None if any(faults) else float(state.points[where[0]] - state.points[where[1]])
+            outcomes.append(Outcome(score, not swapped, margin, faults))
     return summarise_pairing(outcomes, 1.0, False, TIMED_OUT)
-
-
-# --- two players at one table: the tournament's game -------------------------------------------
-
-IDS = ("p1", "p2")  # the two seats' ids: who sits under which is what the swap changes
-TIMED_OUT = ("(limit ",)  # words of the engine's `decision_seconds` fault
-
-
-def duel(
-    sides: tuple[Player, Player],
-    rules: TwentyOneRules,
-    bots: Sequence[str],
-    deal: int,
-    swapped: bool,
-    seed: int,
-) -> Outcome:
-    """One full game of side A and side B at one table with the dealer (and `bots` beside
-    them), from A's point of view. Deal d is the table generator (seed, d), which shuffles
-    the seat order and the shoe; `swapped` exchanges A and B under the same ids, so each
-    sits where the other sat on the same shoe (until their choices make the rounds
-    differ). The result is who ranks higher in the engine's standings (equal points: a
-    draw); the margin is A's final points minus B's; a side the engine disqualified made
-    an invalid play."""
-    mine, theirs = IDS[::-1] if swapped else IDS  # A's id, B's id
-    by_id = {mine: sides[0], theirs: sides[1]}
-    players = {pid: by_id[pid] for pid in IDS}  # the same order in both games
-    for k, spec in enumerate(bots):
-        players[f"bot{k + 1}"] = make_bot(spec, rules, np.random.default_rng([seed, deal, 2 + k]))
-    state = play_game(rules, players, np.random.default_rng([seed, deal]))
-    seat = {pid: k for k, pid in enumerate(state.ids)}
-    a_seat, b_seat = seat[mine], seat[theirs]
-    invalid = (state.disqualified[a_seat], state.disqualified[b_seat])
-    order = state.standings()
-    points = state.points[a_seat], state.points[b_seat]
-    if points[0] == points[1] and invalid == (None, None):
-        score = 0.5
-    else:
-        score = 1.0 if order.index(mine) < order.index(theirs) else 0.0
-    return Outcome(score, a_seat < b_seat, float(points[0] - points[1]), invalid)
 
 
 def _part(task: tuple[Measure, str, range | None, list[str]]) -> Any:

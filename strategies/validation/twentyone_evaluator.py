@@ -44,7 +44,7 @@ from mine.strategies.engines.twentyone import (
     TwentyOneRules,
     return_multiple,
 )
-from mine.strategies.engines.twentyone_chart import INSURED, MAIN, SPLIT_HAND, Chart
+from mine.strategies.engines.twentyone_chart import INSURED, MAIN, SPLIT_HAND
 from mine.strategies.intervals import Z95
 from mine.strategies.runners import child
 
@@ -159,35 +159,6 @@ def baseline_policies(rules: TwentyOneRules, share: float = 0.1) -> dict[str, An
         "random": RandomPolicy(),
         "explorer": ExplorerPolicy(textbook, share),
     }
-
-
-def chart_of_bot(bot, rules: TwentyOneRules) -> Chart:
-    """The chart a deterministic table bot plays (its `decide` on every situation), for its
-    exact value."""
-    chart = Chart.empty()
-    for ctx in range(3):
-        for up in range(1, 11):
-            for soft in (0, 1):
-                for total in range(4, 32):
-                    for n in range(2, 6):
-                        legal = CAN_STAND | CAN_HIT
-                        if n == 2:
-                            legal |= CAN_DOUBLE
-                        chart.hand[ctx, up, total, soft, n - 2] = bot.decide(
-                            up, total, bool(soft), n, 0, legal
-                        )
-            for x in range(1, 11):
-                total, soft = (12, True) if x == 1 else (2 * x, False)
-                legal = CAN_STAND | CAN_HIT | CAN_DOUBLE | CAN_SPLIT
-                chart.split[ctx, up, x] = bot.decide(up, total, soft, 2, x, legal) == SPLIT
-    for total in range(4, 22):
-        for soft in (0, 1):
-            for pair in (0, 1):
-                legal = CAN_STAND | CAN_HIT | CAN_DOUBLE | CAN_INSURE | (CAN_SPLIT if pair else 0)
-                chart.insure[total, soft, pair] = (
-                    bot.decide(1, total, bool(soft), 2, 1 if pair else 0, legal) == INSURANCE
-                )
-    return chart
 
 
 # --- cards: the same for every policy -----------------------------------------------------
@@ -352,7 +323,7 @@ def _start(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _class_index(total, n, rules: TwentyOneRules, split, dealer: bool = False) -> np.ndarray:
-    """Vectorised `classify` (and `classify_dealer`) as class indices (`CLASSES`)."""
+    """Vectorised `classify` as class indices (`CLASSES`)."""
     cls = np.where(total > 21, 0, total + 1)
     if rules.charlie:
         charlie = (n == rules.charlie_cards) if dealer else (n >= rules.charlie_cards)

@@ -13,12 +13,13 @@ import pytest
 from mine.strategies import tournament
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.codegen.twentyone import write_module
+from mine.strategies.engines import simulation
 from mine.strategies.engines import twentyone as engine
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone_chart import Strategy
 from mine.strategies.runners import SERIAL, LocalProcesses
 from mine.strategies.solvers.twentyone import solve
-from mine.strategies.tournament import twentyone as match
+from mine.strategies.tournament.match import Context, Match
 from mine.strategies.validation import twentyone as validation
 from tests.mine_cli import invoke
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
@@ -35,21 +36,23 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 def test_simulated_logs_are_the_same_bytes_on_every_runner(cluster, tmp_path, monkeypatch):
     monkeypatch.setattr(engine, "GAMES_PER_TASK", 3)  # eight games in three tasks
-    args, options = (RULES, SEATS, 8, 11), {"make_bot": make_bot, "me": 1}
+    args, options = ("twentyone", RULES, SEATS, 8, 11), {"make_bot": make_bot, "me": 1}
     summaries = {
-        name: engine.simulate(*args, tmp_path / name, **options, runner=running)
+        name: simulation.simulate(*args, tmp_path / name, **options, runner=running)
         for name, running in [("serial", SERIAL), ("processes", LocalProcesses(2))]
     }
     summaries["cluster"] = cluster.on_cluster(
-        engine.simulate, *args, tmp_path / "cluster", **options, same=[(engine, "GAMES_PER_TASK")]
-    )
+        simulation.simulate, *args, tmp_path / "cluster", **options,
+        same=[(engine, "GAMES_PER_TASK")],
+    )  # fmt: skip
     written = {n: (_files(tmp_path / n), {**s, "out": None}) for n, s in summaries.items()}
     assert len(written["serial"][0]) == 16  # a turn file and a score file per game
     assert written["processes"] == written["serial"]
     assert written["cluster"] == written["serial"]
-    other = engine.simulate(RULES, SEATS, 8, 12, tmp_path / "other", make_bot=make_bot, me=1)
+    other = simulation.simulate("twentyone", RULES, SEATS, 8, 12, tmp_path / "other",
+                                make_bot=make_bot, me=1)  # fmt: skip
     assert _files(tmp_path / "other") != written["serial"][0]  # the seed decides
-    assert other["players"] != written["serial"][1]["players"]
+    assert other["matches"] != written["serial"][1]["matches"]
 
 
 def test_simulate_with_and_without_cluster(cluster, tmp_path):
@@ -97,7 +100,8 @@ def test_a_player_that_fails_inside_a_task_is_named(cluster, player, tmp_path):
 
 def _round_robin(entrants: list[tournament.Entrant], runner=None) -> dict:
     """Four games of each pairing (a module-level function: the driver runs it too)."""
-    return tournament.round_robin(match, entrants, 4, 7, match.Table(RULES), runner=runner)
+    match = Match("twentyone")
+    return tournament.round_robin(match, entrants, 4, 7, Context(RULES), runner=runner)
 
 
 def test_a_tournament_plays_the_same_games_on_the_cluster(cluster, player, tmp_path, monkeypatch):
@@ -106,7 +110,8 @@ def test_a_tournament_plays_the_same_games_on_the_cluster(cluster, player, tmp_p
     monkeypatch.setattr(tournament, "DEALS_PER_TASK", 1)
     faulty = tmp_path / "faulty.py"
     faulty.write_text(player.read_text() + "\ndef play(*args):\n    import os\n    os._exit(5)\n")
-    entrants = tournament.entrants_of([player, faulty], ["textbook"], match, match.Table(RULES))
+    match = Match("twentyone")
+    entrants = tournament.entrants_of([player, faulty], ["textbook"], match, Context(RULES))
     here = _round_robin(entrants)
     there = cluster.on_cluster(_round_robin, entrants, same=[(tournament, "DEALS_PER_TASK")])
     assert {**there, "timings": None} == {**here, "timings": None}

@@ -33,23 +33,18 @@ from tests.strategies.test_ginrummy_codegen import FITTED as GINRUMMY_FITTED
 
 # game: (engine, its simulate's arguments, tasks' size there, the command's own options)
 SIMULATIONS = {
-    "hog": (hog, (hog.HogRules(goal=40), ["always_roll:4", "random:1"], 30),
+    "hog": (hog, ("hog", hog.HogRules(goal=40), ["always_roll:4", "random:1"], 30),
             {"make_bot": hog_bots.make_bot}, 8, ["--players", "always_roll:4,random:1"]),
-    "ginrummy": (ginrummy, (ginrummy.GinRummyRules(), ["simple", "explorer"], 4),
+    "ginrummy": (ginrummy, ("ginrummy", ginrummy.GinRummyRules(), ["simple", "explorer"], 4),
                  {"make_bot": ginrummy_bots.make_bot}, 2, []),
     "supernim": (supernim, ("supernim", supernim.SuperNimRules(max_moves=30),
                             ["random", "greedy"], 6),
                  {"make_bot": supernim_bots.make_bot}, 2, ["--players", "random,greedy"]),
-    "cardguess": (cardguess, (cardguess.CardGuessRules(n=2), ["random-consistent"], 30),
-                  {"make_bot": cardguess_bots.make_bot}, 8,
-                  ["--guesser", "random-consistent"]),
+    "cardguess": (cardguess, ("cardguess", cardguess.CardGuessRules(n=2),
+                              ["random-consistent"], 30),
+                  {"make_bot": cardguess_bots.make_bot}, 8, ["--players", "random-consistent"]),
 }  # fmt: skip
 GAMES = {"hog": 30, "ginrummy": 4, "supernim": 6, "cardguess": 30}
-
-
-def _simulate(engine):
-    """The game's simulation: the one loop, or the engine's own where it still has one."""
-    return engine.simulate if hasattr(engine, "simulate") else simulation.simulate
 
 
 def _summary(summary: dict[str, Any] | list) -> dict[str, Any] | list:
@@ -62,17 +57,17 @@ def test_simulated_logs_are_the_same_bytes_on_every_runner(cluster, game, tmp_pa
     engine, args, options, size, _ = SIMULATIONS[game]
     monkeypatch.setattr(engine, "GAMES_PER_TASK", size)  # a few tasks, the last one shorter
     summaries = {
-        name: _simulate(engine)(*args, 5, tmp_path / name, **options, runner=running)
+        name: simulation.simulate(*args, 5, tmp_path / name, **options, runner=running)
         for name, running in [("serial", SERIAL), ("processes", LocalProcesses(2))]
     }
     same = [(engine, "GAMES_PER_TASK")]
     summaries["cluster"] = cluster.on_cluster(
-        _simulate(engine), *args, 5, tmp_path / "cluster", **options, same=same
+        simulation.simulate, *args, 5, tmp_path / "cluster", **options, same=same
     )
     written = {n: (_files(tmp_path / n), _summary(s)) for n, s in summaries.items()}
     assert written["serial"][0] and written["processes"] == written["serial"]
     assert written["cluster"] == written["serial"]
-    _simulate(engine)(*args, 6, tmp_path / "other", **options)
+    simulation.simulate(*args, 6, tmp_path / "other", **options)
     assert _files(tmp_path / "other") != written["serial"][0]  # the seed decides
 
 

@@ -9,7 +9,6 @@ seeded from the `random.Random` given, so the same generator gives the same logs
 from __future__ import annotations
 
 import random
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +19,9 @@ from mine.strategies.bots import hog as hog_bots
 from mine.strategies.bots import twentyone as twentyone_bots
 from mine.strategies.engines import ginrummy as ginrummy_engine
 from mine.strategies.engines import hog as hog_engine
+from mine.strategies.engines import referee, simulation
 from mine.strategies.engines import twentyone as twentyone_engine
-from mine.strategies.engines import twentyone as twentyone_logs
+from tests.strategies.twentyone_games import play
 
 TWENTYONE_BOTS = ("textbook", "random", "cautious", "dealer")
 
@@ -40,14 +40,8 @@ def twentyone_game(
         pid: twentyone_bots.make_bot(rng.choice(TWENTYONE_BOTS), rules, _generator(rng))
         for pid in ids
     }
-    state = twentyone_engine.play_game(rules, bots, _generator(rng))
-    me = rng.choice(ids)
-    return list(twentyone_logs.turns(state, me)), list(twentyone_logs.scores(state, me))
-
-
-@cache
-def _ginrummy_solver() -> ginrummy_engine.MeldSolver:
-    return ginrummy_engine.MeldSolver(ginrummy_engine.GinRummyRules().meld_sizes)
+    state = play(rules, bots, _generator(rng), seated=True)  # ids 1..99, as drawn
+    return twentyone_engine.log_rows(state, 1, rng.choice(ids))
 
 
 def ginrummy_game(
@@ -56,24 +50,30 @@ def ginrummy_game(
     """A game between two bots, to `game_target` points: about 100 × `rounds` / 3 (a round
     scores 30 or so)."""
     rules = ginrummy_engine.GinRummyRules(game_target=max(1, 100 * rounds // 3))
-    solver = _ginrummy_solver()
     generator = _generator(rng)
     seats = [
-        ginrummy_bots.make_bot(rng.choice(("simple", "random")), rules, generator, solver)
-        for _ in range(2)
+        ginrummy_bots.make_bot(rng.choice(("simple", "random")), rules, generator) for _ in range(2)
     ]
-    record = ginrummy_engine.play_game(rules, seats, generator, solver)
-    seat = rng.randrange(2)
-    return ginrummy_engine.turns_for(record, seat), ginrummy_engine.scores_for(record, seat)
+    state = ginrummy_engine.new_game(rules, generator)
+    referee.refereed(ginrummy_engine, rules, state, seats)
+    return ginrummy_engine.log_rows(state, 1, state.players[rng.randrange(2)])
 
 
 def hog_game(rng: random.Random, games: int = 4) -> tuple[list[hog.Turn], list[hog.Score]]:
-    """A match of `games` games between two of the handout's strategies."""
+    """A match of `games` games between two of the handout's strategies, first movers
+    alternating."""
     specs = ("always_roll:6", "square_strategy", "tail_strategy", f"random:{rng.randrange(99)}")
     names = rng.sample(specs, 2)
-    strategies = tuple(hog_bots.make_bot(name) for name in names)
-    ids = tuple(hog_engine.player_ids([name.split(":")[0] for name in names]))
-    return hog_engine.play_match(strategies, ids, games, _generator(rng))
+    rules, generator = hog_engine.DEFAULT_RULES, _generator(rng)
+    bots = [hog_bots.make_bot(name, rules) for name in names]
+    ids = simulation.player_ids([name.split(":")[0] for name in names])
+    turns, scores = [], []
+    for game in range(games):
+        state = hog_engine.new_game(rules, generator, ids, swapped=game % 2 == 1)
+        referee.refereed(hog_engine, rules, state, bots)
+        rows, score = hog_engine.log_rows(state, game + 1)
+        turns, scores = turns + rows, scores + score
+    return turns, scores
 
 
 def write_pair(folder: Path, stem: str, module, turns, scores) -> tuple[Path, Path]:

@@ -19,8 +19,9 @@ from mine.models import ginrummy as value_model
 from mine.models import tables
 from mine.pipeline.stats import ginrummy as ginrummy_stats
 from mine.strategies.bots.ginrummy import make_bot
-from mine.strategies.engines.ginrummy import GinRummyRules, play_game, write_game
+from mine.strategies.engines.ginrummy import GinRummyRules
 from mine.strategies.engines.melds import MeldSolver
+from mine.strategies.engines.simulation import simulate
 from mine.warehouse.ingest import ingest
 from tests.mine_cli import mine, one_line_error
 
@@ -29,13 +30,8 @@ from tests.mine_cli import mine, one_line_error
 def fitted(tmp_path_factory):
     root = tmp_path_factory.mktemp("gr")
     rules, solver = GinRummyRules(), MeldSolver()
-    (root / "logs").mkdir()
-    for index, seats in enumerate((("simple", "explorer:0.3"), ("ginhunter", "simple"))):
-        for game in range(25):
-            rng = np.random.default_rng([5, index, game])
-            players = [make_bot(spec, rules, rng, solver) for spec in seats]
-            write_game(play_game(rules, players, rng, solver), 0, root / "logs",
-                       f"ginrummy-{index}-{game:06d}")  # fmt: skip
+    for index, seats in enumerate((["simple", "explorer:0.3"], ["ginhunter", "simple"])):
+        simulate("ginrummy", rules, seats, 25, 5 + index, root / "logs", make_bot=make_bot)
     con = duckdb.connect(str(root / "w.duckdb"))
     assert ingest(con, [root / "logs"]).ok
     turns, rounds = ginrummy_stats.load(con)
@@ -122,7 +118,7 @@ def _rows(keep: pl.Expr) -> Edit:
 TAMPERED = {
     "empty": (_rows(pl.lit(False)), "an empty table"),
     "rows as text": (_meta(rows="many"), "metadata rows is 'many'"),
-    "settings a list": (_meta(settings=[4, 10]), "its metadata lacks 'settings'"),
+    "settings a list": (_meta(settings=[4, 10]), "its metadata's settings are not a JSON object"),
     "danger text": (_meta(danger__discards="x"), "metadata danger.discards is 'x'"),
     "auc not a number": (_meta(danger__held_out_auc=float("nan")), "held_out_auc is nan"),
     "sources numbers": (_meta(sources=[1]), "sources is not a list of names"),

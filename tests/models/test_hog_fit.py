@@ -10,20 +10,19 @@ from mine.models import hog as model
 from mine.models import tables
 from mine.parsers import hog as log
 from mine.strategies.bots.hog import make_bot
-from mine.strategies.engines.hog import HogRules, as_table, match_frames, simulate_tables
+from mine.strategies.engines.hog import HogRules, as_table, simulate_tables
 from mine.strategies.solvers.hog import TurnModel, best_response, guaranteed, optimal, win_rates
 
 
 def _logs(rules: HogRules, mine: str, theirs: str, games: int, seed: int = 0):
     tables = (as_table(make_bot(mine, rules), rules), as_table(make_bot(theirs, rules), rules))
-    result = simulate_tables(tables, games, np.random.default_rng(seed), rules, record=True)
-    return match_frames(result, ("me", "them"))
+    return simulate_tables(tables, ("me", "them"), range(games), np.random.default_rng(seed), rules)
 
 
 def _through_files(tmp_path, turns: pl.DataFrame, scores: pl.DataFrame):
     """The frames as the log files say them: written, then read with the parser."""
-    log.write_turn_frame(tmp_path / "m.csv", turns)
-    log.write_score_frame(tmp_path / "m-score.csv", scores)
+    (tmp_path / "m.csv").write_bytes(log.turn_frame_bytes(turns))
+    (tmp_path / "m-score.csv").write_bytes(log.score_frame_bytes(scores))
     return (
         log.turn_frame(log.read_turns(tmp_path / "m.csv")),
         log.score_frame(log.read_scores(tmp_path / "m-score.csv")),

@@ -54,6 +54,8 @@ TAMPERED = {
     "learned sow_sad a number": lambda f, m: (f, {**m, "learned": {**m["learned"], "sow_sad": 1}}),
     "no learned rules": lambda f, m: (f, {k: v for k, v in m.items() if k != "learned"}),
     "another game's": lambda f, m: (f, {**m, "game": "twentyone"}),
+    "settings a list": lambda f, m: (f, {**m, "settings": ["against"]}),
+    "settings a word": lambda f, m: (f, {**m, "settings": "best-response"}),
 }
 
 
@@ -66,3 +68,12 @@ def test_a_tampered_table_is_refused_in_one_line(tmp_path, fitted, how, verb):
 def test_a_missing_table_says_what_a_table_is(tmp_path):
     line = one_line_error(mine("report", "hog", "--table", tmp_path / "gin.parquet"))
     assert "a table is two files, gin.parquet and gin.json" in line and "mine fit" in line
+
+
+@pytest.mark.parametrize("depth", [40, 100_000])  # past any table's; past Python's stack
+@pytest.mark.parametrize("verb", ["generate", "report"])
+def test_metadata_nested_deeper_than_any_table_is_refused(tmp_path, fitted, depth, verb):
+    path = table_file(*fitted, tmp_path)
+    written = tables.metadata_path(path).read_text().rstrip().removesuffix("}")
+    tables.metadata_path(path).write_text(written + ', "notes": ' + "[" * depth + "]" * depth + "}")
+    refused(verb, "hog", path, tmp_path, "nested")

@@ -13,11 +13,12 @@ from mine.models import twentyone as model
 from mine.models.tables import read
 from mine.pipeline.stats.twentyone import fit_inputs
 from mine.strategies.bots.twentyone import make_bot
-from mine.strategies.engines.twentyone import TwentyOneRules, play_game, write_logs
+from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone_chart import MAIN
-from mine.strategies.solvers.twentyone import _deals, _Solver, chart_value, solve
+from mine.strategies.solvers.twentyone import _deals, _Solver, chart_value, game_of, solve
 from mine.warehouse.connection import connect
 from mine.warehouse.ingest import ingest
+from tests.strategies.twentyone_games import play, write
 
 SEATS = (
     "textbook",
@@ -40,7 +41,7 @@ def fitted_on(tmp_path_factory, rules: TwentyOneRules, games: int, seed: int):
     for game in range(games):
         rngs = [np.random.default_rng([seed, game, k]) for k in range(len(SEATS) + 1)]
         players = {str(i + 1): make_bot(s, rules, rngs[i + 1]) for i, s in enumerate(SEATS)}
-        write_logs(play_game(rules, players, rngs[0]), "1", root / "logs", f"g{game}")
+        write(play(rules, players, rngs[0]), "1", root / "logs", f"g{game}")
     con = connect(root / "w.duckdb")
     try:
         # Ingest verifies the logs under the rules they were played by; the fit is not told.
@@ -68,8 +69,7 @@ def clear_cells(rules: TwentyOneRules, margin: float = 0.002, most_cards: int = 
     chart's value below covers them.)"""
     cells = []
     for up in range(1, 11):
-        solver = _Solver(rules, None, up, None)
-        solver._split_votes = {}
+        solver = _Solver(game_of(rules), None, up, None)
         for v1, v2, splittable, _ in _deals(None, up):
             solver.first(v1, v2, splittable, MAIN)
         for (context, total, soft, n, _), votes in solver.q.items():

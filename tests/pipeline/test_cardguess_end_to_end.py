@@ -9,8 +9,8 @@ import duckdb
 import pytest
 
 from mine.pipeline.cli import app
+from mine.pipeline.commands import cardguess as demo
 from mine.pipeline.demo import run_loop
-from mine.pipeline.demos import cardguess as demo
 from tests.mine_cli import here, invoke, invoke_json, mine, one_line_error
 
 
@@ -19,14 +19,14 @@ def loop(tmp_path_factory):
     root = tmp_path_factory.mktemp("cardguess")
     db, logs = root / "w.duckdb", root / "logs"
     out = {"root": root, "db": db}
-    out["simulated"] = invoke_json("simulate", "cardguess", "--n", 2, "--games", 150, "--guesser",
+    out["simulated"] = invoke_json("simulate", "cardguess", "--n", 2, "--games", 150, "--players",
                              "greedy", "--answerer", "uniform", "--seed", 4, "--out", logs)  # fmt: skip
-    invoke_json("simulate", "cardguess", "--n", 2, "--games", 150, "--guesser", "random-consistent",
+    invoke_json("simulate", "cardguess", "--n", 2, "--games", 150, "--players", "random-consistent",
           "--answerer", "faces", "--seed", 5, "--out", logs / "faces")  # fmt: skip
     out["ingested"] = invoke_json("ingest", logs, "--db", db)
     out["stats"] = invoke_json("stats", "cardguess", "--db", db)
     out["fit"] = invoke_json("fit", "cardguess", "--db", db, "--quick", "--n", 2,
-                       "--logs", str(logs / "greedy*"), "--out", root / "t.parquet")  # fmt: skip
+                       "--logs", str(logs / "cardguess-greedy*"), "--out", root / "t.parquet")  # fmt: skip
     out["generated"] = invoke_json("generate", "cardguess", "--table", root / "t.parquet",
                                    "--out", root / "p.py")  # fmt: skip
     out["card"] = invoke_json("validate", "cardguess", root / "p.py", "--n", 2, "--answers", 300,
@@ -35,12 +35,20 @@ def loop(tmp_path_factory):
 
 
 def test_simulate_ingest_and_stats(loop):
-    assert loop["simulated"]["games"] == 150 and loop["simulated"]["most_guesses"] <= 7
+    (match,) = loop["simulated"]["matches"]
+    assert loop["simulated"]["games"] == 150 and match["stem"] == "cardguess-greedy-s4"
     assert loop["ingested"]["pairs"]["new"] == 2 and loop["ingested"]["ok"]
     stats = loop["stats"]
     assert stats["games"] == 300
     assert stats["answers_uniform_p_value"] < 0.05  # half the answers came from `faces`
-    assert set(stats["mean_guesses"]) == {"n2 greedy-uniform-n2", "n2 random-consistent-faces-n2"}
+    assert set(stats["mean_guesses"]) == {"n2 cardguess-greedy-s4",
+                                          "n2 cardguess-random_consistent-s5"}  # fmt: skip
+    mean = -match["players"][0]["mean_return"]
+    assert stats["mean_guesses"]["n2 cardguess-greedy-s4"] == pytest.approx(mean, abs=1e-4)
+    with duckdb.connect(str(loop["db"]), read_only=True) as con:
+        (most,) = con.execute("SELECT max(guesses) FROM cardguess_games JOIN logs USING (log_id) "
+                              "WHERE stem = 'cardguess-greedy-s4'").fetchone()  # fmt: skip
+    assert most <= 7
 
 
 def test_fit_reads_only_the_chosen_logs_and_sees_them_uniform(loop):
@@ -98,11 +106,11 @@ def test_stats_tables_are_in_the_warehouse(loop):
 
 
 def test_logs_of_the_same_stem_in_two_folders_stay_apart(tmp_path):
-    """Issue 27: a log is its log_id; two folders' `first-consistent-uniform-n2` are two."""
+    """Issue 27: a log is its log_id; two folders' `cardguess-first_consistent-s1` are two."""
     db = tmp_path / "w.duckdb"
-    for folder, games, seed in (("a", 20, 1), ("b", 30, 2)):
-        invoke("simulate", "cardguess", "--guesser", "first-consistent", "--games", games,
-               "--seed", seed, "--out", tmp_path / folder)  # fmt: skip
+    for folder, games in (("a", 20), ("b", 30)):
+        invoke("simulate", "cardguess", "--players", "first-consistent", "--games", games,
+               "--seed", 1, "--out", tmp_path / folder)  # fmt: skip
     invoke("ingest", tmp_path / "a", tmp_path / "b", "--db", db)
     stats = invoke_json("stats", "cardguess", "--db", db)
     assert stats["games"] == 50 and len(stats["mean_guesses"]) == 2
@@ -115,14 +123,15 @@ def test_logs_of_the_same_stem_in_two_folders_stay_apart(tmp_path):
         ).fetchall()
     assert [games for *_, games in per_log] == [20, 30]
     assert per_log[0][0] != per_log[1][0]
-    assert all(log.startswith("first-consistent-uniform-n2 (log ") for _, log, _ in per_log)
+    assert all(log.startswith("cardguess-first_consistent-s1 (log ") for _, log, _ in per_log)
     assert first == [(log_id, games) for log_id, _, games in per_log]
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("simulate", "cardguess", "--guesser", "oracle"), "unknown guesser 'oracle'"),
+        (("simulate", "cardguess", "--players", "oracle"), "unknown guesser 'oracle'"),
+        (("simulate", "cardguess", "--players", "greedy,entropy"), "seats 1 player, not 2"),
         (("simulate", "cardguess", "--answerer", "cheat"), "unknown answerer 'cheat'"),
         (("validate", "cardguess", "missing.py"), "missing.py: no such file"),
         (("fit", "cardguess", "--n", "5"), "--n takes 2, 3 or 4"),

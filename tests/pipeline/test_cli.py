@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from mine.pipeline.cli import app
 from tests.conftest import REAL_GINRUMMY
-from tests.mine_cli import mine, one_line_error
+from tests.mine_cli import here, mine, one_line_error
 
 runner = CliRunner()
 
@@ -137,3 +137,44 @@ def test_a_misspelt_name_is_answered_with_what_was_meant(args, said):
 def test_game_names_are_read_in_any_case(tmp_path):
     assert mine("simulate", "HOG", "--games", "2", "--out", tmp_path).returncode == 0
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".csv", ".csv"]
+
+
+def float_options() -> list[tuple[list[str], str]]:
+    """(the words of a command, a flag of it) for every option of every command (each
+    game's too) that takes a number with a fraction."""
+    import typer
+
+    found = []
+
+    def walk(command, words: list[str]) -> None:
+        if hasattr(command, "list_commands"):
+            for name in command.list_commands(None):
+                walk(command.get_command(None, name), [*words, name])
+            return
+        for param in command.params:
+            if getattr(param, "opts", None) and param.type_descriptor.annotation is float:
+                found.append((words, param.opts[0]))
+
+    walk(typer.main.get_command(app), [])
+    return found
+
+
+FLOATS = float_options()
+
+
+def test_the_options_that_take_fractions_are_found():
+    flags = {flag for _, flag in FLOATS}
+    assert {"--wait", "--timeout", "--budget"} <= flags
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e400", "1e300"])
+@pytest.mark.parametrize(
+    ("words", "flag"), FLOATS, ids=lambda x: " ".join(x) if isinstance(x, list) else x
+)
+def test_no_option_takes_a_number_that_is_not_finite(tmp_path, words, flag, value):
+    """`--wait nan` waited forever, `--timeout inf` ended in a traceback: every number an
+    option takes has a range, so one that is not finite is one line (given first, before
+    anything the command would do)."""
+    line = one_line_error(here(*words, flag, value, cwd=tmp_path), code=2)
+    assert flag in line
+    assert list(tmp_path.iterdir()) == []

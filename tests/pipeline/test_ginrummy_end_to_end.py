@@ -17,7 +17,7 @@ from mine.models import tables
 from mine.pipeline.cli import app
 from mine.pipeline.reports.ginrummy import KNOCK_SCORES
 from mine.pipeline.stats.ginrummy import load_features
-from mine.strategies.validation.ginrummy import load_player
+from mine.strategies.validation.ginrummy import load
 from tests.mine_cli import invoke, invoke_json
 
 runner = CliRunner()
@@ -63,7 +63,7 @@ def test_the_real_and_simulated_logs_land_and_are_counted(chain):
 def test_the_fitted_tables_and_the_player_agree(chain):
     frame, metadata = tables.read(chain["table"], "ginrummy", model.KIND)
     assert metadata["games"] == 42 and metadata["sources"] == ["server", "simulated"]
-    player = load_player(chain["player"])
+    player = load(chain["player"])
     nested = model.nested(frame)
     knock, value = player.KNOCK, player.VALUE
     assert knock == nested["knock"] and value == nested["value"]

@@ -6,10 +6,12 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from mine.models.ginrummy import PASSED, PICKED
 from mine.parsers.cards import parse_course, parse_hand
 from mine.parsers.ginrummy import Score, Turn, read_scores, read_turns, write_scores, write_turns
 from mine.pipeline.stats import ginrummy as ginrummy_stats
 from mine.strategies.engines.melds import CARD_BITS
+from mine.strategies.players.ginrummy import relation
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY
 
@@ -102,15 +104,14 @@ def test_danger_relates_discards_to_the_pickers_earlier_choices(small):
     danger = ginrummy_stats.danger_stats(features)
     assert danger.select(pl.col("discards").sum()).item() == 4
     assert danger.select(pl.col("picked_up").sum()).item() == 3
-    assert ginrummy_stats._relation(13 * 0 + 7, took=1 << (13 * 1 + 7), shunned=0) == (
-        "same rank",
-        "none",
-    )
-    assert ginrummy_stats._relation(5, took=1 << 6, shunned=1 << (13 + 5)) == (
-        "adjacent",
-        "same rank",
-    )
-    assert ginrummy_stats._relation(5, took=1 << 3, shunned=1 << 4) == ("near", "adjacent")
+
+    def named(index, took, shunned):  # the player's relation, as the statistics name it
+        picked, passed = relation(index, took, shunned)
+        return PICKED[picked], PASSED[passed]
+
+    assert named(13 * 0 + 7, took=1 << (13 * 1 + 7), shunned=0) == ("same rank", "none")
+    assert named(5, took=1 << 6, shunned=1 << (13 + 5)) == ("adjacent", "same rank")
+    assert named(5, took=1 << 3, shunned=1 << 4) == ("near", "adjacent")
 
 
 def test_knock_and_round_stats(small):

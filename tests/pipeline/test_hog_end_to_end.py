@@ -9,8 +9,8 @@ import duckdb
 import pytest
 
 from mine.pipeline.cli import app
+from mine.pipeline.commands import hog as demo
 from mine.pipeline.demo import run_loop
-from mine.pipeline.demos import hog as demo
 from tests.mine_cli import digest, here, invoke, invoke_json, one_line_error
 
 # The fit is exact, not merely close, whenever the logs let it learn the true rules and

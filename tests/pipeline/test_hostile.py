@@ -12,6 +12,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -20,7 +21,15 @@ import pytest
 
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
-from tests.mine_cli import MINE, SHOWS_PROGRESS, digest, here, mine, one_line_error
+from tests.mine_cli import (
+    MINE,
+    SHOWS_PROGRESS,
+    digest,
+    here,
+    mine,
+    one_line_error,
+    without_file_rights,
+)
 
 
 @pytest.fixture(scope="module")
@@ -231,7 +240,7 @@ def test_no_output_replaces_an_input_of_its_command(hog_table, tmp_path, command
     (tmp_path / "w.duckdb.wal").write_bytes(b"")  # held as the warehouse's too
     before = {p.name: digest(p) for p in tmp_path.iterdir()}
     line = one_line_error(here(*command, cwd=tmp_path))
-    assert "reads that file" in line or "that is the warehouse" in line
+    assert "reads that file" in line
     assert {p.name: digest(p) for p in tmp_path.iterdir()} == before
 
 
@@ -255,11 +264,11 @@ def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_th
     assert left and all(name.startswith(".") and name.endswith(".partial") for name in left)
     result = mine("ingest", out, "--db", tmp_path / "w.duckdb")
     assert "no CSV file" in one_line_error(result)
-    result = mine("simulate", "hog", "--games", "10", "--seed", "2", *games)
+    result = mine("simulate", "hog", "--games", "10", *games)  # the same match again
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in out.iterdir()) == [
-        "always_roll_6-vs-random-score.csv",
-        "always_roll_6-vs-random.csv",
+        "hog-always_roll_6-vs-random-s0-score.csv",
+        "hog-always_roll_6-vs-random-s0.csv",
     ]
 
 
@@ -506,6 +515,145 @@ def test_a_newline_in_a_file_name_stays_on_its_line(tmp_path):
     assert line == f"rejected {logs}/a\\nb.csv: unpaired: no a\\nb-score.csv"
 
 
+# --- stdout and stdin closed or full: one line ------------------------------------------------
+
+
+def shell(line: str, *args) -> subprocess.CompletedProcess:
+    """`line` run by sh, with mine as $0 and `args` as $1…: for redirections (`>&-`)."""
+    return subprocess.run(
+        ["sh", "-c", line, MINE, *map(str, args)], capture_output=True, text=True, timeout=120
+    )
+
+
+STDOUT_USERS = [
+    ["--version"],
+    ["tables", "--db"],
+    ["stats", "ginrummy", "--json", "--db"],
+    ["query", "SELECT 1", "--db"],
+    ["query", "SELECT * FROM range(30000)", "--limit", "0", "--db"],  # the streamed view
+    ["query", "SELECT * FROM range(30000)", "--format", "csv", "--db"],
+]
+
+
+@pytest.mark.parametrize("command", STDOUT_USERS, ids=lambda c: " ".join(c[:2]))
+@pytest.mark.parametrize("stdout", [">&-", ">/dev/full"])
+def test_a_closed_or_full_stdout_is_one_line(db, tmp_path, command, stdout):
+    args = [*command, tmp_path / "w.duckdb"] if command[-1] == "--db" else command
+    shutil.copyfile(db, tmp_path / "w.duckdb")  # stats writes its tables
+    before = digest(tmp_path / "w.duckdb")
+    line = one_line_error(shell(f'"$0" "$@" {stdout}', *args))
+    assert "stdout" in line
+    if stdout == ">&-" and command[0] == "stats":  # refused before the work: nothing stored
+        assert digest(tmp_path / "w.duckdb") == before
+
+
+def test_a_query_from_a_closed_stdin_is_one_line(db):
+    assert "no SQL given" in one_line_error(shell('"$0" query --db "$1" <&-', db))
+
+
+# --- a query's memory: bounded whatever the value or the row -----------------------------------
+
+MEMORY = 2_000_000_000  # the README's bound on what a query holds, resident
+PEAK = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
+sys.stderr.buffer.write(done.stderr)
+"""
+
+
+def peak(*args) -> int:
+    """The most memory `mine *args` held, resident (its output sent nowhere), asserting it
+    did its work."""
+    result = subprocess.run(
+        [sys.executable, "-c", PEAK, MINE, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    code, most = map(int, result.stdout.split())
+    assert code == 0, result.stderr
+    return most
+
+
+def test_a_huge_value_in_the_table_view_stays_within_the_bound(db):
+    """250 MB of one value: its first characters and its length are shown (it took 11 times
+    its size, in Python, when the view held it whole)."""
+    assert peak("query", "SELECT repeat('x', 250000000) AS v", "--db", db) < MEMORY
+
+
+def test_wide_rows_export_within_the_bound(db):
+    """800 MB of 20 kB rows to CSV: they travel a DuckDB vector at a time (in batches of
+    100,000 rows the writer ran out of memory on the first)."""
+    rows = "SELECT repeat('x', 20000) || range AS v FROM range(40000)"
+    assert peak("query", rows, "--format", "csv", "--db", db) < MEMORY
+
+
+ODD = os.fsdecode(b"a\nb\tc\xff")  # a newline, a tab and a byte that is not UTF-8
+NAMING = [
+    ["ingest", "{odd}/x.csv", "--db", "{tmp}/w.duckdb"],
+    ["query", "--file", "{odd}/q.sql", "--db", "{db}"],
+    ["query", "SELECT 1", "--db", "{odd}/w.duckdb"],
+    ["tables", "--lake", "{odd}"],
+    ["export", "{odd}", "--db", "{db}"],
+    ["generate", "hog", "--table", "{odd}/t.parquet"],
+    ["report", "supernim", "--table", "{odd}/t.parquet"],
+    ["validate", "hog", "{odd}/p.py"],
+]
+
+
+@pytest.mark.parametrize("command", NAMING, ids=lambda c: c[0] + " " + c[1])
+def test_an_error_naming_an_odd_path_is_one_line(db, tmp_path, command):
+    """Every error line shows a path's control characters and odd bytes escaped."""
+    odd = tmp_path / ODD
+    odd.mkdir()
+    (odd / "notes.txt").write_text("mine")  # an export would go over it
+    args = [word.format(odd=odd, tmp=tmp_path, db=db) for word in command]
+    line = one_line_error(here(*args))
+    assert "a\\nb\\tc\\xff" in line
+
+
+# --- a HOME mine cannot write in ---------------------------------------------------------------
+
+SMALLEST_PROJ1 = """module Proj1 (feedback, initialGuess, nextGuess, GameState) where
+
+import Card (Card)
+
+type GameState = ()
+
+feedback :: [Card] -> [Card] -> (Int, Int, Int, Int, Int)
+feedback _ _ = (0, 0, 0, 0, 0)
+
+initialGuess :: Int -> ([Card], GameState)
+initialGuess _ = ([], ())
+
+nextGuess :: ([Card], GameState) -> (Int, Int, Int, Int, Int) -> ([Card], GameState)
+nextGuess previous _ = previous
+"""
+
+
+@pytest.mark.skipif(shutil.which("ghc") is None, reason="needs GHC (apt-get install ghc)")
+@pytest.mark.parametrize("where", ["a read-only HOME", "a cache that is a file"])
+def test_a_cache_mine_cannot_write_is_one_line(tmp_path, where):
+    """The Haskell cache (under HOME, or MINE_CACHE) cannot take a compiled file."""
+    player = tmp_path / "Proj1.hs"
+    player.write_text(SMALLEST_PROJ1)
+    home = tmp_path / "home"
+    home.mkdir(mode=0o555)
+    env = {k: v for k, v in os.environ.items() if k not in ("MINE_CACHE", "XDG_CACHE_HOME")}
+    if where == "a cache that is a file":
+        (tmp_path / "cache").write_text("mine")
+        env["MINE_CACHE"] = str(tmp_path / "cache")
+    result = subprocess.run(
+        [*without_file_rights(), MINE, "validate", "cardguess", player, "--n", "2",
+         "--answers", "5"],
+        capture_output=True, text=True, timeout=600, env={**env, "HOME": str(home)},
+    )  # fmt: skip
+    line = one_line_error(result)
+    assert str(tmp_path) in line
+    assert [p.name for p in home.iterdir()] == []
+
+
 # --- what the tables look like -------------------------------------------------------------
 
 
@@ -562,8 +710,8 @@ def test_ingest_help_names_the_games_and_the_paths():
 
 def test_card_guessing_logs_of_the_same_stem_in_two_folders_stay_apart(tmp_path):
     db = tmp_path / "w.duckdb"
-    for folder, games, seed in (("a", 7, 1), ("b", 5, 2)):
-        played = here("simulate", "cardguess", "--games", games, "--seed", seed, "--guesser",
+    for folder, games in (("a", 7), ("b", 5)):
+        played = here("simulate", "cardguess", "--games", games, "--seed", 1, "--players",
                       "random-consistent", "--out", tmp_path / folder, "--json")  # fmt: skip
         assert played.returncode == 0, played.stderr
     assert here("ingest", tmp_path, "--db", db, "--json").returncode == 0
@@ -574,7 +722,7 @@ def test_card_guessing_logs_of_the_same_stem_in_two_folders_stay_apart(tmp_path)
         "SELECT log, sum(games) FROM stats_cardguess_guesses GROUP BY log ORDER BY log"
     ).fetchall()
     con.close()
-    stem = "random-consistent-uniform-n2"
+    stem = "cardguess-random_consistent-s1"
     assert len(ids) == 2
     assert sorted(count for _, count in games) == [5, 7]  # not one log of 12 games
     assert [log for log, _ in games] == [f"{stem} (log {i})" for i in ids]

@@ -3,12 +3,18 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
+import shutil
+import socket
+import subprocess
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import REAL_TWENTYONE
-from tests.mine_cli import here, mine, one_line_error
+from tests.mine_cli import MINE, digest, here, mine, one_line_error
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +55,7 @@ def test_a_lake_takes_the_warehouse_commands(lake, tmp_path):
     refused = here("query", f"SELECT * FROM read_csv('{outside}')", "--lake", lake)
     assert "secret" in one_line_error(refused)
     clobber = here("query", "SELECT 1", "--lake", lake, "--out", lake / "lake.json")
-    assert "that is the warehouse" in one_line_error(clobber)
+    assert "this command reads that file" in one_line_error(clobber)
 
 
 def test_ingest_says_where_to_go_next(lake):
@@ -63,3 +69,201 @@ def test_a_folder_of_other_files_is_not_made_a_lake(tmp_path):
     refused = here("ingest", REAL_TWENTYONE, "--lake", tmp_path)
     assert "not a lake" in one_line_error(refused)
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+# --- a lake whose files someone else wrote ----------------------------------------------------
+# A lake lives on shared storage: whoever can write its manifest must not get to run SQL as
+# its reader, make it hang, read or delete files outside it, or crash it. Each case below
+# is refused in one line naming the lake, by every command that reads one.
+
+READERS = [
+    ["query", "SELECT count(*) FROM logs"],
+    ["tables"],
+    ["fit", "twentyone", "--out", "t21.parquet"],
+    ["stats", "twentyone"],
+]
+
+
+def _part(manifest: dict) -> str:
+    return manifest["tables"]["logs"]["files"][0]
+
+
+def _injected(manifest: dict, folder: Path) -> None:
+    """A table name that would end the reader's statement and write a file of its own."""
+    name = f"x\" AS SELECT 1; COPY (SELECT 42) TO '{folder / 'written.csv'}'; --"
+    manifest["tables"][name] = manifest["tables"]["logs"]
+
+
+EDITS = {
+    "a table name holding SQL": _injected,
+    "a stats name holding SQL": lambda m, f: m["tables"].update(
+        {"stats_twentyone_x'); SELECT 1 --": {"files": [], "comment": None}}
+    ),
+    "a file outside the lake": lambda m, f: m["tables"]["logs"].update(files=["/etc/passwd"]),
+    "a file up and out": lambda m, f: m["tables"]["logs"].update(
+        files=[f"logs/bucket=000000/../../../{_part(m)}"]
+    ),
+    "a file listed twice": lambda m, f: m["tables"]["logs"]["files"].append(_part(m)),
+    "a file in another table's folder": lambda m, f: m["tables"]["manifest"]["files"].append(
+        _part(m)
+    ),
+    "tables a list": lambda m, f: m.update(tables=[m["tables"]]),
+    "files an object": lambda m, f: m["tables"]["logs"].update(files={}),
+    "a file a number": lambda m, f: m["tables"]["logs"].update(files=[1]),
+    "a comment a list": lambda m, f: m["tables"]["logs"].update(comment=["x"]),
+    "retired text": lambda m, f: m.update(retired=["1) OR (1=1"]),
+    "retired an object": lambda m, f: m.update(retired={}),
+    "next_log_id text": lambda m, f: m.update(next_log_id="11"),
+    "next_log_id true": lambda m, f: m.update(next_log_id=True),
+    "no layout": lambda m, f: m.pop("layout_version"),
+}
+
+
+def tampered_copy(lake: Path, folder: Path) -> Path:
+    copy = folder / "copy"
+    shutil.copytree(lake, copy)
+    return copy
+
+
+@pytest.mark.parametrize("edit", EDITS, ids=str)
+@pytest.mark.parametrize("command", READERS, ids=lambda c: c[0])
+def test_a_tampered_manifest_is_one_line_and_runs_nothing(lake, tmp_path, edit, command):
+    copy = tampered_copy(lake, tmp_path)
+    manifest = json.loads((copy / "lake.json").read_text())
+    EDITS[edit](manifest, tmp_path)
+    (copy / "lake.json").write_text(json.dumps(manifest))
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    line = one_line_error(here(*command, "--lake", copy, cwd=tmp_path))
+    assert str(copy) in line
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def _fifo(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _link_out(path: Path, lake: Path) -> None:
+    """`path` of `lake` moved beside the lake, and a link to it left in its place."""
+    outside = lake.parent / f"outside-{path.name}"
+    path.rename(outside)
+    path.symlink_to(outside)
+
+
+def _huge(path: Path) -> None:
+    """The same manifest, past what a reader reads (as `/dev/zero` would be, but whole)."""
+    path.write_text(path.read_text() + " " * 65_000_000)
+
+
+SWAPS = {
+    "the manifest a FIFO": lambda lake, part: _fifo(lake / "lake.json"),
+    "the manifest /dev/zero": lambda lake, part: (
+        (lake / "lake.json").unlink(),
+        (lake / "lake.json").symlink_to("/dev/zero"),
+    ),
+    "the manifest huge": lambda lake, part: _huge(lake / "lake.json"),
+    "a part a FIFO": lambda lake, part: _fifo(part),
+    "a part a link out": lambda lake, part: _link_out(part, lake),
+    "a folder a link out": lambda lake, part: _link_out(part.parent.parent, lake),
+    "a part missing": lambda lake, part: part.unlink(),
+}
+
+
+@pytest.mark.parametrize("swap", SWAPS, ids=str)
+def test_a_lakes_file_swapped_for_a_fifo_device_or_link_is_one_line(lake, tmp_path, swap):
+    copy = tampered_copy(lake, tmp_path)
+    part = copy / _part(json.loads((copy / "lake.json").read_text()))
+    SWAPS[swap](copy, part)
+    # A FIFO in a process of its own, with a timeout: were it opened, it would wait forever.
+    run = functools.partial(mine, timeout=60) if "FIFO" in swap else here
+    assert str(copy) in one_line_error(run("query", "SELECT count(*) FROM logs", "--lake", copy))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link"])
+def test_a_lock_that_is_no_file_is_one_line_and_left_as_it_was(lake, tmp_path, kind):
+    copy = tampered_copy(lake, tmp_path)
+    lock = copy / ".lock"
+    lock.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        lock.symlink_to(tmp_path / "elsewhere")
+    manifest = (copy / "lake.json").read_bytes()
+    line = one_line_error(mine("ingest", REAL_TWENTYONE, "--lake", copy, timeout=60))
+    assert str(lock) in line
+    assert (copy / "lake.json").read_bytes() == manifest
+    assert not (tmp_path / "elsewhere").exists()
+
+
+@pytest.mark.parametrize("target", ["lake.json", "part", "a hard link to a part"])
+def test_a_query_writes_onto_no_file_of_the_lake_it_reads(lake, tmp_path, target):
+    part = lake / _part(json.loads((lake / "lake.json").read_text()))
+    if target == "lake.json":
+        out = lake / "lake.json"
+    elif target == "part":
+        out = part
+    else:
+        out = tmp_path / "linked.parquet"
+        os.link(part, out)
+    before = digest(out)
+    line = one_line_error(here("query", "SELECT 1 AS x", "--lake", lake, "--out", out))
+    assert "this command reads that file" in line
+    assert digest(out) == before
+
+
+# --- a cluster that cannot be joined: one line within seconds, not minutes of retries -----------
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A port on loopback that nothing listens on (bound, then let go)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def joining(address: str, tmp_path: Path, **env: str) -> str:
+    """The one error line of an ingest into a lake on the cluster at `address` (Ray's
+    records of clusters started here in `tmp_path`, none unless `env` puts one there)."""
+    environment = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    environment |= {"RAY_TMPDIR": str(tmp_path), "COLUMNS": "400", **env}
+    result = subprocess.run(
+        [MINE, "ingest", REAL_TWENTYONE, "--lake", tmp_path / "lake", "--cluster", address],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=90,  # Ray's own retries took minutes
+    )
+    assert not (tmp_path / "lake" / "lake.json").exists()
+    return one_line_error(result)
+
+
+@pytest.mark.parametrize("scheme", ["", "ray://"])
+def test_a_cluster_address_nothing_answers_at_is_one_line(tmp_path, closed_port, scheme):
+    line = joining(f"{scheme}127.0.0.1:{closed_port}", tmp_path)
+    assert f"nothing answers at 127.0.0.1:{closed_port}" in line
+
+
+def test_auto_with_no_cluster_started_here_is_one_line(tmp_path):
+    assert "no cluster started here" in joining("auto", tmp_path)
+
+
+@pytest.mark.parametrize("record", ["ray_current_cluster", "RAY_ADDRESS"])
+def test_auto_whose_cluster_is_gone_is_one_line(tmp_path, closed_port, record):
+    """A cluster `ray start` recorded, or RAY_ADDRESS names, that stopped since."""
+    if record == "RAY_ADDRESS":
+        line = joining("auto", tmp_path, RAY_ADDRESS=f"127.0.0.1:{closed_port}")
+    else:
+        (tmp_path / "ray").mkdir()
+        (tmp_path / "ray" / "ray_current_cluster").write_text(f"127.0.0.1:{closed_port}")
+        line = joining("auto", tmp_path)
+    assert f"nothing answers at 127.0.0.1:{closed_port}" in line
+
+
+def test_an_address_that_answers_but_is_no_cluster_is_one_line(tmp_path):
+    """A port that takes connections but speaks no Ray: Ray's one attempt, bounded."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        line = joining(f"127.0.0.1:{other.getsockname()[1]}", tmp_path)
+    assert "cannot join the Ray cluster" in line

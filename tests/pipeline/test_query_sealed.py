@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import duckdb
 import pytest
 
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY
-from tests.mine_cli import digest, here, mine, one_line_error
+from tests.mine_cli import MINE, digest, here, mine, one_line_error
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +64,7 @@ def test_what_is_not_a_read_is_refused_and_changes_no_byte(db, sql):
 def test_an_output_in_the_warehouses_place_is_refused(db, target):
     before = digest(db)
     result = here("query", "SELECT 1", "--format", "csv", "--out", db.parent / target, "--db", db)
-    assert "that is the warehouse" in one_line_error(result)
+    assert "this command reads that file" in one_line_error(result)
     assert digest(db) == before
     assert not (db.parent / "w.duckdb.wal").exists()
 
@@ -122,3 +123,87 @@ def test_an_unwritable_output_is_one_line_and_leaves_nothing(db, tmp_path):
     result = here("query", "SELECT 1", "--out", tmp_path / "missing" / "x.csv", "--db", db)
     assert "no folder" in one_line_error(result)
     assert not (tmp_path / "missing").exists()
+
+
+# --- SQL and values that are not ASCII, and SQL that is not text ------------------------------
+
+NON_ASCII = [
+    "SELECT 'é' AS x",
+    "SELECT 'é' AS x;",
+    "SELECT 'é' AS x; -- done",
+    "SELECT 'é' AS x -- é",
+    "SELECT 'é' AS x /* é */",
+    "SELECT 'é' AS x\n-- é\n;",
+    "SELECT repeat('é', 300) AS x, '☃' AS y",  # wider than the terminal
+]
+
+
+@pytest.mark.parametrize("sql", NON_ASCII)
+def test_sql_and_values_that_are_not_ascii_show_and_export(db, sql):
+    view = here("query", sql, "--db", db)
+    assert view.returncode == 0, view.stderr
+    assert view.stdout.splitlines()[2].startswith("é")
+    exported = here("query", sql, "--db", db, "--format", "json", "--out", db.parent / "x.json")
+    assert exported.returncode == 0, exported.stderr
+    assert json.loads((db.parent / "x.json").read_text())[0]["x"].startswith("é")
+
+
+@pytest.mark.parametrize("env", [{"LC_ALL": "C"}, {"PYTHONIOENCODING": "ascii"}])
+def test_not_ascii_under_an_ascii_locale_is_shown_not_a_traceback(db, env):
+    sql = "SELECT 'é' AS x, '☃' AS y;"
+    result = subprocess.run(
+        [MINE, "query", sql, "--db", db], capture_output=True, env={**os.environ, **env}
+    )
+    assert result.returncode == 0, result.stderr
+    assert "é".encode() in result.stdout and result.stderr == b""
+    tables = subprocess.run(
+        [MINE, "tables", "--db", db], capture_output=True, env={**os.environ, **env}
+    )
+    assert tables.returncode == 0, tables.stderr
+    assert b"ginrummy_turns" in tables.stdout
+
+
+def test_sql_that_is_not_utf8_is_one_line(db, tmp_path):
+    assert "not UTF-8" in one_line_error(here("query", "SELECT '\udcff'", "--db", db))
+    (tmp_path / "q.sql").write_bytes(b"SELECT '\xff'")
+    assert "not UTF-8" in one_line_error(here("query", "--file", tmp_path / "q.sql", "--db", db))
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+@pytest.mark.parametrize("how", ["--file", "stdin"])
+def test_sql_from_an_endless_device_is_one_line(db, device, how):
+    """Read no further than the most SQL mine takes (4 MB), in a process of its own."""
+    with open(device, "rb") as endless:
+        args = ["--file", device] if how == "--file" else []
+        result = subprocess.run(
+            [MINE, "query", *args, "--db", db],
+            stdin=endless,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert "more than 4 MB" in one_line_error(result)
+
+
+@pytest.mark.parametrize("via", ["itself", "a symlink", "a hard link"])
+def test_an_output_onto_the_file_of_its_own_sql_is_refused(db, tmp_path, via):
+    sql = tmp_path / "q.sql"
+    sql.write_text("SELECT 1 AS one\n")
+    out = {"itself": sql, "a symlink": tmp_path / "l.sql", "a hard link": tmp_path / "h.sql"}[via]
+    if via == "a symlink":
+        out.symlink_to(sql)
+    elif via == "a hard link":
+        os.link(sql, out)
+    line = one_line_error(here("query", "--file", out, "--format", "csv", "--out", sql, "--db", db))
+    assert "this command reads that file" in line
+    assert sql.read_text() == "SELECT 1 AS one\n"
+
+
+def test_a_value_too_long_to_show_is_cut_and_its_length_said(db):
+    shown = here("query", "SELECT repeat('ab', 700) AS v, 1 AS n", "--db", db)
+    assert shown.returncode == 0, shown.stderr
+    row = shown.stdout.splitlines()[2]
+    assert row.startswith("ab" * 500 + "… (1,400 characters)")
+    assert row.endswith("1")
+    whole = mine("query", "SELECT repeat('ab', 700) AS v", "--db", db, "--format", "csv")
+    assert whole.stdout.splitlines()[1] == "ab" * 700

@@ -163,9 +163,9 @@ def test_bad_options_fail_in_one_line(tmp_path, args, message):
 
 def test_the_demo_runs_the_loop_and_again_changes_nothing(tmp_path, capsys, monkeypatch):
     from mine.pipeline.cli import app
+    from mine.pipeline.commands import supernim as demo
     from mine.pipeline.console import console
     from mine.pipeline.demo import run_loop
-    from mine.pipeline.demos import supernim as demo
 
     monkeypatch.setattr(console, "width", 300)  # whole names in the tables
 

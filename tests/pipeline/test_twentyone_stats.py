@@ -18,9 +18,10 @@ from mine.pipeline.cli import app
 from mine.pipeline.stats import twentyone_features as st
 from mine.pipeline.stats.twentyone import derive
 from mine.strategies.bots.twentyone import make_bot
-from mine.strategies.engines.twentyone import TwentyOneRules, play_game, write_logs
+from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.warehouse.connection import connect
 from mine.warehouse.ingest import ingest
+from tests.strategies.twentyone_games import play, write
 
 SEATS = ("textbook", "random", "explorer:dealer:0.5", "cautious", "random", "dealer")
 
@@ -35,8 +36,8 @@ def warehouse(tmp_path_factory):
     for game in range(2):
         rngs = [np.random.default_rng([game, k]) for k in range(len(SEATS) + 1)]
         players = {str(i + 1): make_bot(s, rules, rngs[i + 1]) for i, s in enumerate(SEATS)}
-        state = play_game(rules, players, rngs[0])
-        write_logs(state, "1", root / "logs", f"g{game}")
+        state = play(rules, players, rngs[0])
+        write(state, "1", root / "logs", f"g{game}")
         states.append(state)
     db = root / "w.duckdb"
     con = connect(db)

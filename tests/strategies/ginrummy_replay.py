@@ -5,6 +5,7 @@ first row minus the picked card plus the discard is its dealt hand, the first di
 the upcard, and the stock is the cards drawn from it (then the unseen cards). Scripted
 players replay the rows; their melds are chosen to reproduce the score row when some valid
 declaration of the hand does (the players' own meld functions were not always optimal).
+`refereed` is a game through the referee, as every use of the engine plays one.
 """
 
 from __future__ import annotations
@@ -14,9 +15,13 @@ from collections.abc import Iterator
 from itertools import combinations
 from pathlib import Path
 
+import numpy as np
+
 from mine.parsers.cards import DECK, Card, deadwood_points
 from mine.parsers.ginrummy import Score, Turn
-from mine.strategies.engines.ginrummy import Deal, GinRummyRules, round_points
+from mine.strategies.engines import ginrummy as engine
+from mine.strategies.engines import referee
+from mine.strategies.engines.ginrummy import Deal, GinRummyRules, State, round_points
 from mine.strategies.engines.melds import meld_kind
 
 RULES = GinRummyRules()
@@ -108,3 +113,12 @@ def real_pairs(folder: Path) -> list[tuple[Path, Path]]:
         (turns, turns.with_name(f"{turns.stem}-score.csv"))
         for turns in sorted(folder.glob("*[0-9].csv"))
     ]
+
+
+def refereed(
+    rules: GinRummyRules, seats: list, rng: np.random.Generator, deals: list[Deal] | None = None
+) -> tuple[State, referee.Refereed]:
+    """A game between `seats` (bots, or `engine.course_player`s) on the engine's terms:
+    the state it ended in and what the referee saw."""
+    state = engine.new_game(rules, rng, deals=deals)
+    return state, referee.refereed(engine, rules, state, seats)

@@ -12,18 +12,11 @@ from hypothesis import strategies as st
 
 from mine.strategies.bots.cardguess import make_bot
 from mine.strategies.codegen.cardguess import module_source
-from mine.strategies.engines.cardguess import (
-    CardGuessRules,
-    card_text,
-    feedback,
-    hands,
-    play_game,
-)
+from mine.strategies.engines.cardguess import CardGuessRules, card_text, feedback, hands
 from mine.strategies.player_file import load_source
 from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
 from mine.strategies.validation.cardguess import (
     SAMPLE_SEED,
-    FileGuesser,
     _baseline_records,
     baseline_records,
     check,
@@ -31,6 +24,7 @@ from mine.strategies.validation.cardguess import (
     figures,
     measure_file,
     one_game,
+    seat,
     validate,
 )
 
@@ -71,8 +65,7 @@ def test_the_file_decides_exactly_as_its_tree_on_every_answer(player, tree):
     universe = hands(2)
     counts = []
     for hand in universe.cards.tolist():
-        played = play_game(FileGuesser(player), tuple(hand), CardGuessRules(n=2))
-        counts.append(len(played.guesses))
+        counts.append(one_game(seat(player), tuple(hand), CardGuessRules(n=2))["guesses"])
     assert np.mean(counts) == pytest.approx(tree.cost[0], abs=1e-9)
 
 
@@ -99,8 +92,9 @@ def test_an_impossible_feedback_still_gets_a_valid_guess(player):
 
 
 def test_without_a_tree_for_n_the_file_refuses_n_and_says_so(source, player):
-    with pytest.raises(ValueError, match=r"no tree for n = 3 \(it plays n = 2\)"):
-        play_game(FileGuesser(player), (0, 9, 30), CardGuessRules(n=3))
+    played = one_game(seat(player), (0, 9, 30), CardGuessRules(n=3))
+    said = "raised ValueError: this player has no tree for n = 3 (it plays n = 2)"
+    assert played["guesses"] is None and played["error"] == said
     doc = ast.get_docstring(ast.parse(source))
     assert "Plays n = 2, each by its searched tree" in doc
     assert "Refuses n = 3, 4: its table has no tree" in doc

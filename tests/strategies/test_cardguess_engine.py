@@ -1,10 +1,12 @@
 """Card guessing's engine: the feedback rule (the spec's examples, a plain reference, the
-vectorised forms), answerers, the game loop and its limits, log writing."""
+vectorised forms), answerers, the game and its limits, its course player, log writing."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from itertools import combinations
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -12,10 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mine.parsers.cards import CardError
+from mine.strategies.engines import cardguess as engine
+from mine.strategies.engines import referee
 from mine.strategies.engines.cardguess import (
     DEFAULT_RULES,
     CardGuessRules,
-    GameOver,
     HandSet,
     InvalidGuess,
     State,
@@ -32,8 +35,6 @@ from mine.strategies.engines.cardguess import (
     hands,
     parse_card,
     parse_hand,
-    play_game,
-    simulate,
 )
 from mine.strategies.engines.state import IllegalAction
 
@@ -138,40 +139,63 @@ def test_handset_of_any_card_order_is_the_sorted_hand():
     assert (a.cards == b.cards).all() and a.masks[0] == b.masks[0]
 
 
-class Scripted:
-    """A guesser that says what it is told to."""
+def scripted(*guesses, spin=0.0):
+    """A player of the handout's interface that says the guesses it is told (card texts;
+    the last again and again), each call spinning until `spin` CPU seconds have passed."""
 
-    def __init__(self, guesses):
-        self.guesses = list(guesses)
+    def said(k):
+        started = time.process_time()
+        while time.process_time() - started < spin:
+            pass
+        return guesses[min(k, len(guesses) - 1)], k + 1
 
-    def initial_guess(self, n):
-        return self.guesses[0], 1
+    return SimpleNamespace(initial_guess=lambda n: said(0),
+                           next_guess=lambda previous, fb: said(previous[1]))  # fmt: skip
 
-    def next_guess(self, previous, fb):
-        _, k = previous
-        return self.guesses[min(k, len(self.guesses) - 1)], k + 1
+
+def refereed(player, answer, rules=DEFAULT_RULES):
+    state = State(rules, answer)
+    return state, referee.refereed(engine, rules, state, [engine.course_player(player)])
 
 
 def test_the_game_ends_when_the_answer_is_guessed_and_that_guess_counts():
-    played = play_game(Scripted([(0, 1), (2, 3), (3, 2)]), (2, 3))
-    assert played.guesses == ((0, 1), (2, 3))
-    assert played.feedbacks[-1] == (2, 0, 2, 0, 2)
+    state, seen = refereed(scripted(["2C", "2D"], ["2H", "2S"], ["2S", "2H"]), (2, 3))
+    assert state.guesses == ((0, 1), (2, 3)) and state.solved() and seen.faults == [None]
+    assert state.feedbacks[-1] == (2, 0, 2, 0, 2) and state.returns() == (-2.0,)
+    assert len(seen.times[0]) == 2  # each call of the file timed
 
 
-def test_the_game_loop_rejects_an_invalid_guess():
-    with pytest.raises(GameOver, match="invalid guess 2: a card repeats"):
-        play_game(Scripted([(0, 1), (5, 5)]), (2, 3))
+def test_an_invalid_guess_loses_the_game():
+    state, seen = refereed(scripted(["2C", "2D"], ["3H", "3H"]), (2, 3))
+    assert seen.faults == ["a card repeats in 3H;3H"] == [state.lost]
+    assert len(state.guesses) == 1 and state.returns() == (-101.0,)
 
 
-def test_the_guess_limit_ends_a_game():
-    with pytest.raises(GameOver, match="not found in 3 guesses"):
-        play_game(Scripted([(0, 1)]), (2, 3), CardGuessRules(n=2, guess_limit=3))
+@pytest.mark.parametrize(
+    ("said", "reason"),
+    [(None, "not a (guess, state)"), ("2C3C", "not a (guess, state)"),
+     (iter(["2C", "3C"]), "not a (guess, state)"), (["2C", 3], "not a (guess, state)"),
+     (["ZZ", "3C"], "not a card: bad card 'ZZ'"), (["2C", "3C", "4C"], "3 cards guessed")],
+)  # fmt: skip
+def test_a_guess_that_is_not_card_texts_loses_the_game_and_says_why(said, reason):
+    player = SimpleNamespace(initial_guess=lambda n: (said, None))
+    state, seen = refereed(player, (2, 3))
+    assert reason in seen.faults[0] and state.lost == seen.faults[0] and not state.guesses
 
 
-def test_the_time_limit_ends_a_game():
-    ticks = iter(range(0, 100, 6))
-    with pytest.raises(GameOver, match="over 10 s"):
-        play_game(Scripted([(0, 1)]), (2, 3), DEFAULT_RULES, clock=lambda: next(ticks))
+def test_the_guess_limit_ends_a_game_lost():
+    state, seen = refereed(scripted(["2C", "2D"]), (2, 3), CardGuessRules(n=2, guess_limit=3))
+    assert state.lost == "not found in 3 guesses" and seen.faults == [None]
+    assert len(state.guesses) == 3 and state.returns() == (-4.0,)
+
+
+def test_the_time_limit_is_a_games_and_the_call_over_it_loses_the_game():
+    rules = CardGuessRules(n=2, seconds=0.05)  # each call spins for more than half of it
+    state, seen = refereed(scripted(["2C", "2D"], spin=0.03), (2, 3), rules)
+    assert seen.faults[0] in ("over 0.05 s after 1 guesses", "over 0.05 s after 2 guesses")
+    assert state.lost == seen.faults[0] and state.returns() == (-101.0,)
+    fast, _ = refereed(scripted(["2C", "2D"], ["2H", "2S"]), (2, 3), rules)
+    assert fast.solved()  # a game's quick calls add up to less
 
 
 def test_the_state_follows_the_rules():
@@ -208,16 +232,14 @@ def test_exact_answer_chances_match_the_draws():
     assert chances[kings] > 8 * chances[low]
 
 
-def test_the_same_seed_writes_the_same_bytes(tmp_path):
-    from mine.strategies.bots.cardguess import make_bot
-
-    def run(folder, seed):
-        simulate(CardGuessRules(n=2), ["random-consistent"], 30, seed, tmp_path / folder,
-                 make_bot=make_bot, answerer="faces")  # fmt: skip
-        stem = tmp_path / folder / "random-consistent-faces-n2"
-        return stem.with_suffix(".csv").read_bytes(), (
-            stem.parent / f"{stem.name}-score.csv"
-        ).read_bytes()
-
-    assert run("a", 5) == run("b", 5)
-    assert run("a", 5) != run("c", 6)
+def test_a_game_is_logged_as_its_rows_and_a_lost_one_is_refused():
+    state, _ = refereed(scripted(["2C", "2D"], ["2H", "2S"]), (2, 3))
+    turns, scores = engine.log_rows(state, 7)
+    assert [(t.game, t.guess_no, t.guess, t.feedback) for t in turns] == [
+        (7, 1, ("2C", "2D"), (0, 0, 2, 0, 0)), (7, 2, ("2H", "2S"), (2, 0, 2, 0, 2))]  # fmt: skip
+    assert scores == [engine.Score(7, 2, ("2H", "2S"), 2)]
+    lost, _ = refereed(scripted(["2C", "2D"]), (2, 3), CardGuessRules(n=2, guess_limit=2))
+    with pytest.raises(ValueError, match="game 1 was lost \\(not found in 2 guesses\\)"):
+        engine.log_rows(lost, 1)
+    game = engine.new_game(DEFAULT_RULES, np.random.default_rng(1), ["me"], answerer="faces")
+    assert game.players == ("me",) and len(game.answer) == 2

@@ -10,30 +10,27 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mine.strategies.codegen.cardguess import packed
+from mine.strategies.engines import cardguess as engine
+from mine.strategies.engines import referee
 from mine.strategies.engines.cardguess import (
     CardGuessRules,
+    State,
     card_text,
     encode,
     feedback,
     hand_index,
     hands,
-    play_game,
 )
 from mine.strategies.players import cardguess as player
 from mine.strategies.solvers.cardguess import FlatTree, Plan, Search, flatten
 
 
-class ModuleGuesser:
-    """The module's functions as an engine guesser (cards as text to it, ints from it)."""
-
-    def initial_guess(self, n):
-        guess, state = player.initial_guess(n)
-        return [player.card_number(c) for c in guess], (guess, state)
-
-    def next_guess(self, previous, fb):
-        _, (guess, state) = previous
-        guess, state = player.next_guess((guess, state), fb)
-        return [player.card_number(c) for c in guess], (guess, state)
+def play_game(answer, rules):
+    """The module's game of `answer`, refereed behind the engine's course adapter."""
+    state = State(rules, answer)
+    seen = referee.refereed(engine, rules, state, [engine.course_player(player)])
+    assert seen.faults == [None]
+    return state
 
 
 @settings(max_examples=200, deadline=None)
@@ -71,7 +68,7 @@ def test_off_the_tree_it_guesses_a_hand_consistent_with_every_feedback(monkeypat
     monkeypatch.setattr(player, "_DECODED", {})
     with pytest.raises(ValueError, match=f"it plays n = {n}\\)"):
         player.initial_guess(5 - n)
-    played = play_game(ModuleGuesser(), answer, CardGuessRules(n=n))
+    played = play_game(answer, CardGuessRules(n=n))
     assert played.guesses[-1] == answer
     for k, guess in enumerate(played.guesses):
         for earlier, fb in zip(played.guesses[:k], played.feedbacks[:k], strict=True):
@@ -91,7 +88,7 @@ def test_with_a_tree_it_guesses_exactly_as_the_tree_on_every_answer(monkeypatch)
             if guess == tuple(answer):
                 break
             node = tree.child(node, encode(feedback(answer, guess)))
-        played = play_game(ModuleGuesser(), tuple(answer), CardGuessRules(n=2))
+        played = play_game(tuple(answer), CardGuessRules(n=2))
         assert list(played.guesses) == walked
 
 

@@ -8,14 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mine.strategies.bots.cardguess import GUESSERS, make_bot
+from mine.strategies.engines import cardguess as engine
+from mine.strategies.engines import referee
 from mine.strategies.engines.cardguess import (
     CardGuessRules,
+    State,
     encode,
     feedback,
     feedback_codes,
     hand_index,
     hands,
-    play_game,
     winning_code,
 )
 from mine.strategies.solvers.cardguess import (
@@ -36,6 +38,14 @@ RULES_2 = CardGuessRules(n=2)
 @pytest.fixture(scope="module")
 def quick_tree() -> FlatTree:
     return flatten(2, Search(2, None, QUICK).run())
+
+
+def play_game(bot, answer: tuple[int, ...], rules: CardGuessRules) -> State:
+    """`answer` found by the bot, refereed; the game's end (no fault: a bot's guesses are
+    legal)."""
+    state = State(rules, answer)
+    assert referee.refereed(engine, rules, state, [bot]).faults == [None]
+    return state
 
 
 def walk(tree: FlatTree, answer: tuple[int, ...]) -> int:

@@ -54,7 +54,7 @@ HOG = {
     ),
     "returns garbage": (
         "def final_strategy(score, opponent_score):\n    return 'lots'\n",
-        "final_strategy is not a Hog strategy here",
+        "an invalid play: final_strategy(0, 0) returned 'lots' (the rules allow 0..10 dice)",
     ),
     "allocates without end": (
         "def final_strategy(score, opponent_score):\n    return len(bytearray(10**12))\n",

@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from mine.parsers.cards import parse_course
+from mine.parsers.cards import DECK, parse_course
 from mine.parsers.ginrummy import read_scores, read_turns
 from mine.pipeline.cli import app
-from mine.strategies.bots.ginrummy import BOTS, SimpleBot, make_bot
-from mine.strategies.engines.ginrummy import GinRummyRules, play_game, round_points
+from mine.strategies.bots.ginrummy import BOTS, make_bot
+from mine.strategies.engines.ginrummy import Deal, GinRummyRules, Play, new_game, round_points
 from mine.strategies.engines.melds import MeldSolver
+from tests.strategies.ginrummy_replay import refereed
 
 RULES = GinRummyRules()
 SOLVER = MeldSolver()
@@ -24,57 +25,68 @@ def cards(text: str):
     return tuple(parse_course(part) for part in text.split())
 
 
+def at_pick(hand, upcard, stock=()):
+    """A round where seat 0, holding `hand`, picks first with `upcard` on the pile and
+    `stock` on top of the stock."""
+    upcard = parse_course(upcard)
+    rest = [card for card in DECK if card not in {*hand, upcard, *stock}]
+    deal = Deal(0, (hand, tuple(rest[:10])), upcard, (*stock, *rest[10:]))
+    return new_game(RULES, np.random.default_rng(0), deals=[deal])
+
+
 @pytest.mark.parametrize(
     "seats", [("simple", "random"), ("ginhunter", "explorer"), ("explorer:random:0.5", "simple")]
 )
 def test_bots_play_whole_games_legally(seats):
     for seed in range(2):
         rng = np.random.default_rng(seed)
-        record = play_game(
-            RULES, [make_bot(spec, RULES, rng, SOLVER) for spec in seats], rng, SOLVER
-        )
-        assert record.invalid is None
-        assert max(record.totals) >= RULES.game_target
+        state, seen = refereed(RULES, [make_bot(spec, RULES, rng) for spec in seats], rng)
+        assert seen.faults == [None, None] and state.invalid is None
+        assert max(state.totals) >= RULES.game_target
+
+
+def two_turns(bot):
+    """Seat 0 holds three melds and a 4 and draws HA, then C3: the bot's plays."""
+    state = at_pick(cards("SA S2 S3 H5 H6 H7 C9 D9 S9 D4"), "CK", cards("HA DK C3"))
+    state.apply_action("stock")
+    first = bot(state)
+    state.apply_action(first)
+    state.apply_action("stock")  # seat 1 draws DK and throws its last card
+    state.apply_action(Play("drop", state.hands[1][-1]))
+    state.apply_action("stock")
+    return first, bot(state)
 
 
 def test_simple_takes_the_discard_only_for_a_meld_and_knocks_when_allowed():
-    bot = SimpleBot(np.random.default_rng(0), RULES, SOLVER)
+    bot = make_bot("simple", RULES, np.random.default_rng(0))
     hand = cards("S4 S5 H9 D9 CK DQ HJ C2 D6 H10")
-    assert bot.pick(parse_course("S6"), (0, 0), None, None, hand)[0] == "discard"
-    assert bot.pick(parse_course("C9"), (0, 0), None, None, hand)[0] == "discard"
-    assert bot.pick(parse_course("S8"), (0, 0), None, None, hand)[0] == "stock"
-    melded = cards("SA S2 S3 H5 H6 H7 C9 D9 S9 D4")
-    _, memory = bot.pick(parse_course("CK"), (0, 0), None, None, melded)
-    (act, card), memory = bot.play(parse_course("HA"), (0, 0), memory, melded)
-    assert act == "drop" and card == parse_course("D4")  # first turn: no call
-    after = (parse_course("HA"), *(c for c in melded if c != card))
-    _, memory = bot.pick(parse_course("CK"), (0, 0), memory, "stock", after)
-    (act, card), _ = bot.play(parse_course("C3"), (0, 0), memory, after)
-    assert act == "knock" and card not in cards("C3")
-    hunter = make_bot("ginhunter", RULES, np.random.default_rng(0), SOLVER)
-    _, memory = hunter.pick(parse_course("CK"), (0, 0), None, None, melded)
-    _, memory = hunter.play(parse_course("HA"), (0, 0), memory, melded)
-    _, memory = hunter.pick(parse_course("CK"), (0, 0), memory, "stock", after)
-    assert hunter.play(parse_course("C3"), (0, 0), memory, after)[0][0] == "drop"
+    assert bot(at_pick(hand, "S6")) == "discard"
+    assert bot(at_pick(hand, "C9")) == "discard"
+    assert bot(at_pick(hand, "S8")) == "stock"
+    first, second = two_turns(bot)
+    assert first == Play("drop", parse_course("D4"))  # first turn: no call
+    assert second.act == "knock" and second.card != parse_course("C3")
+    hunter = make_bot("ginhunter", RULES, np.random.default_rng(0))
+    assert two_turns(hunter)[1].act == "drop"
 
 
 def test_simple_breaks_discard_ties_with_its_generator():
     hand = cards("CK DK HK SQ CQ DJ HJ S10 C10 D10")  # every discard leaves the same deadwood
-    picks = set()
-    for seed in range(8):
-        bot = SimpleBot(np.random.default_rng(seed), RULES, SOLVER)
-        _, memory = bot.pick(parse_course("S2"), (0, 0), None, None, hand)
-        picks.add(bot.play(parse_course("S2"), (0, 0), memory, hand)[0][1])
-    assert len(picks) > 1
-    again = [SimpleBot(np.random.default_rng(3), RULES, SOLVER) for _ in range(2)]
-    assert len({bot.play(parse_course("S2"), (0, 0), f"{0:x}:0", hand) for bot in again}) == 1
+
+    def discard(seed: int):
+        state = at_pick(hand, "S2")
+        state.apply_action("discard")
+        return make_bot("simple", RULES, np.random.default_rng(seed))(state)
+
+    assert len({discard(seed).card for seed in range(8)}) > 1
+    assert discard(3) == discard(3)
 
 
 def test_registry_and_bad_specs():
     assert {"simple", "random", "ginhunter", "explorer"} <= set(BOTS)
     for bad in ("nobody", "explorer:2", "explorer:nobody:0.1", "simple:3"):
         with pytest.raises(ValueError):
-            make_bot(bad, RULES, np.random.default_rng(0), SOLVER)
+            make_bot(bad, RULES, np.random.default_rng(0))
 
 
 def _simulate(out: Path, *extra: str) -> None:
@@ -106,7 +118,7 @@ def test_simulate_is_deterministic_and_writes_parsable_logs(tmp_path):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     _simulate(tmp_path / "c", "--seed", "12")
     other = sorted(p.name for p in (tmp_path / "c").iterdir())
-    assert other == [name.replace("-11-", "-12-") for name in files]
+    assert other == [name.replace("-s11-", "-s12-") for name in files]
     assert any(
         (tmp_path / "a" / n).read_bytes() != (tmp_path / "c" / m).read_bytes()
         for n, m in zip(files, other, strict=True)
@@ -138,8 +150,8 @@ def test_simulate_rejects_bad_options(tmp_path):
     for extra in (
         ["--players", "simple"],
         ["--players", "simple,nobody"],
-        ["--me", "2"],
         ["--rules", "knock_limit=ten"],
+        ["--rules", "hand_size=9"],
     ):
         result = runner.invoke(
             app, ["simulate", "ginrummy", "--games", "1", "--out", str(tmp_path), *extra]
@@ -148,3 +160,10 @@ def test_simulate_rejects_bad_options(tmp_path):
     _simulate(tmp_path / "short", "--rules", "game_target=20")
     for score_path in (tmp_path / "short").glob("*-score.csv"):
         assert sum(s.points + s.opponent_points for s in read_scores(score_path)) < 100 + 200
+
+
+def test_simulate_refuses_a_point_of_view_that_is_not_a_player(tmp_path):
+    result = CliRunner().invoke(
+        app, ["simulate", "ginrummy", "--games", "1", "--out", str(tmp_path), "--me", "2"]
+    )
+    assert result.exit_code == 1 and "error" in result.output

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from mine.parsers.cards import DECK, parse_course, parse_hand
 from mine.strategies.bots.ginrummy import make_bot
 from mine.strategies.codegen import ginrummy as codegen
-from mine.strategies.engines.ginrummy import GinRummyRules, play_game
+from mine.strategies.engines.ginrummy import GinRummyRules, course_player
 from mine.strategies.engines.melds import MeldSolver, check_melds
+from tests.strategies.ginrummy_replay import refereed
 
 TABLES = {
     "danger": tuple(
@@ -185,11 +186,11 @@ def plays_legally(player, opponent: str, games: int, seed: int) -> None:
     """`games` whole games against `opponent`, seats alternating, without an invalid play."""
     for game in range(games):
         rng = np.random.default_rng([seed, game])
-        bot = make_bot(opponent, RULES, rng, SOLVER)
-        seats = [player, bot] if game % 2 == 0 else [bot, player]
-        record = play_game(RULES, seats, rng, SOLVER)
-        assert record.invalid is None, record.invalid
-        assert max(record.totals) >= RULES.game_target
+        bot = make_bot(opponent, RULES, rng)
+        seats = [course_player(player), bot] if game % 2 == 0 else [bot, course_player(player)]
+        state, _ = refereed(RULES, seats, rng)
+        assert state.invalid is None, state.invalid
+        assert max(state.totals) >= RULES.game_target
 
 
 @pytest.mark.parametrize("opponent", ["simple", "random", "ginhunter"])
@@ -198,14 +199,13 @@ def test_never_an_invalid_play_in_engine_games(source_module, opponent):
 
 
 def test_same_seed_same_game(source, tmp_path):
-    records = []
+    games = []
     for name in ("a", "b"):
         module = load(source, tmp_path, name)
         rng = np.random.default_rng(11)
-        records.append(
-            play_game(RULES, [module, make_bot("simple", RULES, rng, SOLVER)], rng, SOLVER)
-        )
-    assert records[0] == records[1]
+        state, _ = refereed(RULES, [course_player(module), make_bot("simple", RULES, rng)], rng)
+        games.append((state.rounds, state.totals, state.invalid))
+    assert games[0] == games[1]
 
 
 @pytest.mark.parametrize(

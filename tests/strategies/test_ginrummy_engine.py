@@ -8,24 +8,22 @@ from __future__ import annotations
 import pickle
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from mine.parsers.cards import Card, parse_course
-from mine.parsers.ginrummy import read_scores, read_turns
+from mine.parsers.ginrummy import read_scores, read_turns, write_scores, write_turns
 from mine.strategies.engines.ginrummy import (
     Deal,
-    FunctionPlayer,
     GinRummyRules,
     Play,
     State,
+    course_player,
+    log_rows,
     new_game,
-    play_game,
     round_points,
-    scores_for,
-    turns_for,
-    write_game,
 )
 from mine.strategies.engines.melds import MeldSolver
 from mine.strategies.engines.state import IllegalAction
@@ -36,6 +34,7 @@ from tests.strategies.ginrummy_replay import (
     declarations,
     explain,
     real_pairs,
+    refereed,
     rounds_of,
 )
 
@@ -64,7 +63,12 @@ def dealt(stock: tuple[Card, ...] = STOCK, first: int = 0) -> list[Deal]:
 
 
 def scripted_state(rules: GinRummyRules = RULES, stock: tuple[Card, ...] = STOCK) -> State:
-    return new_game(rules, np.random.default_rng(0), solver=SOLVER, deals=dealt(stock))
+    return new_game(rules, np.random.default_rng(0), deals=dealt(stock))
+
+
+def player(pick, play, melds) -> object:
+    """A player of the spec's three functions, as the referee seats it."""
+    return course_player(SimpleNamespace(pick=pick, play=play, melds=melds))
 
 
 def refused(state: State, action) -> str:
@@ -119,15 +123,16 @@ def test_invalid_plays_end_the_game_with_their_reason(plays, reason):
     seat = state.current_player()
     # The referee: the player of the refused action loses the game.
     script = iter(actions)
-    scripted = FunctionPlayer(
+    scripted = player(
         lambda top, scores, memory, draw, hand: (next(script), "m"),
         lambda picked, scores, memory, hand: (next(script), "m"),
         lambda scores, memory, hand: SOLVER.melds_of(hand),
     )
-    record = play_game(RULES, [scripted, scripted], np.random.default_rng(0), SOLVER, dealt())
-    assert record.invalid is not None and record.invalid.reason.startswith(reason)
-    assert record.invalid.seat == seat and not record.rounds
-    assert record.returns()[record.invalid.seat] == -1.0
+    state, seen = refereed(RULES, [scripted, scripted], np.random.default_rng(0), dealt())
+    assert state.invalid is not None and state.invalid.reason.startswith(reason)
+    assert state.invalid.seat == seat and not state.rounds
+    assert seen.faults[seat] == state.invalid.reason and seen.faults[1 - seat] is None
+    assert state.returns()[state.invalid.seat] == -1.0
 
 
 def test_knock_over_the_limit_and_gin_with_deadwood_are_rejected():
@@ -205,18 +210,18 @@ def _bot(pick=None, play=None):
     def default_play(picked, scores, memory, hand):
         return ("drop", hand[0]), "m"
 
-    return FunctionPlayer(
+    return player(
         pick or default_pick, play or default_play, lambda s, m, hand: SOLVER.melds_of(hand)
     )
 
 
 def test_memory_over_the_limit_and_slow_calls_forfeit():
     big = _bot(pick=lambda top, scores, memory, draw, hand: ("stock", "x" * 10_001))
-    record = play_game(RULES, [_bot(), big], np.random.default_rng(1), SOLVER)
-    assert record.invalid is not None and record.invalid.seat == 1
-    assert record.invalid.reason.startswith("Memory is too large")
+    state, _ = refereed(RULES, [_bot(), big], np.random.default_rng(1))
+    assert state.invalid is not None and state.invalid.seat == 1
+    assert state.invalid.reason.startswith("Memory is too large")
     exact = _bot(pick=lambda top, scores, memory, draw, hand: ("stock", "x" * 10_000))
-    assert play_game(RULES, [exact, _bot()], np.random.default_rng(1), SOLVER).invalid is None
+    assert refereed(RULES, [exact, _bot()], np.random.default_rng(1))[0].invalid is None
 
     def slow(picked, scores, memory, hand):
         started = time.process_time()  # the limit counts CPU time: spend it
@@ -225,8 +230,8 @@ def test_memory_over_the_limit_and_slow_calls_forfeit():
         return ("drop", hand[0]), "m"
 
     quick = GinRummyRules(time_limit=0.005)
-    record = play_game(quick, [_bot(play=slow), _bot(play=slow)], np.random.default_rng(1), SOLVER)
-    assert record.invalid is not None and record.invalid.reason == "Took too long to play"
+    state, _ = refereed(quick, [_bot(play=slow), _bot(play=slow)], np.random.default_rng(1))
+    assert state.invalid is not None and state.invalid.reason == "Took too long to play"
 
 
 def test_player_interface_sees_scores_memory_and_opponent_draws():
@@ -240,18 +245,17 @@ def test_player_interface_sees_scores_memory_and_opponent_draws():
         assert picked not in hand and memory == f"{len(seen)}"
         return ("drop", hand[0]), memory
 
-    record = play_game(
+    state, _ = refereed(
         RULES,
-        [FunctionPlayer(pick, play, lambda s, m, h: SOLVER.melds_of(h)), _bot()],
+        [player(pick, play, lambda s, m, h: SOLVER.melds_of(h)), _bot()],
         np.random.default_rng(5),
-        SOLVER,
     )
-    assert record.invalid is None
+    assert state.invalid is None
     assert seen[0][1] is None and seen[0][3] == 10
     assert {draw for _, _, draw, _ in seen[1:]} <= {"stock", None}
     totals = [0, 0]
     starts = {(0, 0)}
-    for game_round in record.rounds:
+    for game_round in state.rounds:
         totals = [totals[0] + game_round.points[0], totals[1] + game_round.points[1]]
         starts.add((totals[0], totals[1]))
     assert {scores for scores, *_ in seen} <= starts
@@ -312,26 +316,22 @@ def test_a_round_ends_after_201_plays_with_stock_left():
     assert game_round.ending == "Drop" and game_round.caller == 0
     assert game_round.points == round_points(RULES, "drop", *game_round.deadwood)
     # The spec's 200 is a setting.
-    short = new_game(GinRummyRules(play_cap=200), np.random.default_rng(0), solver=SOLVER,
-                     deals=dealt())  # fmt: skip
+    short = new_game(GinRummyRules(play_cap=200), np.random.default_rng(0), deals=dealt())
     _take_the_discard(short, 200)
     assert short.phase.value == "melds" and short.caller == 1
 
 
 def test_play_cap_ends_the_round_as_a_drop():
-    state = new_game(
-        GinRummyRules(play_cap=4), np.random.default_rng(0), solver=SOLVER, deals=dealt()
-    )
+    state = new_game(GinRummyRules(play_cap=4), np.random.default_rng(0), deals=dealt())
     _take_the_discard(state, 4)
     assert state.phase.value == "melds" and state.caller == 1 and len(state.stock) == len(STOCK)
 
 
-def _bots_game(rules: GinRummyRules, seed: int):
+def _bots_game(rules: GinRummyRules, seed: int) -> State:
     from mine.strategies.bots.ginrummy import make_bot
 
     rng = np.random.default_rng(seed)
-    bots = [make_bot("simple", rules, rng, SOLVER), make_bot("random", rules, rng, SOLVER)]
-    return play_game(rules, bots, rng, SOLVER)
+    return refereed(rules, [make_bot("simple", rules, rng), make_bot("random", rules, rng)], rng)[0]
 
 
 def test_who_plays_first_is_drawn_for_every_round():
@@ -361,27 +361,28 @@ def test_opponent_draw_is_none_at_the_first_play_of_every_round():
     def play(picked, scores, memory, hand):
         return ("drop", next(card for card in hand if card != picked)), ""
 
-    player = FunctionPlayer(pick, play, lambda s, m, hand: SOLVER.melds_of(hand))
-    record = play_game(GinRummyRules(game_target=30), [player, player],
-                       np.random.default_rng(4), SOLVER)  # fmt: skip
-    assert record.invalid is None and len(record.rounds) > 1
+    both = player(pick, play, lambda s, m, hand: SOLVER.melds_of(hand))
+    state, _ = refereed(GinRummyRules(game_target=30), [both, both], np.random.default_rng(4))
+    assert state.invalid is None and len(state.rounds) > 1
     expected = [
         None if index == 0 else game_round.turns[index - 1].draw
-        for game_round in record.rounds
+        for game_round in state.rounds
         for index in range(len(game_round.turns))
     ]
-    assert seen == expected and expected.count(None) == len(record.rounds)
+    assert seen == expected and expected.count(None) == len(state.rounds)
 
 
 def test_games_run_to_the_target_with_differing_totals_and_alternate_dealers():
     alternate = GinRummyRules(first_player="alternate")
     for seed in range(3):
-        record = _bots_game(alternate, seed)
-        assert record.invalid is None
-        assert max(record.totals) >= 100 and record.totals[0] != record.totals[1]
-        before = [sum(r.points[s] for r in record.rounds[:-1]) for s in (0, 1)]
+        state = _bots_game(alternate, seed)
+        assert state.invalid is None
+        assert max(state.totals) >= 100 and state.totals[0] != state.totals[1]
+        ahead = 0 if state.totals[0] > state.totals[1] else 1
+        assert state.returns()[ahead] == 1.0 and state.returns()[1 - ahead] == -1.0
+        before = [sum(r.points[s] for r in state.rounds[:-1]) for s in (0, 1)]
         assert max(before) < 100 or before[0] == before[1]
-        firsts = [game_round.turns[0].seat for game_round in record.rounds]
+        firsts = [game_round.turns[0].seat for game_round in state.rounds]
         assert all(a != b for a, b in zip(firsts, firsts[1:], strict=False))
 
 
@@ -482,18 +483,19 @@ def test_engine_replays_real_logs_byte_for_byte(turn_path, score_path, tmp_path)
             hand = next(row for row in reversed(rows) if row.mine == mine).hand
             declared[seat].append(declarations(hand)[deadwood])
     players = [
-        Scripted([row for row in turns if row.mine], declared[0], endings),
-        Scripted([row for row in turns if not row.mine], declared[1], endings),
+        course_player(Scripted([row for row in turns if row.mine], declared[0], endings)),
+        course_player(Scripted([row for row in turns if not row.mine], declared[1], endings)),
     ]
-    record = play_game(RULES, players, np.random.default_rng(0), SOLVER, deals=deals)
-    assert record.invalid is None
-    assert turns_for(record, 0) == turns and scores_for(record, 0) == scores
-    assert len(record.rounds) == len(scores)  # the game ended where the server's did
-    written = write_game(record, 0, tmp_path, "replay")
-    assert written[0].read_bytes() == turn_path.read_bytes()
-    assert written[1].read_bytes() == score_path.read_bytes()
-    flipped = write_game(record, 1, tmp_path, "other")
-    assert [t.mine for t in read_turns(flipped[0])] == [not t.mine for t in turns]
-    assert [(s.points, s.opponent_points) for s in read_scores(flipped[1])] == [
+    state, _ = refereed(RULES, players, np.random.default_rng(0), deals)
+    assert state.invalid is None
+    mine, theirs = (log_rows(state, 1, seat) for seat in state.players)
+    assert mine == (turns, scores)
+    assert len(state.rounds) == len(scores)  # the game ended where the server's did
+    write_turns(tmp_path / "replay.csv", mine[0])  # as the one simulate writes them
+    write_scores(tmp_path / "replay-score.csv", mine[1])
+    assert (tmp_path / "replay.csv").read_bytes() == turn_path.read_bytes()
+    assert (tmp_path / "replay-score.csv").read_bytes() == score_path.read_bytes()
+    assert [t.mine for t in theirs[0]] == [not t.mine for t in turns]
+    assert [(s.points, s.opponent_points) for s in theirs[1]] == [
         (s.opponent_points, s.points) for s in scores
     ]

@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 from mine.parsers.cards import DECK, parse_course, parse_hand
 from mine.strategies.bots.ginrummy import BASELINES, make_bot
 from mine.strategies.codegen import ginrummy as codegen
-from mine.strategies.engines.ginrummy import DEFAULT_RULES, play_game
+from mine.strategies.engines.ginrummy import DEFAULT_RULES, course_player
 from mine.strategies.engines.melds import MeldSolver, check_melds
 from mine.strategies.player_file import load_source
 from mine.strategies.players import ginrummy as player
+from tests.strategies.ginrummy_replay import refereed
 from tests.strategies.test_ginrummy_codegen import METADATA, plays_legally
 
 SOLVER = MeldSolver()
@@ -112,7 +113,7 @@ def test_a_file_from_the_modules_tables_decides_as_the_module_call_for_call():
     twin = Twin(player, file)
     for game in range(4):
         rng = np.random.default_rng([8, game])
-        bot = make_bot(BASELINES[game % len(BASELINES)], DEFAULT_RULES, rng, SOLVER)
-        record = play_game(DEFAULT_RULES, [twin, bot] if game % 2 else [bot, twin], rng, SOLVER)
-        assert record.invalid is None
+        bot = make_bot(BASELINES[game % len(BASELINES)], DEFAULT_RULES, rng)
+        seats = [course_player(twin), bot] if game % 2 else [bot, course_player(twin)]
+        assert refereed(DEFAULT_RULES, seats, rng)[0].invalid is None
     assert twin.calls > 200

@@ -2,10 +2,12 @@
 (`ghc -O2 --make`, here with -Wall), without a warning, its feedback the engine's, and
 guessing as the Python file of the same trees on every n = 2 answer and on a sample of
 n = 3 (a tree of part of the answers: on it and off it, where both fall back alike), and
-refusing n = 4 (no tree) as the Python file does."""
+refusing n = 4 (no tree) as the Python file does; and a `Proj1.hs` that compiles but never
+finds the answer is measured, each game lost at the guess limit, and refused in one line."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -19,10 +21,12 @@ from mine.strategies.codegen.haskell.cardguess import haskell_source
 from mine.strategies.engines.cardguess import card_text, feedback, hands
 from mine.strategies.haskell import protocol
 from mine.strategies.haskell.build import build
+from mine.strategies.haskell.programs import CACHE
 from mine.strategies.player_file import load_source
 from mine.strategies.players.cardguess import FALLBACK_HANDS
 from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
 from mine.strategies.validation import haskell as compare
+from tests.mine_cli import mine, one_line_error
 from tests.strategies.haskell_files import needs_ghc
 from tests.strategies.test_cardguess_codegen import METADATA
 
@@ -115,3 +119,38 @@ def test_its_feedback_is_the_engines(built, pairs):
     replies = protocol.ask(built.program, [protocol.cardguess_feedback(a, g) for a, g in texts])
     for (answer, guess), reply in zip(pairs, replies, strict=True):
         assert tuple(map(int, reply.fields)) == feedback(answer, guess)
+
+
+NEVER = """module Proj1 (feedback, initialGuess, nextGuess, GameState) where
+
+import Card
+
+type GameState = ()
+
+feedback :: [Card] -> [Card] -> (Int, Int, Int, Int, Int)
+feedback _ _ = (0, 0, 0, 0, 0)
+
+initialGuess :: Int -> ([Card], GameState)
+initialGuess n = (take n [minBound ..], ())
+
+nextGuess :: ([Card], GameState) -> (Int, Int, Int, Int, Int) -> ([Card], GameState)
+nextGuess previous _ = previous
+"""
+
+
+@needs_ghc
+def test_a_proj1_that_never_finds_the_answer_loses_each_game_at_the_guess_limit(
+    tmp_path, monkeypatch
+):
+    path = tmp_path / "Proj1.hs"
+    path.write_text(NEVER)
+    monkeypatch.setenv(CACHE, str(tmp_path / "cache"))  # the program compiled once, here
+    validated = mine("validate", "cardguess", path, "--n", 2, "--answers", 3, "--baselines",
+                     "greedy")  # fmt: skip
+    line = one_line_error(validated, code=1)
+    assert line == f"error: {path}: found no answer of n = 2 (not found in 100 guesses)"
+    played = mine("tournament", "cardguess", path, "--bots", "greedy", "--games", 2, "--json")
+    assert played.returncode == 0, played.stderr
+    (pairing,) = json.loads(played.stdout)["pairings"]
+    assert pairing["b_wins"] == 2 and pairing["invalid"] == [0, 0]  # lost by the rules
+    assert pairing["margin"]["mean"] < -90  # 101 guesses, a lost game's, against greedy's few

@@ -47,12 +47,13 @@ def test_simulate_is_deterministic_and_writes_the_log_format(tmp_path):
     _simulate(tmp_path / "c", "--seed", "6")
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
     assert names == [
-        "always_roll_6-vs-square_strategy-score.csv",
-        "always_roll_6-vs-square_strategy.csv",
+        "hog-always_roll_6-vs-square_strategy-s5-score.csv",
+        "hog-always_roll_6-vs-square_strategy-s5.csv",
     ]
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
-        assert (tmp_path / "a" / name).read_bytes() != (tmp_path / "c" / name).read_bytes()
+        other = name.replace("-s5", "-s6")  # the seed names its logs
+        assert (tmp_path / "a" / name).read_bytes() != (tmp_path / "c" / other).read_bytes()
     turns = list(log.read_turns(tmp_path / "a" / names[1]))
     scores = list(log.read_scores(tmp_path / "a" / names[0]))
     assert len(scores) == 300 and {t.player for t in turns} == {"always_roll:6", "square_strategy"}
@@ -64,8 +65,9 @@ def test_simulate_variant_and_json(tmp_path):
         tmp_path, "--seed", "1", "--rules", "goal=120", "--rules", "dice_sides=8", "--json"
     )
     summary = json.loads(result.stdout)
-    assert summary["rules"]["goal"] == 120 and summary["matches"][0]["games"] == 300
-    turns = list(log.read_turns(tmp_path / "always_roll_6-vs-square_strategy.csv"))
+    assert summary["rules"] == {"goal": 120, "dice_sides": 8}  # the settings over the defaults
+    assert summary["matches"][0]["games"] == 300
+    turns = list(log.read_turns(tmp_path / "hog-always_roll_6-vs-square_strategy-s1.csv"))
     assert max(d for t in turns for d in t.outcomes) == 8
     assert max(t.new_score for t in turns) >= 120
 
@@ -171,3 +173,17 @@ def test_validate_rejects_a_non_player(tmp_path):
     wrong.write_text("def final_strategy(score, opponent_score):\n    return 12\n")
     result = runner.invoke(app, ["validate", "hog", str(wrong)])
     assert result.exit_code == 1 and "error:" in result.output
+
+
+@pytest.mark.parametrize("answer", ["'3'", "3.0", "True", "11"])
+def test_validate_names_an_invalid_play_with_its_state_and_value(tmp_path, answer):
+    """Issue 42: a string, a float or a bool is no number of dice, however Python would
+    convert it; the file's first invalid answer is its failure, in one line."""
+    path = tmp_path / "p.py"
+    path.write_text(
+        "def final_strategy(score, opponent_score):\n"
+        f"    return {answer} if (score, opponent_score) == (7, 3) else 4\n"
+    )
+    line = one_line_error(here("validate", "hog", path, "--json"), code=1)
+    assert f"{path}: an invalid play: final_strategy(7, 3) returned {answer} " in line
+    assert line.endswith("(the rules allow 0..10 dice)")

@@ -14,11 +14,11 @@ from mine.strategies.engines import referee
 from mine.strategies.engines.twentyone import (
     Bid,
     Stand,
-    State,
     TwentyOneRules,
     course_player,
-    play_game,
+    new_game,
 )
+from tests.strategies.twentyone_games import play
 
 RULES = TwentyOneRules(rounds=3)
 
@@ -55,12 +55,12 @@ def burning(seconds: float, then=fine):
 def referee_game(answer, seconds=RULES.decision_seconds, words=referee.WORDS,
                  forfeit=referee.seat_out):  # fmt: skip
     """A game of `answer`'s player beside a fine one; the state and the first one's fault."""
-    state = State(RULES, ["a", "b"], np.random.default_rng(0))
+    state = new_game(RULES, np.random.default_rng(0), ["a", "b"])
     seats = {"a": course_player(player(answer)), "b": course_player(player(fine))}
-    seen = referee.play(state, [seats[i] for i in state.ids], forfeit,
+    seen = referee.play(state, [seats[i] for i in state.players], forfeit,
                         referee.Limits(seconds, 20), words)  # fmt: skip
-    fault = state.disqualified[state.ids.index("a")]
-    assert seen.faults[state.ids.index("a")] == fault
+    fault = state.disqualified[state.players.index("a")]
+    assert seen.faults[state.players.index("a")] == fault
     return state, fault
 
 
@@ -78,7 +78,7 @@ def referee_game(answer, seconds=RULES.decision_seconds, words=referee.WORDS,
 def test_each_fault_is_named_and_costs_the_seat_only(answer, fault):
     state, reason = referee_game(answer)
     assert reason == fault
-    assert state.disqualified[state.ids.index("b")] is None
+    assert state.disqualified[state.players.index("b")] is None
     assert state.is_terminal() and state.round == RULES.rounds  # the others played on
 
 
@@ -99,7 +99,7 @@ def test_the_limit_counts_cpu_time_and_wall_time_only_far_beyond_it():
 
     assert referee_game(sleeping, 0.01)[1] is None
     limits = referee.Limits(0.001, wall_factor=10)  # ends at 0.01 s of wall time
-    state = State(RULES, ["a"], np.random.default_rng(0))
+    state = new_game(RULES, np.random.default_rng(0), ["a"])
     seen = referee.play(state, [course_player(player(sleeping))], referee.seat_out, limits)
     assert seen.faults[0].startswith("took ")
 
@@ -109,7 +109,7 @@ def test_the_game_words_its_faults_and_chooses_what_they_cost():
     charged = []
 
     def note_and_leave(state, seat, reason):
-        charged.append((state.ids[seat], reason))
+        charged.append((state.players[seat], reason))
         referee.seat_out(state, seat, reason)
 
     _, reason = referee_game(crash, words=words, forfeit=note_and_leave)
@@ -123,23 +123,23 @@ def test_bots_are_not_timed_and_keep_no_memory():
 
     rules = RULES.replace(decision_seconds=1e-9)  # no call returns in less
     bots = {"t": make_bot("textbook", rules), "d": make_bot("dealer", rules)}
-    state = play_game(rules, bots, np.random.default_rng(1))
+    state = play(rules, bots, np.random.default_rng(1))
     assert state.disqualified == [None, None] and state.round == rules.rounds
     spec = {"t": player(burning(0.001)), "d": make_bot("dealer", rules)}
-    state = play_game(rules, spec, np.random.default_rng(1))
-    assert state.disqualified[state.ids.index("t")].startswith("took ")
-    assert state.disqualified[state.ids.index("d")] is None
+    state = play(rules, spec, np.random.default_rng(1))
+    assert state.disqualified[state.players.index("t")].startswith("took ")
+    assert state.disqualified[state.players.index("d")] is None
 
 
 def test_a_bots_illegal_action_is_its_fault():
     def bids_too_much(state):
         return Bid(10**6)
 
-    state = State(RULES, ["a", "b"], np.random.default_rng(0))
+    state = new_game(RULES, np.random.default_rng(0), ["a", "b"])
     seats = {"a": bids_too_much, "b": course_player(player(fine))}
-    seen = referee.play(state, [seats[i] for i in state.ids], referee.seat_out)
-    assert seen.faults[state.ids.index("a")] == "Bid 1000000 outside 10..100 (points 10000)"
-    assert seen.faults[state.ids.index("b")] is None and state.is_terminal()
+    seen = referee.play(state, [seats[i] for i in state.players], referee.seat_out)
+    assert seen.faults[state.players.index("a")] == "Bid 1000000 outside 10..100 (points 10000)"
+    assert seen.faults[state.players.index("b")] is None and state.is_terminal()
 
 
 def test_memories_come_back_to_the_player_that_wrote_them():
@@ -149,7 +149,7 @@ def test_memories_come_back_to_the_player_that_wrote_them():
         seen.append(memory)
         return (Bid(10) if upcard is None else Stand()), str(len(seen))
 
-    state = State(RULES, ["me"], np.random.default_rng(0))
+    state = new_game(RULES, np.random.default_rng(0), ["me"])
     last = referee.play(state, [course_player(counting)], referee.seat_out)
     assert seen[0] is None and seen[1:] == [str(k) for k in range(1, len(seen))]
     assert last.memories == [str(len(seen))] and len(last.times[0]) == len(seen)
@@ -164,10 +164,12 @@ def test_a_call_that_returns_no_memory_leaves_the_seats_as_it_was():
         seen.append(memory)
         return function, arguments, lambda result: (read(result)[0], referee.KEEP)
 
-    state = State(RULES, ["a", "b"], np.random.default_rng(0))
+    state = new_game(RULES, np.random.default_rng(0), ["a", "b"])
     seats = {"a": referee.Course(keeping), "b": course_player(player(fine))}
     limits = referee.Limits(RULES.decision_seconds, 20)
-    memories = referee.play(state, [seats[i] for i in state.ids], referee.seat_out, limits).memories
+    memories = referee.play(
+        state, [seats[i] for i in state.players], referee.seat_out, limits
+    ).memories
     assert state.is_terminal() and state.disqualified == [None, None]
     assert len(seen) > RULES.rounds and set(seen) == {None}
-    assert memories[state.ids.index("a")] is None and memories[state.ids.index("b")] == "m"
+    assert memories[state.players.index("a")] is None and memories[state.players.index("b")] == "m"

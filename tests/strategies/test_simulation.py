@@ -17,6 +17,10 @@ from mine.warehouse.ingest import ingest
 # game: (rules settings, bots, games): small, quick matches of every bot kind
 CASES = {
     "supernim": (["max_moves=30"], ["random", "greedy", "alphabeta:1"], 4),
+    "twentyone": (["rounds=30"], ["textbook", "dealer", "random", "explorer:cautious:0.2"], 4),
+    "ginrummy": (["game_target=40"], ["simple", "random", "explorer:ginhunter:0.2"], 4),
+    "cardguess": (["n=3"], ["random-consistent"], 30),
+    "hog": (["goal=40"], ["always_roll:4", "square_strategy", "random:1"], 7),
 }
 SIMULATED = [game.name for game in games.GAMES if hasattr(game.module("engine"), "log_rows")]
 
@@ -55,7 +59,7 @@ def test_a_bad_bot_is_refused_before_a_file_is_written(name, tmp_path):
     settings, bots, count = CASES[name]
     engine = games.get(name).module("engine")
     with pytest.raises(ValueError, match="clever"):
-        simulation.simulate(name, engine.DEFAULT_RULES, [*bots[:1], "clever"], count, 1,
+        simulation.simulate(name, engine.DEFAULT_RULES, [*bots[1:], "clever"], count, 1,
                             tmp_path / "none", make_bot=games.get(name).module("bots").make_bot)  # fmt: skip
     assert not (tmp_path / "none").exists()
 

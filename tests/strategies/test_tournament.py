@@ -18,7 +18,7 @@ from mine.strategies.engines.ginrummy import GinRummyRules
 from mine.strategies.engines.hog import HogRules
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.tournament import Outcome, fit_ratings, paired_margin, wilson
-from mine.strategies.tournament.twentyone import Table
+from mine.strategies.tournament.match import Context, Match
 from tests.strategies.tournament_players import faulty, generated
 
 QUICK = Limits(import_seconds=5.0, call_seconds=0.5)
@@ -94,11 +94,11 @@ def test_the_intervals_match_the_textbook_figures():
 # --- every game: a tiny tournament -----------------------------------------------------------
 
 CASES = {  # game: (context, bot, how the faulty file fails, games per pairing)
-    "hog": (HogRules(goal=40), "always_roll:6", "loops", 20),
-    "ginrummy": (GinRummyRules(game_target=30), "simple", "raises", 4),
+    "hog": (Context(HogRules(goal=40)), "always_roll:6", "loops", 20),
+    "ginrummy": (Context(GinRummyRules(game_target=30)), "simple", "raises", 4),
     "supernim": (None, "random", "raises", 4),
-    "twentyone": (Table(TwentyOneRules(rounds=30)), "textbook", "raises", 2),
-    "cardguess": (CardGuessRules(n=2), "first-consistent", "loops", 4),
+    "twentyone": (Context(TwentyOneRules(rounds=30)), "textbook", "raises", 2),
+    "cardguess": (Context(CardGuessRules(n=2)), "first-consistent", "loops", 4),
 }
 
 
@@ -110,7 +110,7 @@ def folder(tmp_path_factory):
 @pytest.mark.parametrize("game", list(CASES))
 def test_a_tiny_tournament_ranks_the_faulty_file_last(game, folder):
     context, bot, how, count = CASES[game]
-    match = core.match_of(game)
+    match = Match(game)
     good, bad = generated(game, folder), faulty(game, folder, how)
     entrants = core.entrants_of([good, bad], [bot], match, context)
     result = core.round_robin(match, entrants, count, 3, context, limits=QUICK)
@@ -136,7 +136,7 @@ def test_the_same_deal_is_played_from_both_seats():
     """Duplicate: the second game of a deal gives each side the other's seat on the same
     board, so a deterministic bot against itself plays the same game twice with the
     sides exchanged: mirrored margins, one deal's luck cancelled exactly."""
-    match = core.match_of("supernim")
+    match = Match("supernim")
     a, b = core.Entrant("alphabeta:2"), core.Entrant("alphabeta:2")
     margins = []
     for deal in range(6):
@@ -148,7 +148,7 @@ def test_the_same_deal_is_played_from_both_seats():
 
 
 def test_an_entrant_list_that_cannot_play_is_refused(folder):
-    match = core.match_of("supernim")
+    match = Match("supernim")
     with pytest.raises(core.TournamentError, match="at least two entrants"):
         core.entrants_of([], ["random"], match, None)
     with pytest.raises(core.TournamentError, match="unknown Super-Nim bot"):
@@ -171,8 +171,8 @@ def test_a_call_over_the_games_own_clock_is_a_time_out_that_loses_the_game(folde
         "\n\nimport time\n\ndef pick(*args):\n    t = time.process_time()\n"
         "    while time.process_time() - t < 0.03:\n        pass\n    return _pick(*args)\n"
     ))  # fmt: skip
-    match = core.match_of("ginrummy")
-    rules = GinRummyRules(game_target=30, time_limit=0.01)
+    match = Match("ginrummy")
+    rules = Context(GinRummyRules(game_target=30, time_limit=0.01))
     entrants = core.entrants_of([slow], ["simple"], match, rules)
     result = core.round_robin(match, entrants, 2, 0, rules)
     slow_row = next(row for row in result["standings"] if row["name"] == str(slow))

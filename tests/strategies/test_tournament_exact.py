@@ -15,6 +15,7 @@ from mine.strategies.bots.hog import make_bot
 from mine.strategies.engines.hog import HogRules, State, as_table
 from mine.strategies.engines.state import IllegalAction
 from mine.strategies.solvers.hog import TurnModel, optimal, stuck, win_rates
+from mine.strategies.tournament.match import Context, Match
 
 RULES = HogRules(goal=40)
 BAND = range(10, 20)  # my scores at which the strategy under test answers 11 dice
@@ -57,7 +58,10 @@ def test_the_chance_of_an_invalid_play_is_what_the_engine_shows(table):
     a, b = _policy(table, True), _policy(as_table(bot, RULES), False)
     ended, rates = stuck(model, a, b), win_rates(model, a, b)
     assert ended[:, 1].tolist() == [0.0, 0.0]  # B always has a play
-    strategies = (lambda s, o: 11 if s in BAND else int(table[s, o]), bot)
+    strategies = (
+        lambda s, o: 11 if s in BAND else int(table[s, o]),
+        lambda s, o: int(bot.table[s, o]),
+    )
     rng, count = np.random.default_rng(7), 4000
     for first, exact_win in ((0, rates.first), (1, rates.second)):
         won, lost = _engine_games(strategies, first, count, rng)
@@ -84,6 +88,8 @@ def test_without_invalid_plays_nothing_is_stuck_and_with_none_at_all_everything_
     ("answer", "reason"),
     [("11", "returned 11 (the rules allow 0..10 dice)"),
      ("'3'", "returned '3' (the rules allow 0..10 dice)"),
+     ("3.0", "returned 3.0 (the rules allow 0..10 dice)"),  # issue 42: not a whole number
+     ("True", "returned True (the rules allow 0..10 dice)"),  # nor a bool, though 1 == True
      ("1 // 0", "raised ZeroDivisionError: integer division or modulo by zero")],
 )  # fmt: skip
 def test_a_file_that_plays_invalidly_loses_those_games_and_is_not_disqualified(
@@ -97,9 +103,9 @@ def test_a_file_that_plays_invalidly_loses_those_games_and_is_not_disqualified(
         f"        return {answer}\n"
         "    return TABLE[score][opponent_score]\n"
     )
-    match = core.match_of("hog")
-    entrants = core.entrants_of([path], ["always_roll:6"], match, RULES)
-    result = core.round_robin(match, entrants, 20, 0, RULES)
+    match = Match("hog")
+    entrants = core.entrants_of([path], ["always_roll:6"], match, Context(RULES))
+    result = core.round_robin(match, entrants, 20, 0, Context(RULES))
     assert result["disqualified"] == {}
     (pairing,) = result["pairings"]
     model = TurnModel.from_rules(RULES)

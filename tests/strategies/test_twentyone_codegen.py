@@ -14,10 +14,11 @@ from hypothesis import strategies as hs
 from mine.parsers.cards import DECK
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.codegen.twentyone import module_source, write_module
-from mine.strategies.engines.twentyone import PlayerInfo, PlayerPoints, TwentyOneRules, play_game
+from mine.strategies.engines.twentyone import PlayerInfo, PlayerPoints, TwentyOneRules
 from mine.strategies.engines.twentyone_chart import Strategy, chart_of_tables
 from mine.strategies.solvers.twentyone import solve
-from mine.strategies.validation.twentyone import engine_player, load_player
+from mine.strategies.validation.twentyone import load_player, seat
+from tests.strategies.twentyone_games import play
 
 BIDS = ((-10, -3, 10), (-2, 2, 50), (3, 10, 100))
 METADATA = {
@@ -181,9 +182,9 @@ def test_never_plays_an_invalid_action_in_the_engine(player, chart, tmp_path):
     for module, rules, games in cases:
         for game in range(games):
             rng = np.random.default_rng(game)
-            players = {"gen": engine_player(module.play, times)}
+            players = {"gen": seat(module, times)}
             for i, bot in enumerate(("random", "textbook", "random", "explorer")):
                 players[f"b{i}"] = make_bot(bot, rules, rng)
-            state = play_game(rules, players, rng)
-            assert state.disqualified[state.ids.index("gen")] is None
+            state = play(rules, players, rng)
+            assert state.disqualified[state.players.index("gen")] is None
     assert len(times) > 1000

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from mine.parsers.cards import DECK, hand_value, parse_course
 from mine.strategies.bots.twentyone import BOTS, make_bot
 from mine.strategies.engines import referee
+from mine.strategies.engines import twentyone as engine
 from mine.strategies.engines.twentyone import (
     BUST,
     CHARLIE,
@@ -33,12 +34,11 @@ from mine.strategies.engines.twentyone import (
     TwentyOneRules,
     action_kind,
     classify,
-    classify_dealer,
     course_player,
-    hand_total,
-    play_game,
+    new_game,
     settle,
 )
+from tests.strategies.twentyone_games import play
 from tests.strategies.twentyone_replay import course_engine_games, replay
 
 RULES = TwentyOneRules()
@@ -52,7 +52,7 @@ def codes(text: str) -> list[int]:
 def stacked(rules: TwentyOneRules, ids: list[str], deal: str, seed: int = 0) -> State:
     """A state whose shoe deals `deal` first: the dealer's two cards (up card first), each
     seat's two, then the draws (seat order is whatever the seed makes it)."""
-    state = State(rules, ids, np.random.default_rng(seed))
+    state = new_game(rules, np.random.default_rng(seed), ids)
     state.shoe.stack(codes(deal))
     return state
 
@@ -66,9 +66,13 @@ def bid_all(state: State, amount: int = 10) -> None:
 
 
 @given(cards_st)
-def test_hand_total_matches_the_card_module(hand: list[int]) -> None:
-    total, soft = hand_total(hand)
-    assert (total, bool(soft)) == hand_value([DECK[c] for c in hand])
+def test_hand_values_match_the_card_module(hand: list[int]) -> None:
+    """The engine's incremental value of a hand in play (up to its first bust)."""
+    for k in range(1, len(hand) + 1):
+        vs = engine.hand_value(hand[:k])
+        assert (vs >> 1, bool(vs & 1)) == hand_value([DECK[c] for c in hand[:k]])
+        if vs >> 1 > 21:
+            break
 
 
 @given(st.integers(2, 8), st.integers(2, 31), st.booleans(), st.booleans())
@@ -121,7 +125,7 @@ def test_combo_rounds_like_haskell() -> None:
 
 
 def test_invalid_bids_are_rejected_with_a_reason() -> None:
-    state = State(RULES, ["a", "b"], np.random.default_rng(0))
+    state = new_game(RULES, np.random.default_rng(0), ["a", "b"])
     with pytest.raises(IllegalAction, match="outside 10..100"):
         state.apply_action(Bid(101))
     with pytest.raises(IllegalAction, match="outside 10..100"):
@@ -193,7 +197,7 @@ def test_a_hit_on_a_combo_draws_and_is_settled_as_what_it_becomes() -> None:
     bid_all(state)
     assert HIT in [action_kind(a)[0] for a in state.legal_actions()]
     state.apply_action(Hit())
-    assert len(state.current_hand().cards) == 3 and state.current_hand().total == 18
+    assert len(state.current_hand().cards) == 3 and state.situation()[1] == 18
     state.apply_action(Stand())
     assert state.is_terminal() and state.points[0] == 10000 - 10  # 18 loses to 19
 
@@ -317,7 +321,7 @@ def test_the_dealer_has_no_card_limit_and_only_five_cards_are_its_charlie() -> N
     bid_all(state)
     state.apply_action(Stand())
     dealer = state.records[0].rows[-1][0]
-    assert len(dealer) == 6 and hand_total(dealer) == (18, 0)
+    assert len(dealer) == 6 and hand_value([DECK[c] for c in dealer]) == (18, False)
     assert state.points[0] == 10000 + 10
     # the earlier engine stopped its dealer at five cards, a Charlie that beats the 20
     limited = stacked(RULES.replace(rounds=1, dealer_card_limit=5), ["a"], deal)
@@ -338,7 +342,7 @@ def test_a_five_card_dealer_hand_is_charlie() -> None:
 @given(st.integers(2, 12), st.integers(2, 31), st.booleans())
 def test_the_dealer_is_classed_like_a_player_but_for_its_card_count(n, total, bust_first):
     rules = RULES.replace(charlie_bust_first=bust_first)
-    dealer = classify_dealer(n, total, rules)
+    dealer = classify(n, total, rules, dealer=True)
     if n == rules.charlie_cards:
         assert dealer == classify(n, total, rules)
     elif n == 2 and total == 21:
@@ -363,7 +367,7 @@ def test_insurance_pays_on_a_bust_hand_when_the_dealer_plays() -> None:
 
 
 def test_the_shoe_reshuffles_mid_round() -> None:
-    state = State(RULES.replace(decks=1, rounds=40), ["a", "b"], np.random.default_rng(1))
+    state = new_game(RULES.replace(decks=1, rounds=40), np.random.default_rng(1), ["a", "b"])
     seen = 0
     while not state.is_terminal():
         if state.is_bidding():
@@ -380,7 +384,7 @@ def test_the_shoe_reshuffles_mid_round() -> None:
 
 
 def _game(rules: TwentyOneRules, players: dict, seed: int = 0) -> State:
-    return play_game(rules, players, np.random.default_rng(seed))
+    return play(rules, players, np.random.default_rng(seed))
 
 
 def always(action):
@@ -403,9 +407,9 @@ def always(action):
 )
 def test_invalid_actions_disqualify_with_a_reason(action, reason) -> None:
     state = _game(RULES.replace(rounds=30), {"bad": always(action), "ok": always(Stand())})
-    seat = state.ids.index("bad")
+    seat = state.players.index("bad")
     assert reason in state.disqualified[seat]
-    assert state.disqualified[state.ids.index("ok")] is None
+    assert state.disqualified[state.players.index("ok")] is None
     assert state.standings()[-1] == "bad"
 
 
@@ -424,7 +428,7 @@ def test_slow_crashing_and_wordy_players_are_disqualified() -> None:
 
     rules = RULES.replace(rounds=3, decision_seconds=0.01)
     state = _game(rules, {"slow": slow, "crash": crash, "wordy": wordy, "ok": always(Stand())})
-    why = dict(zip(state.ids, state.disqualified, strict=True))
+    why = dict(zip(state.players, state.disqualified, strict=True))
     assert "limit 0.01 s" in why["slow"]
     assert why["crash"] == "raised RuntimeError: boom"
     assert "memory of 10001 characters" in why["wordy"]
@@ -440,8 +444,8 @@ def test_player_sees_what_the_spec_promises() -> None:
 
     _game(RULES.replace(rounds=2), {"me": spy, "other": always(Stand())})
     upcard, points, infos, player_id, memory, hand = seen[0]
-    assert upcard is None and hand == () and memory is None and player_id == "me"
-    assert {p.player_id for p in points} == {"me", "other"}
+    assert upcard is None and hand == () and memory is None and player_id == "1"  # the first
+    assert {p.player_id for p in points} == {"1", "2"}  # numbered as the server numbers them
     upcard, _, _, _, memory, hand = seen[1]
     assert upcard is not None and len(hand) == 2 and memory == "m"
     last_infos = seen[-1][2]
@@ -460,47 +464,68 @@ def test_points_name_only_the_players_of_the_round_as_the_course_engine_does() -
         return (Bid(10), "") if upcard is None else (Hit(), "")
 
     state = _game(RULES.replace(rounds=30, starting_points=20), {"me": spy, "gone": reckless})
-    out = state.bankrupt_round[state.ids.index("gone")]
+    out = state.bankrupt_round[state.players.index("gone")]
     assert out is not None and out < 30, "the reckless player never went bankrupt"
-    assert seen[0] == {"me", "gone"} and seen[-1] == {"me"}
+    assert seen[0] == {"1", "2"} and seen[-1] == {"1"}  # me: 1, gone: 2
+
+
+def test_a_swapped_game_exchanges_the_first_two_at_the_same_table() -> None:
+    """The second game of a tournament's deal: the same seat draw and the same shoe, the
+    first two players in each other's seats, under each other's ids."""
+    names = ["A", "B", "c", "d"]
+    plain = new_game(RULES, np.random.default_rng(7), names)
+    swapped = new_game(RULES, np.random.default_rng(7), names, swapped=True)
+    exchange = {"A": "B", "B": "A", "c": "c", "d": "d"}
+    assert swapped.players == tuple(exchange[p] for p in plain.players)
+    assert swapped.ids == plain.ids and sorted(plain.ids) == ["1", "2", "3", "4"]
+    assert [swapped.shoe.draw() for _ in range(60)] == [plain.shoe.draw() for _ in range(60)]
+    logged = new_game(RULES, np.random.default_rng(7), ["9", "4"], seated=True)
+    assert logged.players == logged.ids == ("9", "4")  # a logged game: its seats and ids
+
+
+def test_a_disqualified_player_loses_its_game_whatever_its_points() -> None:
+    state = _game(RULES.replace(rounds=5), {"bad": always("Stand"), "ok": always(Stand())})
+    returns = dict(zip(state.players, state.returns(), strict=True))
+    assert state.points[state.players.index("bad")] == 10000 - 10  # frozen, its bid lost
+    assert returns["bad"] == -10000 and returns["ok"] > -10000
 
 
 def test_standings_rank_bankrupt_players_by_when() -> None:
-    state = State(RULES, ["a", "b", "c", "d"], np.random.default_rng(0))
+    state = new_game(RULES, np.random.default_rng(0), ["a", "b", "c", "d"])
     points = {"a": 0, "b": 50, "c": 0, "d": 10}
     bankrupt = {"a": 5, "c": 9}
-    state.points = [points[i] for i in state.ids]
-    state.bankrupt_round = [bankrupt.get(i) for i in state.ids]
+    state.points = [points[i] for i in state.players]
+    state.bankrupt_round = [bankrupt.get(i) for i in state.players]
     assert state.standings() == ["b", "d", "c", "a"]
 
 
-def as_plain_function(bot):
-    """The bot through the spec's interface only (not a TablePolicy)."""
+def as_course_player(bot, table: list):
+    """The bot's decisions asked through the spec's interface (it reads the live state)."""
 
     def play(upcard, points, infos, player_id, memory, hand):
-        return bot(upcard, points, infos, player_id, memory, hand)
+        return bot(table[0]), ""
 
-    return play
+    return course_player(play)
 
 
 @settings(max_examples=6, deadline=None)
 @given(st.integers(0, 10_000))
-def test_fast_and_spec_paths_play_the_same_game(seed: int) -> None:
+def test_bots_and_course_players_are_refereed_alike(seed: int) -> None:
+    """The same decisions through a bot seat and through the course adapter (its action
+    read by name, its memory kept, each call timed) make the same game."""
     rules = RULES.replace(rounds=40)
     names = list(BOTS)
-    ids = [str(i) for i in range(len(names))]
 
     def bots():
         rngs = np.random.default_rng(seed).spawn(len(names))
-        return {i: make_bot(n, rules, r) for i, n, r in zip(ids, names, rngs, strict=True)}
+        return {n: make_bot(n, rules, r) for n, r in zip(names, rngs, strict=True)}
 
-    fast = play_game(rules, bots(), np.random.default_rng(seed + 1))
-    spec = play_game(
-        rules,
-        {i: as_plain_function(b) for i, b in bots().items()},
-        np.random.default_rng(seed + 1),
-    )
-    assert fast.records == spec.records
+    fast = play(rules, bots(), np.random.default_rng(seed + 1))
+    spec = new_game(rules, np.random.default_rng(seed + 1), names)
+    seated = bots()
+    seen = referee.refereed(engine, rules, spec, [as_course_player(seated[p], [spec])
+                                                  for p in spec.players])  # fmt: skip
+    assert fast.records == spec.records and len(seen.times[0]) > 40
     assert fast.disqualified == spec.disqualified == [None] * len(names)
 
 
@@ -508,7 +533,7 @@ def test_points_are_conserved_by_the_rules() -> None:
     """Whatever random players do, points never go negative and bankrupt players stop."""
     rules = RULES.replace(rounds=300, starting_points=3000)
     rngs = np.random.default_rng(3).spawn(4)
-    state = play_game(
+    state = play(
         rules,
         {str(i): make_bot("random", rules, r) for i, r in enumerate(rngs)},
         np.random.default_rng(4),

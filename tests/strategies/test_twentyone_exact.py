@@ -18,9 +18,8 @@ from mine.strategies.engines.twentyone import (
     STAND,
     TwentyOneRules,
     add_points,
-    classify_dealer,
+    classify,
     dealer_hits,
-    play_game,
 )
 from mine.strategies.engines.twentyone_chart import MAIN, SPLIT_HAND, Chart
 from mine.strategies.solvers.twentyone import (
@@ -32,10 +31,12 @@ from mine.strategies.solvers.twentyone import (
     chart_value,
     class_index,
     full_shoe,
+    game_of,
     solve,
 )
 from mine.strategies.validation.twentyone import chart_module
 from mine.strategies.validation.twentyone_evaluator import FilePolicy, flat_returns
+from tests.strategies.twentyone_games import play
 
 RULES = TwentyOneRules()
 CASINO = TwentyOneRules(
@@ -71,7 +72,7 @@ def dealer_by_recursion(up: int, rules: TwentyOneRules) -> np.ndarray:
 
     def go(total: int, soft: int, n: int, p: float) -> None:
         if n >= 2 and not dealer_hits(n, total, bool(soft), rules):
-            out[class_index(classify_dealer(n, total, rules))] += p
+            out[class_index(classify(n, total, rules, dealer=True))] += p
             return
         for value in range(1, 11):
             t, s = add_points(total, soft, 11 if value == 1 else value)
@@ -88,7 +89,7 @@ def test_dealer_table_matches_a_plain_recursion(up, charlie, h17, bust_first, li
         charlie=charlie, dealer_hits_soft_17=h17, charlie_bust_first=bust_first,
         dealer_card_limit=limit,
     )  # fmt: skip
-    table = DealerTable.build(up, rules)
+    table = DealerTable.build(up, game_of(rules))
     exact = table.distribution(None, INFINITE)
     assert exact.sum() == pytest.approx(1.0)
     assert exact == pytest.approx(dealer_by_recursion(up, rules), abs=1e-12)
@@ -99,9 +100,9 @@ def test_dealer_table_matches_a_plain_recursion(up, charlie, h17, bust_first, li
 def test_the_dealer_draws_past_five_cards() -> None:
     # with no card limit some dealer hands end with six cards or more, and those are never
     # a Charlie; with the earlier limit of five none do
-    table = DealerTable.build(2, RULES)
+    table = DealerTable.build(2, game_of(RULES))
     assert (table.sizes >= 5).any()  # cards drawn after the up card
-    limited = DealerTable.build(2, RULES.replace(dealer_card_limit=5))
+    limited = DealerTable.build(2, game_of(RULES.replace(dealer_card_limit=5)))
     assert limited.sizes.max() == 4
 
 
@@ -127,8 +128,7 @@ def _split_by_recursion(solver: _Solver, value: int, depth: int) -> float:
 
 @pytest.mark.parametrize("value", [1, 8, 10])
 def test_resplits_are_the_fixed_point_of_the_recursion(value) -> None:
-    solver = _Solver(RULES, None, 6, None)
-    solver._split_votes = {}
+    solver = _Solver(game_of(RULES), None, 6, None)
     closed = solver.split(value, MAIN) / 2
     deep = _split_by_recursion(solver, value, 12)
     assert deep == pytest.approx(closed, abs=1e-8)  # what depth 12 leaves out: (2/13)^13
@@ -201,7 +201,7 @@ def test_engine_play_agrees_with_the_exact_value() -> None:
     net, hands = 0, 0
     for game in range(60):
         bot = ChartBot(plain_chart(), rules)
-        state = play_game(rules, {"me": bot}, np.random.default_rng(game))
+        state = play(rules, {"me": bot}, np.random.default_rng(game))
         net += state.points[0] - rules.starting_points
         hands += sum(1 for r in state.records for row in r.rows if row[3] == BID)
     mean = net / hands / 10

@@ -1,5 +1,5 @@
-"""TwentyOne logs written by the engine: they parse, follow the spec's row rules, and
-`mine simulate twentyone` writes the same bytes for the same seed."""
+"""TwentyOne logs written by the engine's `log_rows`: they parse back to the rows, follow the
+spec's row rules, and `mine simulate twentyone` writes the same bytes for the same seed."""
 
 from __future__ import annotations
 
@@ -11,18 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from mine.parsers.cards import hand_value
 from mine.parsers.twentyone import Turn, read_scores, read_turns
 from mine.pipeline.cli import app
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.engines.twentyone import CODE as CARD_CODE
-from mine.strategies.engines.twentyone import (
-    TwentyOneRules,
-    hand_total,
-    play_game,
-    write_logs,
-    write_logs_via_records,
-)
+from mine.strategies.engines.twentyone import TwentyOneRules, log_rows, new_game
 from tests.mine_cli import here, one_line_error
+from tests.strategies.twentyone_games import play, write
 
 SEATS = ("textbook", "random", "explorer:dealer:0.3", "cautious", "random")
 
@@ -34,11 +30,11 @@ def game(seed: int, rounds: int = 60, seats=SEATS):
         str(i + 1): make_bot(s, rules, r)
         for i, (s, r) in enumerate(zip(seats, rngs[1:], strict=True))
     }
-    return play_game(rules, players, rngs[0])
+    return play(rules, players, rngs[0])
 
 
 def total(hand: tuple) -> int:
-    return hand_total([CARD_CODE[c] for c in hand])[0]
+    return hand_value(hand)[0]
 
 
 def check_round(turns: list[Turn], me: str) -> None:
@@ -92,7 +88,7 @@ def check_round(turns: list[Turn], me: str) -> None:
 def test_engine_logs_parse_and_follow_the_row_rules(tmp_path_factory, seed: int, me: str):
     folder = tmp_path_factory.mktemp("logs")
     state = game(seed)
-    turn_path, score_path = write_logs(state, me, folder, "g")
+    turn_path, score_path = write(state, me, folder, "g")
     turns = list(read_turns(turn_path))
     scores = list(read_scores(score_path))
     rounds: dict[int, list[Turn]] = {}
@@ -108,26 +104,28 @@ def test_engine_logs_parse_and_follow_the_row_rules(tmp_path_factory, seed: int,
     assert scores[-1].others == tuple(final[i] for i in others)
 
 
-def test_fast_writer_writes_the_parsers_bytes(tmp_path: Path) -> None:
+def test_the_rows_written_read_back_from_every_seat(tmp_path: Path) -> None:
     state = game(11, rounds=200)
-    for me in state.ids:
-        fast = write_logs(state, me, tmp_path, f"fast{me}")
-        slow = write_logs_via_records(state, me, tmp_path, f"slow{me}")
-        for a, b in zip(fast, slow, strict=True):
-            assert a.read_bytes() == b.read_bytes()
-    assert fast[0].read_bytes().endswith(b"\r\n")
+    for me in state.players:
+        turns, scores = log_rows(state, 1, me)
+        paths = write(state, me, tmp_path, f"g{me}")
+        assert list(read_turns(paths[0])) == turns and list(read_scores(paths[1])) == scores
+        assert sum(t.mine for t in turns) == sum(
+            row[1] == state.players.index(me) for r in state.records for row in r.rows
+        )
+    assert paths[0].read_bytes().endswith(b"\r\n")
 
 
 def test_split_rows_match_the_spec_example(tmp_path: Path) -> None:
     """The spec's example shape: Split row shows the pair, hands are [original, new]."""
-    from mine.strategies.engines.twentyone import Bid, DoubleDown, Hit, Split, Stand, State
+    from mine.strategies.engines.twentyone import Bid, DoubleDown, Hit, Split, Stand
 
-    state = State(TwentyOneRules(rounds=1), ["2"], np.random.default_rng(0))
+    state = new_game(TwentyOneRules(rounds=1), np.random.default_rng(0), ["2"], seated=True)
     codes = [CARD_CODE[c] for c in read_cards("H6 HQ S7 H7 C9 H4 H3 S4")]
     state.shoe.stack(codes)
     for action in (Bid(40), Split(40), Stand(), DoubleDown(40), Hit(), Stand()):
         state.apply_action(action)
-    path, _ = write_logs(state, "2", tmp_path, "ex")
+    path, _ = write(state, "2", tmp_path, "ex")
     lines = path.read_text().splitlines()
     assert lines[1:] == [
         "1,S7;H7,2,1,0,Split,40,H6",
@@ -175,7 +173,8 @@ def test_simulate_rejects_bad_input_with_one_line(tmp_path: Path) -> None:
         (["--players", "textbook,nobody"], "unknown bot 'nobody'"),
         (["--rules", "decks"], "bad rule 'decks'"),
         (["--rules", "min_bid=500"], "min_bid"),
-        (["--me", "7"], "not a seat"),
     ):
         result = here("simulate", "twentyone", "--out", tmp_path, *args)
         assert message in one_line_error(result, code=1)
+    result = here("simulate", "twentyone", "--out", tmp_path, "--me", "10")  # ten seats at most
+    assert "less than or equal to 9" in one_line_error(result, code=2)

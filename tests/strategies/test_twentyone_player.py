@@ -12,21 +12,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mine.parsers.cards import DECK
+from mine.parsers.cards import DECK, hand_value
 from mine.strategies.bots.twentyone import make_bot
 from mine.strategies.codegen.twentyone import module_source
-from mine.strategies.engines.twentyone import TwentyOneRules, hand_total, play_game
+from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone_chart import Strategy, player_constants
 from mine.strategies.players import twentyone as player
 from mine.strategies.players.source import player_code
 from mine.strategies.solvers.twentyone import solve
-from mine.strategies.validation.twentyone import engine_player
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
+from tests.strategies.twentyone_games import play
 
 
 @given(st.lists(st.integers(0, 51), min_size=1, max_size=9))
 def test_its_hand_value_is_the_engines(codes):
-    total, soft = hand_total(codes)
+    total, soft = hand_value([DECK[c] for c in codes])
     assert player.hand_value([(DECK[c].rank, DECK[c].suit) for c in codes]) == (
         total,
         int(soft > 0),
@@ -37,10 +37,10 @@ def test_as_it_stands_it_plays_whole_games_without_an_invalid_action():
     rules = TwentyOneRules(rounds=300)
     for game in range(2):
         rng = np.random.default_rng(game)
-        players = {"me": engine_player(player.play)}
+        players = {"me": player.play}
         for i, bot in enumerate(("random", "textbook", "explorer")):
             players[f"b{i}"] = make_bot(bot, rules, rng)
-        state = play_game(rules, players, rng)
+        state = play(rules, players, rng)
         assert state.disqualified == [None] * 4
         assert state.round == rules.rounds
 

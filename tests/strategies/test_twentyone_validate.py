@@ -15,7 +15,6 @@ from mine.pipeline.cli import app
 from mine.strategies.bots.twentyone import ChartBot
 from mine.strategies.codegen.twentyone import write_module
 from mine.strategies.engines.twentyone import (
-    BID,
     CAN_DOUBLE,
     CAN_HIT,
     CAN_INSURE,
@@ -25,13 +24,11 @@ from mine.strategies.engines.twentyone import (
     DOUBLE,
     HIT,
     INSURANCE,
-    RANK,
     SPLIT,
     STAND,
-    VALUE,
     Shoe,
-    State,
     TwentyOneRules,
+    new_game,
 )
 from mine.strategies.engines.twentyone_chart import INSURED, MAIN, SPLIT_HAND, Chart, Strategy
 from mine.strategies.solvers.twentyone import chart_value, solve
@@ -45,7 +42,6 @@ from mine.strategies.validation.twentyone_evaluator import (
     FreshShoes,
     _Dealer,
     baseline_policies,
-    chart_of_bot,
     continuous_returns,
     flat_returns,
     flat_sums,
@@ -160,8 +156,6 @@ def test_the_file_tracks_the_shoe_at_a_one_seat_table(counted):
     """Between rounds the file's memory holds how many cards the engine dealt from its
     current shoe and the Hi-Lo count of those it saw (a hole card the dealer never turned
     over is dealt but unseen): what the evaluator's continuous shoe gives it."""
-    from mine.strategies.validation.twentyone import engine_player
-
     drawn = []  # (card, shoe number) of every card the engine dealt
 
     class Logged(Shoe):
@@ -172,9 +166,9 @@ def test_the_file_tracks_the_shoe_at_a_one_seat_table(counted):
             drawn.append((code, self.shuffles))
             return code
 
-    state = State(RULES.replace(rounds=400), ["me"], np.random.default_rng(5))
+    state = new_game(RULES.replace(rounds=400), np.random.default_rng(5), ["me"])
     state.shoe = Logged(3, np.random.default_rng(6))
-    play, memory, checked, hidden, start = engine_player(counted.play), None, 0, set(), 0
+    play, memory, checked, hidden, start = counted.play, None, 0, set(), 0
     while not state.is_terminal():
         if state.is_bidding():
             if start and state.records[-1].rows[-1][0] == (state.records[-1].upcard,):
@@ -184,7 +178,7 @@ def test_the_file_tracks_the_shoe_at_a_one_seat_table(counted):
             current = [i for i, (_, s) in enumerate(drawn) if s == shoe]
             seen = sum(int(HI_LO[DECK[drawn[i][0]].rank]) for i in current if i not in hidden)
         up, points, infos, hand = state.observation(0)
-        action, memory = play(up, points, infos, "me", memory, hand)
+        action, memory = play(up, points, infos, state.ids[0], memory, hand)
         if state.is_bidding():
             known = counted.read_memory(memory)
             checked += (known.dealt, known.count) == (len(current) % 156, seen)
@@ -231,16 +225,10 @@ def test_the_evaluator_plays_each_round_card_for_card_as_the_engine():
     assert invalid == 0
     splits = 0
     for row in range(rows):
-        state = State(RULES.replace(rounds=1), ["a"], np.random.default_rng(row))
+        state = new_game(RULES.replace(rounds=1), np.random.default_rng(row), ["a"])
         state.shoe.stack([CODE[Card(int(r), "S")] for r in ranks[row]])
-        state.apply(BID, 10)
-        while not state.is_terminal():
-            hand = state.current_hand()
-            cards = hand.cards
-            pair = RANK[cards[0]] if len(cards) == 2 and RANK[cards[0]] == RANK[cards[1]] else 0
-            up = VALUE[state.upcard()]
-            kind = bot.act(up, hand.total, hand.soft, len(cards), pair, state.legal_mask())
-            state.apply(kind, hand.bid // 2 if kind == INSURANCE else hand.bid)
+        while not state.is_terminal():  # the bot on the engine's one path: its checks too
+            state.apply_action(bot(state))
         splits += len(state.records[-1].rows) > 8
         assert state.points[0] - 10_000 == pytest.approx(10 * net[row]), row
     assert splits > 100  # many rounds split and re-split
@@ -379,3 +367,32 @@ def test_failure_is_one_line_naming_the_first_invalid_game():
     line = failure({"player": "p.py", "invalid_actions": 2, "games": games})
     assert line.startswith("p.py: 2 games lost to invalid actions (first, game 3: raised")
     assert "\n" not in line
+
+
+def chart_of_bot(bot, rules: TwentyOneRules) -> Chart:
+    """The chart a deterministic bot plays (its `decide` on every situation), for its
+    exact value."""
+    chart = Chart.empty()
+    for ctx in range(3):
+        for up in range(1, 11):
+            for soft in (0, 1):
+                for total in range(4, 32):
+                    for n in range(2, 6):
+                        legal = CAN_STAND | CAN_HIT
+                        if n == 2:
+                            legal |= CAN_DOUBLE
+                        chart.hand[ctx, up, total, soft, n - 2] = bot.decide(
+                            up, total, bool(soft), n, 0, legal
+                        )
+            for x in range(1, 11):
+                total, soft = (12, True) if x == 1 else (2 * x, False)
+                legal = CAN_STAND | CAN_HIT | CAN_DOUBLE | CAN_SPLIT
+                chart.split[ctx, up, x] = bot.decide(up, total, soft, 2, x, legal) == SPLIT
+    for total in range(4, 22):
+        for soft in (0, 1):
+            for pair in (0, 1):
+                legal = CAN_STAND | CAN_HIT | CAN_DOUBLE | CAN_INSURE | (CAN_SPLIT if pair else 0)
+                chart.insure[total, soft, pair] = (
+                    bot.decide(1, total, bool(soft), 2, 1 if pair else 0, legal) == INSURANCE
+                )
+    return chart

@@ -136,7 +136,9 @@ def replay(stem: Path, rules: TwentyOneRules = DEFAULT_RULES) -> State:
         rounds[row.round].append(row)
     seats = [row.player for row in rounds[1] if row.action == "Bid"]
     me = next(row.player for row in turns if row.mine)
-    state = new_game(rules.replace(rounds=len(rounds)), np.random.default_rng(0), seats, True)
+    state = new_game(
+        rules.replace(rounds=len(rounds)), np.random.default_rng(0), seats, seated=True
+    )
     for (number, rows), score in zip(sorted(rounds.items()), scores, strict=True):
         state.shoe.stack([CODE[card] for card in shoe_of(rows)])
         for row in rows:

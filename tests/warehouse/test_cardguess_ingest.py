@@ -9,7 +9,8 @@ import shutil
 import pytest
 
 from mine.strategies.bots.cardguess import make_bot
-from mine.strategies.engines.cardguess import CardGuessRules, simulate
+from mine.strategies.engines.cardguess import CardGuessRules
+from mine.strategies.engines.simulation import simulate
 from mine.warehouse.ingest import ingest
 from tests.mine_cli import here
 
@@ -17,8 +18,8 @@ from tests.mine_cli import here
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cardguess")
-    for n, games in ((2, 40), (3, 10)):
-        simulate(CardGuessRules(n=n), ["greedy"], games, n, folder, make_bot=make_bot)
+    for n, games in ((2, 40), (3, 10)):  # seed n: cardguess-greedy-s2 and -s3
+        simulate("cardguess", CardGuessRules(n=n), ["greedy"], games, n, folder, make_bot=make_bot)
     return folder
 
 
@@ -56,12 +57,12 @@ def _wrong_feedback(folder):
         fields[9] = str((int(fields[9]) + 1) % 3)  # suits, still a valid number for n = 2
         return ",".join(fields)
 
-    _edit_line(folder / "greedy-uniform-n2.csv", 2, change)
+    _edit_line(folder / "cardguess-greedy-s2.csv", 2, change)
 
 
 def _next_guess_after_the_answer(folder):
     """Game 1 guesses once more after finding the answer (on line 4 of the fixture)."""
-    path = folder / "greedy-uniform-n2.csv"
+    path = folder / "cardguess-greedy-s2.csv"
     lines = path.read_bytes().split(b"\r\n")
     found = [line.decode().split(",") for line in lines if line.startswith(b"1,")][-1]
     assert len([line for line in lines if line.startswith(b"1,")]) == 4
@@ -71,7 +72,7 @@ def _next_guess_after_the_answer(folder):
 
 def _score_disagrees(folder):
     _edit_line(
-        folder / "greedy-uniform-n2-score.csv", 3, lambda line: line.rsplit(",", 1)[0] + ",9"
+        folder / "cardguess-greedy-s2-score.csv", 3, lambda line: line.rsplit(",", 1)[0] + ",9"
     )
 
 
@@ -91,7 +92,7 @@ def test_a_broken_rule_rejects_its_file_and_the_rest_lands(
     summary = ingest(con, [folder])
     assert summary.count("rejected") == 1 and summary.count("new") == 1
     (error,) = summary.errors
-    assert f"greedy-uniform-n2{'-score' if edit is _score_disagrees else ''}.csv:{line}:" in str(
+    assert f"cardguess-greedy-s2{'-score' if edit is _score_disagrees else ''}.csv:{line}:" in str(
         error
     )
     assert reason in str(error)
@@ -105,4 +106,4 @@ def test_the_cli_says_file_line_reason_and_fails(logs, tmp_path):
     assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
     said = [line for line in result.stderr.splitlines() if not line.startswith("next: ")]
     assert len(said) == 1 and said[0].startswith("rejected ")  # the other logs landed
-    assert "greedy-uniform-n2.csv:2: feedback" in said[0]
+    assert "cardguess-greedy-s2.csv:2: feedback" in said[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 
 import duckdb
@@ -12,6 +13,7 @@ import polars as pl
 import pytest
 
 from mine.parsers import hog
+from mine.warehouse import export as exporting
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.data import synth
@@ -170,3 +172,91 @@ def test_a_killed_exports_partial_folder_is_removed_by_the_next(exported, tmp_pa
     result = here("export", tmp_path / "out", "--db", db, "--json")
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+# --- what an earlier export is: only what an export wrote, verified ----------------------------
+
+
+def _user_file_named_in_the_manifest(out):
+    (out / "notes.txt").write_text("mine")
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["tables"]["notes.txt"] = manifest["tables"]["logs"]
+    (out / "manifest.json").write_text(json.dumps(manifest))
+
+
+def _manifest_naming(name: str):
+    def tamper(out):
+        manifest = json.loads((out / "manifest.json").read_text())
+        manifest["tables"][name] = manifest["tables"]["logs"]
+        (out / "manifest.json").write_text(json.dumps(manifest))
+
+    return tamper
+
+
+def _table_folder_a_link(out):
+    (out.parent / "mine").mkdir()
+    (out.parent / "mine" / "notes.txt").write_text("mine")
+    shutil.rmtree(out / "logs")
+    (out / "logs").symlink_to(out.parent / "mine")
+
+
+def _manifest_a_link(out):
+    (out.parent / "mine.json").write_text((out / "manifest.json").read_text())
+    (out / "manifest.json").unlink()
+    (out / "manifest.json").symlink_to(out.parent / "mine.json")
+
+
+USERS = {
+    "a file in a table's folder": lambda out: (out / "logs" / "notes.txt").write_text("mine"),
+    "a file in a partition": lambda out: (
+        next(out.glob("ginrummy_turns/*/*")).joinpath("notes.txt").write_text("mine")
+    ),
+    "a folder in a table's folder": lambda out: (out / "logs" / "mine").mkdir(),
+    "a file the manifest names": _user_file_named_in_the_manifest,
+    "a manifest naming /": _manifest_naming("/"),
+    "a manifest naming ..": _manifest_naming(".."),
+    "a table's folder a link": _table_folder_a_link,
+    "the manifest a link": _manifest_a_link,
+    "a manifest that is no JSON object": lambda out: (out / "manifest.json").write_text("[1]"),
+}
+
+
+def _tree(folder):
+    """Every path under `folder` (links not followed) and the bytes of each file."""
+    return {
+        p.relative_to(folder): p.readlink() if p.is_symlink() else p.is_file() and digest(p)
+        for p in folder.rglob("*")
+    }
+
+
+@pytest.mark.parametrize("user", USERS, ids=str)
+def test_an_export_holding_what_no_export_wrote_is_not_replaced(exported, tmp_path, user):
+    db, earlier, _ = exported
+    out = tmp_path / "out"
+    shutil.copytree(earlier, out)
+    USERS[user](out)
+    before = _tree(tmp_path)
+    assert "no earlier export" in one_line_error(here("export", out, "--db", db))
+    assert _tree(tmp_path) == before
+
+
+def test_a_file_put_in_an_earlier_export_while_exporting_is_kept(exported, tmp_path):
+    """The earlier export is checked again when it is replaced, not only before the work."""
+    db, earlier, _ = exported
+    out = tmp_path / "out"
+    shutil.copytree(earlier, out)
+    con = duckdb.connect(str(db), read_only=True)
+    writing = exporting._write
+
+    def meanwhile(*args):  # the user, while the export runs
+        (out / "logs" / "notes.txt").write_text("mine")
+        return writing(*args)
+
+    try:
+        with pytest.MonkeyPatch.context() as patch, pytest.raises(exporting.NotAnExport):
+            patch.setattr(exporting, "_write", meanwhile)
+            exporting.export(con, out)
+    finally:
+        con.close()
+    assert (out / "logs" / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # nothing aside, no partial

@@ -6,6 +6,7 @@ the manifest says what happened to every file."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
 import shutil
@@ -86,6 +87,53 @@ def test_an_odd_file_name_is_read_as_named_and_costs_no_other_pair(tmp_path, nam
     ].read_bytes().count(b"\n")
     rows = con.execute("SELECT count(*) FROM manifest WHERE outcome = 'new'").fetchone()[0]
     assert rows == 2 * len(summary.pairs)
+
+
+NOT_UTF8 = os.fsdecode(b"caf\xe9")  # Latin-1 bytes, as an old system names a file
+
+
+@pytest.mark.parametrize("where", ["file", "folder"])
+def test_a_name_that_is_not_utf8_is_data_too(tmp_path, where):
+    """The pair lands beside the others, recorded with `\\xe9` for the odd byte, once."""
+    logs = tmp_path / "logs"
+    for stem in GIN_STEMS[:2]:
+        copy_pair(REAL_GINRUMMY, stem, logs, stem)
+    odd = copy_pair(REAL_GINRUMMY, GIN_STEMS[2], logs / NOT_UTF8, "x")
+    if where == "file":
+        odd = copy_pair(REAL_GINRUMMY, GIN_STEMS[3], logs, NOT_UTF8)
+    db = tmp_path / "w.duckdb"
+    result = here("ingest", logs, "--db", db, "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["pairs"]["new"] == 3 + (where == "file")
+    con = duckdb.connect(str(db), read_only=True)
+    recorded = {row[0] for row in con.execute("SELECT path FROM manifest").fetchall()}
+    con.close()
+    assert str(odd[0]).replace(NOT_UTF8, "caf\\xe9") in recorded
+    again = here("ingest", logs, "--db", db, "--json")
+    assert json.loads(again.stdout)["pairs"]["unchanged"] == 3 + (where == "file")
+
+
+def test_a_name_that_is_not_utf8_lands_in_a_lake_too(tmp_path):
+    logs = tmp_path / "logs"
+    copy_pair(REAL_GINRUMMY, GIN_STEMS[0], logs, GIN_STEMS[0])
+    copy_pair(REAL_GINRUMMY, GIN_STEMS[1], logs, NOT_UTF8)
+    result = here("ingest", logs, "--lake", tmp_path / "lake", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["pairs"]["new"] == 2
+
+
+def test_a_name_that_reads_as_another_once_recorded_is_refused_alone(tmp_path):
+    """`caf\\xe9` written out, and `caf` with the byte 0xe9: one is refused, in one line."""
+    logs = tmp_path / "logs"
+    copy_pair(REAL_GINRUMMY, GIN_STEMS[0], logs, NOT_UTF8)
+    copy_pair(REAL_GINRUMMY, GIN_STEMS[1], logs, "caf\\xe9")
+    copy_pair(REAL_GINRUMMY, GIN_STEMS[2], logs, GIN_STEMS[2])
+    db = tmp_path / "w.duckdb"
+    result = here("ingest", logs, "--db", db)
+    assert result.returncode == 1
+    refused = said(result)
+    assert len(refused) == 2 and all("reads as" in line for line in refused)  # its two files
+    assert len(landed_stems(db)) == 2
 
 
 @pytest.mark.parametrize("game", ["ginrummy", "twentyone", "hog"])

@@ -162,3 +162,57 @@ def test_users_sql_reads_the_lake_and_nothing_else(tmp_path):
                 con.execute(refused)
     finally:
         con.close()
+
+
+def _outside(tmp_path: Path) -> dict[str, bytes]:
+    """A folder outside the lake holding what looks like a lake's files, and its bytes."""
+    outside = tmp_path / "outside"
+    (outside / "bucket=000000").mkdir(parents=True)
+    (outside / "bucket=000000" / "part-0000000099-0123456789ab.parquet").write_bytes(b"mine")
+    (outside / "data-0123456789ab.parquet").write_bytes(b"mine too")
+    return {str(p.relative_to(outside)): p.read_bytes() for p in outside.rglob("*") if p.is_file()}
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("table", ["twentyone_turn_rows", "ginrummy_turns"])
+def test_a_link_in_the_lake_takes_no_write_or_removal_out_of_it(tmp_path, table):
+    """A table's folder that is a link out of the lake: the TwentyOne logs' rows would be
+    written through it (refused), Gin Rummy's folder would be swept (left alone)."""
+    lake = tmp_path / "lake"
+    lakes.ingest(lake, [_hog_pairs(tmp_path / "first", 2, 1)], Serial())
+    mine = _outside(tmp_path)
+    (lake / table).symlink_to(tmp_path / "outside")
+    if table == "twentyone_turn_rows":
+        with pytest.raises(lakes.LakeError, match="a link out of the lake"):
+            lakes.ingest(lake, [REAL_TWENTYONE], Serial())
+    else:
+        assert lakes.ingest(lake, [REAL_TWENTYONE], Serial()).ok
+    assert _files(tmp_path / "outside") == mine
+
+
+def test_statistics_are_stored_in_no_folder_a_link_leads_out(tmp_path):
+    lake = tmp_path / "lake"
+    lakes.ingest(lake, [_hog_pairs(tmp_path / "first", 2, 1)], Serial())
+    mine = _outside(tmp_path)
+    (lake / "stats_hog_x").symlink_to(tmp_path / "outside")
+    con = duckdb.connect()
+    con.execute("CREATE TABLE stats_hog_x AS SELECT 1 AS n")
+    with pytest.raises(lakes.LakeError, match="a link out of the lake"):
+        lakes.store(lake, con, ["stats_hog_x"])
+    assert _files(tmp_path / "outside") == mine
+
+
+def test_what_the_lake_does_not_name_as_its_own_is_left_where_it_is(tmp_path):
+    lake = tmp_path / "lake"
+    lakes.ingest(lake, [_hog_pairs(tmp_path / "first", 2, 1)], Serial())
+    (lake / "logs" / "bucket=notes").mkdir()
+    (lake / "logs" / "bucket=notes" / "part-0000000099-0123456789ab.parquet").write_bytes(b"x")
+    (lake / "notes").mkdir()
+    (lake / "notes" / "data-0123456789ab.parquet").write_bytes(b"x")
+    summary = lakes.ingest(lake, [_hog_pairs(tmp_path / "more", 2, 2)], Serial())
+    assert summary.ok and summary.count("new") == 2
+    assert (lake / "logs" / "bucket=notes" / "part-0000000099-0123456789ab.parquet").exists()
+    assert (lake / "notes" / "data-0123456789ab.parquet").exists()
