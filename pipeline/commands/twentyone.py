@@ -63,6 +63,8 @@ OPTIONS = {
     "report": {
         "fmt": own(str, "--format", "html",
                    "html (the report) or csv (the chart: one row per context and situation)."),
+        "hands": (options.hands("Without --card: hands for the page's flat-bet figures."),
+                  200_000),
     },
 }  # fmt: skip
 ABOUT = {

@@ -255,6 +255,8 @@ def check(
         "95% CI low": player["ci95"][0],
         "95% CI high": player["ci95"][1],
         "gain over textbook on the same shoes": gap["mean"],
+        "gain over textbook, 95% CI low": gap["ci95"][0],
+        "gain over textbook, 95% CI high": gap["ci95"][1],
     }
 
 
