@@ -228,7 +228,7 @@ def strength(
         row = {
             "against": m.against,
             measure: m.value,
-            "95 % interval": "exact"
+            "95 % interval": ("exact" if m.sample is None else "–")  # sampled, none given
             if m.interval is None
             else f"{fmt(m.interval[0])} … {fmt(m.interval[1])}",
             unit: "exact" if m.sample is None else m.sample,

@@ -49,10 +49,11 @@ def strength(card: dict[str, Any]) -> kit.Section:
     rows = []
     for name, row in valued.items():
         value = row["against_value"]
-        below, ci = value["below_value"], value["margin_minus_value_ci95"]
+        # a card from before the margin's interval, or of one game, has none: "–"
+        below, ci = value["below_value"], value.get("margin_minus_value_ci95")
         rows.append(kit.Measured(
             name, value["mean_margin_minus_value"], tuple(ci) if ci else None,
-            value["games_with_value"],
+            value.get("games_with_value", row["games"]),
             note=f"below the value in {RATE(below['mean'])} of games "
             f"[{RATE(below['ci95'][0])}, {RATE(below['ci95'][1])}]; win "
             f"{RATE(row['win']['mean'])} · draw {RATE(row['draw']['mean'])} · loss "
