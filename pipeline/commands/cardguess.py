@@ -147,7 +147,8 @@ def stats(stats: CardGuessStats) -> None:
         {"rank": "rank", "times": "times", "share": "share", "uniform_share": "uniform"},
         {"share": rate, "uniform_share": rate},
         f"chi-square p-value of the 52 card counts under a uniform answerer: "
-        f"{headline(stats)['answers_uniform_p_value']:.4g}",
+        f"{headline(stats)['answers_uniform_p_value']:.4g} (cut-off {UNIFORM_ALPHA:g}: below "
+        "it, `mine fit cardguess` takes the answerer as skewed)",
     )
     show(stats.first_guess.to_dicts(), "first guesses",
          {"n": "n", "log": "log", "guess": "guess", "games": "games",

@@ -41,6 +41,9 @@ def test_simulate_ingest_and_stats(loop):
     stats = loop["stats"]
     assert stats["games"] == 300
     assert stats["answers_uniform_p_value"] < 0.05  # half the answers came from `faces`
+    printed = " ".join(invoke("stats", "cardguess", "--db", loop["db"]).output.split())
+    assert (f"under a uniform answerer: {stats['answers_uniform_p_value']:.4g} (cut-off 0.001: "
+            "below it, `mine fit cardguess` takes the answerer as skewed)") in printed  # fmt: skip
     assert set(stats["mean_guesses"]) == {"n2 cardguess-greedy-s4",
                                           "n2 cardguess-random_consistent-s5"}  # fmt: skip
     mean = -match["players"][0]["mean_return"]
