@@ -161,6 +161,7 @@ def strength(card: dict[str, Any]) -> kit.Section:
         f"fewer). Answers: {card['answers_from']}. There is no exact optimum to set beside "
         "it: the trees' search is itself the best the fit could find.",
         figures=figures,
+        plot="Mean guesses: the player and each baseline, on the same answers",
     )
 
 

@@ -216,12 +216,13 @@ def strength(
     higher_is_better: bool = True,
     reference: float | None = None,
     figures: Sequence[str] = (),
+    plot: str = "",
 ) -> Section:
     """The section every report leads with: the player against each opponent (a table and
-    the intervals drawn, `reference` a dashed line: the value that is par), the exact
-    optimum beside it where one is known, and a caveat wherever a sample is too small to
-    say much; the game's own `figures` after them. `summary`: the game's own lead
-    sentence."""
+    the intervals drawn, titled `plot` where the rows are not all opponents; `reference`
+    a dashed line: the value that is par), the exact optimum beside it where one is known,
+    and a caveat wherever a sample is too small to say much; the game's own `figures`
+    after them. `summary`: the game's own lead sentence."""
     best = any(m.best is not None for m in measured)
     rows = []
     for m in measured:
@@ -270,7 +271,7 @@ def strength(
         count_table(rows, title=f"The player's {measure}", formats={measure: fmt, **blank}),
         interval_plot(
             [(m.against, m.value, m.interval) for m in measured],
-            title=f"The player's {measure} against each opponent",
+            title=plot or f"The player's {measure} against each opponent",
             x_label=measure,
             fmt=fmt,
             marks=[m.best for m in measured],

@@ -186,7 +186,8 @@ def test_the_cardguess_page_explains_the_feedback_and_compares_with_the_baseline
     assert set(found) == {"greedy", "entropy"}
     for name, difference in found.items():
         assert float(difference) == pytest.approx(means["the player"] - means[name], abs=2e-4)
-    assert "(difference)" not in _figure(strength, "", "The player's mean guesses against")
+    guesses = _figure(strength, "", "Mean guesses: the player and each baseline")
+    assert "−" not in guesses and "difference" not in guesses  # no differences on this axis
 
 
 def test_the_supernim_page_leads_with_the_exact_value(pages):
