@@ -7,6 +7,7 @@ report's observed outcomes) to the logs ingested from matching files.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -313,10 +314,11 @@ def generated(path: Path, card: dict[str, Any]) -> None:
                          if name.startswith("flat-bet return"))  # fmt: skip
     ci95, optimum = (card["95% CI low"], card["95% CI high"]), card["exact optimum, infinite deck"]
     where = {YES: "below", NO: "above"}.get(at_least(ci95, optimum), "inside")
+    sample = re.sub(r"\d+", lambda n: f"{int(n[0]):,}", measure.removeprefix("flat-bet return, "))
     console.print(
-        f"wrote {path}: {measure.removeprefix('flat-bet return, ')}: flat-bet return "
-        f"{flat:+.4f} [{ci95[0]:+.4f}, {ci95[1]:+.4f}] per unit of bid (95 % interval); the "
-        f"exact optimum {optimum:+.4f} (infinite deck) lies {where} it"
+        f"wrote {path}: flat-bet return {flat:+.4f} [{ci95[0]:+.4f}, {ci95[1]:+.4f}] per unit "
+        f"of bid (95 % interval, {sample}); the exact optimum {optimum:+.4f} (infinite deck) "
+        f"lies {where} it"
     )
 
 

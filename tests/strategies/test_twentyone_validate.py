@@ -380,7 +380,8 @@ def test_check_measures_the_file_it_is_given(player, best, capsys):
     where = "inside" if low <= best.ev <= high else "above" if best.ev > high else "below"
     assert (
         f"flat-bet return {flat:+.4f} [{low:+.4f}, {high:+.4f}] per unit of bid (95 % "
-        f"interval); the exact optimum {best.ev:+.4f} (infinite deck) lies {where} it"
+        f"interval, 5,000 hands of fresh 3-deck shoes); the exact optimum {best.ev:+.4f} "
+        f"(infinite deck) lies {where} it"
     ) in printed
 
 
