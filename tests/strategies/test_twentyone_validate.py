@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from mine.parsers.cards import DECK, Card
 from mine.pipeline.cli import app
 from mine.pipeline.commands import twentyone as twentyone_commands
+from mine.pipeline.reports import twentyone as twentyone_page
 from mine.strategies.bots.twentyone import ChartBot
 from mine.strategies.codegen.twentyone import write_module
 from mine.strategies.engines.twentyone import (
@@ -345,6 +346,9 @@ def test_validate_json_has_the_expected_fields(player, capsys):
     assert "bid_gain_vs_flat_minimum" in games
     assert report["invalid_actions"] == 0
     assert 0 < report["decision_p99_cpu_seconds"] < 1
+    # the card, given to `mine report twentyone --card`, draws the lead over every baseline
+    leads = str(twentyone_page.strength(report).figures[-1])
+    assert all(f"<title>{name}: " in leads for name in flat["baselines"])
     # and so `mine validate` prints it: undecided, with the interval and what would decide
     twentyone_commands.validated(report)
     printed = " ".join(capsys.readouterr().out.split())
