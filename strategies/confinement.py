@@ -5,11 +5,13 @@ channel (stdin, stdout and stderr on /dev/null) and, when the harness is root, b
 user of its own (`UID_BASE` + its pid, ids no system hands out; `nobody` where only that is
 mapped) with no groups and one capability, reading any file: it cannot write the harness's
 files, signal or trace its processes or open their descriptors. It gains no privilege by
-exec, dies with the harness (its parent-death signal, which a player can clear) and is the
-first to go when memory runs out. During a run the harness is a child subreaper (what a
-worker starts and leaves becomes the harness's child, so `end_started` finds and ends it)
-and not dumpable (its /proc is closed to a worker of its own user). A guard process, one
-per harness, follows the workers and, should the harness die, ends all of theirs.
+exec, dies with the harness (its parent-death signal, which a player can clear), is the
+first to go when memory runs out, and may run only so many processes (a fork bomb stops
+there). During a run the harness is a child subreaper (what a worker starts and leaves
+becomes the harness's child, so `end_started` finds and ends it) and not dumpable (its
+/proc is closed to a worker of its own user). A guard process, one per harness, follows
+the workers and, should the harness die, ends all of theirs. The harness reads what a
+worker's processes spend from outside (`tree`, `cpu_seconds`): nothing a worker says.
 """
 
 from __future__ import annotations
@@ -22,15 +24,19 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
 LIBC = ctypes.CDLL(None, use_errno=True)
 PR_SET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_DUMPABLE, PR_SET_KEEPCAPS = 1, 3, 4, 8
 PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 36, 37, 38
+CPUCLOCK_SCHED = 2  # a process's CPU clock id: its pid, complemented, shifted, and this
 CAPABILITY_V3, CAP_DAC_READ_SEARCH = 0x20080522, 2
 UID_BASE, PID_LIMIT, NOBODY = 0x7000_0000, 1 << 22, 65534  # systemd leaves 0x70000000… unused
-MAX_PROCESSES = 64  # of a worker's own user: what a fork bomb gets
+# The processes (threads count) a worker's user may run: what a fork bomb gets. A user of its
+# own runs the worker alone; a user it shares (yours when not root, nobody) runs others
+# that come and go beside it, so it may add this many to what that user runs when it starts.
+MAX_PROCESSES, SHARED_PROCESSES = 64, 256
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -102,6 +108,7 @@ def confine(channel: int, harness: int, user: int | None, memory_mb: int) -> Non
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     if user is not None:
         _become(user)
+    _limit_processes(own=user is not None and user != NOBODY)
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after the user changes: that clears it
     if os.getppid() != harness:  # the harness died before the signal was set
@@ -126,8 +133,27 @@ def _become(user: int) -> None:
     data = (_CapabilityData * 2)()
     data[0].effective = data[0].permitted = 1 << CAP_DAC_READ_SEARCH
     LIBC.capset(ctypes.byref(_CapabilityHeader(CAPABILITY_V3, 0)), data)  # best effort
-    if user != NOBODY:  # its own user: the count of its processes is the worker's alone
-        resource.setrlimit(resource.RLIMIT_NPROC, (MAX_PROCESSES, MAX_PROCESSES))
+
+
+def _limit_processes(own: bool) -> None:
+    """At most MAX_PROCESSES tasks of its own user, or SHARED_PROCESSES more than a user
+    it shares runs now (the kernel does not hold root to it: a worker is never root)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+    limit = MAX_PROCESSES if own else _tasks(os.getuid()) + SHARED_PROCESSES
+    limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+
+
+def _tasks(uid: int) -> int:
+    """The tasks (processes and their threads: what RLIMIT_NPROC counts) `uid` runs."""
+    count = 0
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError, KeyError, ValueError):
+            with open(f"/proc/{name}/status", "rb") as status:
+                fields = dict(line.split(b":", 1) for line in status if b":" in line)
+            if int(fields[b"Uid"].split()[0]) == uid:
+                count += int(fields[b"Threads"])
+    return count
 
 
 # --- the processes of a run -----------------------------------------------------------------
@@ -162,6 +188,36 @@ def ticks() -> int:
     return int(time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK"))
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time `pid` has used (all its threads), read from outside in the kernel's own
+    clock of it; None once it is gone."""
+    try:
+        return time.clock_gettime(((~pid) << 3) | CPUCLOCK_SCHED)
+    except OSError:
+        return None
+
+
+def children(pid: int, every_thread: bool = False) -> list[int]:
+    """The children of `pid`: those its main thread started, or those of each of its
+    threads (where orphans land in a subreaper)."""
+    threads = os.listdir(f"/proc/{pid}/task") if every_thread else [pid]
+    found = []
+    for thread in threads:
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{thread}/children") as listed:
+            found += map(int, listed.read().split())
+    return found
+
+
+def tree(pid: int) -> list[int]:
+    """`pid` and its descendants (as their main threads started them)."""
+    found, stack = [pid], [pid]
+    while stack:
+        below = children(stack.pop())
+        found += below
+        stack += below
+    return found
+
+
 def _kill(pid: int, still: Callable[[Process], bool]) -> None:
     """SIGKILL `pid` if it is still what `still` says (through a pidfd: the pid cannot
     pass to another process between the look and the signal)."""
@@ -175,25 +231,64 @@ def _kill(pid: int, still: Callable[[Process], bool]) -> None:
             os.close(pidfd)
 
 
-def end_started(since: int, spare: int | None) -> None:
-    """In the harness at the end of a run: SIGKILL every process the run started (its
-    descendants but `spare`, the guard, and the children it had before `since`), and
-    collect them, until there is none (what they leave lands with the harness)."""
+def end_tree(pid: int) -> None:
+    """SIGKILL `pid` and its descendants (those there now: what they start after lands with
+    a subreaper). `pid` must not be collected yet, or it may name another process."""
+    for each in tree(pid):
+        _kill(each, lambda _: True)
+
+
+def kill(pid: int, parent: int) -> None:
+    """SIGKILL `pid` if it is still a child of `parent`."""
+    _kill(pid, lambda process: process.ppid == parent)
+
+
+def end_own(pid: int, users: str) -> None:
+    """SIGKILL every process of the worker `pid`'s user when it is a user of its own."""
+    if users == "own":
+        _end_user(UID_BASE + pid)
+
+
+def _end_user(user: int) -> None:
+    """SIGKILL every process of `user` at once (a fork bomb has no time to refill): a child
+    that becomes the user does it, as the kernel lets a user signal all its own processes,
+    and no other's, with kill(-1)."""
+    child = os.fork()
+    if child == 0:
+        try:
+            os.setresgid(user, user, user)
+            os.setresuid(user, user, user)
+            LIBC.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
+
+
+def _started_since(pid: int, since: int) -> bool:
+    process = _process(pid)
+    return process is not None and process.start >= since
+
+
+def end_started(since: int, spare: Collection[int]) -> None:
+    """In the harness: SIGKILL every process the run started (its children since `since`
+    but those in `spare`, and their descendants), and collect them, until there is none
+    (what they leave lands with the harness). During a run, with the workers spared: the
+    orphans a file left; at its end, with only the guard: everything."""
     harness = os.getpid()
     for _ in range(1000):
+        started = [pid for pid in children(harness, every_thread=True)
+                   if pid not in spare and _started_since(pid, since)]  # fmt: skip
+        if not started:
+            return
         table = processes()
-        children: dict[int, list[int]] = {}
+        below: dict[int, list[int]] = {}
         for process in table.values():
-            children.setdefault(process.ppid, []).append(process.pid)
-        started = [pid for pid in children.get(harness, ()) if pid != spare
-                   and table[pid].start >= since]  # fmt: skip
+            below.setdefault(process.ppid, []).append(process.pid)
         ours, stack = set(started), list(started)
         while stack:
-            for child in children.get(stack.pop(), ()):
+            for child in below.get(stack.pop(), ()):
                 ours.add(child)
                 stack.append(child)
-        if not ours:
-            return
         parents = ours | {harness}
         for pid in ours:
             _kill(pid, lambda process: process.ppid in parents)  # noqa: B023 (used here)
@@ -246,7 +341,8 @@ def guard() -> Guard:
 
 def _guard() -> None:
     """The guard's program: follow the workers until the harness is gone, then SIGKILL
-    every process of the live ones' users and sessions until there is none."""
+    every process of the live ones' users (each all at once) and sessions until there is
+    none."""
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, signal.SIG_IGN)
     live: set[tuple[int, int]] = set()
@@ -255,6 +351,8 @@ def _guard() -> None:
         (live.add if sign == "+" else live.discard)((int(worker), int(user)))
     sessions = {worker for worker, _ in live}
     users = {user for _, user in live if user >= 0}
+    for user in users:
+        _end_user(user)
 
     def started(process: Process) -> bool:
         return process.session in sessions or _user(process.pid) in users

@@ -4,17 +4,24 @@ A user's player file is untrusted input. It may loop at import or in a call, exi
 (`sys.exit`, `os._exit`), signal or write to the harness, send it what it cannot read,
 leave processes behind, or allocate without end. So a validation runs its jobs in forked
 worker processes kept apart from the harness (`confinement`: a user of their own when
-the harness is root, no descriptor but their channel, dead with the harness, everything
-they start ended with the run) under an address-space limit. A worker tells the harness
-its results as plain data (`plain_messages`), which the harness checks; it never runs
-what a worker sends. The player's functions are wrapped to say in a page of shared memory
-which of them runs, and the parent times what it sees there with its own clock, ending a
-worker whose import or call runs over its limit; since the player runs in the worker, it
-can write that page and hide its calls, but not its job: the parent ends a job that runs
-over its own limit whatever the page says. Whatever goes wrong is a `PlayerFault` naming
-the file and the reason; the harness itself never ends with the player. Several files may
-share a worker (two players head to head): the page also says whose code runs, so a fault
-names its file.
+the harness is root, no descriptor but their channel, dead with the harness, only so many
+processes, everything they start ended with the run) under an address-space limit. A
+worker tells the harness its results as plain data (`plain_messages`), which the harness
+checks; it never runs what a worker sends.
+
+The limits count CPU time (the courses' seconds, which a busy machine does not use up) of
+the worker and every process it runs, read by the parent from outside (the kernel's
+clocks, /proc); each also ends at `Limits.wall_factor` times as long on the parent's own
+clock (a file that sleeps or waits), as the engines' referee times a call. The player's
+functions are wrapped to say in a page of shared memory which of them runs, and the
+parent times each call and the import by what it sees there; the processes a worker
+starts (a Haskell program, what a file forks) may spend no more than a call's limit
+between calls. Since the player runs in the worker, it can write that page and hide its
+calls, but not its job: the parent ends a job that runs over its own limit whatever the
+page says, and ends at once the orphans a file leaves. Whatever goes wrong is a
+`PlayerFault` naming the file and the reason; the harness itself never ends with the
+player. Several files may share a worker (two players head to head): the page also says
+whose code runs, so a fault names its file. A worker sees no other worker's page.
 
 The engine runs in the worker next to the player (a round trip per call would cost more
 than the games), so the figures are the worker's word: a file that rewrites the engine in
@@ -37,6 +44,7 @@ import socket
 import struct
 import sys
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,20 +58,24 @@ IMPORTING = -1
 IDLE = -2
 NAME_BYTES, MAX_NAMES = 32, 16
 POLL = 0.05  # seconds between the parent's looks at its workers
-SEND_SECONDS = 5  # a worker that does not take its next tasks in this long is stuck
+SEND_SECONDS = 30  # a worker that takes none of its next tasks in this long is stuck
+ENDING_SECONDS = 10  # a worker that closed its channel ends in this long (a busy machine's)
 REASON_CHARACTERS = 300
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What a player file may take: seconds to import, seconds per call (the games' own
-    limits), memory beyond the harness's own in MB, and seconds for a whole job (one
-    chunk of tasks: what ends a file that hides its calls from the watch)."""
+    """What a player file may take, in CPU seconds of its worker and the processes it runs:
+    to import, per call (the games' own limits), for a whole job (one chunk of tasks, work
+    of seconds: what ends a file that hides its calls from the watch); each ends as well at
+    `wall_factor` times as long on the parent's clock; memory beyond the harness's own in
+    MB."""
 
     import_seconds: float = 10.0
     call_seconds: float = 1.0
     memory_mb: int = 2048
-    job_seconds: float = 3600.0
+    job_seconds: float = 120.0
+    wall_factor: float = 10.0  # a busy machine slows a valid file a few times, not ten
 
 
 LIMITS = Limits()
@@ -106,7 +118,8 @@ class _Watch:
 
     def __init__(self, paths: Sequence[str] = ()) -> None:
         self.paths = tuple(paths)  # the files of this run, in the parent's order
-        self.page = _Page.from_buffer(mmap.mmap(-1, ctypes.sizeof(_Page)))  # shared on fork
+        self.memory = mmap.mmap(-1, ctypes.sizeof(_Page))  # shared with the next fork
+        self.page = _Page.from_buffer(self.memory)
         self.page.function = IDLE
         self.raised: tuple[int, str, BaseException] | None = None
 
@@ -149,11 +162,19 @@ class _Watch:
 
 
 _WATCH: _Watch | None = None
+_PROGRAMS: weakref.WeakSet = weakref.WeakSet()  # the programs this process runs for files
 
 
 def watch() -> _Watch | None:
     """The watch of this worker process, or None outside a contained worker."""
     return _WATCH
+
+
+def runs_program(process: Any) -> None:
+    """`process` (a `subprocess.Popen`) runs a player file's program for this process (a
+    Haskell player): it lives on from task to task, as the module that holds it does (what
+    a file starts does not)."""
+    _PROGRAMS.add(process)
 
 
 def _refused(*_args: Any, **_kwargs: Any) -> None:
@@ -211,12 +232,28 @@ def _work(channel: socket.socket, job: Callable[[Any], Any], watch_: _Watch, pat
             except BaseException as error:  # the player's exit or error ends this worker
                 channel.sendall(encode(["fault", *_blame(error, watch_, paths)]))
                 return
+            _end_strays()
             try:
                 channel.sendall(encode(["done", index, result]))
             except TypeError as error:
                 reason = f"its job returned what the harness cannot read ({error})"
                 channel.sendall(encode(["fault", watch_.page.owner, reason]))
                 return
+
+
+def _end_strays() -> None:
+    """After a task, in the worker: every process a file started is ended (the programs it
+    runs for files live on; what they started is ended too). Its orphans land with the
+    harness, which ends them."""
+    programs = {process.pid for process in list(_PROGRAMS)}
+    for child in confinement.children(os.getpid()):
+        if child in programs:
+            for stray in confinement.children(child):
+                confinement.kill(stray, child)
+        else:
+            confinement.kill(child, os.getpid())
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(child, 0)
 
 
 def _exactly(channel: socket.socket, size: int) -> bytes:
@@ -247,6 +284,7 @@ def _worker(job, paths, limits: Limits, users: str, guard: confinement.Guard) ->
             os._exit(70)
         os._exit(0)
     there.close()
+    watch_.memory.madvise(mmap.MADV_DONTFORK)  # no later worker sees this one's page
     guard.tell("+", pid, confinement.user_of(pid, users))
     here.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", SEND_SECONDS, 0))
     return _Worker(pid, os.pidfd_open(pid), here, watch_.page)
@@ -255,21 +293,72 @@ def _worker(job, paths, limits: Limits, users: str, guard: confinement.Guard) ->
 # --- the parent ----------------------------------------------------------------------------
 
 
+def _over(since: _Mark, now: _Mark, limit: float, factor: float) -> str | None:
+    """Whether what was spent since `since` is over `limit`: None if not, else what the
+    reason adds (nothing for CPU seconds over it, the wall clock's when its seconds are
+    over `factor` times it)."""
+    if since.cpu(now) > limit:
+        return ""
+    if now.wall - since.wall > limit * factor:
+        return f" ({limit * factor:g} s of wall time)"
+    return None
+
+
+class _Spent:
+    """What a worker's processes have spent, read from outside: the worker's CPU seconds,
+    and its descendants' (each from its start, as far as seen: they come and go)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.own, self.others = pid, 0.0, 0.0
+        self.seen: dict[int, float] = {}
+
+    def now(self) -> tuple[float, float]:
+        """(the worker's, its descendants') CPU seconds so far."""
+        self.own = confinement.cpu_seconds(self.pid) or self.own
+        seen = {}
+        for pid in confinement.tree(self.pid)[1:]:
+            spent = confinement.cpu_seconds(pid)
+            if spent is not None:
+                seen[pid] = spent
+                self.others += max(0.0, spent - self.seen.get(pid, 0.0))
+        self.seen = seen
+        return self.own, self.others
+
+
+@dataclass(frozen=True)
+class _Mark:
+    """A moment of a worker: the parent's clock, and its processes' CPU seconds."""
+
+    wall: float
+    own: float
+    others: float
+
+    def cpu(self, now: _Mark) -> float:
+        return now.own - self.own + now.others - self.others
+
+
 @dataclass
 class _Worker:
     """The parent's side of a worker: its process, channel and page, what it was given
-    and when, and what it has sent so far."""
+    and when, what its processes have spent, and what it has sent so far."""
 
     pid: int
     pidfd: int
     channel: socket.socket
     page: _Page
     busy: list[int] = field(default_factory=list)
-    given: float = 0.0  # when the parent gave the tasks it is busy with (its clock)
+    given: _Mark = _Mark(0.0, 0.0, 0.0)  # when the parent gave it the tasks it is busy with
     seen: tuple[int, int] = (0, IDLE)  # the page's calls and function, as last seen
-    since: float = 0.0  # when the parent saw them change
+    since: _Mark = _Mark(0.0, 0.0, 0.0)  # when the parent saw them change
+    looked: float = 0.0  # when the parent last read what it spent
     received: bytearray = field(default_factory=bytearray)
     exited: bool = False
+
+    def __post_init__(self) -> None:
+        self.spent = _Spent(self.pid)
+
+    def mark(self, now: float) -> _Mark:
+        return _Mark(now, *self.spent.now())
 
     def owner(self, paths: Sequence[str]) -> str:
         owner = self.page.owner
@@ -287,15 +376,24 @@ class _Worker:
         return "".join(c if c.isprintable() else "?" for c in name) + "()"
 
     def overdue(self, limits: Limits, now: float) -> str | None:
+        """Why the worker is to end (it ran over a limit), or None; it is looked at once a
+        POLL at most (each look reads /proc)."""
+        if now - self.looked < POLL:
+            return None
+        self.looked, mark = now, self.mark(now)
         state = (self.page.calls, self.page.function)
         if state != self.seen:
-            self.seen, self.since = state, now
-        if state[1] != IDLE:
+            self.seen, self.since = state, mark
+        if state[1] == IDLE:  # the harness runs: the worker's other processes wait
+            if mark.others - self.since.others > limits.call_seconds:
+                return (f"its processes ran over the {limits.call_seconds:g} s limit of a call "
+                        "between its calls")  # fmt: skip
+        else:
             limit = limits.import_seconds if state[1] == IMPORTING else limits.call_seconds
-            if now - self.since > limit:
-                return f"{self.doing()} ran over its {limit:g} s limit"
-        if now - self.given > limits.job_seconds:
-            return f"its job ran over the {limits.job_seconds:g} s limit of a job"
+            if (over := _over(self.since, mark, limit, limits.wall_factor)) is not None:
+                return f"{self.doing()} ran over its {limit:g} s limit{over}"
+        if (over := _over(self.given, mark, limits.job_seconds, limits.wall_factor)) is not None:
+            return f"its job ran over the {limits.job_seconds:g} s limit of a job{over}"
         return None
 
     def give(self, queue: list[list[tuple[int, Any]]], paths: Sequence[str]) -> None:
@@ -303,7 +401,7 @@ class _Worker:
             return
         chunk = queue.pop()
         self.busy = [index for index, _ in chunk]
-        self.given = self.since = time.monotonic()
+        self.given = self.since = self.mark(time.monotonic())
         data = pickle.dumps(chunk)
         try:
             self.channel.sendall(HEADER.pack(len(data)) + data)
@@ -352,7 +450,7 @@ class _Worker:
             pass
         poll = select.poll()
         poll.register(self.pidfd, select.POLLIN)
-        if not poll.poll(1000):  # alive without its channel
+        if not poll.poll(ENDING_SECONDS * 1000):  # alive without its channel
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
         _, status = os.waitpid(self.pid, 0)
         self.exited = True
@@ -404,12 +502,17 @@ def run(
                 pool.append(_worker(job, paths, limits, users, guard))
             for worker in pool:
                 worker.give(queue, paths)
+            spare, swept = {guard.pid, *(worker.pid for worker in pool)}, 0.0
             while busy := [worker for worker in pool if worker.busy]:
                 _watch(busy, paths, limits, results, progress, queue)
+                if time.monotonic() - swept > POLL:  # the orphans a file left, at once
+                    confinement.end_started(began, spare)
+                    swept = time.monotonic()
         finally:
             for worker in pool:
                 worker.end()
-            confinement.end_started(began, guard.pid)
+                confinement.end_own(worker.pid, users)
+            confinement.end_started(began, {guard.pid})
             for worker in pool:
                 guard.tell("-", worker.pid, confinement.user_of(worker.pid, users))
     return [results[i] for i in range(len(tasks))]
@@ -417,7 +520,7 @@ def run(
 
 def _watch(busy: list[_Worker], paths, limits: Limits, results, progress, queue) -> None:
     """One look at the busy workers: what they sent, whether they ended, whether they
-    ran over a limit."""
+    ran over a limit (also while they send: a trickle of bytes is no call's end)."""
     poll = select.poll()
     for worker in busy:
         poll.register(worker.channel, select.POLLIN)
@@ -433,7 +536,7 @@ def _watch(busy: list[_Worker], paths, limits: Limits, results, progress, queue)
                 progress(len(results))
             if not worker.busy:
                 worker.give(queue, paths)
-        elif reason := worker.overdue(limits, now):
+        if worker.busy and (reason := worker.overdue(limits, now)):
             raise PlayerFault(worker.owner(paths), reason)
 
 

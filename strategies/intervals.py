@@ -25,6 +25,43 @@ def wilson(successes: float, n: float) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+# --- a verdict from an interval --------------------------------------------------------------
+
+YES, NO, UNDECIDED = "yes", "no", "undecided"
+
+
+def at_most(ci95: Sequence[float], bound: float) -> str:
+    """Whether a sampled value is at most `bound`, from its 95 % interval: YES when all of
+    the interval is, NO when none of it is, UNDECIDED when the interval spans the bound (the
+    sample is too small to tell, not the value shown wrong)."""
+    low, high = ci95
+    return YES if high <= bound else NO if low > bound else UNDECIDED
+
+
+def at_least(ci95: Sequence[float], bound: float) -> str:
+    """Whether a sampled value is at least `bound` (as `at_most`, the other way round)."""
+    return at_most([-ci95[1], -ci95[0]], -bound)
+
+
+def all_of(verdicts: Sequence[str]) -> str:
+    """One verdict of several claims that must all hold: NO if any fails, YES if all hold,
+    else UNDECIDED."""
+    return NO if NO in verdicts else YES if all(v == YES for v in verdicts) else UNDECIDED
+
+
+def said(verdict: str, claim: str, ci95: Sequence[float], more: str, fmt: str = "{:+.4f}") -> str:
+    """A verdict as a reader takes it: the claim, its negation, or that this sample cannot
+    decide it, with the 95 % interval it rests on and, when undecided, what would decide
+    it (`more`: "more hands")."""
+    shown = f"[{fmt.format(ci95[0])}, {fmt.format(ci95[1])}]"
+    if verdict == UNDECIDED:
+        return (
+            f"undecided at this sample whether {claim}: the 95 % interval {shown} spans the "
+            f"bound ({more} would decide)"
+        )
+    return f"{claim if verdict == YES else 'NOT ' + claim} (95 % interval {shown})"
+
+
 # --- a pairing ---------------------------------------------------------------------------------
 
 

@@ -26,14 +26,19 @@ class PlayerFileError(ValueError):
 
 
 is_haskell = programs.is_haskell
+MAX_BYTES = 64 * 2**20  # a player file, far above any (a generated one is at most a few MB)
 
 
 def there(path: str | Path) -> Path:
-    """The path of a player file that is there (PlayerFileError if it is not a file): what
-    a command checks before any work, so that a mistyped name costs no solve or game."""
+    """The path of a player file that is there (PlayerFileError if it is not a file, or
+    holds more than MAX_BYTES): what a command checks before any work, so that a mistyped
+    name costs no solve or game, and a file of gigabytes is not read."""
     path = Path(path)
     if not path.is_file():
         raise PlayerFileError(f"{path}: {'not a file' if path.exists() else 'no such file'}")
+    if (size := path.stat().st_size) > MAX_BYTES:
+        raise PlayerFileError(f"{path}: {size:,} bytes, over the {MAX_BYTES // 2**20} MB of a "
+                              "player file")  # fmt: skip
     return path
 
 
@@ -69,7 +74,7 @@ def _load_haskell(path: Path, game: str, functions: tuple[str, ...]) -> ModuleTy
         raise PlayerFileError(f"{path}: a Haskell file plays {', '.join(COURSES)}, not {game}")
     watch = contained.watch()
     try:
-        program = programs.executable(path, game)  # a build here is the job's to time
+        program = programs.executable(path, game)
         with watch.importing(path) if watch else contextlib.nullcontext():
             module = entrants.load(path, game, program)
     except (CompileError, OSError) as error:
@@ -82,9 +87,10 @@ def _load_haskell(path: Path, game: str, functions: tuple[str, ...]) -> ModuleTy
 
 
 def prepare(paths: Sequence[str | Path], game: str, *, contain: bool = True) -> None:
-    """In the harness, before the workers that load `paths`: each Haskell file among them
-    compiled once, contained (PlayerFault for one that does not compile)."""
-    programs.prepare(paths, game, contain=contain)
+    """In the harness, before the workers that load `paths` (each there: PlayerFileError):
+    each Haskell file among them compiled once, contained (PlayerFault for one that does
+    not compile)."""
+    programs.prepare([there(path) for path in paths], game, contain=contain)
 
 
 def load_source(source: str, game: str) -> ModuleType:

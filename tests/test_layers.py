@@ -49,9 +49,9 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "mine.games", "mine.warehouse", *GAMES, "mine.strategies.solvers", "mine.models",
     ),  # fit_inputs builds its model's input
     "mine.pipeline.reports": (
-        *GAMES, "mine.strategies.solvers", "mine.strategies.bots", "mine.strategies.validation",
+        *GAMES, "mine.strategies.solvers", "mine.strategies.bots", "mine.strategies.intervals",
         "mine.models", "mine.pipeline.stats", "mine.pipeline.console",
-    ),
+    ),  # intervals: the one 95 % interval (and verdict) for what the logs show
     "mine.pipeline": ("mine",),  # the commands compose every layer
 }  # fmt: skip
 PACKAGES = {"mine.strategies", "mine"}  # their __init__ files are rooms of their own

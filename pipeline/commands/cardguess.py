@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 import typer
 
+from mine.models.cardguess import UNIFORM_ALPHA
 from mine.pipeline import options
 from mine.pipeline.console import console, show, show_pairs
 from mine.pipeline.options import own
@@ -146,7 +147,8 @@ def stats(stats: CardGuessStats) -> None:
         {"rank": "rank", "times": "times", "share": "share", "uniform_share": "uniform"},
         {"share": rate, "uniform_share": rate},
         f"chi-square p-value of the 52 card counts under a uniform answerer: "
-        f"{headline(stats)['answers_uniform_p_value']:.4g}",
+        f"{headline(stats)['answers_uniform_p_value']:.4g} (cut-off {UNIFORM_ALPHA:g}: below "
+        "it, `mine fit cardguess` takes the answerer as skewed)",
     )
     show(stats.first_guess.to_dicts(), "first guesses",
          {"n": "n", "log": "log", "guess": "guess", "games": "games",
@@ -171,10 +173,24 @@ def fitted(fitted: Trees, path: Path) -> None:
             ("logs / games / rows",
              f"{metadata['logs']} / {metadata['games']:,} / {metadata['rows']:,}"),
             ("data fingerprint", metadata["fingerprint"][:16] + "…"),
-            ("answerer uniform", f"{answerer['uniform']} (p {answerer['chi_square_p_value']:.4g})"),
+            ("answerer", answerer_line(answerer)),
             *((f"n = {n}", tree_line(metadata["trees"].get(str(n)), n)) for n in SIZES),
         ],
     )  # fmt: skip
+
+
+def answerer_line(answerer: dict[str, Any]) -> str:
+    """The chi-square test's verdict with its p-value, its cut-off and what it decided."""
+    p, cut = answerer["chi_square_p_value"], answerer.get("alpha", UNIFORM_ALPHA)
+    if answerer["uniform"]:
+        return (
+            f"uniform: chi-square p {p:.4g} ≥ cut-off {cut:g}, so the test does not reject a "
+            "uniform answerer; the trees take every answer as equally likely"
+        )
+    return (
+        f"skewed: chi-square p {p:.4g} < cut-off {cut:g}, so the test rejects a uniform "
+        "answerer; the trees weight answers by the logs' smoothed card frequencies"
+    )
 
 
 def tree_line(tree: dict[str, Any] | None, n: int) -> str:

@@ -7,6 +7,7 @@ report's observed outcomes) to the logs ingested from matching files.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,6 +28,8 @@ from mine.pipeline.stats.twentyone_players import PlayerStats
 from mine.strategies.bots.twentyone import BOTS
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone_chart import Strategy
+from mine.strategies.intervals import NO, UNDECIDED, YES, at_least, said
+from mine.strategies.validation.twentyone import NEAR_OPTIMUM
 
 SEED = (options.Seed, 0)
 OPTIONS = {
@@ -61,6 +64,8 @@ OPTIONS = {
     "report": {
         "fmt": own(str, "--format", "html",
                    "html (the report) or csv (the chart: one row per context and situation)."),
+        "hands": (options.hands("Without --card: hands for the page's flat-bet figures."),
+                  200_000),
     },
 }  # fmt: skip
 ABOUT = {
@@ -303,10 +308,17 @@ INSURANCE_CASES = {
 
 
 def generated(path: Path, card: dict[str, Any]) -> None:
-    flat = next(value for name, value in card.items() if name.startswith("flat-bet return"))
+    """The file's sampled flat-bet return with its interval, and where the exact optimum
+    lies against that interval (a sampled return above the optimum is the sample's)."""
+    measure, flat = next((name, value) for name, value in card.items()
+                         if name.startswith("flat-bet return"))  # fmt: skip
+    ci95, optimum = (card["95% CI low"], card["95% CI high"]), card["exact optimum, infinite deck"]
+    where = {YES: "below", NO: "above"}.get(at_least(ci95, optimum), "inside")
+    sample = re.sub(r"\d+", lambda n: f"{int(n[0]):,}", measure.removeprefix("flat-bet return, "))
     console.print(
-        f"wrote {path}: flat-bet return {flat:+.4f} per unit of bid "
-        f"(exact optimum {card['exact optimum, infinite deck']:+.4f}, infinite deck)"
+        f"wrote {path}: flat-bet return {flat:+.4f} [{ci95[0]:+.4f}, {ci95[1]:+.4f}] per unit "
+        f"of bid (95 % interval, {sample}); the exact optimum {optimum:+.4f} (infinite deck) "
+        f"lies {where} it"
     )
 
 
@@ -351,11 +363,23 @@ def validated(card: dict[str, Any]) -> None:
             f"shoes {interval(shoe['gain_over_static_optimum'], '{:+.5f}')}"
         )
     gap = flat["gap_to_optimum"]
+    more = f"more than {flat['hands']:,} hands"
     console.print(
-        f"gap to the optimum {gap['mean']:+.4f} "
-        f"(at worst {gap['worst_in_ci95']:+.4f} within the CI): "
-        f"{'within' if flat['within_0.005_of_optimum'] else 'NOT within'} 0.005; "
-        f"beats every baseline with 95% confidence: {flat['beats_every_baseline_95']}"
+        f"gap to the optimum {gap['mean']:+.4f}: "
+        + said(flat["within_0.005_of_optimum"], f"within {NEAR_OPTIMUM} of it", gap["ci95"], more)
+    )
+    leads = {name: row["player_minus_this"]["ci95"] for name, row in flat["baselines"].items()}
+    # the lead that decides the verdict: one behind, else one undecided, else the closest
+    rank = {NO: 0, UNDECIDED: 1, YES: 2}
+    closest = min(leads, key=lambda name: (rank[at_least(leads[name], 0.0)], leads[name][0]))
+    console.print(
+        "lead over every baseline: "
+        + said(
+            flat["beats_every_baseline_95"],
+            f"ahead of each (closest: {closest})",
+            leads[closest],
+            more,
+        )  # fmt: skip
     )
     if other and other["games"]:
         pair = other["games"]

@@ -117,35 +117,51 @@ FEEDBACK = (
 
 
 def strength(card: dict[str, Any]) -> kit.Section:
-    """Per n the player plays: its mean guesses, then its paired difference from each
-    baseline."""
-    rows = []
+    """Per n the player plays: its mean guesses and each baseline's on the same answers
+    (one axis: guesses); then, drawn apart, the player's paired difference from each."""
+    rows, differences = [], []
     for n, entry in sorted(card["sizes"].items(), key=lambda item: int(item[0])):
         if "refused" in entry:
             continue
         mine = entry["player"]
         note = f"worst {mine['worst']}, {mine['invalid']} invalid"
-        rows.append(_measured(f"n = {n}: the answers", mine["mean"], mine, "games", note))
+        rows.append(_measured(f"n = {n}: the player", mine["mean"], mine, "games", note))
+        for name, figures in entry["baselines"].items():
+            note = f"worst {figures.get('worst')}"
+            rows.append(_measured(f"n = {n}: {name}", figures["mean"], figures, "games", note))
         for name, vs in entry["vs"].items():
             # the card's difference is the baseline's guesses minus the player's: turned,
-            # so that every row of the section reads "fewer is better"
+            # so that it reads as the player's guesses minus the baseline's, lower better
             # (0.0 - x, not -x: no negative zero)
             low, high = vs.get("ci95", (0.0, 0.0))
-            turned = {**vs, "ci95": [0.0 - high, 0.0 - low]}
-            note = f"{name} averages {entry['baselines'][name]['mean']:.4f}"
-            label = f"n = {n}: {name} (difference)"
-            rows.append(_measured(label, 0.0 - vs["mean_difference"], turned, "answers", note))
+            ci = None if vs.get("exact") else (0.0 - high, 0.0 - low)
+            differences.append((f"n = {n}: the player − {name}", 0.0 - vs["mean_difference"], ci))
+    figures = [] if not differences else [
+        kit.interval_plot(
+            differences,
+            title="The player's mean guesses minus each baseline's, on the same answers",
+            x_label="guesses (player − baseline); below 0: the player needs fewer",
+            fmt="{:+.4f}".format,
+            reference=0.0,
+            ident="differences",
+            caption="Paired on the same answers; lower is better. An exact difference "
+            "(every answer, weighted by its chance) has no interval.",
+        )
+    ]  # fmt: skip
     return kit.strength(
         rows,
-        measure="guesses",
+        measure="mean guesses",
         unit="answers",
         fmt="{:.4f}".format,
         higher_is_better=False,
         summary="The generated player (these trees, as `mine generate cardguess` writes them) "
-        "and the baselines on the same answers. For each n it plays: the player's mean number "
-        "of guesses, then the player's mean minus each baseline's (negative: the player needs "
-        f"fewer guesses). Answers: {card['answers_from']}. There is no exact optimum to set "
-        "beside it: the trees' search is itself the best the fit could find.",
+        "and the baselines on the same answers, for each n it plays: the mean number of "
+        "guesses to find the answer. Fewer guesses is better. Below the table, the player's "
+        "mean minus each baseline's, paired answer by answer (below 0: the player needs "
+        f"fewer). Answers: {card['answers_from']}. There is no exact optimum to set beside "
+        "it: the trees' search is itself the best the fit could find.",
+        figures=figures,
+        plot="Mean guesses: the player and each baseline, on the same answers",
     )
 
 

@@ -18,9 +18,10 @@ from mine.models.ginrummy import (
 from mine.parsers.cards import COURSE_RANKS, SUITS
 from mine.pipeline.reports import kit
 from mine.pipeline.stats import ginrummy as stats
+from mine.strategies.intervals import wilson
 
 KNOCK, WAIT, NO_DATA = "K", "W", "-"
-LEGEND = {KNOCK: ("knock", "#3a9d5d"), WAIT: ("wait", "#bbbbbb")}
+LEGEND = {KNOCK: ("knock", "#1f77b4"), WAIT: ("wait", "#bbbbbb")}
 GAPS = {NO_DATA: ("no data", kit.MISSING)}
 ENDINGS = ("Gin", "Knock", "Drop")
 
@@ -114,15 +115,54 @@ def thrown_grid(frame: pl.DataFrame) -> str:
 
 
 def undercut_plot(knocks: pl.DataFrame) -> str:
-    """Undercut rate by the deadwood knocked with (up to the knock limit), per source."""
-    series = {}
-    for (source,), part in knocks.filter(pl.col("deadwood").is_between(1, KNOCK_LIMIT)).group_by(
-        "source", maintain_order=True
-    ):
-        series[source] = (part["deadwood"].to_list(), part["undercut_rate"].to_list())
-    return kit.line_plot(
-        series, title="Undercut rate by deadwood at the knock", x_label="deadwood",
-        y_label="undercut rate", zero=True, ident="undercuts",
+    """Undercut rate by the deadwood knocked with (1 to the knock limit), per source, each
+    with its Wilson 95 % interval."""
+    shown = knocks.filter(pl.col("deadwood").is_between(1, KNOCK_LIMIT))
+    deadwoods = list(range(1, KNOCK_LIMIT + 1))
+    rates, errors = {}, {}
+    for (source,), part in shown.group_by("source", maintain_order=True):
+        found = {d: (u, k) for d, u, k in part.select("deadwood", "undercuts", "knocks").rows()}
+        rates[source] = [found[d][0] / found[d][1] if d in found else 0.0 for d in deadwoods]
+        errors[source] = [wilson(*found[d]) if d in found else None for d in deadwoods]
+    return kit.bar_plot(
+        [str(d) for d in deadwoods], rates, errors=errors, fmt="{:.3f}".format,
+        title="Undercut rate by deadwood at the knock", x_label="deadwood at the knock",
+        y_label="undercut rate", ident="undercuts",
+        caption="Bars: undercuts / knocks; whiskers: the Wilson 95 % interval (wide where "
+        "few knocks were made at that deadwood; no bar: none).",
+    )  # fmt: skip
+
+
+def knock_summary(knocks: pl.DataFrame) -> list[dict[str, Any]]:
+    """Per source: how many knocks, the deadwood they were made at (quartiles), how many
+    were undercut (with the Wilson interval of the rate) and the callers' mean points."""
+    rows = []
+    for (source,), part in knocks.group_by("source", maintain_order=True):
+        at = part.select(pl.col("deadwood").repeat_by("knocks").explode()).to_series()
+        total, undercuts = int(part["knocks"].sum()), int(part["undercuts"].sum())
+        low, high = wilson(undercuts, total)
+        rows.append({
+            "source": source, "knocks": total,
+            "deadwood (quartiles)": " · ".join(str(int(at.quantile(q, "nearest")))
+                                               for q in (0.25, 0.5, 0.75)),
+            "gin (deadwood 0)": int(part.filter(pl.col("deadwood") == 0)["knocks"].sum()),
+            "undercut": undercuts, "undercut rate": undercuts / total if total else 0.0,
+            "95 % interval": f"{low:.3f} … {high:.3f}",
+            "mean points": float(part["points"].sum()) / total if total else 0.0,
+        })  # fmt: skip
+    return rows
+
+
+def knock_counts(knocks: pl.DataFrame) -> str:
+    """How many rounds each source's callers ended at each deadwood."""
+    deadwoods = sorted(set(knocks["deadwood"].to_list()))
+    counts = {}
+    for (source,), part in knocks.group_by("source", maintain_order=True):
+        found = dict(part.select("deadwood", "knocks").rows())
+        counts[source] = [found.get(d, 0) for d in deadwoods]
+    return kit.bar_plot(
+        [str(d) for d in deadwoods], counts, fmt=str, title="Knocks by deadwood, counts",
+        x_label="the caller's deadwood", y_label="rounds", ident="knock-counts",
     )  # fmt: skip
 
 
@@ -178,7 +218,7 @@ def html(fitted: Any, observed: dict[str, pl.DataFrame] | None, measured: dict[s
         strength(measured),
         kit.Section(
             "Knock policy",
-            """Green (K): knock; grey (W): play on. Rows: deadwood after the discard (0 is
+            """Blue (K): knock; grey (W): play on. Rows: deadwood after the discard (0 is
             always gin); columns: first turn of the bucket (both players' turns counted).
             Knocking is weighed against waiting by dynamic programming over the logged plays:
             the chance the opponent calls first, what its call costs, and how deadwood falls
@@ -234,9 +274,17 @@ def _observed(draws: pl.DataFrame, rounds: pl.DataFrame, knocks: pl.DataFrame) -
         ),
         kit.Section(
             "Knocks by deadwood",
-            """Rounds ended by a knock or a stock-out, by the caller's deadwood: how often
-            the opponent undercut, and the caller's mean points (its points minus the
-            opponent's).""",
-            [undercut_plot(knocks), kit.count_table(knocks.to_dicts(), title="Knocks")],
+            """Rounds ended by a knock or a stock-out, by the caller's deadwood: how many,
+            how often the opponent undercut (with its interval), and the caller's mean
+            points (its points minus the opponent's).""",
+            [
+                kit.count_table(
+                    knock_summary(knocks),
+                    title="Knocks by source",
+                    formats={"undercut rate": "{:.3f}".format, "mean points": "{:+.2f}".format},
+                ),
+                knock_counts(knocks),
+                undercut_plot(knocks),
+            ],  # fmt: skip
         ),
     ]

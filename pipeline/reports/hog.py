@@ -12,7 +12,6 @@ from mine.pipeline.reports import kit
 from mine.strategies.bots.hog import BASELINES, make_bot
 from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, as_table
 from mine.strategies.solvers.hog import TurnModel, best_response, optimal
-from mine.strategies.validation.hog import report_card
 
 # Dice 0 (Pig Tail) … 10 (the spec's most), light to dark; a table that rolls more dice
 # (learned from logs that show more) gets a palette as long as it needs.
@@ -21,18 +20,18 @@ CELL = 6  # pixels per state in the map
 RATE = "{:.6f}".format
 
 
-def html(fitted: Any, observed: None = None) -> str:
-    """The whole page of a fitted table (dice per state): how strong it is, exactly, in
-    the rules it was solved in; the table; its provenance."""
+def html(fitted: Any, observed: None, measured: dict[str, Any]) -> str:
+    """The whole page of a fitted table (dice per state): how strong its player is,
+    exactly (`measured`: its exact report card, `mine validate hog`'s); the table; its
+    provenance."""
     table, metadata = fitted.table, fitted.metadata
-    rules = HogRules.learned(metadata.get("learned", {}))
     goal = table.shape[0]
     labels = [str(score) for score in range(goal)]  # the kit labels as many as fit
     dice, states = np.unique(table, return_counts=True)
     most = int(table.max())
     palette = PALETTE if most < len(PALETTE) else kit.ordinal_palette(most + 1)
     sections = [
-        strength(table, rules),
+        strength(measured),
         kit.Section(
             "Dice per state",
             f"The number of dice the table rolls in each state: row = my score, column = the "
@@ -73,25 +72,26 @@ def html(fitted: Any, observed: None = None) -> str:
     )
 
 
-def strength(table: np.ndarray, rules: HogRules) -> kit.Section:
-    """The table's exact win probability against each baseline and the optimal strategy
-    (the average of moving first and second), each beside the best any strategy wins
-    against that opponent; then what it is guaranteed beside what the optimum guarantees."""
-    card = report_card(table, rules, BASELINES)
+def strength(card: dict[str, Any]) -> kit.Section:
+    """The player's exact win probability against each opponent of its card (the average
+    of moving first and second), each beside the best any strategy wins against that
+    opponent where it is a baseline or the optimal strategy; then what it is guaranteed
+    beside what the optimum guarantees."""
+    rules = HogRules(**card["rules"])
     model = TurnModel.from_rules(rules)
-    opponents = {spec: as_table(make_bot(spec, rules), rules) for spec in BASELINES}
-    opponents["optimal"] = optimal(model).table[0]
+    best = {spec: best_response(model, as_table(make_bot(spec, rules), rules)).average
+            for spec in card["against"] if spec in BASELINES}  # fmt: skip
+    best["optimal"] = best_response(model, optimal(model).table[0]).average
     measured = [
-        kit.Measured(name, card["against"][name]["average"], note=_seats(card["against"][name]),
-                     best=best_response(model, other).average)
-        for name, other in opponents.items()
-    ]  # fmt: skip
+        kit.Measured(name, rates["average"], note=_seats(rates), best=best.get(name))
+        for name, rates in card["against"].items()
+    ]
     guaranteed = card["guaranteed"]
     measured.append(
         kit.Measured("its best response", guaranteed["average"], note=_seats(guaranteed),
                      best=card["optimal_guaranteed"]["average"])
     )  # fmt: skip
-    first = measured[0]
+    first, optimum = measured[0], card["against"]["optimal"]["average"]
     return kit.strength(
         measured,
         measure="win probability",
@@ -99,11 +99,12 @@ def strength(table: np.ndarray, rules: HogRules) -> kit.Section:
         summary=f"Exact win probabilities by dynamic programming in the reference rules "
         f"({_rules_text(card['rules'])}), each the average of moving first and second: "
         f"{RATE(first.value)} against {first.against}, where the best any strategy wins is "
-        f"{RATE(first.best)}; {RATE(measured[-2].value)} against the optimal strategy; and "
-        f"{RATE(guaranteed['average'])} against the opponent that exploits the table best "
+        f"{RATE(first.best)}; {RATE(optimum)} against the optimal strategy; and "
+        f"{RATE(guaranteed['average'])} against the opponent that exploits the player best "
         f"(its best response), where the optimal strategy is sure of "
         f"{RATE(card['optimal_guaranteed']['average'])}. The exact optimum of each row is the "
-        "best response to that opponent.",
+        "best response to that opponent. Measured on the generated player file (`mine "
+        "validate hog` writes the same card).",
     )
 
 

@@ -39,7 +39,13 @@ RAMP = (
     "#26828e", "#31688e", "#3e4989", "#482878", "#440154",
 )  # fmt: skip
 MISSING = "#eeeeee"
-SERIES = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+# One meaning per colour on every page: green is a win (good for the player), red a loss
+# (bad for it), grey a draw or no data; series that are none of these (sides, sources,
+# guessers) take colours that are neither red nor green.
+WIN, DRAW, LOSS = "#2ca02c", "#9e9e9e", "#d62728"
+OUTCOMES = {"win": WIN, "draw": DRAW, "loss": LOSS}
+SERIES = ("#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#e377c2")
+MARK = "#000000"  # a reference drawn on a chart: the exact optimum's diamond
 RASTER_CELLS = 2500  # a heat map with more cells is drawn as a PNG inside the SVG
 FONT = 11
 WRAP = 32  # characters: a longer table cell may wrap (a shorter one, a figure, does not)
@@ -208,24 +214,29 @@ def strength(
     unit: str = "games",
     fmt: Callable[[float], str] = "{:.3f}".format,
     higher_is_better: bool = True,
+    reference: float | None = None,
+    figures: Sequence[str] = (),
+    plot: str = "",
 ) -> Section:
     """The section every report leads with: the player against each opponent (a table and
-    the intervals drawn), the exact optimum beside it where one is known, and a caveat
-    wherever a sample is too small to say much. `summary`: the game's own lead sentence."""
+    the intervals drawn, titled `plot` where the rows are not all opponents; `reference`
+    a dashed line: the value that is par), the exact optimum beside it where one is known,
+    and a caveat wherever a sample is too small to say much; the game's own `figures`
+    after them. `summary`: the game's own lead sentence."""
     best = any(m.best is not None for m in measured)
     rows = []
     for m in measured:
         row = {
             "against": m.against,
             measure: m.value,
-            "95 % interval": "exact"
+            "95 % interval": ("exact" if m.sample is None else "–")  # sampled, none given
             if m.interval is None
             else f"{fmt(m.interval[0])} … {fmt(m.interval[1])}",
             unit: "exact" if m.sample is None else m.sample,
         }
         if best:
             row["exact optimum"] = m.best
-            row["short of it by"] = None if m.best is None else abs(m.best - m.value)
+            row["short of it by"] = None if m.best is None else _short(m.best - m.value, fmt)
         if any(x.note for x in measured):
             row["detail"] = m.note
         rows.append(row)
@@ -255,18 +266,27 @@ def strength(
             f"{counts} {unit} against each of {names}: the intervals are wide (see the "
             f"table); more {unit} would narrow them."
         )
-    blank = {"exact optimum": _maybe(fmt), "short of it by": _maybe(fmt)}
-    figures = [
+    blank = {"exact optimum": _maybe(fmt)}
+    drawn = [
         count_table(rows, title=f"The player's {measure}", formats={measure: fmt, **blank}),
         interval_plot(
             [(m.against, m.value, m.interval) for m in measured],
-            title=f"The player's {measure} against each opponent",
+            title=plot or f"The player's {measure} against each opponent",
             x_label=measure,
             fmt=fmt,
             marks=[m.best for m in measured],
+            reference=reference,
         ),
+        *figures,
     ]
-    return Section("How strong the player is", "\n\n".join(notes), figures, ident=STRENGTH)
+    return Section("How strong the player is", "\n\n".join(notes), drawn, ident=STRENGTH)
+
+
+def _short(gap: float, fmt: Callable[[float], str]) -> str:
+    """How far a value falls short of its exact optimum: none where it is the optimum (to
+    the shown digits), never a signed zero."""
+    shown = fmt(abs(gap))
+    return "none: it is the optimum" if not shown.strip("+-0.,% ") else shown.lstrip("+")
 
 
 def _listed(names: Sequence[str]) -> str:
@@ -628,7 +648,7 @@ def interval_plot(
     if reference is not None:
         parts.append(f'<line x1="{x_at(reference):.1f}" x2="{x_at(reference):.1f}" y1="{top}" '
                      f'y2="{bottom}" stroke="#888" stroke-dasharray="4 3"/>')  # fmt: skip
-    colour, mark_colour = SERIES[0], SERIES[1]
+    colour, mark_colour = SERIES[0], MARK
     for i, (label, value, ci) in enumerate(rows):
         y = top + row_height * (i + 0.5)
         parts.append(_label(left - 8, y + 4, label, "end"))
@@ -781,12 +801,20 @@ def bar_plot(
     x_label: str,
     y_label: str,
     fmt: Callable[[float], str] = "{:.3g}".format,
+    colours: Mapping[str, str] | None = None,
+    errors: Mapping[str, Sequence[tuple[float, float] | None]] | None = None,
     ident: str = "",
     caption: str = "",
 ) -> Markup:
-    """Bars by label; several series (name → values) stand side by side."""
+    """Bars by label; several series (name → values) stand side by side, each in its
+    colour of `colours` (OUTCOMES for wins, draws and losses) or the next of SERIES; a
+    series' `errors` are 95 % intervals drawn over its bars."""
     groups = values if isinstance(values, Mapping) else {y_label: values}
-    axes = _Axes([v for vs in groups.values() for v in vs], y_label, zero=True)
+    errors = errors or {}
+    colours = {name: (colours or {}).get(name, SERIES[n % len(SERIES)])
+               for n, name in enumerate(groups)}  # fmt: skip
+    ends = [x for ci in errors.values() for pair in ci if pair for x in pair]
+    axes = _Axes([v for vs in groups.values() for v in vs] + ends, y_label, zero=True)
     slot = axes.width / max(len(labels), 1)
     bar = slot * 0.8 / len(groups)
     # labels wider than their slot are turned, and the axis label moves down below them
@@ -809,19 +837,30 @@ def bar_plot(
             )
         else:
             parts.append(_label(x, bottom + 16, label))  # fmt: skip
-        for n, vs in enumerate(groups.values()):
+        for n, (name, vs) in enumerate(groups.items()):
             value = vs[j]
             x = axes.left + j * slot + slot * 0.1 + n * bar
             y = min(axes.y(value), base)
+            ci = errors.get(name, [None] * len(labels))[j]
+            series = f", {name}" if len(groups) > 1 else ""
+            shown = fmt(value) + ("" if ci is None else f" (95 % interval {fmt(ci[0])} … "
+                                                        f"{fmt(ci[1])})")  # fmt: skip
             parts.append(
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" '
-                f'height="{abs(axes.y(value) - base):.1f}" fill="{SERIES[n % len(SERIES)]}">'
-                f"<title>{html.escape(f'{label}: {fmt(value)}')}</title></rect>"
+                f'height="{abs(axes.y(value) - base):.1f}" fill="{colours[name]}">'
+                f"<title>{html.escape(f'{label}{series}: {shown}')}</title></rect>"
             )
+            if ci is not None:
+                middle, low, high = x + bar / 2, axes.y(ci[0]), axes.y(ci[1])
+                parts.append(
+                    f'<path d="M{middle - 3:.1f} {low:.1f}h6M{middle:.1f} {low:.1f}V{high:.1f}'
+                    f'M{middle - 3:.1f} {high:.1f}h6" stroke="#333" stroke-width="1.2" '
+                    'fill="none"/>'
+                )
     legend_height = 0.0
     if len(groups) > 1:
         legend, _, legend_height = _legend(
-            [(SERIES[n % len(SERIES)], name) for n, name in enumerate(groups)],
+            [(colours[name], name) for name in groups],
             axes.left,
             bottom + 46 + drop,
             axes.width,

@@ -39,7 +39,46 @@ def html(fitted: Fitted, observed: SuperNimStats | None, measured: dict[str, Any
 
 
 def strength(card: dict[str, Any]) -> kit.Section:
-    """The player's win rate against each opponent of its card, with its interval."""
+    """The player against the exact value of its starts, each opponent's games: its mean
+    final margin minus that value, with its interval (0: it keeps the value; below 0: it
+    gives points away), and how often it ends below it. Where the solver reaches no start
+    (the capped-merge variant's long games), its win rate."""
+    valued = {name: row for name, row in card["against"].items() if "against_value" in row}
+    if not valued:
+        return _win_rates(card)
+    rows = []
+    for name, row in valued.items():
+        value = row["against_value"]
+        # a card from before the margin's interval, or of one game, has none: "–"
+        below, ci = value["below_value"], value.get("margin_minus_value_ci95")
+        rows.append(kit.Measured(
+            name, value["mean_margin_minus_value"], tuple(ci) if ci else None,
+            value.get("games_with_value", row["games"]),
+            note=f"below the value in {RATE(below['mean'])} of games "
+            f"[{RATE(below['ci95'][0])}, {RATE(below['ci95'][1])}]; win "
+            f"{RATE(row['win']['mean'])} · draw {RATE(row['draw']['mean'])} · loss "
+            f"{RATE(row['loss']['mean'])}",
+        ))  # fmt: skip
+    return kit.strength(
+        rows,
+        measure=MARGIN,
+        summary=f"The generated player (search depth {card.get('depth')}, "
+        f"{card.get('budget_seconds')} s a move) against each opponent "
+        f"({card.get('rules_text', '')}), from random start boards, both sides and both "
+        "first movers, set against the exact value of each start: its final margin minus "
+        "that value, averaged (0: it keeps the value; above 0: it wins more than a perfect "
+        "opponent would allow; below 0: it gives points away). " + _yardstick_text(card),
+        fmt=SIGNED,
+        reference=0.0,
+    )
+
+
+MARGIN = "final margin minus the exact value"
+SIGNED = "{:+.3f}".format
+
+
+def _win_rates(card: dict[str, Any]) -> kit.Section:
+    """The player's win rate against each opponent, where no start's value is known."""
     rows = [
         kit.Measured(name, row["win"]["mean"], tuple(row["win"]["ci95"]), row["games"],
                      note=f"draws {RATE(row['draw']['mean'])} · losses "
@@ -66,11 +105,11 @@ def _yardstick_text(card: dict[str, Any]) -> str:
             "more games."
         )
     return (
-        "A win rate is no yardstick here: every start's exact value is known (the split "
-        "reward to the mover when the board holds an odd number of 2-heaps, else 0), so a "
-        "player that keeps it wins only the odd boards it moves first on against an "
-        'opponent that keeps it too. "The generated player" sets each game against that '
-        "value. `mine validate supernim` plays more games."
+        "Every start's exact value is known (the split reward to the mover when the board "
+        "holds an odd number of 2-heaps, else 0), so a win rate is no yardstick: a player "
+        "that keeps the value wins only the odd boards it moves first on against an "
+        "opponent that keeps it too (its win rates are under The generated player). "
+        "`mine validate supernim` plays more games."
     )
 
 
@@ -99,6 +138,7 @@ def _logs(stats: SuperNimStats) -> list[kit.Section]:
                     x_label="pairing (max v min)",
                     y_label="share of games",
                     fmt=RATE,
+                    colours={"draws": kit.DRAW},
                 ),
             ],
         ),
@@ -231,6 +271,12 @@ def _validation(card: dict[str, Any]) -> kit.Section:
                 x_label="opponent",
                 y_label="share of games",
                 fmt=RATE,
+                colours=kit.OUTCOMES,
+                errors={
+                    k: [tuple(r[k]["ci95"]) for r in card["against"].values()]
+                    for k in ("win", "draw", "loss")
+                },  # fmt: skip
+                caption="Bars: the share of games; whiskers: its 95 % interval.",
             ),
             *_against_value(valued, card.get("asked_with", "the moves left")),
         ],
@@ -239,7 +285,8 @@ def _validation(card: dict[str, Any]) -> kit.Section:
 
 def _against_value(valued: list[tuple[str, dict[str, Any]]], asked: str) -> list[str]:
     """The player against the exact value of each start: games ended below it, mean margin
-    minus it, first-mover wins on odd boards and losses on even boards."""
+    minus it, first-mover wins on odd boards and losses on even boards (the margin's
+    interval is drawn where the page leads)."""
     if not valued:
         return []
     figures = ("below_value", "odd_first_wins", "even_losses")
@@ -274,11 +321,4 @@ def _against_value(valued: list[tuple[str, dict[str, Any]]], asked: str) -> list
             x_label="share of games",
             marks=[0.0] * len(valued),
         ),
-        kit.interval_plot(
-            [(name, row["mean_margin_minus_value"], None) for name, row in valued],
-            title="Mean final margin minus the exact value",
-            x_label="points",
-            fmt="{:+.2f}".format,
-            reference=0.0,
-        ),
-    ]
+    ]  # the mean margin minus the value, with its interval, leads the page

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from itertools import combinations_with_replacement
 from typing import Any, NamedTuple
 
@@ -40,6 +41,7 @@ from mine.strategies.engines.twentyone_chart import (
     Chart,
     Strategy,
 )
+from mine.strategies.intervals import NO, YES, Z95, at_least
 
 LEGEND = {
     "H": ("Hit", "#f4a3a3"),
@@ -102,68 +104,107 @@ def _tip(label: str, up: int, key: str, static: str) -> str:
     return f"{label} vs {up_name(up)}: {LEGEND[key][0]}{note}"
 
 
-def insured_hands(chart) -> list[str]:
+def insurance_rows(chart) -> list[dict[str, str]]:
+    """Per kind of two-card hand (hard, soft, pair), the hands the chart insures when the
+    dealer shows an ace and those it does not."""
+    kinds = {
+        "hard total": [(str(t), chart.insure[t, 0, 0]) for t in range(5, 21)],
+        "soft total": [(str(t), chart.insure[t, 1, 0]) for t in range(13, 22)],
+        "pair": [(f"{up_name(v)},{up_name(v)}",
+                  chart.insure[(12, 1, 1) if v == 1 else (2 * v, 0, 1)]) for v in range(1, 11)],
+    }  # fmt: skip
     return [
-        f"{'soft' if soft else 'hard'} {total}{' (pair)' if pair else ''}"
-        for total in range(4, 22)
-        for soft in (0, 1)
-        for pair in (0, 1)
-        if chart.insure[total, soft, pair]
-    ]
+        {"hand": kind,
+         "insured": runs([name for name, taken in hands if taken]) or "none",
+         "not insured": runs([name for name, taken in hands if not taken]) or "none"}
+        for kind, hands in kinds.items()
+    ]  # fmt: skip
+
+
+def runs(names: list[str]) -> str:
+    """Totals as runs (5, 6, 7, 9 → 5–7, 9); other names listed."""
+    if not all(name.isdigit() for name in names):
+        return ", ".join(names)
+    found: list[list[int]] = []
+    for value in map(int, names):
+        if found and value == found[-1][-1] + 1:
+            found[-1].append(value)
+        else:
+            found.append([value])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in found)
 
 
 # --- how strong the chart is ------------------------------------------------------------
 
-HANDS = 100_000  # hands on the same cards for the comparison with the baselines
 RETURN = "{:+.4f}".format
 
 
-def strength(chart, rules=DEFAULT_RULES, hands: int = HANDS, seed: int = 0) -> kit.Section:
-    """The chart against the dealer (its exact value, infinite deck) beside the exact
-    optimum's, then its lead over each baseline on the same `hands` hands of the engine's
-    shoe (each from a fresh shoe, flat minimum bids) beside the optimal chart's lead."""
-    from mine.strategies.solvers.twentyone import chart_value, solve
-    from mine.strategies.validation.twentyone import chart_module
-    from mine.strategies.validation.twentyone_evaluator import (
-        FilePolicy,
-        baseline_policies,
-        flat_returns,
-    )
-
-    best = solve(rules)
-    value = chart_value(rules, chart)
-    policies = {"player": FilePolicy(chart_module(chart, rules)),
-                "optimum": FilePolicy(chart_module(best.chart, rules)),
-                **baseline_policies(rules)}  # fmt: skip
-    flat = flat_returns(policies, rules, hands, seed, rules.decks, "player")
-    optimum = flat["optimum"]["return"]["mean"]
-    played = flat["player"]["return"]
+def strength(card: dict[str, Any]) -> kit.Section:
+    """The player file against the dealer: its static chart's exact value (infinite deck)
+    beside the exact optimum's, and its flat-bet return as played, with its interval; then,
+    drawn apart, its lead over the baselines on the same hands."""
+    figures = card_figures(card)
+    value, best, played = figures["value"], figures["optimum"], figures["return"]
+    hands, decks = figures["hands"], figures["decks"]
     measured = [
-        kit.Measured("the dealer (exact, infinite deck)", value, best=best.ev),
-        kit.Measured(f"the dealer ({rules.decks} decks)", played["mean"],
-                     tuple(played["ci95"]), hands, best=optimum),
+        kit.Measured("the dealer (exact, infinite deck)", value, best=best),
+        kit.Measured(f"the dealer ({decks} decks, played)", played["mean"],
+                     tuple(played["ci95"]), hands),
     ]  # fmt: skip
-    for name in baseline_policies(rules):
-        lead = flat[name]["player_minus_this"]
-        theirs = flat[name]["return"]["mean"]
-        measured.append(
-            kit.Measured(f"{name} (lead on the same cards)", lead["mean"], tuple(lead["ci95"]),
-                         hands, best=optimum - theirs,
-                         note=f"{name} returns {RETURN(theirs)}")
-        )  # fmt: skip
+    where = {YES: "below", NO: "above"}.get(at_least(played["ci95"], best), "inside")
     return kit.strength(
         measured,
-        measure="per hand (unit bid)",
+        measure="return per hand (unit bid)",
         unit="hands",
         fmt=RETURN,
-        summary=f"The chart returns {RETURN(value)} per hand per unit of bid against the "
-        f"dealer, exactly (infinite deck); the exact optimum returns {RETURN(best.ev)}. "
-        f"Then, played on the same {hands:,} hands of {rules.decks} decks (each from a fresh "
-        "shoe, flat minimum bids): the chart's return against the dealer, and how much more "
-        "it wins per hand than each baseline, each beside the exact optimum's chart on the "
-        "same hands. The "
-        "engine's reference rules; the count play and the bids are the player file's own "
-        "(mine validate twentyone measures them).",
+        summary=f"The player file's chart returns {RETURN(value)} per hand per unit of bid "
+        f"against the dealer, exactly (infinite deck); the exact optimum returns "
+        f"{RETURN(best)}. Played on {hands:,} hands of {decks} decks (each from a fresh "
+        "shoe, flat minimum bids), its return is sampled and carries an interval; the exact "
+        f"optimum lies {where} it. Below, drawn apart (a lead is not a return), how much "
+        "more it wins per hand than each baseline on the same hands. The count play and the "
+        "bids are the file's own (`mine validate twentyone` measures them, and its --json "
+        "card, given as --card, draws every baseline here).",
+        figures=[lead_plot(list(figures["leads"].items()), hands)],
+    )
+
+
+def card_figures(card: dict[str, Any]) -> dict[str, Any]:
+    """What the strength section draws, from either card of a player file: `mine validate
+    twentyone --json`'s (its `flat_bet`: every baseline) or the figures `mine generate`
+    measures for the file's docstring (textbook alone)."""
+    if "flat_bet" in card:
+        flat = card["flat_bet"]
+        return {
+            "value": flat["exact_value_of_player_chart_infinite_deck"],
+            "optimum": flat["exact_optimum"]["infinite_deck"],
+            "return": flat["player"], "hands": flat["hands"], "decks": flat["decks"],
+            "leads": {name: row["player_minus_this"] for name, row in flat["baselines"].items()},
+        }  # fmt: skip
+    ((name, mean),) = [(k, v) for k, v in card.items() if k.startswith("flat-bet return")]
+    hands, decks = map(int, re.search(r"(\d+) hands of fresh (\d+)-deck", name).groups())
+    textbook = [card["gain over textbook, 95% CI low"], card["gain over textbook, 95% CI high"]]
+    return {
+        "value": card["exact value of the static chart, infinite deck"],
+        "optimum": card["exact optimum, infinite deck"],
+        "return": {"mean": mean, "ci95": [card["95% CI low"], card["95% CI high"]]},
+        "hands": hands, "decks": decks,
+        "leads": {"textbook": {"mean": card["gain over textbook on the same shoes"],
+                               "ci95": textbook}},
+    }  # fmt: skip
+
+
+def lead_plot(leads: list[tuple[str, dict[str, Any]]], hands: int) -> str:
+    """The chart's lead per hand over each baseline on the same hands, with intervals."""
+    return kit.interval_plot(
+        [(name, lead["mean"], tuple(lead["ci95"])) for name, lead in leads],
+        title="Its lead over each baseline, per hand, on the same cards",
+        x_label="the chart's return minus the baseline's, per hand (unit bid)",
+        fmt=RETURN,
+        reference=0.0,
+        ident="leads",
+        caption=f"{hands:,} hands, the same cards for every player; above 0: the chart wins "
+        "more than that baseline.",
     )
 
 
@@ -186,17 +227,19 @@ def observed(con: duckdb.DuckDBPyConnection, log_ids: LogIds) -> Observed:
 FORMATS = ("html", "csv")
 
 
-def html(fitted: Strategy, observed: Observed | None, fmt: str = "html") -> str:
-    """The table's page (with the warehouse's `observed` logs where there are some), or
-    with `fmt` csv its chart as CSV."""
+def html(
+    fitted: Strategy, observed: Observed | None, measured: dict[str, Any], fmt: str = "html"
+) -> str:
+    """The table's page, led by its player file's card (`measured`), with the warehouse's
+    `observed` logs where there are some; or with `fmt` csv its chart as CSV."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: use html or csv")
     if fmt == "csv":
         return chart_csv(fitted.chart)
-    return page(fitted, observed or Observed(pl.DataFrame(), pl.DataFrame()))
+    return page(fitted, observed or Observed(pl.DataFrame(), pl.DataFrame()), measured)
 
 
-def page(fitted: Strategy, observed: Observed) -> str:
+def page(fitted: Strategy, observed: Observed, card: dict[str, Any]) -> str:
     chart, bids, metadata = fitted.chart, fitted.bids, fitted.metadata
     count_charts, (dealer, counts) = fitted.count_charts, observed
     learned = metadata.get("learned", {})
@@ -212,14 +255,14 @@ def page(fitted: Strategy, observed: Observed) -> str:
         charts.append(drawn(0, n, f"Main hand, {label}", False))
     charts.append(drawn(2, 2, "Split hand, two cards (pairs: split again or not)", True))
     charts.append(drawn(1, 2, "Insured hand (dealer shows an ace), two cards", True))
-    insured = insured_hands(chart)
+    insured = insurance_rows(chart)
     marks = (
         " A black corner marks a cell played otherwise at some true count (see Play by the count)."
         if count_charts
         else ""
     )
     sections = [
-        strength(chart),
+        strength(card),
         kit.Section(
             "Strategy",
             "Rows: the player's hand (hard and soft totals, pairs); columns: the dealer's up "
@@ -229,9 +272,9 @@ def page(fitted: Strategy, observed: Observed) -> str:
         ),
         kit.Section(
             "Insurance",
-            "Insurance (dealer shows an ace) is taken with: " + ", ".join(insured) + "."
-            if insured
-            else "Insurance is never taken.",
+            "When the dealer shows an ace, the chart takes insurance (half the bid, paid 2 "
+            "to 1 if the dealer holds a two-card 21) with these two-card hands.",
+            [kit.count_table(insured, title="Insurance by the player's two cards")],
         ),
         bid_section(bids, learned),
     ]
@@ -261,27 +304,7 @@ def page(fitted: Strategy, observed: Observed) -> str:
             )
         )
     if counts.height:
-        sections.append(
-            kit.Section(
-                "Results by true count",
-                "The logged players' mean result per unit of bid by the true count before the "
-                "round: what the cards left in the shoe are worth.",
-                [
-                    kit.line_plot(
-                        {
-                            "mean result": (
-                                counts["tc"].to_list(),
-                                counts["mean_result"].to_list(),
-                            )
-                        },
-                        title="Mean result per unit of bid",
-                        x_label="true count",
-                        y_label="result per unit of bid",
-                        zero=True,
-                    )
-                ],
-            )
-        )
+        sections.append(results_section(counts))
     return kit.page(
         f"TwentyOne strategy ({metadata.get('method')})",
         sections,
@@ -291,12 +314,45 @@ def page(fitted: Strategy, observed: Observed) -> str:
     )
 
 
-def count_label(low: int, high: int) -> str:
-    """A range of true counts as a reader takes it: the ends the player clamps its true
-    count to (±TC_LIMIT) stand for every count beyond them."""
-    if low == -TC_LIMIT and high < TC_LIMIT:
+def results_section(counts: pl.DataFrame) -> kit.Section:
+    """The logged players' mean result per unit of bid by true count, each with its 95 %
+    interval, and the hands it rests on."""
+    shown = counts.filter(pl.col("hands") >= 2)
+    rows = []
+    for tc, hands_at, mean, sd in shown.select("tc", "hands", "mean_result", "sd_result").rows():
+        half = Z95 * sd / hands_at**0.5
+        rows.append((count_label(tc, tc, 10), mean, (mean - half, mean + half), hands_at))
+    return kit.Section(
+        "Results by true count",
+        "The logged players' mean result per unit of bid by the true count before the "
+        "round (rounded; the ends hold every count beyond them): what the cards left in "
+        "the shoe are worth. Intervals are 95 % (normal, over hands; hands of one round "
+        "share the dealer's cards, so they are somewhat narrower than they should be). "
+        + ("" if shown.height == counts.height else "Counts seen in fewer than 2 hands are "
+           "left out."),
+        [
+            kit.interval_plot(
+                [(f"true count {label}", mean, ci) for label, mean, ci, _ in rows],
+                title="Mean result per unit of bid, by true count",
+                x_label="result per unit of bid", fmt=RETURN, reference=0.0,
+                ident="count-results",
+            ),
+            kit.count_table(
+                [{"true count": label, "hands": n, "mean result": mean,
+                  "95 % interval": f"{RETURN(ci[0])} … {RETURN(ci[1])}"}
+                 for label, mean, ci, n in rows],
+                title="Results by true count", formats={"mean result": RETURN},
+            ),
+        ],
+    )  # fmt: skip
+
+
+def count_label(low: int, high: int, limit: int = TC_LIMIT) -> str:
+    """A range of true counts as a reader takes it: the ends the counts are clamped to
+    (±`limit`: the player's TC_LIMIT) stand for every count beyond them."""
+    if low == -limit and high < limit:
         return f"≤ {high}"
-    if high == TC_LIMIT and low > -TC_LIMIT:
+    if high == limit and low > -limit:
         return f"≥ {low}"
     return str(low) if low == high else f"{low}..{high}"
 
@@ -311,8 +367,8 @@ def bid_section(bids: list[tuple[int, int, int]], learned: dict[str, Any]) -> ki
     """The bid by true count; a flat bid table said in words (a flat bar chart says
     nothing)."""
     table = kit.count_table(
-        [{"true count": count_label(lo, hi), "bid": bid} for lo, hi, bid in bids],
-        title="Bid table",
+        [{"true count": count_label(lo, hi), "bid": bid} for lo, hi, bid in merged(bids)],
+        title="Bid table (neighbouring counts with the same bid in one row)",
     )
     amounts = {bid for _, _, bid in bids}
     limits = f"(bids run {learned.get('min_bid', '?')} to {learned.get('max_bid', '?')})"
@@ -345,6 +401,17 @@ def bid_section(bids: list[tuple[int, int, int]], learned: dict[str, Any]) -> ki
             table,
         ],
     )
+
+
+def merged(bids: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """The bid table with neighbouring ranges of the same bid in one: what varies."""
+    rows: list[tuple[int, int, int]] = []
+    for low, high, bid in bids:
+        if rows and rows[-1][2] == bid:
+            rows[-1] = (rows[-1][0], high, bid)
+        else:
+            rows.append((low, high, bid))
+    return rows
 
 
 def count_section(chart, count_charts: list[tuple[int, int, Any]]) -> kit.Section:

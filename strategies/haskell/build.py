@@ -7,11 +7,16 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
+
+from mine.strategies import confinement
 
 BUNDLES = Path(__file__).resolve().parent / "bundles"
 # The FIT2102 bundles' package.yaml: the executable (staticgame + submission) is built with
@@ -27,7 +32,13 @@ FIT2102 = (
 )
 # The handout's `ghc -O2 --make Proj1test`, with every warning shown.
 COMP30020 = ("-O2", "-Wall")
-COMPILE_SECONDS = 600
+# What a compile may take (GHC runs what a file asks at compile time: Template Haskell, a
+# pragma's preprocessor): CPU seconds of each process it runs (a generated file takes a few),
+# wall-clock seconds in all (a busy machine's), memory, and bytes of any file it writes or
+# of what it says (a program is a few MB).
+COMPILE_SECONDS, COMPILE_WALL_SECONDS, COMPILE_MEMORY_MB = 300, 900, 2048
+COMPILE_FILE_BYTES, SAID_BYTES = 256 * 2**20, 1 << 20
+OUT_OF_MEMORY = 251  # the exit code of a GHC program (GHC's own too) whose heap cannot grow
 WARNING = re.compile(r":\d+:\d+: [Ww]arning:")
 ERROR = re.compile(r"^(?:.*/)?([^/:]+):(\d+):(\d+)(?:-\d+)?: error:\s*(.*)$")
 
@@ -91,18 +102,73 @@ def build(game: str, source: str, folder: Path) -> Built:
         str(program),
         str(BUNDLES / course.folders[0] / "Main.hs"),
     ]
-    home = {**os.environ, "HOME": str(folder)}  # a worker of its own user has no home
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=COMPILE_SECONDS,
-                              cwd=folder, env=home)  # fmt: skip
-    except subprocess.TimeoutExpired:
-        raise CompileError(f"{course.file} does not compile (GHC ran over {COMPILE_SECONDS} s)",
-                           "") from None  # fmt: skip
-    output = done.stdout + done.stderr
-    if done.returncode != 0:
-        raise CompileError(f"{course.file} does not compile:\n{output}", first_error(output))
-    warnings = tuple(line for line in output.splitlines() if WARNING.search(line))
-    return Built(program, output, warnings)
+    output = _run(command, folder)
+    if output.over or output.code != 0:
+        raise CompileError(f"{course.file} does not compile:\n{output.said}",
+                           output.over or first_error(output.said))  # fmt: skip
+    warnings = tuple(line for line in output.said.splitlines() if WARNING.search(line))
+    return Built(program, output.said, warnings)
+
+
+class _Ran(NamedTuple):
+    code: int | None  # GHC's exit code
+    said: str  # what it printed, its first SAID_BYTES
+    over: str  # the limit it ran over, or ""
+
+
+def _run(command: list[str], folder: Path) -> _Ran:
+    """GHC's run in `folder` (its home and temporary folder too), within the compile's
+    limits; ended with whatever it started when it runs over them (what it leaves after it
+    ends lands with the harness, a subreaper, which ends it)."""
+    here = {**os.environ, "HOME": str(folder), "TMPDIR": str(folder)}  # a worker has no home
+    before = _children_cpu()
+    with tempfile.TemporaryFile() as said:
+        ghc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=said,
+                               stderr=subprocess.STDOUT, cwd=folder, env=here,
+                               preexec_fn=_compile_limits)  # fmt: skip
+        try:
+            code: int | None = ghc.wait(COMPILE_WALL_SECONDS)
+        except subprocess.TimeoutExpired:
+            confinement.end_tree(ghc.pid)  # not collected yet: the pid is still GHC's
+            ghc.wait()
+            code = None
+        said.seek(0)
+        text = said.read(SAID_BYTES).decode(errors="replace")
+    return _Ran(code, text, _over(code, _children_cpu() - before))
+
+
+def _over(code: int | None, cpu: float) -> str:
+    """The compile's limit GHC (or a process it ran) ran over, by how it ended; or ""."""
+    if code is None:
+        return f"GHC ran over its {COMPILE_WALL_SECONDS} s limit of wall time"
+    if code == OUT_OF_MEMORY:
+        return f"GHC ran out of memory (its {COMPILE_MEMORY_MB} MB)"
+    if code == -signal.SIGXFSZ:
+        return f"GHC wrote over its {COMPILE_FILE_BYTES // 2**20} MB limit of a file"
+    if code == -signal.SIGXCPU or (code == -signal.SIGKILL and cpu >= COMPILE_SECONDS):
+        return f"GHC ran over its {COMPILE_SECONDS} s limit of CPU time"
+    return ""
+
+
+def _compile_limits() -> None:
+    """In GHC, before it runs: its CPU seconds (SIGXCPU, then SIGKILL a second later if it
+    takes that signal), memory and files bounded; each process it starts inherits them."""
+    _lower(resource.RLIMIT_CPU, COMPILE_SECONDS, COMPILE_SECONDS + 1)
+    _lower(resource.RLIMIT_AS, COMPILE_MEMORY_MB * 2**20, COMPILE_MEMORY_MB * 2**20)
+    _lower(resource.RLIMIT_FSIZE, COMPILE_FILE_BYTES, COMPILE_FILE_BYTES)
+
+
+def _lower(limit: int, soft: int, hard: int) -> None:
+    """The limit at most `soft` and `hard` (a process may only lower its hard limit)."""
+    _, now = resource.getrlimit(limit)
+    if now != resource.RLIM_INFINITY:
+        soft, hard = min(soft, now), min(hard, now)
+    resource.setrlimit(limit, (soft, hard))
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def first_error(output: str) -> str:

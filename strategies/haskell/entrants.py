@@ -19,17 +19,17 @@ from __future__ import annotations
 import resource
 import subprocess
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
 from mine.strategies import contained
 from mine.strategies.haskell import protocol
+from mine.strategies.haskell.build import OUT_OF_MEMORY
 
 LINE_BYTES = 1 << 20  # a reply longer than this is not one the protocol says
 STDERR_BYTES = 1 << 20  # what a program may write on stderr (a file of the worker's)
-OUT_OF_MEMORY = 251  # the exit code of a GHC program whose heap cannot grow
 
 
 class ProgramFault(contained.Ended):
@@ -39,13 +39,14 @@ class ProgramFault(contained.Ended):
 class Program:
     """A running program: one request a line on its stdin, one reply a line on stdout."""
 
-    def __init__(self, path: str, fds: Sequence[int] = ()):
+    def __init__(self, path: str):
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the program)
         self.name = Path(path).name  # GHC's runtime starts what it writes with it
         self.process = subprocess.Popen(
             [path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-            pass_fds=tuple(fds), preexec_fn=_limit_files,
+            preexec_fn=_limit_files,
         )  # fmt: skip
+        contained.runs_program(self.process)
 
     def ask(self, request: str, read: Callable[[protocol.Reply], Any]) -> Any:
         """`read` of the program's reply to `request`."""
@@ -71,7 +72,7 @@ class Program:
     def ended(self) -> str:
         """Why the program is gone: its exit code and the first line it wrote on stderr."""
         try:
-            code = self.process.wait(1)
+            code = self.process.wait(contained.ENDING_SECONDS)
         except subprocess.TimeoutExpired:  # it closed its stdout but runs on
             self.process.kill()
             code = self.process.wait()
@@ -188,12 +189,12 @@ def cardguess(program: Program) -> dict[str, Callable]:
 FUNCTIONS = {"twentyone": twentyone, "ginrummy": ginrummy, "cardguess": cardguess}
 
 
-def load(path: str | Path, game: str, program: tuple[str, tuple[int, ...]]) -> ModuleType:
+def load(path: str | Path, game: str, program: str) -> ModuleType:
     """The Haskell player file at `path` as a module of the Python file's functions, its
     `program` (`programs.executable`) started."""
     module = ModuleType(f"{game}_haskell_{Path(path).stem}")
     module.__file__ = str(path)
-    module.program = Program(*program)  # type: ignore[attr-defined]
+    module.program = Program(program)  # type: ignore[attr-defined]
     for name, function in FUNCTIONS[game](module.program).items():  # type: ignore[attr-defined]
         setattr(module, name, function)
     return module

@@ -7,14 +7,17 @@ harness keeps it in the cache under the hash of what made it (`build.key`: the g
 file's bytes, the course's stand-ins and flags, the compiler), so every worker of a
 validation or a tournament, and every later run, starts the same program. Only the
 harness writes the cache: a worker (another user when the harness is root) only reads
-it, so no file can leave a program under another file's hash. A worker that finds no
-program there (a file the harness did not prepare) builds its own, kept in memory for it
-alone.
+it, so no file can leave a program under another file's hash. A cache that cannot be
+written (its path a file, a folder not writable, a read-only home) is replaced, for the
+process, by a temporary folder of its own, removed when it exits: the programs are
+compiled again by the next run.
 """
 
 from __future__ import annotations
 
+import atexit
 import base64
+import contextlib
 import os
 import shutil
 import tempfile
@@ -22,13 +25,23 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mine.strategies import contained
-from mine.strategies.haskell.build import COMPILE_SECONDS, COURSES, CompileError, build, ghc, key
+from mine.strategies.haskell.build import (
+    COMPILE_SECONDS,
+    COMPILE_WALL_SECONDS,
+    COURSES,
+    CompileError,
+    build,
+    ghc,
+    key,
+)
 
 CACHE = "MINE_CACHE"  # the cache's folder, if not ~/.cache/mine (or $XDG_CACHE_HOME/mine)
 MAX_PROGRAM_BYTES = 10 * 2**20  # a player's program is a few MB; its base64 fits a message
-BUILD = contained.Limits(job_seconds=COMPILE_SECONDS + 60)  # GHC's own limit ends it first
+# A compile's job, timed as the file's import: GHC's own limits (`build`) end it first.
+BUILD = contained.Limits(import_seconds=2 * COMPILE_SECONDS, job_seconds=2 * COMPILE_SECONDS,
+                         wall_factor=COMPILE_WALL_SECONDS / COMPILE_SECONDS)  # fmt: skip
 
-_OWN: dict[str, int] = {}  # this worker's own builds: hash -> a memory file holding it
+_INSTEAD: list[Path] = []  # this process's own cache, once the user's could not be written
 
 
 def is_haskell(path: str | Path) -> bool:
@@ -36,6 +49,9 @@ def is_haskell(path: str | Path) -> bool:
 
 
 def cache() -> Path:
+    """The folder of the compiled programs (workers fork with the harness's choice)."""
+    if _INSTEAD:
+        return _INSTEAD[0]
     base = os.environ.get(CACHE) or Path(
         os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "mine"
     )
@@ -59,7 +75,7 @@ def prepare(paths: Iterable[str | Path], game: str, *, contain: bool = True) -> 
 def prepare_source(path: str | Path, source: bytes, game: str, *, contain: bool = True) -> None:
     """`source` (the file at `path`, or a variant of it the validator plays) in the
     cache, compiled in a contained worker unless it is there already."""
-    if (cache() / key(game, source)).is_file():
+    if _kept(key(game, source)) is not None:
         return
     try:
         text = _text(source)
@@ -71,24 +87,13 @@ def prepare_source(path: str | Path, source: bytes, game: str, *, contain: bool 
     _keep(key(game, source), base64.b64decode(built["program"]))
 
 
-def executable(path: str | Path, game: str) -> tuple[str, tuple[int, ...]]:
-    """The program of the file at `path` (what to run, and the descriptor it needs kept
-    open): the cache's, else built here (CompileError if it does not compile)."""
-    source = Path(path).read_bytes()
-    made = key(game, source)
-    kept = cache() / made
-    if kept.is_file():
-        return str(kept), ()
-    if made not in _OWN:
-        built = _compile((game, _text(source)))
-        if built["error"] is not None:
-            raise CompileError(built["error"])
-        program = base64.b64decode(built["program"])
-        if contained.watch() is None:  # the harness itself (uncontained runs): its cache
-            return str(_keep(made, program)), ()
-        _OWN[made] = os.memfd_create(f"player-{made[:12]}")  # gone with the worker
-        os.write(_OWN[made], program)
-    return f"/proc/self/fd/{_OWN[made]}", (_OWN[made],)
+def executable(path: str | Path, game: str) -> str:
+    """The program of the file at `path`, which the harness prepared (CompileError if it
+    did not: the harness's fault, not the file's)."""
+    kept = _kept(key(game, Path(path).read_bytes()))
+    if kept is None:
+        raise CompileError(f"its program is not in {cache()} (the harness did not compile it)")
+    return str(kept)
 
 
 def _text(source: bytes) -> str:
@@ -105,8 +110,10 @@ def _compile(task: tuple[str, str]) -> dict[str, str | None]:
     if ghc() is None:
         return {"program": None, "error": "needs GHC, which is not installed (apt-get install ghc)"}
     folder = Path(tempfile.mkdtemp(prefix="mine-ghc-"))
+    watch = contained.watch()
     try:
-        built = build(game, source, folder)
+        with watch.importing() if watch else contextlib.nullcontext():  # GHC runs the file
+            built = build(game, source, folder)
         size = built.program.stat().st_size
         if size > MAX_PROGRAM_BYTES:
             return {"program": None, "error": f"its program is {size:,} bytes (over 10 MB)"}
@@ -118,14 +125,40 @@ def _compile(task: tuple[str, str]) -> dict[str, str | None]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _keep(made: str, program: bytes) -> Path:
+def _keep(made: str, program: bytes) -> None:
     """The program in the cache under its hash, whole or not at all, runnable by anyone
-    (workers run as users of their own)."""
-    folder = cache()
+    (workers run as users of their own); in this process's own cache if the user's cannot
+    be written."""
+    try:
+        _write(cache(), made, program)
+    except OSError:
+        if _INSTEAD:
+            raise
+        _INSTEAD.append(Path(tempfile.mkdtemp(prefix="mine-cache-")))
+        atexit.register(shutil.rmtree, _INSTEAD[0], ignore_errors=True)
+        os.chmod(_INSTEAD[0], 0o755)  # the workers' users read it
+        _write(_INSTEAD[0], made, program)
+
+
+def _write(folder: Path, made: str, program: bytes) -> None:
+    """The program into `folder` under its hash, whole or not at all."""
     folder.mkdir(parents=True, exist_ok=True)
-    kept = folder / made
-    with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{made[:12]}-", delete=False) as out:
-        out.write(program)
-    os.chmod(out.name, 0o755)
-    os.replace(out.name, kept)
-    return kept
+    out = tempfile.NamedTemporaryFile(dir=folder, prefix=f".{made[:12]}-", delete=False)  # noqa: SIM115
+    try:
+        with out:
+            out.write(program)
+        os.chmod(out.name, 0o755)
+        os.replace(out.name, folder / made)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(out.name)
+        raise
+
+
+def _kept(made: str) -> Path | None:
+    """The cache's program of this hash, if it holds one."""
+    kept = cache() / made
+    with contextlib.suppress(OSError):  # a cache it cannot read holds none
+        if kept.is_file():
+            return kept
+    return None

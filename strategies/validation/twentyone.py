@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from mine.strategies import contained
+from mine.strategies import contained, intervals
 from mine.strategies.bots.twentyone import BASELINES, make_bot
 from mine.strategies.engines import referee
 from mine.strategies.engines import twentyone as engine
@@ -224,6 +224,7 @@ def flat_minimum(module: ModuleType) -> ModuleType:
 # --- what `mine validate` and `mine generate` report ------------------------------------------
 
 FLAT = "flat-bet return, {} hands of fresh {}-deck shoes"
+NEAR_OPTIMUM = 0.005  # per unit of bid: a flat-bet return this close to the optimum is near it
 
 
 def check(
@@ -254,6 +255,8 @@ def check(
         "95% CI low": player["ci95"][0],
         "95% CI high": player["ci95"][1],
         "gain over textbook on the same shoes": gap["mean"],
+        "gain over textbook, 95% CI low": gap["ci95"][0],
+        "gain over textbook, 95% CI high": gap["ci95"][1],
     }
 
 
@@ -433,6 +436,10 @@ def _flat(measure: Measure, exact: dict[str, Any], chunks: list) -> dict[str, An
     player = flat["player"]["return"]
     reference = optimum.get(f"{rules.decks}_decks", optimum["infinite_deck"])
     baselines = {name: flat[name] for name in flat if name not in ("player", against)}
+    low, high = player["ci95"]
+    gap = {"optimum": reference, "mean": reference - player["mean"],
+           "ci95": [reference - high, reference - low],
+           "worst_in_ci95": reference - low}  # fmt: skip
     result: dict[str, Any] = {
         "flat_bet": {
             "hands": measure.hands,
@@ -443,15 +450,15 @@ def _flat(measure: Measure, exact: dict[str, Any], chunks: list) -> dict[str, An
             "baselines": baselines,
             "exact_optimum": optimum,
             "exact_value_of_player_chart_infinite_deck": exact["chart"],
-            "gap_to_optimum": {
-                "optimum": reference,
-                "mean": reference - player["mean"],
-                "worst_in_ci95": reference - player["ci95"][0],
-            },
-            "within_0.005_of_optimum": reference - player["ci95"][0] <= 0.005,
-            "beats_every_baseline_95": all(
-                b["player_minus_this"]["ci95"][0] > 0 for b in baselines.values()
-            ),
+            "gap_to_optimum": gap,
+            # yes, no, or undecided: a sample too small to tell is not a "no"
+            "within_0.005_of_optimum": intervals.at_most(gap["ci95"], NEAR_OPTIMUM),
+            "beats_every_baseline_95": intervals.all_of(
+                [
+                    intervals.at_least(b["player_minus_this"]["ci95"], 0.0)
+                    for b in baselines.values()
+                ]
+            ),  # fmt: skip
         },
     }
     if against is not None:

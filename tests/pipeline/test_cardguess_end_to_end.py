@@ -41,6 +41,9 @@ def test_simulate_ingest_and_stats(loop):
     stats = loop["stats"]
     assert stats["games"] == 300
     assert stats["answers_uniform_p_value"] < 0.05  # half the answers came from `faces`
+    printed = " ".join(invoke("stats", "cardguess", "--db", loop["db"]).output.split())
+    assert (f"under a uniform answerer: {stats['answers_uniform_p_value']:.4g} (cut-off 0.001: "
+            "below it, `mine fit cardguess` takes the answerer as skewed)") in printed  # fmt: skip
     assert set(stats["mean_guesses"]) == {"n2 cardguess-greedy-s4",
                                           "n2 cardguess-random_consistent-s5"}  # fmt: skip
     mean = -match["players"][0]["mean_return"]
@@ -55,6 +58,12 @@ def test_fit_reads_only_the_chosen_logs_and_sees_them_uniform(loop):
     fit = loop["fit"]
     assert fit["games"] == 150 and fit["logs"] == 1
     assert fit["answerer"]["uniform"] is True
+    # printed with the test's cut-off and what it decided
+    p = fit["answerer"]["chi_square_p_value"]
+    assert demo.answerer_line(fit["answerer"]) == (
+        f"uniform: chi-square p {p:.4g} ≥ cut-off 0.001, so the test does not reject a uniform "
+        "answerer; the trees take every answer as equally likely"
+    )
     assert fit["trees"]["2"]["nodes"] >= 1326
 
 
@@ -73,6 +82,10 @@ def test_a_tree_fitted_to_a_skewed_answerer_is_measured_as_it_draws(loop):
     fit = invoke_json("fit", "cardguess", "--db", loop["db"], "--quick", "--n", 2, "--logs",
                       str(root / "logs" / "faces" / "*"), "--out", root / "faces.parquet")  # fmt: skip
     assert fit["answerer"]["uniform"] is False
+    p = fit["answerer"]["chi_square_p_value"]
+    assert demo.answerer_line(fit["answerer"]).startswith(
+        f"skewed: chi-square p {p:.4g} < cut-off 0.001, so the test rejects a uniform answerer"
+    )
     generated = invoke_json("generate", "cardguess", "--table", root / "faces.parquet",
                             "--out", root / "faces.py")  # fmt: skip
     assert generated["answerer"] == "fitted" and generated["sizes"]["2"]["player"]["exact"]

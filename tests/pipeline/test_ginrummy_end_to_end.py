@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from mine.models import ginrummy as model
 from mine.models import tables
 from mine.pipeline.cli import app
-from mine.pipeline.reports.ginrummy import KNOCK_SCORES
+from mine.pipeline.reports.ginrummy import KNOCK, KNOCK_SCORES, LEGEND
 from mine.pipeline.stats.ginrummy import load_features
 from mine.strategies.validation.ginrummy import load
 from tests.mine_cli import invoke, invoke_json
@@ -97,7 +97,7 @@ def test_the_report_draws_the_knock_policy_by_score_and_the_danger_grid(chain):
         assert len(cells) == 11 * model.TURN_BUCKETS
         for colour, deadwood, first in cells:
             knocks = knock[mine, theirs, int(deadwood), (int(first) - 1) // model.TURN_BUCKET]
-            assert (colour == "#3a9d5d") == bool(knocks)
+            assert (colour == LEGEND[KNOCK][1]) == bool(knocks)
     # The danger grid: one cell per card, suits (rows) by ranks (columns).
     grid = _figure(page, "danger")
     cards = re.findall(r'fill="#[0-9a-f]{6}"><title>([SHDC](?:10|[2-9AJQK])): model ', grid)
@@ -108,8 +108,9 @@ def test_the_report_draws_the_knock_policy_by_score_and_the_danger_grid(chain):
     shown = [float(v) for v in re.findall(r'font-size="\d+">([\d.]+)</text>', thrown)]
     assert shown == [round(100 * rate, 1) for row in fitted for rate in row]
     assert "Draw decisions" in page and "server" in page
-    # Undercuts by deadwood and how rounds end are plotted; the provenance is a table.
-    assert "<polyline" in _figure(page, "undercuts") and "<rect" in _figure(page, "endings")
+    # Undercuts by deadwood (with their intervals) and how rounds end are plotted; the
+    # provenance is a table.
+    assert "95 % interval" in _figure(page, "undercuts") and "<rect" in _figure(page, "endings")
     provenance = page[page.index('<table class="provenance">') :]
     assert chain["fitted"]["fingerprint"] in provenance
 

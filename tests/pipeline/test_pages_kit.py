@@ -118,3 +118,31 @@ def test_a_grid_keys_only_what_it_draws_and_marks_the_cells_asked():
         )
     )
     assert marked.count('pointer-events="none"') == 2 and ">by the count<" in marked
+
+
+def test_the_strength_table_says_none_short_of_the_optimum_and_no_interval_as_such():
+    section = kit.strength(
+        [kit.Measured("exact", 0.0856, best=0.0856), kit.Measured("one game", 2.0, None, 1)],
+        measure="return", summary="", fmt="{:+.4f}".format,
+    )  # fmt: skip
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", str(section.figures[0]))
+    # a value at the optimum is short of it by nothing, not "+0.0000"; a sampled figure
+    # without an interval is not called exact
+    assert cells == ["exact", "+0.0856", "exact", "exact", "+0.0856", "none: it is the optimum",
+                     "one game", "+2.0000", "–", "1", "–", "–"]  # fmt: skip
+
+
+def test_outcome_bars_keep_one_colour_each_and_draw_their_intervals():
+    chart = str(kit.bar_plot(
+        ["random", "greedy"], {"win": [0.6, 0.1], "draw": [0.1, 0.8], "loss": [0.3, 0.1]},
+        title="results", x_label="opponent", y_label="share", colours=kit.OUTCOMES,
+        errors={"win": [(0.4, 0.8), None]},
+    ))  # fmt: skip
+    bars = re.findall(r'<rect [^>]*fill="(#[0-9a-f]{6})"><title>(\w+), (\w+): ([^<]*)</title>',
+                      chart)  # fmt: skip
+    assert {(series, colour) for colour, _, series, _ in bars} == set(
+        (name, colour) for name, colour in kit.OUTCOMES.items())  # fmt: skip
+    assert ("random", "win") in {(label, series) for _, label, series, text in bars
+                                 if "95 % interval 0.4 … 0.8" in text}  # fmt: skip
+    assert chart.count('stroke="#333"') == 1  # one whisker: the one interval given
+    assert kit.LOSS not in kit.SERIES and kit.WIN not in kit.SERIES

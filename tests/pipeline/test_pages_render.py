@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from typer.testing import CliRunner
 
 from mine import games
 from mine.pipeline.cli import app
+from mine.pipeline.reports import kit
 from tests.chromium import Chromium, available
 from tests.strategies.tournament_players import faulty
 
@@ -53,7 +55,8 @@ RECIPES = {
     ),
 }  # fmt: skip
 # The report's own options: the games its player is measured in, few to keep the test short.
-REPORT_OPTIONS = {"ginrummy": ("--games", "6"), "supernim": ("--games", "4")}
+REPORT_OPTIONS = {"ginrummy": ("--games", "6"), "supernim": ("--games", "4"),
+                  "twentyone": ("--hands", "20000")}  # fmt: skip
 REPORTS = [game.name for game in games.with_part("report")]
 STANDINGS = ["standings-exact", "standings-sampled"]
 EXACT_OPTIMUM = {"hog", "twentyone"}  # the games whose pages set the exact optimum beside it
@@ -170,15 +173,88 @@ def test_the_supernim_page_draws_both_sides_wins_and_states_the_fit(pages):
 def test_the_cardguess_page_explains_the_feedback_and_compares_with_the_baselines(pages):
     text = html.unescape(pages["cardguess"].read_text())
     assert "correct cards, answer cards ranked below the guess's lowest rank" in text
-    strength = text[text.index('<section id="strength">') : text.index("</section>")]
-    rows = re.findall(r"<tr><td>(n = 2: [^<]*)</td><td class=num>([-\d.]+)</td>", strength)
-    assert [label for label, _ in rows] == ["n = 2: the answers", "n = 2: greedy (difference)",
-                                            "n = 2: entropy (difference)"]  # fmt: skip
-    mine = float(rows[0][1])
-    for label, difference in rows[1:]:  # the player's mean minus the baseline's: fewer is better
-        name = label.split(": ")[1].split(" ")[0]
-        theirs = float(re.search(rf"{name} averages ([\d.]+)", strength).group(1))
-        assert float(difference) == pytest.approx(mine - theirs, abs=2e-4)
+    strength = _section(text, "strength")
+    assert "Fewer guesses is better." in strength and "lower is better" in strength
+    # one axis, guesses: the player's mean and each baseline's on the same answers
+    rows = _table(strength, "The player's mean guesses")
+    assert [row["against"] for row in rows] == ["n = 2: the player", "n = 2: greedy",
+                                                "n = 2: entropy"]  # fmt: skip
+    means = {row["against"].split(": ")[1]: float(row["mean guesses"]) for row in rows}
+    # the differences, drawn apart: the player's mean minus each baseline's
+    differences = _figure(strength, "differences")
+    found = dict(re.findall(r"<title>n = 2: the player − (\w+): ([-+\d.]+)", differences))
+    assert set(found) == {"greedy", "entropy"}
+    for name, difference in found.items():
+        assert float(difference) == pytest.approx(means["the player"] - means[name], abs=2e-4)
+    guesses = _figure(strength, "", "Mean guesses: the player and each baseline")
+    assert "−" not in guesses and "difference" not in guesses  # no differences on this axis
+
+
+def test_the_supernim_page_leads_with_the_exact_value(pages):
+    text = html.unescape(pages["supernim"].read_text())
+    strength = _section(text, "strength")
+    # its first figure: the final margin against the exact value of each start, not win rates
+    first = re.search(r"<figcaption>(.*?)</figcaption>", strength).group(1)
+    assert first == "The player's final margin minus the exact value"
+    rows = _table(strength, first)
+    assert [row["against"] for row in rows] == ["random", "greedy", "alphabeta:2"]
+    assert all(re.fullmatch(r"[+-]\d+\.\d{3}", row[MARGIN]) for row in rows)
+    assert "win rate" not in rows[0] and "dashed" not in first
+    assert strength.index("exact value") < strength.index("win rate is no yardstick")
+
+
+@pytest.mark.parametrize("colour, meaning", [(kit.LOSS, "loss"), (kit.WIN, "win")])
+def test_red_is_a_loss_and_green_a_win_on_every_page(colour, meaning, pages):
+    shown = 0
+    for game in REPORTS:
+        text = html.unescape(pages[game].read_text())
+        for found in re.finditer(colour, text):
+            # the mark's own tooltip, or the legend's name beside its swatch
+            named = re.search(r"<(title|text)[^>]*>([^<]*)</\1>", text[found.end() :])
+            assert named and meaning in named.group(2), (game, text[found.start() - 200 :][:600])
+            shown += 1
+    assert shown  # the Super-Nim page draws its player's wins and losses
+
+
+def test_the_twentyone_page_keeps_exact_sampled_and_leads_apart(pages):
+    text = html.unescape(pages["twentyone"].read_text())
+    strength = _section(text, "strength")
+    rows = _table(strength, "The player's return per hand (unit bid)")
+    assert [row["against"] for row in rows] == ["the dealer (exact, infinite deck)",
+                                                "the dealer (3 decks, played)"]  # fmt: skip
+    exact, played = rows
+    assert exact["95 % interval"] == "exact" and exact["exact optimum"] != "–"
+    assert played["exact optimum"] == "–" and played["hands"] == "20,000"  # sampled: none
+    assert not re.fullmatch(r"[+-]?0\.0+", exact["short of it by"])  # no "short by 0.0000"
+    returns = _figure(strength, "", "The player's return per hand (unit bid) against")
+    assert "textbook" not in returns  # the returns against the dealer, on their own
+    leads = _figure(strength, "leads")
+    assert re.search(r"<title>textbook: [-+]\d\.\d{4} \(95 % interval ", leads)
+    # the bid table: one row per run of counts with the same bid
+    bids = [row["bid"] for row in _table(text, BID_TABLE)]
+    assert bids and all(a != b for a, b in pairwise(bids))
+    # insurance as a table, one row per kind of two-card hand
+    insurance = _table(text, "Insurance by the player's two cards")
+    assert [row["hand"] for row in insurance] == ["hard total", "soft total", "pair"]
+    # the logs' results by true count, each with its interval
+    counts = _figure(text, "count-results")
+    points = re.findall(r"<circle[^>]*><title>([^<]*)</title>", counts)
+    assert len(points) >= 5 and all("95 % interval" in p for p in points)
+
+
+def test_the_ginrummy_page_summarises_knocks_with_intervals(pages):
+    text = html.unescape(pages["ginrummy"].read_text())
+    knocks = _section(text, "knocks-by-deadwood")
+    rows = _table(knocks, "Knocks by source")
+    assert 1 <= len(rows) <= 3 and all(re.fullmatch(r"0\.\d{3} … [01]\.\d{3}",
+                                                    row["95 % interval"]) for row in rows)  # fmt: skip
+    assert "<figcaption>Knocks</figcaption>" not in knocks  # no raw dump of every row
+    counts = _figure(knocks, "knock-counts")
+    total = sum(int(n) for n in re.findall(r"<title>[^<]*: (\d+)</title>", counts))
+    assert total == sum(int(row["knocks"].replace(",", "")) for row in rows)
+    undercuts = _figure(knocks, "undercuts")
+    assert undercuts.count('stroke="#333"') >= 1  # whiskers: the 95 % intervals
+    assert "95 % interval" in undercuts
 
 
 def test_the_exact_standings_say_exact_and_count_the_invalid_games(pages, measured):
@@ -204,6 +280,21 @@ def test_the_sampled_standings_draw_each_rating_with_its_interval(pages, measure
     (out,) = [row for row in standings if row["rating"] == "disqualified"]
     assert out["player"].endswith("cardguess_loops.py") and out["invalid"] == "–"
     assert "ran over" in out["disqualified"]
+
+
+MARGIN = "final margin minus the exact value"
+BID_TABLE = "Bid table (neighbouring counts with the same bid in one row)"
+
+
+def _section(text: str, ident: str) -> str:
+    start = text.index(f'<section id="{ident}">')
+    return text[start : text.index("</section>", start)]
+
+
+def _figure(text: str, ident: str, caption: str = "") -> str:
+    """The figure whose id is `ident` (or whose caption starts with `caption`)."""
+    start = text.index(f'id="{ident}"') if ident else text.index(f"<figcaption>{caption}")
+    return text[start : text.index("</figure>", start)]
 
 
 def _table(text: str, caption: str) -> list[dict[str, str]]:

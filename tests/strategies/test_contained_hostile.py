@@ -5,11 +5,12 @@ the file started is left running."""
 
 from __future__ import annotations
 
-import contextlib
+import ctypes
+import gc
 import json
 import os
-import signal
 import subprocess
+import textwrap
 import time
 from pathlib import Path
 
@@ -17,11 +18,13 @@ import pytest
 
 from mine.strategies import contained
 from mine.strategies.contained import Limits, PlayerFault
+from mine.strategies.player_file import load_module
 from mine.strategies.validation import hog as hog_validation
 from tests.mine_cli import MINE, mine, one_line_error
+from tests.strategies.hostile_files import left_behind
 
 ONCE = """
-import ctypes, os, signal, struct, subprocess, sys, time
+import ctypes, os, signal, socket, struct, subprocess, sys, time
 DONE = []
 def final_strategy(score, opponent_score):
     if not DONE:
@@ -44,34 +47,6 @@ def _player(tmp_path: Path, attack: str, at_import: bool = False) -> Path:
     path.write_text(ONCE + f"TMP = {str(tmp_path)!r}\ndef attack():\n{body}\n"
                     + (then if at_import else ""))  # fmt: skip
     return path
-
-
-def _left_behind(tmp_path: Path) -> list[str]:
-    """Processes still running whose working folder or command line is the test's: what a
-    player started (the hostile ones move into the folder) or the harness itself."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        if int(pid) == os.getpid():
-            continue
-        try:
-            cwd = os.readlink(f"/proc/{pid}/cwd")
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                command = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:  # gone, or a zombie
-            continue
-        if cwd.startswith(str(tmp_path)) or str(tmp_path) in command:
-            found.append(f"{pid}: {command.strip()} (in {cwd})")
-    return found
-
-
-@pytest.fixture
-def leftovers(tmp_path):
-    """After the test, end whatever it left (so that a failure does not leave loops
-    behind); the test asserts there was nothing."""
-    yield lambda: _left_behind(tmp_path)
-    for line in _left_behind(tmp_path):
-        with contextlib.suppress(OSError):
-            os.kill(int(line.split(":")[0]), signal.SIGKILL)
 
 
 def _succeeds_with_clean_json(result, path: Path) -> None:
@@ -194,31 +169,157 @@ def test_a_message_the_harness_cannot_read_is_a_fault_naming_the_file(case, tmp_
     assert leftovers() == []
 
 
-HIDES = """
-from mine.strategies import contained
-watch = contained.watch()
-def final_strategy(score, opponent_score):
-    for stamp in ("function", "started"):  # whatever the harness watches, said idle
-        value = getattr(watch, stamp, None)
-        if hasattr(value, "value"):
-            value.value = -2 if stamp == "function" else 0.0
-    page = getattr(watch, "page", None)
-    if page is not None:
-        page.function = -2
+TIGHT = Limits(import_seconds=1.0, call_seconds=0.5, job_seconds=3.0, wall_factor=4.0)
+PAGE = "__import__('mine.strategies.contained').strategies.contained.watch().page"
+JOB = "its job ran over the 3 s limit of a job"  # its CPU time, or 12 s of a busy machine's
+
+HIDES = {  # what the watch's page says, or the channel, hides where the file spends its time
+    "says idle on its page and loops": (f"""
+{PAGE}.function = -2
+while True:
+    pass
+""", JOB),
+    "counts calls on its page without end": (f"""
+page = {PAGE}
+while True:
+    page.calls += 1
+""", JOB),
+    "makes the harness's own send loop": ("""
+def stuck(*args, **kwargs):
     while True:
         pass
-"""
+socket.socket.sendall = stuck
+""", JOB),
+    "says idle on its page and sleeps": (f"""
+{PAGE}.function = -2
+time.sleep(3600)
+""", f"{JOB} (12 s of wall time)"),
+    "trickles bytes to the harness as it waits": (_everywhere("struct.pack('>I', 2**20)") + """
+while True:
+""" + textwrap.indent(_everywhere('b" "'), "    ") + """
+    time.sleep(0.01)
+""", "final_strategy() ran over its 0.5 s limit (2 s of wall time)"),
+}  # fmt: skip
 
 
-def test_a_player_that_hides_its_loop_from_the_watch_is_still_ended(tmp_path):
-    path = tmp_path / "hides.py"
-    path.write_text(HIDES)
-    limits = Limits(import_seconds=1.0, call_seconds=0.5, job_seconds=3.0)
+@pytest.mark.parametrize("how", HIDES, ids=list(HIDES))
+def test_a_player_that_hides_from_the_watch_is_ended_by_the_parents_clock(how, tmp_path, leftovers):
+    attack, reason = HIDES[how]
+    path = _player(tmp_path, attack)
     started = time.monotonic()
     with pytest.raises(PlayerFault) as fault:
-        hog_validation.validate(path, limits=limits)
-    assert fault.value.path == str(path) and "3 s limit" in fault.value.reason
-    assert time.monotonic() - started < 30
+        hog_validation.validate(path, limits=TIGHT)
+    assert fault.value.path == str(path) and fault.value.reason.startswith(reason)
+    assert time.monotonic() - started < 120  # its bound: 3 s of CPU time, 12 s of wall time
+    assert leftovers() == []
+
+
+HUGE = {  # a command and the name of a player file of gigabytes it is given
+    "validate twentyone": (("validate", "twentyone"), "big.py"),
+    "validate cardguess, a Haskell file": (("validate", "cardguess"), "Proj1.hs"),
+    "tournament hog": (("tournament", "hog"), "big.py"),
+}
+
+
+@pytest.mark.parametrize("case", HUGE, ids=list(HUGE))
+def test_a_player_file_of_gigabytes_is_refused_before_it_is_read(case, tmp_path):
+    """(Read whole, it took 10 GB and two minutes.) Under a 4 GB address space: were the
+    file read, the command could not do it."""
+    command, name = HUGE[case]
+    path = tmp_path / name
+    with open(path, "wb") as file:
+        file.truncate(3 << 30)  # sparse: no disk
+    result = mine(*command, path, under=("prlimit", f"--as={4 << 30}", "--"))
+    line = one_line_error(result)
+    assert line.endswith(f"{path}: 3,221,225,472 bytes, over the 64 MB of a player file"), line
+
+
+def _call_then_wait(task: tuple[str, float]) -> int:
+    """A job: the file's final_strategy once, then the harness's own work for `seconds`."""
+    path, seconds = task
+    answer = load_module(path, "hog", ("final_strategy",)).final_strategy(0, 0)
+    time.sleep(seconds)
+    return answer
+
+
+def test_a_call_that_waits_is_timed_by_its_cpu_not_by_the_busy_machines_clock(tmp_path):
+    path = tmp_path / "waits.py"
+    path.write_text("import time\ndef final_strategy(score, opponent_score):\n"
+                    "    time.sleep(1)\n    return 4\n")  # fmt: skip
+    assert contained.run(path, _call_then_wait, [(str(path), 0)], limits=TIGHT) == [4]
+    path.write_text(path.read_text().replace("time.sleep(1)", "time.sleep(3600)"))
+    with pytest.raises(PlayerFault, match=r"final_strategy\(\) ran over its 0.5 s limit \(2 s"):
+        contained.run(path, _call_then_wait, [(str(path), 0)], limits=TIGHT)
+
+
+def test_a_process_a_player_leaves_spinning_between_its_calls_is_its_call(tmp_path, leftovers):
+    """The CPU time of what a file starts is its own: between its calls it may spend no
+    more of it than a call's limit."""
+    path = _player(tmp_path, "if os.fork() == 0:\n    while True:\n        pass")
+    with pytest.raises(PlayerFault) as fault:
+        contained.run(path, _call_then_wait, [(str(path), 60)], limits=TIGHT)
+    between = "its processes ran over the 0.5 s limit of a call between its calls"
+    assert (fault.value.path, fault.value.reason) == (str(path), between)
+    assert leftovers() == []
+
+
+_LEFT: list[int] = []  # in a worker: the process its player left (the answer of its call)
+
+
+def _leaves_then_looks(task: tuple[str | None, float]) -> int | bool:
+    """A job: the file's call, which answers with the pid of a process it left; or, in a
+    later job of the same worker, whether that process is gone within `seconds`."""
+    path, seconds = task
+    if path is not None:
+        _LEFT.append(load_module(path, "hog", ("final_strategy",)).final_strategy(0, 0))
+        return _LEFT[-1]
+    deadline = time.monotonic() + seconds
+    while os.path.exists(f"/proc/{_LEFT[-1]}") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not os.path.exists(f"/proc/{_LEFT[-1]}")
+
+
+LEAVES = {
+    "a child": """
+def final_strategy(score, opponent_score):
+    child = os.fork()
+    if child == 0:
+        time.sleep(3600)
+    return child
+""",
+    "an orphan in a session of its own": """
+def final_strategy(score, opponent_score):
+    read, write = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.write(write, str(os.getpid()).encode())
+            time.sleep(3600)
+        os._exit(0)
+    os.wait()
+    return int(os.read(read, 20))
+""",
+}
+
+
+@pytest.mark.parametrize("what", LEAVES, ids=list(LEAVES))
+def test_what_a_player_leaves_ends_with_its_task(what, tmp_path):
+    path = tmp_path / "leaves.py"
+    path.write_text("import os, time\n" + LEAVES[what])
+    left, gone = contained.run(path, _leaves_then_looks, [(str(path), 0), (None, 60)])
+    assert left > 0 and gone
+
+
+def _pages_seen(_task: int) -> int:
+    """How many of the watches' pages this worker finds in its memory that it can reach."""
+    with open("/proc/self/maps") as maps:
+        spans = [[int(x, 16) for x in line.split()[0].split("-")] for line in maps]
+    pages = [o for o in gc.get_objects() if type(o).__name__ == "_Page"]
+    return sum(any(a <= ctypes.addressof(page) < b for a, b in spans) for page in pages)
+
+
+def test_a_worker_sees_no_other_workers_page():
+    assert contained.run("none", _pages_seen, [0, 1, 2], workers=3) == [1, 1, 1]
 
 
 ESCAPES = {
@@ -242,32 +343,88 @@ for _ in range(100):
 }
 
 
+def _as(user: str) -> tuple[str, ...]:
+    """What runs mine as a harness of `user`: root (its workers run as users of their own)
+    or not (they run as it: nobody, when the tests run as root)."""
+    if user == "root" and os.geteuid() != 0:
+        pytest.skip("the harness runs as root only when the tests do")
+    if user == "root" or os.geteuid() != 0:
+        return ()
+    return ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--")
+
+
+USERS = ["root", "not root"]
+
+
+@pytest.mark.parametrize("user", USERS)
 @pytest.mark.parametrize("how", ESCAPES, ids=list(ESCAPES))
-def test_nothing_a_player_starts_outlives_validate(how, tmp_path, leftovers):
-    path = _player(tmp_path, ESCAPES[how], at_import=True)  # the 10 s limit: time to fork
-    _succeeds_with_clean_json(mine("validate", "hog", path, "--json"), path)
-    assert leftovers() == []
+def test_nothing_a_player_starts_outlives_validate(how, user, readable):
+    path = _player(readable, ESCAPES[how], at_import=True)  # the 10 s limit: time to fork
+    _succeeds_with_clean_json(mine("validate", "hog", path, "--json", under=_as(user)), path)
+    assert left_behind(readable) == []
 
 
-LINGERS = """
-import ctypes, os, time
-ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)  # no parent-death signal
-os.chdir({tmp!r})
-if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        while True:
-            pass
-    os._exit(0)
-os.wait()
+BOMB = """
 while True:
-    pass
+    try:
+        os.fork()
+    except OSError:
+        pass
 """
 
 
-def test_nothing_a_player_starts_outlives_a_killed_harness(tmp_path, leftovers):
+@pytest.mark.parametrize("user", USERS)
+def test_a_fork_bomb_stops_at_its_limit_and_ends_with_its_call(user, readable):
+    """Every process forks without end: the worker's user may run only so many, their CPU
+    time is the call's, and they all end with it."""
+    path = _player(readable, BOMB)
+    line = one_line_error(mine("validate", "hog", path, "--json", under=_as(user)), code=1)
+    assert line.startswith(f"error: {path}: final_strategy() ran over its 1 s limit"), line
+    assert left_behind(readable) == []
+
+
+LINGERS = {  # at import, with no parent-death signal, in the test's folder
+    "a child in a session of its own": """
+if os.fork() == 0:  # a child (an orphan would be ended at once)
+    os.setsid()
+    while True:
+        pass
+while True:
+    pass
+""",
+    "forks without end, each in a session of its own": """
+while True:
+    try:
+        if os.fork() == 0:
+            os.setsid()
+    except OSError:
+        pass
+""",
+    "processes that fork and exit without end (a new pid each time)": """
+for _ in range(16):
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            try:
+                if os.fork() > 0:
+                    os._exit(0)
+            except OSError:
+                pass
+while True:
+    pass
+""",
+}
+
+
+@pytest.mark.parametrize("how", LINGERS, ids=list(LINGERS))
+def test_nothing_a_player_starts_outlives_a_killed_harness(how, tmp_path, leftovers):
+    """As root: the guard ends what the workers' users run (not root, README: a process in
+    a session of its own may outlive a harness killed from outside)."""
+    if os.geteuid() != 0:
+        pytest.skip("the workers run as users of their own only when the harness is root")
     path = tmp_path / "lingers.py"
-    path.write_text(LINGERS.format(tmp=str(tmp_path)))
+    path.write_text(f"import ctypes, os\nctypes.CDLL(None).prctl(1, 0, 0, 0, 0)\n"
+                    f"os.chdir({str(tmp_path)!r})\n{LINGERS[how]}")  # fmt: skip
     harness = subprocess.Popen(
         [MINE, "validate", "hog", str(path), "--json"], stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -19,7 +19,6 @@ from mine.strategies.codegen.haskell.twentyone import haskell_source as twentyon
 from mine.strategies.engines.twentyone import TwentyOneRules
 from mine.strategies.engines.twentyone_chart import Strategy
 from mine.strategies.haskell.build import key
-from mine.strategies.haskell.programs import CACHE
 from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation.twentyone_haskell import stated, with_bids
@@ -33,15 +32,6 @@ from tests.strategies.test_twentyone_validate import count_charts
 
 pytestmark = needs_ghc
 TIMINGS = {"seconds", "p99_call_ms", "max_call_ms", "p99_call_cpu_ms", "max_call_cpu_ms"}
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    """The compiled programs' cache of these tests, for the commands they run."""
-    folder = tmp_path_factory.mktemp("cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(CACHE, str(folder))
-        yield folder / "haskell"
 
 
 def _pair(folder, python: str, haskell: str, name: str):

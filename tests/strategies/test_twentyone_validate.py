@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 
 from mine.parsers.cards import DECK, Card
 from mine.pipeline.cli import app
+from mine.pipeline.commands import twentyone as twentyone_commands
+from mine.pipeline.reports import twentyone as twentyone_page
 from mine.strategies.bots.twentyone import ChartBot
 from mine.strategies.codegen.twentyone import write_module
 from mine.strategies.engines.twentyone import (
@@ -313,7 +315,7 @@ def player(best, tmp_path_factory):
     return path
 
 
-def test_validate_json_has_the_expected_fields(player):
+def test_validate_json_has_the_expected_fields(player, capsys):
     result = CliRunner().invoke(
         app,
         ["validate", "twentyone", str(player), "--hands", "20000", "--games", "2",
@@ -330,7 +332,11 @@ def test_validate_json_has_the_expected_fields(player):
     assert flat["exact_value_of_player_chart_infinite_deck"] == pytest.approx(
         flat["exact_optimum"]["infinite_deck"]
     )
-    assert isinstance(flat["within_0.005_of_optimum"], bool)
+    # the optimal chart itself, on 20,000 hands: the interval of its gap to the optimum spans
+    # 0.005 on both sides, so the verdict is undecided, not "no"
+    low, high = flat["gap_to_optimum"]["ci95"]
+    assert low < 0.0 < 0.005 < high
+    assert flat["within_0.005_of_optimum"] == "undecided"
     shoe = report["continuous_shoe"]
     assert shoe["hands"] == 20_000 and shoe["count_cells"] == 0
     assert shoe["gain_over_static_optimum"]["ci95"] == [0.0, 0.0]  # it is that chart
@@ -340,6 +346,17 @@ def test_validate_json_has_the_expected_fields(player):
     assert "bid_gain_vs_flat_minimum" in games
     assert report["invalid_actions"] == 0
     assert 0 < report["decision_p99_cpu_seconds"] < 1
+    # the card, given to `mine report twentyone --card`, draws the lead over every baseline
+    leads = str(twentyone_page.strength(report).figures[-1])
+    assert all(f"<title>{name}: " in leads for name in flat["baselines"])
+    # and so `mine validate` prints it: undecided, with the interval and what would decide
+    twentyone_commands.validated(report)
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "NOT within" not in printed
+    assert (
+        f"undecided at this sample whether within 0.005 of it: the 95 % interval [{low:+.4f}, "
+        f"{high:+.4f}] spans the bound (more than 20,000 hands would decide)"
+    ) in printed
 
 
 def test_validate_rejects_what_is_not_a_player(tmp_path):
@@ -353,12 +370,23 @@ def test_validate_rejects_what_is_not_a_player(tmp_path):
     assert bad_rule.exit_code == 1
 
 
-def test_check_measures_the_file_it_is_given(player, best):
+def test_check_measures_the_file_it_is_given(player, best, capsys):
     card = check(player, None, hands=5_000, seed=1)
     assert card["exact value of the static chart, infinite deck"] == pytest.approx(best.ev)
     assert card["exact optimum, infinite deck"] == pytest.approx(best.ev)
-    assert card["95% CI low"] < card["flat-bet return, 5000 hands of fresh 3-deck shoes"]
+    flat = card["flat-bet return, 5000 hands of fresh 3-deck shoes"]
+    low, high = card["95% CI low"], card["95% CI high"]
+    assert low < flat < high
     assert card["reference rules"] == "engine defaults"
+    # `mine generate` prints the sampled return with its interval, and where the optimum lies
+    twentyone_commands.generated(player, card)
+    printed = " ".join(capsys.readouterr().out.split())
+    where = "inside" if low <= best.ev <= high else "above" if best.ev > high else "below"
+    assert (
+        f"flat-bet return {flat:+.4f} [{low:+.4f}, {high:+.4f}] per unit of bid (95 % "
+        f"interval, 5,000 hands of fresh 3-deck shoes); the exact optimum {best.ev:+.4f} "
+        f"(infinite deck) lies {where} it"
+    ) in printed
 
 
 def test_failure_is_one_line_naming_the_first_invalid_game():

@@ -1,0 +1,169 @@
+"""Haskell player files written to attack the harness. What GHC runs of a file at compile
+time (Template Haskell) is held to the compile's limits, CPU and wall-clock time, memory
+and file size, and ends in one line; it leaves no process behind and, run as root, writes
+nothing outside its build folder. A cache the harness cannot write (a file, a read-only
+folder or home) is replaced for the run, and the work is done. A program's call is timed
+by its CPU time, not by a busy machine's clock."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from mine.strategies.contained import PlayerFault
+from mine.strategies.haskell import build, programs
+from mine.strategies.haskell.programs import CACHE
+from tests.mine_cli import mine, without_file_rights
+from tests.strategies.haskell_files import needs_ghc
+from tests.strategies.hostile_files import left_behind
+
+pytestmark = needs_ghc
+
+# A valid card-guessing player, small to compile: the first hand consistent with every
+# feedback so far.
+PROJ1 = """module Proj1 (feedback, initialGuess, nextGuess, GameState) where
+
+import Card
+import Data.List (delete)
+
+type GameState = [[Card]]
+
+feedback :: [Card] -> [Card] -> (Int, Int, Int, Int, Int)
+feedback answer guess =
+  ( length (filter (`elem` guess) answer)
+  , length (filter (< minimum guessed) ranks)
+  , common ranks guessed
+  , length (filter (> maximum guessed) ranks)
+  , common (map suit answer) (map suit guess) )
+  where
+    ranks = map rank answer
+    guessed = map rank guess
+
+common :: Eq a => [a] -> [a] -> Int
+common [] _ = 0
+common (x : xs) ys
+  | x `elem` ys = 1 + common xs (delete x ys)
+  | otherwise = common xs ys
+
+initialGuess :: Int -> ([Card], GameState)
+initialGuess n = next (choose n [minBound .. maxBound])
+
+nextGuess :: ([Card], GameState) -> (Int, Int, Int, Int, Int) -> ([Card], GameState)
+nextGuess (guess, hands) said = next [h | h <- hands, h /= guess, feedback h guess == said]
+
+next :: [[Card]] -> ([Card], GameState)
+next (hand : hands) = (hand, hand : hands)
+next [] = ([], [])
+
+choose :: Int -> [a] -> [[a]]
+choose 0 _ = [[]]
+choose _ [] = []
+choose k (x : xs) = map (x :) (choose (k - 1) xs) ++ choose k xs
+"""
+
+
+def _splicing(imports: str, splice: str) -> str:
+    """PROJ1 with a Template Haskell splice that runs `splice` when GHC compiles it."""
+    source = PROJ1.replace("import Card\n", f"import Card\nimport Language.Haskell.TH\n{imports}")
+    return f"{{-# LANGUAGE TemplateHaskell #-}}\n{source}\nspliced :: Int\nspliced = $({splice})\n"
+
+
+# Each: the splice, the compile's limits as the test sets them (CPU seconds, wall-clock
+# seconds, MB of memory, MB of a file), and how its line ends.
+COMPILES = {
+    "loops": (
+        ("", "litE (integerL (fromIntegral (length [1 :: Int ..])))"),
+        (3, 300, 2048, 256),
+        "GHC ran over its 3 s limit of CPU time",
+    ),
+    "sleeps": (
+        ("import Control.Concurrent (threadDelay)\n", "runIO (threadDelay 3600000000) >> [| 1 |]"),
+        (300, 15, 2048, 256),
+        "GHC ran over its 15 s limit of wall time",
+    ),
+    "allocates without end": (
+        ("", "let xs = [1 ..] :: [Integer] in litE (integerL (sum xs + fromIntegral (length xs)))"),
+        (300, 300, 1024, 256),
+        "GHC ran out of memory (its 1024 MB)",
+    ),
+    "writes without end": (
+        ("import System.IO (hPutStr, stderr)\n", 'runIO (hPutStr stderr (cycle "x")) >> [| 1 |]'),
+        (300, 300, 2048, 1),
+        "GHC wrote over its 1 MB limit of a file",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", COMPILES, ids=list(COMPILES))
+def test_compile_time_code_is_held_to_the_compiles_limits(case, tmp_path, cache, monkeypatch):
+    (imports, splice), (cpu, wall, memory, file), reason = COMPILES[case]
+    for name, value in zip(("COMPILE_SECONDS", "COMPILE_WALL_SECONDS", "COMPILE_MEMORY_MB"),
+                           (cpu, wall, memory), strict=True):  # fmt: skip
+        monkeypatch.setattr(build, name, value)  # the workers fork with them
+    monkeypatch.setattr(build, "COMPILE_FILE_BYTES", file * 2**20)
+    path = tmp_path / "Proj1.hs"
+    path.write_text(_splicing(imports, splice))
+    with pytest.raises(PlayerFault) as fault:
+        programs.prepare_source(path, path.read_bytes(), "cardguess")
+    assert (fault.value.path, fault.value.reason) == (str(path), f"does not compile ({reason})")
+    assert left_behind(tmp_path) == []
+
+
+def test_compile_time_code_leaves_nothing_running_and_root_keeps_it_in_its_folder(tmp_path, cache):
+    """It starts a process in a session of its own that would run for an hour, then writes
+    beside the file and into the cache: as root, its user may not (the compile fails);
+    not root, it writes as you (README), and the process still ends with the compile."""
+    escaped = [tmp_path / "escaped", cache.parent / "escaped"]
+    path = tmp_path / "Proj1.hs"
+    daemon = f"setsid sh -c 'sleep 3600' {tmp_path} </dev/null >/dev/null 2>&1 &"
+    writes = " >> ".join(f'runIO (writeFile "{target}" "x")' for target in escaped)
+    imports = "import System.Process (spawnCommand)\n"
+    path.write_text(_splicing(imports, f'runIO (spawnCommand "{daemon}") >> {writes} >> [| 1 |]'))
+    if os.geteuid() == 0:
+        with pytest.raises(PlayerFault, match="does not compile .*compile-time code"):
+            programs.prepare_source(path, path.read_bytes(), "cardguess")
+        assert not any(target.exists() for target in escaped)
+    else:
+        programs.prepare_source(path, path.read_bytes(), "cardguess")
+    assert left_behind(tmp_path) == []
+
+
+def _validates(path: Path, *under: str, cwd: Path | None = None) -> None:
+    result = mine("validate", "cardguess", path, "--n", 2, "--answers", 2, "--json",
+                  under=under, cwd=cwd, timeout=600)  # fmt: skip
+    assert result.returncode == 0 and '"invalid": 0' in result.stdout, result.stderr
+
+
+UNWRITABLE = {  # the cache's place, as `env` sets it (FOLDER: a new folder)
+    "a cache that is a file": "MINE_CACHE=FOLDER/file",
+    "a cache folder it may not write": "MINE_CACHE=FOLDER/read-only",
+    "a read-only home": "HOME=FOLDER/read-only",
+}
+
+
+@pytest.mark.parametrize("case", UNWRITABLE, ids=list(UNWRITABLE))
+def test_a_cache_it_cannot_write_is_replaced_for_the_run(case, readable):
+    (readable / "file").write_text("not a folder")
+    (readable / "read-only").mkdir(mode=0o555)
+    path = readable / "Proj1.hs"
+    path.write_text(PROJ1)
+    place = UNWRITABLE[case].replace("FOLDER", str(readable))
+    env = ("env", "-u", CACHE, "-u", "XDG_CACHE_HOME", f"TMPDIR={readable / 'tmp'}", place)
+    _validates(path, *env, *without_file_rights())
+    assert list((readable / "tmp").iterdir()) == []  # its own cache went with it
+    assert list((readable / "read-only").iterdir()) == []
+
+
+def test_a_programs_call_that_waits_is_timed_by_its_cpu_not_by_the_busy_machines_clock(
+    tmp_path, cache
+):
+    """Its first call waits 1.5 s (a machine too busy to run it, as far as the wall clock
+    can tell), over the second a call has: it plays on, and validates."""
+    path = tmp_path / "Proj1.hs"
+    waits = "initialGuess n = unsafePerformIO (threadDelay 1500000) `seq` next (choose n"
+    imports = "import Control.Concurrent (threadDelay)\nimport System.IO.Unsafe (unsafePerformIO)\n"
+    path.write_text(PROJ1.replace("initialGuess n = next (choose n", waits)
+                    .replace("import Card\n", f"import Card\n{imports}"))  # fmt: skip
+    _validates(path)
