@@ -551,6 +551,11 @@ def _first_errors(
     return errors
 
 
+def rule_problems(con: duckdb.DuckDBPyConnection, module: ModuleType) -> list[tuple]:
+    """Every broken rule of the staged logs: (log_id, role, line, reason)."""
+    return con.execute(f"SELECT log_id, role, line, reason FROM ({module.RULE_CHECKS})").fetchall()
+
+
 def _rule_errors(
     con: duckdb.DuckDBPyConnection, module: ModuleType, pairs: dict[int, Pair]
 ) -> dict[int, LogFormatError]:
@@ -587,7 +592,8 @@ def _problems(
         " UNION ALL ".join(
             f'SELECT log_id, role, line, reason, "column" FROM ({q})' for q in queries
         )
-        + " ORDER BY log_id, role = 'scores', line"
+        # the reason breaks a tie: two checks that name one line give the same one each time
+        + " ORDER BY log_id, role = 'scores', line, reason"
     ).fetchall()
     for log_id, role, line, reason, column in problems:
         if log_id in pairs:
