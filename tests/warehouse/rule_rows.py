@@ -133,9 +133,8 @@ def staged_problems(folder: Path, game: str) -> dict[str, list[list]]:
     broken |= {r[0] for r in con.execute(f"SELECT log_id FROM ({module.CHECKS})").fetchall()}
     clean = {p.log_id: p.stem for p in pairs if p.log_id not in broken}
     found: dict[str, list[list]] = {stem: [] for stem in clean.values()}
-    for log_id, role, line, reason in ingesting.rule_problems(con, module):
-        if log_id in clean:
-            found[clean[log_id]].append([role, line, reason])
+    for log_id, role, line, reason in ingesting.rule_problems(con, module, sorted(clean)):
+        found[clean[log_id]].append([role, line, reason])
     return {stem: sorted(rows) for stem, rows in sorted(found.items())}
 
 
