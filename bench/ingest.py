@@ -44,7 +44,7 @@ def corpus_folder(game: str) -> Path:
 def _write_game(game: str, folder: Path, args: tuple[int, int]) -> int:
     index, rounds = args
     write = getattr(synth, f"{game}_bench_game", getattr(synth, f"{game}_game"))
-    turns, scores = write(random.Random(index), rounds=rounds)
+    turns, scores = write(random.Random(index), rounds)  # rounds, or Hog's games
     log_format = games.get(game).module("log_format")
     turn_path, score_path = synth.write_pair(
         folder, f"{1600000000 + index}", log_format, turns, scores

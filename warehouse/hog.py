@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import math
 
+import polars as pl
+
 from mine.parsers import hog as log_format
-from mine.strategies.engines.hog import HogRules, roll_points, square_swine, tail_points
+from mine.strategies.engines.hog import (
+    HogRules,
+    roll_points,
+    square_swine,
+    swine_map,
+    tail_map,
+    tail_points,
+)
 from mine.warehouse.checks import Problem, numbered_score_rows, outside_range
 
 GAME = "hog"
@@ -226,3 +235,70 @@ def _game_problem(row: tuple, played: tuple[str, str, int, int]) -> str | None:
             f"{finals[0]} and {finals[1]}"
         )
     return None
+
+
+def suspects(rules: HogRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
+    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
+    rows by log and line): every condition of `replay` as a column, the engine's rules
+    looked up in its tables (`tail_map`, `swine_map`). Only these logs are replayed one by
+    one, so a valid log costs no Python per row; the golden rows test holds the two equal."""
+    ranges = sane(rules)
+    most = int(ranges["turns"]["new_score"][1])
+    tail, swine = tail_map(rules), swine_map(rules, most + 1)
+    log, game, new = pl.col("log_id"), pl.col("game"), pl.col("new_score")
+    same_game = (log == log.shift(1)) & (game == game.shift(1))
+    own_game = (log == log.shift(2)) & (game == game.shift(2))
+    last = ~((log == log.shift(-1)) & (game == game.shift(-1))).fill_null(False)
+    t = turns.with_columns(
+        dice=pl.when(pl.col("outcomes") == "")
+        .then(pl.lit([], dtype=pl.List(pl.Int64)))
+        .otherwise(pl.col("outcomes").str.split(";").cast(pl.List(pl.Int64), strict=False)),
+        before=same_game.fill_null(False),
+        own=own_game.fill_null(False),
+        last=last,
+    )
+    opponent = t["opponent_score"].to_numpy().clip(0, rules.goal - 1)
+    t = t.with_columns(tail=pl.Series(tail[opponent]))
+    dice = pl.col("dice")
+    tail_turn = (pl.col("num_rolls") == 0) & rules.pig_tail
+    sow_sad = dice.list.contains(1) & rules.sow_sad
+    points = pl.when(tail_turn).then("tail").when(sow_sad).then(1).otherwise(dice.list.sum())
+    t = t.with_columns(expected=points)
+    total = (t["score"] + t["points"]).to_numpy()
+    t = t.with_columns(swined=pl.Series(swine[total.clip(0, most)]), total=pl.Series(total))
+    wrong = (
+        ((dice.list.min() < 1) | (dice.list.max() > rules.dice_sides)).fill_null(False)
+        | pl.col("outcomes").str.contains(r"\d{19}")  # a die past int64
+        | (pl.col("before") & (pl.col("player") == pl.col("player").shift(1)))
+        | (pl.col("score") != pl.when("own").then(new.shift(2)).otherwise(0))
+        | (pl.col("opponent_score") != pl.when("before").then(new.shift(1)).otherwise(0))
+        | (pl.col("points") != pl.col("expected"))
+        | (pl.col("total") > most) | (new != pl.col("swined"))
+        | (pl.col("last") & (new < rules.goal)) | (~pl.col("last") & (new >= rules.goal))
+        | _outside(ranges["turns"])
+    )  # fmt: skip
+    flagged = set(t.filter(wrong.fill_null(True))["log_id"].unique().to_list())
+    players = t.group_by("log_id").agg(pl.col("player").n_unique().alias("players"))
+    flagged |= set(players.filter(pl.col("players") > 2)["log_id"].to_list())
+    played = t.group_by("log_id", "game").agg(
+        mover=pl.col("player").first(),
+        reached=pl.col("player").last(),
+        won=new.last(),
+        lost=pl.when(pl.col("before")).then(new.shift(1)).otherwise(0).last(),
+    )
+    s = scores.join(played, on=["log_id", "game"], how="left")
+    first_won = pl.col("reached") == pl.col("mover")
+    ended = (
+        (pl.col("first_player") != pl.col("mover")) | (pl.col("winner") != pl.col("reached"))
+        | (pl.col("final_score_first") != pl.when(first_won).then("won").otherwise("lost"))
+        | (pl.col("final_score_second") != pl.when(first_won).then("lost").otherwise("won"))
+    )  # fmt: skip
+    flagged |= set(
+        s.filter(ended.fill_null(False) | _outside(ranges["scores"]))["log_id"].to_list()
+    )
+    return flagged
+
+
+def _outside(ranges: dict[str, tuple[int, float]]) -> pl.Expr:
+    """Whether a row has a number outside its sane range."""
+    return pl.any_horizontal(~pl.col(c).is_between(low, high) for c, (low, high) in ranges.items())
