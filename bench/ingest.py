@@ -37,14 +37,19 @@ WRITABLE = [game.name for game in games.GAMES if hasattr(synth, f"{game.name}_ga
 RESULTS = ROOT / "bench" / "results" / "ingest.json"
 
 
+GIVEN: Path | None = None  # --corpus: a folder of logs used as it is (never rewritten)
+
+
 def corpus_folder(game: str) -> Path:
+    if GIVEN is not None:
+        return GIVEN
     return Path(os.environ.get("MINE_BENCH_CORPUS", ROOT / "bench" / "corpus" / game))
 
 
 def _write_game(game: str, folder: Path, args: tuple[int, int]) -> int:
     index, rounds = args
     write = getattr(synth, f"{game}_bench_game", getattr(synth, f"{game}_game"))
-    turns, scores = write(random.Random(index), rounds=rounds)
+    turns, scores = write(random.Random(index), rounds)  # rounds, or Hog's games
     log_format = games.get(game).module("log_format")
     turn_path, score_path = synth.write_pair(
         folder, f"{1600000000 + index}", log_format, turns, scores
@@ -69,6 +74,9 @@ def corpus(game: str, gigabytes: float, pairs: int) -> tuple[list[Path], int]:
     """The corpus's files and bytes, written now if what is on disk is smaller or was
     written by other sources."""
     folder = corpus_folder(game)
+    if GIVEN is not None:
+        files = sorted(folder.glob("*.csv"))
+        return files, sum(f.stat().st_size for f in files)
     stamp = folder / ".written-by"
     files = sorted(folder.glob("*.csv")) if folder.exists() else []
     size = sum(f.stat().st_size for f in files)
@@ -171,7 +179,12 @@ def main() -> None:
     parser.add_argument("--gigabytes", type=float, default=1.0)
     parser.add_argument("--pairs", type=int, default=1300)
     parser.add_argument("--repeat", type=int, default=2, help="runs of each, alternating")
+    parser.add_argument(
+        "--corpus", type=Path, help="a folder of logs to time as it is (bench/real_copies.py)"
+    )
     options = parser.parse_args()
+    global GIVEN
+    GIVEN = options.corpus.absolute() if options.corpus else None
     files, size = corpus(options.game, options.gigabytes, options.pairs)
     scratch = ROOT / "bench" / "corpus"
     # Alternating runs, each side's fastest kept: a busy moment slows one run, not the figure.

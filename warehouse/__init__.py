@@ -3,8 +3,10 @@
 A game's module (the registry's `schema`) provides `CONTRACT`: its log format (`FORMAT`,
 the parsers module), its rules class (`RULES`, the settings `--rules` reads at ingest),
 its tables and views (`SCHEMA`, `TABLES`), how the staged rows land (`LOAD`), and the
-checks ingest runs: each row's fields (`ROW_CHECKS`), the files' consistency (`CHECKS`)
-and the game's rules replayed over the log (`RULE_CHECKS`).
+checks ingest runs: each row's fields (`ROW_CHECKS`) and the files' consistency (`CHECKS`).
+The game's rules are replayed over each well-formed log by `replay(rules, turns, scores)`:
+one ordered pass through the engine's rule functions, giving every broken rule as (role,
+line, reason); a game not moved there yet has them as SQL (`RULE_CHECKS`).
 """
 
 CONTRACT = {
@@ -16,5 +18,5 @@ CONTRACT = {
     "LOAD": None,
     "ROW_CHECKS": None,
     "CHECKS": None,
-    "RULE_CHECKS": None,
 }
+OPTIONAL = {"replay": ("rules", "turns", "scores"), "RULE_CHECKS": None}

@@ -1,16 +1,18 @@
 """Card guessing in the warehouse: one row per guess, one row per game.
 
-Ingest replays the rules over the staged rows (`RULE_CHECKS`): every logged feedback is
-recomputed from the logged answer and guess in SQL, so a log with one wrong number is a
-rejected file. Hands are stored as lists of the spec's card strings (`TH`); the views add
+Ingest replays the rules over each log (`replay`): every logged feedback is recomputed
+from the logged answer and guess by the engine's `feedback`, so a log with one wrong
+number is a rejected file. Hands are stored as lists of the spec's card strings (`TH`); the views add
 ranks (2 … 14, ace high) and suits.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mine.parsers import cardguess as log_format
-from mine.strategies.engines.cardguess import CardGuessRules
-from mine.warehouse.checks import numbered_score_rows
+from mine.strategies.engines.cardguess import CardGuessRules, feedback, parse_hand
+from mine.warehouse.checks import Problem, numbered_score_rows
 
 GAME = "cardguess"
 FORMAT = log_format
@@ -122,38 +124,26 @@ WHERE g.game IS NULL OR s.n <> g.n OR s.answer <> g.answer OR s.guesses <> g.gue
 UNION ALL
 """ + numbered_score_rows("game", "games")
 
-# The rules replayed: each logged feedback recomputed from the logged answer and guess.
-_RANKS = "list_transform(string_split({hand}, ';'), lambda c: " + RANK + ")"
-_SUITS = "list_transform(string_split({hand}, ';'), lambda c: c[2])"
+# The rules replayed: each logged feedback recomputed from the logged answer and guess, by
+# the engine's `feedback` (the spec's, which the generated player shares).
 
 
-def _overlap(values: str) -> str:
-    """SQL: the multiset overlap of the answer's and the guess's `values` lists."""
-    answer, guess = values.format(hand="answer"), values.format(hand="guess")
-    return (
-        f"coalesce(list_sum(list_transform(list_distinct({guess}), lambda v: least("
-        f"len(list_filter({answer}, lambda x: x = v)), len(list_filter({guess}, lambda x: x = v))"
-        "))), 0)"
-    )
+def replay(rules: CardGuessRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
+    """Every guess whose logged feedback is not the rules' for its answer and guess."""
+    problems: list[Problem] = []
+    for line, _, _, answer, _, guess, *logged in turns:
+        want = feedback(parse_hand(answer), parse_hand(guess))
+        if tuple(logged) != tuple(want):
+            problems.append((
+                "turns", line,
+                f"feedback {_numbers(logged)} is wrong for answer {answer} and guess {guess}: "
+                f"it is {_numbers(want)}",
+            ))  # fmt: skip
+    return problems
 
 
-RULE_CHECKS = f"""
-SELECT log_id, 'turns' AS role, line,
-       format('feedback {{}},{{}},{{}},{{}},{{}} is wrong for answer {{}} and guess {{}}: it is {{}},{{}},{{}},{{}},{{}}',
-              correct, lower, ranks, higher, suits, answer, guess,
-              want_correct, want_lower, want_ranks, want_higher, want_suits) AS reason
-FROM (
-    SELECT *,
-        len(list_intersect(string_split(answer, ';'), string_split(guess, ';'))) AS want_correct,
-        len(list_filter({_RANKS.format(hand="answer")}, lambda r: r < list_min({_RANKS.format(hand="guess")}))) AS want_lower,
-        {_overlap(_RANKS)} AS want_ranks,
-        len(list_filter({_RANKS.format(hand="answer")}, lambda r: r > list_max({_RANKS.format(hand="guess")}))) AS want_higher,
-        {_overlap(_SUITS)} AS want_suits
-    FROM stage_turns
-)
-WHERE (correct, lower, ranks, higher, suits)
-      <> (want_correct, want_lower, want_ranks, want_higher, want_suits)
-"""
+def _numbers(feedback: Sequence[int]) -> str:
+    return ",".join(map(str, feedback))
 
 
 LOAD = {

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
+from mine.parsers.csvlog import Format
+
+Problem = tuple[str, int, str]
+"""A broken rule as a replay gives it: the file's role ("turns" or "scores"), line, reason."""
+
 
 def numbered_score_rows(unit: str, turns_count: str) -> str:
     """A score file has one row per `unit` (round or game), numbered 1, 2, … line by line,
@@ -41,3 +48,15 @@ SELECT log_id, '{role}' AS role, line, reason
 FROM (SELECT log_id, line, CASE {cases} END AS reason FROM stage_{role})
 WHERE reason IS NOT NULL
 """
+
+
+def outside_range(role: str, line: int, values: Sequence, fmt: Format,
+                  ranges: Mapping[str, tuple[float, float]]) -> list[Problem]:  # fmt: skip
+    """The first number of a row (`values`, the format's columns) outside its sane range,
+    `ranges` mapping a column to its (lowest, highest) value."""
+    columns = [c.name for c in fmt.columns]
+    for column, (low, high) in ranges.items():
+        value = values[columns.index(column)]
+        if not low <= value <= high:
+            return [(role, line, f"{column} {value} {OUT_OF_RANGE} {low}..{high}")]
+    return []

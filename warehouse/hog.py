@@ -1,10 +1,22 @@
-"""Hog in the warehouse: one row per turn, one row per game of a match."""
+"""Hog in the warehouse: one row per turn, one row per game of a match, and the rules
+replayed over each log through the engine's rule functions (`replay`)."""
 
 from __future__ import annotations
 
+import math
+
+import polars as pl
+
 from mine.parsers import hog as log_format
-from mine.strategies.engines.hog import HogRules
-from mine.warehouse.checks import numbered_score_rows, out_of_range, rule
+from mine.strategies.engines.hog import (
+    HogRules,
+    roll_points,
+    square_swine,
+    swine_map,
+    tail_map,
+    tail_points,
+)
+from mine.warehouse.checks import Problem, numbered_score_rows, outside_range
 
 GAME = "hog"
 FORMAT = log_format
@@ -115,102 +127,178 @@ LOAD = {
 
 # --- the rules, replayed (HogRules, `../shared/spec/hog.md`) --------------------------------
 
-_MAX_POINTS = f"greatest({rule('max_rolls')} * {rule('dice_sides')}, 19)"
-_MAX_SCORE = f"pow(floor(sqrt({rule('goal')} - 1 + {_MAX_POINTS})) + 1, 2)"
-SANE = {
-    "turns": {
-        "turn": ("1", f"2 * {rule('goal')}"),  # every turn scores at least 1
-        "score": ("0", f"{rule('goal')} - 1"),
-        "opponent_score": ("0", f"{rule('goal')} - 1"),
-        "num_rolls": (f"CASE WHEN {rule('pig_tail')} THEN 0 ELSE 1 END", rule("max_rolls")),
-        "points": ("1", _MAX_POINTS),
-        "new_score": ("1", _MAX_SCORE),
-    },
-    "scores": {"final_score_first": ("0", _MAX_SCORE), "final_score_second": ("0", _MAX_SCORE)},
-}
-"""Each number's sane range, from the rules: a turn starts below the goal and scores at most
-all dice on their top face (Pig Tail at most 19), which Square Swine lifts once."""
 
-_SWINE = f"""CASE WHEN {rule("square_swine")} AND pow(floor(sqrt(score + points)), 2) = score + points
-     THEN CAST(pow(floor(sqrt(score + points)) + 1, 2) AS INTEGER) ELSE score + points END"""
+def sane(rules: HogRules) -> dict[str, dict[str, tuple[int, float]]]:
+    """Each number's sane range, from the rules: a turn starts below the goal and scores at
+    most all dice on their top face (Pig Tail at most 19), which Square Swine lifts once
+    (the highest score is written as the reals DuckDB's checks wrote it: `169.0`)."""
+    most_points = max(rules.max_rolls * rules.dice_sides, 19)
+    most_score = float((math.isqrt(rules.goal - 1 + most_points) + 1) ** 2)
+    return {
+        "turns": {
+            "turn": (1, 2 * rules.goal),  # every turn scores at least 1
+            "score": (0, rules.goal - 1),
+            "opponent_score": (0, rules.goal - 1),
+            "num_rolls": (rules.min_rolls, rules.max_rolls),
+            "points": (1, most_points),
+            "new_score": (1, most_score),
+        },
+        "scores": {"final_score_first": (0, most_score), "final_score_second": (0, most_score)},
+    }
 
-_POINTS = f"""CASE WHEN num_rolls = 0 AND {rule("pig_tail")}
-        THEN 2 * abs(opponent_score % 100 // 10 - opponent_score % 10) + 1
-     WHEN {rule("sow_sad")} AND list_contains(dice, 1) THEN 1
-     ELSE coalesce(list_sum(dice), 0) END"""
 
-RULE_CHECKS = f"""
-WITH t AS (
-    SELECT log_id, line, game, turn, player, score, opponent_score, num_rolls, points, new_score,
-           CASE WHEN outcomes = '' THEN []::INTEGER[]
-                ELSE TRY_CAST(string_split(outcomes, ';') AS INTEGER[]) END AS dice,
-           lag(player) OVER w AS previous_player, lag(new_score) OVER w AS previous_new,
-           lag(player, 2) OVER w AS player_before, lag(new_score, 2) OVER w AS own_previous,
-           lead(line) OVER w IS NULL AS last_turn
-    FROM stage_turns
-    WINDOW w AS (PARTITION BY log_id, game ORDER BY line)
-),
-players AS (  -- of three or more, the one with the fewest turns is the intruder
-    SELECT log_id, list(player ORDER BY first_line) AS ids, arg_min(player, turns) AS third,
-           arg_min(first_line, turns) AS third_line
-    FROM (SELECT log_id, player, min(line) AS first_line, count(*) AS turns
-          FROM stage_turns GROUP BY ALL)
-    GROUP BY log_id
-),
-games AS (  -- finals: the first mover's final score and the second's
-    SELECT *, CASE WHEN winner = first_player THEN [winner_score, loser_score]
-                   ELSE [loser_score, winner_score] END AS finals
-    FROM (SELECT log_id, game, arg_min(player, line) AS first_player,
-                 arg_max(player, line) AS winner, arg_max(new_score, line) AS winner_score,
-                 coalesce(arg_max(previous_new, line), 0) AS loser_score
-          FROM t GROUP BY log_id, game)
-)
-SELECT log_id, 'turns' AS role, line, reason FROM (
-    SELECT log_id, line, CASE
-        WHEN list_bool_or(list_transform(dice, lambda d: NOT d BETWEEN 1 AND {rule("dice_sides")}))
-            THEN format('a die shows {{}}: the dice have {{}} sides',
-                        list_filter(dice, lambda d: NOT d BETWEEN 1 AND {rule("dice_sides")})[1],
-                        {rule("dice_sides")})
-        WHEN previous_player = player
-            THEN format('{{}} moves twice in a row', player)
-        WHEN score <> coalesce(own_previous, 0)
-            THEN format('score {{}} is not the mover''s score after its last turn ({{}})',
-                        score, coalesce(own_previous, 0))
-        WHEN opponent_score <> coalesce(previous_new, 0)
-            THEN format('opponent_score {{}} is not the opponent''s score after its last turn ({{}})',
-                        opponent_score, coalesce(previous_new, 0))
-        WHEN points <> {_POINTS}
-            THEN format('points {{}} do not follow from the dice and the rules ({{}})', points,
-                        {_POINTS})
-        WHEN new_score <> {_SWINE}
-            THEN format('new_score {{}} does not follow from score {{}} and points {{}} ({{}})',
-                        new_score, score, points, {_SWINE})
-        WHEN last_turn AND new_score < {rule("goal")}
-            THEN format('the game ends at {{}} points, before the goal {{}}', new_score,
-                        {rule("goal")})
-        WHEN NOT last_turn AND new_score >= {rule("goal")}
-            THEN format('the game goes on after {{}} reached the goal with {{}}', player,
-                        new_score)
-    END AS reason FROM t
-) WHERE reason IS NOT NULL
-UNION ALL
-SELECT log_id, 'turns', third_line, format('a third player {{}}: a match has two', third)
-FROM players WHERE len(ids) > 2
-UNION ALL
-SELECT s.log_id, 'scores', s.line, CASE
-    WHEN s.first_player <> g.first_player
-        THEN format('first player {{}}, but {{}} moves first in the turn file', s.first_player,
-                    g.first_player)
-    WHEN s.winner <> g.winner
-        THEN format('winner {{}}, but {{}} reaches the goal in the turn file', s.winner, g.winner)
-    ELSE format('final scores {{}} and {{}}, but the turn file ends at {{}} and {{}}',
-                s.final_score_first, s.final_score_second, g.finals[1], g.finals[2])
-  END
-FROM stage_scores s JOIN games g USING (log_id, game)
-WHERE s.first_player <> g.first_player OR s.winner <> g.winner
-   OR [s.final_score_first, s.final_score_second] <> g.finals
-UNION ALL
-{out_of_range("turns", SANE["turns"])}
-UNION ALL
-{out_of_range("scores", SANE["scores"])}
-"""
+def replay(rules: HogRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
+    """Every broken rule of one log: its rows (line first, then the format's columns) in
+    file order, replayed game by game through the engine's rules."""
+    problems: list[Problem] = []
+    ranges = sane(rules)
+    firsts: dict[int, str] = {}  # each game's first mover
+    games: dict[int, tuple[str, str, int, int]] = {}  # first mover, winner, finals
+    turns_of: dict[str, int] = {}
+    first_line: dict[str, int] = {}
+    for number, row in enumerate(turns):
+        line, game, _, player, score, opponent, num_rolls, outcomes, points, new = row
+        turns_of[player] = turns_of.get(player, 0) + 1
+        first_line.setdefault(player, line)
+        before = turns[number - 1] if number and turns[number - 1][1] == game else None
+        own = turns[number - 2] if number > 1 and turns[number - 2][1] == game else None
+        last = number + 1 == len(turns) or turns[number + 1][1] != game
+        dice = [int(d) for d in outcomes.split(";")] if outcomes else []
+        reason = _turn_problem(rules, row, dice, before, own, last)
+        if reason:
+            problems.append(("turns", line, reason))
+        problems += outside_range("turns", line, row[1:], FORMAT.TURNS, ranges["turns"])
+        first = firsts.setdefault(game, player)
+        if last:
+            previous = before[9] if before else 0
+            games[game] = (
+                first,
+                player,
+                *((new, previous) if player == first else (previous, new)),
+            )
+    if len(turns_of) > 2:
+        third = min(turns_of, key=lambda p: (turns_of[p], first_line[p]))
+        problems.append(("turns", first_line[third], f"a third player {third}: a match has two"))
+    for row in scores:
+        line, game, first, final_first, final_second, winner = row
+        if game in games:
+            reason = _game_problem(row, games[game])
+            if reason:
+                problems.append(("scores", line, reason))
+        problems += outside_range("scores", line, row[1:], FORMAT.SCORES, ranges["scores"])
+    return problems
+
+
+def _turn_problem(rules: HogRules, row: tuple, dice: list[int], before: tuple | None,
+                  own: tuple | None, last: bool) -> str | None:  # fmt: skip
+    """What is wrong with one turn, given the turn before it and the mover's own last."""
+    _, _, _, player, score, opponent, num_rolls, _, points, new = row
+    wrong = [d for d in dice if not 1 <= d <= rules.dice_sides]
+    if wrong:
+        return f"a die shows {wrong[0]}: the dice have {rules.dice_sides} sides"
+    if before and before[3] == player:
+        return f"{player} moves twice in a row"
+    own_score = own[9] if own else 0
+    if score != own_score:
+        return f"score {score} is not the mover's score after its last turn ({own_score})"
+    opponent_score = before[9] if before else 0
+    if opponent != opponent_score:
+        return (
+            f"opponent_score {opponent} is not the opponent's score after its last turn "
+            f"({opponent_score})"
+        )
+    tail = num_rolls == 0 and rules.pig_tail
+    expected = tail_points(opponent) if tail else roll_points(dice, rules)
+    if points != expected:
+        return f"points {points} do not follow from the dice and the rules ({expected})"
+    swined = square_swine(score + points, rules)
+    if new != swined:
+        return f"new_score {new} does not follow from score {score} and points {points} ({swined})"
+    if last and new < rules.goal:
+        return f"the game ends at {new} points, before the goal {rules.goal}"
+    if not last and new >= rules.goal:
+        return f"the game goes on after {player} reached the goal with {new}"
+    return None
+
+
+def _game_problem(row: tuple, played: tuple[str, str, int, int]) -> str | None:
+    """What the score row of a game says that its turns do not."""
+    _, _, first, final_first, final_second, winner = row
+    mover, reached, *finals = played
+    if first != mover:
+        return f"first player {first}, but {mover} moves first in the turn file"
+    if winner != reached:
+        return f"winner {winner}, but {reached} reaches the goal in the turn file"
+    if [final_first, final_second] != finals:
+        return (
+            f"final scores {final_first} and {final_second}, but the turn file ends at "
+            f"{finals[0]} and {finals[1]}"
+        )
+    return None
+
+
+def suspects(rules: HogRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
+    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
+    rows by log and line): every condition of `replay` as a column, the engine's rules
+    looked up in its tables (`tail_map`, `swine_map`). Only these logs are replayed one by
+    one, so a valid log costs no Python per row; the golden rows test holds the two equal."""
+    ranges = sane(rules)
+    most = int(ranges["turns"]["new_score"][1])
+    tail, swine = tail_map(rules), swine_map(rules, most + 1)
+    log, game, new = pl.col("log_id"), pl.col("game"), pl.col("new_score")
+    same_game = (log == log.shift(1)) & (game == game.shift(1))
+    own_game = (log == log.shift(2)) & (game == game.shift(2))
+    last = ~((log == log.shift(-1)) & (game == game.shift(-1))).fill_null(False)
+    t = turns.with_columns(
+        dice=pl.when(pl.col("outcomes") == "")
+        .then(pl.lit([], dtype=pl.List(pl.Int64)))
+        .otherwise(pl.col("outcomes").str.split(";").cast(pl.List(pl.Int64), strict=False)),
+        before=same_game.fill_null(False),
+        own=own_game.fill_null(False),
+        last=last,
+    )
+    opponent = t["opponent_score"].to_numpy().clip(0, rules.goal - 1)
+    t = t.with_columns(tail=pl.Series(tail[opponent]))
+    dice = pl.col("dice")
+    tail_turn = (pl.col("num_rolls") == 0) & rules.pig_tail
+    sow_sad = dice.list.contains(1) & rules.sow_sad
+    points = pl.when(tail_turn).then("tail").when(sow_sad).then(1).otherwise(dice.list.sum())
+    t = t.with_columns(expected=points)
+    total = (t["score"] + t["points"]).to_numpy()
+    t = t.with_columns(swined=pl.Series(swine[total.clip(0, most)]), total=pl.Series(total))
+    wrong = (
+        ((dice.list.min() < 1) | (dice.list.max() > rules.dice_sides)).fill_null(False)
+        | pl.col("outcomes").str.contains(r"\d{19}")  # a die past int64
+        | (pl.col("before") & (pl.col("player") == pl.col("player").shift(1)))
+        | (pl.col("score") != pl.when("own").then(new.shift(2)).otherwise(0))
+        | (pl.col("opponent_score") != pl.when("before").then(new.shift(1)).otherwise(0))
+        | (pl.col("points") != pl.col("expected"))
+        | (pl.col("total") > most) | (new != pl.col("swined"))
+        | (pl.col("last") & (new < rules.goal)) | (~pl.col("last") & (new >= rules.goal))
+        | _outside(ranges["turns"])
+    )  # fmt: skip
+    flagged = set(t.filter(wrong.fill_null(True))["log_id"].unique().to_list())
+    players = t.group_by("log_id").agg(pl.col("player").n_unique().alias("players"))
+    flagged |= set(players.filter(pl.col("players") > 2)["log_id"].to_list())
+    played = t.group_by("log_id", "game").agg(
+        mover=pl.col("player").first(),
+        reached=pl.col("player").last(),
+        won=new.last(),
+        lost=pl.when(pl.col("before")).then(new.shift(1)).otherwise(0).last(),
+    )
+    s = scores.join(played, on=["log_id", "game"], how="left")
+    first_won = pl.col("reached") == pl.col("mover")
+    ended = (
+        (pl.col("first_player") != pl.col("mover")) | (pl.col("winner") != pl.col("reached"))
+        | (pl.col("final_score_first") != pl.when(first_won).then("won").otherwise("lost"))
+        | (pl.col("final_score_second") != pl.when(first_won).then("lost").otherwise("won"))
+    )  # fmt: skip
+    flagged |= set(
+        s.filter(ended.fill_null(False) | _outside(ranges["scores"]))["log_id"].to_list()
+    )
+    return flagged
+
+
+def _outside(ranges: dict[str, tuple[int, float]]) -> pl.Expr:
+    """Whether a row has a number outside its sane range."""
+    return pl.any_horizontal(~pl.col(c).is_between(low, high) for c, (low, high) in ranges.items())

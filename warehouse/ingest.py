@@ -7,8 +7,10 @@ How a batch goes in, in one transaction:
    and SQL cuts the fields into typed staging tables, marking each row sound or not (the
    format's patterns, the game's row rules);
 3. the game's consistency checks run as SQL over the staging tables, and (unless
-   `verify=False`) its `RULE_CHECKS` replay the rules over them, reading the rule settings
-   as DuckDB variables `rule_<field>` set from the game's rules dataclass;
+   `verify=False`) each well-formed log is replayed through the game's rules: its module's
+   `replay`, one ordered pass a log through the engine's rule functions (a game whose rules
+   are still SQL has `RULE_CHECKS`, reading the rule settings as DuckDB variables
+   `rule_<field>` set from the game's rules dataclass);
 4. the pairs that passed go into the game's tables; a pair with an unsound row, a line
    DuckDB could not read or a broken rule is read again field by field, and the same
    checks (or the Python parser) name its first bad line and column;
@@ -21,6 +23,7 @@ import contextlib
 import dataclasses
 import glob
 import hashlib
+import itertools
 import os
 import re
 import shutil
@@ -31,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow as pa
@@ -41,6 +45,9 @@ from mine.parsers.errors import LogFormatError
 from mine.warehouse import schema
 from mine.warehouse.checks import OUT_OF_RANGE
 from mine.warehouse.watch import BatchWatch, Progress
+
+if TYPE_CHECKING:  # polars loads when a game's rules are replayed
+    import polars as pl
 
 BATCH_BYTES = 16 * 1024 * 1024
 """Bytes of logs staged at once: bounds memory whatever the corpus size. The rule checks
@@ -551,6 +558,92 @@ def _first_errors(
     return errors
 
 
+def rule_problems(
+    con: duckdb.DuckDBPyConnection, module: ModuleType, log_ids: list[int], rules: object = None
+) -> list[tuple]:
+    """Every broken rule of these staged logs: (log_id, role, line, reason)."""
+    if hasattr(module, "replay"):
+        replayed = _replayed(con, module, log_ids, rules)
+        return [(log_id, *problem) for log_id, found in replayed.items() for problem in found]
+    return con.execute(
+        f"SELECT log_id, role, line, reason FROM ({module.RULE_CHECKS}) "
+        "WHERE log_id IN (SELECT unnest(?))",
+        [log_ids],
+    ).fetchall()
+
+
+def _replayed(
+    con: duckdb.DuckDBPyConnection, module: ModuleType, log_ids: list[int], rules: object
+) -> dict[int, list[tuple[str, int, str]]]:
+    """Each staged log of `log_ids` replayed through its game's rules (`module.replay`, one
+    ordered pass a log): its broken rules, the one to report first first. A log's rows
+    are (line, the format's columns), in file order."""
+    settings = rules if rules is not None else module.RULES()
+    logs: dict[int, dict[str, list[tuple]]] = {i: {"turns": [], "scores": []} for i in log_ids}
+    for role in ("turns", "scores"):
+        names = ", ".join(c.name for c in getattr(module.FORMAT, role.upper()).columns)
+        rows = con.execute(
+            f"SELECT log_id, line, {names} FROM stage_{role} "
+            "WHERE log_id IN (SELECT unnest(?)) ORDER BY log_id, line",
+            [log_ids],
+        ).fetchall()
+        for log_id, group in itertools.groupby(rows, key=lambda row: row[0]):
+            logs[log_id][role] = [row[1:] for row in group]
+    found = {}
+    for log_id, rows in logs.items():
+        problems = module.replay(settings, rows["turns"], rows["scores"])
+        found[log_id] = sorted(problems, key=_reported_first(rows))
+    return found
+
+
+def _suspects(
+    con: duckdb.DuckDBPyConnection, module: ModuleType, log_ids: list[int], rules: object
+) -> list[int]:
+    """The logs of `log_ids` the game's batch-wide check (`suspects`, where it has one)
+    cannot clear: only these are replayed row by row."""
+    find = getattr(module, "suspects", None)
+    if find is None or not log_ids:
+        return log_ids
+    import polars as pl  # here: a plain ingest (--no-verify, the SQL games) starts without it
+
+    frames = []
+    for role in ("turns", "scores"):
+        names = ", ".join(c.name for c in getattr(module.FORMAT, role.upper()).columns)
+        # Read whole, in the order staged, and filtered and ordered here: a third of the
+        # CPU of DuckDB's filter and sort.
+        rows = pl.from_arrow(
+            con.sql(f"SELECT log_id, line, {names} FROM stage_{role}").to_arrow_table()
+        )
+        frames.append(_by_log_and_line(rows.filter(pl.col("log_id").is_in(log_ids))))
+    return sorted(find(rules if rules is not None else module.RULES(), *frames))
+
+
+def _by_log_and_line(rows: pl.DataFrame) -> pl.DataFrame:
+    """The rows each log's after the other, in line order (sorted only if the staged
+    order is not that already: each file's lines in a run, in order)."""
+    import polars as pl
+
+    log, line = pl.col("log_id"), pl.col("line")
+    starts = rows.select(((log != log.shift(1)) | log.shift(1).is_null()).sum()).item()
+    stepped = rows.select(((line.diff() == 1) | (log != log.shift(1))).all()).item()
+    if stepped and starts == rows["log_id"].n_unique():
+        return rows
+    return rows.sort("log_id", "line")
+
+
+def _reported_first(rows: dict[str, list[tuple]]):
+    """The order a log's broken rules are reported in: unit by unit (round or game: a score
+    row before the next round's turns, since a wrong score shows again in its bids), then
+    by line, a number out of its sane range before what the rules make of it."""
+    units = {role: {row[0]: row[1] for row in rows[role]} for role in rows}
+
+    def key(problem: tuple[str, int, str]) -> tuple:
+        role, line, reason = problem
+        return units[role][line], role == "scores", line, OUT_OF_RANGE not in reason, reason
+
+    return key
+
+
 def _rule_errors(
     con: duckdb.DuckDBPyConnection, module: ModuleType, pairs: dict[int, Pair]
 ) -> dict[int, LogFormatError]:
@@ -587,7 +680,8 @@ def _problems(
         " UNION ALL ".join(
             f'SELECT log_id, role, line, reason, "column" FROM ({q})' for q in queries
         )
-        + " ORDER BY log_id, role = 'scores', line"
+        # the reason breaks a tie: two checks that name one line give the same one each time
+        + " ORDER BY log_id, role = 'scores', line, reason"
     ).fetchall()
     for log_id, role, line, reason, column in problems:
         if log_id in pairs:
@@ -716,6 +810,7 @@ def _check_and_load(
     fresh: list[Pair],
     verify: bool,
     watch: BatchWatch,
+    rules: object,
 ) -> None:
     """Stage the pairs, load those that pass every check, reject the others with the
     first problem of each."""
@@ -732,6 +827,11 @@ def _check_and_load(
     consistency = _consistency(module, verify)
     watch.doing("checking", "checking the rules" if verify else None)
     flagged |= {row[0] for row in con.execute(f"SELECT log_id FROM ({consistency})").fetchall()}
+    replayed = {}
+    if verify and hasattr(module, "replay"):  # over the well-formed logs only
+        well_formed = [p.log_id for p in fresh if p.log_id not in flagged]
+        replayed = _replayed(con, module, _suspects(con, module, well_formed, rules), rules)
+        flagged |= {log_id for log_id, problems in replayed.items() if problems}
     suspects = [p for p in fresh if p.log_id in flagged]
     if suspects:  # LOAD takes whatever is staged
         for role in ("turns", "scores"):
@@ -742,11 +842,15 @@ def _check_and_load(
     for statement in module.LOAD.values():
         con.execute(statement)
     if suspects:
-        _diagnose(con, module, suspects, verify)
+        _diagnose(con, module, suspects, verify, replayed)
 
 
 def _diagnose(
-    con: duckdb.DuckDBPyConnection, module: ModuleType, suspects: list[Pair], verify: bool
+    con: duckdb.DuckDBPyConnection,
+    module: ModuleType,
+    suspects: list[Pair],
+    verify: bool,
+    replayed: dict[int, list[tuple[str, int, str]]],
 ) -> None:
     """Reject each flagged pair with its first problem, read field by field; the parser
     speaks for what the typed reader let through."""
@@ -760,6 +864,10 @@ def _diagnose(
     # broken, the first broken row is the error, not what it makes of the rules.
     verifying = verify and hasattr(module, "RULE_CHECKS")
     broken_rules = _rule_errors(con, module, by_id) if verifying else {}
+    for log_id, problems in replayed.items():
+        if problems and log_id in by_id:
+            role, line, reason = problems[0]
+            broken_rules[log_id] = LogFormatError(getattr(by_id[log_id], role).path, line, reason)
     for pair in suspects:
         error = errors.get(pair.log_id)
         for role in ("turns", "scores"):
@@ -834,7 +942,8 @@ def _land(
     try:
         before = con.execute(count_rows).fetchall()[0]
         if fresh:
-            _check_and_load(con, module, fresh, summary.verified, watch)
+            rules = summary.rules.get(module.GAME)
+            _check_and_load(con, module, fresh, summary.verified, watch, rules)
         good = [p for p in fresh if p.outcome != "rejected"]
         _follow_copies(batch)
         _drop_replaced(con, [p for p in batch if p.outcome != "rejected"])
