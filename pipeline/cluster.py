@@ -33,6 +33,10 @@ JOINING = {
     "RAY_gcs_server_port_wait_time_s": "1",
     "RAY_gcs_rpc_server_connect_timeout_s": "3",
     "RAY_py_gcs_connect_timeout_s": "10",
+    # A ray:// address whose port takes connections but holds no Ray client server: three
+    # tries of 5 s (Ray's own: 5, 10 and 15 s).
+    "RAY_CLIENT_INITIAL_CONNECTION_TIMEOUT_S": "5",
+    "RAY_CLIENT_MAX_CONNECTION_TIMEOUT_S": "5",
 }
 
 

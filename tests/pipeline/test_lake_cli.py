@@ -260,10 +260,12 @@ def test_auto_whose_cluster_is_gone_is_one_line(tmp_path, closed_port, record):
     assert f"nothing answers at 127.0.0.1:{closed_port}" in line
 
 
-def test_an_address_that_answers_but_is_no_cluster_is_one_line(tmp_path):
-    """A port that takes connections but speaks no Ray: Ray's one attempt, bounded."""
+@pytest.mark.parametrize("scheme", ["", "ray://"])
+def test_an_address_that_answers_but_is_no_cluster_is_one_line(tmp_path, scheme):
+    """A port that takes connections but speaks no Ray: Ray's attempts, bounded (a ray://
+    one's three of 5 s)."""
     with socket.socket() as other:
         other.bind(("127.0.0.1", 0))
         other.listen()
-        line = joining(f"127.0.0.1:{other.getsockname()[1]}", tmp_path)
+        line = joining(f"{scheme}127.0.0.1:{other.getsockname()[1]}", tmp_path)
     assert "cannot join the Ray cluster" in line
