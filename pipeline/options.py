@@ -70,8 +70,9 @@ Logs = Annotated[
     typer.Option(
         "--logs",
         metavar="GLOB",
-        help="Only the logs ingested from files matching this glob (default: every log of "
-        "the game in the warehouse).",
+        help="Only the logs ingested from this folder, or from files matching this glob "
+        "(default: every log of the game in the warehouse; the command says which folders "
+        "it read).",
     ),
 ]
 Me = Annotated[

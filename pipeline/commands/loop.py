@@ -36,7 +36,7 @@ from mine.pipeline.console import (
     write_report,
 )
 from mine.pipeline.progress import per_name, working
-from mine.pipeline.stats import chosen_logs
+from mine.pipeline.stats import chosen_logs, sources
 
 Keyword = inspect.Parameter.KEYWORD_ONLY
 
@@ -218,6 +218,7 @@ def stats(game: Game, db=None, lake=None, logs=None, cluster=None, as_json=False
 
     with working_on(db, read_only=False, lake=lake) as con, working(label, as_json):
         log_ids = chosen_logs(con, game.name, logs)
+        read = read_from(con, game, log_ids)
         if per_player:
             derived = call(derived_by.by_player, con, log_ids, fitted, own=own)
         elif cluster is not None and lakes.combined_or_here(game):
@@ -232,8 +233,9 @@ def stats(game: Game, db=None, lake=None, logs=None, cluster=None, as_json=False
     if as_json:
         rows = {name: frame.height for name, frame in zip(stored, derived, strict=True)}
         extra = {"table": None if table is None else str(table)} if per_player else {}
-        print_json({**extra, "tables": rows, **derived_by.headline(derived)})
+        print_json({**extra, "sources": read, "tables": rows, **derived_by.headline(derived)})
         return
+    said_read(game, read)
     if per_player:
         display.players(derived, table)
     else:
@@ -248,15 +250,36 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     read, fitter = game.module("stats"), game.module("fitter")
     will_write(out)
     with working_on(db, lake=lake) as con, working(f"reading the {game.title} logs", as_json):
-        inputs = call(read.fit_inputs, con, chosen_logs(con, game.name, logs), own=own)
+        log_ids = chosen_logs(con, game.name, logs)
+        sources = read_from(con, game, log_ids)
+        inputs = call(read.fit_inputs, con, log_ids, own=own)
     with refused(), working(f"fitting the {game.title} table", as_json):
         fitted = call(fitter.fit, inputs, own=own)
     path = write_fitted(fitter.write_table, out, fitted)
     if as_json:
-        print_json({"table": str(path), **fitted.metadata})
+        print_json({"table": str(path), "sources": sources, **fitted.metadata})
         return
+    said_read(game, sources)
     game.module("commands").fitted(fitted, path)
     next_step(f"mine generate {game.name} --table {path}")
+
+
+def read_from(con: Any, game: Game, log_ids: list[int] | None) -> list[dict[str, Any]]:
+    """The folders the chosen logs were ingested from, and how many logs each gave."""
+    return [{"folder": folder, "logs": count} for folder, count in sources(con, game.name, log_ids)]
+
+
+def said_read(game: Game, read: list[dict[str, Any]]) -> None:
+    """Which folders' logs a command read: logs of several (your own and a tour's
+    simulations in one warehouse) are mixed, which `--logs FOLDER` undoes."""
+    here = Path.cwd()
+    parts = []
+    for source in read:
+        folder = Path(source["folder"])
+        shown = folder.relative_to(here) if folder.is_relative_to(here) else folder
+        parts.append(f"{source['logs']:,} from {shown}/")
+    mixed = " (logs of several folders: --logs FOLDER reads one)" if len(read) > 1 else ""
+    console.print(f"read {game.title} logs: {', '.join(parts)}{mixed}")
 
 
 def course(game: Game) -> ModuleType | None:
