@@ -19,7 +19,10 @@ import typer
 Db = Annotated[
     Path | None,
     typer.Option(
-        "--db", help="Warehouse file (default: $MINE_DB or ./mine.duckdb).", show_default=False
+        "--db",
+        help="Warehouse file (default: $MINE_DB or ./mine.duckdb; a new one is named *.duckdb "
+        "or *.db).",
+        show_default=False,
     ),
 ]
 Lake = Annotated[

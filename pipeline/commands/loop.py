@@ -338,16 +338,25 @@ def validate(game: Game, player: Path, rules=None, against=None, cluster=None, a
     """Measure a player file against the game's baselines in its reference engine."""
     from mine.pipeline.cluster import runner
     from mine.strategies.contained import PlayerFault
+    from mine.strategies.player_file import is_haskell
     from mine.strategies.runners import SERIAL
 
     validator = game.module("validator")
+    other_game(player, game, "validate")
     bar, progress = per_name(as_json)
     try:
         with bar, runner(cluster, SERIAL) as running:
-            bar.add_task(f"measuring {player}", total=None)
+            # A Haskell file is compiled (seconds) before its first game is counted.
+            doing = "compiling" if is_haskell(player) else "measuring"
+            first = bar.add_task(f"{doing} {player}", total=None)
+
+            def counted(name: str, done: int, total: int) -> None:
+                bar.update(first, description=f"measuring {player}")
+                progress(name, done, total)
+
             fanned = {"runner": running} if cluster is not None else {}
             card = call(validator.validate, player, rules or [], against=against,
-                        progress=progress, own=own, **fanned)  # fmt: skip
+                        progress=counted, own=own, **fanned)  # fmt: skip
     except (ValueError, PlayerFault) as error:
         raise fail(str(error)) from None
     card = {"player": str(player), **card}
@@ -360,15 +369,35 @@ def validate(game: Game, player: Path, rules=None, against=None, cluster=None, a
         raise fail(reason)
 
 
+def other_game(player: Path, game: Game, verb: str) -> None:
+    """One line for a file of another game (`validate twentyone GinPlayer.hs`), which
+    would otherwise fail to load or compile against the wrong course's modules."""
+    from mine import games
+    from mine.pipeline.player_games import played_by
+
+    found = played_by(player)
+    if found is not None and found.game != game.name:
+        title = games.get(found.game).title
+        raise fail(f"{player}: this is a {title} player, not a {game.title} one "
+                   f"({found.reason}): mine {verb} {found.game} {player}")  # fmt: skip
+
+
 def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as_json=False,
            **own) -> None:  # fmt: skip
     """Write a fitted table's report: one self-contained HTML page."""
     page_of = game.module("report")
+    if hasattr(page_of, "observed") and db is not None and not Path(db).exists():
+        raise fail(f"{db}: no warehouse here yet; the report draws its logged games from it "
+                   "beside the table (run `mine ingest` first, or leave out --db for the "
+                   "table alone)")  # fmt: skip
     fitted = read_fitted(game.module("fitter").read_table, table)
     will_write(out)
     day_written()  # the page's day, refused before the work if SOURCE_DATE_EPOCH names none
     observed = None
     logged = db is not None or lake is not None or options.default_db_exists()
+    if hasattr(page_of, "observed") and not logged and not as_json:
+        errors.print("no warehouse (--db): the page draws the table alone, without the logged "
+                     "games", style="dim", soft_wrap=True)  # fmt: skip
     if hasattr(page_of, "observed") and logged:
         with working_on(db, lake=lake) as con, contextlib.suppress(ValueError):
             observed = page_of.observed(con, chosen_logs(con, game.name, logs))
