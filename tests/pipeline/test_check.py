@@ -4,10 +4,17 @@ line; and `mine validate` of another game's file says whose player it is."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
+import struct
+import subprocess
+import termios
+
 import pytest
 
 from mine.pipeline.player_games import played_by
-from tests.mine_cli import mine, one_line_error
+from tests.mine_cli import MINE, mine, one_line_error
 from tests.strategies.haskell_files import needs_ghc
 
 PROJ1 = """module Proj1 (feedback, initialGuess, nextGuess, GameState) where
@@ -96,3 +103,24 @@ def test_validate_says_whose_player_another_games_file_is(tmp_path):
     line = one_line_error(mine("validate", "twentyone", path))
     assert line == (f"error: {path}: this is a Gin Rummy player, not a TwentyOne one (it "
                     f"imports Rummy.Types): mine validate ginrummy {path}")  # fmt: skip
+
+
+@needs_ghc
+def test_validate_says_it_compiles_while_ghc_runs(tmp_path, cache):
+    """On a terminal, a Haskell file's compile is `compiling Proj1.hs`, not `measuring
+    Proj1.hs 0/?` (seconds of GHC before the first game is counted)."""
+    path = tmp_path / "Proj1.hs"
+    path.write_text(PROJ1)
+    leader, follower = os.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+    process = subprocess.Popen([MINE, "validate", "cardguess", "Proj1.hs", "--n", "2",
+                                "--answers", "1"], stdout=follower, stderr=follower,
+                               stdin=subprocess.DEVNULL, cwd=tmp_path)  # fmt: skip
+    os.close(follower)
+    said = bytearray()
+    with contextlib.suppress(OSError):  # the other side closed: all is read
+        while chunk := os.read(leader, 65536):
+            said += chunk
+    os.close(leader)
+    process.wait(timeout=300)
+    assert b"compiling Proj1.hs" in said, said.decode(errors="replace")
