@@ -15,23 +15,9 @@ import pytest
 
 from mine.pipeline.player_games import played_by
 from tests.mine_cli import MINE, mine, one_line_error
+from tests.pipeline.test_hostile import SMALLEST_PROJ1
 from tests.strategies.haskell_files import needs_ghc
 
-PROJ1 = """module Proj1 (feedback, initialGuess, nextGuess, GameState) where
-
-import Card
-
-type GameState = ()
-
-feedback :: [Card] -> [Card] -> (Int, Int, Int, Int, Int)
-feedback _ _ = (0, 0, 0, 0, 0)
-
-initialGuess :: Int -> ([Card], GameState)
-initialGuess _ = ([], ())
-
-nextGuess :: ([Card], GameState) -> (Int, Int, Int, Int, Int) -> ([Card], GameState)
-nextGuess g _ = g
-"""
 GIN = """module Player (pickCard, playCard, makeMelds) where
 
 import Cards
@@ -54,7 +40,7 @@ def cache(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     ("name", "text", "game"),
-    [("Proj1.hs", PROJ1, "cardguess"), ("Player.hs", GIN, "ginrummy"),
+    [("Proj1.hs", SMALLEST_PROJ1, "cardguess"), ("Player.hs", GIN, "ginrummy"),
      ("Player.hs", "import TwentyOne.Types\nimport Cards\n", "twentyone"),
      ("p.py", NIM, "supernim"), ("p.py", "def final_strategy(a, b):\n    return 1\n", "hog"),
      ("p.py", "def play(x):\n    return 1\n", None), ("Player.hs", "import Cards\n", None),
@@ -86,7 +72,10 @@ def test_a_python_player_is_checked_in_one_line(tmp_path, cache):
 @needs_ghc
 def test_a_haskell_player_is_compiled_with_its_courses_stand_ins(tmp_path, cache):
     good, broken = tmp_path / "ok" / "Proj1.hs", tmp_path / "broken" / "Proj1.hs"
-    for path, text in ((good, PROJ1), (broken, PROJ1.replace("nextGuess g _ = g", "nextGuess ="))):
+    for path, text in (
+        (good, SMALLEST_PROJ1),
+        (broken, SMALLEST_PROJ1.replace("nextGuess previous _ = previous", "nextGuess =")),
+    ):
         path.parent.mkdir()
         path.write_text(text)
     ok = mine("check", good)
@@ -110,7 +99,7 @@ def test_validate_says_it_compiles_while_ghc_runs(tmp_path, cache):
     """On a terminal, a Haskell file's compile is `compiling Proj1.hs`, not `measuring
     Proj1.hs 0/?` (seconds of GHC before the first game is counted)."""
     path = tmp_path / "Proj1.hs"
-    path.write_text(PROJ1)
+    path.write_text(SMALLEST_PROJ1)
     leader, follower = os.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
     process = subprocess.Popen([MINE, "validate", "cardguess", "Proj1.hs", "--n", "2",
