@@ -307,13 +307,14 @@ def check(
             show_default=False,
         ),
     ] = None,
+    as_json: options.Json = False,
 ) -> None:
     """Check a player file as the harness loads it, contained: a Haskell file compiled
     with its course's flags beside the course's stand-in modules, a Python file imported.
     One line: ok, or the error."""
     from mine.pipeline.commands.check import check as checking
 
-    checking(player, game)
+    checking(player, game, as_json)
 
 
 @app.command()

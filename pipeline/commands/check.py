@@ -7,14 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from mine import games
-from mine.pipeline.console import console, fail
+from mine.pipeline.console import console, fail, print_json
 from mine.pipeline.player_games import played_by
 from mine.pipeline.progress import working
 from mine.strategies import contained
 from mine.strategies.player_file import PlayerFileError, is_haskell, prepare, there
 
 
-def check(path: Path, game_name: str | None) -> None:
+def check(path: Path, game_name: str | None, as_json: bool = False) -> None:
     try:
         there(path)
         game = games.get(game_name.lower()) if game_name else None
@@ -31,11 +31,14 @@ def check(path: Path, game_name: str | None) -> None:
     validator = game.module("validator")
     haskell = is_haskell(path)
     try:
-        with working(f"{'compiling' if haskell else 'loading'} {path}"):
+        with working(f"{'compiling' if haskell else 'loading'} {path}", as_json):
             prepare([path], game.name)  # a Haskell file: compiled, contained
             contained.run(path, _load, [(game.name, str(path))], limits=validator.LIMITS)
     except (PlayerFileError, contained.PlayerFault) as error:
         raise fail(str(error)) from None
+    if as_json:
+        print_json({"player": str(path), "game": game.name, "ok": True})
+        return
     how = "compiles with its course's flags and stand-ins, and loads" if haskell else "loads"
     console.print(f"ok: {path}: a {game.title} player; it {how}", soft_wrap=True)
 
