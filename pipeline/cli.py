@@ -93,6 +93,9 @@ class GameCommands(Suggesting):
         rows = [(game.name, game.about) for game in games.with_part("commands")]
         with formatter.section("Games"):
             formatter.write_dl(rows)
+        formatter.write_paragraph()
+        formatter.write_text(f"`{ctx.command_path} GAME --help` lists the options of that game's "
+                             "command.")  # fmt: skip
 
     def get_command(self, ctx, name: str):
         from mine.pipeline.commands import command
@@ -290,6 +293,28 @@ def export(
 
     with prompt_interrupts():
         data.export(folder, db, as_json, wait)
+
+
+@app.command()
+def check(
+    player: Annotated[Path, typer.Argument(metavar="FILE", help="A player file (.py or .hs).")],
+    game: Annotated[
+        str | None,
+        typer.Option(
+            metavar="GAME",
+            help="Skip detection (default: a Haskell file's course imports, a Python file's "
+            "functions).",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: options.Json = False,
+) -> None:
+    """Check a player file as the harness loads it, contained: a Haskell file compiled
+    with its course's flags beside the course's stand-in modules, a Python file imported.
+    One line: ok, or the error."""
+    from mine.pipeline.commands.check import check as checking
+
+    checking(player, game, as_json)
 
 
 @app.command()

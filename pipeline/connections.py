@@ -23,6 +23,8 @@ from mine.warehouse.connection import (
 )
 from mine.warehouse.schema import WarehouseVersionError
 
+WAREHOUSE_SUFFIXES = (".duckdb", ".db")  # what a warehouse a command creates is named
+
 
 def open_warehouse(
     db: Path | None,
@@ -42,6 +44,10 @@ def open_warehouse(
         raise fail(str(error)) from None
     if not create and not path.exists():
         raise fail(f"{path}: no warehouse here yet (run `mine ingest` first)")
+    if create and not path.exists() and path.suffix.lower() not in WAREHOUSE_SUFFIXES:
+        # `--db logs.csv` is a slip for a log file, not a wish for a DuckDB file named .csv
+        raise fail(f"{path}: a new warehouse is named *.duckdb or *.db (did you mean to "
+                   "ingest it? `mine ingest FILE --db w.duckdb`)")  # fmt: skip
     try:
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)

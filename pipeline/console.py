@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -55,7 +56,8 @@ def show(
     caption: str | None = None,
 ) -> None:
     """Rows (dicts, e.g. `frame.to_dicts()`) as a table: `columns` maps keys to headings
-    (default: every key of the first row); numbers right-aligned and grouped."""
+    (default: every key of the first row); numbers right-aligned and grouped; laid out by
+    `readable`, so that no heading or value is cut at any width."""
     rows = list(rows)
     columns = columns or {key: key for key in (rows[0] if rows else {})}
     formats = formats or {}
@@ -64,20 +66,105 @@ def show(
         for key in columns
         if rows and all(isinstance(r.get(key), int | float) for r in rows if r.get(key) is not None)
     }
-    table = Table(title=title, caption=caption)
-    for key, heading in columns.items():
-        table.add_column(heading, justify="right" if key in numeric else "left")
-    for row in rows:
-        table.add_row(*(_shown(row.get(key), formats.get(key)) for key in columns))
-    console.print(table)
+    cells = [[_shown(row.get(key), formats.get(key)) for key in columns] for row in rows]
+    sides = ["right" if key in numeric else "left" for key in columns]
+    for part in readable(title, list(columns.values()), sides, cells, caption):
+        console.print(part)
 
 
 def show_pairs(title: str, pairs: Iterable[tuple[str, Any]]) -> None:
     """Name/value pairs as a two-column table without a header."""
-    table = Table(title=title, show_header=False)
-    for name, value in pairs:
-        table.add_row(name, _shown(value))
-    console.print(table)
+    cells = [[name, _shown(value)] for name, value in pairs]
+    console.print(_table(title, None, ["left", "left"], cells, _widths(cells) or _squeezed(cells)))
+
+
+# Tables are laid out so that no heading or value is cut (rich squeezes a table too wide
+# for the console by cutting cells to `0.…` and headings to `op…`, which leaves a card
+# unreadable in an 80-column terminal or a pipe): a column is never narrower than its
+# longest word, and a table whose words do not fit is printed in another shape.
+BORDERS = 3  # a column's padding on each side and its rule
+
+
+def readable(
+    title: str, headings: list[str], sides: list[str], cells: list[list[str]], caption=None
+) -> list[Table]:
+    """The rows as a table when its columns fit the width, words whole (wrapped at spaces,
+    headings also after `_`, where they must); else turned, a column per row and the
+    headings down the side (a card of a few rows), when that fits; else as R prints a wide
+    frame: the columns in groups that fit, each group with the first column again."""
+    for shown in (headings, [_breakable(heading) for heading in headings]):
+        widths = _widths([shown, *cells])
+        if widths is not None:
+            return [_table(title, caption, sides, cells, widths, shown)]
+    turned = [[heading, *(row[k] for row in cells)] for k, heading in enumerate(headings)]
+    widths = _widths(turned)
+    if widths is not None and cells:
+        body = [[row[0], *(Text(value, justify=side) for value in row[1:])]
+                for row, side in zip(turned[1:], sides[1:], strict=True)]  # fmt: skip
+        return [_table(title, caption, ["left"] * len(widths), body, widths, turned[0])]
+    shown = [_breakable(heading) for heading in headings]
+    groups: list[list[int]] = [[]]
+    for k in range(1, len(headings)):
+        if groups[-1] and _widths(_picked([shown, *cells], [0, *groups[-1], k])) is None:
+            groups.append([])
+        groups[-1].append(k)
+    parts = []
+    for number, group in enumerate(groups, 1):
+        picked = [0, *group]
+        rows = _picked([shown, *cells], picked)
+        named = f"{title} ({number} of {len(groups)})"
+        end = caption if number == len(groups) else None
+        sided = [sides[k] for k in picked]
+        parts.append(_table(named, end, sided, rows[1:], _widths(rows) or _squeezed(rows), rows[0]))
+    return parts
+
+
+def _breakable(heading: str) -> str:
+    """A heading that may wrap after each `_` (a column's name: `mean_final_margin`)."""
+    return heading.replace("_", "_\n")
+
+
+def _picked(rows: list[list[Any]], columns: list[int]) -> list[list[Any]]:
+    return [[row[k] for k in columns] for row in rows]
+
+
+def _widths(rows: list[list[Any]]) -> list[int] | None:
+    """Each column's width when the table fits the console with every word whole: as wide
+    as its longest line if all fit, else its longest word and a share of what is left in
+    proportion to what it lacks; None when the longest words alone do not fit."""
+    columns = list(zip(*rows, strict=True)) if rows else []
+    room = console.width - BORDERS * len(columns) - 1
+    lines = [max(cell_len(line) for cell in column for line in str(cell).splitlines() or [""])
+             for column in columns]  # fmt: skip
+    words = [max((cell_len(word) for cell in column for word in str(cell).split()), default=1)
+             for column in columns]  # fmt: skip
+    if sum(lines) <= room:
+        return lines
+    if sum(words) > room:
+        return None
+    spare = room - sum(words)
+    lacking = [line - word for line, word in zip(lines, words, strict=True)]
+    return [word + spare * lack // sum(lacking) for word, lack in zip(words, lacking, strict=True)]
+
+
+def _squeezed(rows: list[list[Any]]) -> list[int]:
+    """The widths of a table holding a word wider than the console: the first columns as
+    wide as their longest words, the last folded onto as many lines as it takes (folded,
+    never cut)."""
+    columns = list(zip(*rows, strict=True)) if rows else []
+    first = [max((cell_len(word) for cell in column for word in str(cell).split()), default=1)
+             for column in columns[:-1]]  # fmt: skip
+    return [*first, max(1, console.width - BORDERS * len(columns) - 1 - sum(first))]
+
+
+def _table(title, caption, sides, cells, widths, headings=None) -> Table:
+    table = Table(title=title, caption=caption, show_header=headings is not None)
+    for k, (side, width) in enumerate(zip(sides, widths, strict=True)):
+        heading = "" if headings is None else headings[k]
+        table.add_column(heading, justify=side, width=width, overflow="fold")
+    for row in cells:
+        table.add_row(*row)
+    return table
 
 
 def _shown(value: Any, fmt: Callable[[Any], str] | None = None) -> str:

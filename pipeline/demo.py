@@ -19,13 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from mine import games
 from mine.pipeline import INTERRUPTED
 from mine.pipeline.connections import open_warehouse
-from mine.pipeline.console import console, fail
+from mine.pipeline.console import console, fail, show
 from mine.warehouse import ingest, query
 from mine.warehouse.schema import WarehouseVersionError
 
@@ -105,10 +104,8 @@ def show_examples(path: Path, folder: Path, queries: dict[str, str]) -> bool:
         )
         for title, sql in queries.items():
             columns, rows = query.run(con, sql)
-            table = Table(*columns, title=title)
-            for row in rows:
-                table.add_row(*map(str, row))
-            console.print(table)
+            records = [dict(zip(columns, row, strict=True)) for row in rows]
+            show(records, title, {name: name for name in columns}, dict.fromkeys(columns, str))
     finally:
         con.close()
     return summary.ok

@@ -19,7 +19,10 @@ import typer
 Db = Annotated[
     Path | None,
     typer.Option(
-        "--db", help="Warehouse file (default: $MINE_DB or ./mine.duckdb).", show_default=False
+        "--db",
+        help="Warehouse file (default: $MINE_DB or ./mine.duckdb; a new one is named *.duckdb "
+        "or *.db).",
+        show_default=False,
     ),
 ]
 Lake = Annotated[
@@ -70,8 +73,9 @@ Logs = Annotated[
     typer.Option(
         "--logs",
         metavar="GLOB",
-        help="Only the logs ingested from files matching this glob (default: every log of "
-        "the game in the warehouse).",
+        help="Only the logs ingested from this folder, or from files matching this glob "
+        "(default: every log of the game in the warehouse; the command says which folders "
+        "it read).",
     ),
 ]
 Me = Annotated[

@@ -143,9 +143,9 @@ def show_ingest(summary: Summary, as_json: bool, where: str) -> None:
 
 
 def _games_in(summary: Summary) -> list[str]:
-    """The games whose logs are in the warehouse after this ingest (new or already there),
-    in the registry's order."""
-    landed = {pair.game for pair in summary.pairs if pair.outcome != "rejected"}
+    """The games that received logs in this ingest (new or replaced ones: statistics of
+    logs already there are made already), in the registry's order."""
+    landed = {pair.game for pair in summary.pairs if pair.outcome in ("new", "replaced")}
     return [name for name in games.names() if name in landed]
 
 

@@ -36,7 +36,7 @@ from mine.pipeline.console import (
     write_report,
 )
 from mine.pipeline.progress import per_name, working
-from mine.pipeline.stats import chosen_logs
+from mine.pipeline.stats import chosen_logs, sources
 
 Keyword = inspect.Parameter.KEYWORD_ONLY
 
@@ -218,6 +218,7 @@ def stats(game: Game, db=None, lake=None, logs=None, cluster=None, as_json=False
 
     with working_on(db, read_only=False, lake=lake) as con, working(label, as_json):
         log_ids = chosen_logs(con, game.name, logs)
+        read = read_from(con, game, log_ids)
         if per_player:
             derived = call(derived_by.by_player, con, log_ids, fitted, own=own)
         elif cluster is not None and lakes.combined_or_here(game):
@@ -232,8 +233,9 @@ def stats(game: Game, db=None, lake=None, logs=None, cluster=None, as_json=False
     if as_json:
         rows = {name: frame.height for name, frame in zip(stored, derived, strict=True)}
         extra = {"table": None if table is None else str(table)} if per_player else {}
-        print_json({**extra, "tables": rows, **derived_by.headline(derived)})
+        print_json({**extra, "sources": read, "tables": rows, **derived_by.headline(derived)})
         return
+    said_read(game, read)
     if per_player:
         display.players(derived, table)
     else:
@@ -248,15 +250,36 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     read, fitter = game.module("stats"), game.module("fitter")
     will_write(out)
     with working_on(db, lake=lake) as con, working(f"reading the {game.title} logs", as_json):
-        inputs = call(read.fit_inputs, con, chosen_logs(con, game.name, logs), own=own)
+        log_ids = chosen_logs(con, game.name, logs)
+        sources = read_from(con, game, log_ids)
+        inputs = call(read.fit_inputs, con, log_ids, own=own)
     with refused(), working(f"fitting the {game.title} table", as_json):
         fitted = call(fitter.fit, inputs, own=own)
     path = write_fitted(fitter.write_table, out, fitted)
     if as_json:
-        print_json({"table": str(path), **fitted.metadata})
+        print_json({"table": str(path), "sources": sources, **fitted.metadata})
         return
+    said_read(game, sources)
     game.module("commands").fitted(fitted, path)
     next_step(f"mine generate {game.name} --table {path}")
+
+
+def read_from(con: Any, game: Game, log_ids: list[int] | None) -> list[dict[str, Any]]:
+    """The folders the chosen logs were ingested from, and how many logs each gave."""
+    return [{"folder": folder, "logs": count} for folder, count in sources(con, game.name, log_ids)]
+
+
+def said_read(game: Game, read: list[dict[str, Any]]) -> None:
+    """Which folders' logs a command read: logs of several (your own and a tour's
+    simulations in one warehouse) are mixed, which `--logs FOLDER` undoes."""
+    here = Path.cwd()
+    parts = []
+    for source in read:
+        folder = Path(source["folder"])
+        shown = folder.relative_to(here) if folder.is_relative_to(here) else folder
+        parts.append(f"{source['logs']:,} from {shown}/")
+    mixed = " (logs of several folders: --logs FOLDER reads one)" if len(read) > 1 else ""
+    console.print(f"read {game.title} logs: {', '.join(parts)}{mixed}")
 
 
 def course(game: Game) -> ModuleType | None:
@@ -315,16 +338,25 @@ def validate(game: Game, player: Path, rules=None, against=None, cluster=None, a
     """Measure a player file against the game's baselines in its reference engine."""
     from mine.pipeline.cluster import runner
     from mine.strategies.contained import PlayerFault
+    from mine.strategies.player_file import is_haskell
     from mine.strategies.runners import SERIAL
 
     validator = game.module("validator")
+    other_game(player, game, "validate")
     bar, progress = per_name(as_json)
     try:
         with bar, runner(cluster, SERIAL) as running:
-            bar.add_task(f"measuring {player}", total=None)
+            # A Haskell file is compiled (seconds) before its first game is counted.
+            doing = "compiling" if is_haskell(player) else "measuring"
+            first = bar.add_task(f"{doing} {player}", total=None)
+
+            def counted(name: str, done: int, total: int) -> None:
+                bar.update(first, description=f"measuring {player}")
+                progress(name, done, total)
+
             fanned = {"runner": running} if cluster is not None else {}
             card = call(validator.validate, player, rules or [], against=against,
-                        progress=progress, own=own, **fanned)  # fmt: skip
+                        progress=counted, own=own, **fanned)  # fmt: skip
     except (ValueError, PlayerFault) as error:
         raise fail(str(error)) from None
     card = {"player": str(player), **card}
@@ -337,15 +369,35 @@ def validate(game: Game, player: Path, rules=None, against=None, cluster=None, a
         raise fail(reason)
 
 
+def other_game(player: Path, game: Game, verb: str) -> None:
+    """One line for a file of another game (`validate twentyone GinPlayer.hs`), which
+    would otherwise fail to load or compile against the wrong course's modules."""
+    from mine import games
+    from mine.pipeline.player_games import played_by
+
+    found = played_by(player)
+    if found is not None and found.game != game.name:
+        title = games.get(found.game).title
+        raise fail(f"{player}: this is a {title} player, not a {game.title} one "
+                   f"({found.reason}): mine {verb} {found.game} {player}")  # fmt: skip
+
+
 def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as_json=False,
            **own) -> None:  # fmt: skip
     """Write a fitted table's report: one self-contained HTML page."""
     page_of = game.module("report")
+    if hasattr(page_of, "observed") and db is not None and not Path(db).exists():
+        raise fail(f"{db}: no warehouse here yet; the report draws its logged games from it "
+                   "beside the table (run `mine ingest` first, or leave out --db for the "
+                   "table alone)")  # fmt: skip
     fitted = read_fitted(game.module("fitter").read_table, table)
     will_write(out)
     day_written()  # the page's day, refused before the work if SOURCE_DATE_EPOCH names none
     observed = None
     logged = db is not None or lake is not None or options.default_db_exists()
+    if hasattr(page_of, "observed") and not logged and not as_json:
+        errors.print("no warehouse (--db): the page draws the table alone, without the logged "
+                     "games", style="dim", soft_wrap=True)  # fmt: skip
     if hasattr(page_of, "observed") and logged:
         with working_on(db, lake=lake) as con, contextlib.suppress(ValueError):
             observed = page_of.observed(con, chosen_logs(con, game.name, logs))

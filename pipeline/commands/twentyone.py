@@ -148,11 +148,11 @@ def stats(stats: TwentyOneStats) -> None:
         situations.filter(
             (situations["total"] == 16) & ~situations["soft"] & (situations["pair"] == 0)
             & situations["action"].is_in(["Hit", "Stand"]) & (situations["n_cards"] <= 3)
-        ).sort("up", "n_cards", "action").to_dicts(),
+        ).sort(pl.col("up").replace(1, 11), "n_cards", "action").to_dicts(),  # the ace last
         "hard 16 (any cards): Hit vs Stand, n / opportunities and mean result",
         {"up": "up", "n_cards": "cards", "action": "action", "n": "n",
          "opportunities": "opportunities", "rate": "rate", "mean_result": "mean result"},
-        {"rate": RATE, "mean_result": "{:+.3f}".format},
+        {"up": up_name, "rate": RATE, "mean_result": "{:+.3f}".format},
     )  # fmt: skip
     show(
         stats.count_results.to_dicts(),

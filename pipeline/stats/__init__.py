@@ -99,7 +99,10 @@ def chosen_logs(con: duckdb.DuckDBPyConnection, game: str, pattern: str | None) 
 
 def logs_matching(con: duckdb.DuckDBPyConnection, game: str, pattern: str) -> list[int]:
     """The ingested logs of `game` whose files match the glob `pattern` (as given, or
-    relative to the working folder); ValueError when there are none."""
+    relative to the working folder), or lie in the folder it names (`mylogs/`: every file
+    ingest read there); ValueError when there are none."""
+    if pattern.endswith("/") or Path(pattern).is_dir():
+        pattern = f"{pattern.rstrip('/')}/*"  # GLOB's `*` crosses `/`: the subfolders too
     absolute = pattern if Path(pattern).is_absolute() else str(Path.cwd() / pattern)
     rows = con.execute(
         "SELECT DISTINCT log_id FROM manifest WHERE game = ? AND log_id IS NOT NULL "
@@ -111,6 +114,21 @@ def logs_matching(con: duckdb.DuckDBPyConnection, game: str, pattern: str) -> li
         title = games.get(game).title
         raise ValueError(f"no ingested {title} log comes from a file matching {pattern!r}")
     return [row[0] for row in rows]
+
+
+def sources(
+    con: duckdb.DuckDBPyConnection, game: str, log_ids: list[int] | None
+) -> list[tuple[str, int]]:
+    """The folders the chosen logs of `game` (all: None) were ingested from, with how many
+    logs each gave, most first: what a fit or statistics read, said, so that logs of
+    several sources (your own and a tour's simulations) are never mixed unseen."""
+    rows = con.execute(
+        "SELECT regexp_replace(path, '/[^/]*$', '') AS folder, count(DISTINCT log_id) "
+        "FROM manifest WHERE game = ? AND log_id IN (SELECT log_id FROM logs) "
+        "AND (? IS NULL OR list_contains(?, log_id)) GROUP BY folder ORDER BY 2 DESC, 1",
+        [game, log_ids, log_ids],
+    ).fetchall()
+    return [(folder or "/", count) for folder, count in rows]
 
 
 def drop(con: duckdb.DuckDBPyConnection, game: str, name: str) -> None:

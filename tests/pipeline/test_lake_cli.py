@@ -58,10 +58,17 @@ def test_a_lake_takes_the_warehouse_commands(lake, tmp_path):
     assert "this command reads that file" in one_line_error(clobber)
 
 
-def test_ingest_says_where_to_go_next(lake):
+def test_ingest_says_where_to_go_next(lake, tmp_path):
     again = here("ingest", REAL_TWENTYONE, "--lake", lake)
     assert again.returncode == 0, again.stderr
-    assert f"next: mine stats twentyone --lake {lake}" in again.stderr
+    assert "next:" not in again.stderr  # no new logs: no statistics to make again
+    one = tmp_path / "one"
+    one.mkdir()
+    for name in ("20211024-120000-001.csv", "20211024-120000-001-score.csv"):
+        shutil.copy(REAL_TWENTYONE / name, one / name)
+    fresh = here("ingest", one, "--lake", tmp_path / "fresh")
+    assert fresh.returncode == 0, fresh.stderr
+    assert f"next: mine stats twentyone --lake {tmp_path / 'fresh'}" in fresh.stderr
 
 
 def test_a_folder_of_other_files_is_not_made_a_lake(tmp_path):
