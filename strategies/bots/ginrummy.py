@@ -28,31 +28,49 @@ import numpy as np
 
 from mine.strategies.engines.ginrummy import GinRummyRules, Phase, Play, State
 from mine.strategies.engines.melds import BIT_CARDS, CARD_BITS, MeldSolver, hand_mask
-from mine.strategies.players.ginrummy import relation
+from mine.strategies.players.ginrummy import bits, relation
 
 Bot = Callable[[State], object]
 
 
-def simple(rng: np.random.Generator, knocks: bool = True) -> Bot:
+def _playing(pick: Callable, play: Callable) -> Bot:
+    """A bot of its draw `pick(state, hand, solver, top)` and its play `play(state, hand,
+    solver, drawn)` (masks), declaring the least-deadwood melds."""
+
     def bot(state: State) -> object:
         if state.phase is Phase.MELDS:
             return state.legal_actions()[0]
         hand, solver = hand_mask(state.hands[state.player]), state.solver
         if state.phase is Phase.PICK:
-            top = CARD_BITS[state.discard[-1]]
-            return "discard" if solver.meldable(hand | top) & top else "stock"
-        drawn = CARD_BITS[state.picked]
-        deadwood, bits = solver.best_discards(hand | drawn, drawn)
-        bit = bits[int(rng.integers(len(bits)))] if len(bits) > 1 else bits[0]
-        act = "drop"
-        if state.may_call():
-            if deadwood == 0:
-                act = "gin"
-            elif knocks and deadwood <= state.rules.knock_limit:
-                act = "knock"
-        return Play(act, BIT_CARDS[bit])
+            return pick(state, hand, solver, CARD_BITS[state.discard[-1]])
+        return play(state, hand, solver, CARD_BITS[state.picked])
 
     return bot
+
+
+def _call(state: State, deadwood: int, knock_at: int) -> str:
+    """Gin when possible, a knock at deadwood ≤ `knock_at`, where a call is allowed."""
+    if state.may_call() and deadwood == 0:
+        return "gin"
+    return "knock" if state.may_call() and 0 < deadwood <= knock_at else "drop"
+
+
+def _drawn(rng: np.random.Generator, bits: list[int]) -> int:
+    """One of tied discards, drawn with the seeded generator."""
+    return bits[int(rng.integers(len(bits)))] if len(bits) > 1 else bits[0]
+
+
+def simple(rng: np.random.Generator, knocks: bool = True) -> Bot:
+    def pick(state: State, hand: int, solver: MeldSolver, top: int) -> str:
+        return "discard" if solver.meldable(hand | top) & top else "stock"
+
+    def play(state: State, hand: int, solver: MeldSolver, drawn: int) -> Play:
+        deadwood, bits = solver.best_discards(hand | drawn, drawn)
+        bit = _drawn(rng, bits)
+        return Play(_call(state, deadwood, state.rules.knock_limit if knocks else -1),
+                    BIT_CARDS[bit])  # fmt: skip
+
+    return _playing(pick, play)
 
 
 STUDENT_KNOCK = 9  # the strongest students' highest knock (mean 6.0 in their logs)
@@ -84,15 +102,11 @@ def passed_on(state: State) -> tuple[int, int]:
 
 
 def student(rng: np.random.Generator, knocks: bool = True) -> Bot:
-    def bot(state: State) -> object:
-        if state.phase is Phase.MELDS:
-            return state.legal_actions()[0]
-        hand, solver = hand_mask(state.hands[state.player]), state.solver
-        if state.phase is Phase.PICK:
-            top = CARD_BITS[state.discard[-1]]
-            kept = min(unmatched(solver, (hand | top) ^ bit) for bit in _bits(hand))
-            return "discard" if kept < unmatched(solver, hand) else "stock"
-        drawn = CARD_BITS[state.picked]
+    def pick(state: State, hand: int, solver: MeldSolver, top: int) -> str:
+        kept = min(unmatched(solver, (hand | top) ^ bit) for bit in bits(hand))
+        return "discard" if kept < unmatched(solver, hand) else "stock"
+
+    def play(state: State, hand: int, solver: MeldSolver, drawn: int) -> Play:
         took, shunned = passed_on(state)
 
         def key(bit: int) -> tuple[int, int, int]:
@@ -100,32 +114,17 @@ def student(rng: np.random.Generator, knocks: bool = True) -> Bot:
             passed = relation(bit.bit_length() - 1, took, shunned)[1]
             return unmatched(solver, left), solver.deadwood(left), -passed
 
-        keys = {bit: key(bit) for bit in _bits(hand)}
+        keys = {bit: key(bit) for bit in bits(hand)}
         best = min(keys.values())
-        bits = [bit for bit, value in keys.items() if value == best]
-        bit = bits[int(rng.integers(len(bits)))] if len(bits) > 1 else bits[0]
-        deadwood, act = solver.deadwood((hand | drawn) ^ bit), "drop"
-        if state.may_call():
-            if deadwood == 0:
-                act = "gin"
-            elif knocks and deadwood <= min(STUDENT_KNOCK, state.rules.knock_limit):
-                act = "knock"
-        return Play(act, BIT_CARDS[bit])
+        bit = _drawn(rng, [bit for bit, value in keys.items() if value == best])
+        knock_at = min(STUDENT_KNOCK, state.rules.knock_limit) if knocks else -1
+        return Play(_call(state, best[1], knock_at), BIT_CARDS[bit])
 
-    return bot
+    return _playing(pick, play)
 
 
 def never_knock(rng: np.random.Generator) -> Bot:
     return student(rng, knocks=False)
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low)
-        mask ^= low
-    return out
 
 
 def random(rng: np.random.Generator) -> Bot:
