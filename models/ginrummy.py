@@ -18,6 +18,12 @@ says which) in the shared table format (`models.tables`):
   round points), `called[deadwood][turn bucket]` (what the opponent's call on its next
   play is worth to that deadwood, on average) and `hazard[turn bucket]` (the chance that
   call comes): the value of waiting, by dynamic programming over the logged plays.
+- `prior` (one cell): the opponents' knock rate where a knock was allowed (deadwood 1 …
+  the knock limit, past the first turn; `n` such plays, `extra` of them knocked), and
+  `held[deadwood][turn bucket]` (deadwood 0 … the knock limit): the chance a hand that
+  never calls holds at most that deadwood after a play at that turn. Fitted from
+  the opponents the logs show: both sides, or the one `--against` names (`me`, the logs'
+  writer, or `opponent`); the generated player starts from them and reads its opponent.
 
 The logs show both hands after every play, so for each logged play (deadwood `d` after it,
 at turn `t`) they tell:
@@ -74,6 +80,10 @@ MOST = 100  # the most deadwood ten cards can hold
 SCORE_STEP = 10  # points per score bucket of the knock policy
 SCORE_BUCKETS = 10  # the last holds 90 and more
 MIN_ROW = 30  # transitions a (deadwood, turn bucket) row needs to stand on its own
+# Hand-set: the logs' knock rate counts as this many of the opponent's own rounds at most
+# (a player reads the one in front of it within a game, from the field's prior).
+PRIOR_WEIGHT = 10
+AGAINST = ("all", "me", "opponent")  # whose habits the priors are fitted from
 ROUND = ["log_id", "round"]
 
 
@@ -447,6 +457,7 @@ class Logged(NamedTuple):
     fingerprint: str
     logs: int
     source: str = "all"
+    against: str = "all"
 
 
 def fit(inputs: Logged) -> Fitted:
@@ -455,7 +466,8 @@ def fit(inputs: Logged) -> Fitted:
     if features.height == 0:
         raise FitError("no Gin Rummy turns in the warehouse (run `mine ingest` first)")
     danger, danger_info, cards = fit_danger(features)
-    frame = pl.concat([danger, cards, fit_thrown(features), fit_knock_value(features)])
+    priors = fit_priors(features, inputs.against)
+    frame = pl.concat([danger, cards, fit_thrown(features), fit_knock_value(features), priors])
     rounds = features.select("log_id", "round").unique().height
     metadata = {
         "game": GAME,
@@ -473,11 +485,62 @@ def fit(inputs: Logged) -> Fitted:
             "score_buckets": SCORE_BUCKETS,
             "deadwood_cap": DEADWOOD_CAP,
             "source": inputs.source,
+            "against": inputs.against,
+            "prior_weight": PRIOR_WEIGHT,
         },
         "danger": danger_info,
         "sources": sorted(features["source"].unique().to_list()),
     }
     return Fitted(frame, metadata)
+
+
+# --- the opponents' priors --------------------------------------------------------------
+
+
+def fit_priors(features: pl.DataFrame, against: str = "all") -> pl.DataFrame:
+    """The `prior` and `held` rows (see the module's docstring) of the side `against`.
+
+    `held` follows a hand that never calls: its deadwood after its first play as logged,
+    then play by play through the logged transitions (`Odds.move`, pooled over both sides:
+    how fast a hand's deadwood falls). The logged hands themselves would not do: a knocker
+    leaves the round as soon as it holds a low one, so low hands are rare among them."""
+    if against not in AGAINST:
+        raise FitError(f"--against must be all, me or opponent, not {against!r}")
+    plays = features if against == "all" else features.filter(pl.col("player") == against)
+    if plays.height == 0:
+        raise FitError(f"no turns of {against!r} in the logs chosen")
+    allowed = plays.filter(
+        pl.col("may_call") & pl.col("deadwood_after").is_between(1, KNOCK_LIMIT)
+        & (pl.col("call") != "Drop")
+    )  # fmt: skip
+    knocks = int(allowed["call"].is_in(["Knock", "Gin"]).sum())
+    rate = knocks / allowed.height if allowed.height else 0.5
+    rows = [(0, 0, 0, round(rate, 5), allowed.height, float(knocks))]
+    try:
+        move = odds(features).move
+    except ValueError as error:
+        raise FitError(str(error)) from None
+    first = np.minimum(plays.filter(pl.col("turn") <= 2)["deadwood_after"].to_numpy(),
+                       DEADWOOD_CAP)  # fmt: skip
+    if first.size == 0:
+        raise FitError(f"no first plays of {against!r} in the logs chosen")
+    hand = np.bincount(first, minlength=DEADWOOD_CAP + 1) / first.size
+    held, counted = np.zeros((TURN_BUCKETS, KNOCK_LIMIT + 1)), np.zeros(TURN_BUCKETS)
+    for turn in range(1, TURN_CAP + 1, 2):  # a hand's plays: every other turn
+        b = int(_bucket(np.array(turn)))
+        held[b] += np.cumsum(hand)[: KNOCK_LIMIT + 1]
+        counted[b] += 1
+        hand = hand @ move[b]
+    held /= counted[:, None]
+    rows += [(d, b, 1, round(float(held[b, d]), 5), int(counted[b]), None)
+             for b in range(TURN_BUCKETS) for d in range(KNOCK_LIMIT + 1)]  # fmt: skip
+    frame = pl.DataFrame(rows, schema=SCHEMA, orient="row")
+    return pl.concat(
+        [
+            _tagged("prior", frame.filter(pl.col("c") == 0)),
+            _tagged("held", frame.filter(pl.col("c") == 1).with_columns(c=pl.lit(0))),
+        ]
+    )
 
 
 # --- the tables as nested tuples (what the generated player embeds) -----------------------
@@ -486,8 +549,9 @@ def fit(inputs: Logged) -> Fitted:
 def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
     """`danger[p][q][rank-1]`, `knock[my score // 10][theirs // 10][dw][turn bucket]`,
     `value[dw][turn bucket]` and `called[dw][turn bucket]` (dw up to the cap),
-    `hazard[turn bucket]`, and `thrown[turn bucket][rank - 1]` (turn first: the player
-    reads one bucket's row at a time)."""
+    `hazard[turn bucket]`, `thrown[turn bucket][rank - 1]` and `held[turn bucket][dw]`
+    (turn first: the player reads one bucket's row at a time), and `knock_prior`, the
+    prior's rate as (knocks, declines) pseudo-counts worth at most PRIOR_WEIGHT rounds."""
 
     def cells(name: str) -> dict[tuple[int, int, int], float]:
         part = fitted_frame.filter(pl.col("table") == name)
@@ -502,9 +566,19 @@ def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
     def knock(mine: int, theirs: int) -> tuple:
         return grid("knock", KNOCK_LIMIT + 1, int, mine * SCORE_BUCKETS + theirs)
 
-    danger, thrown = cells("danger"), cells("thrown")
+    danger, thrown, held = cells("danger"), cells("thrown"), cells("held")
+    prior = fitted_frame.filter(pl.col("table") == "prior")
     try:
+        rate, seen = (prior["value"][0], prior["n"][0]) if prior.height else (None, None)
+        if rate is None:
+            raise KeyError("prior")
+        weight = max(1, min(int(seen), PRIOR_WEIGHT))  # the prior counts at least once
         return {
+            "knock_prior": (round(rate * weight, 5), round((1 - rate) * weight, 5)),
+            "held": tuple(
+                tuple(float(held[(d, t, 0)]) for d in range(KNOCK_LIMIT + 1))
+                for t in range(TURN_BUCKETS)
+            ),
             "danger": tuple(
                 tuple(tuple(float(danger[(p, q, r)]) for r in range(1, 14)) for q in range(3))
                 for p in range(4)
@@ -545,6 +619,8 @@ CELLS = {
     "called": ((0, DEADWOOD_CAP), _TURNS, (0, 0), (-POINTS, POINTS)),
     "hazard": ((0, 0), _TURNS, (0, 0), (0.0, 1.0)),
     "knock": ((0, KNOCK_LIMIT), _TURNS, (0, SCORE_BUCKETS**2 - 1), (0.0, 1.0)),
+    "prior": ((0, 0), (0, 0), (0, 0), (0.0, 1.0)),
+    "held": ((0, KNOCK_LIMIT), _TURNS, (0, 0), (0.0, 1.0)),
 }
 METADATA = {"fingerprint": str, "rows": int, "games": int, "rounds": int, "method": str,
             "sources": list}  # fmt: skip

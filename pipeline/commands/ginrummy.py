@@ -30,7 +30,10 @@ from mine.pipeline.stats.ginrummy import (
 from mine.strategies.bots.ginrummy import BASELINES as BASELINE_BOTS
 from mine.strategies.engines.ginrummy import GinRummyRules
 
-BOT_NAMES = "simple, random, ginhunter, explorer, explorer:<share>, explorer:<policy>:<share>"
+BOT_NAMES = (
+    "simple, random, ginhunter, student, never-knock, explorer, explorer:<share>, "
+    "explorer:<policy>:<share>"
+)
 BASELINES = ",".join(BASELINE_BOTS)
 
 OPTIONS = {
@@ -42,6 +45,8 @@ OPTIONS = {
     },
     "fit": {
         "source": own(str, "--source", "all", "Logs to fit from: all, simulated or server."),
+        "against": own(str, "--against", "all", "Whose habits the player's priors about its "
+                       "opponent take: all, me (the logs' writer) or opponent."),
     },
     "generate": {
         "games": (options.games("Games against simple for the docstring's figures.",
@@ -69,7 +74,8 @@ ABOUT = {
     "stats": "Derive Gin Rummy statistics from the warehouse and store them there "
     "(stats_ginrummy_*; `--by player`: each player's habits, and its knocks against a fitted "
     "knock policy).",
-    "fit": "Fit the danger, draw and knock tables from the warehouse's Gin Rummy logs.",
+    "fit": "Fit the danger, draw and knock tables, and the priors about the opponents the logs "
+    "show (their knock rate and how low their hands run), from the warehouse's Gin Rummy logs.",
     "generate": "Generate a single-file, standard-library-only Gin Rummy player from fitted "
     "tables.",
     "validate": "Full games to the target against each baseline (and --against another file), "
@@ -133,9 +139,16 @@ def fitted(fitted: model.Fitted, path: Path) -> None:
                              f"up, held-out AUC {danger['held_out_auc']}"),
             ("knock policy", f"wait in {int((knock == 0).sum()):,} of {knock.size:,} "
                              "(score, deadwood, turn) cells"),
+            (f"opponents ({metadata['settings']['against']})",
+             f"knock rate {_knock_rate(fitted)} where a knock was allowed"),
             ("fingerprint", metadata["fingerprint"][:16] + "…"),
         ],
     )  # fmt: skip
+
+
+def _knock_rate(fitted: model.Fitted) -> str:
+    prior = fitted.part("prior")
+    return f"{prior['value'][0]:.3f} ({int(prior['extra'][0]):,}/{prior['n'][0]:,})"
 
 
 def generated(path: Path, card: dict[str, Any]) -> None:
@@ -179,7 +192,13 @@ def players(stats: Players | PlayersAgainst, table: Path | None) -> None:
     show(
         [_player_row(row) for row in rows],
         "per player (me: the logs' writer; opponent: whoever it played): n/opportunities "
-        "(calls: knock or gin where allowed; undercut: n/knocks; gin: n/rounds)",
+        "(calls: knock or gin where allowed; knock deadwood: mean, most; undercut suffered: "
+        "n/its knocks; dealt: n/the other's knocks; gin: n/rounds)",
+    )
+    _show(
+        stats.player_knocks,
+        "knock threshold: plays at each deadwood where a knock was "
+        "allowed, knocks (gin at 0), undercuts",
     )
     show_against(
         [_knock_row(row) for row in rows] if isinstance(stats, PlayersAgainst) else None,
@@ -193,13 +212,17 @@ def players(stats: Players | PlayersAgainst, table: Path | None) -> None:
 
 def _player_row(row: dict[str, Any]) -> dict[str, Any]:
     knocks = row["n_knock"]
+    mean = "-"
+    if knocks:
+        mean = f"{row['knock_deadwood_sum'] / knocks:.1f}, {row['knock_deadwood_max']}"
     return {
         "player": row["player"],
         "discard draws": ratio(row["n_discard_draws"], row["n_draw_opportunities"]),
         "when it melds": ratio(row["n_meld_draws"], row["n_meld_draw_opportunities"]),
         "calls": ratio(row["n_call"], row["n_call_opportunities"]),
-        "knock deadwood": f"{row['knock_deadwood_sum'] / knocks:.1f}" if knocks else "-",
-        "undercut": ratio(row["n_undercut"], knocks),
+        "knock deadwood": mean,
+        "undercut suffered": ratio(row["n_undercut"], knocks),
+        "dealt": ratio(row["n_undercut_dealt"], row["n_opponent_knocks"]),
         "gin": ratio(row["n_gin"], row["rounds"]),
         "points": row["points"],
     }

@@ -323,8 +323,11 @@ DESCRIPTIONS = {
     "pickups and passes, whether it was picked up, the call, the round's points and the cards "
     "the opponent could not see (opponent_unseen, a 52-bit mask)",
     "players": "Gin Rummy: per player (me: the logs' writer; opponent: whoever it played): "
-    "draws from the discard, knocks (deadwood, undercuts), gins and calls, each with its "
+    "draws from the discard and discards passed, knocks (deadwood sum and most, undercuts "
+    "suffered), the other side's knocks it undercut (dealt), gins and calls, each with its "
     "opportunities; rounds won and points",
+    "player_knocks": "Gin Rummy: per player and deadwood after a play where a knock was "
+    "allowed: plays, knocks (gins at 0) and undercuts of those knocks; the knock threshold",
     "player_deviations": "Gin Rummy: per player, score buckets, deadwood and turn bucket: "
     "knock or wait as logged against the fitted knock policy, n plays and the logged "
     "choice's value minus the policy's in game-win chance",
@@ -363,9 +366,10 @@ def headline(stats: NamedTuple) -> dict[str, Any]:
     that left the fitted knock policy (None without one)."""
     if isinstance(stats, PlayersAgainst):
         off = stats.player_deviations.filter(pl.col("deviation")).to_dicts()
-        return {**headline(Players(stats.players)), "deviations": off}
+        return {**headline(Players(stats.players, stats.player_knocks)), "deviations": off}
     if isinstance(stats, Players):
-        return {"players": stats.players.to_dicts(), "deviations": None,
+        return {"players": stats.players.to_dicts(),
+                "player_knocks": stats.player_knocks.to_dicts(), "deviations": None,
                 "not_measured": NOT_MEASURED}  # fmt: skip
     endings = stats.rounds.group_by("source", "ending").agg(pl.col("rounds").sum())
     draws = stats.draws.group_by("source").agg(pl.col("taken").sum(), pl.col("opportunities").sum())
@@ -432,18 +436,22 @@ def load_features(
 
 
 def fit_inputs(
-    con: duckdb.DuckDBPyConnection, log_ids: LogIds = None, source: str = "all"
-) -> model.Logged:
+    con: duckdb.DuckDBPyConnection, log_ids: LogIds = None, source: str = "all",
+    against: str = "all",
+) -> model.Logged:  # fmt: skip
     """What `models.ginrummy.fit` reads: the per-turn features of the logs `log_ids` of
-    `source` (all, simulated or server), and the data fingerprint of those logs (every Gin
-    Rummy log's when none is left out)."""
+    `source` (all, simulated or server), the data fingerprint of those logs (every Gin
+    Rummy log's when none is left out), and whose habits the priors take (`against`: all,
+    me or opponent)."""
     if source not in SOURCES:
         raise ValueError(f"the source must be all, simulated or server, not {source!r}")
+    if against not in model.AGAINST:
+        raise ValueError(f"--against must be all, me or opponent, not {against!r}")
     features = load_features(con, log_ids, source)
     every = log_ids is None and source == "all"
     chosen = None if every else sorted(features["log_id"].unique().to_list())
     fingerprint, _ = data_fingerprint(con, GAME, chosen)
-    return model.Logged(features, fingerprint, features["log_id"].n_unique(), source)
+    return model.Logged(features, fingerprint, features["log_id"].n_unique(), source, against)
 
 
 # --- per player: habits with their opportunities, and knocks against a fitted policy -------
@@ -465,24 +473,34 @@ def _may_knock() -> pl.Expr:
 
 def player_habits(features: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
     """One row per player (`me`, `opponent`): draws from the discard (all, and when the
-    top card extends or completes a meld), knocks with their deadwood and undercuts,
-    gins, calls where a call was allowed, each with its opportunities; rounds and points."""
+    top card extends or completes a meld) and discards passed, knocks with their deadwood
+    (sum and most) and undercuts suffered, the other side's knocks it undercut, gins,
+    calls where a call was allowed, each with its opportunities; rounds and points."""
     took, call = pl.col("took_discard"), pl.col("call")
     knock = call == "Knock"
     meld = pl.col("relation").is_in(MELD_DRAWS)
+    undercut = knock & (pl.col("round_points") == 0)
     habits = features.group_by("player").agg(
         pl.col("log_id").n_unique().alias("logs"),
         pl.struct("log_id", "round").n_unique().alias("rounds"),
         took.sum().alias("n_discard_draws"),
+        (~took).sum().alias("n_discard_passes"),
         pl.len().alias("n_draw_opportunities"),
         (took & meld).sum().alias("n_meld_draws"),
         meld.sum().alias("n_meld_draw_opportunities"),
         knock.sum().alias("n_knock"),
         pl.col("deadwood_after").filter(knock).sum().alias("knock_deadwood_sum"),
-        (knock & (pl.col("round_points") == 0)).sum().alias("n_undercut"),
+        pl.col("deadwood_after").filter(knock).max().alias("knock_deadwood_max"),
+        undercut.sum().alias("n_undercut"),
         (call == "Gin").sum().alias("n_gin"),
         (_may_knock() & call.is_in(CALLS)).sum().alias("n_call"),
         _may_knock().sum().alias("n_call_opportunities"),
+    )
+    # An undercut one side suffers is one the other side dealt.
+    dealt = habits.select(
+        pl.col("player").replace_strict(OTHER, return_dtype=pl.String),
+        pl.col("n_knock").alias("n_opponent_knocks"),
+        pl.col("n_undercut").alias("n_undercut_dealt"),
     )
     sides = [
         rounds.select(pl.lit("me").alias("player"), "points"),
@@ -491,7 +509,34 @@ def player_habits(features: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
     won = pl.concat(sides).group_by("player").agg(
         (pl.col("points") > 0).sum().alias("rounds_won"), pl.col("points").sum()
     )  # fmt: skip
-    return habits.join(won, on="player", how="left").sort("player")
+    return (
+        habits.join(dealt, on="player", how="left")
+        .with_columns(pl.col("n_opponent_knocks", "n_undercut_dealt").fill_null(0))
+        .join(won, on="player", how="left")
+        .sort("player")
+    )
+
+
+OTHER = {"me": "opponent", "opponent": "me"}
+
+
+def player_knocks(features: pl.DataFrame) -> pl.DataFrame:
+    """The knock threshold, per player and deadwood after a play where a knock was allowed
+    (0 … the knock limit): the plays, those it knocked (or ginned, at 0) on, and of its
+    knocks those undercut. Knocks over plays is how readily it knocks at that deadwood;
+    the knocks across deadwoods are its deadwood-at-knock distribution."""
+    plays = features.filter(_may_knock())
+    knocked = pl.col("call").is_in(CALLS)
+    return (
+        plays.group_by("player", pl.col("deadwood_after").alias("deadwood"))
+        .agg(
+            pl.len().alias("n_plays"),
+            knocked.sum().alias("n_knock"),
+            ((pl.col("call") == "Knock") & (pl.col("round_points") == 0)).sum().alias("n_undercut"),
+        )
+        .with_columns((pl.col("n_knock") / pl.col("n_plays")).round(4).alias("knock_rate"))
+        .sort("player", "deadwood")
+    )
 
 
 def knock_policy(fitted: pl.DataFrame) -> pl.DataFrame:
@@ -572,12 +617,14 @@ class Players(NamedTuple):
     """Each player's habits (`by_player` without a fitted table)."""
 
     players: pl.DataFrame
+    player_knocks: pl.DataFrame
 
 
 class PlayersAgainst(NamedTuple):
     """Each player's habits and knocks against a fitted knock policy."""
 
     players: pl.DataFrame
+    player_knocks: pl.DataFrame
     player_deviations: pl.DataFrame
 
 
@@ -588,8 +635,9 @@ def by_player(
     Fitted`), its knock-or-wait choices against their knock policy too."""
     features = load_features(con, log_ids)
     players = player_habits(features, load_rounds(con, log_ids))
+    knocked = player_knocks(features)
     if fitted is None:
-        return Players(players)
+        return Players(players, knocked)
     deviations = knock_deviations(features, knock_policy(fitted.frame))
     players = players.join(knock_summary(deviations), on="player", how="left")
-    return PlayersAgainst(players, deviations)
+    return PlayersAgainst(players, knocked, deviations)

@@ -98,8 +98,15 @@ def _shaped(tables: dict[str, tuple]) -> dict[str, tuple]:
         raise ValueError("the hazard table must have one value per turn bucket")
     if len(thrown) != turns or any(len(row) != 13 for row in thrown):
         raise ValueError("the thrown table must be turn buckets x 13 ranks")
+    held = tuple(tuple(_probability(v) for v in row) for row in tables["held"])
+    if len(held) != turns or any(len(row) != 11 for row in held):
+        raise ValueError("the held table must be turn buckets x 11 deadwoods")
+    prior = tuple(_finite(v) for v in tables["knock_prior"])
+    if len(prior) != 2 or min(prior) < 0 or sum(prior) <= 0:
+        raise ValueError("the knock prior must be two counts, not both 0")
     return {"danger": danger, "knock": knock, "value": value, "called": called,
-            "hazard": hazard, "thrown": thrown}  # fmt: skip
+            "hazard": hazard, "thrown": thrown, "held": held,
+            "knock_prior": prior}  # fmt: skip
 
 
 def _grid(rows: Any, name: str) -> tuple:

@@ -27,7 +27,17 @@ after a play at a turn, `models.ginrummy`):
   the card up given what it picked and passed (none when the cards it would need to meld
   it are mine or dead);
 - knock: gin whenever possible; knock when the fitted `KNOCK` table says knocking is
-  worth more than waiting at this score, deadwood and turn (in game-win chance).
+  worth more than waiting at this score, deadwood and turn (in game-win chance), unless
+  the opponent in front of it would undercut the knock with a chance above `MAX_UNDERCUT`.
+
+Reading the opponent: the memory carries, across the game's rounds, how often the opponent
+knocked and how often it held a hand it could have knocked with and did not, read from
+how each round ended (the scores tell a knock from a gin and, after my own call, the
+opponent's deadwood: an undercut scores 10 + the difference). With the fitted prior
+(`KNOCK_PRIOR`, pseudo-counts of knocks and declines of the opponents the logs show), that
+is its knock rate; `HELD` (the fitted chance a logged hand holds at most each deadwood at
+that turn) and the fact that it has not called give the chance it holds a deadwood that
+undercuts mine.
 """
 
 import re
@@ -45,6 +55,8 @@ BLOCK_VALUE = tuple(
 )
 HAND_SIZE = 10
 KNOCK_LIMIT = 10
+GIN_BONUS = 25
+UNDERCUT_BONUS = 10
 STOCK_SIZE = 31
 
 # --- tables: a generated file holds the fitted ones here ---------------------------------
@@ -57,6 +69,9 @@ DANGER_WEIGHT = 2.0  # round points a certain pickup by the opponent is worth av
 # least deadwood are looked ahead.
 PRUNE = 10  # discards leaving more than the least deadwood + PRUNE are not looked ahead
 LOOKAHEAD = 5  # nor are more than this many discards (the best ones by deadwood left)
+# Hand-set, chosen by validation against never-knock: the highest chance of an undercut
+# a knock takes.
+MAX_UNDERCUT = 0.1
 # DANGER[picked][passed][rank - 1]: chance the opponent picks the discard up.
 DANGER = tuple(tuple((0.0,) * 13 for _ in range(3)) for _ in range(4))
 # KNOCK[my score // SCORE_STEP][theirs // SCORE_STEP][deadwood][turn // TURN_STEP]:
@@ -71,6 +86,11 @@ HAZARD = (0.0,) * 8
 # THROWN[turn // TURN_STEP][rank - 1]: the chance that an unseen card of that rank
 # is the opponent's next discard.
 THROWN = tuple((0.0,) * 13 for _ in range(8))
+# KNOCK_PRIOR: (knocks, declines), pseudo-counts of the opponents' knock rate where a knock
+# was allowed; HELD[turn // TURN_STEP][deadwood]: the chance a hand holds at most that
+# deadwood (0 … KNOCK_LIMIT) after a play. Neutral: no hand is feared low.
+KNOCK_PRIOR = (1.0, 1.0)
+HELD = tuple((0.0,) * 11 for _ in range(8))
 # --- end of tables ---
 
 
@@ -203,11 +223,14 @@ MEMORY = re.compile(
     r";d([0-9a-f]{1,13})"  # cards gone into the discard pile (dead)
     r";k([0-9a-f]{1,13})"  # cards the opponent picked up from the discard pile
     r";x([0-9a-f]{1,13})"  # cards the opponent discarded or passed
+    r";c([01])"  # 1 if my last play called
+    r";o(\d{1,3}),(\d{1,3})"  # the opponent's knocks and declined knocks this game
 )
 
 
 class Memory:
-    __slots__ = ("scores", "hand", "plays", "first", "stock", "last", "dead", "took", "shunned")
+    __slots__ = ("scores", "hand", "plays", "first", "stock", "last", "dead", "took", "shunned",
+                 "called", "knocked", "declined")  # fmt: skip
 
     def __init__(self, *values):  # in the order of __slots__
         for name, value in zip(self.__slots__, values, strict=True):
@@ -218,7 +241,7 @@ class Memory:
         return (
             f"g1;s{self.scores[0]},{self.scores[1]};h{self.hand:x};p{self.plays};"
             f"f{int(self.first)};n{self.stock};l{last};d{self.dead:x};k{self.took:x};"
-            f"x{self.shunned:x}"
+            f"x{self.shunned:x};c{int(self.called)};o{self.knocked},{self.declined}"
         )
 
 
@@ -229,7 +252,9 @@ def parse_memory(text):
     found = MEMORY.fullmatch(text)
     if found is None:
         raise ValueError(f"malformed memory {text[:40]!r}")
-    s0, s1, hand, plays, first, stock, last, dead, took, shunned = found.groups()
+    s0, s1, hand, plays, first, stock, last, dead, took, shunned, called, knocked, declined = (
+        found.groups()
+    )
     full = (1 << 52) - 1
     masks = [int(mask, 16) for mask in (hand, dead, took, shunned)]
     if any(mask > full for mask in masks) or int(stock) > STOCK_SIZE:
@@ -238,7 +263,8 @@ def parse_memory(text):
         raise ValueError("memory holds a card out of range")
     hand, dead, took, shunned = masks
     return Memory((int(s0), int(s1)), hand, int(plays), first == "1", int(stock),
-                  None if last == "-" else int(last), dead, took, shunned)  # fmt: skip
+                  None if last == "-" else int(last), dead, took, shunned, called == "1",
+                  int(knocked), int(declined))  # fmt: skip
 
 
 def _observe(memory, discard_top, scores, opponent_draw, hand):
@@ -248,10 +274,13 @@ def _observe(memory, discard_top, scores, opponent_draw, hand):
     scores = (int(scores[0]), int(scores[1]))
     state = None if memory is None else parse_memory(memory)
     if state is None or state.hand != mask or state.scores != scores:
-        # A new round: nothing known yet but the discard pile's top.
+        # A new round: nothing known yet but the discard pile's top, and how the opponent
+        # ended the last one.
+        knocked, declined = (0, 0) if state is None else _ended(state, scores)
         first = opponent_draw is None
         stock = STOCK_SIZE - (0 if first else int(opponent_draw == "stock"))
-        return Memory(scores, mask, 0, first, stock, None, top, 0, top if not first else 0)
+        return Memory(scores, mask, 0, first, stock, None, top, 0, top if not first else 0,
+                      False, knocked, declined)  # fmt: skip
     took, shunned, dead, stock = state.took, state.shunned, state.dead, state.stock
     if opponent_draw == "stock":
         stock -= 1
@@ -264,7 +293,32 @@ def _observe(memory, discard_top, scores, opponent_draw, hand):
             shunned |= last
     took &= ~top
     return Memory(scores, mask, state.plays, state.first, max(stock, 0), state.last, dead | top,
-                  took, shunned | top)  # fmt: skip
+                  took, shunned | top, state.called, state.knocked, state.declined)  # fmt: skip
+
+
+def _ended(state, scores):
+    """(knocked, declined): the opponent's knocks and declined knocks, counting the round
+    `state` was in, which ended with the scores `scores`. After my call (or my play that
+    ran the stock out) the points tell the opponent's deadwood, which it held since its
+    last play: at most the knock limit, it declined a knock. Otherwise it ended the round:
+    a knock unless the points are a gin's (25 + my deadwood) or it may have run the stock
+    out."""
+    knocked, declined = state.knocked, state.declined
+    mine, won, lost = deadwood(state.hand), scores[0] - state.scores[0], scores[1] - state.scores[1]
+    if won < 0 or lost < 0:  # not the next round of this game: nothing to read
+        return knocked, declined
+    if state.called or state.stock == 0:
+        if won and mine == 0:
+            theirs = won - GIN_BONUS
+        elif won:
+            theirs = mine + won
+        else:
+            theirs = mine + UNDERCUT_BONUS - lost
+        if 0 < theirs <= KNOCK_LIMIT and state.plays >= 2:
+            declined += 1
+    elif state.stock > 1 and lost != GIN_BONUS + mine:
+        knocked += 1
+    return min(knocked, 999), min(declined, 999)
 
 
 # --- decisions ---------------------------------------------------------------------------
@@ -356,6 +410,24 @@ def _knocks(state):
     return KNOCK[mine][theirs]
 
 
+def knock_rate(state):
+    """The opponent's chance of knocking where it may: the fitted prior's pseudo-counts
+    with the knocks and declines seen this game."""
+    knocks, declines = KNOCK_PRIOR
+    return (knocks + state.knocked) / (knocks + declines + state.knocked + state.declined)
+
+
+def undercut(state, left, bucket):
+    """The chance the opponent holds at most `left` (but not gin) now that it has not
+    called on its last play: a hand it could knock with stays unknocked at 1 - its knock
+    rate (`HELD`: how often a hand holds each deadwood at this turn)."""
+    held = HELD[bucket]
+    rate = knock_rate(state)
+    low = held[left] - held[0]
+    rest = 1.0 - held[0] - rate * (held[KNOCK_LIMIT] - held[0])
+    return (1.0 - rate) * low / rest if rest > 0 else 0.0
+
+
 def pick(discard_top, scores, memory, opponent_draw, hand):
     """("stock" | "discard", memory): the draw, after updating what is known."""
     state = _observe(memory, discard_top, scores, opponent_draw, hand)
@@ -386,7 +458,12 @@ def play(picked, scores, memory, hand):
     act = "drop"
     if may_call and least == 0:
         act, choice = "gin", options[0][1]
-    elif may_call and least <= KNOCK_LIMIT and _knocks(state)[least][bucket]:
+    elif (
+        may_call
+        and least <= KNOCK_LIMIT
+        and _knocks(state)[least][bucket]
+        and undercut(state, least, bucket) <= MAX_UNDERCUT
+    ):
         act, choice = "knock", options[0][1]
     elif state.stock == 0:
         choice = options[0][1]
@@ -409,6 +486,7 @@ def play(picked, scores, memory, hand):
         choice = best[2]
     after = full ^ choice
     state.hand = after
+    state.called = act != "drop"
     state.plays += 1
     state.last = choice.bit_length() - 1
     state.dead |= choice

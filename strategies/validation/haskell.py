@@ -143,14 +143,16 @@ class _Recorded:
         return melds
 
 
-def ginrummy_calls(module: ModuleType, games: int, seed: int) -> list[Call]:
-    """Every call of the Python file in full games against each baseline in turn, seats
-    alternating."""
+def ginrummy_calls(
+    module: ModuleType, games: int, seed: int, opponents: Sequence[str] = BASELINES
+) -> list[Call]:
+    """Every call of the Python file in full games against each of `opponents` (the
+    baselines by default) in turn, seats alternating."""
     rules = gin.DEFAULT_RULES
     calls: list[Call] = []
     for game in range(games):
         rng = np.random.default_rng([seed, game])
-        opponent = gin_bot(BASELINES[game % len(BASELINES)], rules, rng)
+        opponent = gin_bot(opponents[game % len(opponents)], rules, rng)
         me = game % 2
         recorded = gin.course_player(_Recorded(module, calls))
         seats = [recorded, opponent] if me == 0 else [opponent, recorded]
@@ -168,8 +170,10 @@ def _gin_answer(kind: str, reply: protocol.Reply) -> Any:
     return protocol.ginrummy_play_answer(reply)
 
 
-def ginrummy(program: Path, module: ModuleType, games: int, seed: int) -> Comparison:
-    return compare(program, ginrummy_calls(module, games, seed), _gin_answer)
+def ginrummy(
+    program: Path, module: ModuleType, games: int, seed: int, opponents: Sequence[str] = BASELINES
+) -> Comparison:
+    return compare(program, ginrummy_calls(module, games, seed, opponents), _gin_answer)
 
 
 # --- card guessing ------------------------------------------------------------------------

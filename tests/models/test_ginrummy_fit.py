@@ -239,3 +239,31 @@ def test_a_fit_whose_held_out_discards_show_one_outcome_reads_back(fitted, tmp_p
     fit.frame.write_parquet(tmp_path / "t.parquet")
     (tmp_path / "t.json").write_text(json.dumps(metadata))
     assert model.read_table(tmp_path / "t.parquet").metadata["danger"]["held_out_auc"] is None
+
+
+def test_priors_are_the_chosen_sides_knock_rate_and_hands_that_fall(fitted):
+    """`--against`: the knock rate where a knock was allowed is a plain count over that
+    side's plays; `held` rises with the deadwood and, turn by turn, as hands fall."""
+    _, root = fitted
+    con = duckdb.connect(str(root / "w.duckdb"), read_only=True)
+    features = ginrummy_stats.turn_features(*ginrummy_stats.load(con))
+    con.close()
+    for side in ("me", "opponent"):
+        prior = model.fit_priors(features, side).filter(pl.col("table") == "prior")
+        plays = features.filter(
+            (pl.col("player") == side) & pl.col("may_call") & (pl.col("call") != "Drop")
+            & pl.col("deadwood_after").is_between(1, model.KNOCK_LIMIT)
+        )  # fmt: skip
+        knocked = plays.filter(pl.col("call").is_in(["Knock", "Gin"])).height
+        assert (prior["n"][0], prior["extra"][0]) == (plays.height, knocked)
+        assert prior["value"][0] == pytest.approx(knocked / plays.height, abs=1e-5)
+    held = np.array(model.nested(model.fit_priors(features).pipe(_with_rest, fitted[0]))["held"])
+    assert (np.diff(held, axis=1) >= 0).all() and held[-1, -1] > held[0, -1]
+    with pytest.raises(model.FitError, match="--against"):
+        model.fit_priors(features, "nobody")
+
+
+def _with_rest(priors: pl.DataFrame, fitted) -> pl.DataFrame:
+    """A whole table's frame with these priors in place of its own."""
+    others = fitted.frame.filter(~pl.col("table").is_in(["prior", "held"]))
+    return pl.concat([others, priors])

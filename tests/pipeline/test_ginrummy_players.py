@@ -101,6 +101,36 @@ def test_knock_deadwood_is_the_meld_solvers_on_the_knocking_hand(con, computed):
     assert len(rows) == 51 and all(d <= 10 * 51 for d in sums.values())
 
 
+def test_undercuts_dealt_are_the_other_sides_suffered_and_passes_the_draws_left(con, computed):
+    counted = _sql(
+        con,
+        f"""SELECT {WHO.format("NOT last_mine")}, count(*) FILTER (WHERE ending = 'Knock'),
+                   count(*) FILTER (WHERE ending = 'Knock'
+                       AND CASE WHEN last_mine THEN points ELSE opponent_points END = 0)
+        FROM ginrummy_rounds GROUP BY 1""",
+    )
+    for who, row in _players(computed).items():
+        assert (row["n_opponent_knocks"], row["n_undercut_dealt"]) == counted.get(who, (0, 0))
+        assert row["n_discard_passes"] + row["n_discard_draws"] == row["n_draw_opportunities"]
+    assert _players(computed)["me"]["n_undercut_dealt"] > 0  # the writer never calls
+
+
+def test_the_knock_threshold_sums_to_the_calls_and_bounds_the_deadwood(computed):
+    knocks = computed["player_knocks"]
+    assert knocks["deadwood"].is_between(0, model.KNOCK_LIMIT).all()
+    players = _players(computed)
+    for who, row in players.items():
+        part = knocks.filter(pl.col("player") == who)
+        assert part["n_plays"].sum() == row["n_call_opportunities"]
+        assert part["n_knock"].sum() == row["n_call"]
+        assert part["n_undercut"].sum() == row["n_undercut"]
+        knocked = part.filter((pl.col("n_knock") > 0) & (pl.col("deadwood") > 0))
+        if row["n_knock"]:
+            assert row["knock_deadwood_max"] == knocked["deadwood"].max()
+    # the writer never calls: its rate is 0 at every deadwood it could knock at
+    assert (knocks.filter(pl.col("player") == "me")["knock_rate"] == 0).all()
+
+
 def test_every_choice_is_read_from_the_policy_the_player_file_embeds(computed, fitted):
     knock = model.nested(fitted.frame)["knock"]
     deviations = computed["player_deviations"]

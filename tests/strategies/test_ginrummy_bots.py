@@ -35,7 +35,13 @@ def at_pick(hand, upcard, stock=()):
 
 
 @pytest.mark.parametrize(
-    "seats", [("simple", "random"), ("ginhunter", "explorer"), ("explorer:random:0.5", "simple")]
+    "seats",
+    [
+        ("simple", "random"),
+        ("ginhunter", "explorer"),
+        ("explorer:random:0.5", "simple"),
+        ("student", "never-knock"),
+    ],
 )
 def test_bots_play_whole_games_legally(seats):
     for seed in range(2):
@@ -82,8 +88,35 @@ def test_simple_breaks_discard_ties_with_its_generator():
     assert discard(3) == discard(3)
 
 
+def test_student_knocks_at_nine_at_most_and_never_knock_only_gins():
+    rng = np.random.default_rng(4)
+    seats = [make_bot("student", RULES, rng), make_bot("never-knock", RULES, rng)]
+    state, seen = refereed(RULES, seats, rng)
+    assert seen.faults == [None, None]
+    knocks = [r for r in state.rounds if r.ending == "Knock"]
+    assert knocks and all(r.caller == 0 and r.deadwood[0] <= 9 for r in knocks)
+
+
+def test_student_throws_the_card_next_to_one_the_opponent_passed_on():
+    """Seat 1 opens by throwing C7; seat 0 draws DJ, completing a run, and holds H8 and C8
+    unmatched: the same count and deadwood either way, so it throws C8, beside C7."""
+    mine = cards("SA S2 S3 H4 H5 H6 D9 D10 H8 C8")
+    theirs = cards("C7 SQ HQ DQ CQ SJ HJ CJ S9 H9")
+    rest = [card for card in DECK if card not in {*mine, *theirs, *cards("SK DJ C2")}]
+    deal = Deal(1, (mine, theirs), parse_course("SK"), (*cards("C2 DJ"), *rest))
+    state = new_game(RULES, np.random.default_rng(0), deals=[deal])
+    state.apply_action("stock")
+    state.apply_action(Play("drop", parse_course("C7")))
+    for seed in range(4):  # whatever its generator draws
+        bot = make_bot("student", RULES, np.random.default_rng(seed))
+        twin = state.clone()
+        assert bot(twin) == "stock"  # C7 melds with nothing it holds
+        twin.apply_action("stock")
+        assert bot(twin) == Play("drop", parse_course("C8"))
+
+
 def test_registry_and_bad_specs():
-    assert {"simple", "random", "ginhunter", "explorer"} <= set(BOTS)
+    assert {"simple", "random", "ginhunter", "explorer", "student", "never-knock"} <= set(BOTS)
     for bad in ("nobody", "explorer:2", "explorer:nobody:0.1", "simple:3"):
         with pytest.raises(ValueError):
             make_bot(bad, RULES, np.random.default_rng(0))

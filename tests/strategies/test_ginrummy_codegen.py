@@ -40,6 +40,8 @@ TABLES = {
     "called": tuple(tuple(round(0.5 - 0.1 * d, 2) for _ in range(8)) for d in range(51)),
     "hazard": tuple(round(0.02 + 0.02 * t, 2) for t in range(8)),
     "thrown": tuple(tuple(round(0.002 + 0.005 * r, 4) for r in range(13)) for _ in range(8)),
+    "held": tuple(tuple(round(0.01 * (d + 1) * (t + 1), 4) for d in range(11)) for t in range(8)),
+    "knock_prior": (3.0, 7.0),
 }
 METADATA = {
     "games": 12,

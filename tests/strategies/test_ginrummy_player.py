@@ -24,7 +24,7 @@ from tests.strategies.ginrummy_replay import refereed
 from tests.strategies.test_ginrummy_codegen import METADATA, plays_legally
 
 SOLVER = MeldSolver()
-TABLES = ("DANGER", "KNOCK", "VALUE", "CALLED", "HAZARD", "THROWN")
+TABLES = ("DANGER", "KNOCK", "VALUE", "CALLED", "HAZARD", "THROWN", "HELD", "KNOCK_PRIOR")
 
 
 class Fitted(NamedTuple):
@@ -104,7 +104,15 @@ def test_a_generated_file_is_the_modules_code_with_the_tables_as_literals():
     module = ast.parse(Path(player.__file__).read_text(encoding="utf-8"))
     assert _code(generated) == _code(module)
     file = load_source(source, "ginrummy")
-    for name in (*TABLES, "TURN_STEP", "SCORE_STEP", "DANGER_WEIGHT", "PRUNE", "LOOKAHEAD"):
+    for name in (
+        *TABLES,
+        "TURN_STEP",
+        "SCORE_STEP",
+        "DANGER_WEIGHT",
+        "PRUNE",
+        "LOOKAHEAD",
+        "MAX_UNDERCUT",
+    ):
         assert getattr(file, name) == getattr(player, name), name
 
 
@@ -117,3 +125,59 @@ def test_a_file_from_the_modules_tables_decides_as_the_module_call_for_call():
         seats = [course_player(twin), bot] if game % 2 else [bot, course_player(twin)]
         assert refereed(DEFAULT_RULES, seats, rng)[0].invalid is None
     assert twin.calls > 200
+
+
+def _memory(hand: str, scores, *, called: bool, stock: int, plays: int = 4):
+    """My memory after my last play of a round: holding `hand`, at `scores`."""
+    mask = player.mask_of(parse_hand(hand))
+    return player.Memory(tuple(scores), mask, plays, True, stock, None, 0, 0, 0, called, 2, 3)
+
+
+KNOCKED_AT_5 = "SA;S2;S3;H4;H5;H6;D7;D8;D9;C5"  # three runs and C5: deadwood 5
+
+
+@pytest.mark.parametrize(
+    ("called", "stock", "scores", "counts"),
+    [
+        (True, 9, (3, 0), (2, 4)),  # my knock at 5 scored 3: it held 8 and did not knock
+        (True, 9, (0, 12), (2, 4)),  # undercut by 12 = 10 + 5 - 3: it held 3
+        (True, 9, (20, 0), (2, 3)),  # it held 25: no knock it could have made
+        (False, 9, (0, 12), (3, 3)),  # it ended the round with a knock (not 25 + 5)
+        (False, 9, (0, 30), (2, 3)),  # 25 + my 5: a gin, which tells nothing of its knocks
+        (False, 1, (0, 12), (2, 3)),  # it may have run the stock out
+        (False, 0, (0, 12), (2, 4)),  # I ran the stock out: scored as my knock
+    ],
+)
+def test_how_a_round_ended_tells_the_opponents_knocks_and_declines(called, stock, scores, counts):
+    state = _memory(KNOCKED_AT_5, (0, 0), called=called, stock=stock)
+    assert player._ended(state, scores) == counts
+    # carried into the next round's memory, through the string
+    hand = parse_hand("SK;HK;DK;CQ;HQ;DQ;SJ;HJ;DJ;C9")
+    _, memory = player.pick(parse_course("C2"), scores, state.dump(), None, hand)
+    read = player.parse_memory(memory)
+    assert (read.knocked, read.declined) == counts and read.plays == 0
+
+
+def _file_with(prior):
+    """A file whose tables knock wherever allowed and fear low hands (HELD)."""
+    tables = neutral().tables | {
+        "held": tuple(tuple(0.05 * d for d in range(11)) for _ in range(8)),
+        "knock_prior": prior,
+    }
+    return load_source(codegen.module_source(Fitted(tables, METADATA), None), "ginrummy")
+
+
+def test_a_knock_the_opponent_would_undercut_is_refused_until_it_is_seen_to_knock():
+    hand = parse_hand("SA;S2;S3;H4;H5;H6;D7;D8;D9;CK")  # C8 drawn: CK out, deadwood 8
+    waiter, knocker = _file_with((0.5, 9.5)), _file_with((9.5, 0.5))
+    for file, act in ((waiter, "drop"), (knocker, "knock")):
+        state = _memory("SA;S2;S3;H4;H5;H6;D7;D8;D9;C8", (0, 0), called=False, stock=20)
+        state.knocked = state.declined = 0
+        (chosen, _), _ = file.play(parse_course("C8"), (0, 0), state.dump(), hand)
+        assert chosen == act
+        assert (file.undercut(state, 8, 2) > file.MAX_UNDERCUT) == (act == "drop")
+    # the waiter's prior gives way once this game shows an opponent that knocks
+    state = _memory("SA;S2;S3;H4;H5;H6;D7;D8;D9;C8", (0, 0), called=False, stock=20)
+    state.knocked, state.declined = 60, 0
+    (chosen, _), _ = waiter.play(parse_course("C8"), (0, 0), state.dump(), hand)
+    assert chosen == "knock"

@@ -113,3 +113,17 @@ def test_a_memory_it_did_not_write_still_gives_a_legal_play(built):
         assert card in hand and act in ("drop", "knock", "gin") and len(memory) < 200
     for reply in replies[len(memories) :]:
         assert protocol.ginrummy_pick_answer(reply)[0] in ("stock", "discard")
+
+
+@needs_ghc
+def test_decides_as_the_python_file_against_players_that_wait_to_undercut(built, python):
+    """Against never-knock and student the file reads its opponent across rounds (its
+    declined knocks, from the scores) and refuses knocks it would see undercut: both
+    files read and refuse alike."""
+    opponents = ("never-knock", "student")
+    calls = compare.ginrummy_calls(python, 6, 5, opponents)
+    memories = [call.expected[1] for call in calls if call.kind in ("drop", "knock", "gin")]
+    assert any(python.parse_memory(memory).declined > 0 for memory in memories)
+    result = compare.ginrummy(built.program, python, 6, seed=5, opponents=opponents)
+    assert result.mismatches == 0, result.first
+    assert result.kinds["knock"] > 0

@@ -11,7 +11,10 @@ module Player (pickCard, playCard, makeMelds) where
 --   one worth most: the opponent's call on its next play (`called`), else my
 --   next draw, less `dangerWeight` times the chance the opponent picks the
 --   card up (`danger`);
--- - call: gin whenever possible, knock where the fitted `knock` policy says.
+-- - call: gin whenever possible, knock where the fitted `knock` policy says
+--   unless the opponent would undercut it with a chance above `maxUndercut`:
+--   its knock rate (the fitted `knockPrior` with the knocks and declined
+--   knocks this game's rounds showed) and `heldRows` (how low a hand runs).
 -- The memory follows the round (the discard pile, the opponent's pickups
 -- and passes, the stock's size, my hand); it is written as text and read
 -- back with the bundle's parser combinators (`Parser.Parser`,
@@ -45,7 +48,11 @@ import Rummy.Types
 -- CALLED[deadwood][turn bucket], what the opponent's call on its next play
 -- is worth; `hazardRow`, HAZARD[turn bucket], the chance of that call;
 -- `thrownRows`, THROWN[turn bucket][rank - 1], the chance an unseen card of
--- that rank is the opponent's next discard. The definitions from here to
+-- that rank is the opponent's next discard; `maxUndercut`, the highest
+-- chance of an undercut a knock takes; `knockPrior`, the opponents' knocks
+-- and declines as pseudo-counts; `heldRows`, HELD[turn bucket][deadwood],
+-- the chance a hand that never calls holds at most that deadwood. The
+-- definitions from here to
 -- the end marker are written by `mine generate` from the fitted tables.
 -- BEGIN DATA
 
@@ -82,12 +89,22 @@ hazardRow = replicate 8 0.05
 thrownRows :: [[Double]]
 thrownRows = replicate 8 (replicate 13 0.01)
 
+maxUndercut :: Double
+maxUndercut = 0.1
+
+knockPrior :: [Double]
+knockPrior = [1.0, 1.0]
+
+heldRows :: [[Double]]
+heldRows = replicate 8 (replicate 11 0.0)
+
 -- END DATA
 
 -- | The memory: the scores at the start of the round, my hand after my last
 -- play, my plays this round, whether I played first, the stock's size, my
 -- last discard, and masks of the cards gone dead, picked up by the
--- opponent, and discarded or passed by it.
+-- opponent, and discarded or passed by it; whether my last play called, and
+-- the opponent's knocks and declined knocks this game.
 data Memory = Memory
   { scores :: (Int, Int),
     held :: Int,
@@ -97,12 +114,17 @@ data Memory = Memory
     lastDiscard :: Maybe Int,
     dead :: Int,
     took :: Int,
-    shunned :: Int
+    shunned :: Int,
+    called :: Bool,
+    knocked :: Int,
+    declined :: Int
   }
 
-handSize, knockLimit, stockSize, memoryLimit :: Int
+handSize, knockLimit, ginBonus, undercutBonus, stockSize, memoryLimit :: Int
 handSize = 10
 knockLimit = 10
+ginBonus = 25
+undercutBonus = 10
 stockSize = 31
 memoryLimit = 10000
 
@@ -363,7 +385,9 @@ observe ::
   Card -> (Int, Int) -> Maybe String -> Maybe Draw -> [Card] -> Memory
 observe top scores' memory opponent hand = case memory >>= readMemory of
   Just m | held m == mask && scores m == scores' -> carryOn m
-  _ -> Memory scores' mask 0 first stockNow Nothing topBit 0 passedNow
+  previous -> Memory scores' mask 0 first stockNow Nothing topBit 0 passedNow False kn dc
+    where
+      (kn, dc) = maybe (0, 0) (ended scores') previous
   where
     mask = maskOf hand
     topBit = bit (indexOf top)
@@ -389,6 +413,51 @@ observe top scores' memory opponent hand = case memory >>= readMemory of
           (Just l, _) -> (took m, dead m, shunned m .|. bit l)
           (Nothing, _) -> (took m, dead m, shunned m)
 
+-- | (knocked, declined): the opponent's knocks and declined knocks, counting
+-- the round `m` was in, which ended with the scores `scores'` (as the Python
+-- file reads them).
+ended :: (Int, Int) -> Memory -> (Int, Int)
+ended (s0, s1) m
+  | won < 0 || lost < 0 = (knocked m, declined m)
+  | called m || stock m == 0 =
+    (cap (knocked m), cap (declined m + (if declines then 1 else 0)))
+  | stock m > 1 && lost /= ginBonus + mine = (cap (knocked m + 1), cap (declined m))
+  | otherwise = (cap (knocked m), cap (declined m))
+  where
+    mine = deadwood (held m)
+    won = s0 - fst (scores m)
+    lost = s1 - snd (scores m)
+    theirs
+      | won /= 0 && mine == 0 = won - ginBonus
+      | won /= 0 = mine + won
+      | otherwise = mine + undercutBonus - lost
+    declines = 0 < theirs && theirs <= knockLimit && plays m >= 2
+    cap = min 999
+
+-- | The opponent's chance of knocking where it may: the fitted prior's
+-- pseudo-counts with the knocks and declines seen this game.
+knockRate :: Memory -> Double
+knockRate m =
+  (priorKnocks + fromIntegral (knocked m))
+    / ( priorKnocks + priorDeclines + fromIntegral (knocked m)
+          + fromIntegral (declined m)
+      )
+  where
+    priorKnocks = fromMaybe 0 (item 0 knockPrior)
+    priorDeclines = fromMaybe 0 (item 1 knockPrior)
+
+-- | The chance the opponent holds at most `left` (but not gin) now that it
+-- has not called on its last play.
+undercut :: Memory -> Int -> Int -> Double
+undercut m left bucket
+  | rest > 0 = (1.0 - rate) * low / rest
+  | otherwise = 0.0
+  where
+    rate = knockRate m
+    at = cell heldRows bucket
+    low = at left - at 0
+    rest = 1.0 - at 0 - rate * (at knockLimit - at 0)
+
 -- | The draw, after updating what is known.
 pickCard :: ActionFunc
 pickCard top scores' memory opponent hand = (draw, showMemory after)
@@ -407,7 +476,8 @@ playCard :: PlayFunc
 playCard picked scores' memory hand = (Action act played, showMemory after)
   where
     m = fromMaybe afresh (readMemory memory)
-    afresh = Memory scores' (maskOf hand) 0 True stockSize Nothing 0 0 0
+    afresh =
+      Memory scores' (maskOf hand) 0 True stockSize Nothing 0 0 0 False 0 0
     full = maskOf hand .|. bit (indexOf picked)
     discards = bitsOf (maskOf hand)
     options = sort (zip (withoutEach full discards) discards)
@@ -418,7 +488,10 @@ playCard picked scores' memory hand = (Action act played, showMemory after)
     bucket = bucketOf m 0
     (act, choice)
       | mayCall && least == 0 = (Gin, bestCard)
-      | mayCall && least <= knockLimit && knocks m least bucket =
+      | mayCall
+          && least <= knockLimit
+          && knocks m least bucket
+          && undercut m least bucket <= maxUndercut =
         (Knock, bestCard)
       | stock m == 0 = (Drop, bestCard)
       | otherwise = (Drop, lookAhead)
@@ -444,6 +517,9 @@ playCard picked scores' memory hand = (Action act played, showMemory after)
         { held = full `xor` choice,
           plays = plays m + 1,
           lastDiscard = Just (countTrailingZeros choice),
+          called = case act of
+            Drop -> False
+            _ -> True,
           dead = dead m .|. choice
         }
 
@@ -470,7 +546,8 @@ makeMelds _ _ hand = map meldOf chosen ++ map Deadwood deadCards
 -- * The memory
 
 -- | The memory as text: g1;s<scores>;h<hand>;p<plays>;f<first>;n<stock>;
--- l<last>;d<dead>;k<took>;x<shunned> (masks in hex).
+-- l<last>;d<dead>;k<took>;x<shunned>;c<called>;o<knocked>,<declined>
+-- (masks in hex).
 showMemory :: Memory -> String
 showMemory m =
   concat
@@ -493,7 +570,13 @@ showMemory m =
       ";k",
       hex (took m),
       ";x",
-      hex (shunned m)
+      hex (shunned m),
+      ";c",
+      if called m then "1" else "0",
+      ";o",
+      show (knocked m),
+      ",",
+      show (declined m)
     ]
   where
     (mine, theirs) = scores m
@@ -530,7 +613,10 @@ memoryP = do
   l <- string ";l" *> ((Nothing <$ is '-') ||| (Just <$> number 2))
   d <- string ";d" *> hexNumber
   k <- string ";k" *> hexNumber
-  Memory (s0, s1) h p f n l d k <$> (string ";x" *> hexNumber)
+  x <- string ";x" *> hexNumber
+  c <- string ";c" *> ((False <$ is '0') ||| (True <$ is '1'))
+  kn <- string ";o" *> number 3
+  Memory (s0, s1) h p f n l d k x c kn <$> (is ',' *> number 3)
 
 -- | One to `most` decimal digits.
 number :: Int -> Parser Int
