@@ -126,8 +126,8 @@ def test_the_evaluator_decides_as_the_file_in_every_situation(counted):
                     continue
                 for tc in range(-10, 11):
                     memory = module.Memory(
-                        0, 3 * tc, 1, 10, "F" if first else "P",
-                        int(context == INSURED), int(context == SPLIT_HAND),
+                        dealt=0, count=3 * tc, active=1, bid=10, phase="F" if first else "P",
+                        insured=int(context == INSURED), split=int(context == SPLIT_HAND),
                     )  # fmt: skip
                     action, _ = module.decide(memory, up, 10**6, hand)
                     two = n == 2
