@@ -413,6 +413,19 @@ def _games(games: dict[str, Any]) -> None:
             f"{gain['mean_points_per_game']:+,.0f} points per game "
             f"[{gain['ci95'][0]:+,.0f}, {gain['ci95'][1]:+,.0f}] over {gain['games']} games"
         )
+    table = games.get("flat_bet_at_table")
+    if table:
+        low, high = table["ci95"]
+        console.print(
+            f"flat minimum bids at this table: {table['mean_per_unit']:+.4f} per unit of bid "
+            f"[{low:+.4f}, {high:+.4f}] over {table['rounds']:,} rounds"
+        )
+        for taken, row in games["insurance_at_table"].items():
+            combo = row["dealer_two_card_21"]
+            console.print(
+                f"  ace up, {taken}: {row['ace_rounds']:,} rounds, dealer two-card 21 "
+                f"{combo['mean']:.3f} [{combo['ci95'][0]:.3f}, {combo['ci95'][1]:.3f}]"
+            )
     times, cpu = games["decision_seconds"], games["decision_cpu_seconds"]
     if not games["decisions_timed"]:
         console.print(f"invalid actions: {games['invalid_actions']}; no decision was timed")

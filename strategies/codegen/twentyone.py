@@ -13,6 +13,7 @@ docstring and tables are compared with what was meant before it is written.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -88,13 +89,28 @@ def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def insure_above(metadata: dict[str, Any]) -> tuple[int, int]:
+    """The chance of a ten-valued hole card above which insurance pays when the dealer
+    plays, from its net the logs showed (the dealer's two-card 21 or not), as (numerator,
+    denominator), so that both files compare it exactly: never, (1, 1), where they showed
+    none paying; the player's own (the engine's rules) where the table learned none."""
+    net = metadata.get("learned", {}).get("insurance_net")
+    if not isinstance(net, dict):
+        return player.INSURE_ABOVE
+    win, lose = net.get("win", 0.0), net.get("lose", -0.5)
+    if not all(isinstance(v, int | float) and abs(v) < 1e6 for v in (win, lose)) or win <= lose:
+        return 1, 1
+    share = Fraction(min(max(-lose / (win - lose), 0.0), 1.0)).limit_denominator(64)
+    return share.numerator, share.denominator
+
+
 WRAPPED = ("HAND", "SPLIT", "INSURE", "BY_COUNT")  # long tables, broken over lines
 
 
 def module_source(fitted: Strategy, card: dict[str, Any] | None) -> str:
     """The player file of a fitted table; `card`: the figures measured on the file (None
     before they are)."""
-    constants = player_constants(fitted)
+    constants = {**player_constants(fitted), "INSURE_ABOVE": insure_above(fitted.metadata)}
     tables = {name: constants[name] for name in TABLES}
     _check_tables(tables)
     doc = docstring(fitted.metadata, card)

@@ -17,10 +17,13 @@ score difference is already counted along the line), a fitted estimate otherwise
 A generated file (ENDGAME > 0) also searches its last ENDGAME moves exactly to the
 cut-off (`Searcher.cut_value`, from the table's value with no cut-off), and within NEAR
 moves of it breaks ties towards the move that gives up least should the cut-off come soon
-(`steadiest`); so does a file asked with the handout's four fields only, which cannot
-know the moves left. Where merges score (CAP_SCORES, the variant where skill pays) there is
-no closed form for that endgame to start from: the file searches to the cut-off instead
-once it is within SCORING_ENDGAME moves, and its table is keyed by the SCORING_FEATURES.
+(`steadiest`). Asked with the handout's four fields only, a file counts the moves from
+the states it is asked (`Tally`: the board, both scores and its own last answer tell one
+game from the next), to within the other side's first move; where it cannot place a
+state, it does not know the cut-off and breaks ties as within NEAR. Where merges score
+(CAP_SCORES, the variant where skill pays) there is no closed form for that endgame to
+start from: the file searches to the cut-off instead once it is within SCORING_ENDGAME
+moves, and its table is keyed by the SCORING_FEATURES.
 """
 
 import random
@@ -427,36 +430,129 @@ NEAR = 30  # moves left within which a known cut-off may still cost a value-keep
 # 1,000 games against alphabeta:3 below the value, within 30 none)
 
 
+def hedged(board, lefts, budget):
+    """(value, points, child board) of the move that gives up least against the exact
+    cut-off value under the worse of the horizons `lefts` (the moves played known to
+    within one), the larger sum over them among equals; None if the budget runs out."""
+    SEARCH.deadline = time.perf_counter() + budget
+    SEARCH.nodes = 0
+    if len(SEARCH.exact_table) > CACHE_LIMIT:
+        SEARCH.exact_table.clear()
+    try:
+        kids = SEARCH.children(board, True)
+        worth = {kid: [kid[0] - SEARCH.cut_value(kid[1], left - 1, SEARCH.exact_table)
+                       for left in lefts]
+                 for kid in kids}  # fmt: skip
+    except OutOfTime:
+        return None
+    best = [max(values[k] for values in worth.values()) for k in range(len(lefts))]
+
+    def given_up(kid):
+        return max(b - w for b, w in zip(best, worth[kid], strict=True)), -sum(worth[kid])
+
+    kid = min(kids, key=given_up)
+    return min(worth[kid]), kid[0], kid[1]
+
+
+def handout_state(state):
+    """The state as the handout writes it, its board a tuple (a caller may pass a list)."""
+    return state[0], tuple(state[1]), state[2], state[3]
+
+
+class Tally:
+    """The moves played in the game a caller asks about, for a file asked with the four
+    fields only (the handout's `ai_move(state)`, no moves left): the game goes on while each
+    state asked is a successor of the file's last answer (two moves later), that answer
+    itself (the other seat is this file too: one move later) or the state asked last (asked
+    again); anything else starts a new game. A new game's count is known only from its
+    scores: none yet, 0 or 1 moves (the other side may have moved first without cashing);
+    the other side's one cash, 1; any other scores, not known (`()`)."""
+
+    def __init__(self):
+        self.asked = self.answer = None
+        self.played = ()  # the counts the state asked last may have: one, two or none
+
+    def count(self, state):
+        """The counts of moves played before `state` it may have (one, two or none)."""
+        state = handout_state(state)
+        later = None
+        if self.answer is not None:
+            if state == self.answer:
+                later = 1
+            elif any(state == s for s, _, _ in successors(self.answer)):
+                later = 2
+        if later is None and state == self.asked:
+            return self.played
+        if later is None:
+            self.played = start_counts(state)
+        else:
+            self.played = tuple(n + later for n in self.played)
+        self.asked, self.answer = state, None
+        return self.played
+
+    def answered(self, state):
+        self.answer = handout_state(state)
+
+
+def start_counts(state):
+    """The moves a game's first state asked may follow: none or one where no one has
+    scored, one where only the other side has, as one move scores; else not known."""
+    mine, theirs = (state[2], state[3]) if state[0] == "max" else (state[3], state[2])
+    if mine == 0 and theirs == 0:
+        return (0, 1)
+    if mine == 0 and theirs > 0 and (CAP_SCORES or theirs == SPLIT_REWARD):
+        return (1,)
+    return ()
+
+
+GAME = Tally()
+
+
 def ai_move(state, moves_left=None, depth=None, budget=None):
     """The successor the search prefers (first best in heap order). Optional: the moves
-    left before the cut-off (default MAX_MOVES), the depth and the seconds to take. With
-    at most ENDGAME moves left it searches to the cut-off exactly, while the time lasts;
-    within NEAR (or not told), ties go to the move that loses least to a near cut-off.
-    Further from a cut-off it knows of, ties go to the search's first best: that splits 4s
-    into 2s, which a careless opponent leaves to be cashed. Where merges score
-    (CAP_SCORES), a generated file's search goes to the cut-off once it is within
-    SCORING_ENDGAME moves."""
-    left = MAX_MOVES if moves_left is None else max(1, int(moves_left))
+    left before the cut-off, the depth and the seconds to take. Not told the moves left,
+    it counts them from the states it is asked (`Tally`), or, where it cannot, takes
+    MAX_MOVES and never knows the cut-off. With at most ENDGAME moves left it searches to
+    the cut-off exactly, while the time lasts (the moves played known to within one: the
+    move that gives up least under either); within NEAR (or the cut-off not known), ties
+    go to the move that loses least to a near cut-off. Further from a cut-off it knows
+    of, ties go to the search's first best: that splits 4s into 2s, which a careless
+    opponent leaves to be cashed. Where merges score (CAP_SCORES), a generated file's
+    search goes to the cut-off once it is within SCORING_ENDGAME moves."""
+    if moves_left is not None:
+        lefts = (max(1, int(moves_left)),)
+    else:
+        lefts = tuple(max(1, MAX_MOVES - n) for n in GAME.count(state))
+    known = bool(lefts)
+    left = max(lefts) if known else MAX_MOVES
     limit = DEPTH if depth is None else int(depth)
     seconds = min(BUDGET if budget is None else float(budget), MAX_BUDGET)
     board = tuple(sorted(state[1]))
     started = time.perf_counter()
+    chosen = None
     if CAP_SCORES:
         # no closed form for an exact endgame to start from: the search goes to the cut-off
         if ENDGAME and left <= SCORING_ENDGAME:
             limit = max(limit, left)
         chosen = SEARCH.choose(board, left, -1, limit, seconds * 0.6)
-    else:
-        chosen = SEARCH.choose_exact(board, left, seconds / 2) if left <= ENDGAME else None
+    elif known and min(lefts) <= ENDGAME:
+        if len(lefts) == 1:
+            chosen = SEARCH.choose_exact(board, left, seconds / 2)
+        else:
+            chosen = hedged(board, lefts, seconds / 2)
     if chosen is None:
         spent = time.perf_counter() - started
         chosen = SEARCH.choose(board, left, -1, limit, max(seconds - spent, 0.0) * 0.6)
-        if ENDGAME and (moves_left is None or left <= NEAR):
+        if ENDGAME and (not known or left <= NEAR):
             # what the clock checks let through (a few hundred nodes) stays within the budget
             spent = time.perf_counter() - started
             chosen = steadiest(board, chosen, max(seconds * 0.8 - spent, 0.0))
     value, points, target = chosen
+    answer = successors(state)[0][0]
     for successor, after, gained in successors(state):
         if gained == points and tuple(sorted(after)) == target:
-            return successor
-    return successors(state)[0][0]
+            answer = successor
+            break
+    if moves_left is None:
+        GAME.answered(answer)
+    return answer

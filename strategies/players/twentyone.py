@@ -21,7 +21,7 @@ harness tabulates that same function, so it measures a file as it ships.
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 DECKS = 3
 MIN_BID = 10
@@ -32,7 +32,16 @@ DOUBLE_ON_21 = True
 DOUBLE_AFTER_SPLIT = True
 SHOE = 52 * DECKS
 HI_LO = (0, -1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1)  # by rank 1..13
+TENS = 16 * DECKS  # ten-valued cards in a full shoe
 MEMORY_CHARS = 10000
+# At a table of FULL_TABLE players dealt in or more, the dealer plays unless every hand
+# busts (a few in a hundred ace rounds at three seats, almost never at ten): insurance is
+# then worth taking when the hole card is ten-valued with a chance above INSURE_ABOVE
+# (numerator, denominator), the shoe's unseen cards telling that chance, and an insured
+# hand plays as a main hand (its insurance no longer hangs on its own bust). Alone, or with
+# one other, the chart's insurance cells, valued for a player alone, decide.
+FULL_TABLE = 3
+INSURE_ABOVE = (1, 4)
 
 # HAND[context][up][soft][cards - 2 (5 or more: 3)][total]: S stand, H hit, D double.
 # Contexts: 0 main hand, 1 insured main hand, 2 split hand; up card 1 (ace) .. 10.
@@ -86,12 +95,14 @@ class Insurance:
 @dataclass(frozen=True)
 class Memory:
     """dealt: cards dealt from the current shoe before this round; count: their Hi-Lo
-    running count; active: bit i set if player i (in `points` order) bid this round; bid:
-    this round's bid; phase: F first decision, P playing, H<n> / S<n> owe a Hit / a Stand
-    at n cards after a DoubleDown; insured, split: this round's main hand was."""
+    running count; tens: the ten-valued ones among them; active: bit i set if player i (in
+    `points` order) bid this round; bid: this round's bid; phase: F first decision, P
+    playing, H<n> / S<n> owe a Hit / a Stand at n cards after a DoubleDown; insured, split:
+    this round's main hand was."""
 
     dealt: int = 0
     count: int = 0
+    tens: int = 0
     active: int = 0
     bid: int = 0
     phase: str = "P"
@@ -101,14 +112,15 @@ class Memory:
 
 FRESH = Memory()
 _MEMORY = (
-    r"t21:(0|[1-9][0-9]{0,3}):(0|-?[1-9][0-9]{0,3}):(0|[1-9a-f][0-9a-f]{0,63})"
+    r"t21:(0|[1-9][0-9]{0,3}):(0|-?[1-9][0-9]{0,3}):(0|[1-9][0-9]{0,3})"
+    r":(0|[1-9a-f][0-9a-f]{0,63})"
     r":(0|[1-9][0-9]{0,8}):(F|P|[HS](?:[2-9]|1[0-9])):([01]):([01])"
 )
 
 
 def write_memory(memory):
     return (
-        f"t21:{memory.dealt}:{memory.count}:{memory.active:x}:{memory.bid}"
+        f"t21:{memory.dealt}:{memory.count}:{memory.tens}:{memory.active:x}:{memory.bid}"
         f":{memory.phase}:{memory.insured}:{memory.split}"
     )
 
@@ -120,11 +132,12 @@ def read_memory(text):
     found = re.fullmatch(_MEMORY, text)
     if found is None:
         raise ValueError(f"not a memory of this player: {text[:40]!r}")
-    dealt, count, active, bid, phase, insured, split = found.groups()
+    dealt, count, tens, active, bid, phase, insured, split = found.groups()
     memory = Memory(
-        int(dealt), int(count), int(active, 16), int(bid), phase, int(insured), int(split)
-    )
-    if memory.dealt >= SHOE or abs(memory.count) > SHOE:
+        int(dealt), int(count), int(tens), int(active, 16), int(bid), phase, int(insured),
+        int(split),
+    )  # fmt: skip
+    if memory.dealt >= SHOE or abs(memory.count) > SHOE or memory.tens > min(memory.dealt, TENS):
         raise ValueError(f"memory's shoe is out of range: {text[:40]!r}")
     return memory
 
@@ -162,11 +175,13 @@ def count_round(memory, points, infos):
     dealt = first + later + dealer_later
     total = memory.dealt + len(dealt)
     count = memory.count + sum(HI_LO[c[0]] for c in dealt if c is not None)
+    tens = memory.tens + sum(c[0] >= 10 for c in dealt if c is not None)
     if total >= SHOE:  # a fresh shoe started during the round: it holds the last cards
         total %= SHOE
         fresh = dealt[len(dealt) - total:] if total else []  # fmt: skip
         count = sum(HI_LO[c[0]] for c in fresh if c is not None)
-    return Memory(total, count, memory.active)
+        tens = sum(c[0] >= 10 for c in fresh if c is not None)
+    return Memory(total, count, min(tens, TENS), memory.active)
 
 
 def true_count(memory):
@@ -220,7 +235,8 @@ def action_for(context, up, total, soft, n, pair, tc, first, can_bid=True, can_i
 
 
 def play(upcard, points, infos, player_id, memory, hand):
-    """Bid on the bidding call (no up card), else play the hand by the tables."""
+    """Bid on the bidding call (no up card), else play the hand by the tables, for the
+    number of players dealt in (`points` lists them)."""
     try:
         state = None if memory is None else read_memory(memory)
     except ValueError:
@@ -233,45 +249,51 @@ def play(upcard, points, infos, player_id, memory, hand):
             if p[1] > 0:
                 active |= 1 << i
         bid = choose_bid(state, mine)
-        state = Memory(state.dealt, state.count, active, bid, "F", 0, 0)
+        state = replace(state, active=active, bid=bid, phase="F", insured=0, split=0)
         return Bid(bid), write_memory(state)
     state = state or Memory(phase="F")
-    action, state = decide(state, upcard[0], mine, tuple(hand))
+    action, state = decide(state, upcard[0], mine, tuple(hand), len(points))
     return action, write_memory(state)
 
 
-def decide(state, up_rank, mine, hand):
+def hole_ten_pays(state, hand):
+    """Whether the dealer's hole card is ten-valued with a chance above INSURE_ABOVE: the
+    shoe's cards not seen (dealt before the round, in the hand, the ace up) tell it."""
+    held = sum(card[0] >= 10 for card in hand)
+    unseen = SHOE - state.dealt - len(hand) - 1
+    tens = TENS - state.tens - held
+    if unseen <= 0:  # the shoe ran out in this deal: a fresh one holds the hole card
+        unseen, tens = SHOE - len(hand) - 1, TENS - held
+    numerator, denominator = INSURE_ABOVE
+    return tens * denominator > unseen * numerator
+
+
+def decide(state, up_rank, mine, hand, seats=1):
+    """The action on `hand` and the memory after it; `seats`: the players dealt in."""
     n = len(hand)
     phase = state.phase
     if phase[0] == "H" and int(phase[1:]) == n:
-        return Hit(), _with(state, f"S{n + 1}")
+        return Hit(), replace(state, phase=f"S{n + 1}")
     if phase[0] == "S" and int(phase[1:]) == n:
-        return Stand(), _with(state, "P")
+        return Stand(), replace(state, phase="P")
     total, soft = hand_value(hand)
     bid = state.bid
-    context = 2 if state.split else (1 if state.insured else 0)
+    full = seats >= FULL_TABLE
+    context = 2 if state.split else (1 if state.insured and not full else 0)
     pair = hand[0][0] if n == 2 and hand[0][0] == hand[1][0] else 0
     tc = count_bucket(state.dealt, state.count)
+    first = phase == "F"
+    if first and full and n == 2 and up_rank == 1 and CAN_INSURE and mine >= bid // 2:
+        if hole_ten_pays(state, hand):
+            return Insurance(bid // 2), replace(state, phase="P", insured=1)
+        first = False  # the chart's insurance cells are a lone player's
     letter = action_for(
-        context, min(up_rank, 10), total, soft, n, pair, tc, phase == "F",
-        mine >= bid, mine >= bid // 2,
-    )  # fmt: skip
-    if letter == "I":
-        return Insurance(bid // 2), Memory(
-            state.dealt, state.count, state.active, bid, "P", 1, state.split
-        )
-    if letter == "P":
-        return Split(bid), Memory(
-            state.dealt, state.count, state.active, bid, "P", state.insured, 1
-        )
-    if letter == "D":
-        return DoubleDown(bid), _with(state, "P" if total == 21 else "H2")
-    if letter == "H":
-        return Hit(), _with(state, "P")
-    return Stand(), _with(state, "P")
-
-
-def _with(state, phase):
-    return Memory(
-        state.dealt, state.count, state.active, state.bid, phase, state.insured, state.split
+        context, min(up_rank, 10), total, soft, n, pair, tc, first, mine >= bid, mine >= bid // 2
     )
+    if letter == "I":
+        return Insurance(bid // 2), replace(state, phase="P", insured=1)
+    if letter == "P":
+        return Split(bid), replace(state, phase="P", split=1)
+    if letter == "D":
+        return DoubleDown(bid), replace(state, phase="P" if total == 21 else "H2")
+    return (Hit() if letter == "H" else Stand()), replace(state, phase="P")

@@ -39,7 +39,7 @@ from mine.strategies.engines.twentyone_chart import (
     chart_of_tables,
     player_constants,
 )
-from mine.strategies.intervals import Z95, Outcome, summarise_pairing
+from mine.strategies.intervals import Z95, Outcome, summarise_pairing, wilson
 from mine.strategies.player_file import PlayerFileError, Shipped, landed, load_module, load_source
 from mine.strategies.players import twentyone as player
 from mine.strategies.players.source import player_code
@@ -131,10 +131,10 @@ def games_played(
     me = "player"
     ids = [me] + [f"{name}#{i + 1}" for i, name in enumerate(seats)]
     played: dict[str, Any] = {"points": {pid: [] for pid in ids}, "ranks": {pid: [] for pid in ids},
-                              "times": [], "disqualified": [], "gains": []}  # fmt: skip
+                              "times": [], "disqualified": [], "gains": [], "flat": [],
+                              "aces": []}  # fmt: skip
     for game in span:
-        sequence = child(seed, game)
-        state = _one_game(module, rules, ids, seats, sequence, played["times"])
+        state = _one_game(module, rules, ids, seats, child(seed, game), played["times"])
         for seat, pid in enumerate(state.players):
             played["points"][pid].append(state.points[seat])
             if state.disqualified[seat] is not None and pid == me:
@@ -142,10 +142,46 @@ def games_played(
         for rank, pid in enumerate(state.standings(), start=1):
             played["ranks"][pid].append(rank)
         if flat_twin is not None:
-            twin = _one_game(flat_twin, rules, ids, seats, sequence, None)
+            # a sequence spawns new children each time: the twin's game is seeded afresh
+            twin = _one_game(flat_twin, rules, ids, seats, child(seed, game), None)
             mine_, its = state.points[state.players.index(me)], twin.points[twin.players.index(me)]
             played["gains"].append(mine_ - its)
+            flat, aces = table_rounds(twin, me)
+            played["flat"] += flat
+            played["aces"] += aces
     return played
+
+
+def flat_rounds(
+    module: ModuleType, rules: TwentyOneRules, span: range, seed: int,
+    seats: tuple[str, ...] = TABLE_SEATS,
+) -> list[tuple[list[float], list[tuple[bool, bool]]]]:  # fmt: skip
+    """`table_rounds` of each game of `span` (seeded as `games_played`'s) for a file that
+    bids flat: what a file's decisions are worth at a table of `seats` baselines."""
+    ids = ["player"] + [f"{name}#{i + 1}" for i, name in enumerate(seats)]
+    return [table_rounds(_one_game(module, rules, ids, seats, child(seed, game), None), "player")
+            for game in span]  # fmt: skip
+
+
+def table_rounds(state: engine.State, me: str) -> tuple[list[float], list[tuple[bool, bool]]]:
+    """The rounds `me` was dealt into at its table: each one's net points per unit of its
+    bid (insurance included), and on each ace up card whether it insured and whether the
+    dealer held a two-card 21 (a hole card never shown, every hand bust, counts as none)."""
+    seat = state.players.index(me)
+    before = state.rules.starting_points
+    returns, aces = [], []
+    for record in state.records:
+        after = record.points[seat]
+        bid = next((row[4] for row in record.rows if row[1] == seat and row[3] == engine.BID), 0)
+        if record.upcard is not None and bid:
+            returns.append((after - before) / bid)
+            if engine.RANK[record.upcard] == 1:
+                mine = [row for row in record.rows if row[1] == seat]
+                dealer = [row[0] for row in record.rows if row[1] == engine.DEALER_SEAT][-1]
+                combo = len(dealer) == 2 and sum(engine.POINTS[c] for c in dealer) == 21
+                aces.append((any(row[3] == engine.INSURANCE for row in mine), combo))
+        before = after
+    return returns, aces
 
 
 def games_summary(
@@ -159,6 +195,8 @@ def games_summary(
     times = [t for part in parts for t in part["times"]]
     disqualified = [d for part in parts for d in part["disqualified"]]
     gains = [g for part in parts for g in part["gains"]]
+    flat = np.array([r for part in parts for r in part.get("flat", [])], dtype=float)
+    aces = [a for part in parts for a in part.get("aces", [])]
     table = len(points)
     summary = {
         "games": len(points[me]),
@@ -189,7 +227,27 @@ def games_summary(
             "ci95": [float(g.mean() - half), float(g.mean() + half)],
             "games": len(g),
         }
+    if len(flat) > 1:
+        half = Z95 * flat.std(ddof=1) / np.sqrt(len(flat))
+        summary["flat_bet_at_table"] = {
+            "mean_per_unit": float(flat.mean()),
+            "ci95": [float(flat.mean() - half), float(flat.mean() + half)],
+            "rounds": len(flat),
+        }
+        summary["insurance_at_table"] = {
+            taken: {"ace_rounds": len(seen), "dealer_two_card_21": rate(seen)}
+            for taken, seen in (
+                ("insured", [combo for insured, combo in aces if insured]),
+                ("declined", [combo for insured, combo in aces if not insured]),
+            )
+        }
     return summary
+
+
+def rate(flags: list[bool]) -> dict[str, Any]:
+    """The share of `flags` set, with its Wilson 95 % interval."""
+    hits, n = sum(flags), len(flags)
+    return {"mean": hits / n if n else 0.0, "count": hits, "ci95": list(wilson(hits, n))}
 
 
 def _percentiles(values: list[float]) -> dict[str, float | None]:

@@ -66,8 +66,9 @@ class HaskellPlayer:
 
     def action_for(self, context, up, total, soft, n, pair, tc, first):
         """The letter of the program's action in a hand made to this situation."""
-        memory = player.Memory(0, tc * self.DECKS, 1, STAKE, "F" if first else "P",
-                               int(context == 1), int(context == 2))  # fmt: skip
+        memory = player.Memory(dealt=0, count=tc * self.DECKS, active=1, bid=STAKE,
+                               phase="F" if first else "P", insured=int(context == 1),
+                               split=int(context == 2))  # fmt: skip
         upcard = Card(up, "S")
         cards = tuple(Card(rank, "SHDC"[k % 4]) for k, rank in enumerate(hand(total, soft, n,
                                                                                 pair)))  # fmt: skip

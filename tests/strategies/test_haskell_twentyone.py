@@ -89,7 +89,7 @@ def test_decides_as_the_python_file_on_every_call_of_whole_games(built, python):
     assert result.longest_memory <= TwentyOneRules().memory_chars
 
 
-MEMORY = "t21:100:-7:1f:50:F:0:0"
+MEMORY = "t21:100:-7:30:1f:50:F:0:0"
 
 
 @needs_ghc

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from mine.models import supernim as model
 from mine.strategies.bots.supernim import search_player
 from mine.strategies.codegen import supernim as codegen
-from mine.strategies.engines.supernim import State
+from mine.strategies.engines.supernim import MAX, MIN, State, SuperNimRules
 from mine.strategies.player_file import load_source
 from mine.strategies.players import supernim as player_module
 from mine.strategies.players.source import PRAGMA, player_code
@@ -119,11 +119,79 @@ def test_the_file_keeps_the_exact_value_in_the_last_moves(knowing_player, heaps,
     assert answer[2] - after == solver.value(board, left)
 
 
-def test_a_file_not_told_the_moves_left_keeps_a_cash_for_itself(endgame_player):
+def test_a_file_that_cannot_count_the_moves_keeps_a_cash_for_itself(endgame_player):
     """Splitting a 4 keeps the value with no cut-off, but hands the other side the last
-    cash if the cut-off comes in two moves: asked without the moves left, it steps aside."""
-    answer = endgame_player.ai_move(("max", (4, 4, 5, 16), 0, 0))
-    assert sorted(answer[1]).count(2) == 0 and answer[2:] == (0, 0)
+    cash if the cut-off comes in two moves: asked with the four fields a state its count
+    cannot place (no game it played leads there, and the scores are not a game's first),
+    it steps aside."""
+    answer = endgame_player.ai_move(("max", (4, 4, 5, 16), 4, 6))
+    assert endgame_player.GAME.played == ()
+    assert sorted(answer[1]).count(2) == 0 and answer[2:] == (4, 6)
+
+
+SHORT = 10  # the cut-off of the games below: whole games reach the exact endgame
+
+
+@pytest.fixture(scope="module")
+def short_game_player(fitted):
+    settings = {**fitted.metadata.get("settings", {}), "max_moves": SHORT}
+    short = model.Fitted(fitted.cells, {**fitted.metadata, "settings": settings})
+    return load_source(codegen.module_source(short, None, 5.0, 2), "supernim")
+
+
+def worth(file, points: int, after: tuple[int, ...], left: int) -> int:
+    """A move's worth to the mover against the file's own exact cut-off value."""
+    file.SEARCH.deadline = float("inf")
+    return points - file.SEARCH.cut_value(tuple(sorted(after)), left - 1, file.SEARCH.exact_table)
+
+
+starts = st.tuples(st.lists(st.integers(1, 10), min_size=3, max_size=5).map(tuple),
+                   st.booleans(), st.integers(1, SHORT))  # fmt: skip
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(starts, min_size=1, max_size=3), st.randoms(use_true_random=False))
+def test_a_file_asked_the_four_fields_counts_each_games_moves(short_game_player, games, rng):
+    """Games one after another, each left at any point for a new one: asked the handout's
+    four fields only, the file counts the moves played, to within the other side's first
+    move (it cannot tell a start from a move that scored nothing), exactly once that move
+    scored. Counted exactly, it moves as if told the moves left; to within one, where some
+    move keeps its exact cut-off value under either count, its move keeps it under the
+    true one."""
+    file = short_game_player
+    last = None
+    for board, first, stop in games:
+        state = State(MAX if first else MIN, board, rules=SuperNimRules(max_moves=SHORT))
+        new = True
+        while not state.is_terminal() and state.moves < stop:
+            if state.player == MIN:
+                state.apply_action(rng.choice(state.legal_actions()))
+                continue
+            asked = state.handout()
+            if new:
+                if last is not None:  # a start the file could not tell from a move
+                    assume(asked != last and asked not in [s for s, _, _ in file.successors(last)])
+                start, opening = state.moves, (0, 1) if asked[2:] == (0, 0) else (1,)
+                new = False
+            answer = last = file.ai_move(asked)
+            counts = file.GAME.played
+            left = SHORT - state.moves
+            assert counts == tuple(n + state.moves - start for n in opening)
+            assert state.moves in counts
+            if len(counts) == 1:
+                assert answer == file.ai_move(asked, moves_left=left)
+            else:
+                lefts = [SHORT - n for n in counts]
+                kids = file.SEARCH.children(tuple(sorted(asked[1])), True)
+                best = {n: max(worth(file, p, a, n) for p, a, _ in kids) for n in lefts}
+                both = any(all(worth(file, p, a, n) == best[n] for n in lefts)
+                           for p, a, _ in kids)  # fmt: skip
+                if both and min(lefts) <= file.ENDGAME:
+                    points = answer[2] + answer[3] - asked[2] - asked[3]
+                    assert worth(file, points, answer[1], left) == best[left]
+            move = next(m for m in state.legal_actions()
+                        if player_module.successor(asked, m.after, m.points) == answer)  # fmt: skip
+            state.apply_action(move)
 
 
 def test_a_file_told_the_cut_off_is_far_moves_as_its_search(player, endgame_player):

@@ -34,7 +34,13 @@ from mine.strategies.engines.twentyone import (
 )
 from mine.strategies.engines.twentyone_chart import INSURED, MAIN, SPLIT_HAND, Chart, Strategy
 from mine.strategies.solvers.twentyone import chart_value, solve
-from mine.strategies.validation.twentyone import chart_module, check, failure, load_player
+from mine.strategies.validation.twentyone import (
+    chart_module,
+    check,
+    failure,
+    games_played,
+    load_player,
+)
 from mine.strategies.validation.twentyone_evaluator import (
     FLAT_CHUNK,
     HI_LO,
@@ -122,8 +128,8 @@ def test_the_evaluator_decides_as_the_file_in_every_situation(counted):
                     continue
                 for tc in range(-10, 11):
                     memory = module.Memory(
-                        0, 3 * tc, 1, 10, "F" if first else "P",
-                        int(context == INSURED), int(context == SPLIT_HAND),
+                        dealt=0, count=3 * tc, active=1, bid=10, phase="F" if first else "P",
+                        insured=int(context == INSURED), split=int(context == SPLIT_HAND),
                     )  # fmt: skip
                     action, _ = module.decide(memory, up, 10**6, hand)
                     two = n == 2
@@ -156,7 +162,7 @@ def test_the_evaluator_counts_as_the_file(counted):
 
 def test_the_file_tracks_the_shoe_at_a_one_seat_table(counted):
     """Between rounds the file's memory holds how many cards the engine dealt from its
-    current shoe and the Hi-Lo count of those it saw (a hole card the dealer never turned
+    current shoe, the Hi-Lo count of those it saw and the ten-valued ones among them (a hole card the dealer never turned
     over is dealt but unseen): what the evaluator's continuous shoe gives it."""
     drawn = []  # (card, shoe number) of every card the engine dealt
 
@@ -179,11 +185,12 @@ def test_the_file_tracks_the_shoe_at_a_one_seat_table(counted):
             shoe = state.shoe.shuffles if len(state.shoe) else state.shoe.shuffles + 1
             current = [i for i, (_, s) in enumerate(drawn) if s == shoe]
             seen = sum(int(HI_LO[DECK[drawn[i][0]].rank]) for i in current if i not in hidden)
+            tens = sum(DECK[drawn[i][0]].rank >= 10 for i in current if i not in hidden)
         up, points, infos, hand = state.observation(0)
         action, memory = play(up, points, infos, state.ids[0], memory, hand)
         if state.is_bidding():
             known = counted.read_memory(memory)
-            checked += (known.dealt, known.count) == (len(current) % 156, seen)
+            checked += (known.dealt, known.count, known.tens) == (len(current) % 156, seen, tens)
         state.apply_action(action)
     assert state.shoe.shuffles >= 10 and hidden and checked == len(state.records)
 
@@ -344,6 +351,12 @@ def test_validate_json_has_the_expected_fields(player, capsys):
     assert games["games"] == 2 and len(games["seats"]) == 10
     assert sum(games["players"]["player"]["rank_distribution"]) == 2
     assert "bid_gain_vs_flat_minimum" in games
+    # the flat twin's rounds at its ten-seat table, and its insurance on each ace up card
+    table = games["flat_bet_at_table"]
+    assert table["rounds"] == 2 * games["rounds"] and len(table["ci95"]) == 2
+    insurance = games["insurance_at_table"]
+    aces = insurance["insured"]["ace_rounds"] + insurance["declined"]["ace_rounds"]
+    assert 0 < aces < table["rounds"] / 5
     assert report["invalid_actions"] == 0
     assert 0 < report["decision_p99_cpu_seconds"] < 1
     # the card, given to `mine report twentyone --card`, draws the lead over every baseline
@@ -424,3 +437,17 @@ def chart_of_bot(bot, rules: TwentyOneRules) -> Chart:
                     bot.decide(1, total, bool(soft), 2, 1 if pair else 0, legal) == INSURANCE
                 )
     return chart
+
+
+def test_a_tables_flat_rounds_add_up_to_the_points_of_the_game(best):
+    """The flat twin's rounds at the ten-seat table: one a round it was dealt into, their
+    nets (per unit of its minimum bid) adding up to its points at the end, and one ace
+    record for each ace up card it saw."""
+    rules = RULES.replace(rounds=80)
+    played = games_played(chart_module(best.chart, rules), rules, range(1), 4,
+                          flat_twin=chart_module(best.chart, rules))  # fmt: skip
+    assert played["gains"] == [0]  # the same flat file twice: the same game
+    assert len(played["flat"]) == rules.rounds
+    net = played["points"]["player"][0] - rules.starting_points
+    assert sum(played["flat"]) * rules.min_bid == pytest.approx(net)
+    assert 0 < len(played["aces"]) < rules.rounds / 4

@@ -46,5 +46,11 @@ def haskell_source(python: str) -> str:
         definition("insureRows", "[String]", listed(text(r, "01") for r in values["INSURE"])),
         definition("bidRows", "[Points]", listed(integer(b) for b in values["BIDS"])),
         definition("byCount", "[(CountCell, String)]", listed(cells)),
+        definition("fullTable", "Int", integer(values["FULL_TABLE"])),
+        definition(
+            "insureAbove",
+            "(Int, Int)",
+            "(" + ", ".join(integer(v) for v in values["INSURE_ABOVE"]) + ")",
+        ),  # fmt: skip
     ]
     return fill("twentyone", TITLE, doc, definitions)

@@ -43,7 +43,9 @@ data CountCell
 -- `insureRows`, INSURE[2 * soft + pair], one character per total (1
 -- insures); `bidRows`, the bid at each true count from -tcLimit to tcLimit;
 -- `byCount`, the cells whose action changes with the count, one action per
--- true count. The definitions from here to the end marker are written by
+-- true count; `fullTable`, the players dealt in from which the shoe decides
+-- insurance, `insureAbove`, the chance of a ten-valued hole card (numerator,
+-- denominator) above which it is taken. The definitions from here to the end marker are written by
 -- `mine generate` from the fitted table.
 -- BEGIN DATA
 
@@ -85,13 +87,14 @@ byCount = [(HandCell 0 10 0 0 16, "HSS")]
 
 -- END DATA
 
--- | The memory: cards dealt from the current shoe before this round and
--- their Hi-Lo count; bit i of `active` set if player i (in the points'
+-- | The memory: cards dealt from the current shoe before this round, their
+-- Hi-Lo count and the ten-valued ones among them; bit i of `active` set if player i (in the points'
 -- order) bid this round; this round's bid; where the round is; whether the
 -- main hand was insured or split.
 data Memory = Memory
   { dealt :: Int,
     running :: Int,
+    tens :: Int,
     active :: Integer,
     stake :: Int,
     phase :: Phase,
@@ -119,8 +122,11 @@ shoeSize = 52 * decks
 memoryLimit :: Int
 memoryLimit = 10000
 
+tensInShoe :: Int
+tensInShoe = 16 * decks
+
 fresh :: Memory
-fresh = Memory 0 0 0 0 Playing False False
+fresh = Memory 0 0 0 0 0 Playing False False
 
 -- | Bid on the bidding call (no up card), else play the hand by the chart.
 playCard :: PlayFunc
@@ -134,7 +140,7 @@ playCard upcard points infos pid memory hand = case upcard of
   Just (Card _ upRank) -> (action, showMemory next)
     where
       start = fromMaybe fresh {phase = First} remembered
-      (action, next) = decide start upRank mine hand
+      (action, next) = decide start upRank mine hand (length points)
   where
     remembered = memory >>= readMemory
     mine = case [p | PlayerPoints i p <- points, i == pid] of
@@ -142,35 +148,60 @@ playCard upcard points infos pid memory hand = case upcard of
       [] -> 0
     rich (PlayerPoints _ p) = p > 0
 
--- | The play of a hand: a DoubleDown's Hit and Stand, else the chart's.
-decide :: Memory -> Rank -> Points -> [Card] -> (Action, Memory)
-decide m upRank mine hand = case phase m of
+-- | The play of a hand: a DoubleDown's Hit and Stand, else the chart's, for
+-- `seats` players dealt in: from fullTable on, insurance when the shoe's
+-- unseen cards say the hole card is ten-valued with a chance above
+-- insureAbove, and an insured hand plays as a main hand.
+decide :: Memory -> Rank -> Points -> [Card] -> Int -> (Action, Memory)
+decide m upRank mine hand seats = case phase m of
   OweHit k | k == n -> (Hit, m {phase = OweStand (n + 1)})
   OweStand k | k == n -> (Stand, m {phase = Playing})
-  _ -> case choice of
-    TakeInsurance -> (Insurance (b `div` 2), played {insured = True})
-    SplitPair -> (Split b, played {wasSplit = True})
-    Double -> (DoubleDown b, if total == 21 then played else owed)
-    HitMore -> (Hit, played)
-    StandHere -> (Stand, played)
+  _
+    | shoeAsked && holeTenPays m hand ->
+      (Insurance (b `div` 2), played {insured = True})
+    | otherwise -> case choice of
+        TakeInsurance -> (Insurance (b `div` 2), played {insured = True})
+        SplitPair -> (Split b, played {wasSplit = True})
+        Double -> (DoubleDown b, if total == 21 then played else owed)
+        HitMore -> (Hit, played)
+        StandHere -> (Stand, played)
   where
     n = length hand
     b = stake m
     played = m {phase = Playing}
     owed = m {phase = OweHit 2}
     (total, soft) = handValue hand
+    full = seats >= fullTable
     context
       | wasSplit m = 2
-      | insured m = 1
+      | insured m && not full = 1
       | otherwise = 0
     pair = case hand of
       [Card _ r1, Card _ r2] | r1 == r2 -> rankNumber r1
       _ -> 0
     up = min (rankNumber upRank) 10
     tc = countBucket (dealt m) (running m)
-    first = phase m == First
+    shoeAsked =
+      phase m == First && full && n == 2 && upRank == Ace && canInsure
+        && mine >= b `div` 2
+    -- the chart's insurance cells are a lone player's
+    first = phase m == First && not shoeAsked
     situation = Situation context up total soft n pair
     choice = actionFor situation tc first (mine >= b) (mine >= b `div` 2)
+
+-- | Whether the dealer's hole card is ten-valued with a chance above
+-- insureAbove: the shoe's cards not seen (dealt before the round, in the
+-- hand, the ace up) tell it.
+holeTenPays :: Memory -> [Card] -> Bool
+holeTenPays m hand = left * denominator > unseen * numerator
+  where
+    (numerator, denominator) = insureAbove
+    held = length [r | Card _ r <- hand, rankNumber r >= 10]
+    notSeen = shoeSize - dealt m - length hand - 1
+    -- the shoe ran out in this deal: a fresh one holds the hole card
+    (unseen, left)
+      | notSeen <= 0 = (shoeSize - length hand - 1, tensInShoe - held)
+      | otherwise = (notSeen, tensInShoe - tens m - held)
 
 -- | The chart's action at true count `tc`; `first`: the round's first
 -- decision; `canBid`: points for another bid (Split, DoubleDown);
@@ -288,7 +319,7 @@ hiLo r
 countRound :: Maybe Memory -> [PlayerPoints] -> [PlayerInfo] -> Memory
 countRound Nothing _ _ = fresh
 countRound (Just m) points infos =
-  fresh {dealt = total, running = count, active = active m}
+  fresh {dealt = total, running = count, tens = min tenCount tensInShoe, active = active m}
   where
     ids = [i | PlayerPoints i _ <- points]
     played = [i | (k, i) <- zip [0 ..] ids, testBit (active m) k]
@@ -301,11 +332,17 @@ countRound (Just m) points infos =
     dealtNow = firsts ++ laters ++ dealerLater
     sumAll = dealt m + length dealtNow
     total = if sumAll >= shoeSize then sumAll `mod` shoeSize else sumAll
+    fromFresh = drop (length dealtNow - total) dealtNow
     count
       | sumAll < shoeSize = running m + hiLoOf dealtNow
-      | total > 0 = hiLoOf (drop (length dealtNow - total) dealtNow)
+      | total > 0 = hiLoOf fromFresh
+      | otherwise = 0
+    tenCount
+      | sumAll < shoeSize = tens m + tensOf dealtNow
+      | total > 0 = tensOf fromFresh
       | otherwise = 0
     hiLoOf cards = sum [hiLo r | Just (Card _ r) <- cards]
+    tensOf cards = length [r | Just (Card _ r) <- cards, rankNumber r >= 10]
 
 lastTwo, allButTwo :: [a] -> [a]
 lastTwo xs = drop (length xs - 2) xs
@@ -318,7 +355,8 @@ dealerTwo cards = case cards of
   [c] -> [Just c, Nothing]
   _ -> map Just (lastTwo cards)
 
--- | The memory as text: t21:dealt:count:active (hex):bid:phase:insured:split.
+-- | The memory as text:
+-- t21:dealt:count:tens:active (hex):bid:phase:insured:split.
 showMemory :: Memory -> String
 showMemory m =
   concat
@@ -326,6 +364,8 @@ showMemory m =
       show (dealt m),
       ":",
       show (running m),
+      ":",
+      show (tens m),
       ":",
       hex (active m),
       ":",
@@ -361,20 +401,25 @@ readMemory :: String -> Maybe Memory
 readMemory text
   | length text > memoryLimit = Nothing
   | otherwise = case parse memoryP text of
-    Result "" m | dealt m < shoeSize && abs (running m) <= shoeSize -> Just m
+    Result "" m | sane m -> Just m
     Result _ _ -> Nothing
     Error _ -> Nothing
+  where
+    sane m =
+      dealt m < shoeSize && abs (running m) <= shoeSize
+        && tens m <= min (dealt m) tensInShoe
 
 memoryP :: Parser Memory
 memoryP = do
   _ <- string "t21:"
   d <- natural 3 <* is ':'
   c <- signed <* is ':'
+  t <- natural 3 <* is ':'
   a <- hexNatural <* is ':'
   b <- natural 8 <* is ':'
   p <- phaseP <* is ':'
   i <- flagP <* is ':'
-  Memory d c a b p i <$> flagP
+  Memory d c t a b p i <$> flagP
 
 -- | 0, or a digit 1-9 followed by at most `more` digits.
 natural :: Int -> Parser Int
