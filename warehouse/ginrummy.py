@@ -1,14 +1,19 @@
-"""Gin Rummy in the warehouse: turns (with where each card was drawn from), rounds, games."""
+"""Gin Rummy in the warehouse: turns (with where each card was drawn from), rounds, games,
+and the rules replayed over each log through the engine's rule functions (`replay`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from mine.parsers import ginrummy as log_format
-from mine.parsers.cards import parse_course
-from mine.strategies.engines.ginrummy import GinRummyRules, solver_for
-from mine.strategies.engines.melds import hand_mask
-from mine.warehouse.checks import numbered_score_rows, out_of_range, rule
+from mine.parsers.cards import DECK, format_course
+from mine.strategies.engines.ginrummy import (
+    GinRummyRules,
+    call_allows,
+    hand_after,
+    round_points,
+    solver_for,
+)
+from mine.strategies.engines.melds import CARD_BITS
+from mine.warehouse.checks import Problem, numbered_score_rows, outside_range
 
 GAME = "ginrummy"
 FORMAT = log_format
@@ -125,116 +130,136 @@ LOAD = {
 # discard out; a card from the stock has not been seen before in the round (in a hand or on
 # the pile). Exactly one side scores a round, within what the final hands allow.
 
-SANE = {
-    "turns": {"round": ("1", f"2 * {rule('game_target')}")},  # every round scores ≥ 1
-    "scores": {
-        "round": ("1", f"2 * {rule('game_target')}"),
-        "points": ("0", f"{rule('gin_bonus')} + 10 * {rule('hand_size')}"),
-        "opponent_points": ("0", f"{rule('gin_bonus')} + 10 * {rule('hand_size')}"),
-    },
-}
-"""Each number's sane range, from the rules: a round scores at most the Gin bonus and ten
-points a card."""
+BITS = {format_course(card): CARD_BITS[card] for card in DECK}
+"""Each card as the log writes it, as its bit in the engine's hand masks."""
 
 
-def functions(rules: GinRummyRules) -> dict[str, tuple[Callable, list[str], str]]:
-    """SQL functions the rule checks call: `gin_deadwoods(hand)`, every deadwood some meld
-    declaration of the hand leaves, least first (the engine's solver). Called once per
-    round's final hands, which no SQL expression could arrange into melds."""
+def sane(rules: GinRummyRules) -> dict[str, dict[str, tuple[int, int]]]:
+    """Each number's sane range, from the rules: every round scores at least 1 (so a game
+    has at most twice the target's rounds), and at most the Gin bonus and ten points a card."""
+    rounds = (1, 2 * rules.game_target)
+    most = (0, rules.gin_bonus + 10 * rules.hand_size)
+    return {
+        "turns": {"round": rounds},
+        "scores": {"round": rounds, "points": most, "opponent_points": most},
+    }
+
+
+def replay(rules: GinRummyRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
+    """Every broken rule of one log: its rows (line first, then the format's columns) in
+    file order, replayed round by round through the engine's rules."""
+    problems: list[Problem] = []
+    ranges = sane(rules)
+    ends: dict[int, tuple[str, list[str], list[str] | None]] = {}  # last side, its hand, other's
+    played: list[tuple] = []  # the round's rows so far
+    seen: dict[str, int] = {}  # each card of the round (in a hand, on the pile): its first line
+    for row in turns:
+        line, number, hand, side, top, picked, discarded = row
+        if played and played[-1][1] != number:
+            played, seen = [], {}
+        cards = hand.split(";")
+        reason = _turn_problem(row, cards, played, seen)
+        if reason:
+            problems.append(("turns", line, reason))
+        problems += outside_range("turns", line, row[1:], FORMAT.TURNS, ranges["turns"])
+        for card in (*cards, top):
+            seen.setdefault(card, line)
+        played.append((*row, cards))
+        other = ends.get(number)
+        other_hand = other[1] if other and other[0] != side else (other[2] if other else None)
+        ends[number] = (side, cards, other_hand)
+    for row in scores:
+        line = row[0]
+        reason = _round_problem(rules, row, ends.get(row[1]))
+        if reason:
+            problems.append(("scores", line, reason))
+        problems += outside_range("scores", line, row[1:], FORMAT.SCORES, ranges["scores"])
+    return problems
+
+
+def _turn_problem(row: tuple, cards: list[str], played: list[tuple],
+                  seen: dict[str, int]) -> str | None:  # fmt: skip
+    """What is wrong with one turn, given the round's turns before it."""
+    line, _, _, side, top, picked, discarded = row
+    if played and played[-1][3] == side:
+        return "the same side plays two turns in a row"
+    if len(played) > 1:
+        own_last = played[-2][-1]
+        if sorted(cards) != sorted(hand_after(own_last, picked, discarded)):
+            return (
+                f"the hand is not the side's last hand {';'.join(own_last)} with {picked} in "
+                f"and {discarded} out"
+            )
+    if picked != top and picked in seen:
+        return (
+            f"{picked} is drawn from the stock, but it was seen before in the round "
+            f"(line {seen[picked]})"
+        )
+    return None
+
+
+def _round_problem(rules: GinRummyRules, row: tuple,
+                   end: tuple[str, list[str], list[str] | None] | None) -> str | None:  # fmt: skip
+    """What the score row of a round says that the rules and its turns do not: `end` is
+    the round's last side, its hand, and the other side's last hand (None: no turns)."""
+    _, _, points, opponent, ending, last_mine = row
+    if points > 0 and opponent > 0:
+        return "both sides score: only the round's winner does"
+    if points == 0 and opponent == 0:
+        return "nobody scores: the round's winner scores at least 1"
+    act = ending.lower()
+    caller_points, other_points = (points, opponent) if last_mine == "1" else (opponent, points)
     solver = solver_for(rules)
+    # Without the other side's hand (the caller played every turn), any deadwood of a hand.
+    other_can = list(range(10 * rules.hand_size + 1))
+    if end is not None and end[2] is not None:
+        other_can = solver.deadwoods(_mask(end[2]))
+    if end is None:  # no turns: only the points themselves can be wrong
+        return _gin_problem(rules, caller_points, other_can) if act == "gin" else None
+    last_side, caller_hand, _ = end
+    if last_mine != last_side:
+        return f"the last play is marked {last_mine}, but the turn file's last play is {last_side}"
+    caller_can = solver.deadwoods(_mask(caller_hand))
+    least = caller_can[0]
+    if not call_allows(rules, act, least):
+        shown = ";".join(caller_hand)
+        if act == "gin":
+            return f"a Gin, but the caller's hand {shown} leaves deadwood {least} at best"
+        return (
+            f"a Knock, but the caller's hand {shown} leaves deadwood {least} at best "
+            f"(limit {rules.knock_limit})"
+        )
+    if act == "gin":
+        return _gin_problem(rules, caller_points, other_can)
+    may = [c for c in caller_can if call_allows(rules, act, c)]
+    pays = {round_points(rules, act, c, o) for c in may for o in other_can}
+    hands = f"(caller {_listed(may)}; opponent {_listed(other_can)})"
+    if caller_points > 0 and all(paid[0] != caller_points for paid in pays):
+        return f"the caller scores {caller_points}, which no declarations of the two hands leave {hands}"
+    if other_points > 0 and all(paid[1] != other_points for paid in pays):
+        return (
+            f"an undercut scores {rules.undercut_bonus} + the difference, and no declarations "
+            f"of the two hands make {other_points} {hands}"
+        )
+    return None
 
-    def deadwoods(hand: list[str]) -> list[int]:
-        return solver.deadwoods(hand_mask(parse_course(card) for card in hand))
 
-    return {"gin_deadwoods": (deadwoods, ["VARCHAR[]"], "INTEGER[]")}
+def _gin_problem(rules: GinRummyRules, caller_points: int, other_can: list[int]) -> str | None:
+    """A Gin pays the bonus and a deadwood the opponent's hand can leave."""
+    if any(round_points(rules, "gin", 0, o)[0] == caller_points for o in other_can):
+        return None
+    return (
+        f"a Gin scores {rules.gin_bonus} + a deadwood the opponent's hand can leave "
+        f"({_listed(other_can)}), not {caller_points}"
+    )
 
 
-FUNCTIONS = functions
+def _mask(cards: list[str]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= BITS[card]
+    return mask
 
-RULE_CHECKS = f"""
-WITH t AS (
-    SELECT log_id, line, round, mine, discard_top, picked, discarded,
-           string_split(hand, ';') AS cards,
-           lag(mine) OVER w AS previous_mine, lag(string_split(hand, ';'), 2) OVER w AS own_last
-    FROM stage_turns
-    WINDOW w AS (PARTITION BY log_id, round ORDER BY line)
-),
-seen AS (
-    SELECT log_id, round, card, min(line) AS first_line
-    FROM (SELECT log_id, round, line, unnest(list_append(cards, discard_top)) AS card FROM t)
-    GROUP BY ALL
-),
-ends AS (
-    SELECT log_id, round, arg_max(mine, line) AS last_mine,
-           arg_max(cards, line) AS caller_hand,
-           arg_max(cards, line) FILTER (WHERE mine <> last_side) AS other_hand
-    FROM (SELECT *, last_value(mine) OVER (PARTITION BY log_id, round ORDER BY line
-              ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS last_side FROM t)
-    GROUP BY ALL
-),
-scored AS (
-    SELECT s.*, e.last_mine AS turn_last_mine, e.caller_hand,
-           CASE WHEN s.last_mine = '1' THEN s.points ELSE s.opponent_points END AS caller_points,
-           CASE WHEN s.last_mine = '1' THEN s.opponent_points ELSE s.points END AS other_points,
-           gin_deadwoods(e.caller_hand) AS caller_can,
-           -- no hand when the caller played every turn: any deadwood of ten cards
-           coalesce(gin_deadwoods(e.other_hand), range(10 * {rule("hand_size")} + 1)) AS other_can
-    FROM stage_scores s LEFT JOIN ends e USING (log_id, round)
-),
-settled AS (  -- the caller's declarations the score allows (a knock declares to its limit)
-    SELECT *, caller_can[1] AS caller_least,
-           list_filter(caller_can, lambda c: ending <> 'Knock' OR c <= {rule("knock_limit")})
-               AS caller_may
-    FROM scored
-)
-SELECT log_id, 'turns' AS role, line, reason FROM (
-    SELECT t.log_id, t.line, CASE
-        WHEN t.mine = t.previous_mine THEN 'the same side plays two turns in a row'
-        WHEN t.own_last IS NOT NULL
-             AND list_sort(t.cards) <> list_sort(list_filter(list_append(t.own_last, t.picked),
-                                                             lambda c: c <> t.discarded))
-            THEN format('the hand is not the side''s last hand {{}} with {{}} in and {{}} out',
-                        array_to_string(t.own_last, ';'), t.picked, t.discarded)
-        WHEN t.picked <> t.discard_top AND s.first_line < t.line
-            THEN format('{{}} is drawn from the stock, but it was seen before in the round '
-                        '(line {{}})', t.picked, s.first_line)
-    END AS reason
-    FROM t LEFT JOIN seen s ON s.log_id = t.log_id AND s.round = t.round AND s.card = t.picked
-) WHERE reason IS NOT NULL
-UNION ALL
-SELECT log_id, 'scores', line, reason FROM (
-    SELECT log_id, line, CASE
-    WHEN points > 0 AND opponent_points > 0 THEN 'both sides score: only the round''s winner does'
-    WHEN points = 0 AND opponent_points = 0 THEN 'nobody scores: the round''s winner scores at least 1'
-    WHEN last_mine <> turn_last_mine
-        THEN format('the last play is marked {{}}, but the turn file''s last play is {{}}',
-                    last_mine, turn_last_mine)
-    WHEN ending = 'Gin' AND caller_least > 0
-        THEN format('a Gin, but the caller''s hand {{}} leaves deadwood {{}} at best',
-                    array_to_string(caller_hand, ';'), caller_least)
-    WHEN ending = 'Knock' AND caller_least > {rule("knock_limit")}
-        THEN format('a Knock, but the caller''s hand {{}} leaves deadwood {{}} at best (limit {{}})',
-                    array_to_string(caller_hand, ';'), caller_least, {rule("knock_limit")})
-    WHEN ending = 'Gin' AND NOT list_contains(other_can, caller_points - {rule("gin_bonus")})
-        THEN format('a Gin scores {{}} + a deadwood the opponent''s hand can leave ({{}}), not {{}}',
-                    {rule("gin_bonus")}, array_to_string(other_can, ', '), caller_points)
-    WHEN ending <> 'Gin' AND caller_points > 0
-         AND len(list_filter(caller_may, lambda c: list_contains(other_can, c + caller_points))) = 0
-        THEN format('the caller scores {{}}, which no declarations of the two hands leave '
-                    '(caller {{}}; opponent {{}})', caller_points,
-                    array_to_string(caller_may, ', '), array_to_string(other_can, ', '))
-    WHEN ending <> 'Gin' AND other_points > 0
-         AND (other_points < {rule("undercut_bonus")} OR len(list_filter(caller_may, lambda c:
-                  list_contains(other_can, c - other_points + {rule("undercut_bonus")}))) = 0)
-        THEN format('an undercut scores {{}} + the difference, and no declarations of the two '
-                    'hands make {{}} (caller {{}}; opponent {{}})', {rule("undercut_bonus")},
-                    other_points, array_to_string(caller_may, ', '),
-                    array_to_string(other_can, ', '))
-    END AS reason
-    FROM settled
-) WHERE reason IS NOT NULL
-UNION ALL
-{out_of_range("turns", SANE["turns"])}
-UNION ALL
-{out_of_range("scores", SANE["scores"])}
-"""
+
+def _listed(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers))

@@ -511,12 +511,6 @@ def set_rules(con: duckdb.DuckDBPyConnection, module: ModuleType, rules: object 
         value = getattr(settings, item.name)
         if isinstance(value, bool | int | float | str):
             con.execute(f"SET VARIABLE rule_{item.name} = ?", [value])
-    # Python functions the checks call, made for these rules (per round, never per row).
-    make = getattr(module, "FUNCTIONS", None)
-    for name, (function, parameters, returns) in (make(settings) if make else {}).items():
-        with contextlib.suppress(duckdb.InvalidInputException):  # not registered yet
-            con.remove_function(name)
-        con.create_function(name, function, parameters, returns)
 
 
 def _first_errors(
@@ -936,7 +930,6 @@ def _land(
     counts = [f"(SELECT count(*) FROM {table})" for table in module.TABLES]
     count_rows = "SELECT " + ", ".join(counts)
     if fresh:
-        # Outside the transaction: functions registered inside it are gone after a rollback.
         set_rules(con, module, summary.rules.get(module.GAME))
     con.execute("BEGIN TRANSACTION")
     try:

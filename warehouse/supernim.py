@@ -4,22 +4,22 @@ Boards are stored as INTEGER[] in heap order; the views add the canonical (sorte
 the pairing read from the file name (`supernim-<max bot>-vs-<min bot>-s<seed>`, as `mine simulate
 supernim` names its logs) and each position's final margin from the mover's side.
 
-`RULE_CHECKS` replays every move at ingest, in SQL over the staged rows: the board it
-leaves, the points it scores, whose turn it is, and that each move starts where the last
-one ended, under the rules `mine ingest --rules` gives (default: the spec's merge cap 10
-and 2 points for splitting a 2; `cap_scores=on`: a merge scores the sticks it loses to
-the cap); the loop-breaking variants only end games earlier, which the checks allow.
+Ingest replays every move (`replay`) through the engine's `move`: the board it leaves, the
+points it scores, whose turn it is, and that each move starts where the last one ended,
+under the rules `mine ingest --rules` gives (default: the spec's merge cap 10 and 2 points
+for splitting a 2; `cap_scores=on`: a merge scores the sticks it loses to the cap); the
+loop-breaking variants only end games earlier, which the replay allows.
 """
 
 from __future__ import annotations
 
 from mine.parsers import supernim as log_format
-from mine.strategies.engines.supernim import SuperNimRules
-from mine.warehouse.checks import numbered_score_rows, rule
+from mine.strategies.engines.supernim import MERGE, SuperNimRules, move
+from mine.warehouse.checks import Problem, numbered_score_rows
 
 GAME = "supernim"
 FORMAT = log_format
-RULES = SuperNimRules  # ingest sets its fields (`--rules`) as the variables RULE_CHECKS read
+RULES = SuperNimRules  # `--rules` at ingest: the rules the moves are replayed under
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS supernim_moves (
@@ -110,101 +110,6 @@ WHERE game < previous_game OR game > previous_game + 1
 UNION ALL
 """ + numbered_score_rows("game", "games")
 
-# Every move replayed: the board it must leave, the scores it must give, the mover, and
-# the chain from the start board to the game's end. One pass of window functions.
-RULE_CHECKS = (
-    """
-WITH moves AS (
-    SELECT *, TRY_CAST(string_split(nullif(board_before, ''), ';') AS INTEGER[]) AS b
-    FROM stage_turns
-),
-replayed AS (
-    SELECT m.*, len(b) AS heaps,
-           CASE WHEN i BETWEEN 1 AND len(b) THEN b[i] END AS n,
-           TRY_CAST(nullif(j, '') AS INTEGER) AS jj,
-           lag(board_after) OVER w AS previous_after,
-           lag(player) OVER w AS previous_player,
-           lag(score_max, 1, 0) OVER w AS previous_max,
-           lag(score_min, 1, 0) OVER w AS previous_min
-    FROM moves m WINDOW w AS (PARTITION BY log_id, game ORDER BY line)
-),
-expected AS (
-    SELECT r.*, CASE
-        WHEN kind = 'merge' AND jj BETWEEN 1 AND heaps AND jj <> i AND b[jj] <> n THEN
-            array_to_string([CASE WHEN k = jj THEN least(n + b[jj], MERGE_CAP) ELSE b[k] END
-                             FOR k IN range(1, heaps + 1) IF k <> i], ';')
-        WHEN kind = 'ulam' AND n % 2 = 1 THEN
-            array_to_string(b[:i - 1] || [3 * n + 1] || b[i + 1:], ';')
-        WHEN kind = 'ulam' AND n % 2 = 0 AND n > 2 THEN
-            array_to_string(b[:i - 1] || [n // 2, n // 2] || b[i + 1:], ';')
-        WHEN kind = 'split' AND n = 2 THEN array_to_string(b[:i - 1] || b[i + 1:], ';')
-    END AS after_text,
-    CASE WHEN kind = 'split' THEN SPLIT_REWARD
-         WHEN kind = 'merge' AND CAP_SCORES THEN greatest(n + b[jj] - MERGE_CAP, 0)
-         ELSE 0 END AS points
-    FROM replayed r
-),
-first_moves AS (
-    SELECT e.log_id, e.line, e.player, e.board_before, s.first_player, s.start_board
-    FROM expected e JOIN stage_scores s ON s.log_id = e.log_id AND s.game = e.game
-    WHERE e.move = 1
-),
-last_moves AS (
-    SELECT log_id, game, arg_max(board_after, line) AS board_after,
-           arg_max(score_max, line) AS score_max, arg_max(score_min, line) AS score_min,
-           count(*) AS moves
-    FROM stage_turns GROUP BY log_id, game
-)
-SELECT log_id, 'turns' AS role, line, CASE
-    WHEN after_text IS NULL AND kind = 'merge'
-        THEN format('merge {} onto {} is not legal on {}', i, j, board_before)
-    WHEN after_text IS NULL
-        THEN format('{} of heap {} is not legal on {}', kind, i, board_before)
-    WHEN after_text <> board_after
-        THEN format('{} leaves {}, not {}', kind, after_text, board_after)
-    WHEN previous_player = player THEN format('{} moves twice in a row', player)
-    WHEN previous_after IS NOT NULL AND previous_after <> board_before
-        THEN format('the board was {} after the last move, not {}', previous_after, board_before)
-    WHEN score_max <> previous_max + CASE WHEN player = 'max' THEN points ELSE 0 END
-      OR score_min <> previous_min + CASE WHEN player = 'min' THEN points ELSE 0 END
-        THEN format('scores {}-{} after a {} by {} from {}-{}', score_max, score_min, kind,
-                    player, previous_max, previous_min)
-END AS reason
-FROM expected
-WHERE after_text IS NULL OR after_text <> board_after OR previous_player = player
-   OR (previous_after IS NOT NULL AND previous_after <> board_before)
-   OR score_max <> previous_max + CASE WHEN player = 'max' THEN points ELSE 0 END
-   OR score_min <> previous_min + CASE WHEN player = 'min' THEN points ELSE 0 END
-UNION ALL
-SELECT log_id, 'turns', line, CASE
-    WHEN player <> first_player THEN format('{} moves first, the score file says {}', player, first_player)
-    ELSE format('the game starts from {}, the score file says {}', board_before, start_board)
-END
-FROM first_moves WHERE player <> first_player OR board_before <> start_board
-UNION ALL
-SELECT s.log_id, 'scores', s.line, CASE
-    WHEN l.moves IS NULL THEN format('game {} has no moves in the turn file', s.game)
-    WHEN s.moves <> l.moves THEN format('{} moves, the turn file has {}', s.moves, l.moves)
-    WHEN s.score_max <> l.score_max OR s.score_min <> l.score_min
-        THEN format('final scores {}-{}, the last move left {}-{}', s.score_max, s.score_min,
-                    l.score_max, l.score_min)
-    WHEN s.winner <> CASE WHEN s.score_max > s.score_min THEN 'max'
-                          WHEN s.score_max < s.score_min THEN 'min' ELSE 'draw' END
-        THEN format('winner {} with scores {}-{}', s.winner, s.score_max, s.score_min)
-    ELSE format('ended {} but the last board is {}', coalesce(nullif(s.ended, ''), 'empty'),
-                coalesce(nullif(l.board_after, ''), 'empty'))
-END
-FROM stage_scores s LEFT JOIN last_moves l USING (log_id, game)
-WHERE l.moves IS NULL OR s.moves <> l.moves
-   OR s.score_max <> l.score_max OR s.score_min <> l.score_min
-   OR s.winner <> CASE WHEN s.score_max > s.score_min THEN 'max'
-                       WHEN s.score_max < s.score_min THEN 'min' ELSE 'draw' END
-   OR (s.ended = '') <> (l.board_after = '')
-""".replace("MERGE_CAP", rule("merge_cap"))
-    .replace("SPLIT_REWARD", rule("split_reward"))
-    .replace("CAP_SCORES", rule("cap_scores"))
-)
-
 CHECKS = ORDER_CHECKS
 
 LOAD = {
@@ -225,3 +130,81 @@ LOAD = {
     FROM stage_scores
     """,
 }
+
+# --- the rules, replayed (SuperNimRules, `../shared/spec/supernim.md`) ------------------------
+
+
+def replay(rules: SuperNimRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
+    """Every broken rule of one log: its rows (line first, then the format's columns) in
+    file order, each move replayed through the engine's `move`, and each game's score row
+    against where its moves ended."""
+    problems: list[Problem] = []
+    starts = {row[1]: row for row in scores}  # each game's score row
+    ends: dict[int, tuple[tuple, int]] = {}  # each game's last move, and its moves
+    before = None
+    for row in turns:
+        line, game, number, player, board_before = row[:5]
+        previous = before if before and before[1] == game else None
+        reason = _move_problem(rules, row, previous)
+        if reason:
+            problems.append(("turns", line, reason))
+        start = starts.get(game)
+        if number == 1 and start:
+            _, _, first, start_board, *_ = start
+            if player != first:
+                problems.append(
+                    ("turns", line, f"{player} moves first, the score file says {first}")
+                )
+            elif board_before != start_board:
+                problems.append((
+                    "turns", line,
+                    f"the game starts from {board_before}, the score file says {start_board}",
+                ))  # fmt: skip
+        ends[game] = (row, ends[game][1] + 1 if game in ends else 1)
+        before = row
+    for row in scores:
+        reason = _game_problem(row, ends.get(row[1]))
+        if reason:
+            problems.append(("scores", row[0], reason))
+    return problems
+
+
+def _move_problem(rules: SuperNimRules, row: tuple, previous: tuple | None) -> str | None:
+    """What is wrong with one move, given the game's move before it."""
+    _, _, _, player, board_before, kind, i, j, board_after, score_max, score_min = row
+    board = tuple(int(heap) for heap in board_before.split(";"))
+    made = move(board, kind, i - 1, int(j) - 1 if j else None, rules)
+    if made is None:
+        if kind == MERGE:
+            return f"merge {i} onto {j} is not legal on {board_before}"
+        return f"{kind} of heap {i} is not legal on {board_before}"
+    after = ";".join(map(str, made.after))
+    if after != board_after:
+        return f"{kind} leaves {after}, not {board_after}"
+    if previous and previous[3] == player:
+        return f"{player} moves twice in a row"
+    if previous and previous[8] != board_before:
+        return f"the board was {previous[8]} after the last move, not {board_before}"
+    was_max, was_min = (previous[9], previous[10]) if previous else (0, 0)
+    gained = (made.points, 0) if player == "max" else (0, made.points)
+    if (score_max, score_min) != (was_max + gained[0], was_min + gained[1]):
+        return f"scores {score_max}-{score_min} after a {kind} by {player} from {was_max}-{was_min}"
+    return None
+
+
+def _game_problem(row: tuple, end: tuple[tuple, int] | None) -> str | None:
+    """What the score row of a game says that its moves do not."""
+    _, game, _, _, score_max, score_min, winner, moves, ended = row
+    if end is None:
+        return f"game {game} has no moves in the turn file"
+    last, made = end
+    if moves != made:
+        return f"{moves} moves, the turn file has {made}"
+    if (score_max, score_min) != (last[9], last[10]):
+        return f"final scores {score_max}-{score_min}, the last move left {last[9]}-{last[10]}"
+    leader = "max" if score_max > score_min else "min" if score_max < score_min else "draw"
+    if winner != leader:
+        return f"winner {winner} with scores {score_max}-{score_min}"
+    if (ended == "") != (last[8] == ""):
+        return f"ended {ended or 'empty'} but the last board is {last[8] or 'empty'}"
+    return None

@@ -311,7 +311,7 @@ class State:
             left = self.solver.deadwood((hand_mask(hand) | CARD_BITS[picked]) ^ CARD_BITS[card])
             _check_call(rules, act, left)
         top = self.discard[-1] if self.draw == "stock" else picked
-        after = [picked, *(held for held in hand if held != card)]
+        after = hand_after(hand, picked, card)
         self.hands[self.player] = after
         self.discard.append(card)
         self.turns.append(TurnRecord(self.player, tuple(after), top, picked, self.draw, act, card))
@@ -376,12 +376,27 @@ def new_game(
     return State(rules, rng, tuple(players[::-1] if swapped else players), deals)
 
 
+def hand_after(hand: Sequence[Card], picked: Card, discarded: Card) -> list[Card]:
+    """A side's hand after its turn: the card it picked first, then the rest of its hand
+    but the card it discarded."""
+    return [picked, *(held for held in hand if held != discarded)]
+
+
+def call_allows(rules: GinRummyRules, act: str, deadwood: int) -> bool:
+    """Whether a call may leave `deadwood`: a Gin none, a Knock at most the limit (a Drop,
+    the stock out or the play cap, any)."""
+    if act == "gin":
+        return deadwood == 0
+    return act != "knock" or deadwood <= rules.knock_limit
+
+
 def _check_call(rules: GinRummyRules, act: str, deadwood: int) -> None:
-    """A Gin leaves no deadwood, a Knock at most the limit (at the play and at the melds)."""
-    if act == "gin" and deadwood:
+    """A call leaves what it allows (at the play and at the melds)."""
+    if call_allows(rules, act, deadwood):
+        return
+    if act == "gin":
         raise IllegalAction("Called gin with remaining deadwood")
-    if act == "knock" and deadwood > rules.knock_limit:
-        raise IllegalAction(f"Knocked with more than {rules.knock_limit} points in deadwood")
+    raise IllegalAction(f"Knocked with more than {rules.knock_limit} points in deadwood")
 
 
 def round_points(rules: GinRummyRules, act: str, caller: int, opponent: int) -> tuple[int, int]:

@@ -38,7 +38,7 @@ from mine.parsers.supernim import Score, Turn
 from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction
-from mine.strategies.players.supernim import heap_moves, successor
+from mine.strategies.players.supernim import heap_moves, merge_move, step_move, successor
 
 GAME = "supernim"
 MAX, MIN = "max", "min"
@@ -107,6 +107,21 @@ def moves(
     Ulam steps by heap. `growth=False` leaves out odd steps (the Ulam limit is reached)."""
     found = heap_moves(board, rules.merge_cap, rules.split_reward, growth, rules.cap_scores)
     return [Move(*move) for move in found]
+
+
+def move(
+    board: tuple[int, ...], kind: str, i: int, j: int | None, rules: SuperNimRules = DEFAULT_RULES
+) -> Move | None:
+    """The move `kind` of heap i (onto heap j, for a merge; heaps from 0) on `board`, or
+    None where it is not a legal move (growth allowed: what a log's move must be)."""
+    if not 0 <= i < len(board):
+        return None
+    if kind == MERGE:
+        if j is None or not 0 <= j < len(board) or board[j] == board[i]:
+            return None
+        return Move(*merge_move(board, i, j, rules.merge_cap, rules.cap_scores))
+    step = step_move(board, i, rules.split_reward)
+    return Move(*step) if step and step[0] == kind and j is None else None
 
 
 def canonical(board: tuple[int, ...]) -> tuple[int, ...]:

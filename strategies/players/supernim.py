@@ -69,24 +69,37 @@ def heap_moves(board, cap, reward, growth=True, cap_scores=False):
     """Every legal move on a board, in heap order, as (kind, i, j, board after, points):
     merges (heap i onto heap j) by i then j, then the Ulam steps by heap. `growth=False`
     leaves out the odd steps (n -> 3n + 1); `cap_scores`: the capped-merge variant."""
-    found = []
-    for i, a in enumerate(board):
-        for j, b in enumerate(board):
-            if a != b:
-                after = list(board)
-                after[j], points = merged(a, b, cap, cap_scores)
-                del after[i]
-                found.append(("merge", i, j, tuple(after), points))
-    for i, n in enumerate(board):
-        head, tail = board[:i], board[i + 1 :]
-        if n % 2:
-            if growth:
-                found.append(("ulam", i, None, (*head, 3 * n + 1, *tail), 0))
-        elif n == 2:
-            found.append(("split", i, None, head + tail, reward))
-        else:
-            found.append(("ulam", i, None, (*head, n // 2, n // 2, *tail), 0))
+    found = [
+        merge_move(board, i, j, cap, cap_scores)
+        for i, a in enumerate(board)
+        for j, b in enumerate(board)
+        if a != b
+    ]
+    for i in range(len(board)):
+        step = step_move(board, i, reward, growth)
+        if step:
+            found.append(step)
     return found
+
+
+def merge_move(board, i, j, cap, cap_scores=False):
+    """Heap i merged onto heap j (of another size) as (kind, i, j, board after, points)."""
+    after = list(board)
+    after[j], points = merged(board[i], board[j], cap, cap_scores)
+    del after[i]
+    return ("merge", i, j, tuple(after), points)
+
+
+def step_move(board, i, reward, growth=True):
+    """The Collatz-Ulam step of heap i as (kind, i, None, board after, points): odd n ->
+    3n + 1 (None when `growth` is off), even n -> two heaps of n/2 in its place, where
+    splitting a 2 removes both 1-stick heaps and scores `reward`."""
+    n, head, tail = board[i], board[:i], board[i + 1 :]
+    if n % 2:
+        return ("ulam", i, None, (*head, 3 * n + 1, *tail), 0) if growth else None
+    if n == 2:
+        return ("split", i, None, head + tail, reward)
+    return ("ulam", i, None, (*head, n // 2, n // 2, *tail), 0)
 
 
 def canonical_children(board, cap, reward, growth, cap_scores=False):
