@@ -3,6 +3,8 @@ and the rules replayed over each log through the engine's rule functions (`repla
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mine.parsers import ginrummy as log_format
 from mine.parsers.cards import DECK, format_course
 from mine.strategies.engines.ginrummy import (
@@ -14,6 +16,9 @@ from mine.strategies.engines.ginrummy import (
 )
 from mine.strategies.engines.melds import CARD_BITS
 from mine.warehouse.checks import Problem, numbered_score_rows, outside_range
+
+if TYPE_CHECKING:  # polars loads when a batch's rules are replayed
+    import polars as pl
 
 GAME = "ginrummy"
 FORMAT = log_format
@@ -263,3 +268,70 @@ def _mask(cards: list[str]) -> int:
 
 def _listed(numbers: list[int]) -> str:
     return ", ".join(map(str, numbers))
+
+
+def suspects(rules: GinRummyRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
+    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
+    rows by log and line): the turns' rules as columns (hands as the engine's card masks),
+    and each round's score against what the final hands' least deadwoods pay
+    (`round_points`). A round paid so cannot break a rule of `replay`, which reads every
+    declaration the hands allow; only the logs named are replayed one by one."""
+    import polars as pl
+
+    ranges = sane(rules)
+    log, number, line, side = pl.col("log_id"), pl.col("round"), pl.col("line"), pl.col("mine")
+    masks = pl.col("hand").str.split(";").list.eval(pl.element().replace_strict(BITS)).list.sum()
+    t = turns.with_columns(
+        mask=masks,
+        pick=pl.col("picked").replace_strict(BITS),
+        drop=pl.col("discarded").replace_strict(BITS),
+        after_one=((log == log.shift(1)) & (number == number.shift(1))).fill_null(False),
+        after_two=((log == log.shift(2)) & (number == number.shift(2))).fill_null(False),
+    )
+    own, mask, pick = pl.col("mask").shift(2), pl.col("mask"), pl.col("pick")
+    wrong = (
+        (pl.col("after_one") & (side == side.shift(1)))
+        | (pl.col("after_two") & ((((own | pick) & ~pl.col("drop")) != mask) | ((own & pick) != 0)))
+        | _outside(ranges["turns"])
+    )  # fmt: skip
+    flagged = set(t.filter(wrong.fill_null(True))["log_id"].unique().to_list())
+    seen = (
+        t.select("log_id", "round", "line", card=pl.col("hand").str.split(";").list.concat("discard_top"))
+        .explode("card")
+        .group_by("log_id", "round", "card")
+        .agg(first=line.min())
+    )  # fmt: skip
+    drawn = t.join(
+        seen, left_on=["log_id", "round", "picked"], right_on=["log_id", "round", "card"]
+    )
+    stock = (pl.col("picked") != pl.col("discard_top")) & (pl.col("first") < line)
+    flagged |= set(drawn.filter(stock)["log_id"].unique().to_list())
+    ends = t.group_by("log_id", "round").agg(
+        last_side=side.last(), caller=mask.last(), other=mask.filter(side != side.last()).last()
+    )
+    s = scores.join(ends, on=["log_id", "round"], how="left")
+    flagged |= set(s.filter(_outside(ranges["scores"]).fill_null(True))["log_id"].to_list())
+    solver = solver_for(rules)
+    columns = ("log_id", "points", "opponent_points", "ending", "last_mine", "last_side",
+               "caller", "other")  # fmt: skip
+    for log_id, points, opponent, ending, last_mine, last_side, caller, other in s.select(
+        columns
+    ).iter_rows():
+        if log_id in flagged:
+            continue
+        if other is None or last_mine != last_side or (points > 0) == (opponent > 0):
+            flagged.add(log_id)
+            continue
+        act, least = ending.lower(), solver.deadwood(caller)
+        paid = round_points(rules, act, least, solver.deadwood(other))
+        logged = (points, opponent) if last_mine == "1" else (opponent, points)
+        if not call_allows(rules, act, least) or paid != logged:
+            flagged.add(log_id)
+    return flagged
+
+
+def _outside(ranges: dict[str, tuple[int, int]]) -> pl.Expr:
+    """Whether a row has a number outside its sane range."""
+    import polars as pl
+
+    return pl.any_horizontal(~pl.col(c).is_between(low, high) for c, (low, high) in ranges.items())
