@@ -207,6 +207,16 @@ def ingest(
         int,
         typer.Option("--shard-pairs", min=1, help="Pairs per task when ingesting into a lake."),
     ] = 1000,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            max=options.MAX_WORKERS,
+            help="Processes replaying a large batch's logs (default: one a core).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Ingest turn/score log pairs; each pair lands whole or not at all, once per content.
     With --lake, into a lake (Parquet) in tasks, on --cluster's workers if given."""
@@ -219,7 +229,7 @@ def ingest(
     from mine.pipeline.commands import data
 
     with prompt_interrupts():
-        data.ingest(paths, game, db, as_json, wait, verify, rules or [])
+        data.ingest(paths, game, db, as_json, wait, verify, rules or [], workers)
 
 
 @app.command()

@@ -67,6 +67,36 @@ class LocalProcesses:
             pool.shutdown(cancel_futures=True)
 
 
+class KeptProcesses(LocalProcesses):
+    """Local processes started at the first map that has tasks for more than one, and kept
+    until `close()` (the end of its `with` block): for a command that maps batch after
+    batch (ingest's replay), which would otherwise start its workers for every batch."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(workers)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def map(self, function: Callable[[Task], Result], tasks: Iterable[Task]) -> Iterator[Result]:
+        tasks = list(tasks)
+        if self.workers == 1 or len(tasks) <= 1:
+            return map(function, tasks)
+        if self._pool is None:
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+        return self._pool.map(function, tasks)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> KeptProcesses:
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        self.close()
+
+
 # --- splitting work by what it is ------------------------------------------------------------
 
 

@@ -6,7 +6,8 @@ its tables and views (`SCHEMA`, `TABLES`), how the staged rows land (`LOAD`), an
 checks ingest runs: each row's fields (`ROW_CHECKS`) and the files' consistency (`CHECKS`).
 The game's rules are replayed over each well-formed log by `replay(rules, turns, scores)`:
 one ordered pass through the engine's rule functions, giving every broken rule as (role,
-line, reason); a game not moved there yet has them as SQL (`RULE_CHECKS`).
+line, reason), in tasks `replay.py` cuts a batch into; a game not moved there yet has them
+as SQL (`RULE_CHECKS`).
 """
 
 CONTRACT = {

@@ -280,32 +280,35 @@ def suspects(rules: GinRummyRules, turns: pl.DataFrame, scores: pl.DataFrame) ->
 
     ranges = sane(rules)
     log, number, line, side = pl.col("log_id"), pl.col("round"), pl.col("line"), pl.col("mine")
-    masks = pl.col("hand").str.split(";").list.eval(pl.element().replace_strict(BITS)).list.sum()
+    cards = pl.col("hand").str.split(";")
+    in_round = ("log_id", "round")
     t = turns.with_columns(
-        mask=masks,
+        mask=cards.list.eval(pl.element().replace_strict(BITS)).list.sum(),
+        held=cards.list.len(),
+        lead=cards.list.first(),
         pick=pl.col("picked").replace_strict(BITS),
         drop=pl.col("discarded").replace_strict(BITS),
+        top=pl.col("discard_top").replace_strict(BITS),
         after_one=((log == log.shift(1)) & (number == number.shift(1))).fill_null(False),
         after_two=((log == log.shift(2)) & (number == number.shift(2))).fill_null(False),
+        k=pl.int_range(pl.len()).over(in_round),  # the row's place in its round
     )
-    own, mask, pick = pl.col("mask").shift(2), pl.col("mask"), pl.col("pick")
+    own, mask, pick, drop = pl.col("mask").shift(2), pl.col("mask"), pl.col("pick"), pl.col("drop")
+    # Rows as the row checks and the file checks leave them (ten cards, none twice, the
+    # picked card first, the discard out; rounds in order, each top the last discard): the
+    # replay's conditions below hold as columns only over such rows.
+    unordered = (log == log.shift(1)) & (number < number.shift(1))
+    unsound = (
+        (mask.bitwise_count_ones() != pl.col("held")) | (pl.col("lead") != pl.col("picked"))
+        | ((mask & drop) != 0) | unordered | (pl.col("after_one") & (pl.col("top") != drop.shift(1)))
+    )  # fmt: skip
     wrong = (
         (pl.col("after_one") & (side == side.shift(1)))
-        | (pl.col("after_two") & ((((own | pick) & ~pl.col("drop")) != mask) | ((own & pick) != 0)))
+        | (pl.col("after_two") & ((((own | pick) & ~drop) != mask) | ((own & pick) != 0)))
+        | _drawn_seen(line, pick)
         | _outside(ranges["turns"])
     )  # fmt: skip
-    flagged = set(t.filter(wrong.fill_null(True))["log_id"].unique().to_list())
-    seen = (
-        t.select("log_id", "round", "line", card=pl.col("hand").str.split(";").list.concat("discard_top"))
-        .explode("card")
-        .group_by("log_id", "round", "card")
-        .agg(first=line.min())
-    )  # fmt: skip
-    drawn = t.join(
-        seen, left_on=["log_id", "round", "picked"], right_on=["log_id", "round", "card"]
-    )
-    stock = (pl.col("picked") != pl.col("discard_top")) & (pl.col("first") < line)
-    flagged |= set(drawn.filter(stock)["log_id"].unique().to_list())
+    flagged = set(t.filter((unsound | wrong).fill_null(True))["log_id"].unique().to_list())
     ends = t.group_by("log_id", "round").agg(
         last_side=side.last(), caller=mask.last(), other=mask.filter(side != side.last()).last()
     )
@@ -328,6 +331,28 @@ def suspects(rules: GinRummyRules, turns: pl.DataFrame, scores: pl.DataFrame) ->
         if not call_allows(rules, act, least) or paid != logged:
             flagged.add(log_id)
     return flagged
+
+
+def _drawn_seen(line: pl.Expr, pick: pl.Expr) -> pl.Expr:
+    """Whether a card drawn from the stock was seen before in the round. Where every hand
+    is the side's last with the picked card in and the discard out, and every top the last
+    discard, what a round has shown before a turn is its first two hands and three tops
+    and the cards picked before: a later hand or top holds no other card."""
+    import polars as pl
+
+    in_round, k = ("log_id", "round"), pl.col("k")
+
+    def at(place: int, column: str) -> pl.Expr:  # the round's row `place`'s column (or 0)
+        return pl.when(k == place).then(column).otherwise(0).max().over(in_round)
+
+    shown = (
+        pl.when(k >= 1).then(at(0, "mask") | at(0, "top")).otherwise(0)
+        | pl.when(k >= 2).then(at(1, "mask") | at(1, "top")).otherwise(0)
+        | pl.when(k >= 3).then(at(2, "top")).otherwise(0)
+    )
+    picked_before = line.min().over("log_id", "round", "picked") < line
+    from_stock = pl.col("picked") != pl.col("discard_top")
+    return from_stock & (picked_before | ((pick & shown) != 0))
 
 
 def _outside(ranges: dict[str, tuple[int, int]]) -> pl.Expr:

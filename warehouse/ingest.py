@@ -8,9 +8,10 @@ How a batch goes in, in one transaction:
    format's patterns, the game's row rules);
 3. the game's consistency checks run as SQL over the staging tables, and (unless
    `verify=False`) each well-formed log is replayed through the game's rules: its module's
-   `replay`, one ordered pass a log through the engine's rule functions (a game whose rules
-   are still SQL has `RULE_CHECKS`, reading the rule settings as DuckDB variables
-   `rule_<field>` set from the game's rules dataclass);
+   `replay`, one ordered pass a log through the engine's rule functions, a large batch's
+   logs in tasks a runner runs (`replay.py`; a game whose rules are still SQL has
+   `RULE_CHECKS`, reading the rule settings as DuckDB variables `rule_<field>` set from the
+   game's rules dataclass);
 4. the pairs that passed go into the game's tables; a pair with an unsound row, a line
    DuckDB could not read or a broken rule is read again field by field, and the same
    checks (or the Python parser) name its first bad line and column;
@@ -23,7 +24,6 @@ import contextlib
 import dataclasses
 import glob
 import hashlib
-import itertools
 import os
 import re
 import shutil
@@ -42,6 +42,7 @@ import pyarrow as pa
 from mine.inputs import shown, storable
 from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, SHOWN, Format, file_problem
 from mine.parsers.errors import LogFormatError
+from mine.strategies.runners import SERIAL, Runner
 from mine.warehouse import schema
 from mine.warehouse.checks import OUT_OF_RANGE
 from mine.warehouse.watch import BatchWatch, Progress
@@ -557,7 +558,7 @@ def rule_problems(
 ) -> list[tuple]:
     """Every broken rule of these staged logs: (log_id, role, line, reason)."""
     if hasattr(module, "replay"):
-        replayed = _replayed(con, module, log_ids, rules)
+        replayed = _replayed(con, module, log_ids, rules, every=True)
         return [(log_id, *problem) for log_id, found in replayed.items() for problem in found]
     return con.execute(
         f"SELECT log_id, role, line, reason FROM ({module.RULE_CHECKS}) "
@@ -567,49 +568,41 @@ def rule_problems(
 
 
 def _replayed(
-    con: duckdb.DuckDBPyConnection, module: ModuleType, log_ids: list[int], rules: object
+    con: duckdb.DuckDBPyConnection,
+    module: ModuleType,
+    log_ids: list[int],
+    rules: object,
+    runner: Runner = SERIAL,
+    every: bool = False,
 ) -> dict[int, list[tuple[str, int, str]]]:
-    """Each staged log of `log_ids` replayed through its game's rules (`module.replay`, one
-    ordered pass a log): its broken rules, the one to report first first. A log's rows
-    are (line, the format's columns), in file order."""
+    """The staged logs of `log_ids` replayed through their game's rules (`replay.replayed`,
+    in tasks `runner` runs): each replayed log's broken rules, the one to report first
+    first. Every log of `log_ids` is replayed if `every`, else those the game's
+    `suspects` names."""
+    # Here: a plain ingest (--no-verify, the SQL games) starts without polars.
+    from mine.warehouse import replay
+
+    if not log_ids:
+        return {}
     settings = rules if rules is not None else module.RULES()
-    logs: dict[int, dict[str, list[tuple]]] = {i: {"turns": [], "scores": []} for i in log_ids}
-    for role in ("turns", "scores"):
-        names = ", ".join(c.name for c in getattr(module.FORMAT, role.upper()).columns)
-        rows = con.execute(
-            f"SELECT log_id, line, {names} FROM stage_{role} "
-            "WHERE log_id IN (SELECT unnest(?)) ORDER BY log_id, line",
-            [log_ids],
-        ).fetchall()
-        for log_id, group in itertools.groupby(rows, key=lambda row: row[0]):
-            logs[log_id][role] = [row[1:] for row in group]
-    found = {}
-    for log_id, rows in logs.items():
-        problems = module.replay(settings, rows["turns"], rows["scores"])
-        found[log_id] = sorted(problems, key=_reported_first(rows))
-    return found
+    turns, scores = (_staged_rows(con, module, role, log_ids) for role in ("turns", "scores"))
+    return replay.replayed(module.GAME, settings, turns, scores, runner, every)
 
 
-def _suspects(
-    con: duckdb.DuckDBPyConnection, module: ModuleType, log_ids: list[int], rules: object
-) -> list[int]:
-    """The logs of `log_ids` the game's batch-wide check (`suspects`, where it has one)
-    cannot clear: only these are replayed row by row."""
-    find = getattr(module, "suspects", None)
-    if find is None or not log_ids:
-        return log_ids
-    import polars as pl  # here: a plain ingest (--no-verify, the SQL games) starts without it
+def _staged_rows(
+    con: duckdb.DuckDBPyConnection, module: ModuleType, role: str, log_ids: list[int]
+) -> pl.DataFrame:
+    """The staged rows of `role` of these logs (log_id, line, the format's columns), each
+    log's after the other in line order."""
+    import polars as pl
 
-    frames = []
-    for role in ("turns", "scores"):
-        names = ", ".join(c.name for c in getattr(module.FORMAT, role.upper()).columns)
-        # Read whole, in the order staged, and filtered and ordered here: a third of the
-        # CPU of DuckDB's filter and sort.
-        rows = pl.from_arrow(
-            con.sql(f"SELECT log_id, line, {names} FROM stage_{role}").to_arrow_table()
-        )
-        frames.append(_by_log_and_line(rows.filter(pl.col("log_id").is_in(log_ids))))
-    return sorted(find(rules if rules is not None else module.RULES(), *frames))
+    names = ", ".join(c.name for c in getattr(module.FORMAT, role.upper()).columns)
+    # Read whole, in the order staged, and filtered and ordered here: a third of the CPU of
+    # DuckDB's filter and sort.
+    rows = pl.from_arrow(
+        con.sql(f"SELECT log_id, line, {names} FROM stage_{role}").to_arrow_table()
+    )
+    return _by_log_and_line(rows.filter(pl.col("log_id").is_in(log_ids)))
 
 
 def _by_log_and_line(rows: pl.DataFrame) -> pl.DataFrame:
@@ -623,19 +616,6 @@ def _by_log_and_line(rows: pl.DataFrame) -> pl.DataFrame:
     if stepped and starts == rows["log_id"].n_unique():
         return rows
     return rows.sort("log_id", "line")
-
-
-def _reported_first(rows: dict[str, list[tuple]]):
-    """The order a log's broken rules are reported in: unit by unit (round or game: a score
-    row before the next round's turns, since a wrong score shows again in its bids), then
-    by line, a number out of its sane range before what the rules make of it."""
-    units = {role: {row[0]: row[1] for row in rows[role]} for role in rows}
-
-    def key(problem: tuple[str, int, str]) -> tuple:
-        role, line, reason = problem
-        return units[role][line], role == "scores", line, OUT_OF_RANGE not in reason, reason
-
-    return key
 
 
 def _rule_errors(
@@ -805,6 +785,7 @@ def _check_and_load(
     verify: bool,
     watch: BatchWatch,
     rules: object,
+    runner: Runner,
 ) -> None:
     """Stage the pairs, load those that pass every check, reject the others with the
     first problem of each."""
@@ -824,7 +805,7 @@ def _check_and_load(
     replayed = {}
     if verify and hasattr(module, "replay"):  # over the well-formed logs only
         well_formed = [p.log_id for p in fresh if p.log_id not in flagged]
-        replayed = _replayed(con, module, _suspects(con, module, well_formed, rules), rules)
+        replayed = _replayed(con, module, well_formed, rules, runner)
         flagged |= {log_id for log_id, problems in replayed.items() if problems}
     suspects = [p for p in fresh if p.log_id in flagged]
     if suspects:  # LOAD takes whatever is staged
@@ -921,8 +902,10 @@ def _land(
     batch: list[Pair],
     summary: Summary,
     watch: BatchWatch,
+    runner: Runner = SERIAL,
 ) -> None:
-    """Check and insert one batch of pairs of one game, in one transaction."""
+    """Check and insert one batch of pairs of one game, in one transaction (its logs
+    replayed in tasks `runner` runs)."""
     fresh = [p for p in batch if p.lands]
     drawn = con.execute(f"SELECT nextval('log_ids') FROM range({len(fresh)})").fetchall()
     for pair, (log_id,) in zip(fresh, drawn, strict=True):
@@ -936,7 +919,7 @@ def _land(
         before = con.execute(count_rows).fetchall()[0]
         if fresh:
             rules = summary.rules.get(module.GAME)
-            _check_and_load(con, module, fresh, summary.verified, watch, rules)
+            _check_and_load(con, module, fresh, summary.verified, watch, rules, runner)
         good = [p for p in fresh if p.outcome != "rejected"]
         _follow_copies(batch)
         _drop_replaced(con, [p for p in batch if p.outcome != "rejected"])
@@ -971,7 +954,7 @@ def _land(
             raise WarehouseWriteError(f"cannot write the warehouse ({reason})") from None
         if len(fresh) > 1:  # find the pair DuckDB cannot read by landing them one by one
             for pair in batch:
-                _land(con, module, [pair], summary, watch)
+                _land(con, module, [pair], summary, watch, runner)
             return
         if not fresh:
             raise
@@ -1058,11 +1041,13 @@ def ingest(
     progress: Progress | None = None,
     verify: bool = True,
     rules: Mapping[str, object] | None = None,
+    runner: Runner = SERIAL,
 ) -> Summary:
     """Ingest every log pair under `paths`; return what happened to each.
 
-    `verify`: replay each game's rules over its logs (`RULE_CHECKS`), under `rules[game]`
-    (a game's rules dataclass) or else the game's default rules."""
+    `verify`: replay each game's rules over its logs, under `rules[game]` (a game's rules
+    dataclass) or else the game's default rules, a large batch's logs in tasks `runner`
+    runs (a small one's in this process)."""
     started = time.perf_counter()
     schema.ensure(con)
     modules = schema.game_schemas()
@@ -1107,7 +1092,7 @@ def ingest(
                 con.execute("COMMIT")
             for name, group in by_game.items():
                 _known_logs(con, group)
-                _land(con, modules[name], group, summary, watch)
+                _land(con, modules[name], group, summary, watch, runner)
             watch.finish()
     summary.seconds = time.perf_counter() - started
     return summary

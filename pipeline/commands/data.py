@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -71,8 +72,10 @@ def ingest(
     wait: float,
     verify: bool = True,
     settings: list[str] | None = None,
+    workers: int | None = None,
 ):
     # Here, not at the top: ingest's reader (pyarrow) would slow every query's start.
+    from mine.strategies.runners import KeptProcesses
     from mine.warehouse import ingest as ingesting
 
     rules = ingest_rules(settings or [], game)
@@ -104,14 +107,16 @@ def ingest(
             )
 
         try:
-            summary = ingesting.ingest(
-                con,
-                paths,
-                game=game,
-                progress=progress if bar_shown(as_json) else None,
-                verify=verify,
-                rules=rules,
-            )
+            with KeptProcesses(workers or os.cpu_count() or 1) as replaying:
+                summary = ingesting.ingest(
+                    con,
+                    paths,
+                    game=game,
+                    progress=progress if bar_shown(as_json) else None,
+                    verify=verify,
+                    rules=rules,
+                    runner=replaying,
+                )
         except (ValueError, WarehouseVersionError) as error:
             raise fail(str(error)) from None
         except ingesting.WarehouseWriteError as error:

@@ -211,3 +211,14 @@ def test_the_two_games_of_a_deal_play_one_board_each_side_moving_first():
     assert first.board == second.board != third.board
     assert (first.player, second.player, third.player) == (MAX, MIN, MAX)
     assert first.players == second.players == ("random", "greedy")
+
+
+@settings(max_examples=200, deadline=None)
+@given(boards, st.sampled_from([SuperNimRules(), SuperNimRules(merge_cap=5, cap_scores=True)]))
+def test_a_move_named_is_legal_exactly_when_the_state_offers_it(board, rules):
+    offered = {(m.kind, m.i, m.j): m for m in moves(board, rules)}
+    heaps = range(-1, len(board) + 1)
+    for kind in (MERGE, ULAM, SPLIT):
+        for i in heaps:
+            for j in (None, *heaps):
+                assert engine.move(board, kind, i, j, rules) == offered.get((kind, i, j))
