@@ -133,7 +133,10 @@ def _join(ray: Any, address: str) -> bool:
         os.environ.setdefault("RAY_worker_niceness", "0")
         try:
             ray.init(address=LOCAL, num_cpus=_cpus(address), **quiet)
-        except (ConnectionError, ValueError, RuntimeError) as error:
+        # Ray raises a bare Exception when its node does not register within its fixed
+        # 30 s (a machine loaded far past its cores); what it started must not outlive us.
+        except Exception as error:
+            ray.shutdown()
             raise fail(
                 f"--cluster {address}: cannot start Ray here ({_first_line(error)})"
             ) from None

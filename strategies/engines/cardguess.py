@@ -13,7 +13,6 @@ interface (`initial_guess(n)`, `next_guess((guess, state), feedback)`) behind
 
 from __future__ import annotations
 
-import reprlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -28,7 +27,7 @@ from mine.parsers.cardguess import Score, Turn
 from mine.parsers.cards import GUESS_RANKS, GUESS_SUITS, CardError, guess_rank, parse_guess
 from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
-from mine.strategies.engines.state import TERMINAL, IllegalAction
+from mine.strategies.engines.state import TERMINAL, IllegalAction, quoted
 from mine.strategies.players import cardguess as player
 
 RANKS = player.RANKS  # ace high, as the spec orders them
@@ -259,11 +258,11 @@ def check_guess(guess: Any, n: int) -> Hand:
     try:
         cards = [int(card) for card in guess]
     except (TypeError, ValueError):
-        raise InvalidGuess(f"not a list of cards: {reprlib.repr(guess)}") from None
+        raise InvalidGuess(f"not a list of cards: {quoted(guess)}") from None
     if len(cards) != n:
         raise InvalidGuess(f"{len(cards)} cards guessed, the answer has {n}")
     if any(not 0 <= card < DECK for card in cards):
-        raise InvalidGuess(f"not a card of the deck in {reprlib.repr(guess)}")
+        raise InvalidGuess(f"not a card of the deck in {quoted(guess)}")
     if len(set(cards)) != n:
         raise InvalidGuess(f"a card repeats in {hand_text(cards)}")
     return tuple(sorted(cards))
@@ -393,7 +392,7 @@ def course_player(module: Any) -> referee.Course:
                 raise referee.Fault(f"over {rules.seconds:g} s after {guesses} guesses")
             guess = result[0] if isinstance(result, tuple | list) and len(result) == 2 else None
             if not isinstance(guess, list | tuple) or not all(isinstance(c, str) for c in guess):
-                raise referee.Fault(f"not a (guess, state) of card texts: {reprlib.repr(result)}")
+                raise referee.Fault(f"not a (guess, state) of card texts: {quoted(result)}")
             try:
                 cards = [parse_card(card) for card in guess]
             except CardError as error:

@@ -48,7 +48,7 @@ from mine.strategies.engines.melds import (
     hand_mask,
 )
 from mine.strategies.engines.settings import RuleSettings
-from mine.strategies.engines.state import TERMINAL, IllegalAction
+from mine.strategies.engines.state import TERMINAL, IllegalAction, quoted
 
 
 @dataclass(frozen=True)
@@ -288,7 +288,7 @@ class State:
         elif draw == "discard":
             self.picked = self.discard.pop()
         else:
-            raise IllegalAction(f"draw must be 'stock' or 'discard', not {draw!r}")
+            raise IllegalAction(f"draw must be 'stock' or 'discard', not {quoted(draw)}")
         self.draw = draw
         self.phase = Phase.PLAY
 
@@ -298,9 +298,9 @@ class State:
         try:
             act, card = action
         except (TypeError, ValueError):
-            raise IllegalAction(f"a play is (act, card), not {action!r}") from None
+            raise IllegalAction(f"a play is (act, card), not {quoted(action)}") from None
         if act not in ACTS:
-            raise IllegalAction(f"act must be gin, knock or drop, not {act!r}")
+            raise IllegalAction(f"act must be gin, knock or drop, not {quoted(act)}")
         if card == picked:
             raise IllegalAction("Cannot play the last drawn card")
         if card not in hand:
@@ -335,7 +335,9 @@ class State:
         except MeldError as error:
             raise IllegalAction(f"bad melds: {error}") from None
         except TypeError:
-            raise IllegalAction(f"melds must be a list of card tuples, not {melds!r}") from None
+            raise IllegalAction(
+                f"melds must be a list of card tuples, not {quoted(melds)}"
+            ) from None
         if seat == self.caller:
             _check_call(rules, self.turns[-1].act, deadwood)
         self.declared[seat] = deadwood

@@ -29,7 +29,7 @@ from mine.parsers import hog as log_format
 from mine.parsers.hog import Score, Turn
 from mine.strategies.engines import referee, simulation
 from mine.strategies.engines.settings import RuleSettings
-from mine.strategies.engines.state import TERMINAL, IllegalAction
+from mine.strategies.engines.state import TERMINAL, IllegalAction, quoted
 
 Strategy = Callable[[int, int], int]
 
@@ -176,7 +176,7 @@ class State:
         if self.is_terminal():
             raise IllegalAction("the game is over")
         if type(num_rolls) is not int or num_rolls not in self.legal_actions():
-            raise IllegalAction(f"cannot roll {num_rolls!r} dice")
+            raise IllegalAction(f"cannot roll {quoted(num_rolls)} dice")
         me = self.mover
         score, opponent = self.seen(me)
         outcomes = roll(num_rolls, self.rules, self.rng)
@@ -221,7 +221,7 @@ def course_player(module: Any) -> referee.Course:
         def read(dice: Any) -> tuple[int, Any]:
             if type(dice) is not int or dice not in state.legal_actions():
                 low, high = state.rules.min_rolls, state.rules.max_rolls
-                raise referee.Fault(f"returned {dice!r} (the rules allow {low}..{high} dice)")
+                raise referee.Fault(f"returned {quoted(dice)} (the rules allow {low}..{high} dice)")
             return dice, referee.KEEP
 
         return module.final_strategy, state.seen(seat), read

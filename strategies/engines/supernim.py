@@ -37,7 +37,7 @@ import numpy as np
 from mine.parsers.supernim import Score, Turn
 from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
-from mine.strategies.engines.state import TERMINAL, IllegalAction
+from mine.strategies.engines.state import TERMINAL, IllegalAction, quoted
 from mine.strategies.players.supernim import heap_moves, merge_move, step_move, successor
 
 GAME = "supernim"
@@ -173,7 +173,9 @@ class State:
     def apply_action(self, action: Any) -> None:
         """Play `action`, one of `legal_actions()`; IllegalAction (and no change) if not."""
         if action not in self._moves():
-            raise IllegalAction(f"{action!r} is not a legal move for {self.player} on {self.board}")
+            raise IllegalAction(
+                f"{quoted(action)} is not a legal move for {self.player} on {self.board}"
+            )
         self.play(action)
 
     def is_terminal(self) -> bool:

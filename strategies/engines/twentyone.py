@@ -52,7 +52,7 @@ from mine.parsers.cards import DECK, Card
 from mine.parsers.twentyone import DEALER, Score, Turn
 from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
-from mine.strategies.engines.state import TERMINAL, IllegalAction
+from mine.strategies.engines.state import TERMINAL, IllegalAction, quoted
 from mine.strategies.players.twentyone import Bid, DoubleDown, Hit, Insurance, Split, Stand
 
 GAME = "twentyone"
@@ -501,7 +501,7 @@ class State:
         """Apply a legal action of the current player; IllegalAction says why not."""
         parsed = action_kind(action)
         if parsed is None:
-            raise IllegalAction(f"not an action: {action!r}")
+            raise IllegalAction(f"not an action: {quoted(action)}")
         kind, amount = parsed
         reason = self.why_illegal(kind, amount)
         if reason is not None:
@@ -792,7 +792,7 @@ def course_player(play: PlayFunc) -> referee.Course:
 
 def _action_and_memory(result: object) -> tuple[object, object]:
     if not (isinstance(result, tuple) and len(result) == 2):
-        raise referee.Fault(f"returned {result!r}, not (action, memory)")
+        raise referee.Fault(f"returned {quoted(result)}, not (action, memory)")
     return result
 
 

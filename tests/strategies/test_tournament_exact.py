@@ -90,6 +90,7 @@ def test_without_invalid_plays_nothing_is_stuck_and_with_none_at_all_everything_
      ("'3'", "returned '3' (the rules allow 0..10 dice)"),
      ("3.0", "returned 3.0 (the rules allow 0..10 dice)"),  # issue 42: not a whole number
      ("True", "returned True (the rules allow 0..10 dice)"),  # nor a bool, though 1 == True
+     ("10 ** 5000", "returned an integer of about 5,001 digits (the rules allow 0..10 dice)"),
      ("1 // 0", "raised ZeroDivisionError: integer division or modulo by zero")],
 )  # fmt: skip
 def test_a_file_that_plays_invalidly_loses_those_games_and_is_not_disqualified(
