@@ -2,10 +2,33 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from mine.parsers import twentyone as log_format
-from mine.parsers.cards import COURSE_RANKS
-from mine.strategies.engines.twentyone import TwentyOneRules
-from mine.warehouse.checks import numbered_score_rows, out_of_range, rule
+from mine.parsers.cards import COURSE_RANKS, DECK, format_course
+from mine.parsers.twentyone import DEALER
+from mine.strategies.engines import twentyone as engine
+from mine.strategies.engines.twentyone import (
+    ACTION_NAMES,
+    BUST,
+    CAN_DOUBLE,
+    CAN_HIT,
+    CAN_INSURE,
+    CAN_SPLIT,
+    CAN_STAND,
+    DOUBLE,
+    INSURANCE,
+    SPLIT,
+    TwentyOneRules,
+    classify,
+    dealer_hits,
+    hand_over,
+    hand_total,
+    insurance_pays,
+    settle,
+    two_card_plays,
+)
+from mine.warehouse.checks import Problem, numbered_score_rows, outside_range
 
 GAME = "twentyone"
 FORMAT = log_format
@@ -246,353 +269,389 @@ LOAD = {
 # --- the rules, replayed (TwentyOneRules, `../shared/spec/twentyone.md`) --------------------
 # Each row is checked against the row before it in the same hand: the hand before the action
 # is that row's hand (a hand's first row, or the first after a Split, shows two cards plus
-# what the action added). The hands' final rows, classed and settled, must give every
-# player's change of points in the score file.
+# what the action added). The hands' final rows, classed and settled by the engine, must
+# give every player's change of points in the score file, and no card may show more often
+# than the shoe it was dealt from holds it. The consistency checks have made sure a log's
+# rounds are runs of rows in order before its rules are replayed: so round by round.
 
-SANE = {
-    "turns": {
-        "round": ("1", rule("rounds")),
-        "hand_id": ("0", f"4 * {rule('decks')}"),  # a split needs a pair: at most 4 × decks
-        "bid": ("0", f"2 * {rule('max_bid')}"),  # a DoubleDown doubles it
-    },
-    "scores": {
-        "round": ("1", rule("rounds")),
+POINTS = {format_course(card): points for card, points in zip(DECK, engine.POINTS, strict=True)}
+"""A card as the log writes it (`SQ`) → its points, the ace 11."""
+
+
+def sane(rules: TwentyOneRules) -> dict[str, dict[str, tuple[int, int]]]:
+    """Each number's sane range, from the rules (the other players' points: the settlement
+    check names the player)."""
+    most_points = rules.starting_points + rules.rounds * rules.max_bid * (20 * rules.decks + 2)
+    return {
+        "turns": {
+            "round": (1, rules.rounds),
+            "hand_id": (0, 4 * rules.decks),  # a split needs a pair: at most 4 × decks
+            "bid": (0, 2 * rules.max_bid),  # a DoubleDown doubles it
+        },
         # at most 4 × decks hands a round, each doubled and paid at most 2.5 ×, + insurance
-        "points": (
-            "0",
-            f"{rule('starting_points')} + {rule('rounds')} * {rule('max_bid')} * "
-            f"(20 * {rule('decks')} + 2)",
-        ),
-    },
-}
-"""Each number's sane range, from the rules (points of the other players: `others` in the
-settlement check, which names the player)."""
+        "scores": {"round": (1, rules.rounds), "points": (0, most_points)},
+    }
 
-_PLAYER_CLASS = f"""CASE
-    WHEN n = 2 AND total = 21 AND ({rule("combo_after_split")} OR NOT split) THEN 40
-    WHEN {rule("charlie")} AND n >= {rule("charlie_cards")}
-         AND (total <= 21 OR NOT {rule("charlie_bust_first")}) THEN 30
-    WHEN total > 21 THEN -1 ELSE total END"""
-_DEALER_CLASS = f"""CASE
-    WHEN NOT played THEN -1
-    WHEN d_n = 2 AND d_total = 21 THEN 40
-    WHEN {rule("charlie")} AND d_n = {rule("charlie_cards")}
-         AND (d_total <= 21 OR NOT {rule("charlie_bust_first")}) THEN 30
-    WHEN d_total > 21 THEN -1 ELSE d_total END"""
-_DEALER_HITS = f"""(({rule("dealer_card_limit")} = 0 OR text_cards(before) < {rule("dealer_card_limit")})
-    AND (text_total(before) < {rule("dealer_stands_on")}
-         OR ({rule("dealer_hits_soft_17")} AND text_total(before) = {rule("dealer_stands_on")}
-             AND hand_soft(string_split(before, ';')))))"""
 
-RULE_CHECKS = f"""
-WITH r AS (
-    -- A hand's rows are one run of the file (checked below), so the row before in the file
-    -- is the row before in the hand when it has the same round, player and hand id: one
-    -- window in file order, which costs far less than one partitioned by hand.
-    SELECT *, coalesce(lag(round) OVER w = round AND lag(player) OVER w = player
-                       AND lag(hand_id) OVER w = hand_id AND lag(act) OVER w <> 'Bid',
-                       false) AS chained,
-           coalesce(lag(round, 2) OVER w = round AND lag(player, 2) OVER w = player
-                    AND lag(hand_id, 2) OVER w = hand_id, false) AS chained2,
-           NOT coalesce(lead(round) OVER w = round AND lead(player) OVER w = player
-                        AND lead(hand_id) OVER w = hand_id, false) AS last_row,
-           lag(hand) OVER w AS previous_row_hand, lag(act) OVER w AS previous_row_act,
-           lag(act, 2) OVER w AS act_two_back, lag(bid) OVER w AS previous_row_bid,
-           lag(hit_total) OVER w AS previous_row_total
-    FROM (
-        SELECT log_id, line, round, player, hand_id, split_part(action, ' ', 1) AS act, bid,
-               upcard, hand,
-               -- a hand busts only on a Hit: the only rows whose total the checks need
-               CASE WHEN split_part(action, ' ', 1) = 'Hit' THEN text_total(hand) END AS hit_total
-        FROM stage_turns
-    )
-    WINDOW w AS (PARTITION BY log_id ORDER BY line)
-),
-chains AS (
-    SELECT *, CASE WHEN chained THEN previous_row_hand END AS previous,
-           CASE WHEN chained THEN previous_row_act END AS previous_act,
-           CASE WHEN chained2 THEN act_two_back END AS act_before,
-           CASE WHEN chained THEN previous_row_bid END AS previous_bid,
-           CASE WHEN chained THEN previous_row_total END AS previous_total
-    FROM r
-),
-bids AS (
-    SELECT log_id, round, player, count(*) AS n_bids, min(line) AS bid_line,
-           max(line) AS last_bid_line, arg_min(bid, line) AS bid
-    FROM (SELECT log_id, line, round, player, bid FROM stage_turns
-          WHERE split_part(action, ' ', 1) = 'Bid')
-    GROUP BY ALL
-),
-plays AS (
-    SELECT *, CASE
-            WHEN previous IS NULL OR previous_act = 'Split'
-                THEN CASE WHEN act = 'Hit' THEN text_older(hand) ELSE hand END
-            ELSE previous END AS before
-    FROM chains WHERE player <> 'dealer' AND act <> 'Bid'
-),
-hands AS (
-    SELECT log_id, round, player, hand_id, min(line) AS first_line,
-           arg_max(hand, line) AS final, arg_max(bid, line) AS final_bid,
-           hand_id > 0 OR bool_or(act = 'Split') AS split,
-           coalesce(min(bid) FILTER (WHERE act = 'Insurance'), 0) AS insured_bid,
-           max(line) AS last_line, count(*) AS n_rows, arg_max(act, line) AS last_act,
-           count(*) FILTER (WHERE act = 'Split') AS splits,
-           text_cards(arg_max(hand, line)) AS n, text_total(arg_max(hand, line)) AS total
-    FROM plays GROUP BY log_id, round, player, hand_id
-),
-seated AS (  -- each player's hands: one run of rows, hands in id order, one per Split
-    SELECT log_id, round, player, min(first_line) AS first_line, max(last_line) AS last_line,
-           sum(n_rows) AS n_rows, count(*) AS n_hands, max(hand_id) AS top_hand,
-           sum(splits) AS splits
-    FROM hands GROUP BY ALL
-),
-classed AS (SELECT *, {_PLAYER_CLASS} AS p_class FROM hands),
-dealer AS (
-    SELECT *, CASE WHEN previous IS NULL THEN CASE WHEN act = 'Hit' THEN text_older(hand) ELSE hand END
-                   ELSE previous END AS before
-    FROM chains WHERE player = 'dealer'
-),
-rounds AS (
-    SELECT log_id, round, max(line) AS last_line,
-           max(line) FILTER (WHERE player <> 'dealer') AS last_player_line,
-           min(line) FILTER (WHERE player <> 'dealer' AND NOT bid_row) AS first_play_line,
-           min(line) FILTER (WHERE player = 'dealer') AS first_dealer_line,
-           arg_max(hand, line) FILTER (WHERE player = 'dealer') AS dealer_final
-    FROM (SELECT log_id, line, round, player, hand,
-                 split_part(action, ' ', 1) = 'Bid' AS bid_row FROM stage_turns)
-    GROUP BY ALL
-),
-tables AS (
-    SELECT r.*, coalesce(h.live, false) AS played, text_cards(dealer_final) AS d_n,
-           text_total(dealer_final) AS d_total
-    FROM rounds r LEFT JOIN (
-        SELECT log_id, round, bool_or(p_class <> -1) AS live FROM classed GROUP BY ALL
-    ) h USING (log_id, round)
-),
-shoes AS (
-    -- The shoe is dealt round after round (the dealer's hole card too, shown or not), so
-    -- the cards dealt before a round say which shoe it drew from; a round that opens a
-    -- fresh shoe partway drew from two and is counted on its own.
-    SELECT log_id, round, last_line,
-           CASE WHEN dealt_before // (52 * {rule("decks")})
-                     = (dealt_before + cards - 1) // (52 * {rule("decks")})
-                THEN dealt_before // (52 * {rule("decks")}) END AS shoe
-    FROM (
-        SELECT *, coalesce(sum(cards) OVER (PARTITION BY log_id ORDER BY round ROWS BETWEEN
-                                            UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS dealt_before
-        FROM (
-            SELECT t.log_id, t.round, t.last_line, coalesce(p.cards, 0) + CASE
-                       WHEN p.cards IS NULL THEN 0 WHEN t.played THEN t.d_n ELSE 2 END AS cards
-            FROM tables t LEFT JOIN (SELECT log_id, round, sum(n) AS cards FROM hands GROUP BY ALL) p
-                 USING (log_id, round)
+def cards(hand: str) -> int:
+    """How many cards a hand as the log writes it (`SQ;H3`, newest first) holds."""
+    return hand.count(";") + 1 if hand else 0
+
+
+def older(hand: str) -> str:
+    """The hand before its newest card."""
+    return hand.partition(";")[2]
+
+
+def total(hand: str) -> tuple[int, bool]:
+    """(total, soft) of a hand as the log writes it."""
+    return hand_total(POINTS[card] for card in hand.split(";")) if hand else (0, False)
+
+
+class _Hand:
+    """What a hand's rows add up to."""
+
+    __slots__ = ("first_line", "last_line", "rows", "final", "bid", "act", "splits",
+                 "insured", "n", "total", "kind")  # fmt: skip
+
+    def __init__(self, line: int):
+        self.first_line, self.rows, self.splits, self.insured = line, 0, 0, None
+
+
+class _Round(NamedTuple):
+    """What the shoe and the score file need of a round."""
+
+    round: int
+    last_line: int
+    cards: int | None  # dealt in the round (None: unknown, no dealer rows)
+    shown: list[str]  # every card of the final hands, the dealer's too
+    change: dict[str, int]  # each player's change of points
+    bids: dict[str, tuple[int, int]]  # each bidder's (line, bid)
+
+
+def replay(rules: TwentyOneRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
+    """Every broken rule of one log: its rows (line first, then the format's columns) in
+    file order, replayed round by round through the engine's rules."""
+    ranges = sane(rules)
+    problems: list[Problem] = []
+    for row in turns:
+        problems += outside_range("turns", row[0], row[1:], FORMAT.TURNS, ranges["turns"])
+    for row in scores:
+        problems += outside_range("scores", row[0], row[1:], FORMAT.SCORES, ranges["scores"])
+    rounds = []
+    start = 0
+    while start < len(turns):
+        end = start + 1
+        while end < len(turns) and turns[end][1] == turns[start][1]:
+            end += 1
+        rounds.append(_round(rules, turns[start:end], problems))
+        start = end
+    _shoe(rules, rounds, problems)
+    _points(rules, turns, scores, rounds, problems)
+    return problems
+
+
+def _round(rules: TwentyOneRules, rows: list[tuple], problems: list[Problem]) -> _Round:
+    """One round's rows: its hands, bids and dealer checked, its hands classed and settled."""
+    number = rows[0][1]
+    acts = [row[6].partition(" ")[0] for row in rows]
+    bids: dict[str, list[int]] = {}  # bidder → [first line, last line, bids, first bid]
+    for row, act in zip(rows, acts, strict=True):
+        if act == "Bid":
+            seen = bids.get(row[3])
+            if seen is None:
+                bids[row[3]] = [row[0], row[0], 1, row[7]]
+            else:
+                seen[1], seen[2] = row[0], seen[2] + 1
+    hands: dict[tuple[str, int], _Hand] = {}
+    dealer_rows: list[int] = []
+    last_player_line = first_play_line = None
+    for i, row in enumerate(rows):
+        line, _, hand, player, _, hand_id, _, bid, upcard = row
+        act = acts[i]
+        if player == DEALER:
+            dealer_rows.append(i)
+            continue
+        last_player_line = line
+        if act == "Bid":
+            continue
+        if first_play_line is None:
+            first_play_line = line
+        before_row = rows[i - 1] if i else None
+        chained = (before_row is not None and before_row[3] == player
+                   and before_row[5] == hand_id and acts[i - 1] != "Bid")  # fmt: skip
+        previous_act = acts[i - 1] if chained else None
+        chained2 = i > 1 and rows[i - 2][3] == player and rows[i - 2][5] == hand_id
+        reason = _play_problem(
+            rules, row, act, before_row if chained else None, previous_act,
+            acts[i - 2] if chained2 else None, bids.get(player),
+        )  # fmt: skip
+        if reason:
+            problems.append(("turns", line, reason))
+        played = hands.get((player, hand_id))
+        if played is None:
+            played = hands[player, hand_id] = _Hand(line)
+        played.last_line, played.final, played.bid, played.act = line, hand, bid, act
+        played.rows += 1
+        if act == "Split":
+            played.splits += 1
+        elif act == "Insurance":
+            played.insured = bid if played.insured is None else min(played.insured, bid)
+    for (_, hand_id), played in hands.items():
+        played.n = cards(played.final)
+        played.total = total(played.final)[0]
+        split = hand_id > 0 or played.splits > 0
+        played.kind = classify(played.n, played.total, rules, split=split)
+    live = any(played.kind != BUST for played in hands.values())
+    dealer_final = rows[dealer_rows[-1]][2] if dealer_rows else None
+    for i in dealer_rows:
+        first = rows[dealer_rows[0]][0]
+        reason = _dealer_problem(rules, rows, acts, i, live, first, last_player_line)
+        if reason:
+            problems.append(("turns", rows[i][0], reason))
+    last_line = rows[-1][0]
+    if not dealer_rows:
+        problems.append(("turns", last_line, f"round {number} has no dealer rows"))
+    _bid_order(rows[0][1], bids, hands, first_play_line, problems)
+    _hand_runs(rules, hands, problems)
+    # no dealer rows: a hand of no cards, which every live hand beats
+    final = dealer_final or ""
+    dealer = classify(cards(final), total(final)[0], rules, dealer=True) if live else BUST
+    change: dict[str, int] = {}
+    for (player, _), played in hands.items():
+        insured = played.insured or 0
+        won = settle(played.bid, played.kind, dealer, rules) - played.bid - insured // 2
+        if insured > 0 and insurance_pays(live, dealer, played.kind, rules):
+            won += rules.insurance_return(insured)
+        change[player] = change.get(player, 0) + won
+    dealt = sum(played.n for played in hands.values())
+    if hands:
+        dealt = (
+            None if live and dealer_final is None else dealt + (cards(dealer_final) if live else 2)
         )
-    )
-),
-cards AS (
-    SELECT c.*, s.shoe, s.last_line FROM (
-        SELECT log_id, round, unnest(string_split(final, ';')) AS card FROM hands
-        UNION ALL
-        SELECT log_id, round, unnest(string_split(dealer_final, ';')) FROM rounds
-    ) c JOIN shoes s USING (log_id, round)
-),
-overdrawn AS (  -- a card seen more often than its shoe holds it (a lone round: its two shoes)
-    SELECT log_id, shoe, CASE WHEN shoe IS NULL THEN round END AS lone_round, card,
-           CASE WHEN shoe IS NULL THEN 2 ELSE 1 END * {rule("decks")} AS held
-    FROM cards GROUP BY ALL HAVING count(*) > held
-),
-settled AS (
-    SELECT h.log_id, h.round, h.player,
-           CAST(sum(CASE WHEN p_class = -1 THEN 0
-                    WHEN p_class = 40 AND d_class = 40 THEN final_bid
-                    WHEN p_class = 40 THEN round_even({rule("combo_payout")} * final_bid, 0)
-                    WHEN p_class > d_class THEN {rule("win_payout")} * final_bid
-                    WHEN p_class = d_class THEN final_bid ELSE 0 END
-               + CASE WHEN insured_bid > 0 AND played AND d_class = 40
-                       AND NOT ({rule("insurance_needs_live_hand")} AND p_class = -1)
-                      THEN round_even({rule("insurance_payout")} * CASE
-                           WHEN {rule("insurance_on_side_bet")} THEN insured_bid // 2
-                           ELSE insured_bid END, 0)
-                      ELSE 0 END
-               - final_bid - insured_bid // 2) AS BIGINT) AS change
-    FROM classed h JOIN (SELECT *, {_DEALER_CLASS} AS d_class FROM tables) t
-         USING (log_id, round)
-    GROUP BY ALL
-),
-seats AS (
-    SELECT log_id, player,
-           row_number() OVER (PARTITION BY log_id ORDER BY NOT mine, player) AS seat
-    FROM (SELECT log_id, player, bool_or(mine = '1') AS mine
-          FROM stage_turns WHERE player <> 'dealer' GROUP BY ALL)
-),
-points AS (
-    SELECT *, coalesce(lag(points) OVER (PARTITION BY log_id, seat ORDER BY round),
-                       {rule("starting_points")}) AS points_before
-    FROM (
-        SELECT log_id, line, round, 1 AS seat, CAST(points AS BIGINT) AS points FROM stage_scores
-        UNION ALL
-        SELECT log_id, line, round, CAST(o.seat AS INTEGER) + 1, o.points
-        FROM (SELECT log_id, line, round,
-                     unnest(TRY_CAST(string_split(others, ';') AS BIGINT[])) AS points,
-                     unnest(range(1, len(string_split(others, ';')) + 1)) AS seat
-              FROM stage_scores WHERE others <> '') o
-    )
-),
-players AS (
-    SELECT p.*, s.player FROM points p JOIN seats s USING (log_id, seat)
-)
-SELECT log_id, 'turns' AS role, line, reason FROM (
-    SELECT p.log_id, p.line, CASE
-        WHEN b.player IS NULL THEN format('{{}} plays a hand but did not bid this round', p.player)
-        WHEN text_cards(p.before) <> 2 AND (p.previous IS NULL OR p.previous_act = 'Split')
-            THEN format('a {{}} row shows {{}} cards: a hand starts with two', p.act,
-                        text_cards(p.hand))
-        WHEN p.previous_act = 'Split' AND split_part(p.before, ';', 1) <> split_part(p.previous, ';', 1)
-            THEN format('after the Split the hand keeps {{}}, not {{}}',
-                        split_part(p.previous, ';', 1), split_part(p.before, ';', 1))
-        WHEN p.act = 'Hit' AND text_older(p.hand) <> p.before
-            THEN format('a Hit adds one card to {{}}, this row shows {{}}',
-                        p.before, p.hand)
-        WHEN p.act <> 'Hit' AND p.hand <> p.before
-            THEN format('a {{}} changes no card, but the hand was {{}} and is now {{}}', p.act,
-                        p.before, p.hand)
-        WHEN p.previous IS NOT NULL AND p.previous_act <> 'Split'
-             AND (text_cards(p.before) >= {rule("charlie_cards")} OR coalesce(p.previous_total > 21, false))
-            THEN format('a {{}} after the hand was finished ({{}} cards, {{}})', p.act,
-                        text_cards(p.before), text_total(p.before))
-        WHEN p.previous_act = 'DoubleDown' AND p.act <> 'Hit'
-            THEN format('a {{}} after a DoubleDown: the hand must Hit once', p.act)
-        WHEN p.act_before = 'DoubleDown' AND p.previous_act = 'Hit' AND p.act <> 'Stand'
-            THEN format('a {{}} after a DoubleDown''s Hit: the hand must Stand', p.act)
-        WHEN p.previous_act = 'Stand' THEN format('a {{}} after the hand stood', p.act)
-        WHEN p.act = 'Split' AND (text_cards(p.before) <> 2
-                                  OR substr(split_part(p.before, ';', 1), 2)
-                                     <> substr(split_part(p.before, ';', 2), 2))
-            THEN format('a Split of {{}}: only two cards of one rank split', p.before)
-        WHEN p.act = 'DoubleDown' AND text_cards(p.before) <> 2
-            THEN format('a DoubleDown on {{}} cards: only two-card hands double',
-                        text_cards(p.before))
-        WHEN p.act = 'Insurance' AND substr(p.upcard, 2) <> 'A'
-            THEN format('Insurance with up card {{}}: only against an Ace', p.upcard)
-        WHEN p.act = 'Insurance' AND (p.previous IS NOT NULL OR p.hand_id <> 0)
-            THEN 'Insurance is only the first action of the hand'
-        WHEN p.act = 'DoubleDown' AND p.bid <> 2 * coalesce(p.previous_bid, b.bid)
-            THEN format('a DoubleDown makes the bid {{}}, not {{}}',
-                        2 * coalesce(p.previous_bid, b.bid), p.bid)
-        WHEN p.act <> 'DoubleDown' AND p.bid <> coalesce(p.previous_bid, b.bid)
-            THEN format('bid {{}}, but the hand''s bid is {{}}', p.bid,
-                        coalesce(p.previous_bid, b.bid))
-    END AS reason
-    FROM plays p LEFT JOIN bids b USING (log_id, round, player)
-) WHERE reason IS NOT NULL
-UNION ALL
-SELECT log_id, 'turns', line, reason FROM (
-    SELECT d.log_id, d.line, CASE
-        WHEN d.line < t.last_player_line THEN 'a dealer row before the players have played'
-        WHEN NOT t.played AND (d.line <> t.first_dealer_line OR d.hand <> d.upcard
-                               OR d.act <> 'Stand')
-            THEN format('every hand is bust: the dealer only shows its up card {{}} and Stands',
-                        d.upcard)
-        WHEN NOT t.played THEN NULL
-        WHEN text_cards(d.before) < 2
-            THEN format('the dealer shows {{}} card(s) though a hand is live',
-                        text_cards(d.before))
-        WHEN d.previous IS NULL AND split_part(d.before, ';', 1) <> d.upcard
-            THEN format('the dealer''s first card {{}} is not the up card {{}}',
-                        split_part(d.before, ';', 1),
-                        d.upcard)
-        WHEN d.act = 'Hit' AND text_older(d.hand) <> d.before
-            THEN format('a dealer Hit adds one card to {{}}, this row shows {{}}',
-                        d.before, d.hand)
-        WHEN d.act NOT IN ('Hit', 'Stand') THEN format('the dealer cannot {{}}', d.act)
-        WHEN d.previous_act = 'Stand' THEN 'a dealer row after the dealer stood'
-        WHEN d.act = 'Stand' AND d.hand <> d.before
-            THEN format('a dealer Stand changes the hand {{}} to {{}}',
-                        d.before, d.hand)
-        WHEN d.act = 'Hit' AND NOT {_DEALER_HITS.replace("before", "d.before")}
-            THEN format('the dealer hits on {{}}: it stands on {{}}', text_total(d.before),
-                        {rule("dealer_stands_on")})
-        WHEN d.act = 'Stand' AND {_DEALER_HITS.replace("before", "d.hand")}
-            THEN format('the dealer stands on {{}}: it hits below {{}}', text_total(d.hand),
-                        {rule("dealer_stands_on")})
-        WHEN d.last_row AND d.act <> 'Stand' THEN 'the dealer''s last row must be a Stand'
-    END AS reason
-    FROM dealer d JOIN tables t USING (log_id, round)
-) WHERE reason IS NOT NULL
-UNION ALL
-SELECT log_id, 'turns', last_line, format('round {{}} has no dealer rows', round)
-FROM rounds WHERE first_dealer_line IS NULL
-UNION ALL
-SELECT log_id, 'turns', CASE WHEN n_bids > 1 THEN last_bid_line ELSE bid_line END, CASE
-    WHEN n_bids > 1 THEN format('{{}} bids twice in round {{}}', player, round)
-    ELSE format('{{}} bids after the hands are dealt', player) END
-FROM bids JOIN rounds USING (log_id, round)
-WHERE n_bids > 1 OR last_bid_line > first_play_line
-UNION ALL
-SELECT b.log_id, 'turns', b.bid_line, format('{{}} bids but plays no hand', b.player)
-FROM bids b ANTI JOIN hands h USING (log_id, round, player)
-UNION ALL
-SELECT log_id, 'turns', bid_line, format('{{}} bids out of the seat order its hands are played in',
-                                         player)
-FROM (
-    SELECT b.log_id, b.bid_line, b.player,
-           row_number() OVER (PARTITION BY b.log_id, b.round ORDER BY b.bid_line) AS bid_rank,
-           row_number() OVER (PARTITION BY b.log_id, b.round ORDER BY s.first_line) AS play_rank
-    FROM bids b JOIN seated s USING (log_id, round, player)
-) WHERE bid_rank <> play_rank
-UNION ALL
-SELECT log_id, 'turns', last_line, CASE
-    WHEN last_line - first_line + 1 <> n_rows
-        THEN format('{{}}''s hands are not played in one run of rows', player)
-    ELSE format('{{}} has {{}} hands (ids up to {{}}) after {{}} Splits', player, n_hands,
-                top_hand, splits) END
-FROM seated
-WHERE last_line - first_line + 1 <> n_rows OR n_hands <> splits + 1 OR top_hand <> splits
-UNION ALL
-SELECT log_id, 'turns', last_line, CASE
-    WHEN last_line - first_line + 1 <> n_rows
-        THEN format('hand {{}} of {{}} is not played in one run of rows', hand_id, player)
-    ELSE format('hand {{}} of {{}} ends with a {{}}, not a Stand, before it is finished',
-                hand_id, player, last_act) END
-FROM classed
-WHERE last_line - first_line + 1 <> n_rows
-   OR NOT (last_act = 'Stand' OR total > 21 OR n >= {rule("charlie_cards")}
-           OR (last_act = 'DoubleDown' AND n = 2 AND total = 21))
-UNION ALL
-SELECT log_id, 'turns', last_line, CASE
-    WHEN shoe IS NULL THEN format('{{}} appears {{}} times in round {{}}: the two shoes it was '
-                                  'dealt from hold {{}}', card, copies, round, held)
-    ELSE format('{{}} appears {{}} times in rounds {{}} to {{}}, all dealt from one shoe of {{}} '
-                'decks: it holds {{}}', card, copies, first_round, round, {rule("decks")}, held)
-    END
-FROM (  -- the round where the copies run over
-    SELECT *, min(round) OVER (PARTITION BY log_id, shoe, lone_round, card) AS first_round,
-           sum(in_round) OVER (PARTITION BY log_id, shoe, lone_round, card ORDER BY round)
-               AS copies
-    FROM (
-        SELECT c.log_id, o.shoe, o.lone_round, c.card, o.held, c.round,
-               any_value(c.last_line) AS last_line, count(*) AS in_round
-        FROM cards c JOIN overdrawn o ON c.log_id = o.log_id AND c.card = o.card
-             AND (c.shoe = o.shoe OR c.round = o.lone_round)
-        GROUP BY ALL
-    )
-) WHERE copies > held AND copies - in_round <= held
-UNION ALL
-SELECT p.log_id, 'turns', b.bid_line,
-       format('{{}} bids {{}} with {{}} points: the bid must be between {{}} and {{}}', p.player,
-              b.bid, p.points_before, least({rule("min_bid")}, p.points_before),
-              least({rule("max_bid")}, p.points_before))
-FROM players p JOIN bids b USING (log_id, round, player)
-WHERE NOT b.bid BETWEEN least({rule("min_bid")}, p.points_before)
-                    AND least({rule("max_bid")}, p.points_before)
-   OR p.points_before <= 0
-UNION ALL
-SELECT p.log_id, 'scores', p.line,
-       format('{{}}''s points go from {{}} to {{}} in round {{}}, but its hands settle to {{:+d}}',
-              p.player, p.points_before, p.points, p.round, coalesce(s.change, 0))
-FROM players p LEFT JOIN settled s USING (log_id, round, player)
-WHERE p.points IS DISTINCT FROM p.points_before + coalesce(s.change, 0)
-UNION ALL
-{out_of_range("turns", SANE["turns"])}
-UNION ALL
-{out_of_range("scores", SANE["scores"])}
-"""
+    shown = [card for played in hands.values() for card in played.final.split(";")]
+    if dealer_final is not None:
+        shown += dealer_final.split(";")
+    return _Round(number, last_line, dealt, shown, change,
+                  {player: (seen[0], seen[3]) for player, seen in bids.items()})  # fmt: skip
+
+
+def _play_problem(rules: TwentyOneRules, row: tuple, act: str, previous: tuple | None,
+                  previous_act: str | None, act_before: str | None,
+                  bid: list[int] | None) -> str | None:  # fmt: skip
+    """What is wrong with a player's decision, given the hand's row before it (None: the
+    hand's first row) and the player's bid of the round."""
+    _, _, hand, player, _, hand_id, _, amount, upcard = row
+    if bid is None:
+        return f"{player} plays a hand but did not bid this round"
+    fresh = previous is None or previous_act == "Split"
+    before = (older(hand) if act == "Hit" else hand) if fresh else previous[2]
+    n = cards(before)
+    if n != 2 and fresh:
+        return f"a {act} row shows {cards(hand)} cards: a hand starts with two"
+    if previous_act == "Split" and before.partition(";")[0] != previous[2].partition(";")[0]:
+        return (f"after the Split the hand keeps {previous[2].partition(';')[0]}, "
+                f"not {before.partition(';')[0]}")  # fmt: skip
+    if act == "Hit" and older(hand) != before:
+        return f"a Hit adds one card to {before}, this row shows {hand}"
+    if act != "Hit" and hand != before:
+        return f"a {act} changes no card, but the hand was {before} and is now {hand}"
+    if not fresh:
+        # a hand busts only on a Hit
+        reached = total(before)[0]
+        if hand_over(n, reached if previous_act == "Hit" else 0, rules):
+            return f"a {act} after the hand was finished ({n} cards, {reached})"
+    if previous_act == "DoubleDown" and act != "Hit":
+        return f"a {act} after a DoubleDown: the hand must Hit once"
+    if act_before == "DoubleDown" and previous_act == "Hit" and act != "Stand":
+        return f"a {act} after a DoubleDown's Hit: the hand must Stand"
+    if previous_act == "Stand":
+        return f"a {act} after the hand stood"
+    first, _, second = before.partition(";")
+    kind = ACTION_NAMES.index(act)
+    if kind in (SPLIT, DOUBLE, INSURANCE) and n == 2:
+        # what the log cannot show (the player's points) is taken as enough
+        plays = two_card_plays(first[1:] == second[1:], total(before)[0] == 21,
+                               upcard[1:] == "A" and previous is None and hand_id == 0,
+                               True, True, rules)  # fmt: skip
+    else:
+        plays = CAN_HIT | CAN_STAND
+    if kind == SPLIT and not plays & CAN_SPLIT:
+        return f"a Split of {before}: only two cards of one rank split"
+    if kind == DOUBLE and not plays & CAN_DOUBLE:
+        return f"a DoubleDown on {n} cards: only two-card hands double"
+    if kind == INSURANCE and not plays & CAN_INSURE:
+        if upcard[1:] != "A":
+            return f"Insurance with up card {upcard}: only against an Ace"
+        return "Insurance is only the first action of the hand"
+    base = previous[7] if previous is not None else bid[3]
+    if act == "DoubleDown" and amount != 2 * base:
+        return f"a DoubleDown makes the bid {2 * base}, not {amount}"
+    if act != "DoubleDown" and amount != base:
+        return f"bid {amount}, but the hand's bid is {base}"
+    return None
+
+
+def _dealer_problem(rules: TwentyOneRules, rows: list[tuple], acts: list[str], i: int,
+                    live: bool, first_line: int, last_player_line: int | None) -> str | None:  # fmt: skip
+    """What is wrong with a dealer row, given the round's rows."""
+    line, _, hand, _, _, hand_id, _, _, upcard = rows[i]
+    act = acts[i]
+    if last_player_line is not None and line < last_player_line:
+        return "a dealer row before the players have played"
+    if not live:
+        if line != first_line or hand != upcard or act != "Stand":
+            return f"every hand is bust: the dealer only shows its up card {upcard} and Stands"
+        return None
+    chained = i > 0 and rows[i - 1][3] == DEALER and rows[i - 1][5] == hand_id
+    chained = chained and acts[i - 1] != "Bid"
+    previous_act = acts[i - 1] if chained else None
+    before = rows[i - 1][2] if chained else (older(hand) if act == "Hit" else hand)
+    n = cards(before)
+    if n < 2:
+        return f"the dealer shows {n} card(s) though a hand is live"
+    if not chained and before.partition(";")[0] != upcard:
+        return f"the dealer's first card {before.partition(';')[0]} is not the up card {upcard}"
+    if act == "Hit" and older(hand) != before:
+        return f"a dealer Hit adds one card to {before}, this row shows {hand}"
+    if act not in ("Hit", "Stand"):
+        return f"the dealer cannot {act}"
+    if previous_act == "Stand":
+        return "a dealer row after the dealer stood"
+    if act == "Stand" and hand != before:
+        return f"a dealer Stand changes the hand {before} to {hand}"
+    if act == "Hit" and not dealer_hits(n, *total(before), rules):
+        return f"the dealer hits on {total(before)[0]}: it stands on {rules.dealer_stands_on}"
+    if act == "Stand" and dealer_hits(cards(hand), *total(hand), rules):
+        return f"the dealer stands on {total(hand)[0]}: it hits below {rules.dealer_stands_on}"
+    last = i + 1 == len(rows) or rows[i + 1][3] != DEALER or rows[i + 1][5] != hand_id
+    if last and act != "Stand":
+        return "the dealer's last row must be a Stand"
+    return None
+
+
+def _bid_order(number: int, bids: dict[str, list[int]], hands: dict[tuple[str, int], _Hand],
+               first_play_line: int | None, problems: list[Problem]) -> None:  # fmt: skip
+    """Each player bids once, before the hands are dealt, in the order its hands are played."""
+    first_lines: dict[str, int] = {}
+    for (player, _), played in hands.items():
+        first_lines[player] = min(first_lines.get(player, played.first_line), played.first_line)
+    for player, (line, last, count, _) in bids.items():
+        if count > 1:
+            problems.append(("turns", last, f"{player} bids twice in round {number}"))
+        elif first_play_line is not None and last > first_play_line:
+            problems.append(("turns", line, f"{player} bids after the hands are dealt"))
+        if player not in first_lines:
+            problems.append(("turns", line, f"{player} bids but plays no hand"))
+    seated = [p for p in bids if p in first_lines]
+    by_bid = sorted(seated, key=lambda p: bids[p][0])
+    by_play = sorted(seated, key=first_lines.__getitem__)
+    for player, played in zip(by_bid, by_play, strict=True):
+        if player != played:
+            problems.append(("turns", bids[player][0],
+                             f"{player} bids out of the seat order its hands are played in"))  # fmt: skip
+
+
+def _hand_runs(rules: TwentyOneRules, hands: dict[tuple[str, int], _Hand],
+               problems: list[Problem]) -> None:  # fmt: skip
+    """Each hand, and each player's hands, one run of rows; a hand per Split, ids in order;
+    a hand ends with a Stand or finished."""
+    players: dict[str, list[int]] = {}  # first line, last line, rows, hands, top id, splits
+    for (player, hand_id), played in hands.items():
+        seen = players.get(player)
+        if seen is None:
+            players[player] = [played.first_line, played.last_line, played.rows, 1, hand_id,
+                               played.splits]  # fmt: skip
+        else:
+            seen[0], seen[1] = min(seen[0], played.first_line), max(seen[1], played.last_line)
+            seen[2] += played.rows
+            seen[3] += 1
+            seen[4] = max(seen[4], hand_id)
+            seen[5] += played.splits
+    for player, (first, last, rows, count, top, splits) in players.items():
+        if last - first + 1 != rows:
+            problems.append(("turns", last, f"{player}'s hands are not played in one run of rows"))
+        elif count != splits + 1 or top != splits:
+            problems.append(("turns", last, f"{player} has {count} hands (ids up to {top}) "
+                                            f"after {splits} Splits"))  # fmt: skip
+    for (player, hand_id), played in hands.items():
+        if played.last_line - played.first_line + 1 != played.rows:
+            problems.append(("turns", played.last_line,
+                             f"hand {hand_id} of {player} is not played in one run of rows"))  # fmt: skip
+        elif not (played.act == "Stand" or hand_over(played.n, played.total, rules)
+                  or (played.act == "DoubleDown" and played.n == 2 and played.total == 21)):  # fmt: skip
+            problems.append(("turns", played.last_line,
+                             f"hand {hand_id} of {player} ends with a {played.act}, not a "
+                             "Stand, before it is finished"))  # fmt: skip
+
+
+def _shoe(rules: TwentyOneRules, rounds: list[_Round], problems: list[Problem]) -> None:
+    """No card shows more often than its shoe holds it. The shoe is dealt round after round
+    (the dealer's hole card too, shown or not), so the cards dealt before a round say which
+    shoe it drew from; a round that opens a fresh shoe partway drew from two and is counted
+    on its own."""
+    size = 52 * rules.decks
+    dealt = 0
+    shown: dict[tuple, dict[str, dict[int, int]]] = {}  # shoe → card → round → copies
+    lines = {}
+    for played in rounds:
+        lines[played.round] = played.last_line
+        shoe = None
+        if played.cards is not None:
+            # the last card's shoe, as integer division truncates (no cards in round one: 0)
+            last = dealt + played.cards - 1
+            if dealt // size == (last // size if last >= 0 else 0):
+                shoe = dealt // size
+            dealt += played.cards
+        key = ("shoe", shoe) if shoe is not None else ("round", played.round)
+        copies = shown.setdefault(key, {})
+        for card in played.shown:
+            by_round = copies.setdefault(card, {})
+            by_round[played.round] = by_round.get(played.round, 0) + 1
+    for (kind, _), copies in shown.items():
+        held = rules.decks * (1 if kind == "shoe" else 2)
+        for card, by_round in copies.items():
+            if sum(by_round.values()) <= held:
+                continue
+            seen = 0
+            for number in sorted(by_round):
+                seen += by_round[number]
+                if seen > held:
+                    break
+            if kind == "shoe":
+                reason = (f"{card} appears {seen} times in rounds {min(by_round)} to {number}, "
+                          f"all dealt from one shoe of {rules.decks} decks: it holds {held}")  # fmt: skip
+            else:
+                reason = (f"{card} appears {seen} times in round {number}: the two shoes it "
+                          f"was dealt from hold {held}")  # fmt: skip
+            problems.append(("turns", lines[number], reason))
+
+
+def _points(rules: TwentyOneRules, turns: list[tuple], scores: list[tuple],
+            rounds: list[_Round], problems: list[Problem]) -> None:  # fmt: skip
+    """Each bid within what the player's points allow, and each player's points moved by
+    what its hands settle to. The score file's columns are seats: the logging player, then
+    the others by id."""
+    mine: dict[str, bool] = {}
+    for row in turns:
+        if row[3] != DEALER:
+            mine[row[3]] = mine.get(row[3], False) or row[4] == "1"
+    seats = sorted(mine, key=lambda player: (not mine[player], player))
+    by_round = {played.round: played for played in rounds}
+    points_before = [rules.starting_points] * len(seats)
+    for line, number, points, others in scores:
+        played = by_round.get(number)
+        now = [points, *(int(p) for p in others.split(";"))] if others else [points]
+        for seat, (player, after) in enumerate(zip(seats, now, strict=False)):
+            before = points_before[seat]
+            bid = played.bids.get(player) if played else None
+            if bid is not None:
+                low, high = rules.bid_range(before)
+                if not low <= bid[1] <= high or before <= 0:
+                    problems.append(("turns", bid[0], f"{player} bids {bid[1]} with {before} "
+                                     f"points: the bid must be between {low} and {high}"))  # fmt: skip
+            change = played.change.get(player, 0) if played else 0
+            if after != before + change:
+                problems.append(("scores", line, f"{player}'s points go from {before} to {after} "
+                                 f"in round {number}, but its hands settle to {change:+d}"))  # fmt: skip
+            points_before[seat] = after
