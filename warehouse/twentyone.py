@@ -705,13 +705,14 @@ def suspects(rules: TwentyOneRules, turns: pl.DataFrame, scores: pl.DataFrame) -
     t = _turn_columns(turns, tables)
     hands = _hands(t, tables)
     rounds = _rounds(t, hands, tables)
-    bids = (
-        t.filter(pl.col("act") == "Bid")
-        .group_by("log_id", "round", "player")
-        .agg(bid_line=pl.col("line").min(), first_bid=pl.col("bid").first(), bids=pl.len())
-    )
-    rows = t.join(rounds, on=["log_id", "round"], how="left").join(
-        bids, on=["log_id", "round", "player"], how="left"
+    bids = t.filter(pl.col("act") == "Bid").group_by("round_run", "player").agg(
+        pl.col("log_id").first(), pl.col("round").first(),
+        bid_line=pl.col("line").min(), first_bid=pl.col("bid").first(), bids=pl.len(),
+    )  # fmt: skip
+    # each row with its round's columns (round runs are numbered 0, 1, … in order)
+    of_round = rounds.drop("log_id", "round", "round_run")[t["round_run"].to_numpy()]
+    rows = pl.concat([t, of_round], how="horizontal").join(
+        bids.select("round_run", "player", "first_bid"), on=["round_run", "player"], how="left"
     )
     wrong = (
         _play_wrong(rules, rows)
@@ -740,13 +741,18 @@ def _turn_columns(turns: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.Data
     hand, act = pl.col("hand"), pl.col("act")
     low = {card: points - 10 * (points == 11) for card, points in POINTS.items()}
     t = turns.with_columns(
-        act=pl.col("action").str.extract(r"^(\w+)"),
-        n=pl.when(hand == "").then(0).otherwise(hand.str.count_matches(";") + 1),
+        act=pl.col("action").str.splitn(" ", 2).struct.field("field_0"),
+        n=pl.when(hand == "").then(0).otherwise(hand.str.count_matches(";", literal=True) + 1),
         older=hand.str.replace(r"^[^;]*;?", ""),
-        newest=hand.str.extract(r"^([^;]*)"),
+        newest=hand.str.splitn(";", 3).struct.field("field_0"),
+        second=hand.str.splitn(";", 3).struct.field("field_1"),  # the older hand's first
         hard=hand.str.split(";").list.eval(pl.element().replace_strict(low, default=0)).list.sum(),
         ace=hand.str.contains("A"),
         dealer=player == DEALER,
+        # a run of rows of one round, and of one hand (a log's are one run each, or it is
+        # flagged): an int to group by, cheaper than the columns that make it
+        round_run=pl.struct(log, rnd).rle_id(),
+        hand_run=pl.struct(log, rnd, player, hand_id).rle_id(),
     )
 
     def same(k: int) -> pl.Expr:
@@ -772,6 +778,7 @@ def _turn_columns(turns: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.Data
         soft=pl.col("ace") & (pl.col("hard") <= 11),
         older_soft=pl.col("older_ace") & (pl.col("older_hard") <= 11),
         previous=pl.when("chained").then(hand.shift(1)),
+        previous_first=pl.when("chained").then(pl.col("newest").shift(1)),
         previous_act=pl.when("chained").then(act.shift(1)).otherwise(pl.lit("")),
         previous_bid=pl.when("chained").then(pl.col("bid").shift(1)),
     )
@@ -793,8 +800,9 @@ def _hands(t: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.DataFrame:
     act = pl.col("act")
     hands = (
         t.filter(~pl.col("dealer") & (act != "Bid"))
-        .group_by("log_id", "round", "player", "hand_id", maintain_order=True)
+        .group_by("hand_run", maintain_order=True)
         .agg(
+            *(pl.col(c).first() for c in ("log_id", "round", "round_run", "player", "hand_id")),
             first_line=pl.col("line").first(), last_line=pl.col("line").last(), rows=pl.len(),
             final=pl.col("hand").last(), bid=pl.col("bid").last(), last_act=act.last(),
             splits=(act == "Split").sum(), insured=pl.col("bid").filter(act == "Insurance").min(),
@@ -809,7 +817,9 @@ def _rounds(t: pl.DataFrame, hands: pl.DataFrame, tables: dict[str, np.ndarray])
     """One row per round: where its players and dealer play, whether a hand is live, the
     dealer's final hand and class."""
     dealer, line = pl.col("dealer"), pl.col("line")
-    rounds = t.group_by("log_id", "round", maintain_order=True).agg(
+    rounds = t.group_by("round_run", maintain_order=True).agg(
+        pl.col("log_id").first(),
+        pl.col("round").first(),
         last_player_line=line.filter(~dealer).max(),
         first_play_line=line.filter(~dealer & (pl.col("act") != "Bid")).min(),
         first_dealer_line=line.filter(dealer).min(),
@@ -818,19 +828,15 @@ def _rounds(t: pl.DataFrame, hands: pl.DataFrame, tables: dict[str, np.ndarray])
         d_n=pl.col("n").filter(dealer).last(),
         d_total=pl.col("total").filter(dealer).last(),
     )
-    live = hands.group_by("log_id", "round").agg(
+    live = hands.group_by("round_run").agg(
         live=(pl.col("kind") != BUST).any(), hand_cards=pl.col("n").sum()
     )
-    rounds = rounds.join(live, on=["log_id", "round"], how="left").with_columns(
+    rounds = rounds.join(live, on="round_run", how="left").with_columns(
         live=pl.col("live").fill_null(False), d_n=pl.col("d_n").fill_null(0),
         d_total=pl.col("d_total").fill_null(0),
     )  # fmt: skip
     kind = _lookup(tables["kinds"], pl.Series([2] * len(rounds)), rounds["d_n"], rounds["d_total"])
     return rounds.with_columns(d_kind=pl.when("live").then(kind).otherwise(BUST))
-
-
-def _first_card(column: str) -> pl.Expr:
-    return pl.col(column).str.extract(r"^([^;]*)")
 
 
 def _play_wrong(rules: TwentyOneRules, rows: pl.DataFrame) -> pl.Expr:
@@ -839,15 +845,11 @@ def _play_wrong(rules: TwentyOneRules, rows: pl.DataFrame) -> pl.Expr:
     fresh = ~chained | (previous_act == "Split")
     hit = act == "Hit"
     n_before = (
-        pl.when(~fresh)
-        .then(pl.col("previous").str.count_matches(";") + 1)
-        .when(hit)
-        .then(pl.col("n") - 1)
-        .otherwise("n")
+        pl.when(~fresh).then(pl.col("n").shift(1)).when(hit).then(pl.col("n") - 1).otherwise("n")
     )
     # the hand before is the older hand of a Hit, else the hand (or the row is flagged)
     before_total = pl.when(hit).then("older_total").otherwise("total")
-    first_before = pl.when(hit).then(_first_card("older")).otherwise(_first_card("hand"))
+    first_before = pl.when(hit).then("second").otherwise("newest")
     finished = (previous_act == "Hit") & (pl.col("previous_total") > 21)
     if rules.charlie:
         finished = finished | (n_before >= rules.charlie_cards)
@@ -863,7 +865,7 @@ def _play_wrong(rules: TwentyOneRules, rows: pl.DataFrame) -> pl.Expr:
     wrong = (
         pl.col("first_bid").is_null()
         | (fresh & (n_before != 2))
-        | ((previous_act == "Split") & (first_before != _first_card("previous")))
+        | ((previous_act == "Split") & (first_before != pl.col("previous_first")))
         | (~fresh & hit & (pl.col("older") != pl.col("previous")))
         | (~fresh & ~hit & (pl.col("hand") != pl.col("previous")))
         | (~fresh & finished)
@@ -901,8 +903,8 @@ def _dealer_wrong(rows: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.Expr:
         | (pl.col("last") & ~stand)
         | (chained & hit & (pl.col("older") != previous))
         | (chained & stand & (pl.col("hand") != previous))
-        | (~chained & hit & (_first_card("older") != pl.col("upcard")))
-        | (~chained & stand & (_first_card("hand") != pl.col("upcard")))
+        | (~chained & hit & (pl.col("second") != pl.col("upcard")))
+        | (~chained & stand & (pl.col("newest") != pl.col("upcard")))
     )
     wrong = (pl.col("line") < pl.col("last_player_line")).fill_null(False) | pl.when("live").then(
         played
@@ -921,8 +923,11 @@ def _hands_wrong(rules: TwentyOneRules, hands: pl.DataFrame, bids: pl.DataFrame,
         over = over | (n >= rules.charlie_cards)
     ended = (last_act == "Stand") | over | ((last_act == "DoubleDown") & (n == 2) & (total == 21))
     spans = pl.col("last_line") - pl.col("first_line") + 1
-    flagged = _logs(hands.filter((spans != pl.col("rows")) | ~ended))
-    players = hands.group_by("log_id", "round", "player").agg(
+    twice = pl.struct("round_run", "player", "hand_id").is_duplicated()
+    flagged = _logs(hands.filter((spans != pl.col("rows")) | ~ended | twice))
+    player_run = pl.struct("round_run", "player").rle_id().alias("player_run")
+    players = hands.group_by(player_run, maintain_order=True).agg(
+        pl.col("log_id").first(), pl.col("round_run").first(), pl.col("player").first(),
         first_line=pl.col("first_line").min(), last_line=pl.col("last_line").max(),
         rows=pl.col("rows").sum(), count=pl.len(), top=pl.col("hand_id").max(),
         splits=pl.col("splits").sum(),
@@ -930,12 +935,13 @@ def _hands_wrong(rules: TwentyOneRules, hands: pl.DataFrame, bids: pl.DataFrame,
     splits = pl.col("splits")
     flagged |= _logs(
         players.filter((spans != pl.col("rows")) | (pl.col("count") != splits + 1)
-                       | (pl.col("top") != splits))
+                       | (pl.col("top") != splits)
+                       | pl.struct("round_run", "player").is_duplicated())
     )  # fmt: skip
     flagged |= _logs(rounds.filter(pl.col("dealer_rows") == 0))
-    seated = bids.join(players, on=["log_id", "round", "player"], how="full", coalesce=True)
-    seated = seated.join(rounds, on=["log_id", "round"], how="left")
-    rank = ["log_id", "round"]
+    seated = bids.join(players, on=["log_id", "round_run", "player"], how="full", coalesce=True)
+    seated = seated.join(rounds.select("round_run", "first_play_line"), on="round_run", how="left")
+    rank = "round_run"
     order = pl.col("bid_line").rank().over(rank) != pl.col("first_line").rank().over(rank)
     flagged |= _logs(
         seated.filter(
@@ -985,7 +991,8 @@ def _points_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
                   tables: dict[str, np.ndarray]) -> set[int]:  # fmt: skip
     """Logs whose score file does not follow from the hands (settled by the engine's rule,
     `_tables`' returns) or whose bids are not what the points before allow."""
-    h = hands.join(rounds.select("log_id", "round", "d_kind", "live"), on=["log_id", "round"])
+    h = pl.concat([hands, rounds.select("d_kind", "live")[hands["round_run"].to_numpy()]],
+                  how="horizontal")  # fmt: skip
     kind, d_kind = h["kind"] + 1, h["d_kind"] + 1
     bid = h["bid"].to_numpy()
     insured = h["insured"].fill_null(0).to_numpy()
