@@ -710,20 +710,17 @@ def suspects(rules: TwentyOneRules, turns: pl.DataFrame, scores: pl.DataFrame) -
         bid_line=pl.col("line").min(), first_bid=pl.col("bid").first(), bids=pl.len(),
     )  # fmt: skip
     # each row with its round's columns (round runs are numbered 0, 1, … in order)
-    of_round = rounds.drop("log_id", "round", "round_run")[t["round_run"].to_numpy()]
-    rows = pl.concat([t, of_round], how="horizontal").join(
-        bids.select("round_run", "player", "first_bid"), on=["round_run", "player"], how="left"
-    )
-    wrong = (
-        _play_wrong(rules, rows)
-        | _dealer_wrong(rows, tables)
-        | _outside(sane(rules)["turns"])
-        | (
-            (pl.col("round") < pl.col("round").shift(1))
-            & (pl.col("log_id") == pl.col("log_id").shift(1))
-        ).fill_null(False)
-    )
-    flagged = _logs(rows.filter(wrong.fill_null(True)))
+    of_round = rounds.select("last_player_line", "first_dealer_line", "live")
+    bid = t.select("round_run", "player").join(
+        bids.select("round_run", "player", "first_bid"), on=["round_run", "player"], how="left",
+        maintain_order="left",
+    )  # fmt: skip
+    rows = pl.concat([t, of_round[t["round_run"].to_numpy()], bid.select("first_bid")],
+                     how="horizontal")  # fmt: skip
+    del bid
+    wrong = _play_wrong(rules, rows) | _dealer_wrong(rows, tables) | pl.col("back")
+    flagged = _logs(rows.filter(wrong.fill_null(True) | _outside(sane(rules)["turns"])))
+    del rows
     flagged |= _hands_wrong(rules, hands, bids, rounds)
     flagged |= _shoe_wrong(rules, t, hands, rounds)
     flagged |= _points_wrong(rules, t, hands, rounds, bids, scores, tables)
@@ -752,6 +749,7 @@ def _turn_columns(turns: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.Data
         # a run of rows of one round, and of one hand (a log's are one run each, or it is
         # flagged): an int to group by, cheaper than the columns that make it
         round_run=pl.struct(log, rnd).rle_id(),
+        back=((rnd < rnd.shift(1)) & (log == log.shift(1))).fill_null(False),
         hand_run=pl.struct(log, rnd, player, hand_id).rle_id(),
     )
 
@@ -777,12 +775,15 @@ def _turn_columns(turns: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.Data
         older_total=best("older_hard", "older_ace"),
         soft=pl.col("ace") & (pl.col("hard") <= 11),
         older_soft=pl.col("older_ace") & (pl.col("older_hard") <= 11),
-        previous=pl.when("chained").then(hand.shift(1)),
-        previous_first=pl.when("chained").then(pl.col("newest").shift(1)),
         previous_act=pl.when("chained").then(act.shift(1)).otherwise(pl.lit("")),
-        previous_bid=pl.when("chained").then(pl.col("bid").shift(1)),
     )
-    return t.with_columns(previous_total=pl.when("chained").then(pl.col("total").shift(1)))
+    return t.drop("action", "hard", "ace", "older_hard", "older_ace")  # read: held no longer
+
+
+def _previous(column: str) -> pl.Expr:
+    """`column` of the hand's row before (null on a hand's first row): read from the row
+    before in the batch, not held as a column of its own."""
+    return pl.when("chained").then(pl.col(column).shift(1))
 
 
 def _lookup(table: np.ndarray, *indices: pl.Series) -> pl.Series:
@@ -831,7 +832,7 @@ def _rounds(t: pl.DataFrame, hands: pl.DataFrame, tables: dict[str, np.ndarray])
     live = hands.group_by("round_run").agg(
         live=(pl.col("kind") != BUST).any(), hand_cards=pl.col("n").sum()
     )
-    rounds = rounds.join(live, on="round_run", how="left").with_columns(
+    rounds = rounds.join(live, on="round_run", how="left", maintain_order="left").with_columns(
         live=pl.col("live").fill_null(False), d_n=pl.col("d_n").fill_null(0),
         d_total=pl.col("d_total").fill_null(0),
     )  # fmt: skip
@@ -850,7 +851,7 @@ def _play_wrong(rules: TwentyOneRules, rows: pl.DataFrame) -> pl.Expr:
     # the hand before is the older hand of a Hit, else the hand (or the row is flagged)
     before_total = pl.when(hit).then("older_total").otherwise("total")
     first_before = pl.when(hit).then("second").otherwise("newest")
-    finished = (previous_act == "Hit") & (pl.col("previous_total") > 21)
+    finished = (previous_act == "Hit") & (_previous("total") > 21)
     if rules.charlie:
         finished = finished | (n_before >= rules.charlie_cards)
     ranks = pl.col("hand").str.split(";")
@@ -861,13 +862,13 @@ def _play_wrong(rules: TwentyOneRules, rows: pl.DataFrame) -> pl.Expr:
     if not rules.double_on_combo:
         double = double & (before_total != 21)
     insure = (n_before == 2) & pl.col("upcard").str.ends_with("A") & ~chained
-    base = pl.when(chained).then("previous_bid").otherwise("first_bid")
+    base = pl.when(chained).then(pl.col("bid").shift(1)).otherwise("first_bid")
     wrong = (
         pl.col("first_bid").is_null()
         | (fresh & (n_before != 2))
-        | ((previous_act == "Split") & (first_before != pl.col("previous_first")))
-        | (~fresh & hit & (pl.col("older") != pl.col("previous")))
-        | (~fresh & ~hit & (pl.col("hand") != pl.col("previous")))
+        | ((previous_act == "Split") & (first_before != _previous("newest")))
+        | (~fresh & hit & (pl.col("older") != _previous("hand")))
+        | (~fresh & ~hit & (pl.col("hand") != _previous("hand")))
         | (~fresh & finished)
         | ((previous_act == "DoubleDown") & ~hit)
         | ((pl.col("act_before") == "DoubleDown") & (previous_act == "Hit") & (act != "Stand"))
@@ -888,7 +889,7 @@ def _dealer_wrong(rows: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.Expr:
     hits = tables["hits"]
     hit_before = _lookup(hits, rows["older_soft"], rows["n"] - 1, rows["older_total"])
     hits_now = _lookup(hits, rows["soft"], rows["n"], rows["total"])
-    act, chained, previous = pl.col("act"), pl.col("chained"), pl.col("previous")
+    act, chained, previous = pl.col("act"), pl.col("chained"), _previous("hand")
     hit, stand = act == "Hit", act == "Stand"
     alone = (
         (pl.col("line") == pl.col("first_dealer_line"))

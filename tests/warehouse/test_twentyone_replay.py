@@ -83,7 +83,7 @@ def _replayed(rules: TwentyOneRules, log: dict[str, list[list]]) -> list:
     return twentyone.replay(rules, turns, scores)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     st.lists(
         st.lists(
@@ -121,8 +121,9 @@ def test_suspects_clear_the_simulated_tables():
 
 
 def test_suspects_name_every_single_row_change_the_replay_rejects():
-    """Every row of a table changed in every way, each change its own log, one batch."""
-    table = _rows(TABLES[0])
+    """Every row of a table changed in every way, each change its own log, one batch: a
+    short table whose hands double and split."""
+    table = _rows(synth.twentyone_game(random.Random(8), rounds=6, players=3))
     logs = []
     for role, rows in table.items():
         for row in range(len(rows)):
