@@ -2,10 +2,37 @@
 
 from __future__ import annotations
 
+import functools
+from typing import NamedTuple
+
+import numpy as np
+import polars as pl
+
 from mine.parsers import twentyone as log_format
-from mine.parsers.cards import COURSE_RANKS
-from mine.strategies.engines.twentyone import TwentyOneRules
-from mine.warehouse.checks import numbered_score_rows, out_of_range, rule
+from mine.parsers.cards import COURSE_RANKS, DECK, format_course
+from mine.parsers.twentyone import DEALER
+from mine.strategies.engines import twentyone as engine
+from mine.strategies.engines.twentyone import (
+    ACTION_NAMES,
+    BUST,
+    CAN_DOUBLE,
+    CAN_HIT,
+    CAN_INSURE,
+    CAN_SPLIT,
+    CAN_STAND,
+    DOUBLE,
+    INSURANCE,
+    SPLIT,
+    TwentyOneRules,
+    classify,
+    dealer_hits,
+    hand_over,
+    hand_total,
+    insurance_pays,
+    settle,
+    two_card_plays,
+)
+from mine.warehouse.checks import Problem, numbered_score_rows, outside_range
 
 GAME = "twentyone"
 FORMAT = log_format
@@ -246,353 +273,789 @@ LOAD = {
 # --- the rules, replayed (TwentyOneRules, `../shared/spec/twentyone.md`) --------------------
 # Each row is checked against the row before it in the same hand: the hand before the action
 # is that row's hand (a hand's first row, or the first after a Split, shows two cards plus
-# what the action added). The hands' final rows, classed and settled, must give every
-# player's change of points in the score file.
+# what the action added). The hands' final rows, classed and settled by the engine, must
+# give every player's change of points in the score file, and no card may show more often
+# than the shoe it was dealt from holds it. The consistency checks have made sure a log's
+# rounds are runs of rows in order before its rules are replayed: so round by round.
 
-SANE = {
-    "turns": {
-        "round": ("1", rule("rounds")),
-        "hand_id": ("0", f"4 * {rule('decks')}"),  # a split needs a pair: at most 4 × decks
-        "bid": ("0", f"2 * {rule('max_bid')}"),  # a DoubleDown doubles it
-    },
-    "scores": {
-        "round": ("1", rule("rounds")),
+POINTS = {format_course(card): points for card, points in zip(DECK, engine.POINTS, strict=True)}
+"""A card as the log writes it (`SQ`) → its points, the ace 11."""
+
+
+def sane(rules: TwentyOneRules) -> dict[str, dict[str, tuple[int, int]]]:
+    """Each number's sane range, from the rules (the other players' points: the settlement
+    check names the player)."""
+    most_points = rules.starting_points + rules.rounds * rules.max_bid * (20 * rules.decks + 2)
+    return {
+        "turns": {
+            "round": (1, rules.rounds),
+            "hand_id": (0, 4 * rules.decks),  # a split needs a pair: at most 4 × decks
+            "bid": (0, 2 * rules.max_bid),  # a DoubleDown doubles it
+        },
         # at most 4 × decks hands a round, each doubled and paid at most 2.5 ×, + insurance
-        "points": (
-            "0",
-            f"{rule('starting_points')} + {rule('rounds')} * {rule('max_bid')} * "
-            f"(20 * {rule('decks')} + 2)",
-        ),
-    },
-}
-"""Each number's sane range, from the rules (points of the other players: `others` in the
-settlement check, which names the player)."""
+        "scores": {"round": (1, rules.rounds), "points": (0, most_points)},
+    }
 
-_PLAYER_CLASS = f"""CASE
-    WHEN n = 2 AND total = 21 AND ({rule("combo_after_split")} OR NOT split) THEN 40
-    WHEN {rule("charlie")} AND n >= {rule("charlie_cards")}
-         AND (total <= 21 OR NOT {rule("charlie_bust_first")}) THEN 30
-    WHEN total > 21 THEN -1 ELSE total END"""
-_DEALER_CLASS = f"""CASE
-    WHEN NOT played THEN -1
-    WHEN d_n = 2 AND d_total = 21 THEN 40
-    WHEN {rule("charlie")} AND d_n = {rule("charlie_cards")}
-         AND (d_total <= 21 OR NOT {rule("charlie_bust_first")}) THEN 30
-    WHEN d_total > 21 THEN -1 ELSE d_total END"""
-_DEALER_HITS = f"""(({rule("dealer_card_limit")} = 0 OR text_cards(before) < {rule("dealer_card_limit")})
-    AND (text_total(before) < {rule("dealer_stands_on")}
-         OR ({rule("dealer_hits_soft_17")} AND text_total(before) = {rule("dealer_stands_on")}
-             AND hand_soft(string_split(before, ';')))))"""
 
-RULE_CHECKS = f"""
-WITH r AS (
-    -- A hand's rows are one run of the file (checked below), so the row before in the file
-    -- is the row before in the hand when it has the same round, player and hand id: one
-    -- window in file order, which costs far less than one partitioned by hand.
-    SELECT *, coalesce(lag(round) OVER w = round AND lag(player) OVER w = player
-                       AND lag(hand_id) OVER w = hand_id AND lag(act) OVER w <> 'Bid',
-                       false) AS chained,
-           coalesce(lag(round, 2) OVER w = round AND lag(player, 2) OVER w = player
-                    AND lag(hand_id, 2) OVER w = hand_id, false) AS chained2,
-           NOT coalesce(lead(round) OVER w = round AND lead(player) OVER w = player
-                        AND lead(hand_id) OVER w = hand_id, false) AS last_row,
-           lag(hand) OVER w AS previous_row_hand, lag(act) OVER w AS previous_row_act,
-           lag(act, 2) OVER w AS act_two_back, lag(bid) OVER w AS previous_row_bid,
-           lag(hit_total) OVER w AS previous_row_total
-    FROM (
-        SELECT log_id, line, round, player, hand_id, split_part(action, ' ', 1) AS act, bid,
-               upcard, hand,
-               -- a hand busts only on a Hit: the only rows whose total the checks need
-               CASE WHEN split_part(action, ' ', 1) = 'Hit' THEN text_total(hand) END AS hit_total
-        FROM stage_turns
-    )
-    WINDOW w AS (PARTITION BY log_id ORDER BY line)
-),
-chains AS (
-    SELECT *, CASE WHEN chained THEN previous_row_hand END AS previous,
-           CASE WHEN chained THEN previous_row_act END AS previous_act,
-           CASE WHEN chained2 THEN act_two_back END AS act_before,
-           CASE WHEN chained THEN previous_row_bid END AS previous_bid,
-           CASE WHEN chained THEN previous_row_total END AS previous_total
-    FROM r
-),
-bids AS (
-    SELECT log_id, round, player, count(*) AS n_bids, min(line) AS bid_line,
-           max(line) AS last_bid_line, arg_min(bid, line) AS bid
-    FROM (SELECT log_id, line, round, player, bid FROM stage_turns
-          WHERE split_part(action, ' ', 1) = 'Bid')
-    GROUP BY ALL
-),
-plays AS (
-    SELECT *, CASE
-            WHEN previous IS NULL OR previous_act = 'Split'
-                THEN CASE WHEN act = 'Hit' THEN text_older(hand) ELSE hand END
-            ELSE previous END AS before
-    FROM chains WHERE player <> 'dealer' AND act <> 'Bid'
-),
-hands AS (
-    SELECT log_id, round, player, hand_id, min(line) AS first_line,
-           arg_max(hand, line) AS final, arg_max(bid, line) AS final_bid,
-           hand_id > 0 OR bool_or(act = 'Split') AS split,
-           coalesce(min(bid) FILTER (WHERE act = 'Insurance'), 0) AS insured_bid,
-           max(line) AS last_line, count(*) AS n_rows, arg_max(act, line) AS last_act,
-           count(*) FILTER (WHERE act = 'Split') AS splits,
-           text_cards(arg_max(hand, line)) AS n, text_total(arg_max(hand, line)) AS total
-    FROM plays GROUP BY log_id, round, player, hand_id
-),
-seated AS (  -- each player's hands: one run of rows, hands in id order, one per Split
-    SELECT log_id, round, player, min(first_line) AS first_line, max(last_line) AS last_line,
-           sum(n_rows) AS n_rows, count(*) AS n_hands, max(hand_id) AS top_hand,
-           sum(splits) AS splits
-    FROM hands GROUP BY ALL
-),
-classed AS (SELECT *, {_PLAYER_CLASS} AS p_class FROM hands),
-dealer AS (
-    SELECT *, CASE WHEN previous IS NULL THEN CASE WHEN act = 'Hit' THEN text_older(hand) ELSE hand END
-                   ELSE previous END AS before
-    FROM chains WHERE player = 'dealer'
-),
-rounds AS (
-    SELECT log_id, round, max(line) AS last_line,
-           max(line) FILTER (WHERE player <> 'dealer') AS last_player_line,
-           min(line) FILTER (WHERE player <> 'dealer' AND NOT bid_row) AS first_play_line,
-           min(line) FILTER (WHERE player = 'dealer') AS first_dealer_line,
-           arg_max(hand, line) FILTER (WHERE player = 'dealer') AS dealer_final
-    FROM (SELECT log_id, line, round, player, hand,
-                 split_part(action, ' ', 1) = 'Bid' AS bid_row FROM stage_turns)
-    GROUP BY ALL
-),
-tables AS (
-    SELECT r.*, coalesce(h.live, false) AS played, text_cards(dealer_final) AS d_n,
-           text_total(dealer_final) AS d_total
-    FROM rounds r LEFT JOIN (
-        SELECT log_id, round, bool_or(p_class <> -1) AS live FROM classed GROUP BY ALL
-    ) h USING (log_id, round)
-),
-shoes AS (
-    -- The shoe is dealt round after round (the dealer's hole card too, shown or not), so
-    -- the cards dealt before a round say which shoe it drew from; a round that opens a
-    -- fresh shoe partway drew from two and is counted on its own.
-    SELECT log_id, round, last_line,
-           CASE WHEN dealt_before // (52 * {rule("decks")})
-                     = (dealt_before + cards - 1) // (52 * {rule("decks")})
-                THEN dealt_before // (52 * {rule("decks")}) END AS shoe
-    FROM (
-        SELECT *, coalesce(sum(cards) OVER (PARTITION BY log_id ORDER BY round ROWS BETWEEN
-                                            UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS dealt_before
-        FROM (
-            SELECT t.log_id, t.round, t.last_line, coalesce(p.cards, 0) + CASE
-                       WHEN p.cards IS NULL THEN 0 WHEN t.played THEN t.d_n ELSE 2 END AS cards
-            FROM tables t LEFT JOIN (SELECT log_id, round, sum(n) AS cards FROM hands GROUP BY ALL) p
-                 USING (log_id, round)
+def cards(hand: str) -> int:
+    """How many cards a hand as the log writes it (`SQ;H3`, newest first) holds."""
+    return hand.count(";") + 1 if hand else 0
+
+
+def older(hand: str) -> str:
+    """The hand before its newest card."""
+    return hand.partition(";")[2]
+
+
+def total(hand: str) -> tuple[int, bool]:
+    """(total, soft) of a hand as the log writes it."""
+    return hand_total(POINTS[card] for card in hand.split(";")) if hand else (0, False)
+
+
+class _Hand:
+    """What a hand's rows add up to."""
+
+    __slots__ = ("first_line", "last_line", "rows", "final", "bid", "act", "splits",
+                 "insured", "n", "total", "kind")  # fmt: skip
+
+    def __init__(self, line: int):
+        self.first_line, self.rows, self.splits, self.insured = line, 0, 0, None
+
+
+class _Round(NamedTuple):
+    """What the shoe and the score file need of a round."""
+
+    round: int
+    last_line: int
+    cards: int | None  # dealt in the round (None: unknown, no dealer rows)
+    shown: list[str]  # every card of the final hands, the dealer's too
+    change: dict[str, int]  # each player's change of points
+    bids: dict[str, tuple[int, int]]  # each bidder's (line, bid)
+
+
+def replay(rules: TwentyOneRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
+    """Every broken rule of one log: its rows (line first, then the format's columns) in
+    file order, replayed round by round through the engine's rules."""
+    ranges = sane(rules)
+    problems: list[Problem] = []
+    for row in turns:
+        problems += outside_range("turns", row[0], row[1:], FORMAT.TURNS, ranges["turns"])
+    for row in scores:
+        problems += outside_range("scores", row[0], row[1:], FORMAT.SCORES, ranges["scores"])
+    rounds = []
+    start = 0
+    while start < len(turns):
+        end = start + 1
+        while end < len(turns) and turns[end][1] == turns[start][1]:
+            end += 1
+        rounds.append(_round(rules, turns[start:end], problems))
+        start = end
+    _shoe(rules, rounds, problems)
+    _points(rules, turns, scores, rounds, problems)
+    return problems
+
+
+def _round(rules: TwentyOneRules, rows: list[tuple], problems: list[Problem]) -> _Round:
+    """One round's rows: its hands, bids and dealer checked, its hands classed and settled."""
+    number = rows[0][1]
+    acts = [row[6].partition(" ")[0] for row in rows]
+    bids: dict[str, list[int]] = {}  # bidder → [first line, last line, bids, first bid]
+    for row, act in zip(rows, acts, strict=True):
+        if act == "Bid":
+            seen = bids.get(row[3])
+            if seen is None:
+                bids[row[3]] = [row[0], row[0], 1, row[7]]
+            else:
+                seen[1], seen[2] = row[0], seen[2] + 1
+    hands: dict[tuple[str, int], _Hand] = {}
+    dealer_rows: list[int] = []
+    last_player_line = first_play_line = None
+    for i, row in enumerate(rows):
+        line, _, hand, player, _, hand_id, _, bid, upcard = row
+        act = acts[i]
+        if player == DEALER:
+            dealer_rows.append(i)
+            continue
+        last_player_line = line
+        if act == "Bid":
+            continue
+        if first_play_line is None:
+            first_play_line = line
+        before_row = rows[i - 1] if i else None
+        chained = (before_row is not None and before_row[3] == player
+                   and before_row[5] == hand_id and acts[i - 1] != "Bid")  # fmt: skip
+        previous_act = acts[i - 1] if chained else None
+        chained2 = i > 1 and rows[i - 2][3] == player and rows[i - 2][5] == hand_id
+        reason = _play_problem(
+            rules, row, act, before_row if chained else None, previous_act,
+            acts[i - 2] if chained2 else None, bids.get(player),
+        )  # fmt: skip
+        if reason:
+            problems.append(("turns", line, reason))
+        played = hands.get((player, hand_id))
+        if played is None:
+            played = hands[player, hand_id] = _Hand(line)
+        played.last_line, played.final, played.bid, played.act = line, hand, bid, act
+        played.rows += 1
+        if act == "Split":
+            played.splits += 1
+        elif act == "Insurance":
+            played.insured = bid if played.insured is None else min(played.insured, bid)
+    for (_, hand_id), played in hands.items():
+        played.n = cards(played.final)
+        played.total = total(played.final)[0]
+        split = hand_id > 0 or played.splits > 0
+        played.kind = classify(played.n, played.total, rules, split=split)
+    live = any(played.kind != BUST for played in hands.values())
+    dealer_final = rows[dealer_rows[-1]][2] if dealer_rows else None
+    for i in dealer_rows:
+        first = rows[dealer_rows[0]][0]
+        reason = _dealer_problem(rules, rows, acts, i, live, first, last_player_line)
+        if reason:
+            problems.append(("turns", rows[i][0], reason))
+    last_line = rows[-1][0]
+    if not dealer_rows:
+        problems.append(("turns", last_line, f"round {number} has no dealer rows"))
+    _bid_order(rows[0][1], bids, hands, first_play_line, problems)
+    _hand_runs(rules, hands, problems)
+    # no dealer rows: a hand of no cards, which every live hand beats
+    final = dealer_final or ""
+    dealer = classify(cards(final), total(final)[0], rules, dealer=True) if live else BUST
+    change: dict[str, int] = {}
+    for (player, _), played in hands.items():
+        insured = played.insured or 0
+        won = settle(played.bid, played.kind, dealer, rules) - played.bid - insured // 2
+        if insured > 0 and insurance_pays(live, dealer, played.kind, rules):
+            won += rules.insurance_return(insured)
+        change[player] = change.get(player, 0) + won
+    dealt = sum(played.n for played in hands.values())
+    if hands:
+        dealt = (
+            None if live and dealer_final is None else dealt + (cards(dealer_final) if live else 2)
         )
+    shown = [card for played in hands.values() for card in played.final.split(";")]
+    if dealer_final is not None:
+        shown += dealer_final.split(";")
+    return _Round(number, last_line, dealt, shown, change,
+                  {player: (seen[0], seen[3]) for player, seen in bids.items()})  # fmt: skip
+
+
+def _play_problem(rules: TwentyOneRules, row: tuple, act: str, previous: tuple | None,
+                  previous_act: str | None, act_before: str | None,
+                  bid: list[int] | None) -> str | None:  # fmt: skip
+    """What is wrong with a player's decision, given the hand's row before it (None: the
+    hand's first row) and the player's bid of the round."""
+    _, _, hand, player, _, hand_id, _, amount, upcard = row
+    if bid is None:
+        return f"{player} plays a hand but did not bid this round"
+    fresh = previous is None or previous_act == "Split"
+    before = (older(hand) if act == "Hit" else hand) if fresh else previous[2]
+    n = cards(before)
+    if n != 2 and fresh:
+        return f"a {act} row shows {cards(hand)} cards: a hand starts with two"
+    if previous_act == "Split" and before.partition(";")[0] != previous[2].partition(";")[0]:
+        return (f"after the Split the hand keeps {previous[2].partition(';')[0]}, "
+                f"not {before.partition(';')[0]}")  # fmt: skip
+    if act == "Hit" and older(hand) != before:
+        return f"a Hit adds one card to {before}, this row shows {hand}"
+    if act != "Hit" and hand != before:
+        return f"a {act} changes no card, but the hand was {before} and is now {hand}"
+    if not fresh:
+        # a hand busts only on a Hit
+        reached = total(before)[0]
+        if hand_over(n, reached if previous_act == "Hit" else 0, rules):
+            return f"a {act} after the hand was finished ({n} cards, {reached})"
+    if previous_act == "DoubleDown" and act != "Hit":
+        return f"a {act} after a DoubleDown: the hand must Hit once"
+    if act_before == "DoubleDown" and previous_act == "Hit" and act != "Stand":
+        return f"a {act} after a DoubleDown's Hit: the hand must Stand"
+    if previous_act == "Stand":
+        return f"a {act} after the hand stood"
+    first, _, second = before.partition(";")
+    kind = ACTION_NAMES.index(act)
+    if kind in (SPLIT, DOUBLE, INSURANCE) and n == 2:
+        # what the log cannot show (the player's points) is taken as enough
+        plays = two_card_plays(first[1:] == second[1:], total(before)[0] == 21,
+                               upcard[1:] == "A" and previous is None and hand_id == 0,
+                               True, True, rules)  # fmt: skip
+    else:
+        plays = CAN_HIT | CAN_STAND
+    if kind == SPLIT and not plays & CAN_SPLIT:
+        return f"a Split of {before}: only two cards of one rank split"
+    if kind == DOUBLE and not plays & CAN_DOUBLE:
+        return f"a DoubleDown on {n} cards: only two-card hands double"
+    if kind == INSURANCE and not plays & CAN_INSURE:
+        if upcard[1:] != "A":
+            return f"Insurance with up card {upcard}: only against an Ace"
+        return "Insurance is only the first action of the hand"
+    base = previous[7] if previous is not None else bid[3]
+    if act == "DoubleDown" and amount != 2 * base:
+        return f"a DoubleDown makes the bid {2 * base}, not {amount}"
+    if act != "DoubleDown" and amount != base:
+        return f"bid {amount}, but the hand's bid is {base}"
+    return None
+
+
+def _dealer_problem(rules: TwentyOneRules, rows: list[tuple], acts: list[str], i: int,
+                    live: bool, first_line: int, last_player_line: int | None) -> str | None:  # fmt: skip
+    """What is wrong with a dealer row, given the round's rows."""
+    line, _, hand, _, _, hand_id, _, _, upcard = rows[i]
+    act = acts[i]
+    if last_player_line is not None and line < last_player_line:
+        return "a dealer row before the players have played"
+    if not live:
+        if line != first_line or hand != upcard or act != "Stand":
+            return f"every hand is bust: the dealer only shows its up card {upcard} and Stands"
+        return None
+    chained = i > 0 and rows[i - 1][3] == DEALER and rows[i - 1][5] == hand_id
+    chained = chained and acts[i - 1] != "Bid"
+    previous_act = acts[i - 1] if chained else None
+    before = rows[i - 1][2] if chained else (older(hand) if act == "Hit" else hand)
+    n = cards(before)
+    if n < 2:
+        return f"the dealer shows {n} card(s) though a hand is live"
+    if not chained and before.partition(";")[0] != upcard:
+        return f"the dealer's first card {before.partition(';')[0]} is not the up card {upcard}"
+    if act == "Hit" and older(hand) != before:
+        return f"a dealer Hit adds one card to {before}, this row shows {hand}"
+    if act not in ("Hit", "Stand"):
+        return f"the dealer cannot {act}"
+    if previous_act == "Stand":
+        return "a dealer row after the dealer stood"
+    if act == "Stand" and hand != before:
+        return f"a dealer Stand changes the hand {before} to {hand}"
+    if act == "Hit" and not dealer_hits(n, *total(before), rules):
+        return f"the dealer hits on {total(before)[0]}: it stands on {rules.dealer_stands_on}"
+    if act == "Stand" and dealer_hits(cards(hand), *total(hand), rules):
+        return f"the dealer stands on {total(hand)[0]}: it hits below {rules.dealer_stands_on}"
+    last = i + 1 == len(rows) or rows[i + 1][3] != DEALER or rows[i + 1][5] != hand_id
+    if last and act != "Stand":
+        return "the dealer's last row must be a Stand"
+    return None
+
+
+def _bid_order(number: int, bids: dict[str, list[int]], hands: dict[tuple[str, int], _Hand],
+               first_play_line: int | None, problems: list[Problem]) -> None:  # fmt: skip
+    """Each player bids once, before the hands are dealt, in the order its hands are played."""
+    first_lines: dict[str, int] = {}
+    for (player, _), played in hands.items():
+        first_lines[player] = min(first_lines.get(player, played.first_line), played.first_line)
+    for player, (line, last, count, _) in bids.items():
+        if count > 1:
+            problems.append(("turns", last, f"{player} bids twice in round {number}"))
+        elif first_play_line is not None and last > first_play_line:
+            problems.append(("turns", line, f"{player} bids after the hands are dealt"))
+        if player not in first_lines:
+            problems.append(("turns", line, f"{player} bids but plays no hand"))
+    seated = [p for p in bids if p in first_lines]
+    by_bid = sorted(seated, key=lambda p: bids[p][0])
+    by_play = sorted(seated, key=first_lines.__getitem__)
+    for player, played in zip(by_bid, by_play, strict=True):
+        if player != played:
+            problems.append(("turns", bids[player][0],
+                             f"{player} bids out of the seat order its hands are played in"))  # fmt: skip
+
+
+def _hand_runs(rules: TwentyOneRules, hands: dict[tuple[str, int], _Hand],
+               problems: list[Problem]) -> None:  # fmt: skip
+    """Each hand, and each player's hands, one run of rows; a hand per Split, ids in order;
+    a hand ends with a Stand or finished."""
+    players: dict[str, list[int]] = {}  # first line, last line, rows, hands, top id, splits
+    for (player, hand_id), played in hands.items():
+        seen = players.get(player)
+        if seen is None:
+            players[player] = [played.first_line, played.last_line, played.rows, 1, hand_id,
+                               played.splits]  # fmt: skip
+        else:
+            seen[0], seen[1] = min(seen[0], played.first_line), max(seen[1], played.last_line)
+            seen[2] += played.rows
+            seen[3] += 1
+            seen[4] = max(seen[4], hand_id)
+            seen[5] += played.splits
+    for player, (first, last, rows, count, top, splits) in players.items():
+        if last - first + 1 != rows:
+            problems.append(("turns", last, f"{player}'s hands are not played in one run of rows"))
+        elif count != splits + 1 or top != splits:
+            problems.append(("turns", last, f"{player} has {count} hands (ids up to {top}) "
+                                            f"after {splits} Splits"))  # fmt: skip
+    for (player, hand_id), played in hands.items():
+        if played.last_line - played.first_line + 1 != played.rows:
+            problems.append(("turns", played.last_line,
+                             f"hand {hand_id} of {player} is not played in one run of rows"))  # fmt: skip
+        elif not (played.act == "Stand" or hand_over(played.n, played.total, rules)
+                  or (played.act == "DoubleDown" and played.n == 2 and played.total == 21)):  # fmt: skip
+            problems.append(("turns", played.last_line,
+                             f"hand {hand_id} of {player} ends with a {played.act}, not a "
+                             "Stand, before it is finished"))  # fmt: skip
+
+
+def _shoe(rules: TwentyOneRules, rounds: list[_Round], problems: list[Problem]) -> None:
+    """No card shows more often than its shoe holds it. The shoe is dealt round after round
+    (the dealer's hole card too, shown or not), so the cards dealt before a round say which
+    shoe it drew from; a round that opens a fresh shoe partway drew from two and is counted
+    on its own."""
+    size = 52 * rules.decks
+    dealt = 0
+    shown: dict[tuple, dict[str, dict[int, int]]] = {}  # shoe → card → round → copies
+    lines = {}
+    for played in rounds:
+        lines[played.round] = played.last_line
+        shoe = None
+        if played.cards is not None:
+            # the last card's shoe, as integer division truncates (no cards in round one: 0)
+            last = dealt + played.cards - 1
+            if dealt // size == (last // size if last >= 0 else 0):
+                shoe = dealt // size
+            dealt += played.cards
+        key = ("shoe", shoe) if shoe is not None else ("round", played.round)
+        copies = shown.setdefault(key, {})
+        for card in played.shown:
+            by_round = copies.setdefault(card, {})
+            by_round[played.round] = by_round.get(played.round, 0) + 1
+    for (kind, _), copies in shown.items():
+        held = rules.decks * (1 if kind == "shoe" else 2)
+        for card, by_round in copies.items():
+            if sum(by_round.values()) <= held:
+                continue
+            seen = 0
+            for number in sorted(by_round):
+                seen += by_round[number]
+                if seen > held:
+                    break
+            if kind == "shoe":
+                reason = (f"{card} appears {seen} times in rounds {min(by_round)} to {number}, "
+                          f"all dealt from one shoe of {rules.decks} decks: it holds {held}")  # fmt: skip
+            else:
+                reason = (f"{card} appears {seen} times in round {number}: the two shoes it "
+                          f"was dealt from hold {held}")  # fmt: skip
+            problems.append(("turns", lines[number], reason))
+
+
+def _points(rules: TwentyOneRules, turns: list[tuple], scores: list[tuple],
+            rounds: list[_Round], problems: list[Problem]) -> None:  # fmt: skip
+    """Each bid within what the player's points allow, and each player's points moved by
+    what its hands settle to. The score file's columns are seats: the logging player, then
+    the others by id."""
+    mine: dict[str, bool] = {}
+    for row in turns:
+        if row[3] != DEALER:
+            mine[row[3]] = mine.get(row[3], False) or row[4] == "1"
+    seats = sorted(mine, key=lambda player: (not mine[player], player))
+    by_round = {played.round: played for played in rounds}
+    points_before = [rules.starting_points] * len(seats)
+    for line, number, points, others in scores:
+        played = by_round.get(number)
+        now = [points, *(int(p) for p in others.split(";"))] if others else [points]
+        for seat, (player, after) in enumerate(zip(seats, now, strict=False)):
+            before = points_before[seat]
+            bid = played.bids.get(player) if played else None
+            if bid is not None:
+                low, high = rules.bid_range(before)
+                if not low <= bid[1] <= high or before <= 0:
+                    problems.append(("turns", bid[0], f"{player} bids {bid[1]} with {before} "
+                                     f"points: the bid must be between {low} and {high}"))  # fmt: skip
+            change = played.change.get(player, 0) if played else 0
+            if after != before + change:
+                problems.append(("scores", line, f"{player}'s points go from {before} to {after} "
+                                 f"in round {number}, but its hands settle to {change:+d}"))  # fmt: skip
+            points_before[seat] = after
+
+
+# --- the batch-wide check: which logs `replay` must read -----------------------------------
+# Every condition of `replay` as a polars column over a whole batch, the engine's rules
+# looked up in tables it fills (`_tables`): a valid log costs no Python per row.
+
+MOST_CARDS = 32  # a hand longer than this is classed as one this long (bust long before)
+
+
+@functools.cache
+def _tables(rules: TwentyOneRules) -> dict[str, np.ndarray]:
+    """The engine's rules as arrays: a hand's total from its hard total and whether it holds
+    an ace, its class (player, split hand, dealer) by cards and total, whether the dealer
+    hits, what a hand gets back per unit of bid and whether its insurance pays, by the two
+    classes (index: class + 1)."""
+    totals = np.array([[hard, hand_total([11, hard - 1])[0] if hard else 0]
+                       for hard in range(MOST_CARDS * 11)])  # fmt: skip
+    shape = (MOST_CARDS + 1, MOST_CARDS * 11)
+    kinds = np.empty((3, *shape), np.int64)
+    hits = np.empty((2, *shape), bool)
+    for n in range(shape[0]):
+        for value in range(shape[1]):
+            kinds[0, n, value] = classify(n, value, rules)
+            kinds[1, n, value] = classify(n, value, rules, split=True)
+            kinds[2, n, value] = classify(n, value, rules, dealer=True)
+            hits[:, n, value] = [dealer_hits(n, value, soft, rules) for soft in (False, True)]
+    classes = [BUST, *range(22), engine.CHARLIE, engine.COMBO]
+    returns = np.zeros((engine.COMBO + 2, engine.COMBO + 2))
+    insured = np.zeros((engine.COMBO + 2, engine.COMBO + 2), bool)
+    for player in classes:
+        for dealer in classes:
+            returns[player + 1, dealer + 1] = engine.return_multiple(player, dealer, rules)
+            insured[player + 1, dealer + 1] = insurance_pays(True, dealer, player, rules)
+    return {"totals": totals, "kinds": kinds, "hits": hits, "returns": returns,
+            "insured": insured}  # fmt: skip
+
+
+def suspects(rules: TwentyOneRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
+    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
+    rows by log and line). Only these are replayed one by one; the property test
+    `tests/warehouse/test_twentyone_replay.py` holds that it never clears one the replay
+    rejects, the golden rows test that the two give the same rows."""
+    tables = _tables(rules)
+    t = _turn_columns(turns, tables)
+    hands = _hands(t, tables)
+    rounds = _rounds(t, hands, tables)
+    bids = t.filter(pl.col("act") == "Bid").group_by("round_run", "player").agg(
+        pl.col("log_id").first(), pl.col("round").first(),
+        bid_line=pl.col("line").min(), first_bid=pl.col("bid").first(), bids=pl.len(),
+    )  # fmt: skip
+    # each row with its round's columns (round runs are numbered 0, 1, … in order)
+    of_round = rounds.select("last_player_line", "first_dealer_line", "live")
+    bid = t.select("round_run", "player").join(
+        bids.select("round_run", "player", "first_bid"), on=["round_run", "player"], how="left",
+        maintain_order="left",
+    )  # fmt: skip
+    rows = pl.concat([t, of_round[t["round_run"].to_numpy()], bid.select("first_bid")],
+                     how="horizontal")  # fmt: skip
+    del bid
+    wrong = _play_wrong(rules, rows) | _dealer_wrong(rows, tables) | pl.col("back")
+    flagged = _logs(rows.filter(wrong.fill_null(True) | _outside(sane(rules)["turns"])))
+    del rows
+    flagged |= _hands_wrong(rules, hands, bids, rounds)
+    flagged |= _shoe_wrong(rules, t, hands, rounds)
+    flagged |= _points_wrong(rules, t, hands, rounds, bids, scores, tables)
+    return flagged
+
+
+def _logs(rows: pl.DataFrame) -> set[int]:
+    return set(rows["log_id"].unique().to_list())
+
+
+def _turn_columns(turns: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.DataFrame:
+    """The turn rows with what the checks read of each: the action, the hand's cards and
+    totals (of the hand before its newest card too), and the row before in the same hand."""
+    log, rnd, player, hand_id = (pl.col(c) for c in ("log_id", "round", "player", "hand_id"))
+    hand, act = pl.col("hand"), pl.col("act")
+    low = {card: points - 10 * (points == 11) for card, points in POINTS.items()}
+    t = turns.with_columns(
+        act=pl.col("action").str.splitn(" ", 2).struct.field("field_0"),
+        n=pl.when(hand == "").then(0).otherwise(hand.str.count_matches(";", literal=True) + 1),
+        older=hand.str.replace(r"^[^;]*;?", ""),
+        newest=hand.str.splitn(";", 3).struct.field("field_0"),
+        second=hand.str.splitn(";", 3).struct.field("field_1"),  # the older hand's first
+        hard=hand.str.split(";").list.eval(pl.element().replace_strict(low, default=0)).list.sum(),
+        ace=hand.str.contains("A"),
+        dealer=player == DEALER,
+        # a run of rows of one round, and of one hand (a log's are one run each, or it is
+        # flagged): an int to group by, cheaper than the columns that make it
+        round_run=pl.struct(log, rnd).rle_id(),
+        back=((rnd < rnd.shift(1)) & (log == log.shift(1))).fill_null(False),
+        hand_run=pl.struct(log, rnd, player, hand_id).rle_id(),
     )
-),
-cards AS (
-    SELECT c.*, s.shoe, s.last_line FROM (
-        SELECT log_id, round, unnest(string_split(final, ';')) AS card FROM hands
-        UNION ALL
-        SELECT log_id, round, unnest(string_split(dealer_final, ';')) FROM rounds
-    ) c JOIN shoes s USING (log_id, round)
-),
-overdrawn AS (  -- a card seen more often than its shoe holds it (a lone round: its two shoes)
-    SELECT log_id, shoe, CASE WHEN shoe IS NULL THEN round END AS lone_round, card,
-           CASE WHEN shoe IS NULL THEN 2 ELSE 1 END * {rule("decks")} AS held
-    FROM cards GROUP BY ALL HAVING count(*) > held
-),
-settled AS (
-    SELECT h.log_id, h.round, h.player,
-           CAST(sum(CASE WHEN p_class = -1 THEN 0
-                    WHEN p_class = 40 AND d_class = 40 THEN final_bid
-                    WHEN p_class = 40 THEN round_even({rule("combo_payout")} * final_bid, 0)
-                    WHEN p_class > d_class THEN {rule("win_payout")} * final_bid
-                    WHEN p_class = d_class THEN final_bid ELSE 0 END
-               + CASE WHEN insured_bid > 0 AND played AND d_class = 40
-                       AND NOT ({rule("insurance_needs_live_hand")} AND p_class = -1)
-                      THEN round_even({rule("insurance_payout")} * CASE
-                           WHEN {rule("insurance_on_side_bet")} THEN insured_bid // 2
-                           ELSE insured_bid END, 0)
-                      ELSE 0 END
-               - final_bid - insured_bid // 2) AS BIGINT) AS change
-    FROM classed h JOIN (SELECT *, {_DEALER_CLASS} AS d_class FROM tables) t
-         USING (log_id, round)
-    GROUP BY ALL
-),
-seats AS (
-    SELECT log_id, player,
-           row_number() OVER (PARTITION BY log_id ORDER BY NOT mine, player) AS seat
-    FROM (SELECT log_id, player, bool_or(mine = '1') AS mine
-          FROM stage_turns WHERE player <> 'dealer' GROUP BY ALL)
-),
-points AS (
-    SELECT *, coalesce(lag(points) OVER (PARTITION BY log_id, seat ORDER BY round),
-                       {rule("starting_points")}) AS points_before
-    FROM (
-        SELECT log_id, line, round, 1 AS seat, CAST(points AS BIGINT) AS points FROM stage_scores
-        UNION ALL
-        SELECT log_id, line, round, CAST(o.seat AS INTEGER) + 1, o.points
-        FROM (SELECT log_id, line, round,
-                     unnest(TRY_CAST(string_split(others, ';') AS BIGINT[])) AS points,
-                     unnest(range(1, len(string_split(others, ';')) + 1)) AS seat
-              FROM stage_scores WHERE others <> '') o
+
+    def same(k: int) -> pl.Expr:
+        return ((log == log.shift(k)) & (rnd == rnd.shift(k)) & (player == player.shift(k))
+                & (hand_id == hand_id.shift(k))).fill_null(False)  # fmt: skip
+
+    t = t.with_columns(
+        older_hard=pl.col("hard") - pl.col("newest").replace_strict(low, default=0),
+        older_ace=pl.col("older").str.contains("A"),
+        chained=same(1) & (act.shift(1) != "Bid").fill_null(False),
+        act_before=pl.when(same(2)).then(act.shift(2)).otherwise(pl.lit("")),
+        last=~same(-1),
     )
-),
-players AS (
-    SELECT p.*, s.player FROM points p JOIN seats s USING (log_id, seat)
-)
-SELECT log_id, 'turns' AS role, line, reason FROM (
-    SELECT p.log_id, p.line, CASE
-        WHEN b.player IS NULL THEN format('{{}} plays a hand but did not bid this round', p.player)
-        WHEN text_cards(p.before) <> 2 AND (p.previous IS NULL OR p.previous_act = 'Split')
-            THEN format('a {{}} row shows {{}} cards: a hand starts with two', p.act,
-                        text_cards(p.hand))
-        WHEN p.previous_act = 'Split' AND split_part(p.before, ';', 1) <> split_part(p.previous, ';', 1)
-            THEN format('after the Split the hand keeps {{}}, not {{}}',
-                        split_part(p.previous, ';', 1), split_part(p.before, ';', 1))
-        WHEN p.act = 'Hit' AND text_older(p.hand) <> p.before
-            THEN format('a Hit adds one card to {{}}, this row shows {{}}',
-                        p.before, p.hand)
-        WHEN p.act <> 'Hit' AND p.hand <> p.before
-            THEN format('a {{}} changes no card, but the hand was {{}} and is now {{}}', p.act,
-                        p.before, p.hand)
-        WHEN p.previous IS NOT NULL AND p.previous_act <> 'Split'
-             AND (text_cards(p.before) >= {rule("charlie_cards")} OR coalesce(p.previous_total > 21, false))
-            THEN format('a {{}} after the hand was finished ({{}} cards, {{}})', p.act,
-                        text_cards(p.before), text_total(p.before))
-        WHEN p.previous_act = 'DoubleDown' AND p.act <> 'Hit'
-            THEN format('a {{}} after a DoubleDown: the hand must Hit once', p.act)
-        WHEN p.act_before = 'DoubleDown' AND p.previous_act = 'Hit' AND p.act <> 'Stand'
-            THEN format('a {{}} after a DoubleDown''s Hit: the hand must Stand', p.act)
-        WHEN p.previous_act = 'Stand' THEN format('a {{}} after the hand stood', p.act)
-        WHEN p.act = 'Split' AND (text_cards(p.before) <> 2
-                                  OR substr(split_part(p.before, ';', 1), 2)
-                                     <> substr(split_part(p.before, ';', 2), 2))
-            THEN format('a Split of {{}}: only two cards of one rank split', p.before)
-        WHEN p.act = 'DoubleDown' AND text_cards(p.before) <> 2
-            THEN format('a DoubleDown on {{}} cards: only two-card hands double',
-                        text_cards(p.before))
-        WHEN p.act = 'Insurance' AND substr(p.upcard, 2) <> 'A'
-            THEN format('Insurance with up card {{}}: only against an Ace', p.upcard)
-        WHEN p.act = 'Insurance' AND (p.previous IS NOT NULL OR p.hand_id <> 0)
-            THEN 'Insurance is only the first action of the hand'
-        WHEN p.act = 'DoubleDown' AND p.bid <> 2 * coalesce(p.previous_bid, b.bid)
-            THEN format('a DoubleDown makes the bid {{}}, not {{}}',
-                        2 * coalesce(p.previous_bid, b.bid), p.bid)
-        WHEN p.act <> 'DoubleDown' AND p.bid <> coalesce(p.previous_bid, b.bid)
-            THEN format('bid {{}}, but the hand''s bid is {{}}', p.bid,
-                        coalesce(p.previous_bid, b.bid))
-    END AS reason
-    FROM plays p LEFT JOIN bids b USING (log_id, round, player)
-) WHERE reason IS NOT NULL
-UNION ALL
-SELECT log_id, 'turns', line, reason FROM (
-    SELECT d.log_id, d.line, CASE
-        WHEN d.line < t.last_player_line THEN 'a dealer row before the players have played'
-        WHEN NOT t.played AND (d.line <> t.first_dealer_line OR d.hand <> d.upcard
-                               OR d.act <> 'Stand')
-            THEN format('every hand is bust: the dealer only shows its up card {{}} and Stands',
-                        d.upcard)
-        WHEN NOT t.played THEN NULL
-        WHEN text_cards(d.before) < 2
-            THEN format('the dealer shows {{}} card(s) though a hand is live',
-                        text_cards(d.before))
-        WHEN d.previous IS NULL AND split_part(d.before, ';', 1) <> d.upcard
-            THEN format('the dealer''s first card {{}} is not the up card {{}}',
-                        split_part(d.before, ';', 1),
-                        d.upcard)
-        WHEN d.act = 'Hit' AND text_older(d.hand) <> d.before
-            THEN format('a dealer Hit adds one card to {{}}, this row shows {{}}',
-                        d.before, d.hand)
-        WHEN d.act NOT IN ('Hit', 'Stand') THEN format('the dealer cannot {{}}', d.act)
-        WHEN d.previous_act = 'Stand' THEN 'a dealer row after the dealer stood'
-        WHEN d.act = 'Stand' AND d.hand <> d.before
-            THEN format('a dealer Stand changes the hand {{}} to {{}}',
-                        d.before, d.hand)
-        WHEN d.act = 'Hit' AND NOT {_DEALER_HITS.replace("before", "d.before")}
-            THEN format('the dealer hits on {{}}: it stands on {{}}', text_total(d.before),
-                        {rule("dealer_stands_on")})
-        WHEN d.act = 'Stand' AND {_DEALER_HITS.replace("before", "d.hand")}
-            THEN format('the dealer stands on {{}}: it hits below {{}}', text_total(d.hand),
-                        {rule("dealer_stands_on")})
-        WHEN d.last_row AND d.act <> 'Stand' THEN 'the dealer''s last row must be a Stand'
-    END AS reason
-    FROM dealer d JOIN tables t USING (log_id, round)
-) WHERE reason IS NOT NULL
-UNION ALL
-SELECT log_id, 'turns', last_line, format('round {{}} has no dealer rows', round)
-FROM rounds WHERE first_dealer_line IS NULL
-UNION ALL
-SELECT log_id, 'turns', CASE WHEN n_bids > 1 THEN last_bid_line ELSE bid_line END, CASE
-    WHEN n_bids > 1 THEN format('{{}} bids twice in round {{}}', player, round)
-    ELSE format('{{}} bids after the hands are dealt', player) END
-FROM bids JOIN rounds USING (log_id, round)
-WHERE n_bids > 1 OR last_bid_line > first_play_line
-UNION ALL
-SELECT b.log_id, 'turns', b.bid_line, format('{{}} bids but plays no hand', b.player)
-FROM bids b ANTI JOIN hands h USING (log_id, round, player)
-UNION ALL
-SELECT log_id, 'turns', bid_line, format('{{}} bids out of the seat order its hands are played in',
-                                         player)
-FROM (
-    SELECT b.log_id, b.bid_line, b.player,
-           row_number() OVER (PARTITION BY b.log_id, b.round ORDER BY b.bid_line) AS bid_rank,
-           row_number() OVER (PARTITION BY b.log_id, b.round ORDER BY s.first_line) AS play_rank
-    FROM bids b JOIN seated s USING (log_id, round, player)
-) WHERE bid_rank <> play_rank
-UNION ALL
-SELECT log_id, 'turns', last_line, CASE
-    WHEN last_line - first_line + 1 <> n_rows
-        THEN format('{{}}''s hands are not played in one run of rows', player)
-    ELSE format('{{}} has {{}} hands (ids up to {{}}) after {{}} Splits', player, n_hands,
-                top_hand, splits) END
-FROM seated
-WHERE last_line - first_line + 1 <> n_rows OR n_hands <> splits + 1 OR top_hand <> splits
-UNION ALL
-SELECT log_id, 'turns', last_line, CASE
-    WHEN last_line - first_line + 1 <> n_rows
-        THEN format('hand {{}} of {{}} is not played in one run of rows', hand_id, player)
-    ELSE format('hand {{}} of {{}} ends with a {{}}, not a Stand, before it is finished',
-                hand_id, player, last_act) END
-FROM classed
-WHERE last_line - first_line + 1 <> n_rows
-   OR NOT (last_act = 'Stand' OR total > 21 OR n >= {rule("charlie_cards")}
-           OR (last_act = 'DoubleDown' AND n = 2 AND total = 21))
-UNION ALL
-SELECT log_id, 'turns', last_line, CASE
-    WHEN shoe IS NULL THEN format('{{}} appears {{}} times in round {{}}: the two shoes it was '
-                                  'dealt from hold {{}}', card, copies, round, held)
-    ELSE format('{{}} appears {{}} times in rounds {{}} to {{}}, all dealt from one shoe of {{}} '
-                'decks: it holds {{}}', card, copies, first_round, round, {rule("decks")}, held)
-    END
-FROM (  -- the round where the copies run over
-    SELECT *, min(round) OVER (PARTITION BY log_id, shoe, lone_round, card) AS first_round,
-           sum(in_round) OVER (PARTITION BY log_id, shoe, lone_round, card ORDER BY round)
-               AS copies
-    FROM (
-        SELECT c.log_id, o.shoe, o.lone_round, c.card, o.held, c.round,
-               any_value(c.last_line) AS last_line, count(*) AS in_round
-        FROM cards c JOIN overdrawn o ON c.log_id = o.log_id AND c.card = o.card
-             AND (c.shoe = o.shoe OR c.round = o.lone_round)
-        GROUP BY ALL
+    totals = tables["totals"]
+
+    def best(hard: str, ace: str) -> pl.Series:
+        values = t[hard].to_numpy().clip(0, len(totals) - 1)
+        return pl.Series(totals[values, t[ace].to_numpy().astype(int)])
+
+    t = t.with_columns(
+        total=best("hard", "ace"),
+        older_total=best("older_hard", "older_ace"),
+        soft=pl.col("ace") & (pl.col("hard") <= 11),
+        older_soft=pl.col("older_ace") & (pl.col("older_hard") <= 11),
+        previous_act=pl.when("chained").then(act.shift(1)).otherwise(pl.lit("")),
     )
-) WHERE copies > held AND copies - in_round <= held
-UNION ALL
-SELECT p.log_id, 'turns', b.bid_line,
-       format('{{}} bids {{}} with {{}} points: the bid must be between {{}} and {{}}', p.player,
-              b.bid, p.points_before, least({rule("min_bid")}, p.points_before),
-              least({rule("max_bid")}, p.points_before))
-FROM players p JOIN bids b USING (log_id, round, player)
-WHERE NOT b.bid BETWEEN least({rule("min_bid")}, p.points_before)
-                    AND least({rule("max_bid")}, p.points_before)
-   OR p.points_before <= 0
-UNION ALL
-SELECT p.log_id, 'scores', p.line,
-       format('{{}}''s points go from {{}} to {{}} in round {{}}, but its hands settle to {{:+d}}',
-              p.player, p.points_before, p.points, p.round, coalesce(s.change, 0))
-FROM players p LEFT JOIN settled s USING (log_id, round, player)
-WHERE p.points IS DISTINCT FROM p.points_before + coalesce(s.change, 0)
-UNION ALL
-{out_of_range("turns", SANE["turns"])}
-UNION ALL
-{out_of_range("scores", SANE["scores"])}
-"""
+    return t.drop("action", "hard", "ace", "older_hard", "older_ace")  # read: held no longer
+
+
+def _previous(column: str) -> pl.Expr:
+    """`column` of the hand's row before (null on a hand's first row): read from the row
+    before in the batch, not held as a column of its own."""
+    return pl.when("chained").then(pl.col(column).shift(1))
+
+
+def _lookup(table: np.ndarray, *indices: pl.Series) -> pl.Series:
+    """`table` at these columns' values, each clipped to the table's axis."""
+    at = tuple(
+        i.to_numpy().astype(np.int64).clip(0, size - 1)
+        for i, size in zip(indices, table.shape, strict=True)
+    )
+    return pl.Series(table[at])
+
+
+def _hands(t: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.DataFrame:
+    """One row per player hand: its rows' span, its final row, Splits and insurance, and
+    its class."""
+    act = pl.col("act")
+    hands = (
+        t.filter(~pl.col("dealer") & (act != "Bid"))
+        .group_by("hand_run", maintain_order=True)
+        .agg(
+            *(pl.col(c).first() for c in ("log_id", "round", "round_run", "player", "hand_id")),
+            first_line=pl.col("line").first(), last_line=pl.col("line").last(), rows=pl.len(),
+            final=pl.col("hand").last(), bid=pl.col("bid").last(), last_act=act.last(),
+            splits=(act == "Split").sum(), insured=pl.col("bid").filter(act == "Insurance").min(),
+            n=pl.col("n").last(), total=pl.col("total").last(),
+        )
+    )  # fmt: skip
+    split = ((hands["hand_id"] > 0) | (hands["splits"] > 0)).cast(pl.Int64)
+    return hands.with_columns(kind=_lookup(tables["kinds"], split, hands["n"], hands["total"]))
+
+
+def _rounds(t: pl.DataFrame, hands: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.DataFrame:
+    """One row per round: where its players and dealer play, whether a hand is live, the
+    dealer's final hand and class."""
+    dealer, line = pl.col("dealer"), pl.col("line")
+    rounds = t.group_by("round_run", maintain_order=True).agg(
+        pl.col("log_id").first(),
+        pl.col("round").first(),
+        last_player_line=line.filter(~dealer).max(),
+        first_play_line=line.filter(~dealer & (pl.col("act") != "Bid")).min(),
+        first_dealer_line=line.filter(dealer).min(),
+        dealer_rows=dealer.sum(),
+        dealer_final=pl.col("hand").filter(dealer).last(),
+        d_n=pl.col("n").filter(dealer).last(),
+        d_total=pl.col("total").filter(dealer).last(),
+    )
+    live = hands.group_by("round_run").agg(
+        live=(pl.col("kind") != BUST).any(), hand_cards=pl.col("n").sum()
+    )
+    rounds = rounds.join(live, on="round_run", how="left", maintain_order="left").with_columns(
+        live=pl.col("live").fill_null(False), d_n=pl.col("d_n").fill_null(0),
+        d_total=pl.col("d_total").fill_null(0),
+    )  # fmt: skip
+    kind = _lookup(tables["kinds"], pl.Series([2] * len(rounds)), rounds["d_n"], rounds["d_total"])
+    return rounds.with_columns(d_kind=pl.when("live").then(kind).otherwise(BUST))
+
+
+def _play_wrong(rules: TwentyOneRules, rows: pl.DataFrame) -> pl.Expr:
+    """A player's decision `_play_problem` may find wrong."""
+    act, previous_act, chained = pl.col("act"), pl.col("previous_act"), pl.col("chained")
+    fresh = ~chained | (previous_act == "Split")
+    hit = act == "Hit"
+    n_before = (
+        pl.when(~fresh).then(pl.col("n").shift(1)).when(hit).then(pl.col("n") - 1).otherwise("n")
+    )
+    # the hand before is the older hand of a Hit, else the hand (or the row is flagged)
+    before_total = pl.when(hit).then("older_total").otherwise("total")
+    first_before = pl.when(hit).then("second").otherwise("newest")
+    finished = (previous_act == "Hit") & (_previous("total") > 21)
+    if rules.charlie:
+        finished = finished | (n_before >= rules.charlie_cards)
+    ranks = pl.col("hand").str.split(";")
+    pair = ranks.list.get(0, null_on_oob=True).str.slice(1) == ranks.list.get(
+        1, null_on_oob=True
+    ).str.slice(1)
+    double = n_before == 2
+    if not rules.double_on_combo:
+        double = double & (before_total != 21)
+    insure = (n_before == 2) & pl.col("upcard").str.ends_with("A") & ~chained
+    base = pl.when(chained).then(pl.col("bid").shift(1)).otherwise("first_bid")
+    wrong = (
+        pl.col("first_bid").is_null()
+        | (fresh & (n_before != 2))
+        | ((previous_act == "Split") & (first_before != _previous("newest")))
+        | (~fresh & hit & (pl.col("older") != _previous("hand")))
+        | (~fresh & ~hit & (pl.col("hand") != _previous("hand")))
+        | (~fresh & finished)
+        | ((previous_act == "DoubleDown") & ~hit)
+        | ((pl.col("act_before") == "DoubleDown") & (previous_act == "Hit") & (act != "Stand"))
+        | (previous_act == "Stand")
+        | ((act == "Split") & ~((n_before == 2) & pair))
+        | ((act == "DoubleDown") & ~double)
+        | ((act == "Insurance") & ~(insure & (pl.col("hand_id") == 0)))
+        | ((act == "DoubleDown") & (pl.col("bid") != 2 * base))
+        | ((act != "DoubleDown") & (pl.col("bid") != base))
+    )
+    return ~pl.col("dealer") & (act != "Bid") & wrong.fill_null(True)
+
+
+def _dealer_wrong(rows: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.Expr:
+    """A dealer row `_dealer_problem` may find wrong: before the players are done; when
+    every hand is bust, anything but the up card standing alone; else anything but a Hit
+    or a Stand that builds on the row before, as the dealer's rule says."""
+    hits = tables["hits"]
+    hit_before = _lookup(hits, rows["older_soft"], rows["n"] - 1, rows["older_total"])
+    hits_now = _lookup(hits, rows["soft"], rows["n"], rows["total"])
+    act, chained, previous = pl.col("act"), pl.col("chained"), _previous("hand")
+    hit, stand = act == "Hit", act == "Stand"
+    alone = (
+        (pl.col("line") == pl.col("first_dealer_line"))
+        & (pl.col("hand") == pl.col("upcard"))
+        & stand
+    )
+    played = (
+        ~act.is_in(["Hit", "Stand"])
+        | (pl.col("previous_act") == "Stand")
+        | (hit & ((pl.col("n") < 3) | ~hit_before))
+        | (stand & ((pl.col("n") < 2) | hits_now))
+        | (pl.col("last") & ~stand)
+        | (chained & hit & (pl.col("older") != previous))
+        | (chained & stand & (pl.col("hand") != previous))
+        | (~chained & hit & (pl.col("second") != pl.col("upcard")))
+        | (~chained & stand & (pl.col("newest") != pl.col("upcard")))
+    )
+    wrong = (pl.col("line") < pl.col("last_player_line")).fill_null(False) | pl.when("live").then(
+        played
+    ).otherwise(~alone)
+    return pl.col("dealer") & wrong.fill_null(True)
+
+
+def _hands_wrong(rules: TwentyOneRules, hands: pl.DataFrame, bids: pl.DataFrame,
+                 rounds: pl.DataFrame) -> set[int]:  # fmt: skip
+    """Logs with a round without dealer rows, a hand or a player's hands not in one run, a
+    hand unfinished, hands and Splits that do not add up, or a bid that is not the
+    player's one bid before the deal, in seat order, for hands it plays."""
+    n, total, last_act = pl.col("n"), pl.col("total"), pl.col("last_act")
+    over = total > 21
+    if rules.charlie:
+        over = over | (n >= rules.charlie_cards)
+    ended = (last_act == "Stand") | over | ((last_act == "DoubleDown") & (n == 2) & (total == 21))
+    spans = pl.col("last_line") - pl.col("first_line") + 1
+    twice = pl.struct("round_run", "player", "hand_id").is_duplicated()
+    flagged = _logs(hands.filter((spans != pl.col("rows")) | ~ended | twice))
+    player_run = pl.struct("round_run", "player").rle_id().alias("player_run")
+    players = hands.group_by(player_run, maintain_order=True).agg(
+        pl.col("log_id").first(), pl.col("round_run").first(), pl.col("player").first(),
+        first_line=pl.col("first_line").min(), last_line=pl.col("last_line").max(),
+        rows=pl.col("rows").sum(), count=pl.len(), top=pl.col("hand_id").max(),
+        splits=pl.col("splits").sum(),
+    )  # fmt: skip
+    splits = pl.col("splits")
+    flagged |= _logs(
+        players.filter((spans != pl.col("rows")) | (pl.col("count") != splits + 1)
+                       | (pl.col("top") != splits)
+                       | pl.struct("round_run", "player").is_duplicated())
+    )  # fmt: skip
+    flagged |= _logs(rounds.filter(pl.col("dealer_rows") == 0))
+    seated = bids.join(players, on=["log_id", "round_run", "player"], how="full", coalesce=True)
+    seated = seated.join(rounds.select("round_run", "first_play_line"), on="round_run", how="left")
+    rank = "round_run"
+    order = pl.col("bid_line").rank().over(rank) != pl.col("first_line").rank().over(rank)
+    flagged |= _logs(
+        seated.filter(
+            (pl.col("bids") != 1) | (pl.col("bid_line") > pl.col("first_play_line")).fill_null(False)
+            | order | pl.col("bid_line").is_null() | pl.col("first_line").is_null()
+        )
+    )  # fmt: skip
+    return flagged
+
+
+def _shoe_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
+                rounds: pl.DataFrame) -> set[int]:  # fmt: skip
+    """Logs with a card shown more often than the shoe (or two) it was dealt from holds it:
+    the shoe of each round as `_shoe` finds it."""
+    size = 52 * rules.decks
+    cards = (
+        pl.when(pl.col("hand_cards").is_null())
+        .then(0)
+        .otherwise(pl.col("hand_cards") + pl.when("live").then("d_n").otherwise(2))
+    )
+    r = rounds.sort("log_id", "round").with_columns(cards=cards)
+    r = r.with_columns(dealt=pl.col("cards").cum_sum().over("log_id") - pl.col("cards"))
+    last = pl.col("dealt") + pl.col("cards") - 1
+    first_shoe = pl.col("dealt") // size
+    r = r.with_columns(
+        shoe=pl.when(first_shoe == pl.when(last >= 0).then(last // size).otherwise(0))
+        .then(first_shoe)
+        .otherwise(-pl.col("round"))  # a round of two shoes, counted on its own
+    )
+    finals = pl.concat([
+        hands.select("log_id", "round", hand="final"),
+        r.filter(pl.col("dealer_final").is_not_null()).select("log_id", "round", hand="dealer_final"),
+    ])  # fmt: skip
+    shown = (
+        finals.join(r.select("log_id", "round", "shoe"), on=["log_id", "round"])
+        .with_columns(card=pl.col("hand").str.split(";"))
+        .explode("card")
+        .group_by("log_id", "shoe", "card")
+        .agg(copies=pl.len())
+    )
+    held = pl.when(pl.col("shoe") >= 0).then(rules.decks).otherwise(2 * rules.decks)
+    return _logs(shown.filter(pl.col("copies") > held))
+
+
+def _points_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
+                  rounds: pl.DataFrame, bids: pl.DataFrame, scores: pl.DataFrame,
+                  tables: dict[str, np.ndarray]) -> set[int]:  # fmt: skip
+    """Logs whose score file does not follow from the hands (settled by the engine's rule,
+    `_tables`' returns) or whose bids are not what the points before allow."""
+    h = pl.concat([hands, rounds.select("d_kind", "live")[hands["round_run"].to_numpy()]],
+                  how="horizontal")  # fmt: skip
+    kind, d_kind = h["kind"] + 1, h["d_kind"] + 1
+    bid = h["bid"].to_numpy()
+    insured = h["insured"].fill_null(0).to_numpy()
+    won = np.round(_lookup(tables["returns"], kind, d_kind).to_numpy() * bid)
+    side = insured // 2 if rules.insurance_on_side_bet else insured
+    pays = _lookup(tables["insured"], kind, d_kind).to_numpy() & h["live"].to_numpy()
+    won += np.where((insured > 0) & pays, np.round(rules.insurance_payout * side), 0)
+    h = h.with_columns(change=pl.Series(won - bid - insured // 2).cast(pl.Int64))
+    change = h.group_by("log_id", "round", "player").agg(pl.col("change").sum())
+    people = (
+        t.filter(~pl.col("dealer"))
+        .group_by("log_id", "player")
+        .agg(mine=(pl.col("mine") == "1").any())
+    )
+    seats = people.sort("log_id", ~pl.col("mine"), "player").with_columns(
+        seat=pl.int_range(pl.len()).over("log_id"), seats=pl.len().over("log_id")
+    )
+    points = pl.concat_list(
+        pl.col("points").cast(pl.Int64),
+        pl.when(pl.col("others") == "")
+        .then(pl.lit([], dtype=pl.List(pl.Int64)))
+        .otherwise(pl.col("others").str.split(";").cast(pl.List(pl.Int64), strict=False)),
+    )
+    outside = _outside(sane(rules)["scores"])
+    s = scores.with_columns(outside=outside, points=points)
+    s = s.with_columns(values=pl.col("points").list.len())
+    counts = s.join(seats.group_by("log_id").agg(seats=pl.len()), on="log_id", how="left")
+    flagged = _logs(
+        counts.filter((pl.col("values") != pl.col("seats")).fill_null(True)
+                      | (pl.col("round") != pl.col("line"))
+                      | pl.col("points").list.eval(pl.element().is_null()).list.any()
+                      | pl.col("outside"))
+    )  # fmt: skip
+    long = (
+        s.select("log_id", "round", "points")
+        .with_columns(seat=pl.int_ranges(pl.col("points").list.len()))
+        .explode("points", "seat")
+        .join(seats.select("log_id", "seat", "player"), on=["log_id", "seat"])
+        .sort("log_id", "seat", "round")
+        .with_columns(
+            before=pl.col("points").shift(1).over("log_id", "seat").fill_null(rules.starting_points)
+        )
+        .join(change, on=["log_id", "round", "player"], how="left")
+        .join(bids, on=["log_id", "round", "player"], how="left")
+    )
+    before = pl.col("before")
+    low = pl.min_horizontal(pl.lit(rules.min_bid), before)
+    high = pl.min_horizontal(pl.lit(rules.max_bid), before)
+    bad_bid = pl.col("first_bid").is_not_null() & (
+        (pl.col("first_bid") < low) | (pl.col("first_bid") > high) | (before <= 0)
+    )
+    moved = pl.col("points") != before + pl.col("change").fill_null(0)
+    flagged |= _logs(long.filter(bad_bid | moved))
+    # turns of a round the score file does not have are not settled by `replay`: a log
+    # like that is read row by row
+    played = t.group_by("log_id").agg(rounds=pl.col("round").max())
+    listed = scores.group_by("log_id").agg(listed=pl.len())
+    both = played.join(listed, on="log_id", how="left")
+    flagged |= _logs(both.filter((pl.col("rounds") != pl.col("listed")).fill_null(True)))
+    return flagged
+
+
+def _outside(ranges: dict[str, tuple[int, int]]) -> pl.Expr:
+    """Whether a row has a number outside its sane range."""
+    return pl.any_horizontal(~pl.col(c).is_between(low, high) for c, (low, high) in ranges.items())

@@ -169,6 +169,11 @@ def classify(
     return BUST if total > 21 else total
 
 
+def hand_over(n_cards: int, total: int, rules: TwentyOneRules) -> bool:
+    """Whether a player's hand takes no more decisions: bust, or as long as a Charlie."""
+    return total > 21 or (rules.charlie and n_cards >= rules.charlie_cards)
+
+
 def dealer_hits(n_cards: int, total: int, soft: bool, rules: TwentyOneRules) -> bool:
     """The dealer's rule: hit while 16 or less (and on soft 17 if the rules say), up to
     `dealer_card_limit` cards if there is one."""
@@ -238,6 +243,15 @@ ADD: tuple[tuple[int, ...], ...] = tuple(
 """ADD[vs][code]: the value state after adding a card to a hand of value state vs."""
 
 
+def hand_total(points: Iterable[int]) -> tuple[int, bool]:
+    """(total, soft) of a hand of cards worth these `points` (the ace 11), however many
+    cards: past 21 too (the value states stop counting there)."""
+    total = soft = 0
+    for value in points:
+        total, soft = add_points(total, soft, value)
+    return total, soft > 0
+
+
 def hand_value(codes: Iterable[int]) -> int:
     vs = 0
     for code in codes:
@@ -253,6 +267,22 @@ ACTION_NAMES = ("Bid", "Hit", "Stand", "DoubleDown", "Split", "Insurance")
 CAN_HIT, CAN_STAND, CAN_DOUBLE, CAN_SPLIT, CAN_INSURE = (
     1 << k for k in (HIT, STAND, DOUBLE, SPLIT, INSURANCE)
 )
+
+
+def two_card_plays(pair: bool, combo: bool, insurable: bool, can_double: bool,
+                   can_insure: bool, rules: TwentyOneRules) -> int:  # fmt: skip
+    """CAN_* bits of a decision on a two-card hand (more cards: Hit or Stand): it may
+    split a pair and double (if it has the points), hit (a Combo too: the course engine
+    lets a two-card 21 draw), and insure if it is the turn's first decision against an
+    up ace (`insurable`)."""
+    mask = CAN_HIT | CAN_STAND
+    if can_double:
+        mask |= CAN_DOUBLE | (CAN_SPLIT if pair else 0)
+        if combo and not rules.double_on_combo:
+            mask &= ~CAN_DOUBLE
+    if insurable and can_insure:
+        mask |= CAN_INSURE
+    return mask
 
 
 Action = Bid | Hit | Stand | DoubleDown | Split | Insurance
@@ -373,7 +403,6 @@ class State:
         self.infos: dict[int, list[Hand] | list[int]] = {}  # seat → latest hands; dealer → cards
         self.round = 0
         # hand class by (number of cards, value state): `classify` decided once per rules
-        self._stop = rules.charlie_cards if rules.charlie else 1 << 30
         self._class = [[classify(n, vs >> 1, rules) for vs in range(VS_LIMIT)] for n in range(32)]
         self._split_class = [
             [classify(n, vs >> 1, rules, split=True) for vs in range(VS_LIMIT)] for n in range(32)
@@ -408,18 +437,9 @@ class State:
         if len(cards) != 2:
             return CAN_HIT | CAN_STAND
         points, bid = self.points[self._seat], hand.bid
-        if points < bid:
-            mask = CAN_STAND
-        elif RANK[cards[0]] == RANK[cards[1]]:
-            mask = CAN_STAND | CAN_DOUBLE | CAN_SPLIT
-        else:
-            mask = CAN_STAND | CAN_DOUBLE
-        mask |= CAN_HIT  # a Combo too: the course engine lets a two-card 21 draw
-        if not self.rules.double_on_combo and self._is_combo(hand):
-            mask &= ~CAN_DOUBLE
-        if self._first and VALUE[self._dealer[0]] == 1 and points >= bid // 2:
-            mask |= CAN_INSURE
-        return mask
+        return two_card_plays(RANK[cards[0]] == RANK[cards[1]], self._is_combo(hand),
+                              self._first and VALUE[self._dealer[0]] == 1, points >= bid,
+                              points >= bid // 2, self.rules)  # fmt: skip
 
     def _is_combo(self, hand: Hand) -> bool:
         """Two cards worth 21 (the caller knows there are two): a Combo, which a DoubleDown
@@ -528,7 +548,7 @@ class State:
             if hand.pending:
                 hand.pending = STAND
             self._rows.append((tuple(cards), seat, hand.hand_id, HIT, hand.bid))
-            if vs >= 44 or len(cards) >= self._stop:
+            if hand_over(len(cards), vs >> 1, self.rules):
                 self._next_hand()  # no row follows a bust or a Charlie-length hand
         elif kind == STAND:
             self._rows.append((tuple(hand.cards), seat, hand.hand_id, STAND, hand.bid))
