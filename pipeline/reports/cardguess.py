@@ -224,7 +224,7 @@ def against_each(pairings: pl.DataFrame) -> kit.Section:
     """Every logged guesser against the answerer, per answer size: its mean guesses, with
     intervals."""
     rows = kit.opponent_rows(pairings.to_dicts(),
-                             label=lambda r: f"{r['player']}: {r['opponent']}")  # fmt: skip
+                             label=lambda r: f"{r['player']} on {r['opponent']}")  # fmt: skip
     return kit.against_each(
         rows,
         measure="mean guesses",

@@ -18,6 +18,7 @@ from mine.pipeline.stats import opponents
 from mine.pipeline.stats.twentyone import (
     DEALER_OUTCOMES,
     UP_ORDER,
+    by_opponent,
     count_results,
     dealer_grid,
     dealer_outcomes,
@@ -32,7 +33,6 @@ from mine.pipeline.stats.twentyone_features import (
     settle,
     shoe,
 )
-from mine.pipeline.stats.twentyone_players import by_opponent
 from mine.strategies.engines.twentyone import DEFAULT_RULES, DOUBLE, HIT, STAND, add_points
 from mine.strategies.engines.twentyone_chart import (
     CONTEXT_NAMES,

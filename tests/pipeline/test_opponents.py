@@ -264,8 +264,8 @@ def test_cardguess_means_are_the_score_files_guesses(root, cardguess_logs):
     _means_are(cardguess.by_opponent(con), guesses)
     shown = _table(cardguess_page.against_each(cardguess_page.observed(con, None)))
     worst = sorted(guesses, key=lambda key: -statistics.mean(guesses[key]))
-    assert [row["against"] for row in shown] == [f"{g}: {o}" for g, o in worst]  # most first
+    assert [row["against"] for row in shown] == [f"{g} on {o}" for g, o in worst]  # most first
     for row in shown:
-        values = guesses[tuple(row["against"].split(": "))]
+        values = guesses[tuple(row["against"].split(" on "))]
         ci = normal_mean(statistics.mean(values), statistics.stdev(values), len(values))
         assert row["95 % interval"] == _shown(ci, "{:.3f}".format)
