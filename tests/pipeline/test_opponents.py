@@ -269,3 +269,15 @@ def test_cardguess_means_are_the_score_files_guesses(root, cardguess_logs):
         values = guesses[tuple(row["against"].split(" on "))]
         ci = normal_mean(statistics.mean(values), statistics.stdev(values), len(values))
         assert row["95 % interval"] == _shown(ci, "{:.3f}".format)
+
+
+def test_a_supernim_file_not_named_max_vs_min_plays_max_against_min(root):
+    example = REAL_TWENTYONE.parent / "supernim" / "random-vs-greedy-s17"
+    folder = root / "odd-supernim"
+    folder.mkdir()
+    for suffix in (".csv", "-score.csv"):
+        (folder / f"odd{suffix}").write_bytes(example.with_name(example.name + suffix).read_bytes())
+    margins = [int(row[3]) - int(row[4]) for row in csv.reader((folder / "odd-score.csv").open())]
+    con = _warehouse(root, "odd-supernim", folder)
+    _means_are(supernim.by_opponent(con), {("max", "min"): margins,
+                                           ("min", "max"): [-m for m in margins]})  # fmt: skip
