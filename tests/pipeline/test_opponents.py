@@ -7,7 +7,6 @@ and card guessing, each ingested into a real warehouse."""
 from __future__ import annotations
 
 import csv
-import html
 import re
 import statistics
 from collections import Counter, defaultdict
@@ -27,6 +26,7 @@ from mine.pipeline.stats import twentyone_players as twentyone
 from mine.strategies.intervals import normal_mean, wilson
 from mine.warehouse.connection import connect
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE, ingested
+from tests.pipeline.test_pages_render import _table as page_table
 
 START = 10_000  # every player's points before the first round in the real TwentyOne logs
 
@@ -57,13 +57,8 @@ def _pairs(stem_pattern: str, folder: Path) -> list[tuple[Path, re.Match | None]
 
 def _table(section) -> list[dict[str, str]]:
     """The rows of the section's table, by heading, as the page shows them."""
-    table = str(section.figures[0])
-    headings = [html.unescape(h) for h in re.findall(r"<th>(.*?)</th>", table)]
-    return [
-        dict(zip(headings, (html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)),
-                 strict=True))
-        for row in table[table.index("<tbody>") :].split("<tr>")[1:]
-    ]  # fmt: skip
+    (caption,) = re.findall(r"<figcaption>(.*?)</figcaption>", str(section.figures[0]))
+    return page_table(str(section.figures[0]), caption)
 
 
 def _means_are(frame, values: dict[tuple[str, str], list[int]]) -> None:
