@@ -25,6 +25,15 @@ def wilson(successes: float, n: float) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def normal_mean(mean: float, sd: float | None, n: int) -> tuple[float, float] | None:
+    """The normal 95 % interval of a mean over `n` values whose sample standard deviation
+    is `sd` (None with fewer than two values: one value says nothing of its spread)."""
+    if n < 2 or sd is None or sd != sd:
+        return None
+    half = Z95 * sd / math.sqrt(n)
+    return mean - half, mean + half
+
+
 # --- a verdict from an interval --------------------------------------------------------------
 
 YES, NO, UNDECIDED = "yes", "no", "undecided"

@@ -125,6 +125,7 @@
 
   const sections = [...document.querySelectorAll("body > section")];
   const strength = document.querySelector("section#strength");
+  const against = document.querySelector("section#against-each-opponent");
   return {
     problems: [...new Set(problems)],
     sections: sections.map((s) => s.id),
@@ -132,6 +133,14 @@
       rows: strength.querySelectorAll("table tbody tr").length,
       headings: [...strength.querySelectorAll("table thead th")].map((th) => th.textContent),
       text: strength.textContent.replace(/\s+/g, " ").trim(),
+    },
+    against: against && {
+      headings: [...against.querySelectorAll("table thead th")].map((th) => th.textContent),
+      rows: [...against.querySelectorAll("table tbody tr")].map(
+        (tr) => [...tr.children].map((td) => td.textContent),
+      ),
+      bars: against.querySelectorAll("#opponent-intervals path").length,
+      height: against.getBoundingClientRect().height,
     },
     width: Math.max(document.documentElement.scrollWidth, window.innerWidth),
     height: document.documentElement.scrollHeight,

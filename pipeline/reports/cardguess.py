@@ -9,8 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from mine.pipeline.reports import kit
+from mine.pipeline.stats import cardguess as stats
+from mine.pipeline.stats import opponents
 from mine.strategies.engines.cardguess import SIZES, decode, hand_text, hands
 from mine.strategies.solvers.cardguess import FlatTree, Trees
 
@@ -211,14 +214,41 @@ def plays(fitted: Trees, card: dict[str, Any]) -> kit.Section:
     )
 
 
-def html(fitted: Trees, observed: None, measured: dict[str, Any]) -> str:
+def observed(con: Any, log_ids: list[int] | None) -> pl.DataFrame:
+    """What the page draws of the logs: every guesser in them against the answers of
+    each size it met (`stats.by_opponent`), the weakest first."""
+    return opponents.weakest_first(stats.by_opponent(con, log_ids), higher_is_better=False)
+
+
+def against_each(pairings: pl.DataFrame) -> kit.Section:
+    """Every logged guesser against the answerer, per answer size: its mean guesses, with
+    intervals."""
+    rows = kit.opponent_rows(pairings.to_dicts(),
+                             label=lambda r: f"{r['player']} on {r['opponent']}")  # fmt: skip
+    return kit.against_each(
+        rows,
+        measure="mean guesses",
+        fmt="{:.3f}".format,
+        higher_is_better=False,
+        summary="Card guessing has one player, the guesser, and no opponent but the "
+        "answerer, which the logs do not name: so each row is a guesser the logs show "
+        "(named by its file: cardguess-<guesser>-s<seed>, else the whole file name) "
+        "against the answers of one size, with its mean guesses over the games logged "
+        "and the normal 95 % interval. These are the logged games, not the generated "
+        "player's (its games lead the page).",
+    )
+
+
+def html(fitted: Trees, observed: pl.DataFrame | None, measured: dict[str, Any]) -> str:
     """The page of fitted trees, led by how strong their player is (`measured`: its
-    validation on the answers of every n, against the baselines); then what it plays for
+    validation on the answers of every n, against the baselines); with a warehouse, every
+    logged guesser against the answers of each size (`observed`); then what it plays for
     each n."""
     trees, metadata, card = fitted.trees, fitted.metadata, measured
     figures = metadata.get("trees", {})
     sections = [
         strength(card),
+        *([] if observed is None else [against_each(observed)]),
         plays(fitted, card),
         *(
             _size_section(n, tree, figures.get(str(n), {}), card)

@@ -18,6 +18,7 @@ from mine.models.ginrummy import (
 from mine.parsers.cards import COURSE_RANKS, SUITS
 from mine.pipeline.reports import kit
 from mine.pipeline.stats import ginrummy as stats
+from mine.pipeline.stats import opponents
 from mine.strategies.intervals import wilson
 
 KNOCK, WAIT, NO_DATA = "K", "W", "-"
@@ -199,9 +200,11 @@ def strength(card: dict[str, Any]) -> kit.Section:
 
 def observed(con: Any, log_ids: list[int] | None) -> dict[str, pl.DataFrame]:
     """What the page shows of the warehouse's logs `log_ids` (real server logs included):
-    draw decisions, how rounds end, and knocks by deadwood."""
+    the logs' writer against each opponent, draw decisions, how rounds end, and knocks by
+    deadwood."""
     features = stats.load_features(con, log_ids)
     return {
+        "matchups": opponents.of_player(stats.by_opponent(con, log_ids)),
         "draws": stats.draw_stats(features),
         "rounds": stats.round_stats(stats.load_rounds(con, log_ids)),
         "knocks": stats.knocks_by_deadwood(stats.knock_stats(features), ("source",), 3),
@@ -258,9 +261,36 @@ def html(fitted: Any, observed: dict[str, pl.DataFrame] | None, measured: dict[s
     )
 
 
-def _observed(draws: pl.DataFrame, rounds: pl.DataFrame, knocks: pl.DataFrame) -> list:
-    """The sections drawn from the warehouse: draws, how rounds end, knocks by deadwood."""
+def against_each(pairings: pl.DataFrame) -> kit.Section:
+    """The logs' writer against each opponent its files tell apart: its win rate, with
+    intervals, and the points a round each side made."""
+    rows = kit.opponent_rows(
+        pairings.to_dicts(),
+        note=lambda r: (
+            f"{r['rounds']:,} rounds; points a round {r['points_a_round']:.1f} for, "
+            f"{r['against_a_round']:.1f} against"
+        ),
+    )
+    return kit.against_each(
+        rows,
+        measure="win rate",
+        summary="The logs' writer (the side they are written from: `me`) against each "
+        "opponent: its win rate over the games logged (a file is one game, won by the side "
+        "with more points at its end), with the Wilson 95 % interval. The logs name no "
+        "player, so an opponent is what the file names tell: a simulated game's match "
+        "(a-vs-b, the writer one of the two), and every server log's opponent in one row. "
+        "These are the logged games, not the generated player's (its games lead the page).",
+        reference=0.5,
+    )
+
+
+def _observed(
+    matchups: pl.DataFrame, draws: pl.DataFrame, rounds: pl.DataFrame, knocks: pl.DataFrame
+) -> list:
+    """The sections drawn from the warehouse: the writer against each opponent, draws, how
+    rounds end, knocks by deadwood."""
     return [
+        against_each(matchups),
         kit.Section(
             "Draw decisions (the ingested logs, real server logs included)",
             "How often the discard is taken, by what the top card does for the hand.",

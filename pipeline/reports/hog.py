@@ -7,8 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from mine.pipeline.reports import kit
+from mine.pipeline.stats import hog as stats
+from mine.pipeline.stats import opponents
 from mine.strategies.bots.hog import BASELINES, make_bot
 from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, as_table
 from mine.strategies.solvers.hog import TurnModel, best_response, optimal
@@ -20,9 +23,16 @@ CELL = 6  # pixels per state in the map
 RATE = "{:.6f}".format
 
 
-def html(fitted: Any, observed: None, measured: dict[str, Any]) -> str:
+def observed(con: Any, log_ids: list[int] | None) -> pl.DataFrame:
+    """What the page draws of the logs: the player they are most about against each
+    opponent it met (`stats.by_opponent`), the weakest matchup first."""
+    return opponents.of_player(stats.by_opponent(con, log_ids))
+
+
+def html(fitted: Any, observed: pl.DataFrame | None, measured: dict[str, Any]) -> str:
     """The whole page of a fitted table (dice per state): how strong its player is,
-    exactly (`measured`: its exact report card, `mine validate hog`'s); the table; its
+    exactly (`measured`: its exact report card, `mine validate hog`'s); with a warehouse,
+    how the logs' player did against each opponent (`observed`); the table; its
     provenance."""
     table, metadata = fitted.table, fitted.metadata
     goal = table.shape[0]
@@ -32,6 +42,7 @@ def html(fitted: Any, observed: None, measured: dict[str, Any]) -> str:
     palette = PALETTE if most < len(PALETTE) else kit.ordinal_palette(most + 1)
     sections = [
         strength(measured),
+        *([] if observed is None else [against_each(observed)]),
         kit.Section(
             "Dice per state",
             f"The number of dice the table rolls in each state: row = my score, column = the "
@@ -105,6 +116,22 @@ def strength(card: dict[str, Any]) -> kit.Section:
         f"{RATE(card['optimal_guaranteed']['average'])}. The exact optimum of each row is the "
         "best response to that opponent. Measured on the generated player file (`mine "
         "validate hog` writes the same card).",
+    )
+
+
+def against_each(pairings: pl.DataFrame) -> kit.Section:
+    """The logs' player against each opponent it met there: its win rate, with intervals."""
+    player = pairings["player"][0] if pairings.height else "–"
+    rows = kit.opponent_rows(pairings.to_dicts(),
+                             note=lambda r: f"{r['wins']:,} won of {r['n']:,}")  # fmt: skip
+    return kit.against_each(
+        rows,
+        measure="win rate",
+        summary=f"The logs' games of {player}, the player in the most of their matches (each "
+        "match of `mine simulate hog --opponent X` has X), against each player it met: its "
+        "win rate with the Wilson 95 % interval. These are the logged games, not the "
+        "table's player (its exact figures lead the page).",
+        reference=0.5,
     )
 
 

@@ -9,6 +9,8 @@ inline PNG inside the SVG): the page needs no network and no script, and it prin
 
 - `strength`: the player against each opponent, with intervals, sample sizes and the
   exact optimum where one is known;
+- `against_each`: what the logs show of their player against each opponent there, with
+  intervals, the weakest matchup first;
 - `interval_plot`: values with their 95 % intervals, one row each (ratings, win rates);
 - `grid`: a categorical chart (one key per cell: hit/stand, knock/wait) with a legend;
 - `heat_map`: numbers on a sequential palette (light to dark), with a colour key;
@@ -32,6 +34,7 @@ from markupsafe import Markup
 
 from mine import __version__
 from mine.pipeline.console import day_written
+from mine.strategies.intervals import normal_mean, wilson
 
 # Viridis reversed (light for low, dark for high), so "more" reads as "darker" in print too.
 RAMP = (
@@ -226,14 +229,7 @@ def strength(
     best = any(m.best is not None for m in measured)
     rows = []
     for m in measured:
-        row = {
-            "against": m.against,
-            measure: m.value,
-            "95 % interval": ("exact" if m.sample is None else "–")  # sampled, none given
-            if m.interval is None
-            else f"{fmt(m.interval[0])} … {fmt(m.interval[1])}",
-            unit: "exact" if m.sample is None else m.sample,
-        }
+        row = _row(m, measure, unit, fmt)
         if best:
             row["exact optimum"] = m.best
             row["short of it by"] = None if m.best is None else _short(m.best - m.value, fmt)
@@ -251,21 +247,7 @@ def strength(
     if sampled:
         notes.append(f"Intervals are 95 %; {'higher' if higher_is_better else 'lower'} is "
                      "better.")  # fmt: skip
-    small = [m for m in sampled if m.sample < SMALL_SAMPLE and m.interval is not None]
-    if len(small) == 1:
-        (m,) = small
-        notes.append(
-            f"{m.sample:,} {unit} against {m.against}: the interval is wide "
-            f"({fmt(m.interval[0])} … {fmt(m.interval[1])}); more {unit} would narrow it."
-        )
-    elif small:
-        least, most = min(m.sample for m in small), max(m.sample for m in small)
-        counts = f"{least:,}" if least == most else f"{least:,} to {most:,}"
-        names = _listed([m.against for m in small])
-        notes.append(
-            f"{counts} {unit} against each of {names}: the intervals are wide (see the "
-            f"table); more {unit} would narrow them."
-        )
+    notes += _small_samples(sampled, unit, fmt)
     blank = {"exact optimum": _maybe(fmt)}
     drawn = [
         count_table(rows, title=f"The player's {measure}", formats={measure: fmt, **blank}),
@@ -280,6 +262,97 @@ def strength(
         *figures,
     ]
     return Section("How strong the player is", "\n\n".join(notes), drawn, ident=STRENGTH)
+
+
+def _row(m: Measured, measure: str, unit: str, fmt: Callable[[float], str]) -> dict[str, Any]:
+    """A figure's row: against whom, the value, its interval (exact: none to give; –: a
+    sampled figure without one) and the sample."""
+    shown = ("exact" if m.sample is None else "–") if m.interval is None else (
+        f"{fmt(m.interval[0])} … {fmt(m.interval[1])}")  # fmt: skip
+    return {"against": m.against, measure: m.value, "95 % interval": shown,
+            unit: "exact" if m.sample is None else m.sample}  # fmt: skip
+
+
+def _small_samples(sampled: Sequence[Measured], unit: str, fmt: Callable[[float], str]) -> list:
+    """The caveat where a sample is too small to say much, once for all of them."""
+    small = [m for m in sampled if m.sample < SMALL_SAMPLE and m.interval is not None]
+    if len(small) == 1:
+        (m,) = small
+        return [
+            f"{m.sample:,} {unit} against {m.against}: the interval is wide "
+            f"({fmt(m.interval[0])} … {fmt(m.interval[1])}); more {unit} would narrow it."
+        ]
+    if not small:
+        return []
+    least, most = min(m.sample for m in small), max(m.sample for m in small)
+    counts = f"{least:,}" if least == most else f"{least:,} to {most:,}"
+    names = _listed([m.against for m in small])
+    return [
+        f"{counts} {unit} against each of {names}: the intervals are wide (see the table); "
+        f"more {unit} would narrow them."
+    ]
+
+
+# --- the logs' player against each opponent -----------------------------------------------
+
+OPPONENTS = "against-each-opponent"  # the anchor of the section
+
+
+def against_each(
+    measured: Sequence[Measured],
+    *,
+    measure: str,
+    summary: str,
+    unit: str = "games",
+    fmt: Callable[[float], str] = "{:.3f}".format,
+    higher_is_better: bool = True,
+    reference: float | None = None,
+) -> Section:
+    """What the logs show of their player against each opponent there: one row each, in
+    the order given (the weakest matchup first), the figure with its 95 % interval and
+    its sample, and the intervals drawn. `summary`: who the player is and what the figure
+    means in this game."""
+    notes = [summary]
+    if not measured:
+        notes.append("The logs show no opponent to set it against.")
+        return Section("Against each opponent", "\n\n".join(notes), ident=OPPONENTS)
+    better = "higher" if higher_is_better else "lower"
+    notes.append(f"Intervals are 95 %; {better} is better; the weakest matchup comes first.")
+    notes += _small_samples([m for m in measured if m.sample is not None], unit, fmt)
+    rows = [{**_row(m, measure, unit, fmt), "detail": m.note} for m in measured]
+    if not any(m.note for m in measured):
+        rows = [{k: v for k, v in row.items() if k != "detail"} for row in rows]
+    drawn = [
+        count_table(rows, title=f"Against each opponent: {measure}", formats={measure: fmt}),
+        interval_plot(
+            [(m.against, m.value, m.interval) for m in measured],
+            title=f"{measure[:1].upper()}{measure[1:]} against each opponent, weakest first",
+            x_label=measure,
+            fmt=fmt,
+            reference=reference,
+            ident="opponent-intervals",
+        ),
+    ]
+    return Section("Against each opponent", "\n\n".join(notes), drawn, ident=OPPONENTS)
+
+
+def opponent_rows(
+    pairings: Sequence[Mapping[str, Any]],
+    label: Callable[[Mapping[str, Any]], str] = lambda row: row["opponent"],
+    note: Callable[[Mapping[str, Any]], str] = lambda row: "",
+) -> list[Measured]:
+    """The stats layer's pairings (`pipeline.stats.opponents`) as figures with their 95 %
+    intervals: a rate's Wilson interval (draws count half), a mean's normal one."""
+    return [
+        Measured(label(row), row["value"], _interval(row), row["n"], note=note(row))
+        for row in pairings
+    ]
+
+
+def _interval(row: Mapping[str, Any]) -> tuple[float, float] | None:
+    if "sd" in row:
+        return normal_mean(row["value"], row["sd"], row["n"])
+    return wilson(row["wins"] + row["draws"] / 2, row["n"])
 
 
 def _short(gap: float, fmt: Callable[[float], str]) -> str:

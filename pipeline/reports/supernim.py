@@ -3,32 +3,42 @@ validation card), score trajectories, and the values the fitted heuristic learne
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 import polars as pl
 
 from mine.models.supernim import Fitted
 from mine.pipeline.reports import kit
-from mine.pipeline.stats.supernim import SuperNimStats, derive
+from mine.pipeline.stats import opponents
+from mine.pipeline.stats.supernim import SuperNimStats, by_opponent, derive
 
 RATE = "{:.3f}".format
 TRAJECTORY_PAIRINGS = 6  # the most played pairings get a score graph
 
 
-def observed(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None) -> SuperNimStats:
-    """What the page draws of the logs: their statistics."""
-    return derive(con, log_ids)
+class Observed(NamedTuple):
+    """What the page draws of the logs."""
+
+    stats: SuperNimStats
+    opponents: pl.DataFrame  # the logs' player against each opponent, weakest first
 
 
-def html(fitted: Fitted, observed: SuperNimStats | None, measured: dict[str, Any]) -> str:
+def observed(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None) -> Observed:
+    """What the page draws of the logs: their statistics, and the player they are most
+    about against each opponent it met (`by_opponent`)."""
+    return Observed(derive(con, log_ids), opponents.of_player(by_opponent(con, log_ids)))
+
+
+def html(fitted: Fitted, observed: Observed | None, measured: dict[str, Any]) -> str:
     """The page of a fitted heuristic, led by how strong its player is (`measured`: its
-    validation card); the logs' outcomes and score trajectories (with a warehouse), and
-    what the heuristic learned."""
+    validation card); with a warehouse, the logs' player against each opponent, the logs'
+    outcomes and score trajectories; and what the heuristic learned."""
+    stats = None if observed is None else observed.stats
     sections = [strength(measured)]
-    sections += [] if observed is None else _logs(observed)
+    sections += [] if observed is None else [against_each(observed.opponents), *_logs(stats)]
     sections.insert(1, _validation(measured))
-    sections.append(_learned(fitted, observed))
+    sections.append(_learned(fitted, stats))
     return kit.page(
         "Super-Nim heuristic",
         sections,
@@ -68,6 +78,27 @@ def strength(card: dict[str, Any]) -> kit.Section:
         "first movers, set against the exact value of each start: its final margin minus "
         "that value, averaged (0: it keeps the value; above 0: it wins more than a perfect "
         "opponent would allow; below 0: it gives points away). " + _yardstick_text(card),
+        fmt=SIGNED,
+        reference=0.0,
+    )
+
+
+def against_each(pairings: pl.DataFrame) -> kit.Section:
+    """The logs' player against each opponent it met: its mean final margin, with
+    intervals."""
+    player = pairings["player"][0] if pairings.height else "–"
+    rows = kit.opponent_rows(
+        pairings.to_dicts(),
+        note=lambda r: f"won {r['wins']:,} · drew {r['draws']:,} · lost {r['losses']:,}",
+    )
+    return kit.against_each(
+        rows,
+        measure="mean final margin",
+        summary=f"The logs' games of {player}, the player in the most of their matches "
+        "(named by the files: max-vs-min; ties go to the first by name), against each "
+        "player it met: its final score minus the opponent's, averaged over the games, "
+        "with the normal 95 % interval. These are the logged games, not the generated "
+        "player's (its games lead the page).",
         fmt=SIGNED,
         reference=0.0,
     )

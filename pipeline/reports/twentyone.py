@@ -14,9 +14,11 @@ import duckdb
 import polars as pl
 
 from mine.pipeline.reports import kit
+from mine.pipeline.stats import opponents
 from mine.pipeline.stats.twentyone import (
     DEALER_OUTCOMES,
     UP_ORDER,
+    by_opponent,
     count_results,
     dealer_grid,
     dealer_outcomes,
@@ -213,15 +215,18 @@ class Observed(NamedTuple):
 
     dealer: pl.DataFrame  # the dealer's outcomes by up card (`stats_twentyone_dealer`)
     count_results: pl.DataFrame  # results by true count (`stats_twentyone_count_results`)
+    opponents: pl.DataFrame  # the logs' writer against each other id, weakest first
 
 
 def observed(con: duckdb.DuckDBPyConnection, log_ids: LogIds) -> Observed:
     """The dealer's outcomes and the results by true count of the chosen logs (settled
-    by the default rules)."""
+    by the default rules), and the id that wrote most of them against each other id at
+    its tables."""
     dealer_frame, card_frame = dealers(con, log_ids), cards(con, log_ids)
     settled = settle(hands(con, log_ids), dealer_frame, DEFAULT_RULES)
     shoe_frame = shoe(card_frame, infer_decks(card_frame)["decks"])
-    return Observed(dealer_outcomes(dealer_frame), count_results(shoe_frame, settled))
+    return Observed(dealer_outcomes(dealer_frame), count_results(shoe_frame, settled),
+                    opponents.of_player(by_opponent(con, log_ids)))  # fmt: skip
 
 
 FORMATS = ("html", "csv")
@@ -236,12 +241,12 @@ def html(
         raise ValueError(f"unknown format {fmt!r}: use html or csv")
     if fmt == "csv":
         return chart_csv(fitted.chart)
-    return page(fitted, observed or Observed(pl.DataFrame(), pl.DataFrame()), measured)
+    return page(fitted, observed or Observed(pl.DataFrame(), pl.DataFrame(), None), measured)
 
 
 def page(fitted: Strategy, observed: Observed, card: dict[str, Any]) -> str:
     chart, bids, metadata = fitted.chart, fitted.bids, fitted.metadata
-    count_charts, (dealer, counts) = fitted.count_charts, observed
+    count_charts, (dealer, counts, matchups) = fitted.count_charts, observed
     learned = metadata.get("learned", {})
     stop = int(learned.get("player_card_limit", 5))
     counted = [c for _, _, c in count_charts]
@@ -263,6 +268,7 @@ def page(fitted: Strategy, observed: Observed, card: dict[str, Any]) -> str:
     )
     sections = [
         strength(card),
+        *([] if matchups is None else [against_each(matchups)]),
         kit.Section(
             "Strategy",
             "Rows: the player's hand (hard and soft totals, pairs); columns: the dealer's up "
@@ -312,6 +318,35 @@ def page(fitted: Strategy, observed: Observed, card: dict[str, Any]) -> str:
         intro=f"Learned from {metadata.get('logs')} logs ({metadata.get('hands')} hands); "
         f"model value per hand {float(metadata.get('model_ev', 0.0)):+.4f} per unit of bid.",
     )
+
+
+def against_each(pairings: pl.DataFrame) -> kit.Section:
+    """The logs' writer against each other id at its tables: its lead a round over that
+    player, paired round by round, with intervals."""
+    player = pairings["player"][0] if pairings.height else "–"
+    rows = kit.opponent_rows(
+        pairings.to_dicts(),
+        label=lambda r: f"id {r['opponent']}",
+        note=lambda r: f"{r['logs']:,} log{'s' * (r['logs'] != 1)}",
+    )
+    return kit.against_each(
+        rows,
+        measure="lead a round (points)",
+        unit="rounds",
+        fmt=LEAD,
+        summary=f"TwentyOne's seats each play the dealer, so against an opponent means "
+        f"beside it: the logs' writer (id {player}, the id marked as yours in the most "
+        "logs; only the logs it wrote are counted) against each other id at its tables, "
+        "as its lead over that player's return: the points it won in a round minus the "
+        "points that player won in the same round (the same dealer's cards), averaged "
+        "over the rounds both began with points, with the normal 95 % interval (rounds "
+        "of one shoe are not quite independent). Above 0: it out-earned that player. "
+        "The ids are the logs' seats: the same id in two logs may be two programs.",
+        reference=0.0,
+    )
+
+
+LEAD = "{:+.2f}".format
 
 
 def results_section(counts: pl.DataFrame) -> kit.Section:

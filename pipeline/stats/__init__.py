@@ -11,6 +11,9 @@ A game's module (the registry's `stats`) provides `CONTRACT`:
 - `store(con, stats)`: each frame as its `stats_<game>_<name>` table; the names stored;
 - `headline(stats)`: the figures `--json` prints beside the tables' row counts;
 - `fit_inputs(con, log_ids, **options)`: what the game's `fit` reads from the warehouse;
+- `by_opponent(con, log_ids)`: each player of the logs against each opponent it met there,
+  one frame for every game (`opponents`: counts or values' mean and spread per pairing),
+  which each report draws with its intervals;
 and, where per-player figures mean something, `by_player(con, log_ids, fitted)` (fitted:
 a table read by the game's `read_table`, or None) with the same `store` and `headline`;
 where the statistics are counts, `combine(parts)`: the statistics of the union of some
@@ -36,6 +39,7 @@ CONTRACT = {
     "store": ("con", "stats"),
     "headline": ("stats",),
     "fit_inputs": ("con", "log_ids"),
+    "by_opponent": ("con", "log_ids"),
 }
 OPTIONAL = {"by_player": ("con", "log_ids", "fitted"), "combine": ("parts",)}
 

@@ -15,7 +15,7 @@ import polars as pl
 
 from mine.models import cardguess as model
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint
+from mine.pipeline.stats import data_fingerprint, opponents
 from mine.strategies.engines.cardguess import (
     RANKS,
     card_text,
@@ -193,3 +193,21 @@ def fit_inputs(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None)
         said = f"cannot read the card-guessing tables: {error}".splitlines()[0]
         raise model.FitError(said) from None
     return model.Logged([answer for (answer,) in answers], rows[0], fingerprint, logs)
+
+
+# --- each guesser against the answerer --------------------------------------------------------
+
+# The answerer is not named in the logs; the guesser is, by a simulated log's file name
+# (`cardguess-<guesser>-s<seed>`); another file's whole name stands for its guesser.
+GUESSES_SQL = """
+SELECT g.log_id, coalesce(nullif(regexp_extract(l.stem, '^cardguess-(.+)-s[0-9]+$', 1), ''), l.stem)
+       AS player, 'answers of ' || g.n || ' cards' AS opponent, g.guesses AS result
+FROM cardguess_games g JOIN logs l USING (log_id) WHERE {where} ORDER BY g.log_id, g.line
+"""
+
+
+def by_opponent(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> pl.DataFrame:
+    """Every guesser of the logs `log_ids` against the answers of each size it met: games
+    and its mean guesses, with their spread (`opponents.means`)."""
+    where = logs_filter(log_ids, "g.log_id")
+    return opponents.means(shared.frame(con, GUESSES_SQL.format(where=where)))

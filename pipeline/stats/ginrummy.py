@@ -39,7 +39,7 @@ from mine.models.ginrummy import (
 )
 from mine.parsers.cards import format_course, parse_course
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint, frame
+from mine.pipeline.stats import data_fingerprint, frame, opponents
 from mine.strategies.engines.ginrummy import STEM_PREFIX
 from mine.strategies.engines.melds import CARD_BITS, MeldSolver
 from mine.strategies.players import ginrummy as player
@@ -641,3 +641,41 @@ def by_player(
     deviations = knock_deviations(features, knock_policy(fitted.frame))
     players = players.join(knock_summary(deviations), on="player", how="left")
     return PlayersAgainst(players, knocked, deviations)
+
+
+# --- the logs' writer against each opponent -------------------------------------------------
+
+WRITER = "me"  # the logs name no player: the side they are written from
+SERVER_OPPONENTS = "unnamed (server logs)"
+_PAIRING = rf"^{STEM_PREFIX}(.+)-s[0-9]+-[0-9]+$"  # a simulated game's file: its match's ids
+
+
+def opponent_of(stem: pl.Expr) -> pl.Expr:
+    """Whom the writer played, as far as a log's file name tells: a simulated game's
+    match (`a-vs-b`, the writer one of them); server logs name no opponent."""
+    pairing = stem.str.extract(_PAIRING, 1)
+    return pl.when(pairing.is_null()).then(pl.lit(SERVER_OPPONENTS)).otherwise(pairing)
+
+
+def by_opponent(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> pl.DataFrame:
+    """The logs' writer against each opponent its file names tell apart: games (one a
+    log, won by the side with more points at its end; equal points a draw), wins and its
+    win rate (`opponents.rates`), and the rounds and points a round for and against it."""
+    games = (
+        load_rounds(con, log_ids)
+        .group_by("log_id", "stem")
+        .agg(pl.len().alias("rounds"), pl.col("points").sum(), pl.col("opponent_points").sum())
+        .select(
+            "log_id", "rounds", "points", "opponent_points",
+            pl.lit(WRITER).alias("player"), opponent_of(pl.col("stem")).alias("opponent"),
+            (pl.col("points") > pl.col("opponent_points")).cast(pl.Float64)
+            .add((pl.col("points") == pl.col("opponent_points")).cast(pl.Float64) / 2)
+            .alias("score"),
+        )
+    )  # fmt: skip
+    points = games.group_by(opponents.PAIRING).agg(
+        pl.col("rounds").sum(),
+        (pl.col("points").sum() / pl.col("rounds").sum()).alias("points_a_round"),
+        (pl.col("opponent_points").sum() / pl.col("rounds").sum()).alias("against_a_round"),
+    )
+    return opponents.rates(games).join(points, on=opponents.PAIRING)

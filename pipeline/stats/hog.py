@@ -21,7 +21,7 @@ import polars as pl
 
 from mine.models import hog as model
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint
+from mine.pipeline.stats import data_fingerprint, opponents
 
 GAME = "hog"
 BUCKET = 10  # score bucket width for the win-rate table
@@ -174,3 +174,32 @@ def fit_inputs(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None)
     except duckdb.Error as error:
         raise model.FitError(f"cannot read the Hog tables: {error}".splitlines()[0]) from None
     return model.Logged(turns, games, fingerprint, logs)
+
+
+# --- each player against each opponent -----------------------------------------------------
+
+# A Hog log is one match: its two players are the names its turns carry.
+OUTCOMES_SQL = """
+SELECT g.log_id, g.winner, p.players
+FROM hog_games g
+JOIN (SELECT log_id, list(DISTINCT player ORDER BY player) AS players
+      FROM hog_turns WHERE {where} GROUP BY log_id) p USING (log_id)
+WHERE len(p.players) = 2
+ORDER BY g.log_id, g.line
+"""
+
+
+def by_opponent(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> pl.DataFrame:
+    """Every player of the logs `log_ids` against each opponent it played a match with:
+    games, wins and its win rate (`opponents.rates`)."""
+    games = shared.frame(con, OUTCOMES_SQL.format(where=logs_filter(log_ids)))
+    sides = [
+        games.select(
+            "log_id",
+            pl.col("players").list.get(k).alias("player"),
+            pl.col("players").list.get(1 - k).alias("opponent"),
+            (pl.col("winner") == pl.col("players").list.get(k)).cast(pl.Float64).alias("score"),
+        )
+        for k in (0, 1)
+    ]
+    return opponents.rates(pl.concat(sides))

@@ -36,7 +36,7 @@ import polars as pl
 
 from mine.models import supernim as model
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint
+from mine.pipeline.stats import data_fingerprint, opponents
 from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
 from mine.strategies.solvers import supernim as solver
 
@@ -312,3 +312,33 @@ def fit_inputs(
     except duckdb.Error as error:
         raise ValueError(f"cannot read the Super-Nim tables: {error}".splitlines()[0]) from None
     return model.Logged(seen, fingerprint, logs, games)
+
+
+# --- each player against each opponent -----------------------------------------------------
+
+# A file not named max-vs-min leaves both names empty (regexp_extract's no match is ''):
+# its sides are then `max` and `min`.
+SIDES_SQL = """
+SELECT log_id, coalesce(nullif(max_player, ''), 'max') AS max_player,
+       coalesce(nullif(min_player, ''), 'min') AS min_player,
+       score_max - score_min AS margin, winner
+FROM supernim_matches WHERE {where} ORDER BY log_id, line
+"""
+SCORES = {"max": 1.0, "draw": 0.5, "min": 0.0}  # max's score by the winner the log names
+
+
+def by_opponent(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> pl.DataFrame:
+    """Every player of the logs `log_ids` (named by their file names) against each
+    opponent: games, its mean final margin (its score minus the opponent's) with the
+    margins' spread, and its wins, draws and losses (`opponents.means`)."""
+    games = shared.frame(con, SIDES_SQL.format(where=logs_filter(log_ids)))
+    max_score = pl.col("winner").replace_strict(SCORES, return_dtype=pl.Float64)
+    sides = [
+        games.select("log_id", pl.col("max_player").alias("player"),
+                     pl.col("min_player").alias("opponent"), pl.col("margin").alias("result"),
+                     max_score.alias("score")),
+        games.select("log_id", pl.col("min_player").alias("player"),
+                     pl.col("max_player").alias("opponent"), (-pl.col("margin")).alias("result"),
+                     (1.0 - max_score).alias("score")),
+    ]  # fmt: skip
+    return opponents.means(pl.concat(sides))

@@ -44,7 +44,7 @@ from mine.pipeline.stats.twentyone_features import (
     settlement_check,
     shoe,
 )
-from mine.pipeline.stats.twentyone_players import by_player  # noqa: F401 (the contract's)
+from mine.pipeline.stats.twentyone_players import by_opponent, by_player  # noqa: F401 (the contract's)
 from mine.strategies.engines.twentyone import Settings, rules_of
 
 GAME = "twentyone"

@@ -10,7 +10,16 @@ from typing import NamedTuple
 import duckdb
 import polars as pl
 
-from mine.pipeline.stats.twentyone_features import LogIds, bids, dealers, decisions, hands, settle
+from mine.pipeline.stats import opponents
+from mine.pipeline.stats.twentyone_features import (
+    LogIds,
+    bids,
+    dealers,
+    decisions,
+    hands,
+    read,
+    settle,
+)
 from mine.strategies.engines.twentyone import ACTION_NAMES, Settings, TwentyOneRules, rules_of
 from mine.strategies.engines.twentyone_chart import CONTEXT_NAMES, Strategy
 from mine.strategies.solvers.twentyone import ChartValues
@@ -272,3 +281,46 @@ def headline(stats: PlayerStats) -> dict[str, object]:
         else [row for row in deviations.to_dicts() if row["deviation"]],
         "player_ups": stats.player_ups.to_dicts(),
     }
+
+
+# --- each log's writer against each opponent at its table ----------------------------------
+
+SCORES_SQL = "SELECT log_id, round, player, mine, points FROM {scores}"
+
+
+def round_leads(scores: pl.DataFrame) -> pl.DataFrame:
+    """Per log, opponent and round: the writer's points won that round minus the
+    opponent's (`result`), over the rounds both began with points (a bankrupt player sits
+    out). Every player starts with the same points, so the lead before the first round is
+    0 whatever they were."""
+    own = pl.col("points").alias("own")
+    writer = scores.filter("mine").select("log_id", "round", "player", own)
+    others = scores.filter(~pl.col("mine")).select(
+        "log_id", "round", pl.col("player").alias("opponent"), pl.col("points").alias("theirs")
+    )
+    pair = ["log_id", "opponent"]
+    return (
+        writer.join(others, on=["log_id", "round"])
+        .sort("log_id", "opponent", "round")
+        .with_columns(
+            (pl.col("own") - pl.col("theirs")).alias("gap"),
+            pl.col("own").shift(1).over(pair).alias("own_before"),
+            pl.col("theirs").shift(1).over(pair).alias("theirs_before"),
+        )
+        .filter(_in_play("own_before") & _in_play("theirs_before"))
+        .select("log_id", "round", "player", "opponent",
+                (pl.col("gap") - (pl.col("own_before") - pl.col("theirs_before")).fill_null(0))
+                .alias("result"))
+    )  # fmt: skip
+
+
+def _in_play(before: str) -> pl.Expr:
+    """Points before the round above 0, or no round before it (the first)."""
+    return pl.col(before).is_null() | (pl.col(before) > 0)
+
+
+def by_opponent(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> pl.DataFrame:
+    """Each log's writer (its id) against each other id at its tables: rounds played
+    together and the writer's lead a round (its points won minus that opponent's, paired
+    round by round: the same dealer's cards), their mean and spread (`opponents.means`)."""
+    return opponents.means(round_leads(read(con, SCORES_SQL, log_ids)))

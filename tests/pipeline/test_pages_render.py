@@ -149,6 +149,33 @@ def test_every_report_leads_with_how_strong_the_player_is(game, measured):
     assert ("exact optimum" in headings) == (game in EXACT_OPTIMUM)
 
 
+# What each page sets its logs' player against, the figure that decides there, and the
+# opponents the recipe's logs show (the weakest first, by the figure).
+AGAINST = {
+    "hog": ("win rate", "games", 2),  # always_roll:6 against square and tail
+    "supernim": ("mean final margin", "games", 2),  # alphabeta_1 (first by name of three)
+    "ginrummy": ("win rate", "games", 1),  # real server logs: the opponents are unnamed
+    "twentyone": ("lead a round (points)", "rounds", 7),  # id 3 against the others at its tables
+    "cardguess": ("mean guesses", "games", 1),  # the one guesser the recipe simulates
+}
+
+
+@pytest.mark.parametrize("game", REPORTS)
+def test_every_report_sets_the_logs_player_against_each_opponent_with_intervals(game, measured):
+    against = measured[game]["against"]
+    assert against and against["height"] > 0, measured[game]["sections"]
+    figure, sample, opponents = AGAINST[game]
+    assert against["headings"][:4] == ["against", figure, "95 % interval", sample]
+    assert len(against["rows"]) == opponents and against["bars"] == opponents
+    values = []
+    for row in against["rows"]:
+        low, high = (float(end.replace(",", "")) for end in row[2].split(" … "))
+        values.append(float(row[1].replace(",", "")))
+        assert low <= values[-1] <= high and low < high, row
+    # the weakest matchup first: fewer guesses is better, elsewhere more is
+    assert values == sorted(values, reverse=game == "cardguess")
+
+
 def test_the_twentyone_page_marks_play_by_the_count_and_labels_the_clamped_counts(pages):
     text = html.unescape(pages["twentyone"].read_text())
     strategy = text[text.index('<section id="strategy">') :]
