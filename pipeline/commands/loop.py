@@ -398,9 +398,12 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     if hasattr(page_of, "observed") and not logged and not as_json:
         errors.print("no warehouse (--db): the page draws the table alone, without the logged "
                      "games", style="dim", soft_wrap=True)  # fmt: skip
+    read = None
     if hasattr(page_of, "observed") and logged:
         with working_on(db, lake=lake) as con, contextlib.suppress(ValueError):
-            observed = page_of.observed(con, chosen_logs(con, game.name, logs))
+            log_ids = chosen_logs(con, game.name, logs)
+            read = read_from(con, game, log_ids)
+            observed = page_of.observed(con, log_ids)
     drawn = {}
     if "measured" in inspect.signature(page_of.html).parameters:
         drawn["measured"] = card(game, fitted, table, own, as_json)
@@ -412,7 +415,14 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
                 raise
             raise fail(f"{own['card']}: not a card of `mine validate {game.name} --json` "
                        f"(no {error})") from None  # fmt: skip
-    write_report(out, page, as_json)
+    write_report(out, page, say=False)
+    if as_json:
+        sources = {} if read is None else {"sources": read}
+        print_json({"wrote": str(out), "bytes": len(page.encode()), **sources})
+        return
+    if read is not None:
+        said_read(game, read)
+    console.print(f"wrote {out}")
 
 
 CARD_BYTES = 64 << 20  # a card is kilobytes; a larger file is not one
