@@ -19,6 +19,7 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.table import Column
 from rich.text import Text
 
 from mine.pipeline.console import errors
@@ -49,12 +50,21 @@ def duration(seconds: float) -> str:
 
 
 class Estimate(ProgressColumn):
+    def __init__(self) -> None:  # the estimate whole; a narrow line cuts the description
+        super().__init__(table_column=Column(no_wrap=True, min_width=len("about 10 min left")))
+
     def render(self, task: Task) -> Text:
         return Text(left(task), style="dim")
 
 
-COUNTED = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-           TimeElapsedColumn(), Estimate())  # fmt: skip
+# Within 80 columns: a long name (a path) is shortened, never the count or the estimate.
+COUNTED = (
+    TextColumn("{task.description}", table_column=Column(max_width=28, no_wrap=True)),
+    BarColumn(bar_width=16),
+    MofNCompleteColumn(table_column=Column(no_wrap=True)),
+    TimeElapsedColumn(),
+    Estimate(),
+)
 
 
 def shown(as_json: bool = False) -> bool:

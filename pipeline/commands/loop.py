@@ -351,7 +351,8 @@ def validate(game: Game, player: Path, rules=None, against=None, cluster=None, a
             first = bar.add_task(f"{doing} {player}", total=None)
 
             def counted(name: str, done: int, total: int) -> None:
-                bar.update(first, description=f"measuring {player}")
+                if first in bar.task_ids:  # counting: the count's bar says the rest
+                    bar.remove_task(first)
                 progress(name, done, total)
 
             fanned = {"runner": running} if cluster is not None else {}
