@@ -253,8 +253,13 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
         log_ids = chosen_logs(con, game.name, logs)
         sources = read_from(con, game, log_ids)
         inputs = call(read.fit_inputs, con, log_ids, own=own)
-    with refused(), working(f"fitting the {game.title} table", as_json):
-        fitted = call(fitter.fit, inputs, own=own)
+    if "progress" in inspect.signature(fitter.fit).parameters:  # a fit that counts its work
+        bar, progress = per_name(as_json)
+        with refused(), bar:
+            fitted = call(fitter.fit, inputs, own=own, progress=progress)
+    else:
+        with refused(), working(f"fitting the {game.title} table", as_json):
+            fitted = call(fitter.fit, inputs, own=own)
     path = write_fitted(fitter.write_table, out, fitted)
     if as_json:
         print_json({"table": str(path), "sources": sources, **fitted.metadata})

@@ -189,12 +189,17 @@ class Node:
 class Search:
     """The tree for answers `hands(n)` weighted by `prior` (None: uniform)."""
 
-    def __init__(self, n: int, prior: np.ndarray | None, plan: Plan):
+    def __init__(self, n: int, prior: np.ndarray | None, plan: Plan,
+                 progress: Callable[[int, int], None] | None = None):  # fmt: skip
         self.n, self.plan, self.universe = n, plan, hands(n)
         size = len(self.universe)
         self.prior = np.ones(size) if prior is None else np.asarray(prior, float)
         self.extras, self.shapes = spread(size, plan.extras), shapes(self.universe)
         self.win, self.nodes_solved = winning_code(n), 0
+        # `progress(done, total)`: answers placed under the root guesses tried, of all
+        # answers under each of the root's `width` guesses (a pruned one ends early)
+        self.progress, self.placed = progress, 0
+        self.total = size * plan.width(0)
 
     def run(self) -> Node:
         return self.solve(np.arange(len(self.universe)), 0, self.root_pool())
@@ -220,7 +225,9 @@ class Search:
         ranked = np.argsort(scores, kind="stable")
         order = distinct_shapes(self.shapes[pool], ranked, self.plan.width(depth))
         best: Node | None = None
-        for position in order:
+        for k, position in enumerate(order):
+            if depth == 0:
+                self.placed = k * len(idx)
             guess = int(pool[position])
             node = self._try(idx, w, guess, depth, best.cost if best else np.inf)
             if node is not None and (best is None or node.cost < best.cost - 1e-12):
@@ -248,6 +255,11 @@ class Search:
     def _codes(self, idx: np.ndarray, guess: int) -> np.ndarray:
         return feedback_matrix(self.universe.take(idx), self.universe.take(np.array([guess])))[0]
 
+    def _placed(self, depth: int, members: np.ndarray) -> None:
+        if depth == 0 and self.progress:
+            self.placed += len(members)
+            self.progress(self.placed, self.total)
+
     def _try(self, idx: np.ndarray, w: np.ndarray, guess: int, depth: int,
              bound: float) -> Node | None:  # fmt: skip
         """The node guessing `guess` with every class solved below, or None once its cost
@@ -266,10 +278,12 @@ class Search:
         node = Node(guess, lower, len(idx))
         for members in sorted(classes, key=len, reverse=True):
             code = int(codes[members[0]])
-            if code == self.win:
+            if code == self.win:  # the guess itself: solved
+                self._placed(depth, members)
                 continue
             mass = w[members]
             child = self.solve(idx[members], depth + 1)
+            self._placed(depth, members)
             node.children[code] = child
             floor = (2.0 * mass.sum() - mass.max() if len(members) > 1 else mass.sum()) / total
             node.cost += child.cost * mass.sum() / total - floor

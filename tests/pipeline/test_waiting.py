@@ -16,6 +16,7 @@ import termios
 import pytest
 from rich.progress import Progress
 
+from mine.models.cardguess import Logged, fit
 from mine.pipeline.progress import COUNTED, duration, left
 from mine.strategies.codegen.twentyone import write_module
 from mine.strategies.engines.twentyone import TwentyOneRules
@@ -135,3 +136,16 @@ def _texts(value) -> list[str]:
 
 def words(text: str) -> list[str]:
     return re.findall(r"[^\s\[\],\"│┃]+", text)
+
+
+def test_a_card_guessing_fit_counts_its_search_and_finds_the_same_tree():
+    """`mine fit cardguess` draws a bar per n from the answers its search has placed: the
+    counts rise to all of them, and counting changes nothing in the tree."""
+    logged = Logged(["2H;3C", "KS;AD", "5D;5H"], 3, "f" * 16, 1)
+    counts: list[tuple[str, int, int]] = []
+    counted = fit(logged, sizes=(2,), quick=True, progress=lambda *c: counts.append(c))
+    plain = fit(logged, sizes=(2,), quick=True)
+    assert {name for name, _, _ in counts} == {"n = 2"}
+    done = [d for _, d, _ in counts]
+    assert done == sorted(done) and done[-1] == counts[-1][2] == 1326  # every answer, once
+    assert (counted.trees[2].guess == plain.trees[2].guess).all()
