@@ -42,7 +42,7 @@ KIND = "tree"
 UNIFORM_ALPHA = 0.001  # significance of the chi-square test that rejects a uniform answerer
 SMOOTHING = 1.0  # pseudo-count added to every card
 
-PLANS = {  # how hard `mine fit` searches for each n (CPU: about 0.5, 2 and 4 minutes)
+PLANS = {  # how hard `mine fit` searches for each n (all three: about 70 CPU seconds)
     2: Plan(widths=(6, 3), members=1326, extras=1326, extras_from=12),
     3: Plan(widths=(2,), members=1500, extras=1000, extras_from=12),
     4: Plan(widths=(1,), members=600, extras=300, extras_from=12, root_pool=2000),
