@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,7 +42,7 @@ KIND = "tree"
 UNIFORM_ALPHA = 0.001  # significance of the chi-square test that rejects a uniform answerer
 SMOOTHING = 1.0  # pseudo-count added to every card
 
-PLANS = {  # how hard `mine fit` searches for each n (CPU: about 0.5, 2 and 4 minutes)
+PLANS = {  # how hard `mine fit` searches for each n (all three: about 70 CPU seconds)
     2: Plan(widths=(6, 3), members=1326, extras=1326, extras_from=12),
     3: Plan(widths=(2,), members=1500, extras=1000, extras_from=12),
     4: Plan(widths=(1,), members=600, extras=300, extras_from=12, root_pool=2000),
@@ -123,11 +123,13 @@ class Logged(NamedTuple):
 
 
 def fit(inputs: Logged, sizes: Sequence[int] | None = None, quick: bool = False,
-        workers: int = 1, plans: dict[int, Plan] | None = None) -> Trees:  # fmt: skip
+        workers: int = 1, plans: dict[int, Plan] | None = None,
+        progress: Callable[[str, int, int], None] | None = None) -> Trees:  # fmt: skip
     """The answer model of the logged answers, and a tree for each n of `sizes` (default:
     2, 3 and 4, the sizes the course grades, whatever sizes the logs show), searched with
     each n's plan (`PLANS`; `QUICK` if `quick`; `plans`: a plan of its own for some n), in
-    `workers` processes (one tree each at a time)."""
+    `workers` processes (one tree each at a time); in one, each search's answers placed
+    so far are `progress("n = N", done, total)`."""
     model = answer_model(inputs.answers)
     sizes = tuple(SIZES if sizes is None else sizes)
     bad = [n for n in sizes if n not in SIZES]
@@ -142,7 +144,7 @@ def fit(inputs: Logged, sizes: Sequence[int] | None = None, quick: bool = False,
                                 pool.map(_search, sorted(jobs, key=lambda job: -job[0])),
                                 strict=True))  # fmt: skip
     else:
-        searched = {n: _search(job) for n, job in zip(sizes, jobs, strict=True)}
+        searched = {n: _search(job, progress) for n, job in zip(sizes, jobs, strict=True)}
     per_n = {str(n): {"expected_guesses": round(float(tree.cost[0]), 6), "nodes": len(tree),
                       "deepest": int(tree.depth.max()) + 1,
                       "first_guess": hand_text(hands(n).cards[tree.guess[0]]),
@@ -165,10 +167,11 @@ def fit(inputs: Logged, sizes: Sequence[int] | None = None, quick: bool = False,
     return Trees({n: searched[n] for n in sizes}, metadata)
 
 
-def _search(job: tuple[int, np.ndarray | None, Plan]) -> FlatTree:
+def _search(job: tuple[int, np.ndarray | None, Plan], progress=None) -> FlatTree:
     """One n's tree (a table records no timings: the same logs give the same bytes)."""
     n, prior, plan = job
-    return flatten(n, Search(n, prior, plan).run())
+    counted = None if progress is None else (lambda done, total: progress(f"n = {n}", done, total))
+    return flatten(n, Search(n, prior, plan, counted).run())
 
 
 # --- the table file ----------------------------------------------------------------------

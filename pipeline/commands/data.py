@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
 import sys
@@ -12,13 +13,13 @@ from typing import TYPE_CHECKING
 
 import duckdb
 import typer
+from rich.cells import cell_len
 from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
 from mine import games, inputs, outputs
 from mine.pipeline.connections import open_sealed, open_warehouse
-from mine.pipeline.console import console, errors, fail, next_step, print_json
+from mine.pipeline.console import console, errors, fail, next_step, print_json, readable, show
 from mine.pipeline.options import again
 from mine.pipeline.progress import bar as progress_bar
 from mine.pipeline.progress import shown as bar_shown
@@ -155,24 +156,18 @@ def _games_in(summary: Summary) -> list[str]:
 
 
 def _print_summary(summary: Summary) -> None:
-    table = Table(title=f"ingest ({summary.seconds:.2f} s)")
-    table.add_column("pairs")
-    table.add_column("count", justify="right")
-    for outcome in ("new", "unchanged", "replaced", "rejected"):
-        table.add_row(outcome, str(summary.count(outcome)))
+    counts = [(outcome, summary.count(outcome))
+              for outcome in ("new", "unchanged", "replaced", "rejected")]  # fmt: skip
     if summary.unread:
-        table.add_row("paths or folders not read", str(len(summary.unread)))
+        counts.append(("paths or folders not read", len(summary.unread)))
     if summary.orphans:
-        table.add_row("unpaired files", str(len(summary.orphans)))
-    table.add_row("rules verified", "yes" if summary.verified else "no (--no-verify)")
-    console.print(table)
+        counts.append(("unpaired files", len(summary.orphans)))
+    counts.append(("rules verified", "yes" if summary.verified else "no (--no-verify)"))
+    show([{"pairs": name, "count": count} for name, count in counts],
+         f"ingest ({summary.seconds:.2f} s)")  # fmt: skip
     if summary.rows:
-        rows = Table(title="rows added")
-        rows.add_column("table")
-        rows.add_column("rows", justify="right")
-        for name, count in summary.rows.items():
-            rows.add_row(name, f"{count:,}")
-        console.print(rows)
+        show([{"table": name, "rows": count} for name, count in summary.rows.items()],
+             "rows added")  # fmt: skip
 
 
 def query(
@@ -255,9 +250,16 @@ def _format_of(out: Path | None) -> str:
 
 
 def _print_view(con: duckdb.DuckDBPyConnection, sql: str, limit: int, started: float) -> None:
-    """The table view, streamed, and a footer with the total and the time it all took."""
+    """The table view, and a footer with the total and the time it all took: a view of at
+    most `querying.SMALL` rows as the console lays tables out (`show`: never wider than
+    the console, nothing cut), a larger one streamed as the warehouse writes it."""
     sys.stdout.flush()
-    shown = querying.show(con, sql, limit, sys.stdout.buffer)
+    if limit and limit <= querying.SMALL:
+        view = io.BytesIO()
+        shown = querying.show(con, sql, limit, view)
+        _print_laid_out(view.getvalue().decode(), shown)
+    else:
+        shown = querying.show(con, sql, limit, sys.stdout.buffer)
     total = querying.count(con, sql) if limit and shown == limit else shown
     more = total > shown
     seconds = time.perf_counter() - started
@@ -268,6 +270,29 @@ def _print_view(con: duckdb.DuckDBPyConnection, sql: str, limit: int, started: f
             + "\n"
         ).encode()
     )
+
+
+def _print_laid_out(view: str, rows: int) -> None:
+    """The warehouse's table view as it is where it fits the console, else its cells laid
+    out as every table is (`readable`): the view's rule line (`───  ──`) gives each
+    column's span. A view whose values hold line breaks is printed as it is."""
+    lines = view.splitlines()
+    if len(lines) != rows + 2 or max(map(cell_len, lines), default=0) <= console.width:
+        sys.stdout.write(view)
+        sys.stdout.flush()
+        return
+    spans, at = [], 0
+    for rule in lines[1].split(querying.GAP):
+        spans.append((at, at + len(rule)))
+        at += len(rule) + len(querying.GAP)
+    header, *cells = [[line[a:b].strip() for a, b in spans] for line in [lines[0], *lines[2:]]]
+    numeric = [all(_number(row[k]) for row in cells) and cells for k in range(len(header))]
+    for part in readable("result", header, ["right" if n else "left" for n in numeric], cells):
+        console.print(part)
+
+
+def _number(text: str) -> bool:
+    return text == "NULL" or text.lstrip("-").replace(".", "", 1).replace("e", "", 1).isdigit()
 
 
 def tables(db: Path | None, wait: float, as_json: bool = False, lake: Path | None = None) -> None:
@@ -299,16 +324,9 @@ def tables(db: Path | None, wait: float, as_json: bool = False, lake: Path | Non
             }
         )
         return
-    table = Table(title=where)
-    # Names whole whatever the width (a pipe gets 80 columns); the descriptions wrap.
-    longest = max((len(name) for name, *_ in found), default=4)
-    table.add_column("name", no_wrap=True, min_width=longest)
-    table.add_column("kind", no_wrap=True)
-    table.add_column("rows", justify="right", no_wrap=True)
-    table.add_column("description", ratio=1, overflow="fold")
-    for name, kind, rows, comment in found:
-        table.add_row(name, kind, f"{rows:,}", comment)
-    console.print(table)
+    rows = [{"name": name, "kind": kind, "rows": rows, "description": comment}
+            for name, kind, rows, comment in found]  # fmt: skip
+    show(rows, where, {key: key for key in ("name", "kind", "rows", "description")})
     next_step(f'mine query "SELECT * FROM logs LIMIT 10"{again(db, lake=lake)}')
 
 
@@ -333,16 +351,11 @@ def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
     if as_json:
         print(json.dumps(manifest, indent=2))
         return
-    table = Table(title=f"exported to {folder}")
-    longest = max((len(name) for name in manifest["tables"]), default=4)
-    table.add_column("name", no_wrap=True, min_width=longest)
-    table.add_column("kind", no_wrap=True)
-    table.add_column("rows", justify="right", no_wrap=True)
-    table.add_column("partitioned by")
-    for name, figures in manifest["tables"].items():
-        by = ", ".join(figures["partitioned_by"])
-        table.add_row(name, figures["kind"], f"{figures['rows']:,}", by)
-    console.print(table)
+    rows = [{"name": name, "kind": figures["kind"], "rows": figures["rows"],
+             "by": ", ".join(figures["partitioned_by"])}
+            for name, figures in manifest["tables"].items()]  # fmt: skip
+    show(rows, f"exported to {folder}",
+         {"name": "name", "kind": "kind", "rows": "rows", "by": "partitioned by"})  # fmt: skip
     console.print(
         Text(f"read back: {manifest['read_with']} (the manifest: {folder}/manifest.json)")
     )

@@ -253,8 +253,13 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
         log_ids = chosen_logs(con, game.name, logs)
         sources = read_from(con, game, log_ids)
         inputs = call(read.fit_inputs, con, log_ids, own=own)
-    with refused(), working(f"fitting the {game.title} table", as_json):
-        fitted = call(fitter.fit, inputs, own=own)
+    if "progress" in inspect.signature(fitter.fit).parameters:  # a fit that counts its work
+        bar, progress = per_name(as_json)
+        with refused(), bar:
+            fitted = call(fitter.fit, inputs, own=own, progress=progress)
+    else:
+        with refused(), working(f"fitting the {game.title} table", as_json):
+            fitted = call(fitter.fit, inputs, own=own)
     path = write_fitted(fitter.write_table, out, fitted)
     if as_json:
         print_json({"table": str(path), "sources": sources, **fitted.metadata})
@@ -351,7 +356,8 @@ def validate(game: Game, player: Path, rules=None, against=None, cluster=None, a
             first = bar.add_task(f"{doing} {player}", total=None)
 
             def counted(name: str, done: int, total: int) -> None:
-                bar.update(first, description=f"measuring {player}")
+                if first in bar.task_ids:  # counting: the count's bar says the rest
+                    bar.remove_task(first)
                 progress(name, done, total)
 
             fanned = {"runner": running} if cluster is not None else {}
@@ -398,9 +404,12 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     if hasattr(page_of, "observed") and not logged and not as_json:
         errors.print("no warehouse (--db): the page draws the table alone, without the logged "
                      "games", style="dim", soft_wrap=True)  # fmt: skip
+    read = None
     if hasattr(page_of, "observed") and logged:
         with working_on(db, lake=lake) as con, contextlib.suppress(ValueError):
-            observed = page_of.observed(con, chosen_logs(con, game.name, logs))
+            log_ids = chosen_logs(con, game.name, logs)
+            read = read_from(con, game, log_ids)
+            observed = page_of.observed(con, log_ids)
     drawn = {}
     if "measured" in inspect.signature(page_of.html).parameters:
         drawn["measured"] = card(game, fitted, table, own, as_json)
@@ -412,7 +421,14 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
                 raise
             raise fail(f"{own['card']}: not a card of `mine validate {game.name} --json` "
                        f"(no {error})") from None  # fmt: skip
-    write_report(out, page, as_json)
+    write_report(out, page, say=False)
+    if as_json:
+        sources = {} if read is None else {"sources": read}
+        print_json({"wrote": str(out), "bytes": len(page.encode()), **sources})
+        return
+    if read is not None:
+        said_read(game, read)
+    console.print(f"wrote {out}")
 
 
 CARD_BYTES = 64 << 20  # a card is kilobytes; a larger file is not one

@@ -37,37 +37,49 @@ CHUNK = 1 << 21  # feedback pairs scored at once: bounds memory (a few tens of M
 # --- scoring a pool of guesses ------------------------------------------------------------
 
 
-def class_weights(codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """(guesses, FEEDBACKS): the weight of the candidates each guess's feedback sends to
-    each class."""
+def class_weights(codes: np.ndarray, weights: np.ndarray | None, classes: int) -> np.ndarray:
+    """(guesses, classes): the weight of the candidates each guess's feedback (numbered
+    0 … classes - 1) sends to each class; `weights` None: how many candidates."""
     rows = codes.shape[0]
-    offsets = (np.arange(rows, dtype=np.int64) * FEEDBACKS)[:, None]
-    flat = (codes.astype(np.int64) + offsets).ravel()
-    summed = np.bincount(flat, np.broadcast_to(weights, codes.shape).ravel(), rows * FEEDBACKS)
-    return summed.reshape(rows, FEEDBACKS)
+    flat = (codes + (np.arange(rows, dtype=np.int64) * classes)[:, None]).ravel()
+    if weights is None:  # counts are exact in floating point: as summing ones, faster
+        return np.bincount(flat, minlength=rows * classes).astype(float).reshape(rows, classes)
+    summed = np.bincount(flat, np.broadcast_to(weights, codes.shape).ravel(), rows * classes)
+    return summed.reshape(rows, classes)
 
 
-Score = Callable[[np.ndarray, np.ndarray, int], np.ndarray]  # (class weights, sizes, n)
+Score = Callable[[np.ndarray, np.ndarray, int], np.ndarray]  # (class weights, sizes, win)
 
 
 def score_pool(candidates: HandSet, weights: np.ndarray, pool: HandSet, score: Score) -> np.ndarray:
-    """`score(class weights, class sizes, n)` of every guess of the pool, in chunks."""
-    rows, ones = max(1, CHUNK // max(1, len(candidates))), np.ones(len(candidates))
+    """`score(class weights, class sizes, win)` of every guess of the pool, in chunks. The
+    classes are the feedbacks that occur in the chunk, and the winning one (column `win`),
+    in the order of their codes: not all FEEDBACKS, most of which no pair gives, so that a
+    node of a few candidates does not score thousands of empty classes for each guess."""
+    rows = max(1, CHUNK // max(1, len(candidates)))
+    uniform = bool((weights == 1.0).all())  # then the weights are the sizes
+    win = winning_code(candidates.n)
     out = np.empty(len(pool))
     for start in range(0, len(pool), rows):
         codes = feedback_matrix(candidates, pool.take(np.arange(len(pool))[start : start + rows]))
-        masses, sizes = class_weights(codes, weights), class_weights(codes, ones)
-        out[start : start + len(codes)] = score(masses, sizes, candidates.n)
+        seen = np.zeros(FEEDBACKS, bool)
+        seen[codes.ravel()] = True
+        seen[win] = True
+        number = np.cumsum(seen) - 1  # each code that occurs, numbered in code order
+        classes = number[codes]
+        sizes = class_weights(classes, None, int(number[-1]) + 1)
+        masses = sizes if uniform else class_weights(classes, weights, int(number[-1]) + 1)
+        out[start : start + len(codes)] = score(masses, sizes, int(number[win]))
     return out
 
 
-def expected_left(masses: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
+def expected_left(masses: np.ndarray, sizes: np.ndarray, win: int) -> np.ndarray:
     """The handout's hint 3: the expected number of candidates left after the guess (the
-    winning class leaves none)."""
-    return ((masses * sizes).sum(axis=1) - masses[:, winning_code(n)]) / masses.sum(axis=1)
+    winning class, column `win`, leaves none)."""
+    return ((masses * sizes).sum(axis=1) - masses[:, win]) / masses.sum(axis=1)
 
 
-def information(masses: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
+def information(masses: np.ndarray, sizes: np.ndarray, win: int) -> np.ndarray:
     """Minus the entropy of the feedback (lower is better, like the other scores)."""
     p = masses / masses.sum(axis=1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -77,14 +89,14 @@ def information(masses: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
 BRANCHING = 25.0  # how many ways a guess splits a large set, roughly (for the estimate)
 
 
-def estimated_guesses(masses: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
+def estimated_guesses(masses: np.ndarray, sizes: np.ndarray, win: int) -> np.ndarray:
     """An estimate of the expected number of guesses after this one: a class of one needs
     one more guess, of two one and a half, a larger class about 2 - 1/s plus the further
     splits its size needs; the winning class needs none."""
     with np.errstate(divide="ignore", invalid="ignore"):
         splits = np.log(np.maximum(sizes, 1) / 3.0).clip(0) / np.log(BRANCHING)
         per = np.where(sizes > 1, 2.0 - 1.0 / sizes + splits, 1.0)
-    per[:, winning_code(n)] = 0.0
+    per[:, win] = 0.0
     return 1.0 + (masses * per).sum(axis=1) / masses.sum(axis=1)
 
 
@@ -177,12 +189,17 @@ class Node:
 class Search:
     """The tree for answers `hands(n)` weighted by `prior` (None: uniform)."""
 
-    def __init__(self, n: int, prior: np.ndarray | None, plan: Plan):
+    def __init__(self, n: int, prior: np.ndarray | None, plan: Plan,
+                 progress: Callable[[int, int], None] | None = None):  # fmt: skip
         self.n, self.plan, self.universe = n, plan, hands(n)
         size = len(self.universe)
         self.prior = np.ones(size) if prior is None else np.asarray(prior, float)
         self.extras, self.shapes = spread(size, plan.extras), shapes(self.universe)
         self.win, self.nodes_solved = winning_code(n), 0
+        # `progress(done, total)`: answers placed under the root guesses tried, of all
+        # answers under each of the root's `width` guesses (a pruned one ends early)
+        self.progress, self.placed = progress, 0
+        self.total = size * plan.width(0)
 
     def run(self) -> Node:
         return self.solve(np.arange(len(self.universe)), 0, self.root_pool())
@@ -208,7 +225,9 @@ class Search:
         ranked = np.argsort(scores, kind="stable")
         order = distinct_shapes(self.shapes[pool], ranked, self.plan.width(depth))
         best: Node | None = None
-        for position in order:
+        for k, position in enumerate(order):
+            if depth == 0:
+                self.placed = k * len(idx)
             guess = int(pool[position])
             node = self._try(idx, w, guess, depth, best.cost if best else np.inf)
             if node is not None and (best is None or node.cost < best.cost - 1e-12):
@@ -236,6 +255,11 @@ class Search:
     def _codes(self, idx: np.ndarray, guess: int) -> np.ndarray:
         return feedback_matrix(self.universe.take(idx), self.universe.take(np.array([guess])))[0]
 
+    def _placed(self, depth: int, members: np.ndarray) -> None:
+        if depth == 0 and self.progress:
+            self.placed += len(members)
+            self.progress(self.placed, self.total)
+
     def _try(self, idx: np.ndarray, w: np.ndarray, guess: int, depth: int,
              bound: float) -> Node | None:  # fmt: skip
         """The node guessing `guess` with every class solved below, or None once its cost
@@ -254,10 +278,12 @@ class Search:
         node = Node(guess, lower, len(idx))
         for members in sorted(classes, key=len, reverse=True):
             code = int(codes[members[0]])
-            if code == self.win:
+            if code == self.win:  # the guess itself: solved
+                self._placed(depth, members)
                 continue
             mass = w[members]
             child = self.solve(idx[members], depth + 1)
+            self._placed(depth, members)
             node.children[code] = child
             floor = (2.0 * mass.sum() - mass.max() if len(members) > 1 else mass.sum()) / total
             node.cost += child.cost * mass.sum() / total - floor

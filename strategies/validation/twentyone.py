@@ -21,6 +21,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -47,6 +48,7 @@ from mine.strategies.runners import SERIAL, Runner, child, spans
 from mine.strategies.solvers.twentyone import chart_value, solve
 from mine.strategies.validation import twentyone_haskell as haskell
 from mine.strategies.validation.twentyone_evaluator import (
+    FLAT_CHUNK,
     FilePolicy,
     baseline_policies,
     continuous_returns,
@@ -283,6 +285,8 @@ def flat_minimum(module: ModuleType) -> ModuleType:
 
 FLAT = "flat-bet return, {} hands of fresh {}-deck shoes"
 NEAR_OPTIMUM = 0.005  # per unit of bid: a flat-bet return this close to the optimum is near it
+WITHIN, BEATS = "within_0.005_of_optimum", "beats_every_baseline_95"
+VERDICTS = (WITHIN, BEATS)  # what the flat bets decide; they stop once both are decided
 
 
 def check(
@@ -362,40 +366,83 @@ def validate(
     GAMES_PER_TASK) are tasks for `runner`, each seeded by what it is (a chunk, a game),
     so the figures never depend on where they ran; the files run contained in each
     (PlayerFault naming the one that fails); nothing is reported before the whole measure
-    is done. `rules`: the rules, or settings over the defaults (a file states no rules of
-    its own)."""
+    is done. The flat bets are measured look by look (`intervals.looks` of their chunks:
+    `hands` is their cap) and stop at the first look whose intervals decide both verdicts
+    (`VERDICTS`): a clear case takes a quarter of the hands, an undecided one all.
+    `rules`: the rules, or settings over the defaults (a file states no rules of its own)."""
     path, rules = Path(path), rules_of(rules)
     against = None if against is None else Path(against)
     files = [path] if against is None else [path, against]
     haskell.prepare(files, contain=contain)  # a Haskell file (and its flat twin) compiled once
     measure = Measure(tuple(map(Shipped.of, files)), rules, hands, games, seed, exact,
                       shoe_hands, limits, contain)  # fmt: skip
-    parts: list[tuple[str, range | None]] = [("exact", None)]
-    parts += [("flat", span) for span in spans(flat_chunks(hands), FLAT_CHUNKS_PER_TASK)]
-    parts += [("shoe", None)] if shoe_hands else []
-    parts += [("against", None)] if against is not None and games else []
-    parts += [("games", span) for span in spans(games, GAMES_PER_TASK)]
-    done = []
-    for part in runner.map(_measured, [(measure, kind, span) for kind, span in parts]):
-        done.append(part)
-        if progress:
-            progress(str(path), len(done), len(parts))
+    looks = intervals.looks(flat_chunks(hands))
+    rounds = [[("flat", span) for span in _spans(start, look, FLAT_CHUNKS_PER_TASK)]
+              for start, look in pairwise([0, *looks])]  # fmt: skip
+    rounds[0].insert(0, ("exact", None))
+    rest: list[tuple[str, range | None]] = [("shoe", None)] if shoe_hands else []
+    rest += [("against", None)] if against is not None and games else []
+    rest += [("games", span) for span in spans(games, GAMES_PER_TASK)]
+    counted = _Counted(progress, str(path), sum(map(len, rounds)) + len(rest))
+    parts: list[tuple[str, range | None]] = []
+    done: list[Any] = []
+    for k, round_ in enumerate(rounds):  # the flat bets, look by look, until they decide
+        parts += round_
+        done += counted.run(runner, measure, round_)
+        flat = _flat(measure, done[0], _of(parts, done, "flat"), looks)
+        verdicts = [flat["flat_bet"][verdict] for verdict in VERDICTS]
+        if intervals.decided(*verdicts) and k < len(rounds) - 1:
+            counted.total -= sum(map(len, rounds[k + 1 :]))
+            break
+    parts += rest
+    done += counted.run(runner, measure, rest)
     measured = {kind: part for (kind, span), part in zip(parts, done, strict=True) if span is None}
-    chunks = [part for (kind, _), part in zip(parts, done, strict=True) if kind == "flat"]
-    flat = _flat(measure, measured["exact"], chunks)
     result = {"player": str(path), "rules": dataclasses.asdict(rules), "flat_bet": flat["flat_bet"]}
     if shoe_hands:
         result["continuous_shoe"] = measured["shoe"]
     if against is not None:
         result["against"] = {**flat["against"], "games": measured.get("against")}
     if games:
-        played = [part for (kind, _), part in zip(parts, done, strict=True) if kind == "games"]
+        played = _of(parts, done, "games")
         result["games"] = games_summary([part for part, _ in played], rules)
         result["games"]["seconds"] = sum(seconds for _, seconds in played)
         result["invalid_actions"] = result["games"]["invalid_actions"]
         result["decision_p99_seconds"] = result["games"]["decision_seconds"]["p99"]
         result["decision_p99_cpu_seconds"] = result["games"]["decision_cpu_seconds"]["p99"]
     return result
+
+
+def _spans(start: int, stop: int, size: int) -> list[range]:
+    """`range(start, stop)` as consecutive ranges of `size` (the last one shorter)."""
+    return [range(first, min(first + size, stop)) for first in range(start, stop, size)]
+
+
+def _of(parts: list[tuple[str, range | None]], done: list[Any], kind: str) -> list[Any]:
+    return [part for (each, _), part in zip(parts, done, strict=True) if each == kind]
+
+
+@dataclass
+class _Counted:
+    """The parts of a measure run so far, counted out of `total` as each ends (`progress`,
+    from 0 before the first: a bar that times its first part)."""
+
+    progress: Callable[[str, int, int], None] | None
+    name: str
+    total: int
+    done: int = 0
+
+    def __post_init__(self) -> None:
+        if self.progress:
+            self.progress(self.name, 0, self.total)
+
+    def run(self, runner: Runner, measure: Measure, parts: list) -> list[Any]:
+        done = []
+        for part in runner.map(_measured, [(measure, kind, span) for kind, span in parts]):
+            done.append(part)
+            self.done += 1
+            if self.progress:
+                self.progress(self.name, self.done, self.total)
+        return done
 
 
 def _measured(task: tuple[Measure, str, range | None]) -> Any:
@@ -482,12 +529,15 @@ def _part(task: tuple[Measure, str, range | None, list[str]]) -> Any:
     return played, time.perf_counter() - started
 
 
-def _flat(measure: Measure, exact: dict[str, Any], chunks: list) -> dict[str, Any]:
-    """The flat-bet part: returns on the same cards as the baselines (the chunks' sums,
-    folded in chunk order), and the optimum."""
+def _flat(
+    measure: Measure, exact: dict[str, Any], chunks: list, looks: list[int]
+) -> dict[str, Any]:
+    """The flat-bet part: returns on the same cards as the baselines (the chunks' sums so
+    far, folded in chunk order), and the optimum; its intervals hold over the `looks` (in
+    chunks) the measure may take at them (`intervals.z_of`)."""
     rules, against = measure.rules, measure.files[1].path if len(measure.files) > 1 else None
-    sums = [chunk for part, _ in chunks for chunk in part]
-    flat = fold(sums, "player").result()
+    sums = fold([chunk for part, _ in chunks for chunk in part], "player")
+    flat = sums.result(intervals.z_of(len(looks)))
     if against is not None:
         flat[against] = flat.pop("against")
     optimum = exact["optimum"]
@@ -500,7 +550,10 @@ def _flat(measure: Measure, exact: dict[str, Any], chunks: list) -> dict[str, An
            "worst_in_ci95": reference - low}  # fmt: skip
     result: dict[str, Any] = {
         "flat_bet": {
-            "hands": measure.hands,
+            "hands": sums.hands,
+            # the hands at which the intervals were looked at: the measure stops at the
+            # first look that decides both verdicts, else at the last (the cap)
+            "looks": [min(look * FLAT_CHUNK, measure.hands) for look in looks],
             "decks": rules.decks,
             "seconds": sum(seconds for _, seconds in chunks),
             "player": player,
@@ -510,8 +563,8 @@ def _flat(measure: Measure, exact: dict[str, Any], chunks: list) -> dict[str, An
             "exact_value_of_player_chart_infinite_deck": exact["chart"],
             "gap_to_optimum": gap,
             # yes, no, or undecided: a sample too small to tell is not a "no"
-            "within_0.005_of_optimum": intervals.at_most(gap["ci95"], NEAR_OPTIMUM),
-            "beats_every_baseline_95": intervals.all_of(
+            WITHIN: intervals.at_most(gap["ci95"], NEAR_OPTIMUM),
+            BEATS: intervals.all_of(
                 [
                     intervals.at_least(b["player_minus_this"]["ci95"], 0.0)
                     for b in baselines.values()

@@ -483,10 +483,10 @@ class Interval:
         return {"mean": self.mean, "ci95": [self.low, self.high], "n": self.n}
 
 
-def _interval(total: float, squares: float, n: int) -> Interval:
+def _interval(total: float, squares: float, n: int, z: float = Z95) -> Interval:
     mean = total / n
     var = max(squares / n - mean * mean, 0.0) * n / max(n - 1, 1)
-    half = Z95 * float(np.sqrt(var / n))
+    half = z * float(np.sqrt(var / n))
     return Interval(mean, mean - half, mean + half, n)
 
 
@@ -522,11 +522,15 @@ class _Sums:
             self.invalid[name] += data["invalid"][name]
         self.hands += data["hands"]
 
-    def result(self) -> dict[str, dict[str, Any]]:
+    def result(self, z: float = Z95) -> dict[str, dict[str, Any]]:
+        """Each policy's figures with intervals of quantile `z` (95 %, or 95 % over several
+        looks: `intervals.z_of`)."""
         return {
             name: {
-                "return": _interval(*self.sums[name], self.hands).as_json(),
-                f"{self.reference}_minus_this": _interval(*self.diffs[name], self.hands).as_json(),
+                "return": _interval(*self.sums[name], self.hands, z).as_json(),
+                f"{self.reference}_minus_this": _interval(
+                    *self.diffs[name], self.hands, z
+                ).as_json(),
                 "invalid_actions": self.invalid[name],
             }
             for name in self.sums

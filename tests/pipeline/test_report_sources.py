@@ -1,0 +1,54 @@
+"""`mine report` says which folders' logs it read, as `stats` and `fit` do (issue 41):
+a page drawn from the warehouse mixes every folder's logs unless `--logs` picks one."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.conftest import REPO
+from tests.mine_cli import mine
+
+
+@pytest.fixture(scope="module")
+def two_folders(tmp_path_factory):
+    """A real warehouse with TwentyOne logs of two folders (real example logs copied into
+    `mylogs/`, a small simulation in `sims/`) and a table fitted from them."""
+    root = tmp_path_factory.mktemp("report-sources")
+    shutil.copytree(REPO / "examples" / "logs" / "twentyone", root / "mylogs")
+    steps = [
+        ("simulate", "twentyone", "--games", "2", "--seed", "1", "--out", "sims"),
+        ("ingest", "mylogs", "sims", "--db", "w.duckdb"),
+        ("fit", "twentyone", "--db", "w.duckdb", "--out", "t.parquet"),
+    ]
+    for step in steps:
+        done = mine(*step, cwd=root)
+        assert done.returncode == 0, (step, done.stderr)
+    counts = {
+        folder: len(list((root / folder).rglob("*-score.csv"))) for folder in ("mylogs", "sims")
+    }
+    return root, counts
+
+
+def test_a_report_names_every_folder_it_read(two_folders):
+    root, counts = two_folders
+    shown = mine("report", "twentyone", "--table", "t.parquet", "--db", "w.duckdb",
+                 "--hands", "20000", "--out", "all.html", cwd=root)  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    said = " ".join(shown.stdout.split())
+    assert f"{counts['mylogs']} from mylogs/" in said and f"{counts['sims']} from sims/" in said
+    assert "--logs FOLDER reads one" in said and "wrote all.html" in said
+
+
+def test_a_report_of_one_folder_says_so_and_its_json_names_it(two_folders):
+    root, counts = two_folders
+    shown = mine("report", "twentyone", "--table", "t.parquet", "--db", "w.duckdb", "--logs",
+                 "mylogs/", "--hands", "20000", "--out", "mine.html", "--json", cwd=root)  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    written = json.loads(shown.stdout)
+    assert written["sources"] == [{"folder": str(root / "mylogs"), "logs": counts["mylogs"]}]
+    assert (
+        written["wrote"] == "mine.html" and written["bytes"] == (root / "mine.html").stat().st_size
+    )
