@@ -45,6 +45,7 @@ def db(tmp_path_factory) -> Path:
 SMALL = "SELECT stem, turn_rows FROM logs ORDER BY log_id LIMIT 3"
 
 
+@functools.cache  # the same query of the same warehouse: one process for the tests of a format
 def expected(db: Path, fmt: str) -> bytes:
     result = subprocess.run(
         [MINE, "query", SMALL, "--format", fmt, "--db", db], capture_output=True, check=True
