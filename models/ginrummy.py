@@ -81,8 +81,9 @@ SCORE_STEP = 10  # points per score bucket of the knock policy
 SCORE_BUCKETS = 10  # the last holds 90 and more
 MIN_ROW = 30  # transitions a (deadwood, turn bucket) row needs to stand on its own
 # Hand-set: the logs' knock rate counts as this many of the opponent's own rounds at most
-# (a player reads the one in front of it within a game, from the field's prior).
-PRIOR_WEIGHT = 10
+# (a player reads the one in front of it within a game, from the field's prior): two, so
+# that a game's first rounds tell a player that knocks at once from one that only gins.
+PRIOR_WEIGHT = 2
 AGAINST = ("all", "me", "opponent")  # whose habits the priors are fitted from
 ROUND = ["log_id", "round"]
 

@@ -9,7 +9,8 @@ and declares the least-deadwood melds (the state's one offer).
 - `ginhunter`: `simple`, but never knocks — it only calls Gin.
 - `student`: plays as the strongest students of the 2020 course do (their logs and code):
   it keeps the fewest unmatched cards rather than the least deadwood, so it aims at gin;
-  takes the discard only when that leaves fewer unmatched cards; among the discards
+  takes the discard when that leaves fewer unmatched cards, a card starting a meld with
+  another (one of its rank or a suit neighbour) not counted unmatched; among the discards
   keeping the fewest, throws one the opponent has passed on (one of its rank or a suit
   neighbour discarded or left on the pile by the opponent this round), then the one
   leaving the least deadwood; knocks only at deadwood ≤ `STUDENT_KNOCK` (9), gin when
@@ -76,12 +77,24 @@ def simple(rng: np.random.Generator, knocks: bool = True) -> Bot:
 STUDENT_KNOCK = 9  # the strongest students' highest knock (mean 6.0 in their logs)
 
 
-def unmatched(solver: MeldSolver, hand: int) -> int:
-    """How many cards of `hand` (a mask) a least-deadwood arrangement leaves out of melds."""
+def unmatched(solver: MeldSolver, hand: int, starts: bool = False) -> int:
+    """How many cards of `hand` (a mask) a least-deadwood arrangement leaves out of melds;
+    with `starts`, not counting those that start a meld with another card left out (one of
+    its rank, or its suit neighbour)."""
     melded = 0
     for meld in solver.arrangement(hand):
         melded |= meld
-    return (hand & ~melded).bit_count()
+    loose = hand & ~melded
+    if not starts:
+        return loose.bit_count()
+    return sum(not _starts_meld(card.bit_length() - 1, loose) for card in bits(loose))
+
+
+def _starts_meld(index: int, cards: int) -> bool:
+    rank, suit = index % 13, index // 13
+    if any(cards >> (13 * other + rank) & 1 for other in range(4) if other != suit):
+        return True
+    return any(0 <= rank + step < 13 and cards >> (13 * suit + rank + step) & 1 for step in (-1, 1))
 
 
 def passed_on(state: State) -> tuple[int, int]:
@@ -103,8 +116,10 @@ def passed_on(state: State) -> tuple[int, int]:
 
 def student(rng: np.random.Generator, knocks: bool = True) -> Bot:
     def pick(state: State, hand: int, solver: MeldSolver, top: int) -> str:
-        kept = min(unmatched(solver, (hand | top) ^ bit) for bit in bits(hand))
-        return "discard" if kept < unmatched(solver, hand) else "stock"
+        # A discard that starts a meld is taken too: the students' logs take the discard in
+        # 52 % of draws (a meld alone: 15 %), knocking at a mean deadwood 6.5 all the same.
+        kept = min(unmatched(solver, (hand | top) ^ bit, starts=True) for bit in bits(hand))
+        return "discard" if kept < unmatched(solver, hand, starts=True) else "stock"
 
     def play(state: State, hand: int, solver: MeldSolver, drawn: int) -> Play:
         took, shunned = passed_on(state)

@@ -97,6 +97,19 @@ def test_student_knocks_at_nine_at_most_and_never_knock_only_gins():
     assert knocks and all(r.caller == 0 and r.deadwood[0] <= 9 for r in knocks)
 
 
+def test_student_takes_a_discard_that_starts_a_meld_as_simple_does_not():
+    """CK, DQ, C2 and D6 match nothing: DK pairs with CK and neighbours DQ, so the student
+    takes it (two of them matched, a loose card thrown); S8 matches nothing, nor does it
+    make a meld, so neither takes it; C9 makes a meld and both take it."""
+    hand = cards("S4 S5 H9 D9 CK DQ HJ C2 D6 H10")
+    student, simple = (
+        make_bot(name, RULES, np.random.default_rng(0)) for name in ("student", "simple")
+    )
+    assert student(at_pick(hand, "DK")) == "discard" and simple(at_pick(hand, "DK")) == "stock"
+    assert student(at_pick(hand, "S8")) == "stock" == simple(at_pick(hand, "S8"))
+    assert student(at_pick(hand, "C9")) == "discard" == simple(at_pick(hand, "C9"))
+
+
 def test_student_throws_the_card_next_to_one_the_opponent_passed_on():
     """Seat 1 opens by throwing C7; seat 0 draws DJ, completing a run, and holds H8 and C8
     unmatched: the same count and deadwood either way, so it throws C8, beside C7."""

@@ -222,7 +222,9 @@ def test_knocks_when_the_knock_table_says_at_these_scores(scores, knocks, tmp_pa
               for _ in range(10))
         for mine in range(10)
     )  # fmt: skip
-    module = load(codegen.module_source(with_tables(knock=knock), None), tmp_path)
+    # No hand feared low (HELD): no undercut stands in the way of what the table says.
+    unfeared = tuple((0.0,) * 11 for _ in range(8))
+    module = load(codegen.module_source(with_tables(knock=knock, held=unfeared), None), tmp_path)
     _, memory = module.pick(parse_course("DK"), scores, None, None, hand)
     state = module.parse_memory(memory)
     state.plays = 1  # the second turn: calls are allowed

@@ -111,7 +111,7 @@ def test_a_generated_file_is_the_modules_code_with_the_tables_as_literals():
         "DANGER_WEIGHT",
         "PRUNE",
         "LOOKAHEAD",
-        "MAX_UNDERCUT",
+        "UNDERCUT_WEIGHT",
     ):
         assert getattr(file, name) == getattr(player, name), name
 
@@ -159,10 +159,12 @@ def test_how_a_round_ended_tells_the_opponents_knocks_and_declines(called, stock
 
 
 def _file_with(prior):
-    """A file whose tables knock wherever allowed and fear low hands (HELD)."""
+    """A file whose tables knock wherever allowed, fear low hands (HELD) and expect the
+    field to call on one play in five (HAZARD)."""
     tables = neutral().tables | {
         "held": tuple(tuple(0.05 * d for d in range(11)) for _ in range(8)),
         "knock_prior": prior,
+        "hazard": (0.2,) * 8,
     }
     return load_source(codegen.module_source(Fitted(tables, METADATA), None), "ginrummy")
 
@@ -175,7 +177,9 @@ def test_a_knock_the_opponent_would_undercut_is_refused_until_it_is_seen_to_knoc
         state.knocked = state.declined = 0
         (chosen, _), _ = file.play(parse_course("C8"), (0, 0), state.dump(), hand)
         assert chosen == act
-        assert (file.undercut(state, 8, 2) > file.MAX_UNDERCUT) == (act == "drop")
+        risk = file.UNDERCUT_WEIGHT * file.undercut(state, 8, 2)
+        assert (risk > file.calls(state, 2)) == (act == "drop")
+        assert file.calls(state, 2) == pytest.approx(0.2)  # as likely to call as the field
     # the waiter's prior gives way once this game shows an opponent that knocks
     state = _memory("SA;S2;S3;H4;H5;H6;D7;D8;D9;C8", (0, 0), called=False, stock=20)
     state.knocked, state.declined = 60, 0

@@ -41,7 +41,7 @@ def haskell_source(python: str) -> str:
         definition("calledRows", "[[Double]]", table(values["CALLED"], double)),
         definition("hazardRow", "[Double]", table(values["HAZARD"], double)),
         definition("thrownRows", "[[Double]]", table(values["THROWN"], double)),
-        definition("maxUndercut", "Double", double(values["MAX_UNDERCUT"])),
+        definition("undercutWeight", "Double", double(values["UNDERCUT_WEIGHT"])),
         definition("knockPrior", "[Double]", table(values["KNOCK_PRIOR"], double)),
         definition("heldRows", "[[Double]]", table(values["HELD"], double)),
     ]

@@ -12,9 +12,11 @@ module Player (pickCard, playCard, makeMelds) where
 --   next draw, less `dangerWeight` times the chance the opponent picks the
 --   card up (`danger`);
 -- - call: gin whenever possible, knock where the fitted `knock` policy says
---   unless the opponent would undercut it with a chance above `maxUndercut`:
---   its knock rate (the fitted `knockPrior` with the knocks and declined
---   knocks this game's rounds showed) and `heldRows` (how low a hand runs).
+--   unless the opponent would undercut it with a chance above 1 /
+--   `undercutWeight` of the chance it calls on its next play if I wait
+--   (`hazardRow` scaled by its knock rate against the field's): its knock
+--   rate (the fitted `knockPrior` with the knocks and declined knocks this
+--   game's rounds showed) and `heldRows` (how low a hand runs).
 -- The memory follows the round (the discard pile, the opponent's pickups
 -- and passes, the stock's size, my hand); it is written as text and read
 -- back with the bundle's parser combinators (`Parser.Parser`,
@@ -48,8 +50,9 @@ import Rummy.Types
 -- CALLED[deadwood][turn bucket], what the opponent's call on its next play
 -- is worth; `hazardRow`, HAZARD[turn bucket], the chance of that call;
 -- `thrownRows`, THROWN[turn bucket][rank - 1], the chance an unseen card of
--- that rank is the opponent's next discard; `maxUndercut`, the highest
--- chance of an undercut a knock takes; `knockPrior`, the opponents' knocks
+-- that rank is the opponent's next discard; `undercutWeight`, how many times
+-- less likely than the opponent's call an undercut must be for a knock;
+-- `knockPrior`, the opponents' knocks
 -- and declines as pseudo-counts; `heldRows`, HELD[turn bucket][deadwood],
 -- the chance a hand that never calls holds at most that deadwood. The
 -- definitions from here to
@@ -89,8 +92,8 @@ hazardRow = replicate 8 0.05
 thrownRows :: [[Double]]
 thrownRows = replicate 8 (replicate 13 0.01)
 
-maxUndercut :: Double
-maxUndercut = 0.1
+undercutWeight :: Double
+undercutWeight = 3.0
 
 knockPrior :: [Double]
 knockPrior = [1.0, 1.0]
@@ -458,6 +461,17 @@ undercut m left bucket
     low = at left - at 0
     rest = 1.0 - at 0 - rate * (at knockLimit - at 0)
 
+-- | The chance the opponent calls on its next play: the field's
+-- (`hazardRow`), as much likelier as its knock rate is than the field's.
+calls :: Memory -> Int -> Double
+calls m bucket
+  | field > 0 = min 1.0 (hazard * knockRate m / field)
+  | otherwise = hazard
+  where
+    hazard = fromMaybe 0 (item bucket hazardRow)
+    priorKnocks = fromMaybe 0 (item 0 knockPrior)
+    field = priorKnocks / (priorKnocks + fromMaybe 0 (item 1 knockPrior))
+
 -- | The draw, after updating what is known.
 pickCard :: ActionFunc
 pickCard top scores' memory opponent hand = (draw, showMemory after)
@@ -491,7 +505,7 @@ playCard picked scores' memory hand = (Action act played, showMemory after)
       | mayCall
           && least <= knockLimit
           && knocks m least bucket
-          && undercut m least bucket <= maxUndercut =
+          && undercutWeight * undercut m least bucket <= calls m bucket =
         (Knock, bestCard)
       | stock m == 0 = (Drop, bestCard)
       | otherwise = (Drop, lookAhead)
