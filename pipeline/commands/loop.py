@@ -401,9 +401,6 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     day_written()  # the page's day, refused before the work if SOURCE_DATE_EPOCH names none
     observed = None
     logged = db is not None or lake is not None or options.default_db_exists()
-    if hasattr(page_of, "observed") and not logged and not as_json:
-        errors.print("no warehouse (--db): the page draws the table alone, without the logged "
-                     "games", style="dim", soft_wrap=True)  # fmt: skip
     read = None
     if hasattr(page_of, "observed") and logged:
         with working_on(db, lake=lake) as con, contextlib.suppress(ValueError):
@@ -426,6 +423,10 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
         sources = {} if read is None else {"sources": read}
         print_json({"wrote": str(out), "bytes": len(page.encode()), **sources})
         return
+    # Said once the page stands, so that a page that fails is its one error line alone.
+    if hasattr(page_of, "observed") and not logged:
+        errors.print("no warehouse (--db): the page draws the table alone, without the logged "
+                     "games", style="dim", soft_wrap=True)  # fmt: skip
     if read is not None:
         said_read(game, read)
     console.print(f"wrote {out}")
