@@ -257,7 +257,7 @@ def _print_view(con: duckdb.DuckDBPyConnection, sql: str, limit: int, started: f
     if limit and limit <= querying.SMALL:
         view = io.BytesIO()
         shown = querying.show(con, sql, limit, view)
-        _print_laid_out(view.getvalue().decode(), shown)
+        _print_laid_out(view.getvalue(), shown)
     else:
         shown = querying.show(con, sql, limit, sys.stdout.buffer)
     total = querying.count(con, sql) if limit and shown == limit else shown
@@ -272,22 +272,31 @@ def _print_view(con: duckdb.DuckDBPyConnection, sql: str, limit: int, started: f
     )
 
 
-def _print_laid_out(view: str, rows: int) -> None:
+def _print_laid_out(view: bytes, rows: int) -> None:
     """The warehouse's table view as it is where it fits the console, else its cells laid
     out as every table is (`readable`): the view's rule line (`───  ──`) gives each
-    column's span. A view whose values hold line breaks is printed as it is."""
-    lines = view.splitlines()
-    if len(lines) != rows + 2 or max(map(cell_len, lines), default=0) <= console.width:
-        sys.stdout.write(view)
-        sys.stdout.flush()
+    column's span. A view is also printed as it is, byte for byte, where laying it out
+    cannot help or would lose text: a value holds a line break or is itself wider than the
+    console (a long value, or one cut with its length said), or the console cannot encode
+    what the view holds."""
+    text = view.decode()
+    lines = text.splitlines()
+    cells: list[list[str]] = []
+    if len(lines) == rows + 2 and max(map(cell_len, lines), default=0) > console.width:
+        spans, at = [], 0
+        for rule in lines[1].split(querying.GAP):
+            spans.append((at, at + len(rule)))
+            at += len(rule) + len(querying.GAP)
+        cells = [[line[a:b].strip() for a, b in spans] for line in [lines[0], *lines[2:]]]
+    if not cells or not text.isascii() and console.encoding != "utf-8" or any(
+        cell_len(cell) > console.width for row in cells for cell in row
+    ):
+        sys.stdout.buffer.write(view)
+        sys.stdout.buffer.flush()
         return
-    spans, at = [], 0
-    for rule in lines[1].split(querying.GAP):
-        spans.append((at, at + len(rule)))
-        at += len(rule) + len(querying.GAP)
-    header, *cells = [[line[a:b].strip() for a, b in spans] for line in [lines[0], *lines[2:]]]
-    numeric = [all(_number(row[k]) for row in cells) and cells for k in range(len(header))]
-    for part in readable("result", header, ["right" if n else "left" for n in numeric], cells):
+    header, *body = cells
+    numeric = [all(_number(row[k]) for row in body) and body for k in range(len(header))]
+    for part in readable("result", header, ["right" if n else "left" for n in numeric], body):
         console.print(part)
 
 
