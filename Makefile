@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test durations fuzz bench lint clean
+.PHONY: compiled demo test durations fuzz bench lint clean
 
 # uv installs in a fraction of pip's time (it fetches and unpacks in parallel); pip only
 # installs uv itself.
@@ -11,31 +11,40 @@ $(STAMP): pyproject.toml
 	@echo "setting up $(VENV): mine and its dependencies (about a minute, once)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet uv
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev,cluster]'
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[dev,cluster]'
 	@echo "$(VENV) is ready"
 	touch $(STAMP)
 
-demo: $(STAMP)
+# Python may be told not to write its bytecode caches (PYTHONDONTWRITEBYTECODE is set on
+# this machine) and uv compiles nothing unless asked: every `mine` then compiled
+# about 1,000 modules before it began (1.3 s to answer `mine query "SELECT 1"`, 0.5 s
+# compiled). The dependencies are compiled once at install, mine's own sources each time
+# (half a second; a changed file is compiled again, the rest kept).
+SOURCES := mine parsers models warehouse strategies pipeline
+compiled: $(STAMP)
+	@$(BIN)/python -m compileall -q -j0 $(SOURCES) >/dev/null
+
+demo: compiled
 	$(BIN)/mine demo
 
 # Both cores: the tests run in two processes, each test file whole in one of them (its
 # module fixtures are built once), handed out longest first (tests/durations.json).
 XDIST := -n 2 --dist loadfile --no-loadscope-reorder
-test: $(STAMP)
+test: compiled
 	$(BIN)/pytest $(XDIST)
 
 # Measure again how long each test file takes (the order `make test` hands them out).
-durations: $(STAMP)
+durations: compiled
 	$(BIN)/pytest $(XDIST) --store-durations
 
 # The fuzz test at ten times its `make test` size, over several seeds.
 FUZZ_PAIRS ?= 5000
-fuzz: $(STAMP)
+fuzz: compiled
 	for seed in 1 2 3; do \
 		MINE_FUZZ_SEED=$$seed MINE_FUZZ_PAIRS=$(FUZZ_PAIRS) $(BIN)/pytest -q -p no:cacheprovider tests/warehouse/test_fuzz.py || exit 1; \
 	done
 
-bench: $(STAMP)
+bench: compiled
 	$(BIN)/python bench/run.py
 
 lint: $(STAMP)
