@@ -6,8 +6,7 @@ its tables and views (`SCHEMA`, `TABLES`), how the staged rows land (`LOAD`), an
 checks ingest runs: each row's fields (`ROW_CHECKS`) and the files' consistency (`CHECKS`).
 The game's rules are replayed over each well-formed log by `replay(rules, turns, scores)`:
 one ordered pass through the engine's rule functions, giving every broken rule as (role,
-line, reason), in tasks `replay.py` cuts a batch into; a game not moved there yet has them
-as SQL (`RULE_CHECKS`).
+line, reason), in tasks `replay.py` cuts a batch into.
 """
 
 CONTRACT = {
@@ -19,5 +18,5 @@ CONTRACT = {
     "LOAD": None,
     "ROW_CHECKS": None,
     "CHECKS": None,
+    "replay": ("rules", "turns", "scores"),
 }
-OPTIONAL = {"replay": ("rules", "turns", "scores"), "RULE_CHECKS": None}

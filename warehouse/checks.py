@@ -1,4 +1,5 @@
-"""Consistency rules every game's files share, as SQL the games' CHECKS include."""
+"""Consistency rules every game's files share: SQL the games' CHECKS include, and the
+sane-range check their replays share."""
 
 from __future__ import annotations
 
@@ -23,31 +24,9 @@ FROM scores WHERE {unit} <> line OR (line = last_line AND {unit} <> {turns_count
 """
 
 
-def rule(name: str) -> str:
-    """SQL for a rule setting: ingest sets each field of the game's rules dataclass as the
-    DuckDB variable `rule_<field>` before the game's `RULE_CHECKS` run."""
-    return f"getvariable('rule_{name}')"
-
-
 OUT_OF_RANGE = "is outside this game's range"
 """How a sane-range reason reads. It goes first on its line: a number outside anything the
 rules could make is the problem, not what replaying the rules over it makes of it."""
-
-
-def out_of_range(role: str, ranges: dict[str, tuple[str, str]]) -> str:
-    """SQL: the rows of `stage_<role>` with a number outside its column's sane range,
-    `ranges` mapping a column to SQL for its (lowest, highest) value (rule settings)."""
-    said = OUT_OF_RANGE.replace("'", "''")
-    cases = " ".join(
-        f"WHEN NOT {column} BETWEEN {low} AND {high} THEN format("
-        f"'{column} {{}} {said} {{}}..{{}}', {column}, {low}, {high})"
-        for column, (low, high) in ranges.items()
-    )
-    return f"""
-SELECT log_id, '{role}' AS role, line, reason
-FROM (SELECT log_id, line, CASE {cases} END AS reason FROM stage_{role})
-WHERE reason IS NOT NULL
-"""
 
 
 def outside_range(role: str, line: int, values: Sequence, fmt: Format,

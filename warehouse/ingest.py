@@ -9,9 +9,7 @@ How a batch goes in, in one transaction:
 3. the game's consistency checks run as SQL over the staging tables, and (unless
    `verify=False`) each well-formed log is replayed through the game's rules: its module's
    `replay`, one ordered pass a log through the engine's rule functions, a large batch's
-   logs in tasks a runner runs (`replay.py`; a game whose rules are still SQL has
-   `RULE_CHECKS`, reading the rule settings as DuckDB variables `rule_<field>` set from the
-   game's rules dataclass);
+   logs in tasks a runner runs (`replay.py`);
 4. the pairs that passed go into the game's tables; a pair with an unsound row, a line
    DuckDB could not read or a broken rule is read again field by field, and the same
    checks (or the Python parser) name its first bad line and column;
@@ -21,7 +19,6 @@ How a batch goes in, in one transaction:
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import glob
 import hashlib
 import os
@@ -44,17 +41,16 @@ from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, SHOWN, Format, file_prob
 from mine.parsers.errors import LogFormatError
 from mine.strategies.runners import SERIAL, Runner
 from mine.warehouse import schema
-from mine.warehouse.checks import OUT_OF_RANGE
 from mine.warehouse.watch import BatchWatch, Progress
 
 if TYPE_CHECKING:  # polars loads when a game's rules are replayed
     import polars as pl
 
 BATCH_BYTES = 16 * 1024 * 1024
-"""Bytes of logs staged at once: bounds memory whatever the corpus size. The rule checks
-hold about twenty times a batch's bytes in DuckDB's buffers (TwentyOne), so a batch this
-size stays inside the commands' memory limit (a 48 MB batch went over it, spilled half a
-gigabyte of the checks' intermediates to disk and took a quarter more CPU to check)."""
+"""Bytes of logs staged at once: bounds memory whatever the corpus size (a batch's staged
+rows and the frames its replay reads are held whole). Chosen when the rules were SQL, whose
+intermediates held about twenty times a batch's bytes; not measured again since the rules
+are replayed."""
 NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
 GLOB_CHARACTERS = "*?["
 SAFE_PATH = re.compile(r"[A-Za-z0-9/._,+=@%: -]*")
@@ -493,27 +489,6 @@ def _row_checks(role: str, fmt: Format, checks: tuple[tuple[str, str], ...]) -> 
     """
 
 
-def _consistency(module: ModuleType, verify: bool) -> str:
-    """SQL: the game's whole-file checks and, when verifying, its rule checks."""
-    rules = getattr(module, "RULE_CHECKS", None) if verify else None
-    if not rules:
-        return module.CHECKS
-    return f"SELECT * FROM ({module.CHECKS}) UNION ALL SELECT * FROM ({rules})"
-
-
-def set_rules(con: duckdb.DuckDBPyConnection, module: ModuleType, rules: object | None) -> None:
-    """Each field of the game's rules (its `RULES` class's defaults unless `rules` is given)
-    as the DuckDB variable `rule_<field>` its `RULE_CHECKS` read."""
-    kind = getattr(module, "RULES", None)
-    if kind is None:
-        return
-    settings = rules if rules is not None else kind()
-    for item in dataclasses.fields(settings):
-        value = getattr(settings, item.name)
-        if isinstance(value, bool | int | float | str):
-            con.execute(f"SET VARIABLE rule_{item.name} = ?", [value])
-
-
 def _first_errors(
     con: duckdb.DuckDBPyConnection, module: ModuleType, pairs: dict[int, Pair]
 ) -> dict[int, LogFormatError]:
@@ -557,14 +532,8 @@ def rule_problems(
     con: duckdb.DuckDBPyConnection, module: ModuleType, log_ids: list[int], rules: object = None
 ) -> list[tuple]:
     """Every broken rule of these staged logs: (log_id, role, line, reason)."""
-    if hasattr(module, "replay"):
-        replayed = _replayed(con, module, log_ids, rules, every=True)
-        return [(log_id, *problem) for log_id, found in replayed.items() for problem in found]
-    return con.execute(
-        f"SELECT log_id, role, line, reason FROM ({module.RULE_CHECKS}) "
-        "WHERE log_id IN (SELECT unnest(?))",
-        [log_ids],
-    ).fetchall()
+    replayed = _replayed(con, module, log_ids, rules, every=True)
+    return [(log_id, *problem) for log_id, found in replayed.items() for problem in found]
 
 
 def _replayed(
@@ -579,7 +548,7 @@ def _replayed(
     in tasks `runner` runs): each replayed log's broken rules, the one to report first
     first. Every log of `log_ids` is replayed if `every`, else those the game's
     `suspects` names."""
-    # Here: a plain ingest (--no-verify, the SQL games) starts without polars.
+    # Here: a plain ingest (--no-verify) starts without polars.
     from mine.warehouse import replay
 
     if not log_ids:
@@ -616,34 +585,6 @@ def _by_log_and_line(rows: pl.DataFrame) -> pl.DataFrame:
     if stepped and starts == rows["log_id"].n_unique():
         return rows
     return rows.sort("log_id", "line")
-
-
-def _rule_errors(
-    con: duckdb.DuckDBPyConnection, module: ModuleType, pairs: dict[int, Pair]
-) -> dict[int, LogFormatError]:
-    """The first broken rule of every staged pair that breaks one."""
-    # Round by round (a score row before the next round's turns), since a wrong score shows
-    # again in the next round's bids.
-    turn_unit = module.FORMAT.TURNS.columns[0].name
-    score_unit = module.FORMAT.SCORES.columns[0].name
-    rows = con.execute(
-        f"""
-        SELECT p.log_id, p.role, p.line, p.reason
-        FROM ({module.RULE_CHECKS}) p
-        LEFT JOIN stage_turns t
-               ON p.role = 'turns' AND t.log_id = p.log_id AND t.line = p.line
-        LEFT JOIN stage_scores s
-               ON p.role = 'scores' AND s.log_id = p.log_id AND s.line = p.line
-        ORDER BY p.log_id, coalesce(t.{turn_unit}, s.{score_unit}), p.role = 'scores', p.line,
-                 NOT contains(p.reason, $sane), p.reason
-        """,
-        {"sane": OUT_OF_RANGE},
-    ).fetchall()
-    errors: dict[int, LogFormatError] = {}
-    for log_id, role, line, reason in rows:
-        if log_id in pairs and log_id not in errors:
-            errors[log_id] = LogFormatError(getattr(pairs[log_id], role).path, line, reason)
-    return errors
 
 
 def _problems(
@@ -799,11 +740,10 @@ def _check_and_load(
         flagged |= {row[0] for row in con.execute(unsound).fetchall()}
         rows = dict(con.execute(f"SELECT log_id, rows FROM stage_{role}_files").fetchall())
         flagged |= {p.log_id for p in fresh if rows.get(p.log_id, 0) != getattr(p, role).lines}
-    consistency = _consistency(module, verify)
     watch.doing("checking", "checking the rules" if verify else None)
-    flagged |= {row[0] for row in con.execute(f"SELECT log_id FROM ({consistency})").fetchall()}
+    flagged |= {row[0] for row in con.execute(f"SELECT log_id FROM ({module.CHECKS})").fetchall()}
     replayed = {}
-    if verify and hasattr(module, "replay"):  # over the well-formed logs only
+    if verify:  # over the well-formed logs only
         well_formed = [p.log_id for p in fresh if p.log_id not in flagged]
         replayed = _replayed(con, module, well_formed, rules, runner)
         flagged |= {log_id for log_id, problems in replayed.items() if problems}
@@ -837,8 +777,7 @@ def _diagnose(
     errors = _first_errors(con, module, by_id)
     # The rules are replayed over well-formed logs only: in a log whose rows or order are
     # broken, the first broken row is the error, not what it makes of the rules.
-    verifying = verify and hasattr(module, "RULE_CHECKS")
-    broken_rules = _rule_errors(con, module, by_id) if verifying else {}
+    broken_rules: dict[int, LogFormatError] = {}
     for log_id, problems in replayed.items():
         if problems and log_id in by_id:
             role, line, reason = problems[0]
@@ -912,8 +851,6 @@ def _land(
         pair.log_id = log_id
     counts = [f"(SELECT count(*) FROM {table})" for table in module.TABLES]
     count_rows = "SELECT " + ", ".join(counts)
-    if fresh:
-        set_rules(con, module, summary.rules.get(module.GAME))
     con.execute("BEGIN TRANSACTION")
     try:
         before = con.execute(count_rows).fetchall()[0]

@@ -120,7 +120,6 @@ def staged_problems(folder: Path, game: str) -> dict[str, list[list]]:
     pairs = [p for p in pairs if not (p.turns.problem or p.scores.problem)]
     con = duckdb.connect()
     schema.ensure(con)
-    ingesting.set_rules(con, module, None)
     checks = getattr(module, "ROW_CHECKS", {})
     broken = set()
     for role in ("turns", "scores"):
