@@ -54,8 +54,8 @@ COMMENT ON TABLE supernim_games IS 'Super-Nim: one row per game: first mover, st
 
 CREATE OR REPLACE VIEW supernim_matches AS
 SELECT g.*, l.stem,
-       coalesce(regexp_extract(l.stem, '^(?:supernim-)?(.+)-vs-(.+)-s[0-9]+$', 1), 'max') AS max_player,
-       coalesce(regexp_extract(l.stem, '^(?:supernim-)?(.+)-vs-(.+)-s[0-9]+$', 2), 'min') AS min_player,
+       coalesce(nullif(regexp_extract(l.stem, '^(?:supernim-)?(.+)-vs-(.+)-s[0-9]+$', 1), ''), 'max') AS max_player,
+       coalesce(nullif(regexp_extract(l.stem, '^(?:supernim-)?(.+)-vs-(.+)-s[0-9]+$', 2), ''), 'min') AS min_player,
        array_to_string(list_sort(start_board), ';') AS start_key
 FROM supernim_games g JOIN logs l USING (log_id);
 COMMENT ON VIEW supernim_matches IS 'Super-Nim: games with their pairing (bot names from the file name [supernim-]<max>-vs-<min>-s<seed>) and canonical start board';

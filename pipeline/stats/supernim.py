@@ -316,12 +316,8 @@ def fit_inputs(
 
 # --- each player against each opponent -----------------------------------------------------
 
-# A file not named max-vs-min leaves both names empty (regexp_extract's no match is ''):
-# its sides are then `max` and `min`.
 SIDES_SQL = """
-SELECT log_id, coalesce(nullif(max_player, ''), 'max') AS max_player,
-       coalesce(nullif(min_player, ''), 'min') AS min_player,
-       score_max - score_min AS margin, winner
+SELECT log_id, max_player, min_player, score_max - score_min AS margin, winner
 FROM supernim_matches WHERE {where} ORDER BY log_id, line
 """
 SCORES = {"max": 1.0, "draw": 0.5, "min": 0.0}  # max's score by the winner the log names
