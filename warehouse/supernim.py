@@ -8,14 +8,22 @@ Ingest replays every move (`replay`) through the engine's `move`: the board it l
 points it scores, whose turn it is, and that each move starts where the last one ended,
 under the rules `mine ingest --rules` gives (default: the spec's merge cap 10 and 2 points
 for splitting a 2; `cap_scores=on`: a merge scores the sticks it loses to the cap); the
-loop-breaking variants only end games earlier, which the replay allows.
+loop-breaking variants only end games earlier, which the replay allows. `suspects` checks
+the same for a whole batch at once, `move`'s results looked up by heap sizes, and names
+the logs the replay must read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from mine.parsers import supernim as log_format
-from mine.strategies.engines.supernim import MERGE, SuperNimRules, move
+from mine.strategies.engines.supernim import MAX, MERGE, MIN, SPLIT, ULAM, SuperNimRules, move
 from mine.warehouse.checks import Problem, numbered_score_rows
+
+if TYPE_CHECKING:  # polars loads when the rules are replayed
+    import polars as pl
 
 GAME = "supernim"
 FORMAT = log_format
@@ -208,3 +216,138 @@ def _game_problem(row: tuple, end: tuple[tuple, int] | None) -> str | None:
     if (ended == "") != (last[8] == ""):
         return f"ended {ended or 'empty'} but the last board is {last[8] or 'empty'}"
     return None
+
+
+# --- the same rules over a whole batch ---------------------------------------------------
+
+
+def suspects(rules: SuperNimRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
+    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
+    rows by log and line): every condition of `replay` as a column, each distinct move's
+    board after and points (`_made`) from the engine's `move` on the heaps it takes. Only
+    these logs are replayed one by one; `tests/warehouse/test_supernim_replay.py` holds
+    that it never clears one the replay rejects."""
+    import polars as pl
+
+    log, game, player, before = (pl.col(c) for c in ("log_id", "game", "player", "board_before"))
+    key = ["board_before", "kind", "i", "j"]
+    t = turns.with_columns(pl.col("j").fill_null(""))
+    t = t.join(_made(rules, t.select(key).unique()), on=key, how="left", maintain_order="left")
+    same = ((log == log.shift(1)) & (game == game.shift(1))).fill_null(False)
+    was = {side: pl.when(same).then(pl.col(f"score_{side}").shift(1)).otherwise(0)
+           for side in (MAX, MIN)}  # fmt: skip
+    gained = pl.col("gained")
+    wrong = (
+        (pl.col("after") != pl.col("board_after"))
+        | (same & (player == player.shift(1)))
+        | (same & (pl.col("board_after").shift(1) != before))
+        | (pl.col("score_max") != was[MAX] + pl.when(player == MAX).then(gained).otherwise(0))
+        | (pl.col("score_min") != was[MIN] + pl.when(player == MIN).then(gained).otherwise(0))
+    )  # fmt: skip
+    flagged = _logs(t.filter(wrong.fill_null(True)))  # an illegal move's `after` is null
+    # the first move against its game's score row
+    starts = t.filter(pl.col("move") == 1).join(
+        scores.select("log_id", "game", "first_player", "start_board"), on=["log_id", "game"]
+    )
+    flagged |= _logs(starts.filter(
+        ((player != pl.col("first_player")) | (before != pl.col("start_board"))).fill_null(True)
+    ))  # fmt: skip
+    # each score row against where its game's moves ended
+    ends = t.group_by("log_id", "game").agg(
+        made=pl.len(), last_max=pl.col("score_max").last(), last_min=pl.col("score_min").last(),
+        emptied=(pl.col("board_after").last() == "").fill_null(False),
+    )  # fmt: skip
+    s = scores.join(ends, on=["log_id", "game"], how="left")
+    score_max, score_min = pl.col("score_max"), pl.col("score_min")
+    leader = pl.when(score_max > score_min).then(pl.lit(MAX)).when(score_max < score_min)
+    ended = (
+        pl.col("made").is_null() | (pl.col("moves") != pl.col("made"))
+        | (score_max != pl.col("last_max")) | (score_min != pl.col("last_min"))
+        | (pl.col("winner") != leader.then(pl.lit(MIN)).otherwise(pl.lit("draw")))
+        | ((pl.col("ended") == "").fill_null(False) != pl.col("emptied"))
+    )  # fmt: skip
+    return flagged | _logs(s.filter(ended.fill_null(True)))
+
+
+def _made(rules: SuperNimRules, distinct: pl.DataFrame) -> pl.DataFrame:
+    """Each distinct move (board before, kind, i, j) with the board it leaves as text
+    (`after`: null where `move` finds it illegal) and the mover's points (`gained`): the
+    engine's `move` on the heaps it takes (`_merges`, `_steps`) spliced into the board as
+    `move` splices them (heap j merged and heap i gone; heap i stepped, in its place)."""
+    import polars as pl
+
+    kind, heaps = pl.col("kind"), pl.col("heaps")
+    i, j = pl.col("i").cast(pl.Int64) - 1, pl.col("j").cast(pl.Int64, strict=False) - 1
+    m = distinct.with_columns(
+        heaps=pl.col("board_before").str.split(";").cast(pl.List(pl.Int64), strict=False),
+        i0=i, j0=j,
+    )  # fmt: skip
+    size = heaps.list.len()
+    # A heap past int64 is null (and one of 19 digits may step past it): suspect outright.
+    sound = ~pl.col("board_before").str.contains(r"\d{19}")
+    m = m.with_columns(
+        a=heaps.list.get(i.clip(0, size - 1), null_on_oob=True),
+        b=heaps.list.get(j.clip(0, size - 1), null_on_oob=True),
+    ).filter(sound)
+    merge = kind == MERGE
+    m = m.join(_merges(rules, m.filter(merge).select("a", "b").unique().rows()),
+               on=["a", "b"], how="left", maintain_order="left")  # fmt: skip
+    m = m.join(_steps(rules, m["a"].unique().drop_nulls()), on=["a", "kind"], how="left",
+               maintain_order="left")  # fmt: skip
+    i, j, a, b = pl.col("i0"), pl.col("j0"), pl.col("a"), pl.col("b")
+    legal = (i >= 0) & (i < size) & (
+        pl.when(merge)
+        .then((j >= 0) & (j < size) & (a != b) & pl.col("merged").is_not_null())
+        .otherwise((pl.col("j") == "") & pl.col("left").is_not_null())
+    )  # fmt: skip
+    low, high = pl.min_horizontal(i, j), pl.max_horizontal(i, j)
+    merged = pl.concat_list("merged")  # [the merged heap], sliced to [] where it is not
+
+    def part(start: pl.Expr, length: pl.Expr | None = None) -> pl.Expr:
+        return heaps.list.slice(start.clip(0), None if length is None else length.clip(0))
+
+    onto = pl.concat_list(
+        part(pl.lit(0), low), merged.list.slice(0, (i > j).cast(pl.Int64)),
+        part(low + 1, high - low - 1), merged.list.slice(0, (i < j).cast(pl.Int64)),
+        part(high + 1),
+    )  # fmt: skip
+    stepped = pl.concat_list(part(pl.lit(0), i), "left", part(i + 1))
+    after = pl.when(merge).then(onto).otherwise(stepped)
+    return m.select(
+        "board_before", "kind", "i", "j",
+        after=pl.when(legal).then(after.list.eval(pl.element().cast(pl.String)).list.join(";")),
+        gained=pl.when(merge).then(pl.col("points_merge")).otherwise(pl.col("points")),
+    )  # fmt: skip
+
+
+def _merges(rules: SuperNimRules, pairs: Iterable[tuple[int, int]]) -> pl.DataFrame:
+    """The engine's merge of a heap of a onto one of b (a != b), for each pair: the heap
+    it leaves (`merged`) and the mover's points (`points_merge`)."""
+    import polars as pl
+
+    found = []
+    for a, b in pairs:
+        made = move((a, b), MERGE, 0, 1, rules) if a is not None and b is not None else None
+        if made is not None:
+            found.append((a, b, made.after[0], made.points))
+    schema = {"a": pl.Int64, "b": pl.Int64, "merged": pl.Int64, "points_merge": pl.Int64}
+    return pl.DataFrame(found, schema=schema, orient="row")
+
+
+def _steps(rules: SuperNimRules, sizes: Iterable[int]) -> pl.DataFrame:
+    """The engine's Ulam step of a heap of each size: its kind, the heaps it leaves in the
+    heap's place (`left`) and the mover's points."""
+    import polars as pl
+
+    found = []
+    for a in sizes:
+        for kind in (ULAM, SPLIT):
+            made = move((a,), kind, 0, None, rules)
+            if made is not None:
+                found.append((a, kind, list(made.after), made.points))
+    schema = {"a": pl.Int64, "kind": pl.String, "left": pl.List(pl.Int64), "points": pl.Int64}
+    return pl.DataFrame(found, schema=schema, orient="row")
+
+
+def _logs(rows: pl.DataFrame) -> set[int]:
+    return set(rows["log_id"].unique().to_list())
