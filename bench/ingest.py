@@ -2,7 +2,9 @@
 
 Writes (once, then reuses) a synthetic corpus of one game with the project's writers — by
 default the first game of the registry that `tests/data/synth.py` can write (TwentyOne,
-whose logs are the largest), at least 1 GB in at least 1,000 file pairs — then, in this run, times (a) DuckDB reading the
+whose logs are the largest), at least 1 GB in at least 1,000 file pairs; a game it cannot
+write (Super-Nim) with the engine's own `mine simulate`, one match a pair (random against
+greedy, a seed each) — then, in this run, times (a) DuckDB reading the
 same files into bare tables, (b) `mine ingest` into a fresh warehouse (verifying every
 game's rules, the default) and (c) `mine ingest --no-verify`, each in its own process so
 that each one's peak memory can be read, alternating (--repeat times) and keeping each
@@ -10,6 +12,10 @@ side's fastest run. Prints rows/s, the ratios b/a and c/a and the peak memory, a
 them to bench/results/ingest.json.
 
     .venv/bin/python bench/ingest.py [--game NAME] [--gigabytes 1.0] [--pairs 1300] [--repeat 2]
+    .venv/bin/python bench/ingest.py --game supernim --gigabytes 0.035 --pairs 50
+
+CPU seconds count each side's child processes too (`mine ingest` replays a large batch in
+worker processes).
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ from mine import games  # noqa: E402
 from tests.data import synth  # noqa: E402
 
 WRITABLE = [game.name for game in games.GAMES if hasattr(synth, f"{game.name}_game")]
+SIMULATED = ["supernim"]  # written by `mine simulate`: logs of the engine's own play
+SIMULATED_PLAYERS = "random,greedy"  # quick bots whose games run to the cut-off
 RESULTS = ROOT / "bench" / "results" / "ingest.json"
 
 
@@ -57,10 +65,24 @@ def _write_game(game: str, folder: Path, args: tuple[int, int]) -> int:
     return turn_path.stat().st_size + score_path.stat().st_size
 
 
+def _simulate_pair(game: str, folder: Path, args: tuple[int, int]) -> int:
+    """One match of `mine simulate` (seed `index`, `games_per_pair` games) into `folder`:
+    its bytes."""
+    index, games_per_pair = args
+    mine = Path(sys.executable).parent / "mine"
+    stem = f"{game}-{SIMULATED_PLAYERS.replace(',', '-vs-')}-s{index}"
+    subprocess.run(
+        [str(mine), "simulate", game, "--games", str(games_per_pair), "--seed", str(index),
+         "--players", SIMULATED_PLAYERS, "--out", str(folder)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return sum((folder / f"{stem}{end}").stat().st_size for end in (".csv", "-score.csv"))
+
+
 def writer_fingerprint(game: str) -> str:
     """What wrote a corpus: the sources of the synthesiser, the game's engine and bots, and
     its log format. A corpus another version wrote may break today's rules."""
-    parts = [synth.__file__] + [
+    parts = [synth.__file__ if game not in SIMULATED else __file__] + [
         importlib.import_module(games.get(game).module_name(part)).__file__
         for part in ("engine", "bots", "log_format")
     ]
@@ -86,13 +108,14 @@ def corpus(game: str, gigabytes: float, pairs: int) -> tuple[list[Path], int]:
     for stale in files:
         stale.unlink()
     sample = folder / "sample"
-    per_round = _write_game(game, sample, (0, 20)) / 20  # bytes of a round, measured
+    writer = _simulate_pair if game in SIMULATED else _write_game
+    per_round = writer(game, sample, (0, 20)) / 20  # bytes of a round (a game), measured
     for path in sample.glob("*.csv"):
         path.unlink()
     sample.rmdir()
     rounds = max(1, int(gigabytes * 1e9 / pairs / per_round))
     started = time.perf_counter()
-    write = functools.partial(_write_game, game, folder)
+    write = functools.partial(writer, game, folder)
     written, size = 0, 0
     with Pool(2) as pool:
         # later rounds are smaller (players go bankrupt): more pairs until the size is there
@@ -127,7 +150,9 @@ for name, files, fmt in (('turns', turns, log_format.TURNS), ('scores', scores, 
 seconds = time.perf_counter() - started
 rows = con.execute('SELECT (SELECT count(*) FROM turns) + (SELECT count(*) FROM scores)').fetchone()[0]
 usage = resource.getrusage(resource.RUSAGE_SELF)
-print(seconds, rows, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = usage.ru_utime + usage.ru_stime + children.ru_utime + children.ru_stime
+print(seconds, rows, usage.ru_maxrss, cpu)
 """
 
 MINE = """
@@ -140,7 +165,9 @@ except SystemExit:
     pass
 seconds = time.perf_counter() - started
 usage = resource.getrusage(resource.RUSAGE_SELF)
-print(seconds, usage.ru_maxrss, usage.ru_utime + usage.ru_stime, file=sys.stderr)
+children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the replay's worker processes
+cpu = usage.ru_utime + usage.ru_stime + children.ru_utime + children.ru_stime
+print(seconds, usage.ru_maxrss, cpu, file=sys.stderr)
 """
 
 
@@ -175,7 +202,7 @@ def run_mine(game: str, scratch: Path, pairs: int, *flags: str) -> tuple[float, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=WRITABLE, default=WRITABLE[0])
+    parser.add_argument("--game", choices=WRITABLE + SIMULATED, default=WRITABLE[0])
     parser.add_argument("--gigabytes", type=float, default=1.0)
     parser.add_argument("--pairs", type=int, default=1300)
     parser.add_argument("--repeat", type=int, default=2, help="runs of each, alternating")
@@ -187,6 +214,7 @@ def main() -> None:
     GIVEN = options.corpus.absolute() if options.corpus else None
     files, size = corpus(options.game, options.gigabytes, options.pairs)
     scratch = ROOT / "bench" / "corpus"
+    scratch.mkdir(parents=True, exist_ok=True)  # the corpus may be elsewhere (MINE_BENCH_CORPUS)
     # Alternating runs, each side's fastest kept: a busy moment slows one run, not the figure.
     bare_runs, mine_runs, fast_runs = [], [], []
     for _ in range(options.repeat):
