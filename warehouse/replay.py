@@ -1,6 +1,6 @@
 """Verification of a batch: its well-formed logs replayed through their game's rules (the
-game module's `replay`, over the logs its `suspects` names where it has one), in tasks of
-whole logs that a runner runs — both cores of this machine for a large batch, this
+game module's `replay`, over the logs its `suspects`, run here over the whole batch, names
+where it has one), in tasks of whole logs that a runner runs — both cores of this machine for a large batch, this
 process for a small one, and a lake's task on a cluster in its own process."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ TASK_ROWS = 100_000
 """Rows of whole logs a task replays (a larger log goes alone): a full batch makes three
 or four, so that neither worker waits long for the other."""
 PARALLEL_ROWS = 250_000
-"""Rows of a batch from which its tasks go to the runner's workers. Starting them costs
+"""Rows to replay (the suspects' rows) from which a batch's tasks go to the runner's workers. Starting them costs
 about a CPU second each, once a command, and sending a task its rows a few hundredths:
 below this (Gin Rummy: about a second of replay), one process is as quick."""
 
@@ -27,13 +27,12 @@ below this (Gin Rummy: about a second of replay), one process is as quick."""
 @dataclass(frozen=True)
 class Task:
     """Whole logs to replay: each frame's rows by log and line (log_id, line, the format's
-    columns); `every` log replayed, or only the suspects."""
+    columns)."""
 
     game: str
     rules: object
     turns: pl.DataFrame
     scores: pl.DataFrame
-    every: bool = False
 
 
 def replayed(
@@ -47,7 +46,14 @@ def replayed(
     """The logs of the frames (rows by log and line) replayed under `rules`: each log's
     broken rules, the one to report first first (a log not replayed, cleared by the game's
     `suspects` unless `every`, is absent)."""
-    tasks = _tasks(Task(game, rules, turns, scores, every))
+    # The suspects first, here, over the whole batch: a few tenths of a second where
+    # starting workers to find them costs a second each, and a valid batch needs none.
+    find = getattr(games.get(game).module("schema"), "suspects", None)
+    if find is not None and not every:
+        named = sorted(find(rules, turns, scores))
+        turns = turns.filter(pl.col("log_id").is_in(named))
+        scores = scores.filter(pl.col("log_id").is_in(named))
+    tasks = _tasks(Task(game, rules, turns, scores))
     if turns.height + scores.height < PARALLEL_ROWS:
         runner = SERIAL
     found: dict[int, list[Problem]] = {}
@@ -71,7 +77,7 @@ def _tasks(whole: Task) -> list[Task]:
     )
     return [
         Task(whole.game, whole.rules, _part(turns, key, whole.turns),
-             _part(scores, key, whole.scores), whole.every)
+             _part(scores, key, whole.scores))
         for key in sorted(turns.keys() | scores.keys())
     ]  # fmt: skip
 
@@ -82,14 +88,9 @@ def _part(parts: dict[tuple, pl.DataFrame], key: tuple, whole: pl.DataFrame) -> 
 
 
 def replay_logs(task: Task) -> dict[int, list[Problem]]:
-    """One task: its game's `suspects` (unless `every`) and the replay of each log named."""
+    """One task: the replay of each of its logs."""
     module = games.get(task.game).module("schema")
     turns, scores = task.turns, task.scores
-    find = getattr(module, "suspects", None)
-    if find is not None and not task.every:
-        named = sorted(find(task.rules, turns, scores))
-        turns = turns.filter(pl.col("log_id").is_in(named))
-        scores = scores.filter(pl.col("log_id").is_in(named))
     logs: dict[int, dict[str, list[tuple]]] = {}
     for role, frame in (("turns", turns), ("scores", scores)):
         for log_id, rows in itertools.groupby(frame.rows(), key=lambda row: row[0]):
