@@ -5,7 +5,8 @@ step of the loop names the next.
 
 The cases come from the registry and the commands the CLI mounts, and each command's
 options are filled from their names (the warehouse, the files the loop has written so far,
-every count at its smallest), so a new game or verb is covered without editing this file.
+every count at its smallest, a tournament's bots and a measure's baselines the first of their
+defaults), so a new game or verb is covered without editing this file.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from tests.mine_cli import SHOWS_PROGRESS, invoke
 CLI = typer.main.get_command(cli.app)
 SHARED = [name for name in CLI.commands if name not in cli.VERBS]  # ingest, query, tables, …
 COUNTS = {"games", "hands", "shoe_hands", "check_games", "answers", "equal_depth", "workers"}
+# Bots a step plays against: the first of its defaults. One bot is as much a tournament or a
+# measure, its JSON and its progress, as five (Hog's tournament of every baseline, 15 pairings
+# twice, was 9 of this file's CPU seconds; Super-Nim's measure against alphabeta:4 and exact, 8).
+FIRST_ONLY = {"bots", "baselines"}
 SIMULATED_GAMES = 3  # per match: enough for every game's fit, at its smallest
 SLOW_DEFAULTS = {"sizes": "2", "n": "2", "quick": True}  # card guessing: n = 4 takes minutes
 NEXT = {"simulate": "ingest", "ingest": "stats", "stats": "fit", "fit": "generate",
@@ -79,6 +84,8 @@ class Loop:
                 value = SIMULATED_GAMES
             elif name in COUNTS:
                 value = param.min
+            elif name in FIRST_ONLY and isinstance(param.default, str):
+                value = param.default.split(",")[0]
             elif name in given:
                 value = given[name]
             else:
