@@ -402,14 +402,15 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     observed = None
     logged = db is not None or lake is not None or options.default_db_exists()
     read = None
-    if hasattr(page_of, "observed") and logged:
+    alone = hasattr(page_of, "table_alone") and page_of.table_alone(**own)
+    if hasattr(page_of, "observed") and logged and not alone:
         with working_on(db, lake=lake) as con, contextlib.suppress(ValueError):
             log_ids = chosen_logs(con, game.name, logs)
             read = read_from(con, game, log_ids)
             observed = page_of.observed(con, log_ids)
     drawn = {}
     if "measured" in inspect.signature(page_of.html).parameters:
-        drawn["measured"] = card(game, fitted, table, own, as_json)
+        drawn["measured"] = None if alone else card(game, fitted, table, own, as_json)
     with refused(), working("drawing the page", as_json):
         try:
             page = call(page_of.html, fitted, observed, own=own, **drawn)
@@ -424,7 +425,7 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
         print_json({"wrote": str(out), "bytes": len(page.encode()), **sources})
         return
     # Said once the page stands, so that a page that fails is its one error line alone.
-    if hasattr(page_of, "observed") and not logged:
+    if hasattr(page_of, "observed") and not logged and not alone:
         errors.print("no warehouse (--db): the page draws the table alone, without the logged "
                      "games", style="dim", soft_wrap=True)  # fmt: skip
     if read is not None:

@@ -232,6 +232,12 @@ def observed(con: duckdb.DuckDBPyConnection, log_ids: LogIds) -> Observed:
 FORMATS = ("html", "csv")
 
 
+def table_alone(fmt: str = "html", **_: Any) -> bool:
+    """Whether the page's options ask for the table alone (the chart as CSV): the loop then
+    measures no player and reads no logs for it, which the CSV would not show."""
+    return fmt == "csv"
+
+
 def html(
     fitted: Strategy, observed: Observed | None, measured: dict[str, Any], fmt: str = "html"
 ) -> str:

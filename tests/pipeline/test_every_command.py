@@ -5,7 +5,8 @@ step of the loop names the next.
 
 The cases come from the registry and the commands the CLI mounts, and each command's
 options are filled from their names (the warehouse, the files the loop has written so far,
-every count at its smallest), so a new game or verb is covered without editing this file.
+every count at its smallest, a tournament's bots and a measure's baselines the first of their
+defaults), so a new game or verb is covered without editing this file.
 """
 
 from __future__ import annotations
@@ -23,6 +24,14 @@ from tests.mine_cli import SHOWS_PROGRESS, invoke
 CLI = typer.main.get_command(cli.app)
 SHARED = [name for name in CLI.commands if name not in cli.VERBS]  # ingest, query, tables, …
 COUNTS = {"games", "hands", "shoe_hands", "check_games", "answers", "equal_depth", "workers"}
+# Bots a step plays against: the first of its defaults. One bot is as much a tournament or a
+# measure, its JSON and its progress, as five (Hog's tournament of every baseline, 15 pairings
+# twice, was 9 of this file's CPU seconds; Super-Nim's measure against alphabeta:4 and exact, 8).
+FIRST_ONLY = {"bots", "baselines"}
+# A game's rules where the defaults make a minimal step slow, for every step that takes them:
+# TwentyOne's hands end at 3 cards (Charlie), so the exact optimum its validate solves for
+# a 3-deck shoe is a shallow search (6 CPU seconds at 5 cards; the steps print as they do).
+RULES = {"twentyone": "charlie_cards=3"}
 SIMULATED_GAMES = 3  # per match: enough for every game's fit, at its smallest
 SLOW_DEFAULTS = {"sizes": "2", "n": "2", "quick": True}  # card guessing: n = 4 takes minutes
 NEXT = {"simulate": "ingest", "ingest": "stats", "stats": "fit", "fit": "generate",
@@ -52,8 +61,8 @@ CASES = [(game.name, verb) for game in games.with_part("commands") for verb in l
 class Loop:
     """The files one game's loop has written, and what each option of a step is given."""
 
-    def __init__(self, root: Path) -> None:
-        self.root, self.db = root, root / "w.duckdb"
+    def __init__(self, root: Path, game: str = "") -> None:
+        self.root, self.db, self.game = root, root / "w.duckdb", game
         self.logs, self.table, self.player = root / "logs", root / "t.parquet", root / "p.py"
         self.runs = 0
 
@@ -79,6 +88,10 @@ class Loop:
                 value = SIMULATED_GAMES
             elif name in COUNTS:
                 value = param.min
+            elif name in FIRST_ONLY and isinstance(param.default, str):
+                value = param.default.split(",")[0]
+            elif name == "rules" and self.game in RULES:
+                value = RULES[self.game]
             elif name in given:
                 value = given[name]
             else:
@@ -100,7 +113,7 @@ def runs(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TTY_COMPATIBLE", "1")  # rich: stderr is a terminal, progress would show
         for game in games.with_part("commands"):
-            loop = Loop(tmp_path_factory.mktemp(game.name))
+            loop = Loop(tmp_path_factory.mktemp(game.name), game.name)
             for verb in loop_of(game.name):
                 found = command(verb, game.name)
                 args = [verb, *([] if verb in SHARED else [game.name])]

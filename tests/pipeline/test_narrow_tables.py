@@ -21,7 +21,7 @@ from rich.console import Console
 
 from mine.pipeline import console as printing
 from tests.conftest import REPO
-from tests.mine_cli import MINE, mine
+from tests.mine_cli import MINE, here
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
@@ -76,10 +76,10 @@ def logged(tmp_path_factory):
     """A warehouse with the example logs of four games and a small Hog simulation."""
     root = tmp_path_factory.mktemp("narrow")
     db = root / "w.duckdb"
-    hog = mine("simulate", "hog", "--games", "200", "--players", "always_roll:6,random",
+    hog = here("simulate", "hog", "--games", "200", "--players", "always_roll:6,random",
                "--out", root / "hog", cwd=root)  # fmt: skip
     assert hog.returncode == 0, hog.stderr
-    ingest = mine("ingest", REPO / "examples" / "logs", root / "hog", "--db", db, cwd=root)
+    ingest = here("ingest", REPO / "examples" / "logs", root / "hog", "--db", db, cwd=root)
     assert ingest.returncode == 0, ingest.stderr
     return root, db
 
