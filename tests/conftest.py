@@ -1,7 +1,12 @@
 from __future__ import annotations
 
 import collections
+import fcntl
+import functools
+import hashlib
 import json
+import os
+import pickle
 import random
 import resource
 from pathlib import Path
@@ -10,6 +15,7 @@ import duckdb
 import pytest
 
 from mine.parsers import ginrummy, twentyone
+from mine.strategies.solvers import twentyone as twentyone_solver
 from mine.warehouse.connection import connect
 from mine.warehouse.ingest import ingest
 from tests.data import synth
@@ -116,6 +122,41 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         cpu = {"folders": {f: round(s) for f, s in sorted(folders.items())},
                "files": {p: round(s, 1) for p, s in sorted(_cpu.items())}}  # fmt: skip
         CPU_SECONDS.write_text(json.dumps(cpu, indent=1) + "\n")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def finite_deck_optima(request, tmp_path_factory):
+    """TwentyOne's optimum for a finite shoe (`solve(rules, decks=3)`, what `mine validate
+    twentyone` works out first: about 7 CPU seconds) worked out once in the session and
+    kept on disk for every test process (the two of `make test` share the folder), rather
+    than once in each process or file that asks. The first asker runs the real solver;
+    the rest read its answer (waiting, idle, while it solves). Infinite-deck optima are
+    quick and go to the solver's own cache untouched (a test counts its hits)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if hasattr(request.config, "workerinput") else base  # the session's
+    folder = shared / "twentyone-optima"
+    folder.mkdir(exist_ok=True)
+    solved = twentyone_solver._optimum
+
+    @functools.lru_cache(maxsize=8)
+    def finite(rules, decks):
+        path = folder / (hashlib.sha256(repr((rules, decks)).encode()).hexdigest() + ".pickle")
+        with open(path.with_suffix(".lock"), "w") as lock:  # the other process waits, idle
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if path.exists():
+                return pickle.loads(path.read_bytes())
+            solution = solved(rules, decks)
+            part = path.with_name(f"{path.name}.{os.getpid()}.part")
+            part.write_bytes(pickle.dumps(solution))
+            os.replace(part, path)  # whole or not at all
+            return solution
+
+    def optimum(rules, decks):
+        return solved(rules, decks) if decks is None else finite(rules, decks)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(twentyone_solver, "_optimum", optimum)
+        yield
 
 
 @pytest.fixture

@@ -307,8 +307,8 @@ class _Solver:
         found = self._memo.get(memo_key)
         if found is not None:
             return found
-        options = self.options(cards, removed, total, soft, n, context)
         if self.chart is None:
+            options = self.options(cards, removed, total, soft, n, context)
             action = max(options, key=options.__getitem__)
             if self.prefer is not None:
                 kept = int(self.prefer.hand[context, self.up, total, soft, n_index(n)])
@@ -316,27 +316,47 @@ class _Solver:
                     action = kept
             self._vote(removed, total, soft, n, context, options)
         else:
+            # Only the chart's action is valued: the others' values are never read, and
+            # valuing them would play every hand on past where the chart stands (without
+            # Charlie, to a bust: most of a finite shoe's work).
+            legal = self.legal(n, total, context)
             action = int(self.chart.hand[context, self.up, total, soft, n_index(n)])
-            if action not in options:  # the chart's fallback: DOUBLE → HIT, else STAND
-                action = HIT if HIT in options else STAND
+            if action not in legal:  # the chart's fallback: DOUBLE → HIT, else STAND
+                action = HIT if HIT in legal else STAND
+            options = self.options(cards, removed, total, soft, n, context, only=action)
         found = self._memo[memo_key] = (options[action], action)
         return found
 
     def is_combo(self, n: int, total: int, context: int) -> bool:
         return n == 2 and total == 21 and (context != SPLIT_HAND or self.game.combo_after_split)
 
-    def options(self, cards, removed, total, soft, n, context) -> dict[int, float]:
-        """What each legal action of a live hand is worth (STAND, HIT, DOUBLE), the hand
-        being played on by `best` after it."""
+    def legal(self, n: int, total: int, context: int) -> tuple[int, ...]:
+        """The actions of a live hand among STAND, HIT and DOUBLE."""
         game = self.game
-        combo = self.is_combo(n, total, context)
-        options = {STAND: self.settle(removed, n, total, 1.0, context)}
+        actions = [STAND]
         if not (n == 2 and total == 21) or game.hit_on_21:
-            options[HIT] = self.hit(cards, removed, total, soft, n, context)
-        if n == 2 and game.double and (context != SPLIT_HAND or game.double_after_split):
-            if not combo:
+            actions.append(HIT)
+        doubles = n == 2 and game.double and (context != SPLIT_HAND or game.double_after_split)
+        if doubles and (not self.is_combo(n, total, context) or game.double_on_21):
+            actions.append(DOUBLE)
+        return tuple(actions)
+
+    def options(
+        self, cards, removed, total, soft, n, context, only: int | None = None
+    ) -> dict[int, float]:
+        """What each legal action of a live hand is worth (STAND, HIT, DOUBLE; `only`: that
+        one alone), the hand being played on by `best` after it."""
+        options = {}
+        for action in self.legal(n, total, context):
+            if only is not None and action != only:
+                continue
+            if action == STAND:
+                options[STAND] = self.settle(removed, n, total, 1.0, context)
+            elif action == HIT:
+                options[HIT] = self.hit(cards, removed, total, soft, n, context)
+            elif not self.is_combo(n, total, context):
                 options[DOUBLE] = self.double(cards, removed, total, soft, context)
-            elif game.double_on_21:  # ends at once, paid as a Combo on the doubled bid
+            else:  # a Combo doubled ends at once, paid as a Combo on the doubled bid
                 options[DOUBLE] = self.settle(removed, n, total, 2.0, context)
         return options
 
