@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from mine.pipeline.console import errors, fail
-from mine.strategies.runners import LocalProcesses, Runner
+from mine.strategies.runners import KeptProcesses, Runner
 
 ENV = "MINE_CLUSTER"
 LOCAL = "local"
@@ -95,7 +95,13 @@ def runner(address: str | None, here: Runner | None = None) -> Iterator[Runner]:
     """The runner for `--cluster address` (None: `here`, else this machine's processes);
     a cluster started here is stopped after, one joined is left as it was."""
     if address is None:
-        yield here or LocalProcesses(os.cpu_count() or 1)
+        if here is not None:
+            yield here
+            return
+        # One set of processes for the whole command: a simulation maps each match's
+        # tasks in turn, and fresh processes a match cost a second of start-up each.
+        with KeptProcesses(os.cpu_count() or 1) as kept:
+            yield kept
         return
     if not _local(address):
         for key, value in JOINING.items():

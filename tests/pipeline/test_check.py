@@ -14,10 +14,13 @@ import termios
 import pytest
 
 from mine.pipeline.player_games import played_by
-from tests.mine_cli import MINE, mine, one_line_error
+from tests.mine_cli import MINE, here, one_line_error
 from tests.pipeline.test_hostile import SMALLEST_PROJ1
 from tests.strategies.haskell_files import needs_ghc
 
+# What a check says and its exit code are mine's entry point's, run here in this process
+# (`here`): the files are loaded in the harness's own contained processes all the same. A
+# terminal's view (below) takes a real process.
 GIN = """module Player (pickCard, playCard, makeMelds) where
 
 import Cards
@@ -60,12 +63,12 @@ def test_a_python_player_is_checked_in_one_line(tmp_path, cache):
     good.write_text(NIM)
     bad.write_text(NIM + "raise SystemExit(3)\n")
     unknown.write_text("def play(x):\n    return 1\n")
-    ok = mine("check", good)
+    ok = here("check", good)
     assert ok.returncode == 0 and ok.stdout == f"ok: {good}: a Super-Nim player; it loads\n"
-    line = one_line_error(mine("check", bad))
+    line = one_line_error(here("check", bad))
     assert line == f"error: {bad}: cannot load (it called sys.exit(3))"
-    assert "cannot tell which game" in one_line_error(mine("check", unknown))
-    given = mine("check", unknown, "--game", "twentyone")
+    assert "cannot tell which game" in one_line_error(here("check", unknown))
+    given = here("check", unknown, "--game", "twentyone")
     assert given.returncode == 0 and "a TwentyOne player" in given.stdout
 
 
@@ -78,18 +81,18 @@ def test_a_haskell_player_is_compiled_with_its_courses_stand_ins(tmp_path, cache
     ):
         path.parent.mkdir()
         path.write_text(text)
-    ok = mine("check", good)
+    ok = here("check", good)
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout == (f"ok: {good}: a Card guessing player; it compiles with its course's "
                          "flags and stand-ins, and loads\n")  # fmt: skip
-    line = one_line_error(mine("check", broken))
+    line = one_line_error(here("check", broken))
     assert line.startswith(f"error: {broken}: ") and "Proj1.hs:" in line, line
 
 
 def test_validate_says_whose_player_another_games_file_is(tmp_path):
     path = tmp_path / "Player.hs"
     path.write_text(GIN)
-    line = one_line_error(mine("validate", "twentyone", path))
+    line = one_line_error(here("validate", "twentyone", path))
     assert line == (f"error: {path}: this is a Gin Rummy player, not a TwentyOne one (it "
                     f"imports Rummy.Types): mine validate ginrummy {path}")  # fmt: skip
 

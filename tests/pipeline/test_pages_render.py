@@ -19,10 +19,10 @@ from mine import games
 from mine.pipeline.cli import app
 from mine.pipeline.reports import kit
 from tests.chromium import Chromium, available
+from tests.shared_warehouse import copy_of, examples_warehouse, twentyone_table
 from tests.strategies.tournament_players import faulty
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO / "examples" / "logs"
 ARTIFACTS = REPO / "test-artifacts" / "pages"
 
 # How each game's small table is made: the commands before `mine report`, then the report's
@@ -34,12 +34,10 @@ RECIPES = {
         ("ingest", "{out}/logs", "--db", "{db}"),
         ("fit", "hog", "--db", "{db}", "--opponent", "always_roll:6", "--out", "{table}"),
     ),
-    "twentyone": (
-        ("ingest", str(EXAMPLES / "twentyone"), "--db", "{db}"),  # real course-engine logs
-        ("fit", "twentyone", "--db", "{db}", "--out", "{table}"),
-    ),
-    "ginrummy": (
-        ("ingest", str(EXAMPLES / "ginrummy"), "--db", "{db}"),  # real server logs
+    # real course-engine logs: the session's warehouse of the example logs (`mine ingest
+    # examples/logs`, see EXAMPLES_WAREHOUSE) and its `mine fit twentyone`, made once
+    "twentyone": (),
+    "ginrummy": (  # real server logs, in the same warehouse of the example logs
         ("fit", "ginrummy", "--db", "{db}", "--out", "{table}"),
     ),
     "supernim": (
@@ -57,6 +55,7 @@ RECIPES = {
 # The report's own options: the games its player is measured in, few to keep the test short.
 REPORT_OPTIONS = {"ginrummy": ("--games", "6"), "supernim": ("--games", "4"),
                   "twentyone": ("--hands", "20000")}  # fmt: skip
+EXAMPLES_WAREHOUSE = {"twentyone", "ginrummy"}  # their recipes start from a copy of it
 REPORTS = [game.name for game in games.with_part("report")]
 STANDINGS = ["standings-exact", "standings-sampled"]
 EXACT_OPTIMUM = {"hog", "twentyone"}  # the games whose pages set the exact optimum beside it
@@ -77,6 +76,10 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     for game in REPORTS:
         out = root / game
         values = {"out": out, "db": out / "w.duckdb", "table": out / "table.parquet"}
+        if game in EXAMPLES_WAREHOUSE:
+            copy_of(examples_warehouse(tmp_path_factory), values["db"])
+        if game == "twentyone":
+            copy_of(twentyone_table(tmp_path_factory), values["table"])
         for command in RECIPES[game]:
             _run(*command, **values)
         report = games.get(game).module("report")

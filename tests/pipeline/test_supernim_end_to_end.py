@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from mine.strategies.player_file import load_module
-from tests.mine_cli import here, invoke, invoke_json, mine, one_line_error
+from tests.mine_cli import here, invoke, invoke_json, one_line_error
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +187,7 @@ def test_a_player_that_answers_garbage_loses_on_invalid_moves(tmp_path):
     path = tmp_path / "garbage.py"
     path.write_text("def ai_move(state, **kw):\n    return state\n\n"
                     "def random_move(state):\n    return state\n")  # fmt: skip
-    result = mine("validate", "supernim", path, "--games", 4, "--baselines", "random",
+    result = here("validate", "supernim", path, "--games", 4, "--baselines", "random",
                   "--equal-depth", 0, "--json")  # fmt: skip
     assert one_line_error(result) == "error: the player made invalid moves: 4 against random"
     row = json.loads(result.stdout)["against"]["random"]

@@ -15,6 +15,8 @@ import pytest
 
 from mine import games
 from mine.parsers import ginrummy, hog, twentyone
+from mine.warehouse import ingest
+from mine.warehouse.connection import MEMORY_LIMIT, connect
 from tests.data import synth
 
 # One transaction per pair (a batch as small as a pair), printing each batch as it lands,
@@ -126,7 +128,9 @@ def _whole_logs(db: Path, batch: Path) -> int:
     ],
     ids=lambda kill: f"{kill[0]}-{kill[1]}",
 )
-def test_a_killed_ingest_leaves_whole_logs_and_completes_when_run_again(tmp_path, batch, kill):
+def test_a_killed_ingest_leaves_whole_logs_and_completes_when_run_again(
+    tmp_path, batch, kill, monkeypatch
+):
     db = tmp_path / "w.duckdb"
     how, when = kill
     if how == "batches":
@@ -142,7 +146,13 @@ def test_a_killed_ingest_leaves_whole_logs_and_completes_when_run_again(tmp_path
         if how == "batches":  # each batch printed had committed
             assert landed >= when
 
-    again = _start(batch, db)
-    out, err = again.communicate(timeout=300)
-    assert again.returncode == 0 and out.strip().endswith("done"), err
+    # The same ingest again, in this process: what is tested is the warehouse the killed
+    # process left (the kill needs a process; running it again does not).
+    monkeypatch.setattr(ingest, "BATCH_BYTES", 1)
+    con = connect(db, read_only=False, wait=30, memory_limit=MEMORY_LIMIT)
+    try:
+        summary = ingest.ingest(con, [batch])
+    finally:
+        con.close()
+    assert summary.ok, summary.errors
     assert _whole_logs(db, batch) == 8
