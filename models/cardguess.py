@@ -14,8 +14,11 @@
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -41,8 +44,11 @@ GAME = "cardguess"
 KIND = "tree"
 UNIFORM_ALPHA = 0.001  # significance of the chi-square test that rejects a uniform answerer
 SMOOTHING = 1.0  # pseudo-count added to every card
+# Searches over fewer answers (n = 2's 1326, about 2 s) run in this process: starting
+# processes would cost about what they save.
+PARALLEL_ANSWERS = 20_000
 
-PLANS = {  # how hard `mine fit` searches for each n (all three: about 70 CPU seconds)
+PLANS = {  # how hard `mine fit` searches for each n (all three: about 60 CPU seconds)
     2: Plan(widths=(6, 3), members=1326, extras=1326, extras_from=12),
     3: Plan(widths=(2,), members=1500, extras=1000, extras_from=12),
     4: Plan(widths=(1,), members=600, extras=300, extras_from=12, root_pool=2000),
@@ -123,13 +129,15 @@ class Logged(NamedTuple):
 
 
 def fit(inputs: Logged, sizes: Sequence[int] | None = None, quick: bool = False,
-        workers: int = 1, plans: dict[int, Plan] | None = None,
+        workers: int | None = 1, plans: dict[int, Plan] | None = None,
         progress: Callable[[str, int, int], None] | None = None) -> Trees:  # fmt: skip
     """The answer model of the logged answers, and a tree for each n of `sizes` (default:
     2, 3 and 4, the sizes the course grades, whatever sizes the logs show), searched with
-    each n's plan (`PLANS`; `QUICK` if `quick`; `plans`: a plan of its own for some n), in
-    `workers` processes (one tree each at a time); in one, each search's answers placed
-    so far are `progress("n = N", done, total)`."""
+    each n's plan (`PLANS`; `QUICK` if `quick`; `plans`: a plan of its own for some n), one
+    n after the other, each with its root's work spread over `workers` processes (None: one
+    a core; the same trees whatever the number) where an n of `PARALLEL_ANSWERS` answers or
+    more is searched; each search's answers placed so far are `progress("n = N", done,
+    total)`."""
     model = answer_model(inputs.answers)
     sizes = tuple(SIZES if sizes is None else sizes)
     bad = [n for n in sizes if n not in SIZES]
@@ -137,14 +145,15 @@ def fit(inputs: Logged, sizes: Sequence[int] | None = None, quick: bool = False,
         known = ", ".join(map(str, SIZES))
         raise FitError(f"n must be one of {known}, not {bad[0] if bad else 'none'}")
     plans = {**(QUICK if quick else PLANS), **(plans or {})}
-    jobs = [(n, model.prior(n), plans[n]) for n in sizes]
-    if workers > 1 and len(jobs) > 1:
-        with ProcessPoolExecutor(min(workers, len(jobs))) as pool:  # the largest n first
-            searched = dict(zip(sorted(sizes, reverse=True),
-                                pool.map(_search, sorted(jobs, key=lambda job: -job[0])),
-                                strict=True))  # fmt: skip
-    else:
-        searched = {n: _search(job, progress) for n, job in zip(sizes, jobs, strict=True)}
+    jobs = {n: (n, model.prior(n), plans[n]) for n in sizes}
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    apart = workers > 1 and max(len(hands(n)) for n in sizes) >= PARALLEL_ANSWERS
+    # one pool for every n (its processes start once); spawned, not forked: the caller
+    # may hold DuckDB's threads
+    spawned = multiprocessing.get_context("spawn")
+    own = ProcessPoolExecutor(workers, mp_context=spawned) if apart else nullcontext()
+    with own as processes:
+        searched = {n: _search(job, progress, processes) for n, job in jobs.items()}
     per_n = {str(n): {"expected_guesses": round(float(tree.cost[0]), 6), "nodes": len(tree),
                       "deepest": int(tree.depth.max()) + 1,
                       "first_guess": hand_text(hands(n).cards[tree.guess[0]]),
@@ -167,11 +176,11 @@ def fit(inputs: Logged, sizes: Sequence[int] | None = None, quick: bool = False,
     return Trees({n: searched[n] for n in sizes}, metadata)
 
 
-def _search(job: tuple[int, np.ndarray | None, Plan], progress=None) -> FlatTree:
+def _search(job: tuple[int, np.ndarray | None, Plan], progress=None, processes=None) -> FlatTree:
     """One n's tree (a table records no timings: the same logs give the same bytes)."""
     n, prior, plan = job
     counted = None if progress is None else (lambda done, total: progress(f"n = {n}", done, total))
-    return flatten(n, Search(n, prior, plan, counted).run())
+    return flatten(n, Search(n, prior, plan, counted).run(processes))
 
 
 # --- the table file ----------------------------------------------------------------------

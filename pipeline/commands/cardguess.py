@@ -61,8 +61,9 @@ OPTIONS = {
                      "table has no tree for).", parser=read_sizes, metavar="2,3,4"),
         "quick": own(bool, "--quick", False, "Search n = 2 and 3 faster, less deeply (for "
                      "trials; n = 4 is searched as without it)."),
-        "workers": own(int, "--workers", 1, "Worker processes (one n's tree each).", min=1,
-                       max=options.MAX_WORKERS),
+        "workers": own(int | None, "--workers", None, "Worker processes sharing each n's "
+                       "search (default: one a core; the same trees whatever the number).",
+                       min=1, max=options.MAX_WORKERS, show_default=False),
     },
     "generate": {"workers": WORKERS},
     "validate": {
@@ -87,7 +88,7 @@ ABOUT = {
     "first-guess quality.",
     "fit": "Fit guessing trees from the logged answers: the answer distribution, then for "
     "each n (2, 3 and 4 by default) the tree minimising the expected number of guesses "
-    "(about a minute of CPU; n = 4 takes the most).",
+    "(about a minute of CPU, most of it n = 4's, shared by one process a core).",
     "generate": "Generate a single-file, standard-library-only card-guessing player from a "
     "table: it plays each n the table has a tree for and refuses the others; measured "
     "against the baselines on the same answers, and not written if it needs more guesses "

@@ -11,12 +11,14 @@ the class of the winning feedback is the guess itself, and is done.
   the expected number of guesses: at each node the `width` guesses that a cheap estimate
   ranks first are each solved exactly below (recursively), with a lower bound pruning the
   hopeless ones; guesses need not be candidates (a non-candidate can split better). Below
-  the plan's depth, width 1: the estimate's best guess (a greedy rule).
+  the plan's depth, width 1: the estimate's best guess (a greedy rule). Given processes
+  (`run(processes)`), the root's work is spread over them and merged in the serial order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -32,6 +34,7 @@ from mine.strategies.engines.cardguess import (
 )
 
 CHUNK = 1 << 21  # feedback pairs scored at once: bounds memory (a few tens of MB)
+ROOT_TASK = 256  # root guesses a task scores (at least; rounded up to whole chunks)
 
 
 # --- scoring a pool of guesses ------------------------------------------------------------
@@ -51,12 +54,19 @@ def class_weights(codes: np.ndarray, weights: np.ndarray | None, classes: int) -
 Score = Callable[[np.ndarray, np.ndarray, int], np.ndarray]  # (class weights, sizes, win)
 
 
+def chunk_rows(candidates: int) -> int:
+    """Guesses `score_pool` scores at once against this many candidates."""
+    return max(1, CHUNK // max(1, candidates))
+
+
 def score_pool(candidates: HandSet, weights: np.ndarray, pool: HandSet, score: Score) -> np.ndarray:
     """`score(class weights, class sizes, win)` of every guess of the pool, in chunks. The
     classes are the feedbacks that occur in the chunk, and the winning one (column `win`),
     in the order of their codes: not all FEEDBACKS, most of which no pair gives, so that a
-    node of a few candidates does not score thousands of empty classes for each guess."""
-    rows = max(1, CHUNK // max(1, len(candidates)))
+    node of a few candidates does not score thousands of empty classes for each guess. A
+    guess's score depends on its chunk (the classes are its columns, and a sum's rounding
+    depends on them), so a pool scored in parts is cut at whole chunks (`chunk_rows`)."""
+    rows = chunk_rows(len(candidates))
     uniform = bool((weights == 1.0).all())  # then the weights are the sizes
     win = winning_code(candidates.n)
     out = np.empty(len(pool))
@@ -143,9 +153,15 @@ def shapes(hands_: HandSet) -> np.ndarray:
 
 
 @cache
+def hand_shapes(n: int) -> np.ndarray:
+    """`shapes(hands(n))`, made once a process (a worker's search builds it per task)."""
+    return shapes(hands(n))
+
+
+@cache
 def one_of_each_shape(n: int) -> np.ndarray:
     """The first hand (its number) of each shape among `hands(n)`."""
-    _, first = np.unique(shapes(hands(n)), return_index=True)
+    _, first = np.unique(hand_shapes(n), return_index=True)
     return np.sort(first)
 
 
@@ -194,15 +210,24 @@ class Search:
         self.n, self.plan, self.universe = n, plan, hands(n)
         size = len(self.universe)
         self.prior = np.ones(size) if prior is None else np.asarray(prior, float)
-        self.extras, self.shapes = spread(size, plan.extras), shapes(self.universe)
+        self.extras, self.shapes = spread(size, plan.extras), hand_shapes(n)
         self.win, self.nodes_solved = winning_code(n), 0
+        self.processes: Executor | None = None
         # `progress(done, total)`: answers placed under the root guesses tried, of all
         # answers under each of the root's `width` guesses (a pruned one ends early)
         self.progress, self.placed = progress, 0
         self.total = size * plan.width(0)
 
-    def run(self) -> Node:
-        return self.solve(np.arange(len(self.universe)), 0, self.root_pool())
+    def run(self, processes: Executor | None = None) -> Node:
+        """The tree; with `processes`, the root's work goes to it in tasks split by
+        what the work is, never by the workers: its guesses scored `ROOT_TASK` at a time,
+        and under each root guess tried, each class solved as a task; the parts are merged
+        in the serial order, so the tree is the same whatever the processes."""
+        self.processes = processes
+        try:
+            return self.solve(np.arange(len(self.universe)), 0, self.root_pool())
+        finally:
+            self.processes = None
 
     def root_pool(self) -> np.ndarray:
         """One hand of each shape (the first), or `root_pool` of them evenly spaced: at the
@@ -221,7 +246,11 @@ class Search:
             return self._few(idx, w)
         if pool is None:
             pool = self._pool(idx)
-        scores = score_pool(self.universe.take(idx), w, self.universe.take(pool), estimated_guesses)
+        if depth == 0 and self.processes is not None:
+            scores = self._scored_apart(idx, w, pool)
+        else:
+            candidates = self.universe.take(idx)
+            scores = score_pool(candidates, w, self.universe.take(pool), estimated_guesses)
         ranked = np.argsort(scores, kind="stable")
         order = distinct_shapes(self.shapes[pool], ranked, self.plan.width(depth))
         best: Node | None = None
@@ -252,6 +281,15 @@ class Search:
             return members
         return np.union1d(members, self.extras)
 
+    def _scored_apart(self, idx: np.ndarray, w: np.ndarray, pool: np.ndarray) -> np.ndarray:
+        """`score_pool` of the pool's guesses in the processes, cut at whole chunks so each
+        guess is scored as `score_pool` of the whole pool scores it."""
+        rows = chunk_rows(len(idx))
+        size = rows * -(-ROOT_TASK // rows)
+        tasks = [self.processes.submit(_scored, (self.n, idx, w, pool[start : start + size]))
+                 for start in range(0, len(pool), size)]  # fmt: skip
+        return np.concatenate([task.result() for task in tasks])
+
     def _codes(self, idx: np.ndarray, guess: int) -> np.ndarray:
         return feedback_matrix(self.universe.take(idx), self.universe.take(np.array([guess])))[0]
 
@@ -276,20 +314,55 @@ class Search:
         if lower >= bound:
             return None
         node = Node(guess, lower, len(idx))
-        for members in sorted(classes, key=len, reverse=True):
-            code = int(codes[members[0]])
-            if code == self.win:  # the guess itself: solved
+        ordered = sorted(classes, key=len, reverse=True)
+        apart = self._submitted(idx, w, codes, ordered) if depth == 0 and self.processes else {}
+        try:
+            for members in ordered:
+                code = int(codes[members[0]])
+                if code == self.win:  # the guess itself: solved
+                    self._placed(depth, members)
+                    continue
+                mass = w[members]
+                if code in apart:
+                    child, solved = apart[code].result()
+                    self.nodes_solved += solved
+                else:
+                    child = self.solve(idx[members], depth + 1)
                 self._placed(depth, members)
-                continue
-            mass = w[members]
-            child = self.solve(idx[members], depth + 1)
-            self._placed(depth, members)
-            node.children[code] = child
-            floor = (2.0 * mass.sum() - mass.max() if len(members) > 1 else mass.sum()) / total
-            node.cost += child.cost * mass.sum() / total - floor
-            if node.cost >= bound:
-                return None
-        return node
+                node.children[code] = child
+                floor = (2.0 * mass.sum() - mass.max() if len(members) > 1 else mass.sum()) / total
+                node.cost += child.cost * mass.sum() / total - floor
+                if node.cost >= bound:
+                    return None
+            return node
+        finally:  # cut off by the bound: the classes not started are not wanted
+            for task in apart.values():
+                task.cancel()
+
+    def _submitted(self, idx: np.ndarray, w: np.ndarray, codes: np.ndarray,
+                   classes: list[np.ndarray]) -> dict[int, Future]:  # fmt: skip
+        """Every class but the winning one handed to the processes, in `_try`'s order (a
+        subtree depends on its candidates alone): each code's `(node, nodes solved)`."""
+        return {int(codes[members[0]]): self.processes.submit(
+                    _subtree, (self.n, self.plan, idx[members], w[members], 1))
+                for members in classes if codes[members[0]] != self.win}  # fmt: skip
+
+
+def _scored(task: tuple[int, np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    """A process's part of the root's scores: candidates `idx` (weights `w`), these guesses."""
+    n, idx, w, guesses = task
+    universe = hands(n)
+    return score_pool(universe.take(idx), w, universe.take(guesses), estimated_guesses)
+
+
+def _subtree(task: tuple[int, Plan, np.ndarray, np.ndarray, int]) -> tuple[Node, int]:
+    """A process's subtree: the node `Search.solve` gives for candidates `idx` (weights
+    `w`) at `depth`, and the nodes it solved. The search reads the prior only at the
+    candidates and their subsets, so the rest of it may stay 1."""
+    n, plan, idx, w, depth = task
+    search = Search(n, None, plan)
+    search.prior[idx] = w
+    return search.solve(idx, depth), search.nodes_solved
 
 
 # --- the tree as flat rows ----------------------------------------------------------------
