@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import itertools
 import os
 import resource
 import signal
@@ -87,20 +88,21 @@ def harness_settings() -> Iterator[None]:
         _prctl(PR_SET_CHILD_SUBREAPER, subreaper.value)
 
 
-def _only(keep: int) -> None:
-    """Stdin, stdout and stderr on /dev/null, descriptor `keep` kept, every other closed
-    (it keeps its number: objects the fork copied may still name the others')."""
+def _only(keep: Collection[int]) -> None:
+    """Stdin, stdout and stderr on /dev/null, the descriptors `keep` kept, every other
+    closed (each keeps its number: objects the fork copied may still name the others')."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    os.closerange(3, keep)
-    os.closerange(keep + 1, 2**31 - 1)
+    for low, high in itertools.pairwise([2, *sorted(keep), 2**31 - 1]):
+        os.closerange(low + 1, high)
 
 
-def confine(channel: int, harness: int, user: int | None, memory_mb: int) -> None:
-    """What a worker does right after its fork, before any player code runs."""
+def confine(keep: Collection[int], harness: int, user: int | None, memory_mb: int) -> None:
+    """What a worker does right after its fork, before any player code runs (`keep`: its
+    descriptors to the harness)."""
     os.setsid()
-    _only(channel)
+    _only(keep)
     with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as score:
         score.write("1000")  # when memory runs out, the worker goes first
     with open("/proc/self/statm") as statm:

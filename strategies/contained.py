@@ -33,11 +33,13 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import faulthandler
 import functools
 import mmap
 import os
 import pickle
 import posix
+import re
 import select
 import signal
 import socket
@@ -270,27 +272,38 @@ def _worker(job, paths, limits: Limits, users: str, guard: confinement.Guard) ->
     """Fork a worker, confined before it runs anything of the player's."""
     global _WATCH
     here, there = socket.socketpair()
+    trace, traced = os.pipe()
     watch_ = _Watch(paths)
     harness = os.getpid()
     pid = os.fork()
     if pid == 0:
         try:
             _WATCH = watch_
-            confinement.confine(there.fileno(), harness, confinement.user_of(os.getpid(), users),
-                                limits.memory_mb)  # fmt: skip
+            confinement.confine((there.fileno(), traced), harness,
+                                confinement.user_of(os.getpid(), users), limits.memory_mb)  # fmt: skip
+            faulthandler.enable(traced)  # where a crash of the harness's code ends it: said
             _seal()
             _work(there, job, watch_, paths)
         except BaseException:  # the parent is gone, or the worker could not be confined
             os._exit(70)
         os._exit(0)
     there.close()
+    os.close(traced)
+    os.set_blocking(trace, False)
     watch_.memory.madvise(mmap.MADV_DONTFORK)  # no later worker sees this one's page
     guard.tell("+", pid, confinement.user_of(pid, users))
     here.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", SEND_SECONDS, 0))
-    return _Worker(pid, os.pidfd_open(pid), here, watch_.page)
+    return _Worker(pid, os.pidfd_open(pid), here, watch_.page, trace)
 
 
 # --- the parent ----------------------------------------------------------------------------
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"killed by {signal.Signals(number).name}"
+    except ValueError:
+        return f"killed by signal {number}"
 
 
 def _over(since: _Mark, now: _Mark, limit: float, factor: float) -> str | None:
@@ -346,6 +359,7 @@ class _Worker:
     pidfd: int
     channel: socket.socket
     page: _Page
+    trace: int  # what its fault handler wrote, should it crash
     busy: list[int] = field(default_factory=list)
     given: _Mark = _Mark(0.0, 0.0, 0.0)  # when the parent gave it the tasks it is busy with
     seen: tuple[int, int] = (0, IDLE)  # the page's calls and function, as last seen
@@ -455,14 +469,26 @@ class _Worker:
         _, status = os.waitpid(self.pid, 0)
         self.exited = True
         code = os.waitstatus_to_exitcode(status)
-        raise PlayerFault(self.owner(paths), f"ended its process (exit code {code}) in "
-                          f"{self.doing()}")  # fmt: skip
+        how = f"exit code {code}" if code >= 0 else _signal_name(-code) + self.crashed_at()
+        raise PlayerFault(self.owner(paths), f"ended its process ({how}) in {self.doing()}")
+
+    def crashed_at(self) -> str:
+        """Where its code was when it crashed (the innermost frame its fault handler wrote:
+        the harness's own, or the file's), or nothing."""
+        with contextlib.suppress(OSError):
+            written = os.read(self.trace, 1 << 16).decode(errors="replace")
+            frame = re.search(r'^  File "(.*)", line (\d+) in (\S+)$', written, re.MULTILINE)
+            if frame:
+                where = f"{frame[1]}:{frame[2]} in {frame[3]}"
+                return " at " + "".join(c if c.isprintable() else "?" for c in where)[:200]
+        return ""
 
     def end(self) -> None:
         if not self.exited:
             with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
         os.close(self.pidfd)
+        os.close(self.trace)
         self.channel.close()
 
 
