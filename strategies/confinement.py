@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import itertools
 import os
 import resource
@@ -251,11 +252,26 @@ def end_own(pid: int, users: str) -> None:
         _end_user(UID_BASE + pid)
 
 
+def fork() -> int:
+    """`os.fork`, the child's collector kept off what this process holds: the parent's
+    objects stay frozen there, never finalized (a DuckDB connection left in a garbage
+    cycle, finalized in a fork that has none of its threads, crashes the fork)."""
+    gc.freeze()
+    try:
+        pid = os.fork()
+    except BaseException:
+        gc.unfreeze()
+        raise
+    if pid != 0:
+        gc.unfreeze()
+    return pid
+
+
 def _end_user(user: int) -> None:
     """SIGKILL every process of `user` at once (a fork bomb has no time to refill): a child
     that becomes the user does it, as the kernel lets a user signal all its own processes,
     and no other's, with kill(-1)."""
-    child = os.fork()
+    child = fork()
     if child == 0:
         try:
             os.setresgid(user, user, user)

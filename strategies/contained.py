@@ -275,12 +275,12 @@ def _worker(job, paths, limits: Limits, users: str, guard: confinement.Guard) ->
     trace, traced = os.pipe()
     watch_ = _Watch(paths)
     harness = os.getpid()
-    pid = os.fork()
+    pid = confinement.fork()
     if pid == 0:
         try:
             _WATCH = watch_
-            confinement.confine((there.fileno(), traced), harness,
-                                confinement.user_of(os.getpid(), users), limits.memory_mb)  # fmt: skip
+            user = confinement.user_of(os.getpid(), users)
+            confinement.confine((there.fileno(), traced), harness, user, limits.memory_mb)
             faulthandler.enable(traced)  # where a crash of the harness's code ends it: said
             _seal()
             _work(there, job, watch_, paths)

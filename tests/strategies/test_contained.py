@@ -3,9 +3,11 @@ the reason, a non-zero exit code and no traceback, and keeps its own output clea
 
 from __future__ import annotations
 
+import gc
 import json
 import textwrap
 
+import duckdb
 import pytest
 
 from mine import games
@@ -103,6 +105,27 @@ def test_jobs_return_in_order_from_several_workers_and_unguarded_alike():
     tasks = list(range(40))
     assert contained.run("none", _square, tasks, workers=3, chunk=4) == [t * t for t in tasks]
     assert contained.run("none", _square, tasks, contain=False) == [t * t for t in tasks]
+
+
+def _collected(task: int) -> int:
+    gc.collect()
+    return task
+
+
+def test_a_connection_left_in_a_garbage_cycle_here_does_not_crash_a_worker(tmp_path):
+    """A DuckDB connection in a cycle not yet collected (a command run in this process can
+    leave one): finalized by a worker's collector, in a fork that has none of its threads,
+    it crashed the worker (SIGSEGV, "in the harness")."""
+    gc.disable()
+    try:
+        cycle: list = [duckdb.connect(str(tmp_path / "w.duckdb"))]
+        cycle[0].execute("CREATE TABLE t AS SELECT range AS x FROM range(100000)")
+        cycle.append(cycle)
+        del cycle
+        assert contained.run("none", _collected, [1, 2, 3], workers=2) == [1, 2, 3]
+    finally:
+        gc.enable()
+        gc.collect()
 
 
 def test_a_twentyone_file_whose_play_raises_reports_no_figures(tmp_path):

@@ -311,7 +311,9 @@ def test_what_a_player_leaves_ends_with_its_task(what, tmp_path):
 
 
 def _pages_seen(_task: int) -> int:
-    """How many of the watches' pages this worker finds in its memory that it can reach."""
+    """How many of the watches' pages this worker finds in its memory that it can reach
+    (the harness's objects are frozen in a worker: a player may thaw them)."""
+    gc.unfreeze()
     with open("/proc/self/maps") as maps:
         spans = [[int(x, 16) for x in line.split()[0].split("-")] for line in maps]
     pages = [o for o in gc.get_objects() if type(o).__name__ == "_Page"]
