@@ -196,7 +196,7 @@ def paired_margin(outcomes: Sequence[Outcome]) -> dict[str, Any]:
 def t95(df: Any) -> Any:
     """Student's t two-sided 95 % quantile on `df` degrees of freedom (a number or an
     array): what `scipy.stats.t.ppf(0.975, df)` computes, by the function it calls, without
-    scipy.stats's imports (about half a CPU second more for each process that validates)."""
+    importing scipy.stats (half a CPU second more, in each process that validates)."""
     from scipy.special import stdtrit  # scikit-learn's own dependency; only needed here
 
     return stdtrit(df, 0.975)

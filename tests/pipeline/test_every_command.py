@@ -31,8 +31,8 @@ FIRST_ONLY = {"bots", "baselines"}
 # A game's rules where the defaults make a minimal step slow, for every step that takes them:
 # TwentyOne's hands end at 3 cards (Charlie), so the exact optimum its validate solves for
 # a 3-deck shoe is a shallow search (6 CPU seconds at 5 cards; the steps print as they do);
-# its games are 100 rounds, not 1,000 (its fit read 3,000 rounds a table: 2.6 CPU seconds
-# of the loop's 5, where 300 fit every table and print as many lines).
+# its games are 100 rounds, not 1,000 (simulate, fit and tournament played or read 3,000
+# rounds, about 5 CPU seconds; 300 fill every table of the fit all the same).
 RULES = {"twentyone": ("charlie_cards=3", "rounds=100")}
 SIMULATED_GAMES = 3  # per match: enough for every game's fit, at its smallest
 SLOW_DEFAULTS = {"sizes": "2", "n": "2", "quick": True}  # card guessing: n = 4 takes minutes
