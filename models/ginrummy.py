@@ -554,9 +554,14 @@ def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
     (turn first: the player reads one bucket's row at a time), and `knock_prior`, the
     prior's rate as (knocks, declines) pseudo-counts worth at most PRIOR_WEIGHT rounds."""
 
+    # Every table's cells read in one pass: the knock table is read for each of its
+    # score pairs (a hundred), and reading its rows each time was most of `generate`.
+    by_table: dict[str, dict[tuple[int, int, int], float]] = {}
+    for name, a, b, c, v in fitted_frame.select("table", "a", "b", "c", "value").iter_rows():
+        by_table.setdefault(name, {})[(a, b, c)] = v
+
     def cells(name: str) -> dict[tuple[int, int, int], float]:
-        part = fitted_frame.filter(pl.col("table") == name)
-        return {(a, b, c): v for a, b, c, v in part.select("a", "b", "c", "value").iter_rows()}
+        return by_table.get(name, {})
 
     def grid(name: str, rows: int, cast=float, c: int = 0) -> tuple:
         found = cells(name)

@@ -189,7 +189,20 @@ def paired_margin(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     mean = round(float(per_deal.mean()), 6)
     if n < 2:
         return {"mean": mean, "ci95": None, "deals": n}
-    from scipy.stats import t  # scikit-learn's own dependency; only needed here
-
-    half = float(t.ppf(0.975, n - 1)) * float(per_deal.std(ddof=1)) / math.sqrt(n)
+    half = t_half(per_deal)
     return {"mean": mean, "ci95": [round(mean - half, 6), round(mean + half, 6)], "deals": n}
+
+
+def t95(df: Any) -> Any:
+    """Student's t two-sided 95 % quantile on `df` degrees of freedom (a number or an
+    array): what `scipy.stats.t.ppf(0.975, df)` computes, by the function it calls, without
+    importing scipy.stats (half a CPU second more, in each process that validates)."""
+    from scipy.special import stdtrit  # scikit-learn's own dependency; only needed here
+
+    return stdtrit(df, 0.975)
+
+
+def t_half(values: Sequence[float] | np.ndarray) -> float:
+    """The half width of the t 95 % interval of the mean of `values` (two or more)."""
+    n = len(values)
+    return float(t95(n - 1)) * float(np.std(values, ddof=1)) / math.sqrt(n)

@@ -121,12 +121,14 @@ def answer_ranks(cards: pl.DataFrame) -> pl.DataFrame:
 
 def first_guesses(con: duckdb.DuckDBPyConnection, where: str, left: pl.DataFrame) -> pl.DataFrame:
     """Each logged first guess: how many games opened with it, the candidates it leaves on
-    average over every answer (uniform), and what it left in the logged games."""
+    average over every answer (uniform), and what it left in the logged games. By n and
+    log, the commonest first; guesses as common by their text (without it, their order was
+    the hash table's, which changed from one run to the next)."""
     opened = shared.frame(con, f"""
         SELECT t.n, log_id, l.log, array_to_string(t.guess, ';') AS guess, count(*) AS games
         FROM cardguess_guesses t JOIN ({LOG_NAMES}) l USING (log_id)
         WHERE guess_no = 1 AND {where}
-        GROUP BY ALL ORDER BY n, log, log_id, games DESC""")  # fmt: skip
+        GROUP BY ALL ORDER BY n, log, log_id, games DESC, guess""")  # fmt: skip
     expected = []
     for n, guess in opened.select("n", "guess").iter_rows():
         universe = hands(n)
@@ -134,7 +136,10 @@ def first_guesses(con: duckdb.DuckDBPyConnection, where: str, left: pl.DataFrame
         expected.append(float(score_pool(universe, np.ones(len(universe)), pool, expected_left)[0]))
     observed = left.filter(pl.col("guess_no") == 1).select("n", "log_id", "mean_left")
     return opened.with_columns(pl.Series("expected_left_uniform", expected)).join(
-        observed.rename({"mean_left": "observed_left"}), on=["n", "log_id"], how="left"
+        observed.rename({"mean_left": "observed_left"}),
+        on=["n", "log_id"],
+        how="left",
+        maintain_order="left",
     )
 
 

@@ -23,7 +23,6 @@ fields only (`four_fields`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -45,7 +44,7 @@ from mine.strategies.engines.supernim import (
     other,
     random_board,
 )
-from mine.strategies.intervals import wilson
+from mine.strategies.intervals import t_half, wilson
 from mine.strategies.player_file import load_module
 from mine.strategies.runners import Runner
 from mine.strategies.solvers.supernim import ExactSolver, Unsolved, closed_form, value
@@ -190,10 +189,7 @@ def mean_interval(values: Sequence[float]) -> tuple[float, float] | tuple[()]:
     n = len(values)
     if n < 2:
         return ()
-    from scipy.stats import t  # as `strategies.intervals` does: only needed here
-
-    mean, spread = float(np.mean(values)), float(np.std(values, ddof=1))
-    half = float(t.ppf(0.975, n - 1)) * spread / math.sqrt(n)
+    mean, half = float(np.mean(values)), t_half(values)
     return mean - half, mean + half
 
 

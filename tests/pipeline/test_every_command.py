@@ -30,8 +30,10 @@ COUNTS = {"games", "hands", "shoe_hands", "check_games", "answers", "equal_depth
 FIRST_ONLY = {"bots", "baselines"}
 # A game's rules where the defaults make a minimal step slow, for every step that takes them:
 # TwentyOne's hands end at 3 cards (Charlie), so the exact optimum its validate solves for
-# a 3-deck shoe is a shallow search (6 CPU seconds at 5 cards; the steps print as they do).
-RULES = {"twentyone": "charlie_cards=3"}
+# a 3-deck shoe is a shallow search (6 CPU seconds at 5 cards; the steps print as they do);
+# its games are 100 rounds, not 1,000 (simulate, fit and tournament played or read 3,000
+# rounds, about 5 CPU seconds; 300 fill every table of the fit all the same).
+RULES = {"twentyone": ("charlie_cards=3", "rounds=100")}
 SIMULATED_GAMES = 3  # per match: enough for every game's fit, at its smallest
 SLOW_DEFAULTS = {"sizes": "2", "n": "2", "quick": True}  # card guessing: n = 4 takes minutes
 NEXT = {"simulate": "ingest", "ingest": "stats", "stats": "fit", "fit": "generate",
@@ -100,6 +102,8 @@ class Loop:
                 words.append(str(value))
             elif value is True:
                 words.append(flag)
+            elif isinstance(value, tuple):  # a repeatable option, given each value
+                words += [word for each in value for word in (flag, each)]
             else:
                 words += [flag, str(value)]
         return words

@@ -12,7 +12,7 @@ import pytest
 
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY
-from tests.mine_cli import MINE, digest, here, mine, one_line_error
+from tests.mine_cli import MINE, digest, here, one_line_error
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_an_output_in_the_warehouses_place_is_refused(db, target):
     assert not (db.parent / "w.duckdb.wal").exists()
 
 
-def test_every_duckdb_type_prints(db):
+def test_every_duckdb_type_prints(db, tmp_path):
     sql = (
         "SELECT now() AS tz, INTERVAL 3 DAY AS i, '\\x01'::BLOB AS b, uuid() AS u, "
         "1.5::DECIMAL(10,2) AS d, {'x': 1} AS s, MAP {'k': 2} AS m, [1, NULL] AS l, "
@@ -80,9 +80,11 @@ def test_every_duckdb_type_prints(db):
     assert result.returncode == 0, result.stderr
     assert "NULL" in result.stdout and "[not markup]" in result.stdout
     assert "170141183460469231731687303715884105727" in result.stdout
-    exported = mine("query", sql, "--format", "json", "--db", db)
+    exported = here("query", sql, "--out", tmp_path / "x.json", "--db", db)
     assert exported.returncode == 0, exported.stderr
-    assert json.loads(exported.stdout)[0]["h"] == 170141183460469231731687303715884105727
+    assert json.loads((tmp_path / "x.json").read_text())[0]["h"] == (
+        170141183460469231731687303715884105727
+    )
 
 
 def test_the_table_shows_the_first_rows_and_the_count(db):
@@ -111,14 +113,13 @@ def test_the_format_follows_the_outputs_extension(db, tmp_path):
 
 
 def test_sql_comes_from_stdin_and_from_a_file(db, tmp_path):
-    piped = mine("query", "--format", "csv", "--db", db, stdin="SELECT 41 + 1 AS x")
-    assert piped.stdout.split() == ["x", "42"]
+    out = tmp_path / "x.csv"
+    piped = here("query", "--out", out, "--db", db, stdin="SELECT 41 + 1 AS x")
+    assert piped.returncode == 0 and out.read_text().split() == ["x", "42"], piped.stderr
     script = tmp_path / "q.sql"
     script.write_text("SELECT 6 * 7 AS y;\n")
-    assert mine("query", "--file", script, "--format", "csv", "--db", db).stdout.split() == [
-        "y",
-        "42",
-    ]
+    from_file = here("query", "--file", script, "--out", out, "--db", db)
+    assert from_file.returncode == 0 and out.read_text().split() == ["y", "42"], from_file.stderr
     assert "no-such.sql" in one_line_error(here("query", "--file", tmp_path / "no-such.sql"))
 
 
@@ -202,11 +203,12 @@ def test_an_output_onto_the_file_of_its_own_sql_is_refused(db, tmp_path, via):
     assert sql.read_text() == "SELECT 1 AS one\n"
 
 
-def test_a_value_too_long_to_show_is_cut_and_its_length_said(db):
+def test_a_value_too_long_to_show_is_cut_and_its_length_said(db, tmp_path):
     shown = here("query", "SELECT repeat('ab', 700) AS v, 1 AS n", "--db", db)
     assert shown.returncode == 0, shown.stderr
     row = shown.stdout.splitlines()[2]
     assert row.startswith("ab" * 500 + "… (1,400 characters)")
     assert row.endswith("1")
-    whole = mine("query", "SELECT repeat('ab', 700) AS v", "--db", db, "--format", "csv")
-    assert whole.stdout.splitlines()[1] == "ab" * 700
+    whole = here("query", "SELECT repeat('ab', 700) AS v", "--db", db, "--out", tmp_path / "v.csv")
+    assert whole.returncode == 0, whole.stderr
+    assert (tmp_path / "v.csv").read_text().splitlines()[1] == "ab" * 700

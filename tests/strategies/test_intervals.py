@@ -1,12 +1,27 @@
 """A verdict from a 95 % interval: yes, no, or undecided at this sample, never a "no" that
-only a small sample says."""
+only a small sample says; the t interval of a mean."""
 
 from __future__ import annotations
 
+import statistics
+
+import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mine.strategies.intervals import NO, UNDECIDED, YES, all_of, at_least, at_most, said
+from mine.strategies.intervals import (
+    NO,
+    UNDECIDED,
+    YES,
+    all_of,
+    at_least,
+    at_most,
+    said,
+    t95,
+    t_half,
+)
+from mine.strategies.validation.supernim import mean_interval
 
 finite = st.floats(-10, 10, allow_nan=False)
 
@@ -37,3 +52,24 @@ def test_a_verdict_is_said_with_its_interval():
         "undecided at this sample whether within 0.005: the 95 % interval [-0.0100, +0.0200] "
         "spans the bound (more than 20,000 hands would decide)"
     )
+
+
+def test_the_t_quantile_is_scipy_stats_own_to_the_bit():
+    """`t95` calls what `scipy.stats.t.ppf` calls, without importing scipy.stats: the same
+    floats, exactly, for every degree of freedom a measure has (its deals or games less
+    one: from one to tens of thousands)."""
+    from scipy.stats import t
+
+    df = np.arange(1, 100_001)
+    assert np.array_equal(t95(df), t.ppf(0.975, df))
+    assert all(float(t95(n)) == float(t.ppf(0.975, n)) for n in range(1, 1001))  # as called
+
+
+def test_the_t_interval_is_the_textbook_one():
+    """On n - 1 degrees of freedom, the sample's standard deviation, over the root of n;
+    Super-Nim's mean interval is the same one."""
+    values = [3.0, -1.0, 5.0, 1.0]
+    mean, sd = sum(values) / 4, statistics.stdev(values)
+    assert t_half(values) == pytest.approx(3.182446305284263 * sd / 2, rel=1e-12)  # t(3) table
+    assert t_half(np.array(values)) == t_half(values)
+    assert mean_interval(values) == (mean - t_half(values), mean + t_half(values))
