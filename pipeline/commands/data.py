@@ -288,8 +288,10 @@ def _print_laid_out(view: bytes, rows: int) -> None:
             spans.append((at, at + len(rule)))
             at += len(rule) + len(querying.GAP)
         cells = [[line[a:b].strip() for a, b in spans] for line in [lines[0], *lines[2:]]]
-    if not cells or not text.isascii() and console.encoding != "utf-8" or any(
-        cell_len(cell) > console.width for row in cells for cell in row
+    if (
+        not cells
+        or (not text.isascii() and console.encoding != "utf-8")
+        or any(cell_len(cell) > console.width for row in cells for cell in row)
     ):
         sys.stdout.buffer.write(view)
         sys.stdout.buffer.flush()
