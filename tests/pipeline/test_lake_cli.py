@@ -283,7 +283,7 @@ def test_an_address_that_answers_but_is_no_cluster_is_one_line(tmp_path, scheme)
     assert "cannot join the Ray cluster" in line
 
 
-@pytest.mark.parametrize("seconds", ["nan", "inf", "0", "soon"])
+@pytest.mark.parametrize("seconds", ["nan", "0", "soon"])
 def test_a_join_bound_that_is_no_number_of_seconds_is_one_line(tmp_path, closed_port, seconds):
     line = joining(f"127.0.0.1:{closed_port}", tmp_path, MINE_CLUSTER_TIMEOUT=seconds)
     assert f"MINE_CLUSTER_TIMEOUT={seconds}" in line
