@@ -234,8 +234,9 @@ def closed_port() -> int:
 def joining(address: str, tmp_path: Path, **env: str) -> str:
     """The one error line of an ingest into a lake on the cluster at `address` (Ray's
     records of clusters started here in `tmp_path`, none unless `env` puts one there).
-    Each of Ray's tries is bounded by 1 s: mine's own bound applied, not Ray's default
-    (Ray's own retries, unbounded, would outlast the timeout below)."""
+    Each try to join is bounded by 1 s, through mine's own MINE_CLUSTER_TIMEOUT: were
+    mine's bounds not handed to Ray, Ray's own retries (minutes) would outlast the
+    timeout below."""
     environment = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     environment |= {"RAY_TMPDIR": str(tmp_path), "COLUMNS": "400",
                     "MINE_CLUSTER_TIMEOUT": "1", **env}  # fmt: skip
