@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import socket
 import sys
@@ -20,24 +21,49 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from mine.pipeline.console import errors, fail
+from mine.pipeline.options import MAX_SECONDS
 from mine.strategies.runners import KeptProcesses, Runner
 
 ENV = "MINE_CLUSTER"
 LOCAL = "local"
 AUTO = "auto"
-ANSWER_SECONDS = 5.0  # for a cluster's address to take a connection at all
-JOINING = {
-    # Ray tries an address that takes connections but does not answer as a cluster for a
-    # quarter of an hour (20 attempts of 45 s): one attempt, of about 15 s (read when Ray
-    # loads).
-    "RAY_gcs_server_port_wait_time_s": "1",
-    "RAY_gcs_rpc_server_connect_timeout_s": "3",
-    "RAY_py_gcs_connect_timeout_s": "10",
-    # A ray:// address whose port takes connections but holds no Ray client server: three
-    # tries of 5 s (Ray's own: 5, 10 and 15 s).
-    "RAY_CLIENT_INITIAL_CONNECTION_TIMEOUT_S": "5",
-    "RAY_CLIENT_MAX_CONNECTION_TIMEOUT_S": "5",
-}
+TIMEOUT_ENV = "MINE_CLUSTER_TIMEOUT"
+ANSWER_SECONDS = 5.0  # unless TIMEOUT_ENV says: for a cluster's address to answer, each try
+
+
+def _joining(seconds: float) -> dict[str, str]:
+    """Ray's settings for joining a cluster, each try bounded by about `seconds` (Ray reads
+    them when it loads, in whole seconds)."""
+
+    def whole(limit: float) -> str:
+        return str(max(1, math.ceil(limit)))
+
+    return {
+        # Ray tries an address that takes connections but does not answer as a cluster for
+        # a quarter of an hour (20 attempts of 45 s): one attempt, of about 3 × `seconds`.
+        "RAY_gcs_server_port_wait_time_s": "1",
+        "RAY_gcs_rpc_server_connect_timeout_s": whole(seconds / 2),
+        "RAY_py_gcs_connect_timeout_s": whole(2 * seconds),
+        # A ray:// address whose port takes connections but holds no Ray client server:
+        # three tries of `seconds` (Ray's own: 5, 10 and 15 s).
+        "RAY_CLIENT_INITIAL_CONNECTION_TIMEOUT_S": whole(seconds),
+        "RAY_CLIENT_MAX_CONNECTION_TIMEOUT_S": whole(seconds),
+    }
+
+
+def _seconds() -> float:
+    """TIMEOUT_ENV's seconds (ANSWER_SECONDS without it): more for a distant cluster, less
+    where a wrong address should fail fast."""
+    given = os.environ.get(TIMEOUT_ENV)
+    if given is None:
+        return ANSWER_SECONDS
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds <= MAX_SECONDS:  # nan and inf too: a try that never ends
+        raise fail(f"{TIMEOUT_ENV}={given}: seconds above 0, at most {MAX_SECONDS:,}")
+    return seconds
 
 
 class RayRunner:
@@ -49,15 +75,15 @@ class RayRunner:
     forks) then forks before Ray's threads exist — a fork beside gRPC's threads can kill
     the process."""
 
-    def __init__(self, ray: Any, address: str) -> None:
-        self.ray, self.address = ray, address
+    def __init__(self, ray: Any, address: str, seconds: float) -> None:
+        self.ray, self.address, self.seconds = ray, address, seconds
         self.joined = False  # by this runner, which then leaves the cluster after
         self.nodes: set[str] = set()
         self.tasks = 0
 
     def _on_cluster(self) -> Any:
         if self.address is not None:
-            self.joined = _join(self.ray, self.address)
+            self.joined = _join(self.ray, self.address, self.seconds)
             self.address = None
         return self.ray
 
@@ -103,8 +129,9 @@ def runner(address: str | None, here: Runner | None = None) -> Iterator[Runner]:
         with KeptProcesses(os.cpu_count() or 1) as kept:
             yield kept
         return
+    seconds = ANSWER_SECONDS if _local(address) else _seconds()
     if not _local(address):
-        for key, value in JOINING.items():
+        for key, value in _joining(seconds).items():
             os.environ.setdefault(key, value)
     try:
         import ray
@@ -112,7 +139,7 @@ def runner(address: str | None, here: Runner | None = None) -> Iterator[Runner]:
         raise fail("--cluster needs Ray: pip install 'mine[cluster]'") from None
     if _local(address):
         _cpus(address)  # refused now, not at the first task
-    running = RayRunner(ray, address)
+    running = RayRunner(ray, address, seconds)
     try:
         yield running
         if running.tasks:
@@ -126,7 +153,7 @@ def runner(address: str | None, here: Runner | None = None) -> Iterator[Runner]:
             ray.shutdown()
 
 
-def _join(ray: Any, address: str) -> bool:
+def _join(ray: Any, address: str, seconds: float) -> bool:
     """Join the cluster at `address` (or start one); False when this process had already
     joined one (it stays joined)."""
     if ray.is_initialized():  # a driver that already joined one (the tests, a notebook)
@@ -149,7 +176,7 @@ def _join(ray: Any, address: str) -> bool:
         return True
     try:
         with _without_stderr():  # Ray logs each failed try there before its settings apply
-            ray.init(address=_answering(ray, address), **quiet)
+            ray.init(address=_answering(ray, address, seconds), **quiet)
     except (ConnectionError, ValueError, RuntimeError) as error:
         raise fail(
             f"--cluster {address}: cannot join the Ray cluster ({_first_line(error)})"
@@ -173,8 +200,8 @@ def _without_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def _answering(ray: Any, address: str) -> str:
-    """The address to join for `address`, checked to take a connection within seconds
+def _answering(ray: Any, address: str, seconds: float) -> str:
+    """The address to join for `address`, checked to take a connection within `seconds`
     (ConnectionError if not): Ray itself would try one nobody answers at for minutes.
     `auto` is RAY_ADDRESS, else the cluster `ray start` last started on this machine."""
     if address == AUTO:
@@ -185,7 +212,7 @@ def _answering(ray: Any, address: str) -> str:
     host, _, port = address.removeprefix("ray://").rpartition(":")
     if port.isdigit():
         try:
-            socket.create_connection((host, int(port)), timeout=ANSWER_SECONDS).close()
+            socket.create_connection((host, int(port)), timeout=seconds).close()
         except OSError as error:
             reason = error.strerror or "no answer"
             raise ConnectionError(f"nothing answers at {host}:{port}: {reason}") from None

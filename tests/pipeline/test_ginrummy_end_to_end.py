@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -37,14 +38,16 @@ def chain(tmp_path_factory):
         app, ["generate", "ginrummy", "--table", str(table), "--out", str(player), "--games", "0"]
     )
     assert result.exit_code == 0, result.output
-    validated = invoke_json("validate", "ginrummy", player, "--games", 4, "--seed", 5,
-                      "--baselines", "simple,random,ginhunter", "--workers", 1)  # fmt: skip
+    card = root / "card.json"
+    card.write_text(invoke("validate", "ginrummy", player, "--games", 4, "--seed", 5,
+                           "--baselines", "simple,random,ginhunter", "--workers", 1,
+                           "--json").stdout)  # fmt: skip
     report = root / "r.html"
-    # the page's strength section measures the player on as few games as validate did
-    invoke("report", "ginrummy", "--table", table, "--db", db, "--out", report,
-           "--games", 4)  # fmt: skip
+    # the page's strength section draws what validate measured, as the loop hands it on
+    invoke("report", "ginrummy", "--table", table, "--db", db, "--out", report, "--card", card)
     return {"db": db, "table": table, "player": player, "ingested": ingested, "stats": stats,
-            "fitted": fitted, "validated": validated, "report": report.read_text()}  # fmt: skip
+            "fitted": fitted, "validated": json.loads(card.read_text()), "card": card,
+            "report": report.read_text()}  # fmt: skip
 
 
 def test_the_real_and_simulated_logs_land_and_are_counted(chain):
@@ -77,6 +80,13 @@ def test_validation_covers_every_baseline_without_an_invalid_play(chain):
     for figures in against.values():
         assert figures["games"] == 4 and figures["invalid"] == 0
         assert 0 <= figures["win_ci"][0] <= figures["win_rate"] <= figures["win_ci"][1] <= 1
+
+
+def test_the_report_draws_the_card_validate_wrote(chain):
+    strength = chain["report"][chain["report"].index('<section id="strength">') :]
+    strength = strength[: strength.index("</section>")]
+    assert "(seed 5)" in strength  # validate's seed: no player measured again for the page
+    assert "4 games against each of simple, random and ginhunter" in strength
 
 
 def _figure(page: str, ident: str) -> str:
@@ -167,6 +177,6 @@ def test_logs_and_source_choose_what_stats_fit_and_report_read(chain, tmp_path, 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("MINE_DB", raising=False)
     invoke("report", "ginrummy", "--table", chain["table"], "--out", tmp_path / "alone.html",
-           "--games", 4)  # fmt: skip
+           "--card", chain["card"])  # fmt: skip
     page = (tmp_path / "alone.html").read_text()
     assert 'id="knock-0-0"' in page and "Draw decisions" not in page

@@ -53,7 +53,7 @@ RECIPES = {
     ),
 }  # fmt: skip
 # The report's own options: the games its player is measured in, few to keep the test short.
-REPORT_OPTIONS = {"ginrummy": ("--games", "6"), "supernim": ("--games", "4"),
+REPORT_OPTIONS = {"ginrummy": ("--games", "2"), "supernim": ("--games", "4"),
                   "twentyone": ("--hands", "20000")}  # fmt: skip
 EXAMPLES_WAREHOUSE = {"twentyone", "ginrummy"}  # their recipes start from a copy of it
 REPORTS = [game.name for game in games.with_part("report")]
