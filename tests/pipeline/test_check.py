@@ -16,8 +16,7 @@ import pytest
 from mine.pipeline.player_games import played_by
 from tests.conftest import with_stand_ins
 from tests.mine_cli import MINE, here, one_line_error
-from tests.pipeline.test_hostile import SMALLEST_PROJ1
-from tests.strategies.haskell_files import needs_ghc
+from tests.strategies.haskell_files import SMALLEST_PROJ1, needs_ghc
 
 # What a check says and its exit code are mine's entry point's, run here in this process
 # (`here`): the files are loaded in the harness's own contained processes all the same. A

@@ -21,8 +21,7 @@ import pytest
 from mine.strategies.haskell import build as course_build
 from mine.strategies.haskell import programs
 from mine.strategies.haskell.build import COURSES, WARNING, build, stand_ins, stand_ins_key
-from tests.pipeline.test_hostile import SMALLEST_PROJ1
-from tests.strategies.haskell_files import needs_ghc
+from tests.strategies.haskell_files import SMALLEST_PROJ1, needs_ghc
 
 pytestmark = needs_ghc
 
