@@ -15,6 +15,7 @@ import duckdb
 import pytest
 
 from mine.parsers import ginrummy, twentyone
+from mine.strategies.haskell.programs import CACHE
 from mine.strategies.solvers import twentyone as twentyone_solver
 from mine.warehouse.connection import connect
 from mine.warehouse.ingest import ingest
@@ -124,6 +125,35 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         CPU_SECONDS.write_text(json.dumps(cpu, indent=1) + "\n")
 
 
+def _shared(request, tmp_path_factory) -> Path:
+    """The session's folder, one for every test process (the two of `make test`)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if hasattr(request.config, "workerinput") else base
+
+
+@pytest.fixture(scope="session", autouse=True)
+def haskell_stand_ins(request, tmp_path_factory) -> Path:
+    """mine's cache for the session (`MINE_CACHE`), never the user's `~/.cache/mine`,
+    shared by the test processes; its folder of compiled course stand-ins is returned,
+    for a test's own cache to share (`with_stand_ins`): the stand-ins, the same for every
+    file of a course, are compiled once in the session (each compile copies them), and
+    the product's own rename keeps two processes that compile them at once apart."""
+    cache = _shared(request, tmp_path_factory) / "mine-cache"
+    stand_ins = cache / "haskell" / "stand-ins"
+    stand_ins.mkdir(parents=True, exist_ok=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE, str(cache))
+        yield stand_ins
+
+
+def with_stand_ins(cache: Path, stand_ins: Path) -> Path:
+    """`cache` (for `MINE_CACHE`), a folder of its own for the programs it compiles, with
+    the session's compiled stand-ins in it."""
+    (cache / "haskell").mkdir(parents=True, exist_ok=True)
+    (cache / "haskell" / "stand-ins").symlink_to(stand_ins, target_is_directory=True)
+    return cache
+
+
 @pytest.fixture(scope="session", autouse=True)
 def finite_deck_optima(request, tmp_path_factory):
     """TwentyOne's optimum for a finite shoe (`solve(rules, decks=3)`, what `mine validate
@@ -132,9 +162,7 @@ def finite_deck_optima(request, tmp_path_factory):
     than once in each process or file that asks. The first asker runs the real solver;
     the rest read its answer (waiting, idle, while it solves). Infinite-deck optima are
     quick and go to the solver's own cache untouched (a test counts its hits)."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if hasattr(request.config, "workerinput") else base  # the session's
-    folder = shared / "twentyone-optima"
+    folder = _shared(request, tmp_path_factory) / "twentyone-optima"
     folder.mkdir(exist_ok=True)
     solved = twentyone_solver._optimum
 

@@ -1,10 +1,21 @@
 """Compile a Haskell player file as its course does: the file beside the course bundle's
 stand-ins and mine's driver for the game, under the course's flags; what the compiler
-said is kept (a file the courses take compiles without a warning)."""
+said is kept (a file the courses take compiles without a warning).
+
+The stand-ins are the same for every file of a course: `stand_ins` compiles them once
+into a cache folder, and `build` copies them (sources, interfaces, objects) beside the
+file, so GHC compiles only the file and the driver. GHC 9.0 keeps a module's object when
+it is newer than its source (each copy keeps its time) and its interface's hash of the
+flags matches, a hash that holds the output folder as GHC was given it: both compiles
+name it `build`, relative to the folder GHC runs in.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
+import json
 import os
 import re
 import resource
@@ -80,24 +91,33 @@ def ghc() -> str | None:
     return shutil.which("ghc")
 
 
-def build(game: str, source: str, folder: Path) -> Built:
-    """Write `source` into `folder` as the course's file and compile it with the game's
-    driver into `folder/player`."""
+def _installed() -> str:
     compiler = ghc()
     if compiler is None:
         raise CompileError("ghc is not installed (Debian: apt-get install ghc)")
+    return compiler
+
+
+def build(game: str, source: str, folder: Path, stand_ins: Path | None = None) -> Built:
+    """Write `source` into `folder` as the course's file and compile it with the game's
+    driver into `folder/player`: with the stand-ins compiled in `stand_ins` (`stand_ins()`)
+    when it holds them whole, else with the stand-ins compiled beside the file."""
+    compiler = _installed()
     course = COURSES[game]
     folder.mkdir(parents=True, exist_ok=True)
     (folder / course.file).write_text(source, encoding="utf-8")
-    search = ":".join([str(folder), *(str(BUNDLES / f) for f in course.folders)])
+    if stand_ins is not None and _copied(stand_ins, stand_ins_key(game), folder):
+        folders = [f"{SOURCES}/{f}" for f in course.folders]
+    else:
+        folders = [str(BUNDLES / f) for f in course.folders]
     program = folder / "player"
     command = [
         compiler,
         "--make",
         *course.flags,
-        f"-i{search}",
+        "-i" + ":".join([str(folder), *folders]),
         "-outputdir",
-        str(folder / "build"),
+        OBJECTS,  # as the stand-ins were compiled
         "-o",
         str(program),
         str(BUNDLES / course.folders[0] / "Main.hs"),
@@ -192,9 +212,138 @@ def key(game: str, source: bytes) -> str:
     for folder in course.folders:
         for stand_in in sorted((BUNDLES / folder).rglob("*.hs")):
             digest.update(f"\0{stand_in.relative_to(BUNDLES)}\0".encode() + stand_in.read_bytes())
-    compiler = ghc()
-    if compiler is not None:
-        real = os.path.realpath(compiler)
-        stat = os.stat(real)
-        digest.update(f"\0{real}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    digest.update(_compiler())
     return digest.hexdigest()
+
+
+def _compiler() -> bytes:
+    """The compiler as a key knows it: its path, and its file's size and time."""
+    compiler = ghc()
+    if compiler is None:
+        return b""
+    real = os.path.realpath(compiler)
+    stat = os.stat(real)
+    return f"\0{real}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()
+
+
+SOURCES, OBJECTS, MANIFEST = "src", "build", "manifest.json"  # a compile's folders, relative
+
+
+def _stand_in_files(course: Course) -> list[tuple[str, Path]]:
+    """The course's stand-ins (every module of its folders but the driver), each with its
+    name in a compile's folder."""
+    driver = BUNDLES / course.folders[0] / "Main.hs"
+    return [(f"{SOURCES}/{path.relative_to(BUNDLES)}", path)
+            for folder in course.folders for path in sorted((BUNDLES / folder).rglob("*.hs"))
+            if path != driver]  # fmt: skip
+
+
+def stand_ins_key(game: str) -> str:
+    """What makes the course's compiled stand-ins: the compiler, the flags, the folders
+    and every stand-in's name and bytes — hashed."""
+    course = COURSES[game]
+    digest = hashlib.sha256(f"stand-ins\0{course.flags}\0{course.folders}".encode())
+    for name, path in _stand_in_files(course):
+        digest.update(f"\0{name}\0".encode() + path.read_bytes())
+    digest.update(_compiler())
+    return digest.hexdigest()
+
+
+def stand_ins(game: str, under: Path) -> Path:
+    """The course's stand-ins compiled in `under/<stand_ins_key>`: their sources in `src`,
+    GHC's interfaces and objects in `build`, and a manifest of every file's hash, for
+    `build` to copy. Compiled when `under` does not hold them whole, in a folder of this
+    process's own renamed into place, so a process beside this one finds them whole or
+    not at all; when two compile them at once, the first rename stands and both use it.
+    CompileError if GHC cannot compile them; OSError if `under` cannot be written."""
+    made = stand_ins_key(game)
+    kept = under / made
+    if _whole(kept, made):
+        return kept
+    under.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=f".{made[:12]}-", dir=under))
+    try:
+        _compile_stand_ins(COURSES[game], made, folder)
+        for _ in range(3):
+            try:
+                os.rename(folder, kept)
+                return kept
+            except OSError as error:  # a folder in the way: another process's, or not whole
+                if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                    raise
+            if _whole(kept, made):
+                return kept
+            aside = Path(tempfile.mkdtemp(prefix=f".{made[:12]}-", dir=under))
+            with contextlib.suppress(FileNotFoundError):  # another process set it aside
+                os.rename(kept, aside / "not-whole")
+            shutil.rmtree(aside, ignore_errors=True)
+        raise OSError(f"{kept} was replaced while this process compiled it, three times")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _compile_stand_ins(course: Course, made: str, folder: Path) -> None:
+    """The stand-ins' sources copied into `folder/src` and compiled into `folder/build`
+    (GHC running in `folder`), then the manifest, last, and the folder readable by all."""
+    names = []
+    for name, path in _stand_in_files(course):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, folder / name)  # older than the objects GHC writes next
+        names.append(name)
+    search = ":".join(f"{SOURCES}/{f}" for f in course.folders)
+    command = [_installed(), "--make", "-no-link", *course.flags, f"-i{search}",
+               "-outputdir", OBJECTS, *names]  # fmt: skip
+    output = _run(command, folder)
+    if output.over or output.code != 0:
+        raise CompileError(f"the stand-ins do not compile:\n{output.said}",
+                           output.over or first_error(output.said))  # fmt: skip
+    files = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        files[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    for path in [folder, *folder.rglob("*")]:
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)  # the workers' users read it
+    manifest = folder / MANIFEST
+    said = {"key": made, "files": files, "ghc": output.said}  # what GHC said, to read
+    manifest.write_text(json.dumps(said), encoding="utf-8")
+    os.chmod(manifest, 0o644)
+
+
+def _whole(kept: Path, made: str) -> bool:
+    """Whether `kept` holds the stand-ins of `made` whole: a manifest for `made` that names
+    every file it holds, each with its bytes' hash."""
+    try:
+        said = json.loads((kept / MANIFEST).read_bytes())
+        files = said["files"] if said["key"] == made else None
+        held = {str(p.relative_to(kept)) for p in kept.rglob("*") if p.is_file()} - {MANIFEST}
+        return (isinstance(files, dict) and set(files) == held and all(
+            hashlib.sha256((kept / name).read_bytes()).hexdigest() == digest
+            for name, digest in files.items()))  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _copied(stand_ins: Path, made: str, folder: Path) -> bool:
+    """The compiled stand-ins of `stand_ins` copied into `folder` (`src` and `build`),
+    each file's time kept (GHC keeps an object newer than its source); each checked
+    against the manifest as it is copied. False, and none of them kept, if they are not
+    whole."""
+    try:
+        said = json.loads((stand_ins / MANIFEST).read_bytes())
+        if said["key"] != made:
+            return False
+        for name, digest in said["files"].items():
+            if Path(name).is_absolute() or ".." in Path(name).parts:
+                raise ValueError(f"{name} is not in the folder")
+            data = (stand_ins / name).read_bytes()
+            if hashlib.sha256(data).hexdigest() != digest:
+                raise ValueError(f"{name} is not as the manifest says")
+            target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            made_at = os.stat(stand_ins / name)
+            os.utime(target, ns=(made_at.st_atime_ns, made_at.st_mtime_ns))
+        return True
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        for part in (SOURCES, OBJECTS):
+            shutil.rmtree(folder / part, ignore_errors=True)
+        return False

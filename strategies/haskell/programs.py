@@ -5,12 +5,14 @@ preprocessor), so a build is a contained job like any call of a player file: the
 compiles in a folder of its own and sends the program back as data (base64 text); the
 harness keeps it in the cache under the hash of what made it (`build.key`: the game, the
 file's bytes, the course's stand-ins and flags, the compiler), so every worker of a
-validation or a tournament, and every later run, starts the same program. Only the
-harness writes the cache: a worker (another user when the harness is root) only reads
-it, so no file can leave a program under another file's hash. A cache that cannot be
-written (its path a file, a folder not writable, a read-only home) is replaced, for the
-process, by a temporary folder of its own, removed when it exits: the programs are
-compiled again by the next run.
+validation or a tournament, and every later run, starts the same program. The course's
+stand-ins, the same for every file, are compiled once by the harness (they are mine's
+own files, not the user's) into the cache's `stand-ins/<hash>` (`build.stand_ins`) and
+copied by each compile beside its file. Only the harness writes the cache: a worker
+(another user when the harness is root) only reads it, so no file can leave a program
+under another file's hash. A cache that cannot be written (its path a file, a folder not
+writable, a read-only home) is replaced, for the process, by a temporary folder of its
+own, removed when it exits: the programs are compiled again by the next run.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
 
 from mine.strategies import contained
 from mine.strategies.haskell.build import (
@@ -33,6 +36,7 @@ from mine.strategies.haskell.build import (
     build,
     ghc,
     key,
+    stand_ins,
 )
 
 CACHE = "MINE_CACHE"  # the cache's folder, if not ~/.cache/mine (or $XDG_CACHE_HOME/mine)
@@ -41,6 +45,7 @@ MAX_PROGRAM_BYTES = 10 * 2**20  # a player's program is a few MB; its base64 fit
 BUILD = contained.Limits(import_seconds=2 * COMPILE_SECONDS, job_seconds=2 * COMPILE_SECONDS,
                          wall_factor=COMPILE_WALL_SECONDS / COMPILE_SECONDS)  # fmt: skip
 
+T = TypeVar("T")
 _INSTEAD: list[Path] = []  # this process's own cache, once the user's could not be written
 
 
@@ -81,7 +86,8 @@ def prepare_source(path: str | Path, source: bytes, game: str, *, contain: bool 
         text = _text(source)
     except CompileError as error:
         raise contained.PlayerFault(path, str(error)) from None
-    built = contained.run(path, _compile, [(game, text)], limits=BUILD, contain=contain)[0]
+    task = (game, text, _stand_ins(game))
+    built = contained.run(path, _compile, [task], limits=BUILD, contain=contain)[0]
     if built["error"] is not None:
         raise contained.PlayerFault(path, built["error"])
     _keep(key(game, source), base64.b64decode(built["program"]))
@@ -103,17 +109,26 @@ def _text(source: bytes) -> str:
         raise CompileError(f"not UTF-8 text (byte {error.start}), as GHC reads it") from None
 
 
-def _compile(task: tuple[str, str]) -> dict[str, str | None]:
+def _stand_ins(game: str) -> Path | None:
+    """The game's stand-ins compiled in the cache, if GHC compiles them (else the worker
+    compiles them beside the file, and GHC's error is the file's line)."""
+    try:
+        return _in_cache(lambda folder: stand_ins(game, folder / "stand-ins"))
+    except (CompileError, OSError):
+        return None
+
+
+def _compile(task: tuple[str, str, Path | None]) -> dict[str, str | None]:
     """Compile in a folder of this process's own, then remove it: the program as base64
     text, or GHC's first error."""
-    game, source = task
+    game, source, compiled = task
     if ghc() is None:
         return {"program": None, "error": "needs GHC, which is not installed (apt-get install ghc)"}
     folder = Path(tempfile.mkdtemp(prefix="mine-ghc-"))
     watch = contained.watch()
     try:
         with watch.importing() if watch else contextlib.nullcontext():  # GHC runs the file
-            built = build(game, source, folder)
+            built = build(game, source, folder, compiled)
         size = built.program.stat().st_size
         if size > MAX_PROGRAM_BYTES:
             return {"program": None, "error": f"its program is {size:,} bytes (over 10 MB)"}
@@ -127,17 +142,21 @@ def _compile(task: tuple[str, str]) -> dict[str, str | None]:
 
 def _keep(made: str, program: bytes) -> None:
     """The program in the cache under its hash, whole or not at all, runnable by anyone
-    (workers run as users of their own); in this process's own cache if the user's cannot
-    be written."""
+    (workers run as users of their own)."""
+    _in_cache(lambda folder: _write(folder, made, program))
+
+
+def _in_cache(write: Callable[[Path], T]) -> T:
+    """`write` into the cache; into this process's own if the user's cannot be written."""
     try:
-        _write(cache(), made, program)
+        return write(cache())
     except OSError:
         if _INSTEAD:
             raise
         _INSTEAD.append(Path(tempfile.mkdtemp(prefix="mine-cache-")))
         atexit.register(shutil.rmtree, _INSTEAD[0], ignore_errors=True)
         os.chmod(_INSTEAD[0], 0o755)  # the workers' users read it
-        _write(_INSTEAD[0], made, program)
+        return write(_INSTEAD[0])
 
 
 def _write(folder: Path, made: str, program: bytes) -> None:

@@ -14,9 +14,9 @@ import termios
 import pytest
 
 from mine.pipeline.player_games import played_by
+from tests.conftest import with_stand_ins
 from tests.mine_cli import MINE, here, one_line_error
-from tests.pipeline.test_hostile import SMALLEST_PROJ1
-from tests.strategies.haskell_files import needs_ghc
+from tests.strategies.haskell_files import SMALLEST_PROJ1, needs_ghc
 
 # What a check says and its exit code are mine's entry point's, run here in this process
 # (`here`): the files are loaded in the harness's own contained processes all the same. A
@@ -36,9 +36,10 @@ def random_move(board, moves_left=None):
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """A compiled programs' cache of the test's own (each check compiles its file)."""
-    monkeypatch.setenv("MINE_CACHE", str(tmp_path / "cache"))
+def cache(tmp_path, monkeypatch, haskell_stand_ins):
+    """A compiled programs' cache of the test's own (each check compiles its file; the
+    stand-ins are the session's)."""
+    monkeypatch.setenv("MINE_CACHE", str(with_stand_ins(tmp_path / "cache", haskell_stand_ins)))
 
 
 @pytest.mark.parametrize(

@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 
 from mine.strategies.haskell.programs import CACHE
+from tests.conftest import with_stand_ins
 from tests.strategies.hostile_files import end_left_behind, left_behind
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    """The compiled programs' cache of a test module, for the commands it runs."""
-    folder = tmp_path_factory.mktemp("cache")
+def cache(tmp_path_factory, haskell_stand_ins):
+    """The compiled programs' cache of a test module, for the commands it runs (the
+    stand-ins compiled once in the session)."""
+    folder = with_stand_ins(tmp_path_factory.mktemp("cache"), haskell_stand_ins)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(CACHE, str(folder))
         yield folder / "haskell"

@@ -20,12 +20,13 @@ from mine.strategies.codegen.haskell import check, template
 from mine.strategies.codegen.haskell.cardguess import haskell_source
 from mine.strategies.engines.cardguess import card_text, feedback, hands
 from mine.strategies.haskell import protocol
-from mine.strategies.haskell.build import build
+from mine.strategies.haskell.build import build, stand_ins
 from mine.strategies.haskell.programs import CACHE
 from mine.strategies.player_file import load_source
 from mine.strategies.players.cardguess import FALLBACK_HANDS
 from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
 from mine.strategies.validation import haskell as compare
+from tests.conftest import with_stand_ins
 from tests.mine_cli import mine, one_line_error
 from tests.strategies.haskell_files import needs_ghc
 from tests.strategies.test_cardguess_codegen import METADATA
@@ -54,8 +55,9 @@ def python(trees):
 
 
 @pytest.fixture(scope="module")
-def built(source, tmp_path_factory):
-    return build("cardguess", source, tmp_path_factory.mktemp("haskell-cardguess"))
+def built(source, tmp_path_factory, haskell_stand_ins):
+    folder = tmp_path_factory.mktemp("haskell-cardguess")
+    return build("cardguess", source, folder, stand_ins("cardguess", haskell_stand_ins))
 
 
 def test_the_file_states_its_provenance_and_is_the_template_with_its_trees(trees, source):
@@ -140,11 +142,12 @@ nextGuess previous _ = previous
 
 @needs_ghc
 def test_a_proj1_that_never_finds_the_answer_loses_each_game_at_the_guess_limit(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, haskell_stand_ins
 ):
     path = tmp_path / "Proj1.hs"
     path.write_text(NEVER)
-    monkeypatch.setenv(CACHE, str(tmp_path / "cache"))  # the program compiled once, here
+    cache = with_stand_ins(tmp_path / "cache", haskell_stand_ins)
+    monkeypatch.setenv(CACHE, str(cache))  # the program compiled once, here
     validated = mine("validate", "cardguess", path, "--n", 2, "--answers", 3, "--baselines",
                      "greedy")  # fmt: skip
     line = one_line_error(validated, code=1)

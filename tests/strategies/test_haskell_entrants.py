@@ -70,7 +70,7 @@ def _json(*args) -> dict:
 
 def _programs(cache) -> dict:
     """The cache's programs and when each was written."""
-    return {p: p.stat().st_mtime_ns for p in cache.iterdir()} if cache.exists() else {}
+    return {p: p.stat().st_mtime_ns for p in cache.glob("*") if p.is_file()}
 
 
 def _figures(value):

@@ -20,7 +20,7 @@ from mine.strategies.codegen.haskell.ginrummy import haskell_source
 from mine.strategies.engines.ginrummy import GinRummyRules
 from mine.strategies.engines.melds import check_melds, meld_kind
 from mine.strategies.haskell import protocol
-from mine.strategies.haskell.build import build
+from mine.strategies.haskell.build import build, stand_ins
 from mine.strategies.player_file import load_source
 from mine.strategies.validation import haskell as compare
 from tests.conftest import REAL_GINRUMMY, read_only_warehouse
@@ -48,8 +48,9 @@ def python(fitted):
 
 
 @pytest.fixture(scope="module")
-def built(source, tmp_path_factory):
-    return build("ginrummy", source, tmp_path_factory.mktemp("haskell-ginrummy"))
+def built(source, tmp_path_factory, haskell_stand_ins):
+    folder = tmp_path_factory.mktemp("haskell-ginrummy")
+    return build("ginrummy", source, folder, stand_ins("ginrummy", haskell_stand_ins))
 
 
 def test_the_file_states_its_provenance_and_is_the_template_with_its_tables(fitted, source):

@@ -17,7 +17,7 @@ from mine.strategies.codegen.twentyone import module_source
 from mine.strategies.engines.twentyone import PlayerInfo, PlayerPoints, TwentyOneRules
 from mine.strategies.engines.twentyone_chart import Strategy
 from mine.strategies.haskell import protocol
-from mine.strategies.haskell.build import build
+from mine.strategies.haskell.build import build, stand_ins
 from mine.strategies.player_file import load_source
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation import haskell as compare
@@ -46,8 +46,9 @@ def python(table):
 
 
 @pytest.fixture(scope="module")
-def built(source, tmp_path_factory):
-    return build("twentyone", source, tmp_path_factory.mktemp("haskell-twentyone"))
+def built(source, tmp_path_factory, haskell_stand_ins):
+    folder = tmp_path_factory.mktemp("haskell-twentyone")
+    return build("twentyone", source, folder, stand_ins("twentyone", haskell_stand_ins))
 
 
 def test_the_file_states_its_provenance_and_is_the_template_with_its_tables(table, source):
