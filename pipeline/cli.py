@@ -307,7 +307,9 @@ def export(
 
 @app.command()
 def check(
-    player: Annotated[Path, typer.Argument(metavar="FILE", help="A player file (.py or .hs).")],
+    player: Annotated[
+        Path, typer.Argument(metavar="FILE", help="A player file (.py or .hs).", readable=False)
+    ],
     game: Annotated[
         str | None,
         typer.Option(

@@ -92,7 +92,11 @@ Opponent = Annotated[
         show_default=False,
     ),
 ]
-PlayerFile = Annotated[Path, typer.Argument(help="A player module written by `mine generate`.")]
+# A player file's readability is the command's to say (`player_file.readable`: who cannot
+# read it, the contained player's user too), not the option parser's.
+PlayerFile = Annotated[
+    Path, typer.Argument(help="A player module written by `mine generate`.", readable=False)
+]
 MAX_GAMES = 1_000_000
 MAX_HANDS = 1_000_000_000
 MAX_WORKERS = 64
@@ -220,7 +224,9 @@ def grouping(by: str | None, table: Path | None) -> str | None:
 PlayerFiles = Annotated[
     list[Path] | None,
     typer.Argument(
-        help="Player files (modules written by `mine generate`, or your own).", show_default=False
+        help="Player files (modules written by `mine generate`, or your own).",
+        show_default=False,
+        readable=False,
     ),
 ]
 
@@ -240,6 +246,7 @@ Against = Annotated[
         "--against",
         help="Another player file, measured head to head against this one (as a baseline is).",
         show_default=False,
+        readable=False,
     ),
 ]
 Card = Annotated[

@@ -138,6 +138,32 @@ def _become(user: int) -> None:
     LIBC.capset(ctypes.byref(_CapabilityHeader(CAPABILITY_V3, 0)), data)  # best effort
 
 
+def open_error(path: str | os.PathLike, users: str) -> int:
+    """The errno a worker of `users` gets opening `path` to read, 0 if none. Another
+    user's rights are not in the file's modes alone (ACLs, the capability `_become` keeps
+    only where the system grants it), so a child that becomes that user tries."""
+    if users == "same":  # the worker is the harness's user
+        return _open_error(path)
+    child = fork()
+    if child == 0:
+        code = 0  # also when it cannot become the user: the worker then says so itself
+        try:
+            _become(user_of(os.getpid(), users))
+            code = _open_error(path)
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(child, 0)
+    return max(0, os.waitstatus_to_exitcode(status))
+
+
+def _open_error(path: str | os.PathLike) -> int:
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))  # a FIFO swapped in: no wait
+    except OSError as error:
+        return error.errno or 0
+    return 0
+
+
 def _limit_processes(own: bool) -> None:
     """At most MAX_PROCESSES tasks of its own user, or SHARED_PROCESSES more than a user
     it shares runs now (the kernel does not hold root to it: a worker is never root)."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
+import pwd
 import sys
 import tempfile
 import time
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from mine.strategies import contained
+from mine.strategies import confinement, contained
 from mine.strategies.haskell import entrants, programs
 from mine.strategies.haskell.build import COURSES, CompileError
 
@@ -34,12 +36,47 @@ def there(path: str | Path) -> Path:
     holds more than MAX_BYTES): what a command checks before any work, so that a mistyped
     name costs no solve or game, and a file of gigabytes is not read."""
     path = Path(path)
-    if not path.is_file():
-        raise PlayerFileError(f"{path}: {'not a file' if path.exists() else 'no such file'}")
+    try:
+        if not path.is_file():
+            raise PlayerFileError(f"{path}: {'not a file' if path.exists() else 'no such file'}")
+    except OSError as error:  # a folder above it this user may not search
+        raise PlayerFileError(_unreadable(path, error.errno or 0, "same")) from None
     if (size := path.stat().st_size) > MAX_BYTES:
         raise PlayerFileError(f"{path}: {size:,} bytes, over the {MAX_BYTES // 2**20} MB of a "
                               "player file")  # fmt: skip
     return path
+
+
+def readable(path: str | Path) -> Path:
+    """`there(path)`, and readable by the contained player, whose user may be another than
+    the harness's: what a command checks before any work, so that the file is refused
+    with who cannot read it, not found unreadable by a worker."""
+    path = there(path)
+    users = confinement.player_users()
+    if error := confinement.open_error(path, users):
+        raise PlayerFileError(_unreadable(path, error, users))
+    return path
+
+
+def _unreadable(path: Path, error: int, users: str) -> str:
+    """Who cannot read the file, why, and what to do: `users` says whom the reader runs as
+    (`confinement.player_users`; "same": the harness's user)."""
+    why = os.strerror(error)
+    if users == "same":
+        return (f"{path}: user '{_user_name()}' cannot read it ({why}): make it readable "
+                "by that user (r on the file, x on its folders)")  # fmt: skip
+    who = "user 'nobody'" if users == "nobody" else "a user of its own"
+    uid = "" if users == "nobody" else f"uid {confinement.UID_BASE} + its pid: "
+    return (f"{path}: the contained player runs as {who} ({uid}mine drops root's rights), "
+            f"which cannot read it ({why}): make it readable by others (chmod o+r, and o+x "
+            "on its folders) or run mine as its owner")  # fmt: skip
+
+
+def _user_name() -> str:
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:  # a uid with no name
+        return str(os.geteuid())
 
 
 def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> ModuleType:
@@ -128,6 +165,7 @@ def landed(files: Sequence[Shipped]) -> Iterator[list[str]]:
     it with the same bytes (this machine, a shared file system), else a copy under its own
     name in a temporary folder; a fault or load error of a copy names the file it copies."""
     with tempfile.TemporaryDirectory(prefix="mine-shipped-") as folder:
+        os.chmod(folder, 0o755)  # the contained player's user reads the copies (not root)
         here, copies = [], {}
         for index, file in enumerate(files):
             path = Path(file.path)

@@ -228,3 +228,20 @@ def read_only_warehouse(*sources: Path):
         con.close()
 
     return fixture
+
+
+def hog_table(path: Path) -> Path:
+    """A Hog strategy table written at `path`: the optimal play to 30 points (quick to
+    solve), with a table's metadata."""
+    from mine.models import hog as model
+    from mine.strategies.engines.hog import HogRules
+    from mine.strategies.solvers.hog import TurnModel, optimal
+
+    strategy = optimal(TurnModel.from_rules(HogRules(goal=30))).table[0]
+    metadata = {
+        "game": "hog", "kind": "strategy", "fingerprint": "ab" * 32, "rows": 10, "games": 1,
+        "logs": 1, "method": "minimax", "settings": {},
+        "learned": {"goal": 30, "dice_sides": 6, "max_rolls": 10, "sow_sad": True,
+                    "square_swine": True},
+    }  # fmt: skip
+    return model.write_table(path, model.Fit(strategy, metadata))

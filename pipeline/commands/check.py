@@ -11,12 +11,12 @@ from mine.pipeline.console import console, fail, print_json
 from mine.pipeline.player_games import played_by
 from mine.pipeline.progress import working
 from mine.strategies import contained
-from mine.strategies.player_file import PlayerFileError, is_haskell, prepare, there
+from mine.strategies.player_file import PlayerFileError, is_haskell, prepare, readable
 
 
 def check(path: Path, game_name: str | None, as_json: bool = False) -> None:
     try:
-        there(path)
+        readable(path)
         game = games.get(game_name.lower()) if game_name else None
     except PlayerFileError as error:
         raise fail(str(error)) from None

@@ -343,10 +343,15 @@ def validate(game: Game, player: Path, rules=None, against=None, cluster=None, a
     """Measure a player file against the game's baselines in its reference engine."""
     from mine.pipeline.cluster import runner
     from mine.strategies.contained import PlayerFault
-    from mine.strategies.player_file import is_haskell
+    from mine.strategies.player_file import PlayerFileError, is_haskell, readable
     from mine.strategies.runners import SERIAL
 
     validator = game.module("validator")
+    try:
+        for path in (player, *([against] if against else [])):
+            readable(path)
+    except PlayerFileError as error:
+        raise fail(str(error)) from None
     other_game(player, game, "validate")
     bar, progress = per_name(as_json)
     try:

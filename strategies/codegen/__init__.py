@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import math
+import os
 import re
 import sys
 import tempfile
@@ -84,6 +85,7 @@ def write_player(
     figures in its docstring. The code is the same in both: only the docstring differs,
     so the figures are the written file's own."""
     with tempfile.TemporaryDirectory(prefix="mine-player-") as folder:
+        os.chmod(folder, 0o755)  # the contained player's user reads the draft (not root)
         draft = Path(folder) / "player.py"
         draft.write_text(generator.module_source(fitted, None, **options), encoding="utf-8")
         card = measure(draft)

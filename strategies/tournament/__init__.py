@@ -40,7 +40,7 @@ from mine.strategies.intervals import (  # noqa: F401 (the tournament's modules 
     summarise_pairing,
 )
 from mine.strategies.intervals import rounded_wilson as wilson  # noqa: F401 (the report's)
-from mine.strategies.player_file import Shipped, landed, prepare, there
+from mine.strategies.player_file import Shipped, landed, prepare, readable
 from mine.strategies.runners import Runner, spans
 from mine.strategies.tournament.match import Match
 
@@ -84,7 +84,7 @@ def entrants_of(files: Sequence[str | Path], bots: Sequence[str], match, context
     for entrant in entrants:
         try:
             if entrant.file is not None:
-                there(entrant.file)  # PlayerFileError, a ValueError
+                readable(entrant.file)  # PlayerFileError, a ValueError
             else:
                 match.check_bot(entrant.name, context)
         except ValueError as error:

@@ -11,24 +11,13 @@ import shutil
 import pytest
 
 from mine import __version__
-from mine.models import hog as model
-from mine.strategies.engines.hog import HogRules
-from mine.strategies.solvers.hog import TurnModel, optimal
+from tests.conftest import hog_table
 from tests.mine_cli import here, mine, one_line_error
 
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory):
-    strategy = optimal(TurnModel.from_rules(HogRules(goal=30))).table[0]
-    metadata = {
-        "game": "hog", "kind": "strategy", "fingerprint": "ab" * 32, "rows": 10, "games": 1,
-        "logs": 1, "method": "minimax", "settings": {},
-        "learned": {"goal": 30, "dice_sides": 6, "max_rolls": 10, "sow_sad": True,
-                    "square_swine": True},
-    }  # fmt: skip
-    return model.write_table(
-        tmp_path_factory.mktemp("t") / "t.parquet", model.Fit(strategy, metadata)
-    )
+    return hog_table(tmp_path_factory.mktemp("t") / "t.parquet")
 
 
 def test_the_first_line_names_mine_the_day_and_the_command(table, tmp_path, monkeypatch):

@@ -9,6 +9,7 @@ import ctypes
 import gc
 import json
 import os
+import pwd
 import subprocess
 import textwrap
 import time
@@ -16,11 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from mine.strategies import contained
+from mine.strategies import confinement, contained
 from mine.strategies.contained import Limits, PlayerFault
 from mine.strategies.player_file import load_module
 from mine.strategies.validation import hog as hog_validation
+from tests.conftest import hog_table
 from tests.mine_cli import MINE, mine, one_line_error
+from tests.strategies.haskell_files import SMALLEST_PROJ1
 from tests.strategies.hostile_files import left_behind
 
 ONCE = """
@@ -479,3 +482,98 @@ def test_the_harness_is_as_it_was_after_a_hostile_file(tmp_path):
     assert _children() == before
     assert contained.run("none", _jobs, list(range(10)), workers=2) == list(range(1, 11))
     assert _children() == before
+
+
+# --- a player file the contained player cannot read ---------------------------------------
+
+# Root without the right to read any file, as in a container that does not grant it: the
+# workers, users of their own, then read only what file modes let others read.
+NO_READ_SEARCH = ("setpriv", "--bounding-set=-dac_read_search", "--")
+FOURS = "def final_strategy(score, opponent_score):\n    return 4\n"
+ROOT_WORKER = {  # whom a root harness's workers run as, as the line names it
+    "own": "a user of its own (uid 1879048192 + its pid: mine drops root's rights)",
+    "nobody": "user 'nobody' (mine drops root's rights)",
+}
+COMMANDS = {  # each as a user runs it, with --json where it writes its results there
+    "validate": ("validate", "hog", "{}", "--json"),
+    "validate --against": ("validate", "hog", "{readable}", "--against", "{}", "--json"),
+    "check": ("check", "{}", "--json"),
+    "tournament": ("tournament", "hog", "{}", "--bots", "random", "--json"),
+}
+CODES = {"validate": 1, "validate --against": 1, "check": 1, "tournament": 2}
+
+
+def _unreadable(folder: Path, how: str) -> Path:
+    """A valid player file in `folder` that only its owner can read: in a folder of mode
+    700 (as root's pytest folders are), or of mode 000 itself; a Haskell one too (its
+    compile reads it as a worker)."""
+    name = "Proj1.hs" if how == "haskell" else "closed.py"
+    path = folder / "closed" / name
+    path.parent.mkdir()
+    path.write_text(SMALLEST_PROJ1 if how == "haskell" else FOURS)
+    if how == "mode 000":
+        path.chmod(0)
+    else:
+        path.parent.chmod(0o700)
+    return path
+
+
+@pytest.mark.parametrize("how", ["folder 700", "mode 000", "haskell"])
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_file_the_workers_cannot_read_is_one_line_before_any_work(command, how, readable):
+    """A root harness's workers run as another user: a file only root may read is refused
+    before any work, saying who cannot read it and what to do, not as a fault of mine."""
+    if os.geteuid() != 0:
+        pytest.skip("the workers run as another user than the harness only when it is root")
+    path = _unreadable(readable, how)
+    fine = readable / "fine.py"
+    fine.write_text(FOURS)
+    args = [a.format(path, readable=fine) for a in COMMANDS[command]]
+    result = mine(*args, under=NO_READ_SEARCH)
+    line = one_line_error(result, code=CODES[command])
+    assert line == (f"error: {path}: the contained player runs as "
+                    f"{ROOT_WORKER[confinement.player_users()]}, which cannot read it "
+                    "(Permission denied): make it readable by others (chmod o+r, and o+x on "
+                    "its folders) or run mine as its owner"), line  # fmt: skip
+    assert result.stdout == ""
+
+
+def test_a_file_others_may_read_passes_the_check(readable):
+    """The check refuses what the workers cannot read, nothing more: the same harness
+    loads a file others may read."""
+    if os.geteuid() != 0:
+        pytest.skip("the workers run as another user than the harness only when it is root")
+    path = readable / "fine.py"
+    path.write_text(FOURS)
+    result = mine("check", path, "--json", under=NO_READ_SEARCH)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"player": str(path), "game": "hog", "ok": True}
+
+
+@pytest.mark.parametrize("how", ["folder 700", "mode 000"])
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_file_the_harness_cannot_read_is_one_line(command, how, readable):
+    """A harness that is not root (its workers run as its user) and cannot read the file:
+    one line naming the user, not the option parser's words nor a fault of mine."""
+    user = "nobody" if os.geteuid() == 0 else pwd.getpwuid(os.geteuid()).pw_name
+    path = _unreadable(readable, how)
+    fine = readable / "fine.py"
+    fine.write_text(FOURS)
+    args = [a.format(path, readable=fine) for a in COMMANDS[command]]
+    result = mine(*args, under=_as("not root"))
+    line = one_line_error(result, code=CODES[command])
+    assert line == (f"error: {path}: user '{user}' cannot read it (Permission denied): make "
+                    "it readable by that user (r on the file, x on its folders)"), line  # fmt: skip
+    assert result.stdout == ""
+
+
+def test_generate_measures_its_draft_where_the_workers_read_it(tmp_path):
+    """`mine generate` measures the file it drafts, contained: as root without the right to
+    read any file, its workers still read the draft."""
+    if os.geteuid() != 0:
+        pytest.skip("the workers run as another user than the harness only when it is root")
+    table = hog_table(tmp_path / "t.parquet")
+    out = tmp_path / "player.py"
+    result = mine("generate", "hog", "--table", table, "--out", out, under=NO_READ_SEARCH)
+    assert result.returncode == 0, result.stderr
+    assert "def final_strategy" in out.read_text()
