@@ -331,7 +331,11 @@ def _danger_design(picked: np.ndarray, passed: np.ndarray, rank: np.ndarray) -> 
 
 
 def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
-    discards = features.filter(pl.col("picked_up").is_not_null())
+    # In an order of the discards' own, not the logs' ids (which follow the order the logs
+    # were ingested in): the same logs hold out the same discards and give the same file.
+    discards = features.filter(pl.col("picked_up").is_not_null()).sort(
+        "picked_relation", "passed_relation", "discard_rank", "discard_suit", "picked_up"
+    )
     if discards.height < 100 or discards["picked_up"].sum() < 10:
         raise FitError(
             f"too few discards to fit the danger model ({discards.height}, "
@@ -361,7 +365,7 @@ def fit_danger(features: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Any]]:
     table = (
         pl.DataFrame({"a": cells[:, 0], "b": cells[:, 1], "c": cells[:, 2],
                       "value": probability.round(5)})
-        .join(counts, on=["a", "b", "c"], how="left")
+        .join(counts, on=["a", "b", "c"], how="left", maintain_order="left")
         .with_columns(pl.col("len").fill_null(0).alias("n"), extra=pl.lit(None, pl.Float64))
         .drop("len")
     )  # fmt: skip

@@ -120,6 +120,7 @@ def learn_dealer(decisions: pl.DataFrame) -> tuple[np.ndarray, dict]:
         decisions.with_columns(pl.col("n_cards").clip(2, MAX_CARDS), pl.col("total").clip(0, 31))
         .group_by("total", "soft", "n_cards")
         .agg(pl.len().alias("n"), pl.col("hit").cast(pl.Int64).sum().alias("hits"))
+        .sort("total", "soft", "n_cards")  # the tree's samples in one order: the same tree
     )
     x = cells.select("total", pl.col("soft").cast(pl.Int64), "n_cards").to_numpy()
     n = cells["n"].to_numpy()
@@ -163,6 +164,11 @@ def learn_payoffs(rounds: pl.DataFrame) -> tuple[np.ndarray, dict[str, float], d
     `played`), the points paid back (`paid` = change of points + every stake), and the
     player's hands as lists (`totals`, `cards`, `bids`) plus `insured_bid`.
     """
+    # In an order of the rounds' own, not their logs' ids (which follow the order the logs
+    # were ingested in): every mean below sums its terms in one order, so the same logs
+    # give the same digits.
+    rounds = rounds.sort("paid", "bids", "totals", "cards", "d_total", "d_cards", "insured_bid",
+                         "hands", "played", nulls_last=True)  # fmt: skip
     played = rounds.filter(pl.col("played") & pl.col("paid").is_not_null())
     single = played.filter((pl.col("hands") == 1) & (pl.col("insured_bid") == 0)).select(
         pl.col("totals").list.first().alias("p_total"),
@@ -279,7 +285,11 @@ def learn_stop(hand_frame: pl.DataFrame) -> tuple[int, dict]:
     auto = hand_frame.filter(
         (pl.col("last_action") == "Hit") & (pl.col("total") <= 21) & ~pl.col("doubled")
     )
-    counts = auto.group_by("n_cards").agg(pl.len().alias("n")).sort("n", descending=True)
+    counts = (  # the commonest first; of as common ones the fewest cards
+        auto.group_by("n_cards")
+        .agg(pl.len().alias("n"))
+        .sort(["n", "n_cards"], descending=[True, False])
+    )
     if counts.height == 0:
         return MAX_CARDS, {"auto_stops": 0}
     stop = int(counts["n_cards"][0])

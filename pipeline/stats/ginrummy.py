@@ -584,14 +584,14 @@ def knock_deviations(features: pl.DataFrame, policy: pl.DataFrame) -> pl.DataFra
                 * pl.col("margin")
             ).alias("diff"),
         )  # fmt: skip
-        .group_by(groups)
+        .sort(*groups, "diff")  # each sum smallest first: the same digits in any log order
+        .group_by(groups, maintain_order=True)
         .agg(
             pl.len().alias("n"),
             pl.col("diff").is_not_null().sum().alias("measured"),
             pl.col("diff").sum().alias("win_chance_diff_sum"),
         )
         .with_columns((pl.col("call") != pl.col("chart_call")).alias("deviation"))
-        .sort(groups)
     )
 
 
@@ -639,7 +639,9 @@ def by_player(
     if fitted is None:
         return Players(players, knocked)
     deviations = knock_deviations(features, knock_policy(fitted.frame))
-    players = players.join(knock_summary(deviations), on="player", how="left")
+    players = players.join(
+        knock_summary(deviations), on="player", how="left", maintain_order="left"
+    )
     return PlayersAgainst(players, knocked, deviations)
 
 
@@ -678,4 +680,4 @@ def by_opponent(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> pl.Da
         (pl.col("points").sum() / pl.col("rounds").sum()).alias("points_a_round"),
         (pl.col("opponent_points").sum() / pl.col("rounds").sum()).alias("against_a_round"),
     )
-    return opponents.rates(games).join(points, on=opponents.PAIRING)
+    return opponents.rates(games).join(points, on=opponents.PAIRING, maintain_order="left")

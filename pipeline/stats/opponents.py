@@ -27,7 +27,7 @@ def rates(outcomes: pl.DataFrame) -> pl.DataFrame:
     """Per pairing: logs, games (`n`), wins, draws, losses and the score rate (`value`:
     draws count half) of `outcomes` (player, opponent, log_id, score)."""
     score = pl.col("score")
-    return outcomes.group_by(PAIRING).agg(*SAMPLE, *_outcomes(score), score.mean().alias("value"))
+    return in_order(outcomes, "score").agg(*SAMPLE, *_outcomes(score), score.mean().alias("value"))
 
 
 def means(results: pl.DataFrame) -> pl.DataFrame:
@@ -36,9 +36,16 @@ def means(results: pl.DataFrame) -> pl.DataFrame:
     column, wins, draws and losses too."""
     scored = _outcomes(pl.col("score")) if "score" in results.columns else []
     result = pl.col("result")
-    return results.group_by(PAIRING).agg(
+    return in_order(results, "result").agg(
         *SAMPLE, *scored, result.mean().alias("value"), result.std().alias("sd")
     )
+
+
+def in_order(rows: pl.DataFrame, value: str) -> pl.GroupBy:
+    """`rows` grouped by pairing, the pairings in order and each one's values summed
+    smallest first: the same rows in any order (the logs' ids, a join's) give the same
+    frame to the last digit (a float's sum follows the order of its terms)."""
+    return rows.sort(*PAIRING, value).group_by(PAIRING, maintain_order=True)
 
 
 def most_logged(pairings: pl.DataFrame) -> str | None:

@@ -100,7 +100,9 @@ def situations(decided: pl.DataFrame) -> pl.DataFrame:
     keys = ["up", "total", "soft", "pair", "n_cards"]
     opportunities = free.group_by(keys).agg(pl.len().alias("opportunities"))
     return (
-        free.sort("log_id", "line")  # sums in one order: the same digits on every run
+        # each sum smallest first, not in the logs' ids' order (the order they were
+        # ingested in): the same logs, the same digits
+        free.sort([*keys, "action", "net_per_bid"])
         .group_by([*keys, "action"])
         .agg(
             pl.len().alias("n"),
@@ -150,7 +152,7 @@ def count_results(shoe_frame: pl.DataFrame, settled: pl.DataFrame) -> pl.DataFra
         shoe_frame.select("log_id", "round", "true_count"), on=["log_id", "round"]
     )
     return (
-        joined.sort("log_id", "round", "player")  # sums in one order: the same digits always
+        joined.sort("net_per_bid", "first_bid")  # sums smallest first: the same digits always
         .with_columns(pl.col("true_count").round(0).clip(-10, 10).cast(pl.Int64).alias("tc"))
         .group_by("tc")
         .agg(

@@ -186,7 +186,8 @@ def player_deviations(decided: pl.DataFrame, values: ChartValues) -> pl.DataFram
     )
     keys = ["player", "decision", *SITUATION, "action", "chart_action"]
     return (
-        rows.group_by(keys)
+        rows.sort(*keys, "ev_diff", "bid")  # sums smallest first: the same digits in any order
+        .group_by(keys, maintain_order=True)
         .agg(
             pl.len().alias("n"),
             pl.col("ev_diff").is_not_null().sum().alias("measured"),
