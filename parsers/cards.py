@@ -113,11 +113,6 @@ def deadwood_points(card: Card) -> int:
 
 # --- blackjack points ---------------------------------------------------------------------
 
-BLACKJACK_POINTS = {
-    rank: 11 if rank == "A" else min(i + 1, 10) for i, rank in enumerate(COURSE_RANKS)
-}
-"""Points by rank symbol with the ace counted high (11)."""
-
 
 def blackjack_points(card: Card) -> int:
     """The card's points with the ace counted high (11)."""

@@ -24,7 +24,6 @@ from mine.pipeline.console import errors, fail
 from mine.pipeline.options import MAX_SECONDS
 from mine.strategies.runners import KeptProcesses, Runner
 
-ENV = "MINE_CLUSTER"
 LOCAL = "local"
 AUTO = "auto"
 TIMEOUT_ENV = "MINE_CLUSTER_TIMEOUT"

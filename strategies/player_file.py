@@ -106,6 +106,18 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
     return contained.load_wrapped(module, functions, path)
 
 
+_LOADED: dict[tuple[str, str, tuple[str, ...]], ModuleType] = {}
+
+
+def load_once(path: str | Path, game: str, functions: tuple[str, ...]) -> ModuleType:
+    """`load_module`, once in this worker for each file: a tournament's pairings and
+    validation's games ask for the same files again and again."""
+    key = (str(path), game, functions)
+    if key not in _LOADED:
+        _LOADED[key] = load_module(path, game, functions)
+    return _LOADED[key]
+
+
 def _load_haskell(path: Path, game: str, functions: tuple[str, ...]) -> ModuleType:
     if game not in COURSES:
         raise PlayerFileError(f"{path}: a Haskell file plays {', '.join(COURSES)}, not {game}")

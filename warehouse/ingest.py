@@ -625,14 +625,7 @@ def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
             [keys],
         ).fetchall()
     )
-    paths = [f.text for p in pairs for f in p.files]
-    previous = dict(
-        con.execute(
-            "SELECT path, log_id FROM manifest WHERE path IN (SELECT unnest(?)) "
-            "AND log_id IS NOT NULL",
-            [paths],
-        ).fetchall()
-    )
+    previous = previous_logs(con, pairs)
     seen: dict[str, Pair] = {}
     for pair in pairs:
         content = pair.content_sha256
@@ -650,6 +643,18 @@ def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
             pair.outcome = "replaced"
         else:
             pair.outcome = "unchanged" if pair.known or pair.copy_of else "new"
+
+
+def previous_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> dict[str, int]:
+    """The log each file of these pairs held before, by path (a warehouse's or a lake's
+    manifest), where it held one."""
+    return dict(
+        con.execute(
+            "SELECT path, log_id FROM manifest WHERE path IN (SELECT unnest(?)) "
+            "AND log_id IS NOT NULL",
+            [[f.text for p in pairs for f in p.files]],
+        ).fetchall()
+    )
 
 
 def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:

@@ -478,6 +478,8 @@ def content_hashes(paths: list[str]) -> list[str | None]:
 def _known(lake: Path, contents: dict, pairs: list[Pair]) -> list[Pair]:
     """Mark the pairs whose content the lake holds (unchanged), and what the others
     replace; the pairs to ingest (copies within the batch stay: a task settles them)."""
+    from mine.warehouse import ingest as ingesting
+
     if not contents["tables"]:
         return list(pairs)
     con = connect(lake, statistics=False)
@@ -491,13 +493,7 @@ def _known(lake: Path, contents: dict, pairs: list[Pair]) -> list[Pair]:
                 [keys],
             ).fetchall()
         }
-        previous = dict(
-            con.execute(
-                "SELECT path, log_id FROM manifest WHERE path IN (SELECT unnest(?)) "
-                "AND log_id IS NOT NULL",
-                [[f.text for p in pairs for f in p.files]],
-            ).fetchall()
-        )
+        previous = ingesting.previous_logs(con, pairs)
     finally:
         con.close()
     fresh = []

@@ -25,7 +25,9 @@ How each is printed is the game's commands module's (`pipeline/commands/<game>.p
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import polars as pl
@@ -45,6 +47,14 @@ OPTIONAL = {"by_player": ("con", "log_ids", "fitted"), "combine": ("parts",)}
 
 
 def store(
+    con: duckdb.DuckDBPyConnection, game: str, stats: NamedTuple, about: Mapping[str, str]
+) -> list[str]:
+    """Each frame of `stats` replaces its `stats_<game>_<name>` table, commented with
+    `about[name]`; the tables' names (every game's `store`)."""
+    return [_store(con, game, name, table, about[name]) for name, table in stats._asdict().items()]
+
+
+def _store(
     con: duckdb.DuckDBPyConnection, game: str, name: str, table: pl.DataFrame, description: str
 ) -> str:
     """Replace `stats_<game>_<name>` with this frame; returns the table's name."""

@@ -170,8 +170,7 @@ DESCRIPTIONS = {
 
 def store(con: duckdb.DuckDBPyConnection, stats: CardGuessStats) -> list[str]:
     """Write the six tables; their names."""
-    return [shared.store(con, GAME, name, table, DESCRIPTIONS[name])
-            for name, table in stats._asdict().items()]  # fmt: skip
+    return shared.store(con, GAME, stats, DESCRIPTIONS)
 
 
 def headline(stats: CardGuessStats) -> dict[str, Any]:

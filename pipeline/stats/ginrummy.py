@@ -354,10 +354,7 @@ def store(con: duckdb.DuckDBPyConnection, stats: NamedTuple) -> list[str]:
     per-player result without deviations drops those of an earlier run. The names."""
     if isinstance(stats, Players):
         shared.drop(con, GAME, "player_deviations")
-    return [
-        shared.store(con, GAME, name, table, DESCRIPTIONS[name])
-        for name, table in stats._asdict().items()
-    ]
+    return shared.store(con, GAME, stats, DESCRIPTIONS)
 
 
 def headline(stats: NamedTuple) -> dict[str, Any]:

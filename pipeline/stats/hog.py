@@ -128,10 +128,7 @@ DESCRIPTIONS = {
 
 def store(con: duckdb.DuckDBPyConnection, stats: HogStats) -> list[str]:
     """Write the four tables; their names."""
-    return [
-        shared.store(con, GAME, name, table, DESCRIPTIONS[name])
-        for name, table in stats._asdict().items()
-    ]
+    return shared.store(con, GAME, stats, DESCRIPTIONS)
 
 
 def headline(stats: HogStats) -> dict[str, object]:

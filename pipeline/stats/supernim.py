@@ -276,10 +276,7 @@ def _by_parity(games: pl.DataFrame) -> pl.DataFrame:
 
 def store(con: duckdb.DuckDBPyConnection, stats: SuperNimStats) -> list[str]:
     """Write the eight tables; their names."""
-    return [
-        shared.store(con, GAME, name, table, DESCRIPTIONS[name])
-        for name, table in stats._asdict().items()
-    ]
+    return shared.store(con, GAME, stats, DESCRIPTIONS)
 
 
 def headline(stats: SuperNimStats) -> dict[str, object]:

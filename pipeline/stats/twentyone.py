@@ -199,9 +199,7 @@ def store(
     if isinstance(stats, per_player.Habits):
         shared.drop(con, GAME, "player_deviations")
     about = DESCRIPTIONS if isinstance(stats, TwentyOneStats) else per_player.descriptions(stats)
-    return [
-        shared.store(con, GAME, name, table, about[name]) for name, table in stats._asdict().items()
-    ]
+    return shared.store(con, GAME, stats, about)
 
 
 def headline(stats: TwentyOneStats | per_player.PlayerStats) -> dict[str, object]:

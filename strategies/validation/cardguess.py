@@ -38,7 +38,7 @@ from mine.strategies.engines.cardguess import (
     hands,
 )
 from mine.strategies.intervals import Z95
-from mine.strategies.player_file import load_module, prepare
+from mine.strategies.player_file import load_once, prepare
 from mine.strategies.runners import SERIAL, Runner, spans
 from mine.strategies.validation.shipped import run_on
 
@@ -86,14 +86,9 @@ def one_game(seat: referee.Bot | referee.Course, answer: Hand, rules: CardGuessR
             "slowest_call": max(times, default=None), "calls": len(times) or None}  # fmt: skip
 
 
-_LOADED: dict[str, ModuleType] = {}  # this worker's player modules (a tournament's two)
-
-
 def load(path: str) -> ModuleType:
     """The file's module in this worker, loaded once."""
-    if path not in _LOADED:
-        _LOADED[path] = load_module(path, GAME, FUNCTIONS)
-    return _LOADED[path]
+    return load_once(path, GAME, FUNCTIONS)
 
 
 def seat(module: ModuleType) -> referee.Course:

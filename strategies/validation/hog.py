@@ -33,7 +33,7 @@ from mine.strategies.engines import referee
 from mine.strategies.engines.hog import DEFAULT_RULES, HogRules, State, as_table
 from mine.strategies.engines.settings import parse as settings_parse
 from mine.strategies.intervals import Outcome
-from mine.strategies.player_file import PlayerFileError, load_module
+from mine.strategies.player_file import PlayerFileError, load_once
 from mine.strategies.runners import Runner
 from mine.strategies.solvers.hog import (
     Solution,
@@ -103,13 +103,9 @@ def _rates(solution: Solution) -> dict[str, float]:
     return {"first": solution.first, "second": solution.second, "average": solution.average}
 
 
-_LOADED: dict[str, ModuleType] = {}  # this worker's files, loaded once
-
-
 def load(path: str) -> ModuleType:
-    if path not in _LOADED:
-        _LOADED[path] = load_module(path, GAME, FUNCTIONS)
-    return _LOADED[path]
+    """The file's module in this worker, loaded once."""
+    return load_once(path, GAME, FUNCTIONS)
 
 
 def seat(module: ModuleType) -> referee.Course:

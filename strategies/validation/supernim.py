@@ -45,7 +45,7 @@ from mine.strategies.engines.supernim import (
     random_board,
 )
 from mine.strategies.intervals import t_half, wilson
-from mine.strategies.player_file import load_module
+from mine.strategies.player_file import load_once
 from mine.strategies.runners import Runner
 from mine.strategies.solvers.supernim import ExactSolver, Unsolved, closed_form, value
 from mine.strategies.validation.shipped import per_group, run_on
@@ -131,15 +131,10 @@ def _starts(games: int, seed: int, rules: SuperNimRules) -> list[tuple[str, Stat
     return starts[:games]
 
 
-_LOADED: dict[str, ModuleType] = {}
-
-
 def load(path: str) -> ModuleType:
     """A file's module in this worker, loaded once (loading wraps its calls for the
     harness's clock): the file measured, or another file it plays head to head."""
-    if path not in _LOADED:
-        _LOADED[path] = load_module(path, "supernim", FUNCTIONS)
-    return _LOADED[path]
+    return load_once(path, "supernim", FUNCTIONS)
 
 
 def seat(module: ModuleType) -> referee.Course:

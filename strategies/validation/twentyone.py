@@ -41,7 +41,14 @@ from mine.strategies.engines.twentyone_chart import (
     player_constants,
 )
 from mine.strategies.intervals import Z95, Outcome, summarise_pairing, wilson
-from mine.strategies.player_file import PlayerFileError, Shipped, landed, load_module, load_source
+from mine.strategies.player_file import (
+    PlayerFileError,
+    Shipped,
+    landed,
+    load_module,
+    load_once,
+    load_source,
+)
 from mine.strategies.players import twentyone as player
 from mine.strategies.players.source import player_code
 from mine.strategies.runners import SERIAL, Runner, child, spans
@@ -88,15 +95,10 @@ def chart_module(chart: Chart, rules: TwentyOneRules) -> ModuleType:
     return load_source(player_code(player.__name__, constants), "twentyone")
 
 
-_LOADED: dict[str, ModuleType] = {}
-
-
 def load(path: str) -> ModuleType:
     """A file at a tournament's table, loaded once in this worker: any file with the
     spec's `play` plays (the tables only a generated player has are validation's)."""
-    if path not in _LOADED:
-        _LOADED[path] = load_module(path, "twentyone", ("play",))
-    return _LOADED[path]
+    return load_once(path, "twentyone", ("play",))
 
 
 def seat(module: ModuleType, times: list[tuple[float, float]] | None = None) -> referee.Course:
