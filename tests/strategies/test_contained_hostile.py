@@ -22,7 +22,7 @@ from mine.strategies.contained import Limits, PlayerFault
 from mine.strategies.player_file import load_module
 from mine.strategies.validation import hog as hog_validation
 from tests.conftest import hog_table
-from tests.mine_cli import MINE, mine, one_line_error
+from tests.mine_cli import MINE, NO_READ_SEARCH, mine, one_line_error
 from tests.strategies.haskell_files import SMALLEST_PROJ1
 from tests.strategies.hostile_files import left_behind
 
@@ -486,9 +486,6 @@ def test_the_harness_is_as_it_was_after_a_hostile_file(tmp_path):
 
 # --- a player file the contained player cannot read ---------------------------------------
 
-# Root without the right to read any file, as in a container that does not grant it: the
-# workers, users of their own, then read only what file modes let others read.
-NO_READ_SEARCH = ("setpriv", "--bounding-set=-dac_read_search", "--")
 FOURS = "def final_strategy(score, opponent_score):\n    return 4\n"
 ROOT_WORKER = {  # whom a root harness's workers run as, as the line names it
     "own": "a user of its own (uid 1879048192 + its pid: mine drops root's rights)",
