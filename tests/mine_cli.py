@@ -101,6 +101,11 @@ def invoke_json(*args) -> dict:
     return json.loads(invoke(*args, "--json").stdout)
 
 
+# Root without the right to read any file, as in a container that does not grant it: the
+# workers, users of their own, then read only what file modes let others read.
+NO_READ_SEARCH = ("setpriv", "--bounding-set=-dac_read_search", "--")
+
+
 def without_file_rights() -> tuple[str, ...]:
     """What to run mine under so that file modes hold for it: nothing for a user; for root
     (who reads any file), root without the rights to override them."""

@@ -3,8 +3,10 @@
 A game's `tournament` command reads its options (its rules among them) and calls `run`
 with its game's name: the round robin itself is `strategies.tournament`, a game of a pairing
 `strategies.tournament.match`. Here: progress while it plays, the standings and pairings as
-tables (or one JSON document), the HTML page, and the exit code (1 when an entrant was
-disqualified, after everything else is printed).
+tables (or one JSON document), the HTML page, and the exit code: 1 when an entrant was
+disqualified (after everything else is printed) or a player file is refused before any game
+(as `validate` and `check` refuse it), 2 when the tournament is asked for wrongly (too few
+entrants, an unknown bot, an odd number of games: a usage error, as typer's).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from mine.pipeline.console import fail, print_json, show, will_write, write_repo
 from mine.pipeline.progress import per_name
 from mine.pipeline.reports import tournament as page
 from mine.strategies import tournament as core
+from mine.strategies.player_file import PlayerFileError
 from mine.strategies.tournament.match import Match
 
 
@@ -47,9 +50,10 @@ def run(
         will_write(html)  # before the games, not after them
     try:
         entrants = core.entrants_of(files or [], options.names(bots), match, context)
-    except core.TournamentError as error:
-        missing = str(error).endswith(("no such file", "not a file"))
-        raise fail(str(error), 1 if missing else 2) from None
+    except PlayerFileError as error:  # exit code 1, as validate and check refuse the file
+        raise fail(str(error)) from None
+    except core.TournamentError as error:  # how it was asked: a usage error, as typer's
+        raise fail(str(error), 2) from None
     bar, progress = per_name(as_json)
     try:
         on_cluster = runner(cluster) if cluster else contextlib.nullcontext()

@@ -11,8 +11,9 @@ own files, not the user's) into the cache's `stand-ins/<hash>` (`build.stand_ins
 copied by each compile beside its file. Only the harness writes the cache: a worker
 (another user when the harness is root) only reads it, so no file can leave a program
 under another file's hash. A cache that cannot be written (its path a file, a folder not
-writable, a read-only home) is replaced, for the process, by a temporary folder of its
-own, removed when it exits: the programs are compiled again by the next run.
+writable, a read-only home), or that root's workers cannot read (`_readable_by_workers`),
+is replaced, for the process, by a temporary folder of its own, removed when it exits: the
+programs are compiled again by the next run.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
-from mine.strategies import contained
+from mine.strategies import confinement, contained
 from mine.strategies.haskell.build import (
     COMPILE_SECONDS,
     COMPILE_WALL_SECONDS,
@@ -46,7 +47,8 @@ BUILD = contained.Limits(import_seconds=2 * COMPILE_SECONDS, job_seconds=2 * COM
                          wall_factor=COMPILE_WALL_SECONDS / COMPILE_SECONDS)  # fmt: skip
 
 T = TypeVar("T")
-_INSTEAD: list[Path] = []  # this process's own cache, once the user's could not be written
+_INSTEAD: list[Path] = []  # this process's own cache, once the user's could not serve
+_CHECKED: set[Path] = set()  # the caches this process has asked whether its workers read
 
 
 def is_haskell(path: str | Path) -> bool:
@@ -80,6 +82,7 @@ def prepare(paths: Iterable[str | Path], game: str, *, contain: bool = True) -> 
 def prepare_source(path: str | Path, source: bytes, game: str, *, contain: bool = True) -> None:
     """`source` (the file at `path`, or a variant of it the validator plays) in the
     cache, compiled in a contained worker unless it is there already."""
+    _readable_by_workers()
     if _kept(key(game, source)) is not None:
         return
     try:
@@ -153,10 +156,39 @@ def _in_cache(write: Callable[[Path], T]) -> T:
     except OSError:
         if _INSTEAD:
             raise
-        _INSTEAD.append(Path(tempfile.mkdtemp(prefix="mine-cache-")))
-        atexit.register(shutil.rmtree, _INSTEAD[0], ignore_errors=True)
-        os.chmod(_INSTEAD[0], 0o755)  # the workers' users read it
-        return write(_INSTEAD[0])
+        return write(_own_cache())
+
+
+def _own_cache() -> Path:
+    """This process's own cache from now on: a temporary folder, removed when it exits."""
+    _INSTEAD.append(Path(tempfile.mkdtemp(prefix="mine-cache-")))
+    atexit.register(shutil.rmtree, _INSTEAD[0], ignore_errors=True)
+    os.chmod(_INSTEAD[0], 0o755)  # the workers' users read it
+    return _INSTEAD[0]
+
+
+def _readable_by_workers() -> None:
+    """In the harness, once a cache, before it looks in it: its own cache instead of the
+    user's when its workers cannot read that one. A root harness's workers are users of
+    their own (`confinement`) who read any file only where the system grants them that
+    capability; without it, a cache under /root (mode 700) is closed to them, and a
+    program the harness compiled there would not be found. The folders are not opened to
+    them instead: /root is not mine's to open, and the cache keeps the programs of the
+    user's player files, which would stay open to every user of the machine (a run's own
+    cache is open while it runs)."""
+    folder = cache()
+    if _INSTEAD or folder in _CHECKED:
+        return
+    _CHECKED.add(folder)
+    users = confinement.player_users()
+    if users == "same":  # the workers are the harness's user, who writes the cache
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)  # to try it as the workers will
+    except OSError:
+        return  # it cannot be written either: `_in_cache` replaces it when it writes
+    if confinement.open_error(folder, users):
+        _own_cache()
 
 
 def _write(folder: Path, made: str, program: bytes) -> None:

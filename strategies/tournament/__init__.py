@@ -74,19 +74,21 @@ class Entrant:
 
 
 class TournamentError(ValueError):
-    """A tournament that cannot start: too few entrants, an unknown bot, a missing file."""
+    """A tournament that cannot start as asked: too few entrants, one entered twice, an
+    unknown bot, a number of games it cannot play (a refused file is PlayerFileError)."""
 
 
 def entrants_of(files: Sequence[str | Path], bots: Sequence[str], match, context) -> list[Entrant]:
-    """The entrants (files first, then bots), checked: at least two, each once, files that
-    exist, bots the game knows."""
+    """The entrants (files first, then bots), checked: at least two, each once, bots the
+    game knows (else TournamentError), files the contained player can read (else
+    PlayerFileError, as `validate` and `check` refuse them)."""
     entrants = [Entrant(str(f), str(f)) for f in files] + [Entrant(b) for b in bots]
     for entrant in entrants:
+        if entrant.file is not None:
+            readable(entrant.file)
+            continue
         try:
-            if entrant.file is not None:
-                readable(entrant.file)  # PlayerFileError, a ValueError
-            else:
-                match.check_bot(entrant.name, context)
+            match.check_bot(entrant.name, context)
         except ValueError as error:
             raise TournamentError(str(error)) from None
     names = [e.name for e in entrants]

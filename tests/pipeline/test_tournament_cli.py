@@ -85,8 +85,9 @@ def test_a_file_that_loops_is_disqualified_in_one_line_and_the_rest_still_prints
         (("--bots", "greedy,entropy", "--games", "0"), 2, "--games"),
         (("--bots", "greedy,entropy", "--games", "3"), 2, "even number"),
         (("missing.py", "--bots", "greedy"), 1, "missing.py: no such file"),
+        ((".", "--bots", "greedy"), 1, "error: .: not a file"),
     ],
-    ids=["one entrant", "unknown bot", "no games", "odd games", "missing file"],
+    ids=["one entrant", "unknown bot", "no games", "odd games", "missing file", "a folder"],
 )
 def test_bad_inputs_are_one_line(args, code, message, tmp_path):
     result = here("tournament", "cardguess", *args, cwd=tmp_path)

@@ -2,8 +2,9 @@
 time (Template Haskell) is held to the compile's limits, CPU and wall-clock time, memory
 and file size, and ends in one line; it leaves no process behind and, run as root, writes
 nothing outside its build folder. A cache the harness cannot write (a file, a read-only
-folder or home) is replaced for the run, and the work is done. A program's call is timed
-by its CPU time, not by a busy machine's clock."""
+folder or home), or its workers cannot read (root's home, as root without the right to read
+any file), is replaced for the run, and the work is done. A program's call is timed by its
+CPU time, not by a busy machine's clock."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 from mine.strategies.contained import PlayerFault
 from mine.strategies.haskell import build, programs
 from mine.strategies.haskell.programs import CACHE
-from tests.mine_cli import mine, without_file_rights
+from tests.mine_cli import NO_READ_SEARCH, mine, without_file_rights
 from tests.strategies.haskell_files import needs_ghc
 from tests.strategies.hostile_files import left_behind
 
@@ -154,6 +155,29 @@ def test_a_cache_it_cannot_write_is_replaced_for_the_run(case, readable):
     _validates(path, *env, *without_file_rights())
     assert list((readable / "tmp").iterdir()) == []  # its own cache went with it
     assert list((readable / "read-only").iterdir()) == []
+
+
+@pytest.mark.parametrize("earlier", [False, True], ids=["an empty cache", "a filled cache"])
+def test_a_cache_the_workers_cannot_read_is_replaced_for_the_run(earlier, readable):
+    """Root's workers, users of their own, may not read root's home where the system does
+    not grant them the right to read any file: the default cache under it, empty or filled
+    by an earlier run that had the right, is replaced for the run (it said: its program is
+    not in the cache, the harness did not compile it), and left as it was."""
+    if os.geteuid() != 0:
+        pytest.skip("the workers run as another user than the harness only when it is root")
+    home = readable / "home"
+    home.mkdir(mode=0o700)  # as /root is
+    path = readable / "Proj1.hs"
+    path.write_text(PROJ1)
+    env = ("env", "-u", CACHE, "-u", "XDG_CACHE_HOME", f"TMPDIR={readable / 'tmp'}",
+           f"HOME={home}")  # fmt: skip
+    kept = home / ".cache" / "mine" / "haskell"
+    if earlier:
+        _validates(path, *env)
+    before = sorted(kept.rglob("*")) if earlier else []
+    _validates(path, *env, *NO_READ_SEARCH)
+    assert list((readable / "tmp").iterdir()) == []  # its own cache went with it
+    assert sorted(kept.rglob("*")) == before
 
 
 def test_a_programs_call_that_waits_is_timed_by_its_cpu_not_by_the_busy_machines_clock(

@@ -17,6 +17,7 @@ from mine.strategies.engines.cardguess import CardGuessRules
 from mine.strategies.engines.ginrummy import GinRummyRules
 from mine.strategies.engines.hog import HogRules
 from mine.strategies.engines.twentyone import TwentyOneRules
+from mine.strategies.player_file import PlayerFileError
 from mine.strategies.tournament import Outcome, fit_ratings, paired_margin, wilson
 from mine.strategies.tournament.match import Context, Match
 from tests.strategies.tournament_players import faulty, generated
@@ -153,7 +154,8 @@ def test_an_entrant_list_that_cannot_play_is_refused(folder):
         core.entrants_of([], ["random"], match, None)
     with pytest.raises(core.TournamentError, match="unknown Super-Nim bot"):
         core.entrants_of([], ["random", "clever"], match, None)
-    with pytest.raises(core.TournamentError, match="no such file"):
+    # A refused file is the player file's error, as validate's (the command's exit code 1).
+    with pytest.raises(PlayerFileError, match="missing.py: no such file"):
         core.entrants_of([folder / "missing.py"], ["random"], match, None)
     with pytest.raises(core.TournamentError, match="entered twice"):
         core.entrants_of([], ["random", "random"], match, None)
