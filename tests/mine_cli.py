@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 MINE = str(Path(sys.executable).parent / "mine")
 SHOWS_PROGRESS = "\x1b[?25l"  # a live display hides the cursor while it draws
 
@@ -104,6 +106,11 @@ def invoke_json(*args) -> dict:
 # Root without the right to read any file, as in a container that does not grant it: the
 # workers, users of their own, then read only what file modes let others read.
 NO_READ_SEARCH = ("setpriv", "--bounding-set=-dac_read_search", "--")
+# A root harness's workers run as users of their own; any other harness's, as its user.
+as_root = pytest.mark.skipif(
+    os.geteuid() != 0,
+    reason="the workers run as another user than the harness only when it is root",
+)
 
 
 def without_file_rights() -> tuple[str, ...]:

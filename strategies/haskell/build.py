@@ -120,7 +120,7 @@ def build(game: str, source: str, folder: Path, stand_ins: Path | None = None) -
         OBJECTS,  # as the stand-ins were compiled
         "-o",
         str(program),
-        str(BUNDLES / course.folders[0] / "Main.hs"),
+        str(_driver(course)),
     ]
     output = _run(command, folder)
     if output.over or output.code != 0:
@@ -205,15 +205,11 @@ def first_error(output: str) -> str:
 
 
 def key(game: str, source: bytes) -> str:
-    """What makes a build: the game, the file's bytes, the course's stand-ins and driver,
-    its flags and the compiler (its path and its file's size and time) — hashed."""
-    course = COURSES[game]
-    digest = hashlib.sha256(f"{game}\0{course.flags}\0".encode() + source)
-    for folder in course.folders:
-        for stand_in in sorted((BUNDLES / folder).rglob("*.hs")):
-            digest.update(f"\0{stand_in.relative_to(BUNDLES)}\0".encode() + stand_in.read_bytes())
-    digest.update(_compiler())
-    return digest.hexdigest()
+    """What makes a build: the game, the file's bytes, the course's driver and its
+    stand-ins as compiled (`stand_ins_key`: their bytes, the flags, the compiler) — hashed."""
+    driver = _driver(COURSES[game]).read_bytes()
+    made = f"{game}\0{stand_ins_key(game)}\0{len(driver)}\0".encode()
+    return hashlib.sha256(made + driver + source).hexdigest()
 
 
 def _compiler() -> bytes:
@@ -232,10 +228,15 @@ SOURCES, OBJECTS, MANIFEST = "src", "build", "manifest.json"  # a compile's fold
 def _stand_in_files(course: Course) -> list[tuple[str, Path]]:
     """The course's stand-ins (every module of its folders but the driver), each with its
     name in a compile's folder."""
-    driver = BUNDLES / course.folders[0] / "Main.hs"
+    driver = _driver(course)
     return [(f"{SOURCES}/{path.relative_to(BUNDLES)}", path)
             for folder in course.folders for path in sorted((BUNDLES / folder).rglob("*.hs"))
             if path != driver]  # fmt: skip
+
+
+def _driver(course: Course) -> Path:
+    """The course's `Main.hs`, which calls the player: compiled with each file."""
+    return BUNDLES / course.folders[0] / "Main.hs"
 
 
 def stand_ins_key(game: str) -> str:

@@ -22,7 +22,7 @@ from mine.strategies.contained import Limits, PlayerFault
 from mine.strategies.player_file import load_module
 from mine.strategies.validation import hog as hog_validation
 from tests.conftest import hog_table
-from tests.mine_cli import MINE, NO_READ_SEARCH, mine, one_line_error
+from tests.mine_cli import MINE, NO_READ_SEARCH, as_root, mine, one_line_error
 from tests.strategies.haskell_files import SMALLEST_PROJ1
 from tests.strategies.hostile_files import left_behind
 
@@ -514,13 +514,12 @@ def _unreadable(folder: Path, how: str) -> Path:
     return path
 
 
+@as_root
 @pytest.mark.parametrize("how", ["folder 700", "mode 000", "haskell"])
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_file_the_workers_cannot_read_is_one_line_before_any_work(command, how, readable):
     """A root harness's workers run as another user: a file only root may read is refused
     before any work, saying who cannot read it and what to do, not as a fault of mine."""
-    if os.geteuid() != 0:
-        pytest.skip("the workers run as another user than the harness only when it is root")
     path = _unreadable(readable, how)
     fine = readable / "fine.py"
     fine.write_text(FOURS)
@@ -534,11 +533,10 @@ def test_a_file_the_workers_cannot_read_is_one_line_before_any_work(command, how
     assert result.stdout == ""
 
 
+@as_root
 def test_a_file_others_may_read_passes_the_check(readable):
     """The check refuses what the workers cannot read, nothing more: the same harness
     loads a file others may read."""
-    if os.geteuid() != 0:
-        pytest.skip("the workers run as another user than the harness only when it is root")
     path = readable / "fine.py"
     path.write_text(FOURS)
     result = mine("check", path, "--json", under=NO_READ_SEARCH)
@@ -563,11 +561,10 @@ def test_a_file_the_harness_cannot_read_is_one_line(command, how, readable):
     assert result.stdout == ""
 
 
+@as_root
 def test_generate_measures_its_draft_where_the_workers_read_it(tmp_path):
     """`mine generate` measures the file it drafts, contained: as root without the right to
     read any file, its workers still read the draft."""
-    if os.geteuid() != 0:
-        pytest.skip("the workers run as another user than the harness only when it is root")
     table = hog_table(tmp_path / "t.parquet")
     out = tmp_path / "player.py"
     result = mine("generate", "hog", "--table", table, "--out", out, under=NO_READ_SEARCH)

@@ -16,7 +16,7 @@ import pytest
 from mine.strategies.contained import PlayerFault
 from mine.strategies.haskell import build, programs
 from mine.strategies.haskell.programs import CACHE
-from tests.mine_cli import NO_READ_SEARCH, mine, without_file_rights
+from tests.mine_cli import NO_READ_SEARCH, as_root, mine, without_file_rights
 from tests.strategies.haskell_files import needs_ghc
 from tests.strategies.hostile_files import left_behind
 
@@ -157,14 +157,13 @@ def test_a_cache_it_cannot_write_is_replaced_for_the_run(case, readable):
     assert list((readable / "read-only").iterdir()) == []
 
 
+@as_root
 @pytest.mark.parametrize("earlier", [False, True], ids=["an empty cache", "a filled cache"])
 def test_a_cache_the_workers_cannot_read_is_replaced_for_the_run(earlier, readable):
     """Root's workers, users of their own, may not read root's home where the system does
     not grant them the right to read any file: the default cache under it, empty or filled
     by an earlier run that had the right, is replaced for the run (it said: its program is
     not in the cache, the harness did not compile it), and left as it was."""
-    if os.geteuid() != 0:
-        pytest.skip("the workers run as another user than the harness only when it is root")
     home = readable / "home"
     home.mkdir(mode=0o700)  # as /root is
     path = readable / "Proj1.hs"
