@@ -1,11 +1,15 @@
-"""Consistency rules every game's files share: SQL the games' CHECKS include, and the
-sane-range check their replays share."""
+"""Consistency rules every game's files share: SQL the games' CHECKS include, the
+sane-range check their replays share, and what their `suspects` share."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from mine.parsers.csvlog import Format
+
+if TYPE_CHECKING:  # polars loads when a batch's rules are replayed
+    import polars as pl
 
 Problem = tuple[str, int, str]
 """A broken rule as a replay gives it: the file's role ("turns" or "scores"), line, reason."""
@@ -39,3 +43,15 @@ def outside_range(role: str, line: int, values: Sequence, fmt: Format,
         if not low <= value <= high:
             return [(role, line, f"{column} {value} {OUT_OF_RANGE} {low}..{high}")]
     return []
+
+
+def outside(ranges: Mapping[str, tuple[float, float]]) -> pl.Expr:
+    """`outside_range` over a batch: whether a row has a number outside its sane range."""
+    import polars as pl
+
+    return pl.any_horizontal(~pl.col(c).is_between(low, high) for c, (low, high) in ranges.items())
+
+
+def flagged_logs(rows: pl.DataFrame) -> set[int]:
+    """The logs these rows (flagged by a `suspects`) belong to."""
+    return set(rows["log_id"].unique().to_list())

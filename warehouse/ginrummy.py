@@ -15,7 +15,7 @@ from mine.strategies.engines.ginrummy import (
     solver_for,
 )
 from mine.strategies.engines.melds import CARD_BITS
-from mine.warehouse.checks import Problem, numbered_score_rows, outside_range
+from mine.warehouse.checks import Problem, flagged_logs, numbered_score_rows, outside, outside_range
 
 if TYPE_CHECKING:  # polars loads when a batch's rules are replayed
     import polars as pl
@@ -306,14 +306,14 @@ def suspects(rules: GinRummyRules, turns: pl.DataFrame, scores: pl.DataFrame) ->
         (pl.col("after_one") & (side == side.shift(1)))
         | (pl.col("after_two") & ((((own | pick) & ~drop) != mask) | ((own & pick) != 0)))
         | _drawn_seen(line, pick)
-        | _outside(ranges["turns"])
+        | outside(ranges["turns"])
     )  # fmt: skip
-    flagged = set(t.filter((unsound | wrong).fill_null(True))["log_id"].unique().to_list())
+    flagged = flagged_logs(t.filter((unsound | wrong).fill_null(True)))
     ends = t.group_by("log_id", "round").agg(
         last_side=side.last(), caller=mask.last(), other=mask.filter(side != side.last()).last()
     )
     s = scores.join(ends, on=["log_id", "round"], how="left")
-    flagged |= set(s.filter(_outside(ranges["scores"]).fill_null(True))["log_id"].to_list())
+    flagged |= flagged_logs(s.filter(outside(ranges["scores"]).fill_null(True)))
     solver = solver_for(rules)
     columns = ("log_id", "points", "opponent_points", "ending", "last_mine", "last_side",
                "caller", "other")  # fmt: skip
@@ -353,10 +353,3 @@ def _drawn_seen(line: pl.Expr, pick: pl.Expr) -> pl.Expr:
     picked_before = line.min().over("log_id", "round", "picked") < line
     from_stock = pl.col("picked") != pl.col("discard_top")
     return from_stock & (picked_before | ((pick & shown) != 0))
-
-
-def _outside(ranges: dict[str, tuple[int, int]]) -> pl.Expr:
-    """Whether a row has a number outside its sane range."""
-    import polars as pl
-
-    return pl.any_horizontal(~pl.col(c).is_between(low, high) for c, (low, high) in ranges.items())

@@ -16,7 +16,7 @@ from mine.strategies.engines.hog import (
     tail_map,
     tail_points,
 )
-from mine.warehouse.checks import Problem, numbered_score_rows, outside_range
+from mine.warehouse.checks import Problem, flagged_logs, numbered_score_rows, outside, outside_range
 
 GAME = "hog"
 FORMAT = log_format
@@ -275,11 +275,11 @@ def suspects(rules: HogRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[
         | (pl.col("points") != pl.col("expected"))
         | (pl.col("total") > most) | (new != pl.col("swined"))
         | (pl.col("last") & (new < rules.goal)) | (~pl.col("last") & (new >= rules.goal))
-        | _outside(ranges["turns"])
+        | outside(ranges["turns"])
     )  # fmt: skip
-    flagged = set(t.filter(wrong.fill_null(True))["log_id"].unique().to_list())
+    flagged = flagged_logs(t.filter(wrong.fill_null(True)))
     players = t.group_by("log_id").agg(pl.col("player").n_unique().alias("players"))
-    flagged |= set(players.filter(pl.col("players") > 2)["log_id"].to_list())
+    flagged |= flagged_logs(players.filter(pl.col("players") > 2))
     played = t.group_by("log_id", "game").agg(
         mover=pl.col("player").first(),
         reached=pl.col("player").last(),
@@ -293,12 +293,5 @@ def suspects(rules: HogRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[
         | (pl.col("final_score_first") != pl.when(first_won).then("won").otherwise("lost"))
         | (pl.col("final_score_second") != pl.when(first_won).then("lost").otherwise("won"))
     )  # fmt: skip
-    flagged |= set(
-        s.filter(ended.fill_null(False) | _outside(ranges["scores"]))["log_id"].to_list()
-    )
+    flagged |= set(s.filter(ended.fill_null(False) | outside(ranges["scores"]))["log_id"].to_list())
     return flagged
-
-
-def _outside(ranges: dict[str, tuple[int, float]]) -> pl.Expr:
-    """Whether a row has a number outside its sane range."""
-    return pl.any_horizontal(~pl.col(c).is_between(low, high) for c, (low, high) in ranges.items())

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from mine.parsers import supernim as log_format
 from mine.strategies.engines.supernim import MAX, MERGE, MIN, SPLIT, ULAM, SuperNimRules, move
-from mine.warehouse.checks import Problem, numbered_score_rows
+from mine.warehouse.checks import Problem, flagged_logs, numbered_score_rows
 
 if TYPE_CHECKING:  # polars loads when the rules are replayed
     import polars as pl
@@ -244,12 +244,12 @@ def suspects(rules: SuperNimRules, turns: pl.DataFrame, scores: pl.DataFrame) ->
         | (pl.col("score_max") != was[MAX] + pl.when(player == MAX).then(gained).otherwise(0))
         | (pl.col("score_min") != was[MIN] + pl.when(player == MIN).then(gained).otherwise(0))
     )  # fmt: skip
-    flagged = _logs(t.filter(wrong.fill_null(True)))  # an illegal move's `after` is null
+    flagged = flagged_logs(t.filter(wrong.fill_null(True)))  # an illegal move's `after` is null
     # the first move against its game's score row
     starts = t.filter(pl.col("move") == 1).join(
         scores.select("log_id", "game", "first_player", "start_board"), on=["log_id", "game"]
     )
-    flagged |= _logs(starts.filter(
+    flagged |= flagged_logs(starts.filter(
         ((player != pl.col("first_player")) | (before != pl.col("start_board"))).fill_null(True)
     ))  # fmt: skip
     # each score row against where its game's moves ended
@@ -266,7 +266,7 @@ def suspects(rules: SuperNimRules, turns: pl.DataFrame, scores: pl.DataFrame) ->
         | (pl.col("winner") != leader.then(pl.lit(MIN)).otherwise(pl.lit("draw")))
         | ((pl.col("ended") == "").fill_null(False) != pl.col("emptied"))
     )  # fmt: skip
-    return flagged | _logs(s.filter(ended.fill_null(True)))
+    return flagged | flagged_logs(s.filter(ended.fill_null(True)))
 
 
 def _made(rules: SuperNimRules, distinct: pl.DataFrame) -> pl.DataFrame:
@@ -347,7 +347,3 @@ def _steps(rules: SuperNimRules, sizes: Iterable[int]) -> pl.DataFrame:
                 found.append((a, kind, list(made.after), made.points))
     schema = {"a": pl.Int64, "kind": pl.String, "left": pl.List(pl.Int64), "points": pl.Int64}
     return pl.DataFrame(found, schema=schema, orient="row")
-
-
-def _logs(rows: pl.DataFrame) -> set[int]:
-    return set(rows["log_id"].unique().to_list())

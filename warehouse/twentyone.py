@@ -32,7 +32,7 @@ from mine.strategies.engines.twentyone import (
     settle,
     two_card_plays,
 )
-from mine.warehouse.checks import Problem, numbered_score_rows, outside_range
+from mine.warehouse.checks import Problem, flagged_logs, numbered_score_rows, outside, outside_range
 
 GAME = "twentyone"
 FORMAT = log_format
@@ -719,16 +719,12 @@ def suspects(rules: TwentyOneRules, turns: pl.DataFrame, scores: pl.DataFrame) -
                      how="horizontal")  # fmt: skip
     del bid
     wrong = _play_wrong(rules, rows) | _dealer_wrong(rows, tables) | pl.col("back")
-    flagged = _logs(rows.filter(wrong.fill_null(True) | _outside(sane(rules)["turns"])))
+    flagged = flagged_logs(rows.filter(wrong.fill_null(True) | outside(sane(rules)["turns"])))
     del rows
     flagged |= _hands_wrong(rules, hands, bids, rounds)
     flagged |= _shoe_wrong(rules, t, hands, rounds)
     flagged |= _points_wrong(rules, t, hands, rounds, bids, scores, tables)
     return flagged
-
-
-def _logs(rows: pl.DataFrame) -> set[int]:
-    return set(rows["log_id"].unique().to_list())
 
 
 def _turn_columns(turns: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.DataFrame:
@@ -925,7 +921,7 @@ def _hands_wrong(rules: TwentyOneRules, hands: pl.DataFrame, bids: pl.DataFrame,
     ended = (last_act == "Stand") | over | ((last_act == "DoubleDown") & (n == 2) & (total == 21))
     spans = pl.col("last_line") - pl.col("first_line") + 1
     twice = pl.struct("round_run", "player", "hand_id").is_duplicated()
-    flagged = _logs(hands.filter((spans != pl.col("rows")) | ~ended | twice))
+    flagged = flagged_logs(hands.filter((spans != pl.col("rows")) | ~ended | twice))
     player_run = pl.struct("round_run", "player").rle_id().alias("player_run")
     players = hands.group_by(player_run, maintain_order=True).agg(
         pl.col("log_id").first(), pl.col("round_run").first(), pl.col("player").first(),
@@ -934,17 +930,17 @@ def _hands_wrong(rules: TwentyOneRules, hands: pl.DataFrame, bids: pl.DataFrame,
         splits=pl.col("splits").sum(),
     )  # fmt: skip
     splits = pl.col("splits")
-    flagged |= _logs(
+    flagged |= flagged_logs(
         players.filter((spans != pl.col("rows")) | (pl.col("count") != splits + 1)
                        | (pl.col("top") != splits)
                        | pl.struct("round_run", "player").is_duplicated())
     )  # fmt: skip
-    flagged |= _logs(rounds.filter(pl.col("dealer_rows") == 0))
+    flagged |= flagged_logs(rounds.filter(pl.col("dealer_rows") == 0))
     seated = bids.join(players, on=["log_id", "round_run", "player"], how="full", coalesce=True)
     seated = seated.join(rounds.select("round_run", "first_play_line"), on="round_run", how="left")
     rank = "round_run"
     order = pl.col("bid_line").rank().over(rank) != pl.col("first_line").rank().over(rank)
-    flagged |= _logs(
+    flagged |= flagged_logs(
         seated.filter(
             (pl.col("bids") != 1) | (pl.col("bid_line") > pl.col("first_play_line")).fill_null(False)
             | order | pl.col("bid_line").is_null() | pl.col("first_line").is_null()
@@ -984,7 +980,7 @@ def _shoe_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
         .agg(copies=pl.len())
     )
     held = pl.when(pl.col("shoe") >= 0).then(rules.decks).otherwise(2 * rules.decks)
-    return _logs(shown.filter(pl.col("copies") > held))
+    return flagged_logs(shown.filter(pl.col("copies") > held))
 
 
 def _points_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
@@ -1017,11 +1013,10 @@ def _points_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
         .then(pl.lit([], dtype=pl.List(pl.Int64)))
         .otherwise(pl.col("others").str.split(";").cast(pl.List(pl.Int64), strict=False)),
     )
-    outside = _outside(sane(rules)["scores"])
-    s = scores.with_columns(outside=outside, points=points)
+    s = scores.with_columns(outside=outside(sane(rules)["scores"]), points=points)
     s = s.with_columns(values=pl.col("points").list.len())
     counts = s.join(seats.group_by("log_id").agg(seats=pl.len()), on="log_id", how="left")
-    flagged = _logs(
+    flagged = flagged_logs(
         counts.filter((pl.col("values") != pl.col("seats")).fill_null(True)
                       | (pl.col("round") != pl.col("line"))
                       | pl.col("points").list.eval(pl.element().is_null()).list.any()
@@ -1046,16 +1041,11 @@ def _points_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
         (pl.col("first_bid") < low) | (pl.col("first_bid") > high) | (before <= 0)
     )
     moved = pl.col("points") != before + pl.col("change").fill_null(0)
-    flagged |= _logs(long.filter(bad_bid | moved))
+    flagged |= flagged_logs(long.filter(bad_bid | moved))
     # turns of a round the score file does not have are not settled by `replay`: a log
     # like that is read row by row
     played = t.group_by("log_id").agg(rounds=pl.col("round").max())
     listed = scores.group_by("log_id").agg(listed=pl.len())
     both = played.join(listed, on="log_id", how="left")
-    flagged |= _logs(both.filter((pl.col("rounds") != pl.col("listed")).fill_null(True)))
+    flagged |= flagged_logs(both.filter((pl.col("rounds") != pl.col("listed")).fill_null(True)))
     return flagged
-
-
-def _outside(ranges: dict[str, tuple[int, int]]) -> pl.Expr:
-    """Whether a row has a number outside its sane range."""
-    return pl.any_horizontal(~pl.col(c).is_between(low, high) for c, (low, high) in ranges.items())
