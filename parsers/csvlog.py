@@ -143,6 +143,25 @@ def read_records(
             raise LogFormatError(path, number, str(error)) from error
 
 
+def typed(fmt: Format, fields: list[str], **convert: Callable[[str], object]) -> list:
+    """Checked fields as a record's values: a column named in `convert` by its function,
+    an INTEGER column as an int, text as it is."""
+    return [
+        convert[c.name](f) if c.name in convert else int(f) if c.sql_type == "INTEGER" else f
+        for f, c in zip(fields, fmt.columns, strict=True)
+    ]
+
+
+def numbers(text: str) -> tuple[int, ...]:
+    """A field of numbers joined by `;` (dice, heaps, points); empty: none."""
+    return tuple(int(n) for n in text.split(";")) if text else ()
+
+
+def joined(values: Iterable[object]) -> str:
+    """Values as a field joins them: by `;`."""
+    return ";".join(map(str, values))
+
+
 def reader(fmt: Format, build: Callable[[list[str]], Any]) -> Callable[[str | Path], Iterator]:
     """`read(path)`: the file's records, built by `build` from each line's checked fields."""
 

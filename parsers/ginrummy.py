@@ -84,14 +84,7 @@ read_scores = reader(SCORES, _score)
 
 
 def turn_fields(turn: Turn) -> tuple[object, ...]:
-    return (
-        turn.round,
-        format_hand(turn.hand),
-        int(turn.mine),
-        format_course(turn.discard_top),
-        format_course(turn.picked),
-        format_course(turn.discarded),
-    )
+    return (turn.round, format_hand(turn.hand), int(turn.mine), *map(format_course, turn[3:]))
 
 
 def score_fields(score: Score) -> tuple[object, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from mine.parsers import csvlog
 from mine.parsers.cards import COURSE_CARD_PATTERN as CARD
 from mine.parsers.cards import Card, format_course, format_hand, parse_course, parse_hand
 from mine.parsers.csvlog import FLAG, POSITIVE, UINT, Column, Format, reader, writer
@@ -75,8 +76,7 @@ def _turn(fields: list[str]) -> Turn:
 
 
 def _score(fields: list[str]) -> Score:
-    others = tuple(int(p) for p in fields[2].split(";")) if fields[2] else ()
-    return Score(int(fields[0]), int(fields[1]), others)
+    return Score(*csvlog.typed(SCORES, fields, others=csvlog.numbers))
 
 
 read_turns = reader(TURNS, _turn)
@@ -85,20 +85,12 @@ read_scores = reader(SCORES, _score)
 
 def turn_fields(turn: Turn) -> tuple[object, ...]:
     action = turn.action if turn.amount is None else f"{turn.action} {turn.amount}"
-    return (
-        turn.round,
-        format_hand(turn.hand),
-        turn.player,
-        int(turn.mine),
-        turn.hand_id,
-        action,
-        turn.bid,
-        format_course(turn.upcard),
-    )
+    hand, mine, upcard = format_hand(turn.hand), int(turn.mine), format_course(turn.upcard)
+    return turn.round, hand, turn.player, mine, turn.hand_id, action, turn.bid, upcard
 
 
 def score_fields(score: Score) -> tuple[object, ...]:
-    return score.round, score.points, ";".join(map(str, score.others))
+    return score.round, score.points, csvlog.joined(score.others)
 
 
 write_turns = writer(turn_fields)
