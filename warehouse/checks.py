@@ -15,16 +15,26 @@ Problem = tuple[str, int, str]
 """A broken rule as a replay gives it: the file's role ("turns" or "scores"), line, reason."""
 
 
-def numbered_score_rows(unit: str, turns_count: str) -> str:
+def numbered_score_rows(unit: str, scores: str | None = None) -> str:
     """A score file has one row per `unit` (round or game), numbered 1, 2, … line by line,
-    and ends where the turn file ends. Reads a `scores` CTE holding the staged score rows
-    with `last_line` (the file's last line) and `turns_count` (the turn file's last unit)."""
+    and ends where the turn file ends. Reads `scores`: the staged score rows with
+    `last_line` (the file's last line) and `<unit>s` (the turn file's last unit), by
+    default those of every log with turns."""
+    count = f"{unit}s"
+    scores = (
+        scores
+        or f"""(
+    SELECT s.*, t.{count}, max(s.line) OVER (PARTITION BY s.log_id) AS last_line
+    FROM stage_scores s
+    JOIN (SELECT log_id, max({unit}) AS {count} FROM stage_turns GROUP BY log_id) t USING (log_id)
+)"""
+    )
     return f"""
 SELECT log_id, 'scores', line, CASE
     WHEN {unit} <> line THEN format('expected {unit} {{}}, found {{}}', line, {unit})
-    ELSE format('the score file ends at {unit} {{}}, the turn file at {unit} {{}}', {unit}, {turns_count})
+    ELSE format('the score file ends at {unit} {{}}, the turn file at {unit} {{}}', {unit}, {count})
   END
-FROM scores WHERE {unit} <> line OR (line = last_line AND {unit} <> {turns_count})
+FROM {scores} WHERE {unit} <> line OR (line = last_line AND {unit} <> {count})
 """
 
 

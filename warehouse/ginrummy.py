@@ -97,11 +97,6 @@ WITH ordered AS (
            lag(discarded) OVER w AS previous_discard
     FROM stage_turns
     WINDOW w AS (PARTITION BY log_id ORDER BY line)
-),
-turns AS (SELECT log_id, max(round) AS rounds FROM stage_turns GROUP BY log_id),
-scores AS (
-    SELECT s.*, t.rounds, max(s.line) OVER (PARTITION BY s.log_id) AS last_line
-    FROM stage_scores s JOIN turns t USING (log_id)
 )
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT log_id, line, CASE
@@ -113,7 +108,7 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
     END AS reason FROM ordered
 ) WHERE reason IS NOT NULL
 UNION ALL
-""" + numbered_score_rows("round", "rounds")
+""" + numbered_score_rows("round")
 
 LOAD = {
     "ginrummy_turns": """

@@ -84,11 +84,6 @@ unordered AS (
         FROM games
     ) WHERE first_line < earlier_last OR last_line - first_line + 1 <> turns
          OR first_turn <> 1 OR last_turn <> turns
-),
-played AS (SELECT log_id, max(game) AS games FROM stage_turns GROUP BY log_id),
-scores AS (
-    SELECT s.*, p.games, max(s.line) OVER (PARTITION BY s.log_id) AS last_line
-    FROM stage_scores s JOIN played p USING (log_id)
 )
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT log_id, line, CASE
@@ -108,7 +103,7 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
     )
 ) WHERE reason IS NOT NULL
 UNION ALL
-""" + numbered_score_rows("game", "games")
+""" + numbered_score_rows("game")
 
 LOAD = {
     "hog_turns": """

@@ -93,16 +93,11 @@ ROW_CHECKS = {
 }
 
 # Games in line order, moves numbered 1, 2, … within each; the score file one row per game.
-ORDER_CHECKS = """
+CHECKS = """
 WITH numbered AS (
     SELECT log_id, line, game, move,
            lag(game, 1, 0) OVER w AS previous_game, lag(move) OVER w AS previous_move
     FROM stage_turns WINDOW w AS (PARTITION BY log_id ORDER BY line)
-),
-played AS (SELECT log_id, max(game) AS games FROM stage_turns GROUP BY log_id),
-scores AS (
-    SELECT s.*, p.games, max(s.line) OVER (PARTITION BY s.log_id) AS last_line
-    FROM stage_scores s JOIN played p USING (log_id)
 )
 SELECT log_id, 'turns' AS role, line, CASE
     WHEN game < previous_game THEN format('game goes back from {} to {}', previous_game, game)
@@ -116,9 +111,7 @@ WHERE game < previous_game OR game > previous_game + 1
    OR (game = previous_game AND move <> previous_move + 1)
    OR (game <> previous_game AND move <> 1)
 UNION ALL
-""" + numbered_score_rows("game", "games")
-
-CHECKS = ORDER_CHECKS
+""" + numbered_score_rows("game")
 
 LOAD = {
     "supernim_moves": """

@@ -240,7 +240,7 @@ SELECT log_id, 'scores', line,
        format('{} other players'' points, but the turn file has {} other players', n_others, opponents)
 FROM scores WHERE round = line AND n_others > opponents
 UNION ALL
-""" + numbered_score_rows("round", "rounds")
+""" + numbered_score_rows("round", "scores")
 
 LOAD = {
     "twentyone_turn_rows": """
