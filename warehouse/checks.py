@@ -21,20 +21,18 @@ def numbered_score_rows(unit: str, scores: str | None = None) -> str:
     `last_line` (the file's last line) and `<unit>s` (the turn file's last unit), by
     default those of every log with turns."""
     count = f"{unit}s"
-    scores = (
-        scores
-        or f"""(
+    of_logs_with_turns = f"""(
     SELECT s.*, t.{count}, max(s.line) OVER (PARTITION BY s.log_id) AS last_line
     FROM stage_scores s
     JOIN (SELECT log_id, max({unit}) AS {count} FROM stage_turns GROUP BY log_id) t USING (log_id)
 )"""
-    )
     return f"""
 SELECT log_id, 'scores', line, CASE
     WHEN {unit} <> line THEN format('expected {unit} {{}}, found {{}}', line, {unit})
     ELSE format('the score file ends at {unit} {{}}, the turn file at {unit} {{}}', {unit}, {count})
   END
-FROM {scores} WHERE {unit} <> line OR (line = last_line AND {unit} <> {count})
+FROM {scores or of_logs_with_turns}
+WHERE {unit} <> line OR (line = last_line AND {unit} <> {count})
 """
 
 

@@ -166,11 +166,8 @@ def replay(rules: HogRules, turns: list[tuple], scores: list[tuple]) -> list[Pro
         first = firsts.setdefault(game, player)
         if last:
             previous = before[9] if before else 0
-            games[game] = (
-                first,
-                player,
-                *((new, previous) if player == first else (previous, new)),
-            )
+            finals = (new, previous) if player == first else (previous, new)
+            games[game] = (first, player, *finals)
     if len(turns_of) > 2:
         third = min(turns_of, key=lambda p: (turns_of[p], first_line[p]))
         problems.append(("turns", first_line[third], f"a third player {third}: a match has two"))

@@ -625,19 +625,12 @@ def _parse_error(module: ModuleType, *logs: LogFile) -> LogFormatError | None:
 
 def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     """Mark pairs whose content is already in, and find what changed content replaces."""
-    keys = [p.content_sha256 for p in pairs]
-    existing = dict(
-        con.execute(
-            "SELECT content_sha256, log_id FROM logs WHERE content_sha256 IN (SELECT unnest(?))",
-            [keys],
-        ).fetchall()
-    )
-    previous = previous_logs(con, pairs)
+    existing, previous = held_logs(con, pairs)
     seen: dict[str, Pair] = {}
     for pair in pairs:
         content = pair.content_sha256
         if content in existing:
-            pair.known, pair.log_id = True, existing[content]
+            pair.known, pair.log_id = True, existing[content][0]
         elif content in seen:  # lands, or not, as its first copy does
             pair.copy_of = seen[content]
         else:
@@ -652,16 +645,20 @@ def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
             pair.outcome = "unchanged" if pair.known or pair.copy_of else "new"
 
 
-def previous_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> dict[str, int]:
-    """The log each file of these pairs held before, by path (a warehouse's or a lake's
-    manifest), where it held one."""
-    return dict(
-        con.execute(
-            "SELECT path, log_id FROM manifest WHERE path IN (SELECT unnest(?)) "
-            "AND log_id IS NOT NULL",
-            [[f.text for p in pairs for f in p.files]],
-        ).fetchall()
-    )
+def held_logs(
+    con: duckdb.DuckDBPyConnection, pairs: list[Pair]
+) -> tuple[dict[str, tuple[int, str]], dict[str, int]]:
+    """What a warehouse (or a lake) holds of these pairs: the log (id, game) of each
+    content it holds, by content hash, and the log each file held before, by path."""
+    contents = con.execute(
+        "SELECT content_sha256, log_id, game FROM logs WHERE content_sha256 IN (SELECT unnest(?))",
+        [[p.content_sha256 for p in pairs]],
+    ).fetchall()
+    files = con.execute(
+        "SELECT path, log_id FROM manifest WHERE path IN (SELECT unnest(?)) AND log_id IS NOT NULL",
+        [[f.text for p in pairs for f in p.files]],
+    ).fetchall()
+    return {content: (log_id, game) for content, log_id, game in contents}, dict(files)
 
 
 def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:

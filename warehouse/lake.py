@@ -467,16 +467,7 @@ def _known(lake: Path, contents: dict, pairs: list[Pair]) -> list[Pair]:
         return list(pairs)
     con = connect(lake, statistics=False)
     try:
-        keys = [p.content_sha256 for p in pairs]
-        existing = {
-            content: (log_id, game)
-            for content, log_id, game in con.execute(
-                "SELECT content_sha256, log_id, game FROM logs "
-                "WHERE content_sha256 IN (SELECT unnest(?))",
-                [keys],
-            ).fetchall()
-        }
-        previous = ingesting.previous_logs(con, pairs)
+        existing, previous = ingesting.held_logs(con, pairs)
     finally:
         con.close()
     fresh = []
@@ -637,7 +628,7 @@ def land(shard: Shard) -> Landed:
             str(p.turns.path): (
                 p.game,
                 p.outcome,
-                moved.get(p.log_id) if p.log_id is not None else None,
+                moved.get(p.log_id),
                 None
                 if p.error is None
                 else (p.error.path, p.error.line, p.error.reason, p.error.column),
