@@ -140,6 +140,11 @@ def typed(fmt: Format, fields: list[str], **convert: Callable[[str], object]) ->
     ]
 
 
+def flag(text: str) -> bool:
+    """A FLAG field: 1 is true."""
+    return text == "1"
+
+
 def numbers(text: str) -> tuple[int, ...]:
     """A field of numbers joined by `;` (dice, heaps, points); empty: none."""
     return tuple(int(n) for n in text.split(";")) if text else ()

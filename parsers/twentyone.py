@@ -62,17 +62,8 @@ class Score(NamedTuple):
 
 def _turn(fields: list[str]) -> Turn:
     action, _, amount = fields[5].partition(" ")
-    return Turn(
-        round=int(fields[0]),
-        hand=parse_hand(fields[1]),
-        player=fields[2],
-        mine=fields[3] == "1",
-        hand_id=int(fields[4]),
-        action=action,
-        bid=int(fields[6]),
-        upcard=parse_course(fields[7]),
-        amount=int(amount) if amount else None,
-    )
+    values = csvlog.typed(TURNS, fields, hand=parse_hand, mine=csvlog.flag, upcard=parse_course)
+    return Turn(*values[:5], action, *values[6:], amount=int(amount) if amount else None)
 
 
 def _score(fields: list[str]) -> Score:
