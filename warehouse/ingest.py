@@ -820,14 +820,7 @@ def _drop_replaced(con: duckdb.DuckDBPyConnection, landed: list[Pair]) -> None:
     stale = sorted({old for p in landed for old in p.replaces} - {p.log_id for p in landed})
     if not stale:
         return
-    keep = {
-        row[0]
-        for row in con.execute(
-            "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
-            "AND path NOT IN (SELECT unnest(?))",
-            [stale, [f.text for p in landed for f in p.files]],
-        ).fetchall()
-    }
+    keep = still_held(con, stale, landed)
     drop = [log_id for log_id in stale if log_id not in keep]
     modules = schema.game_schemas()
     games = con.execute(
@@ -837,6 +830,19 @@ def _drop_replaced(con: duckdb.DuckDBPyConnection, landed: list[Pair]) -> None:
         for table in modules[game].TABLES:
             con.execute(f"DELETE FROM {table} WHERE log_id IN (SELECT unnest(?))", [drop])
     con.execute("DELETE FROM logs WHERE log_id IN (SELECT unnest(?))", [drop])
+
+
+def still_held(con: duckdb.DuckDBPyConnection, logs: list[int], pairs: list[Pair]) -> set[int]:
+    """The logs of `logs` a file other than these pairs' still holds (in a warehouse's or
+    a lake's manifest)."""
+    return {
+        log_id
+        for (log_id,) in con.execute(
+            "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
+            "AND path NOT IN (SELECT unnest(?))",
+            [logs, [f.text for p in pairs for f in p.files]],
+        ).fetchall()
+    }
 
 
 def _land(

@@ -465,11 +465,8 @@ def _known(lake: Path, contents: dict, pairs: list[Pair]) -> list[Pair]:
 
     if not contents["tables"]:
         return list(pairs)
-    con = connect(lake, statistics=False)
-    try:
+    with contextlib.closing(connect(lake, statistics=False)) as con:
         existing, previous = ingesting.held_logs(con, pairs)
-    finally:
-        con.close()
     fresh = []
     for pair in pairs:
         if pair.turns.sha256 and pair.scores.sha256 and pair.content_sha256 in existing:
@@ -546,16 +543,10 @@ def _retire(lake: Path, contents: dict, pairs: list[Pair]) -> None:
     stale = sorted({old for p in replaced for old in p.replaces})
     if not stale:
         return
-    con = connect(lake, statistics=False)
-    try:
-        kept = con.execute(
-            "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
-            "AND path NOT IN (SELECT unnest(?))",
-            [stale, [f.text for p in replaced for f in p.files]],
-        ).fetchall()
-    finally:
-        con.close()
-    keep = {log_id for (log_id,) in kept}
+    from mine.warehouse import ingest as ingesting
+
+    with contextlib.closing(connect(lake, statistics=False)) as con:
+        keep = ingesting.still_held(con, stale, replaced)
     contents["retired"] = sorted(set(contents["retired"]) | (set(stale) - keep))
 
 
@@ -605,8 +596,8 @@ def land(shard: Shard) -> Landed:
 
     lake = Path(shard.lake)
     with tempfile.TemporaryDirectory(prefix="mine-shard-") as scratch:
-        con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": scratch})
-        try:
+        config = {"memory_limit": MEMORY_LIMIT, "temp_directory": scratch}
+        with contextlib.closing(duckdb.connect(config=config)) as con:
             con.execute("SET enable_progress_bar = false")
             paths = [path for pair in shard.pairs for path in pair]
             summary = ingesting.ingest(
@@ -621,8 +612,6 @@ def land(shard: Shard) -> Landed:
                     [sorted(shard.replacing)],
                 )
             files = _write_part(con, lake, shard, moved)
-        finally:
-            con.close()
     return Landed(
         pairs={
             str(p.turns.path): (
