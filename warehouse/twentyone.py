@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from typing import NamedTuple
 
 import numpy as np
@@ -342,14 +343,8 @@ def replay(rules: TwentyOneRules, turns: list[tuple], scores: list[tuple]) -> li
         problems += outside_range("turns", row[0], row[1:], FORMAT.TURNS, ranges["turns"])
     for row in scores:
         problems += outside_range("scores", row[0], row[1:], FORMAT.SCORES, ranges["scores"])
-    rounds = []
-    start = 0
-    while start < len(turns):
-        end = start + 1
-        while end < len(turns) and turns[end][1] == turns[start][1]:
-            end += 1
-        rounds.append(_round(rules, turns[start:end], problems))
-        start = end
+    runs = itertools.groupby(turns, key=lambda row: row[1])  # round after round
+    rounds = [_round(rules, list(rows), problems) for _, rows in runs]
     _shoe(rules, rounds, problems)
     _points(rules, turns, scores, rounds, problems)
     return problems
@@ -362,11 +357,8 @@ def _round(rules: TwentyOneRules, rows: list[tuple], problems: list[Problem]) ->
     bids: dict[str, list[int]] = {}  # bidder → [first line, last line, bids, first bid]
     for row, act in zip(rows, acts, strict=True):
         if act == "Bid":
-            seen = bids.get(row[3])
-            if seen is None:
-                bids[row[3]] = [row[0], row[0], 1, row[7]]
-            else:
-                seen[1], seen[2] = row[0], seen[2] + 1
+            seen = bids.setdefault(row[3], [row[0], row[0], 0, row[7]])
+            seen[1], seen[2] = row[0], seen[2] + 1
     hands: dict[tuple[str, int], _Hand] = {}
     dealer_rows: list[int] = []
     last_player_line = first_play_line = None
@@ -392,9 +384,7 @@ def _round(rules: TwentyOneRules, rows: list[tuple], problems: list[Problem]) ->
         )  # fmt: skip
         if reason:
             problems.append(("turns", line, reason))
-        played = hands.get((player, hand_id))
-        if played is None:
-            played = hands[player, hand_id] = _Hand(line)
+        played = hands.setdefault((player, hand_id), _Hand(line))
         played.last_line, played.final, played.bid, played.act = line, hand, bid, act
         played.rows += 1
         if act == "Split":
@@ -562,16 +552,12 @@ def _hand_runs(rules: TwentyOneRules, hands: dict[tuple[str, int], _Hand],
     a hand ends with a Stand or finished."""
     players: dict[str, list[int]] = {}  # first line, last line, rows, hands, top id, splits
     for (player, hand_id), played in hands.items():
-        seen = players.get(player)
-        if seen is None:
-            players[player] = [played.first_line, played.last_line, played.rows, 1, hand_id,
-                               played.splits]  # fmt: skip
-        else:
-            seen[0], seen[1] = min(seen[0], played.first_line), max(seen[1], played.last_line)
-            seen[2] += played.rows
-            seen[3] += 1
-            seen[4] = max(seen[4], hand_id)
-            seen[5] += played.splits
+        seen = players.setdefault(player, [played.first_line, played.last_line, 0, 0, 0, 0])
+        seen[0], seen[1] = min(seen[0], played.first_line), max(seen[1], played.last_line)
+        seen[2] += played.rows
+        seen[3] += 1
+        seen[4] = max(seen[4], hand_id)
+        seen[5] += played.splits
     for player, (first, last, rows, count, top, splits) in players.items():
         if last - first + 1 != rows:
             problems.append(("turns", last, f"{player}'s hands are not played in one run of rows"))
