@@ -79,7 +79,8 @@ def _turn(fields: list[str]) -> Turn:
     kind, j = fields[4], fields[6]
     if (kind == "merge") != bool(j):
         raise ValueError("j names the heap merged onto: set for a merge, empty otherwise")
-    heap, board = (int if j else lambda _: None), csvlog.numbers  # j is empty but for a merge
+    heap = int if j else lambda _: None  # j is empty but for a merge
+    board = csvlog.numbers
     return Turn(*csvlog.typed(TURNS, fields, board_before=board, j=heap, board_after=board))
 
 

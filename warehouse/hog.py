@@ -285,5 +285,5 @@ def suspects(rules: HogRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[
         | (pl.col("final_score_first") != pl.when(first_won).then("won").otherwise("lost"))
         | (pl.col("final_score_second") != pl.when(first_won).then("lost").otherwise("won"))
     )  # fmt: skip
-    flagged |= set(s.filter(ended.fill_null(False) | outside(ranges["scores"]))["log_id"].to_list())
+    flagged |= flagged_logs(s.filter(ended.fill_null(False) | outside(ranges["scores"])))
     return flagged
