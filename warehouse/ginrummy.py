@@ -146,8 +146,7 @@ def sane(rules: GinRummyRules) -> dict[str, dict[str, tuple[int, int]]]:
 
 
 def replay(rules: GinRummyRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
-    """Every broken rule of one log: its rows (line first, then the format's columns) in
-    file order, replayed round by round through the engine's rules."""
+    """Every broken rule of one log, replayed round by round through the engine's rules."""
     problems: list[Problem] = []
     ranges = sane(rules)
     ends: dict[int, tuple[str, list[str], list[str] | None]] = {}  # last side, its hand, other's
@@ -266,11 +265,9 @@ def _listed(numbers: list[int]) -> str:
 
 
 def suspects(rules: GinRummyRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
-    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
-    rows by log and line): the turns' rules as columns (hands as the engine's card masks),
-    and each round's score against what the final hands' least deadwoods pay
-    (`round_points`). A round paid so cannot break a rule of `replay`, which reads every
-    declaration the hands allow; only the logs named are replayed one by one."""
+    """The turns' rules as columns (hands as the engine's card masks), and each round's
+    score against what the final hands' least deadwoods pay (`round_points`). A round paid
+    so cannot break a rule of `replay`, which reads every declaration the hands allow."""
     import polars as pl
 
     ranges = sane(rules)

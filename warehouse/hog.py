@@ -143,8 +143,7 @@ def sane(rules: HogRules) -> dict[str, dict[str, tuple[int, float]]]:
 
 
 def replay(rules: HogRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
-    """Every broken rule of one log: its rows (line first, then the format's columns) in
-    file order, replayed game by game through the engine's rules."""
+    """Every broken rule of one log, replayed game by game through the engine's rules."""
     problems: list[Problem] = []
     ranges = sane(rules)
     firsts: dict[int, str] = {}  # each game's first mover
@@ -230,10 +229,8 @@ def _game_problem(row: tuple, played: tuple[str, str, int, int]) -> str | None:
 
 
 def suspects(rules: HogRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
-    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
-    rows by log and line): every condition of `replay` as a column, the engine's rules
-    looked up in its tables (`tail_map`, `swine_map`). Only these logs are replayed one by
-    one, so a valid log costs no Python per row; the golden rows test holds the two equal."""
+    """Every condition of `replay` as a column, the engine's rules looked up in its tables
+    (`tail_map`, `swine_map`); the golden rows test holds the two equal."""
     ranges = sane(rules)
     most = int(ranges["turns"]["new_score"][1])
     tail, swine = tail_map(rules), swine_map(rules, most + 1)

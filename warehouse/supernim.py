@@ -136,9 +136,8 @@ LOAD = {
 
 
 def replay(rules: SuperNimRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
-    """Every broken rule of one log: its rows (line first, then the format's columns) in
-    file order, each move replayed through the engine's `move`, and each game's score row
-    against where its moves ended."""
+    """Every broken rule of one log: each move replayed through the engine's `move`, and
+    each game's score row against where its moves ended."""
     problems: list[Problem] = []
     starts = {row[1]: row for row in scores}  # each game's score row
     ends: dict[int, tuple[tuple, int]] = {}  # each game's last move, and its moves
@@ -215,11 +214,10 @@ def _game_problem(row: tuple, end: tuple[tuple, int] | None) -> str | None:
 
 
 def suspects(rules: SuperNimRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
-    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
-    rows by log and line): every condition of `replay` as a column, each distinct move's
-    board after and points (`_made`) from the engine's `move` on the heaps it takes. Only
-    these logs are replayed one by one; `tests/warehouse/test_supernim_replay.py` holds
-    that it never clears one the replay rejects."""
+    """Every condition of `replay` as a column, each distinct move's board after and points
+    (`_made`) from the engine's `move` on the heaps it takes;
+    `tests/warehouse/test_supernim_replay.py` holds that it never clears one the replay
+    rejects."""
     import polars as pl
 
     log, game, player, before = (pl.col(c) for c in ("log_id", "game", "player", "board_before"))

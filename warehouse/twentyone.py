@@ -335,8 +335,7 @@ class _Round(NamedTuple):
 
 
 def replay(rules: TwentyOneRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
-    """Every broken rule of one log: its rows (line first, then the format's columns) in
-    file order, replayed round by round through the engine's rules."""
+    """Every broken rule of one log, replayed round by round through the engine's rules."""
     ranges = sane(rules)
     problems: list[Problem] = []
     for row in turns:
@@ -683,8 +682,7 @@ def _tables(rules: TwentyOneRules) -> dict[str, np.ndarray]:
 
 
 def suspects(rules: TwentyOneRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
-    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
-    rows by log and line). Only these are replayed one by one; the property test
+    """`replay`'s rules over a batch; the property test
     `tests/warehouse/test_twentyone_replay.py` holds that it never clears one the replay
     rejects, the golden rows test that the two give the same rows."""
     tables = _tables(rules)
