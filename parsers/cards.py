@@ -42,6 +42,16 @@ _COURSE = {f"{suit}{COURSE_RANKS[rank - 1]}": Card(rank, suit) for rank, suit in
 _GUESS = {f"{GUESS_RANKS[rank - 1]}{suit}": Card(rank, suit) for rank, suit in DECK}
 
 
+def _parse(
+    text: str, cards: dict[str, Card], suits: str, ranks: tuple[str, ...], suit_first: bool
+) -> Card:
+    """The card `text` names, or CardError naming the card and what is wrong."""
+    card = cards.get(text)
+    if card is None:
+        raise CardError(f"bad card {text!r}: {_why_not(text, suits, ranks, suit_first)}")
+    return card
+
+
 def _why_not(text: str, suits: str, ranks: tuple[str, ...], suit_first: bool) -> str:
     if not text:
         return "empty card"
@@ -60,11 +70,7 @@ def _why_not(text: str, suits: str, ranks: tuple[str, ...], suit_first: bool) ->
 
 def parse_course(text: str) -> Card:
     """`SQ` → queen of spades. Raises CardError naming the card and what is wrong."""
-    card = _COURSE.get(text)
-    if card is None:
-        reason = _why_not(text, SUITS, COURSE_RANKS, suit_first=True)
-        raise CardError(f"bad card {text!r}: {reason}")
-    return card
+    return _parse(text, _COURSE, SUITS, COURSE_RANKS, suit_first=True)
 
 
 def format_course(card: Card) -> str:
@@ -73,11 +79,7 @@ def format_course(card: Card) -> str:
 
 def parse_guess(text: str) -> Card:
     """`TS` → ten of spades (card-guessing notation, rank first)."""
-    card = _GUESS.get(text)
-    if card is None:
-        reason = _why_not(text, GUESS_SUITS, GUESS_RANKS, suit_first=False)
-        raise CardError(f"bad card {text!r}: {reason}")
-    return card
+    return _parse(text, _GUESS, GUESS_SUITS, GUESS_RANKS, suit_first=False)
 
 
 def format_guess(card: Card) -> str:

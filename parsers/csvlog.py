@@ -131,23 +131,40 @@ def read_lines(path: str | Path) -> Iterator[tuple[int, str]]:
         yield number, line[:-1] if line.endswith("\r") else line
 
 
-def read_records(
-    path: str | Path, fmt: Format, build: Callable[[list[str]], Any]
-) -> Iterator[tuple[int, Any]]:
-    """(line number, record) for each line; `build` turns checked fields into a record."""
-    for number, line in read_lines(path):
-        fields = fmt.check(path, number, line)
-        try:
-            yield number, build(fields)
-        except ValueError as error:
-            raise LogFormatError(path, number, str(error)) from error
+def typed(fmt: Format, fields: list[str], **convert: Callable[[str], object]) -> list:
+    """Checked fields as a record's values: a column named in `convert` by its function,
+    an INTEGER column as an int, text as it is."""
+    return [
+        convert[c.name](f) if c.name in convert else int(f) if c.sql_type == "INTEGER" else f
+        for f, c in zip(fields, fmt.columns, strict=True)
+    ]
+
+
+def flag(text: str) -> bool:
+    """A FLAG field: 1 is true."""
+    return text == "1"
+
+
+def numbers(text: str) -> tuple[int, ...]:
+    """A field of numbers joined by `;` (dice, heaps, points); empty: none."""
+    return tuple(int(n) for n in text.split(";")) if text else ()
+
+
+def joined(values: Iterable[object]) -> str:
+    """Values as a field joins them: by `;`."""
+    return ";".join(map(str, values))
 
 
 def reader(fmt: Format, build: Callable[[list[str]], Any]) -> Callable[[str | Path], Iterator]:
     """`read(path)`: the file's records, built by `build` from each line's checked fields."""
 
     def read(path: str | Path) -> Iterator:
-        return (record for _, record in read_records(path, fmt, build))
+        for number, line in read_lines(path):
+            fields = fmt.check(path, number, line)
+            try:
+                yield build(fields)
+            except ValueError as error:
+                raise LogFormatError(path, number, str(error)) from error
 
     return read
 
@@ -156,7 +173,8 @@ def writer(fields: Callable[[Any], Sequence[object]]) -> Callable[[str | Path, I
     """`write(path, records)`: each record's `fields` as a line the server would write."""
 
     def write(path: str | Path, records: Iterable) -> None:
-        write_lines(path, map(fields, records))
+        with open(path, "w", newline="", encoding="utf-8") as out:
+            out.writelines(map(line, map(fields, records)))
 
     return write
 
@@ -164,11 +182,6 @@ def writer(fields: Callable[[Any], Sequence[object]]) -> Callable[[str | Path, I
 def line(row: Sequence[object]) -> str:
     """A row the way the game server writes it: comma-separated, CRLF line ending."""
     return ",".join(map(str, row)) + "\r\n"
-
-
-def write_lines(path: str | Path, rows: Iterable[Sequence[object]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as out:
-        out.writelines(map(line, rows))
 
 
 SCORE_SUFFIX = "-score"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from mine.parsers import csvlog
 from mine.parsers.cards import COURSE_CARD_PATTERN as CARD
 from mine.parsers.cards import Card, format_course, format_hand, parse_course, parse_hand
 from mine.parsers.csvlog import FLAG, POSITIVE, UINT, Column, Format, reader, writer
@@ -76,7 +77,7 @@ def _turn(fields: list[str]) -> Turn:
 
 
 def _score(fields: list[str]) -> Score:
-    return Score(int(fields[0]), int(fields[1]), int(fields[2]), fields[3], fields[4] == "1")
+    return Score(*csvlog.typed(SCORES, fields, last_mine=csvlog.flag))
 
 
 read_turns = reader(TURNS, _turn)
@@ -84,14 +85,7 @@ read_scores = reader(SCORES, _score)
 
 
 def turn_fields(turn: Turn) -> tuple[object, ...]:
-    return (
-        turn.round,
-        format_hand(turn.hand),
-        int(turn.mine),
-        format_course(turn.discard_top),
-        format_course(turn.picked),
-        format_course(turn.discarded),
-    )
+    return (turn.round, format_hand(turn.hand), int(turn.mine), *map(format_course, turn[3:]))
 
 
 def score_fields(score: Score) -> tuple[object, ...]:

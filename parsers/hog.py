@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import polars as pl
 
+from mine.parsers import csvlog
 from mine.parsers.csvlog import POSITIVE, UINT, Column, Format, reader, writer
 
 GAME = "hog"
@@ -68,17 +69,14 @@ class Score(NamedTuple):
 
 
 def _turn(fields: list[str]) -> Turn:
-    outcomes = tuple(int(d) for d in fields[6].split(";")) if fields[6] else ()
-    num_rolls = int(fields[5])
-    if len(outcomes) != num_rolls:
-        raise ValueError(f"num_rolls is {num_rolls} but {len(outcomes)} dice are listed")
-    game, turn, player, score, opponent, _, _, points, new = fields
-    return Turn(int(game), int(turn), player, int(score), int(opponent), num_rolls, outcomes,
-                int(points), int(new))  # fmt: skip
+    turn = Turn(*csvlog.typed(TURNS, fields, outcomes=csvlog.numbers))
+    if len(turn.outcomes) != turn.num_rolls:
+        raise ValueError(f"num_rolls is {turn.num_rolls} but {len(turn.outcomes)} dice are listed")
+    return turn
 
 
 def _score(fields: list[str]) -> Score:
-    return Score(int(fields[0]), fields[1], int(fields[2]), int(fields[3]), fields[4])
+    return Score(*csvlog.typed(SCORES, fields))
 
 
 read_turns = reader(TURNS, _turn)
@@ -86,7 +84,7 @@ read_scores = reader(SCORES, _score)
 
 
 def turn_fields(turn: Turn) -> tuple[object, ...]:
-    return (*turn[:6], ";".join(map(str, turn.outcomes)), *turn[7:])
+    return (*turn[:6], csvlog.joined(turn.outcomes), *turn[7:])
 
 
 def score_fields(score: Score) -> tuple[object, ...]:

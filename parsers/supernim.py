@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from mine.parsers import csvlog
 from mine.parsers.csvlog import POSITIVE, UINT, Column, Format, reader, writer
 
 GAME = "supernim"
@@ -74,43 +75,17 @@ class Score(NamedTuple):
     ended: str  # "" (the board was emptied) or "cutoff"
 
 
-def board(text: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in text.split(";")) if text else ()
-
-
-def board_text(heaps: tuple[int, ...]) -> str:
-    return ";".join(map(str, heaps))
-
-
 def _turn(fields: list[str]) -> Turn:
     kind, j = fields[4], fields[6]
     if (kind == "merge") != bool(j):
         raise ValueError("j names the heap merged onto: set for a merge, empty otherwise")
-    return Turn(
-        game=int(fields[0]),
-        move=int(fields[1]),
-        player=fields[2],
-        board_before=board(fields[3]),
-        kind=kind,
-        i=int(fields[5]),
-        j=int(j) if j else None,
-        board_after=board(fields[7]),
-        score_max=int(fields[8]),
-        score_min=int(fields[9]),
-    )
+    heap = int if j else lambda _: None  # j is empty but for a merge
+    board = csvlog.numbers
+    return Turn(*csvlog.typed(TURNS, fields, board_before=board, j=heap, board_after=board))
 
 
 def _score(fields: list[str]) -> Score:
-    return Score(
-        int(fields[0]),
-        fields[1],
-        board(fields[2]),
-        int(fields[3]),
-        int(fields[4]),
-        fields[5],
-        int(fields[6]),
-        fields[7],
-    )
+    return Score(*csvlog.typed(SCORES, fields, start_board=csvlog.numbers))
 
 
 read_turns = reader(TURNS, _turn)
@@ -118,31 +93,13 @@ read_scores = reader(SCORES, _score)
 
 
 def turn_fields(turn: Turn) -> tuple[object, ...]:
-    return (
-        turn.game,
-        turn.move,
-        turn.player,
-        board_text(turn.board_before),
-        turn.kind,
-        turn.i,
-        "" if turn.j is None else turn.j,
-        board_text(turn.board_after),
-        turn.score_max,
-        turn.score_min,
-    )
+    j = "" if turn.j is None else turn.j
+    before, after = csvlog.joined(turn.board_before), csvlog.joined(turn.board_after)
+    return (*turn[:3], before, *turn[4:6], j, after, *turn[8:])
 
 
 def score_fields(score: Score) -> tuple[object, ...]:
-    return (
-        score.game,
-        score.first_player,
-        board_text(score.start_board),
-        score.score_max,
-        score.score_min,
-        score.winner,
-        score.moves,
-        score.ended,
-    )
+    return (*score[:2], csvlog.joined(score.start_board), *score[3:])
 
 
 write_turns = writer(turn_fields)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from mine.parsers import csvlog
 from mine.parsers.cards import COURSE_CARD_PATTERN as CARD
 from mine.parsers.cards import Card, format_course, format_hand, parse_course, parse_hand
 from mine.parsers.csvlog import FLAG, POSITIVE, UINT, Column, Format, reader, writer
@@ -61,22 +62,12 @@ class Score(NamedTuple):
 
 def _turn(fields: list[str]) -> Turn:
     action, _, amount = fields[5].partition(" ")
-    return Turn(
-        round=int(fields[0]),
-        hand=parse_hand(fields[1]),
-        player=fields[2],
-        mine=fields[3] == "1",
-        hand_id=int(fields[4]),
-        action=action,
-        bid=int(fields[6]),
-        upcard=parse_course(fields[7]),
-        amount=int(amount) if amount else None,
-    )
+    values = csvlog.typed(TURNS, fields, hand=parse_hand, mine=csvlog.flag, upcard=parse_course)
+    return Turn(*values[:5], action, *values[6:], amount=int(amount) if amount else None)
 
 
 def _score(fields: list[str]) -> Score:
-    others = tuple(int(p) for p in fields[2].split(";")) if fields[2] else ()
-    return Score(int(fields[0]), int(fields[1]), others)
+    return Score(*csvlog.typed(SCORES, fields, others=csvlog.numbers))
 
 
 read_turns = reader(TURNS, _turn)
@@ -85,20 +76,12 @@ read_scores = reader(SCORES, _score)
 
 def turn_fields(turn: Turn) -> tuple[object, ...]:
     action = turn.action if turn.amount is None else f"{turn.action} {turn.amount}"
-    return (
-        turn.round,
-        format_hand(turn.hand),
-        turn.player,
-        int(turn.mine),
-        turn.hand_id,
-        action,
-        turn.bid,
-        format_course(turn.upcard),
-    )
+    hand, mine, upcard = format_hand(turn.hand), int(turn.mine), format_course(turn.upcard)
+    return turn.round, hand, turn.player, mine, turn.hand_id, action, turn.bid, upcard
 
 
 def score_fields(score: Score) -> tuple[object, ...]:
-    return score.round, score.points, ";".join(map(str, score.others))
+    return score.round, score.points, csvlog.joined(score.others)
 
 
 write_turns = writer(turn_fields)

@@ -89,11 +89,6 @@ WITH turns AS (
 ),
 games AS (
     SELECT log_id, game, n, answer, count(*) AS guesses FROM stage_turns GROUP BY ALL
-),
-played AS (SELECT log_id, max(game) AS games FROM stage_turns GROUP BY log_id),
-scores AS (
-    SELECT s.*, p.games, max(s.line) OVER (PARTITION BY s.log_id) AS last_line
-    FROM stage_scores s JOIN played p USING (log_id)
 )
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT log_id, line, CASE
@@ -122,7 +117,7 @@ END
 FROM stage_scores s LEFT JOIN games g USING (log_id, game)
 WHERE g.game IS NULL OR s.n <> g.n OR s.answer <> g.answer OR s.guesses <> g.guesses
 UNION ALL
-""" + numbered_score_rows("game", "games")
+""" + numbered_score_rows("game")
 
 # The rules replayed: each logged feedback recomputed from the logged answer and guess, by
 # the engine's `feedback` (the spec's, which the generated player shares).

@@ -45,6 +45,17 @@ def interrupt_all() -> None:
             con.interrupt()
 
 
+def in_memory() -> duckdb.DuckDBPyConnection:
+    """A DuckDB in memory that loads no extension, within a warehouse's memory limit."""
+    return duckdb.connect(
+        config={
+            "autoinstall_known_extensions": False,
+            "autoload_known_extensions": False,
+            "memory_limit": MEMORY_LIMIT,
+        }
+    )
+
+
 class WarehouseBusy(RuntimeError):
     """Another process holds the database file's lock for longer than we wait."""
 

@@ -21,6 +21,7 @@ import duckdb
 
 from mine import __version__, inputs, outputs
 from mine.warehouse import schema
+from mine.warehouse.query import LISTED, quoted
 
 MANIFEST = "manifest.json"
 MANIFEST_BYTES = 16_000_000  # an export's manifest: a few kB a table
@@ -59,7 +60,8 @@ def export(con: duckdb.DuckDBPyConnection, folder: Path) -> dict:
     partial.mkdir(parents=True)
     try:
         con.execute("SET preserve_insertion_order = false")  # bounded memory for a big COPY
-        tables = {name: _write(con, name, kind, partial / name) for name, kind in _tables(con)}
+        listed = con.execute(LISTED).fetchall()
+        tables = {name: _write(con, name, kind, partial / name) for name, kind, _ in listed}
         manifest = {
             "mine": __version__,
             "layout_version": schema.VERSION,
@@ -143,19 +145,6 @@ def _remove(folder: Path) -> None:
         time.sleep(0.02)
 
 
-def _tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
-    return con.execute(
-        """
-        SELECT table_name, 'table' FROM duckdb_tables()
-        WHERE schema_name = 'main' AND NOT temporary
-        UNION ALL
-        SELECT view_name, 'view' FROM duckdb_views()
-        WHERE schema_name = 'main' AND NOT internal AND NOT temporary
-        ORDER BY 1
-        """
-    ).fetchall()
-
-
 def _write(con: duckdb.DuckDBPyConnection, table: str, kind: str, target: Path) -> dict:
     described = con.execute(f'DESCRIBE "{table}"').fetchall()
     columns = [name for name, *_ in described]
@@ -176,9 +165,5 @@ def _write(con: duckdb.DuckDBPyConnection, table: str, kind: str, target: Path) 
     partition = f", PARTITION_BY ({', '.join(by)})" if by else ""
     target.mkdir()
     into = target if by else target / "data.parquet"
-    con.execute(f"COPY ({source}) TO '{_literal(str(into))}' (FORMAT parquet{partition})")
+    con.execute(f"COPY ({source}) TO {quoted(str(into))} (FORMAT parquet{partition})")
     return {"kind": kind, "rows": rows, "partitioned_by": by, "columns": columns}
-
-
-def _literal(text: str) -> str:
-    return text.replace("'", "''")

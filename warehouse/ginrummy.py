@@ -15,7 +15,7 @@ from mine.strategies.engines.ginrummy import (
     solver_for,
 )
 from mine.strategies.engines.melds import CARD_BITS
-from mine.warehouse.checks import Problem, numbered_score_rows, outside_range
+from mine.warehouse.checks import Problem, flagged_logs, numbered_score_rows, outside, outside_range
 
 if TYPE_CHECKING:  # polars loads when a batch's rules are replayed
     import polars as pl
@@ -97,11 +97,6 @@ WITH ordered AS (
            lag(discarded) OVER w AS previous_discard
     FROM stage_turns
     WINDOW w AS (PARTITION BY log_id ORDER BY line)
-),
-turns AS (SELECT log_id, max(round) AS rounds FROM stage_turns GROUP BY log_id),
-scores AS (
-    SELECT s.*, t.rounds, max(s.line) OVER (PARTITION BY s.log_id) AS last_line
-    FROM stage_scores s JOIN turns t USING (log_id)
 )
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT log_id, line, CASE
@@ -113,7 +108,7 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
     END AS reason FROM ordered
 ) WHERE reason IS NOT NULL
 UNION ALL
-""" + numbered_score_rows("round", "rounds")
+""" + numbered_score_rows("round")
 
 LOAD = {
     "ginrummy_turns": """
@@ -151,8 +146,7 @@ def sane(rules: GinRummyRules) -> dict[str, dict[str, tuple[int, int]]]:
 
 
 def replay(rules: GinRummyRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
-    """Every broken rule of one log: its rows (line first, then the format's columns) in
-    file order, replayed round by round through the engine's rules."""
+    """Every broken rule of one log, replayed round by round through the engine's rules."""
     problems: list[Problem] = []
     ranges = sane(rules)
     ends: dict[int, tuple[str, list[str], list[str] | None]] = {}  # last side, its hand, other's
@@ -271,11 +265,9 @@ def _listed(numbers: list[int]) -> str:
 
 
 def suspects(rules: GinRummyRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
-    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
-    rows by log and line): the turns' rules as columns (hands as the engine's card masks),
-    and each round's score against what the final hands' least deadwoods pay
-    (`round_points`). A round paid so cannot break a rule of `replay`, which reads every
-    declaration the hands allow; only the logs named are replayed one by one."""
+    """The turns' rules as columns (hands as the engine's card masks), and each round's
+    score against what the final hands' least deadwoods pay (`round_points`). A round paid
+    so cannot break a rule of `replay`, which reads every declaration the hands allow."""
     import polars as pl
 
     ranges = sane(rules)
@@ -306,14 +298,14 @@ def suspects(rules: GinRummyRules, turns: pl.DataFrame, scores: pl.DataFrame) ->
         (pl.col("after_one") & (side == side.shift(1)))
         | (pl.col("after_two") & ((((own | pick) & ~drop) != mask) | ((own & pick) != 0)))
         | _drawn_seen(line, pick)
-        | _outside(ranges["turns"])
+        | outside(ranges["turns"])
     )  # fmt: skip
-    flagged = set(t.filter((unsound | wrong).fill_null(True))["log_id"].unique().to_list())
+    flagged = flagged_logs(t.filter((unsound | wrong).fill_null(True)))
     ends = t.group_by("log_id", "round").agg(
         last_side=side.last(), caller=mask.last(), other=mask.filter(side != side.last()).last()
     )
     s = scores.join(ends, on=["log_id", "round"], how="left")
-    flagged |= set(s.filter(_outside(ranges["scores"]).fill_null(True))["log_id"].to_list())
+    flagged |= flagged_logs(s.filter(outside(ranges["scores"]).fill_null(True)))
     solver = solver_for(rules)
     columns = ("log_id", "points", "opponent_points", "ending", "last_mine", "last_side",
                "caller", "other")  # fmt: skip
@@ -353,10 +345,3 @@ def _drawn_seen(line: pl.Expr, pick: pl.Expr) -> pl.Expr:
     picked_before = line.min().over("log_id", "round", "picked") < line
     from_stock = pl.col("picked") != pl.col("discard_top")
     return from_stock & (picked_before | ((pick & shown) != 0))
-
-
-def _outside(ranges: dict[str, tuple[int, int]]) -> pl.Expr:
-    """Whether a row has a number outside its sane range."""
-    import polars as pl
-
-    return pl.any_horizontal(~pl.col(c).is_between(low, high) for c, (low, high) in ranges.items())

@@ -16,7 +16,7 @@ from mine.strategies.engines.hog import (
     tail_map,
     tail_points,
 )
-from mine.warehouse.checks import Problem, numbered_score_rows, outside_range
+from mine.warehouse.checks import Problem, flagged_logs, numbered_score_rows, outside, outside_range
 
 GAME = "hog"
 FORMAT = log_format
@@ -84,11 +84,6 @@ unordered AS (
         FROM games
     ) WHERE first_line < earlier_last OR last_line - first_line + 1 <> turns
          OR first_turn <> 1 OR last_turn <> turns
-),
-played AS (SELECT log_id, max(game) AS games FROM stage_turns GROUP BY log_id),
-scores AS (
-    SELECT s.*, p.games, max(s.line) OVER (PARTITION BY s.log_id) AS last_line
-    FROM stage_scores s JOIN played p USING (log_id)
 )
 SELECT log_id, 'turns' AS role, line, reason FROM (
     SELECT log_id, line, CASE
@@ -108,7 +103,7 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
     )
 ) WHERE reason IS NOT NULL
 UNION ALL
-""" + numbered_score_rows("game", "games")
+""" + numbered_score_rows("game")
 
 LOAD = {
     "hog_turns": """
@@ -148,8 +143,7 @@ def sane(rules: HogRules) -> dict[str, dict[str, tuple[int, float]]]:
 
 
 def replay(rules: HogRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
-    """Every broken rule of one log: its rows (line first, then the format's columns) in
-    file order, replayed game by game through the engine's rules."""
+    """Every broken rule of one log, replayed game by game through the engine's rules."""
     problems: list[Problem] = []
     ranges = sane(rules)
     firsts: dict[int, str] = {}  # each game's first mover
@@ -171,11 +165,8 @@ def replay(rules: HogRules, turns: list[tuple], scores: list[tuple]) -> list[Pro
         first = firsts.setdefault(game, player)
         if last:
             previous = before[9] if before else 0
-            games[game] = (
-                first,
-                player,
-                *((new, previous) if player == first else (previous, new)),
-            )
+            finals = (new, previous) if player == first else (previous, new)
+            games[game] = (first, player, *finals)
     if len(turns_of) > 2:
         third = min(turns_of, key=lambda p: (turns_of[p], first_line[p]))
         problems.append(("turns", first_line[third], f"a third player {third}: a match has two"))
@@ -238,10 +229,8 @@ def _game_problem(row: tuple, played: tuple[str, str, int, int]) -> str | None:
 
 
 def suspects(rules: HogRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
-    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
-    rows by log and line): every condition of `replay` as a column, the engine's rules
-    looked up in its tables (`tail_map`, `swine_map`). Only these logs are replayed one by
-    one, so a valid log costs no Python per row; the golden rows test holds the two equal."""
+    """Every condition of `replay` as a column, the engine's rules looked up in its tables
+    (`tail_map`, `swine_map`); the golden rows test holds the two equal."""
     ranges = sane(rules)
     most = int(ranges["turns"]["new_score"][1])
     tail, swine = tail_map(rules), swine_map(rules, most + 1)
@@ -275,11 +264,11 @@ def suspects(rules: HogRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[
         | (pl.col("points") != pl.col("expected"))
         | (pl.col("total") > most) | (new != pl.col("swined"))
         | (pl.col("last") & (new < rules.goal)) | (~pl.col("last") & (new >= rules.goal))
-        | _outside(ranges["turns"])
+        | outside(ranges["turns"])
     )  # fmt: skip
-    flagged = set(t.filter(wrong.fill_null(True))["log_id"].unique().to_list())
+    flagged = flagged_logs(t.filter(wrong.fill_null(True)))
     players = t.group_by("log_id").agg(pl.col("player").n_unique().alias("players"))
-    flagged |= set(players.filter(pl.col("players") > 2)["log_id"].to_list())
+    flagged |= flagged_logs(players.filter(pl.col("players") > 2))
     played = t.group_by("log_id", "game").agg(
         mover=pl.col("player").first(),
         reached=pl.col("player").last(),
@@ -293,12 +282,5 @@ def suspects(rules: HogRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[
         | (pl.col("final_score_first") != pl.when(first_won).then("won").otherwise("lost"))
         | (pl.col("final_score_second") != pl.when(first_won).then("lost").otherwise("won"))
     )  # fmt: skip
-    flagged |= set(
-        s.filter(ended.fill_null(False) | _outside(ranges["scores"]))["log_id"].to_list()
-    )
+    flagged |= flagged_logs(s.filter(ended.fill_null(False) | outside(ranges["scores"])))
     return flagged
-
-
-def _outside(ranges: dict[str, tuple[int, float]]) -> pl.Expr:
-    """Whether a row has a number outside its sane range."""
-    return pl.any_horizontal(~pl.col(c).is_between(low, high) for c, (low, high) in ranges.items())

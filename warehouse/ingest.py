@@ -297,14 +297,11 @@ def _why(error: OSError) -> str:
 
 def pair_files(files: Iterable[Path]) -> tuple[list[Pair], list[LogFormatError]]:
     """`<stem>.csv` goes with `<stem>-score.csv` in the same folder."""
-    turns: dict[tuple[Path, str], Path] = {}
-    scores: dict[tuple[Path, str], Path] = {}
+    found: dict[str, dict[tuple[Path, str], Path]] = {"turns": {}, "scores": {}}
     for path in files:
-        name = path.name[: -len(path.suffix)] if path.suffix else path.name
-        if name.endswith(SCORE_SUFFIX):
-            scores[(path.parent, name[: -len(SCORE_SUFFIX)])] = path
-        else:
-            turns[(path.parent, name)] = path
+        stem, role = _stem_and_role(path)
+        found[role][(path.parent, stem)] = path
+    turns, scores = found["turns"], found["scores"]
     pairs, orphans = [], []
     for key in sorted(turns.keys() | scores.keys(), key=lambda k: (str(k[0]), k[1])):
         if key in turns and key in scores:
@@ -314,6 +311,14 @@ def pair_files(files: Iterable[Path]) -> tuple[list[Pair], list[LogFormatError]]
         else:
             orphans.append(LogFormatError(scores[key], None, f"unpaired: no {key[1]}.csv"))
     return pairs, orphans
+
+
+def _stem_and_role(path: Path) -> tuple[str, str]:
+    """`<stem>.csv` is a turn file, `<stem>-score.csv` a score file."""
+    name = path.name[: -len(path.suffix)] if path.suffix else path.name
+    if name.endswith(SCORE_SUFFIX):
+        return name[: -len(SCORE_SUFFIX)], "scores"
+    return name, "turns"
 
 
 def detect_game(pair: Pair, formats: dict[str, ModuleType]) -> str | LogFormatError:
@@ -509,7 +514,7 @@ def _first_errors(
         if rows != lines and log_id in pairs and log_id not in errors:
             # DuckDB dropped rows it could not read: the parser says which and why.
             log = getattr(pairs[log_id], role)
-            errors[log_id] = _parse_error(module, log, role) or LogFormatError(
+            errors[log_id] = _parse_error(module, log) or LogFormatError(
                 log.path, None, "DuckDB could not read every line of this file"
             )
     checks = getattr(module, "ROW_CHECKS", {})
@@ -603,13 +608,15 @@ def _problems(
             yield log_id, LogFormatError(getattr(pairs[log_id], role).path, line, reason, column)
 
 
-def _parse_error(module: ModuleType, log: LogFile, role: str) -> LogFormatError | None:
-    read = module.FORMAT.read_turns if role == "turns" else module.FORMAT.read_scores
-    try:
-        for _ in read(log.path):
-            pass
-    except LogFormatError as error:
-        return error
+def _parse_error(module: ModuleType, *logs: LogFile) -> LogFormatError | None:
+    """The first line the parser refuses in these files, in order (None: it takes them)."""
+    for log in logs:
+        read = module.FORMAT.read_turns if log.role == "turns" else module.FORMAT.read_scores
+        try:
+            for _ in read(log.path):
+                pass
+        except LogFormatError as error:
+            return error
     return None
 
 
@@ -618,19 +625,12 @@ def _parse_error(module: ModuleType, log: LogFile, role: str) -> LogFormatError 
 
 def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
     """Mark pairs whose content is already in, and find what changed content replaces."""
-    keys = [p.content_sha256 for p in pairs]
-    existing = dict(
-        con.execute(
-            "SELECT content_sha256, log_id FROM logs WHERE content_sha256 IN (SELECT unnest(?))",
-            [keys],
-        ).fetchall()
-    )
-    previous = previous_logs(con, pairs)
+    existing, previous = held_logs(con, pairs)
     seen: dict[str, Pair] = {}
     for pair in pairs:
         content = pair.content_sha256
         if content in existing:
-            pair.known, pair.log_id = True, existing[content]
+            pair.known, pair.log_id = True, existing[content][0]
         elif content in seen:  # lands, or not, as its first copy does
             pair.copy_of = seen[content]
         else:
@@ -645,16 +645,20 @@ def _known_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
             pair.outcome = "unchanged" if pair.known or pair.copy_of else "new"
 
 
-def previous_logs(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> dict[str, int]:
-    """The log each file of these pairs held before, by path (a warehouse's or a lake's
-    manifest), where it held one."""
-    return dict(
-        con.execute(
-            "SELECT path, log_id FROM manifest WHERE path IN (SELECT unnest(?)) "
-            "AND log_id IS NOT NULL",
-            [[f.text for p in pairs for f in p.files]],
-        ).fetchall()
-    )
+def held_logs(
+    con: duckdb.DuckDBPyConnection, pairs: list[Pair]
+) -> tuple[dict[str, tuple[int, str]], dict[str, int]]:
+    """What a warehouse (or a lake) holds of these pairs: the log (id, game) of each
+    content it holds, by content hash, and the log each file held before, by path."""
+    contents = con.execute(
+        "SELECT content_sha256, log_id, game FROM logs WHERE content_sha256 IN (SELECT unnest(?))",
+        [[p.content_sha256 for p in pairs]],
+    ).fetchall()
+    files = con.execute(
+        "SELECT path, log_id FROM manifest WHERE path IN (SELECT unnest(?)) AND log_id IS NOT NULL",
+        [[f.text for p in pairs for f in p.files]],
+    ).fetchall()
+    return {content: (log_id, game) for content, log_id, game in contents}, dict(files)
 
 
 def _record(con: duckdb.DuckDBPyConnection, pairs: list[Pair]) -> None:
@@ -714,12 +718,9 @@ def _record_unpaired(con: duckdb.DuckDBPyConnection, orphans: list[LogFormatErro
         return
     rows = []
     for orphan in orphans:
-        path = Path(orphan.path)
-        name = path.name[: -len(path.suffix)] if path.suffix else path.name
-        scores = name.endswith(SCORE_SUFFIX)
-        log = LogFile(path, "scores" if scores else "turns")
+        stem, role = _stem_and_role(Path(orphan.path))
+        log = LogFile(Path(orphan.path), role)
         log.read()  # its hash (none if it cannot be read)
-        stem = name[: -len(SCORE_SUFFIX)] if scores else name
         rows.append(_manifest_row(log, stem, None, "rejected", None, orphan))
     _upsert_manifest(con, rows)
 
@@ -788,9 +789,7 @@ def _diagnose(
             role, line, reason = problems[0]
             broken_rules[log_id] = LogFormatError(getattr(by_id[log_id], role).path, line, reason)
     for pair in suspects:
-        error = errors.get(pair.log_id)
-        for role in ("turns", "scores"):
-            error = error or _parse_error(module, getattr(pair, role), role)
+        error = errors.get(pair.log_id) or _parse_error(module, *pair.files)
         error = error or broken_rules.get(pair.log_id)
         pair.reject(
             error or LogFormatError(pair.turns.path, None, "breaks a rule no check could locate")
@@ -821,14 +820,7 @@ def _drop_replaced(con: duckdb.DuckDBPyConnection, landed: list[Pair]) -> None:
     stale = sorted({old for p in landed for old in p.replaces} - {p.log_id for p in landed})
     if not stale:
         return
-    keep = {
-        row[0]
-        for row in con.execute(
-            "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
-            "AND path NOT IN (SELECT unnest(?))",
-            [stale, [f.text for p in landed for f in p.files]],
-        ).fetchall()
-    }
+    keep = still_held(con, stale, landed)
     drop = [log_id for log_id in stale if log_id not in keep]
     modules = schema.game_schemas()
     games = con.execute(
@@ -838,6 +830,19 @@ def _drop_replaced(con: duckdb.DuckDBPyConnection, landed: list[Pair]) -> None:
         for table in modules[game].TABLES:
             con.execute(f"DELETE FROM {table} WHERE log_id IN (SELECT unnest(?))", [drop])
     con.execute("DELETE FROM logs WHERE log_id IN (SELECT unnest(?))", [drop])
+
+
+def still_held(con: duckdb.DuckDBPyConnection, logs: list[int], pairs: list[Pair]) -> set[int]:
+    """The logs of `logs` a file other than these pairs' still holds (in a warehouse's or
+    a lake's manifest)."""
+    return {
+        log_id
+        for (log_id,) in con.execute(
+            "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
+            "AND path NOT IN (SELECT unnest(?))",
+            [logs, [f.text for p in pairs for f in p.files]],
+        ).fetchall()
+    }
 
 
 def _land(
@@ -902,9 +907,7 @@ def _land(
             raise
         # DuckDB could not read the pair: the project's own reader names the line.
         pair = fresh[0]
-        found = _parse_error(module, pair.turns, "turns") or _parse_error(
-            module, pair.scores, "scores"
-        )
+        found = _parse_error(module, *pair.files)
         pair.reject(found or LogFormatError(pair.turns.path, None, str(error).splitlines()[0]))
         con.execute("BEGIN TRANSACTION")
         _record(con, batch)
@@ -923,9 +926,8 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
 def _cannot_write(error: duckdb.Error) -> bool:
     """Whether DuckDB failed at writing the warehouse (a full disk, no memory left, a
     commit that failed) rather than at reading a log."""
-    if isinstance(error, duckdb.TransactionException | duckdb.OutOfMemoryException):
-        return True
-    if isinstance(error, duckdb.FatalException):
+    kinds = duckdb.TransactionException | duckdb.OutOfMemoryException | duckdb.FatalException
+    if isinstance(error, kinds):
         return True
     text = str(error)
     return isinstance(error, duckdb.IOException) and (

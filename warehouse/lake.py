@@ -42,8 +42,9 @@ import duckdb
 
 from mine import __version__, inputs, outputs
 from mine.parsers.errors import LogFormatError
-from mine.warehouse import schema
-from mine.warehouse.connection import MEMORY_LIMIT
+from mine.warehouse import query, schema
+from mine.warehouse.connection import MEMORY_LIMIT, in_memory
+from mine.warehouse.query import identifier, quoted
 
 if TYPE_CHECKING:  # ingest (and its reader, pyarrow) loads when a lake is written
     from mine.strategies.runners import Runner
@@ -260,29 +261,23 @@ def connect(
     for file in (f for files in sources.values() for f in files):
         _check_file(lake, file)
     outputs.reading(lake / MANIFEST, *(lake / f for files in sources.values() for f in files))
-    con = duckdb.connect(
-        config={
-            "autoinstall_known_extensions": False,
-            "autoload_known_extensions": False,
-            "memory_limit": MEMORY_LIMIT,  # as every connection to a warehouse has
-        }
-    )
+    con = in_memory()
     con.execute("SET enable_progress_bar = false")
     schema.ensure(con)  # every table (empty) with its comment, every view and macro
     retired = ", ".join(map(str, contents["retired"]))
     for name, files in sources.items():
         if not files:
             continue
-        source = f"read_parquet([{', '.join(_quoted(str(lake / f)) for f in files)}])"
+        source = f"read_parquet([{', '.join(quoted(str(lake / f)) for f in files)}])"
         if name in _part_tables():
             _over_files(con, name, source, retired)
         else:
-            con.execute(f"CREATE VIEW {_identifier(name)} AS SELECT * FROM {source}")
+            con.execute(f"CREATE VIEW {identifier(name)} AS SELECT * FROM {source}")
             comment = contents["tables"][name].get("comment")
             if comment:
-                con.execute(f"COMMENT ON VIEW {_identifier(name)} IS {_quoted(comment)}")
+                con.execute(f"COMMENT ON VIEW {identifier(name)} IS {quoted(comment)}")
     if sealed:
-        con.execute(f"SET allowed_directories = [{_quoted(f'{lake}/')}]")
+        con.execute(f"SET allowed_directories = [{quoted(f'{lake}/')}]")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
     return con
@@ -309,16 +304,16 @@ def _check_file(lake: Path, file: str) -> None:
 def _over_files(con: duckdb.DuckDBPyConnection, table: str, source: str, retired: str) -> None:
     """Replace the empty `table` by a view over `source` with its columns and types (the
     games' views over it are bound when they run, so they read the files)."""
-    columns = con.execute(f"DESCRIBE {_identifier(table)}").fetchall()
+    columns = con.execute(f"DESCRIBE {identifier(table)}").fetchall()
     comment = con.execute(
         "SELECT comment FROM duckdb_tables() WHERE table_name = ?", [table]
     ).fetchall()[0][0]
     cast = ", ".join(
-        f"CAST({_identifier(c)} AS {kind}) AS {_identifier(c)}" for c, kind, *_ in columns
+        f"CAST({identifier(c)} AS {kind}) AS {identifier(c)}" for c, kind, *_ in columns
     )
     names = {c for c, *_ in columns}
     where = f" WHERE log_id NOT IN ({retired})" if retired and "log_id" in names else ""
-    con.execute(f"DROP TABLE {_identifier(table)}")
+    con.execute(f"DROP TABLE {identifier(table)}")
     if table == "manifest":
         # Each commit adds its files' rows: a path's newest row is the manifest's, holding
         # the last log it landed as (as the warehouse's upsert keeps it).
@@ -336,29 +331,17 @@ def _over_files(con: duckdb.DuckDBPyConnection, table: str, source: str, retired
             """
         )
     else:
-        con.execute(f"CREATE VIEW {_identifier(table)} AS SELECT {cast} FROM {source}{where}")
+        con.execute(f"CREATE VIEW {identifier(table)} AS SELECT {cast} FROM {source}{where}")
     if comment:
-        con.execute(f"COMMENT ON VIEW {_identifier(table)} IS {_quoted(comment)}")
+        con.execute(f"COMMENT ON VIEW {identifier(table)} IS {quoted(comment)}")
 
 
 def tables(con: duckdb.DuckDBPyConnection, lake: Path) -> Iterator[tuple[str, str, int, str]]:
     """(name, kind, rows, description) of everything a warehouse would list: a table read
     from the lake's files is a table, as it is in the warehouse."""
-    from mine.warehouse import query
-
     stored = read(lake)["tables"]
     for name, kind, rows, comment in query.tables(con):
         yield name, "table" if name in stored else kind, rows, comment
-
-
-def _quoted(text: str) -> str:
-    """`text` as a SQL string literal."""
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _identifier(name: str) -> str:
-    """`name` as a SQL identifier (quoted, a quote doubled): whatever it holds, a name."""
-    return '"' + name.replace('"', '""') + '"'
 
 
 # --- ingest: the driver -----------------------------------------------------------------------
@@ -482,20 +465,8 @@ def _known(lake: Path, contents: dict, pairs: list[Pair]) -> list[Pair]:
 
     if not contents["tables"]:
         return list(pairs)
-    con = connect(lake, statistics=False)
-    try:
-        keys = [p.content_sha256 for p in pairs]
-        existing = {
-            content: (log_id, game)
-            for content, log_id, game in con.execute(
-                "SELECT content_sha256, log_id, game FROM logs "
-                "WHERE content_sha256 IN (SELECT unnest(?))",
-                [keys],
-            ).fetchall()
-        }
-        previous = ingesting.previous_logs(con, pairs)
-    finally:
-        con.close()
+    with contextlib.closing(connect(lake, statistics=False)) as con:
+        existing, previous = ingesting.held_logs(con, pairs)
     fresh = []
     for pair in pairs:
         if pair.turns.sha256 and pair.scores.sha256 and pair.content_sha256 in existing:
@@ -572,16 +543,10 @@ def _retire(lake: Path, contents: dict, pairs: list[Pair]) -> None:
     stale = sorted({old for p in replaced for old in p.replaces})
     if not stale:
         return
-    con = connect(lake, statistics=False)
-    try:
-        kept = con.execute(
-            "SELECT DISTINCT log_id FROM manifest WHERE log_id IN (SELECT unnest(?)) "
-            "AND path NOT IN (SELECT unnest(?))",
-            [stale, [f.text for p in replaced for f in p.files]],
-        ).fetchall()
-    finally:
-        con.close()
-    keep = {log_id for (log_id,) in kept}
+    from mine.warehouse import ingest as ingesting
+
+    with contextlib.closing(connect(lake, statistics=False)) as con:
+        keep = ingesting.still_held(con, stale, replaced)
     contents["retired"] = sorted(set(contents["retired"]) | (set(stale) - keep))
 
 
@@ -631,8 +596,8 @@ def land(shard: Shard) -> Landed:
 
     lake = Path(shard.lake)
     with tempfile.TemporaryDirectory(prefix="mine-shard-") as scratch:
-        con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": scratch})
-        try:
+        config = {"memory_limit": MEMORY_LIMIT, "temp_directory": scratch}
+        with contextlib.closing(duckdb.connect(config=config)) as con:
             con.execute("SET enable_progress_bar = false")
             paths = [path for pair in shard.pairs for path in pair]
             summary = ingesting.ingest(
@@ -647,14 +612,12 @@ def land(shard: Shard) -> Landed:
                     [sorted(shard.replacing)],
                 )
             files = _write_part(con, lake, shard, moved)
-        finally:
-            con.close()
     return Landed(
         pairs={
             str(p.turns.path): (
                 p.game,
                 p.outcome,
-                moved.get(p.log_id) if p.log_id is not None else None,
+                moved.get(p.log_id),
                 None
                 if p.error is None
                 else (p.error.path, p.error.line, p.error.reason, p.error.column),
@@ -686,7 +649,7 @@ def _write_part(
             relative = f"{folder}/part-{shard.first:010d}-{shard.run}.parquet"
             _folder(lake, folder)
             con.execute(
-                f"COPY ({rows} WHERE {bucket} = $bucket) TO {_quoted(str(lake / relative))} "
+                f"COPY ({rows} WHERE {bucket} = $bucket) TO {quoted(str(lake / relative))} "
                 "(FORMAT parquet)",
                 {"ids": ids, "bucket": number},
             )
@@ -708,7 +671,7 @@ def store(lake: Path, con: duckdb.DuckDBPyConnection, names: list[str], wait: fl
             relative = f"{name}/data-{run}.parquet"
             _folder(lake, name)
             con.execute(
-                f"COPY {_identifier(name)} TO {_quoted(str(lake / relative))} (FORMAT parquet)"
+                f"COPY {identifier(name)} TO {quoted(str(lake / relative))} (FORMAT parquet)"
             )
             comment = con.execute(
                 "SELECT comment FROM duckdb_tables() WHERE table_name = ?", [name]

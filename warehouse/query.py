@@ -23,7 +23,7 @@ from typing import BinaryIO
 import duckdb
 
 from mine import outputs
-from mine.warehouse.connection import MEMORY_LIMIT, interrupt_all, tracked
+from mine.warehouse.connection import in_memory, interrupt_all, tracked
 
 EXPORT_FORMATS = {
     "csv": "(FORMAT csv, HEADER true)",
@@ -221,15 +221,7 @@ def export(con: duckdb.DuckDBPyConnection, sql: str, fmt: str, output: Path | No
         _check_output(output)
         outputs.target(output)
     reader = con.sql(sql).to_arrow_reader(BATCH_ROWS)
-    writer = tracked(
-        duckdb.connect(
-            config={
-                "autoinstall_known_extensions": False,
-                "autoload_known_extensions": False,
-                "memory_limit": MEMORY_LIMIT,
-            }
-        )
-    )
+    writer = tracked(in_memory())
     writer.register("result", reader)
     if output is None:
         sys.stdout.flush()
@@ -244,9 +236,7 @@ def export(con: duckdb.DuckDBPyConnection, sql: str, fmt: str, output: Path | No
 
 
 def _copy(writer: duckdb.DuckDBPyConnection, target: str, fmt: str) -> int:
-    return writer.execute(f"COPY result TO '{_literal(target)}' {EXPORT_FORMATS[fmt]}").fetchone()[
-        0
-    ]
+    return writer.execute(f"COPY result TO {quoted(target)} {EXPORT_FORMATS[fmt]}").fetchone()[0]
 
 
 def _copy_to_descriptor(writer: duckdb.DuckDBPyConnection, fmt: str, descriptor: int) -> int:
@@ -308,8 +298,14 @@ def _check_output(output: Path) -> None:
         raise QueryError(f"{output}: cannot write in {folder}")
 
 
-def _literal(text: str) -> str:
-    return text.replace("'", "''")
+def quoted(text: str) -> str:
+    """`text` as a SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def identifier(name: str) -> str:
+    """`name` as a SQL identifier (quoted, a quote doubled): whatever it holds, a name."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 def one_line(error: Exception) -> str:
@@ -343,17 +339,18 @@ def frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None):
     return con.sql(sql, params=params or None).pl()
 
 
+LISTED = """
+SELECT table_name, 'table', comment FROM duckdb_tables()
+WHERE schema_name = 'main' AND NOT temporary
+UNION ALL
+SELECT view_name, 'view', comment FROM duckdb_views()
+WHERE schema_name = 'main' AND NOT internal AND NOT temporary
+ORDER BY 1
+"""
+"""SQL: (name, table or view, comment) of everything in the main schema."""
+
+
 def tables(con: duckdb.DuckDBPyConnection) -> Iterator[tuple[str, str, int, str]]:
     """(name, table or view, rows, description) of everything in the main schema."""
-    found = con.execute(
-        """
-        SELECT table_name, 'table', comment FROM duckdb_tables()
-        WHERE schema_name = 'main' AND NOT temporary
-        UNION ALL
-        SELECT view_name, 'view', comment FROM duckdb_views()
-        WHERE schema_name = 'main' AND NOT internal AND NOT temporary
-        ORDER BY 1
-        """
-    ).fetchall()
-    for name, kind, comment in found:
+    for name, kind, comment in con.execute(LISTED).fetchall():
         yield name, kind, con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0], comment or ""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from mine.parsers import supernim as log_format
 from mine.strategies.engines.supernim import MAX, MERGE, MIN, SPLIT, ULAM, SuperNimRules, move
-from mine.warehouse.checks import Problem, numbered_score_rows
+from mine.warehouse.checks import Problem, flagged_logs, numbered_score_rows
 
 if TYPE_CHECKING:  # polars loads when the rules are replayed
     import polars as pl
@@ -93,16 +93,11 @@ ROW_CHECKS = {
 }
 
 # Games in line order, moves numbered 1, 2, … within each; the score file one row per game.
-ORDER_CHECKS = """
+CHECKS = """
 WITH numbered AS (
     SELECT log_id, line, game, move,
            lag(game, 1, 0) OVER w AS previous_game, lag(move) OVER w AS previous_move
     FROM stage_turns WINDOW w AS (PARTITION BY log_id ORDER BY line)
-),
-played AS (SELECT log_id, max(game) AS games FROM stage_turns GROUP BY log_id),
-scores AS (
-    SELECT s.*, p.games, max(s.line) OVER (PARTITION BY s.log_id) AS last_line
-    FROM stage_scores s JOIN played p USING (log_id)
 )
 SELECT log_id, 'turns' AS role, line, CASE
     WHEN game < previous_game THEN format('game goes back from {} to {}', previous_game, game)
@@ -116,9 +111,7 @@ WHERE game < previous_game OR game > previous_game + 1
    OR (game = previous_game AND move <> previous_move + 1)
    OR (game <> previous_game AND move <> 1)
 UNION ALL
-""" + numbered_score_rows("game", "games")
-
-CHECKS = ORDER_CHECKS
+""" + numbered_score_rows("game")
 
 LOAD = {
     "supernim_moves": """
@@ -143,9 +136,8 @@ LOAD = {
 
 
 def replay(rules: SuperNimRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
-    """Every broken rule of one log: its rows (line first, then the format's columns) in
-    file order, each move replayed through the engine's `move`, and each game's score row
-    against where its moves ended."""
+    """Every broken rule of one log: each move replayed through the engine's `move`, and
+    each game's score row against where its moves ended."""
     problems: list[Problem] = []
     starts = {row[1]: row for row in scores}  # each game's score row
     ends: dict[int, tuple[tuple, int]] = {}  # each game's last move, and its moves
@@ -222,11 +214,10 @@ def _game_problem(row: tuple, end: tuple[tuple, int] | None) -> str | None:
 
 
 def suspects(rules: SuperNimRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
-    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
-    rows by log and line): every condition of `replay` as a column, each distinct move's
-    board after and points (`_made`) from the engine's `move` on the heaps it takes. Only
-    these logs are replayed one by one; `tests/warehouse/test_supernim_replay.py` holds
-    that it never clears one the replay rejects."""
+    """Every condition of `replay` as a column, each distinct move's board after and points
+    (`_made`) from the engine's `move` on the heaps it takes;
+    `tests/warehouse/test_supernim_replay.py` holds that it never clears one the replay
+    rejects."""
     import polars as pl
 
     log, game, player, before = (pl.col(c) for c in ("log_id", "game", "player", "board_before"))
@@ -244,12 +235,12 @@ def suspects(rules: SuperNimRules, turns: pl.DataFrame, scores: pl.DataFrame) ->
         | (pl.col("score_max") != was[MAX] + pl.when(player == MAX).then(gained).otherwise(0))
         | (pl.col("score_min") != was[MIN] + pl.when(player == MIN).then(gained).otherwise(0))
     )  # fmt: skip
-    flagged = _logs(t.filter(wrong.fill_null(True)))  # an illegal move's `after` is null
+    flagged = flagged_logs(t.filter(wrong.fill_null(True)))  # an illegal move's `after` is null
     # the first move against its game's score row
     starts = t.filter(pl.col("move") == 1).join(
         scores.select("log_id", "game", "first_player", "start_board"), on=["log_id", "game"]
     )
-    flagged |= _logs(starts.filter(
+    flagged |= flagged_logs(starts.filter(
         ((player != pl.col("first_player")) | (before != pl.col("start_board"))).fill_null(True)
     ))  # fmt: skip
     # each score row against where its game's moves ended
@@ -266,7 +257,7 @@ def suspects(rules: SuperNimRules, turns: pl.DataFrame, scores: pl.DataFrame) ->
         | (pl.col("winner") != leader.then(pl.lit(MIN)).otherwise(pl.lit("draw")))
         | ((pl.col("ended") == "").fill_null(False) != pl.col("emptied"))
     )  # fmt: skip
-    return flagged | _logs(s.filter(ended.fill_null(True)))
+    return flagged | flagged_logs(s.filter(ended.fill_null(True)))
 
 
 def _made(rules: SuperNimRules, distinct: pl.DataFrame) -> pl.DataFrame:
@@ -347,7 +338,3 @@ def _steps(rules: SuperNimRules, sizes: Iterable[int]) -> pl.DataFrame:
                 found.append((a, kind, list(made.after), made.points))
     schema = {"a": pl.Int64, "kind": pl.String, "left": pl.List(pl.Int64), "points": pl.Int64}
     return pl.DataFrame(found, schema=schema, orient="row")
-
-
-def _logs(rows: pl.DataFrame) -> set[int]:
-    return set(rows["log_id"].unique().to_list())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from typing import NamedTuple
 
 import numpy as np
@@ -32,7 +33,7 @@ from mine.strategies.engines.twentyone import (
     settle,
     two_card_plays,
 )
-from mine.warehouse.checks import Problem, numbered_score_rows, outside_range
+from mine.warehouse.checks import Problem, flagged_logs, numbered_score_rows, outside, outside_range
 
 GAME = "twentyone"
 FORMAT = log_format
@@ -240,7 +241,7 @@ SELECT log_id, 'scores', line,
        format('{} other players'' points, but the turn file has {} other players', n_others, opponents)
 FROM scores WHERE round = line AND n_others > opponents
 UNION ALL
-""" + numbered_score_rows("round", "rounds")
+""" + numbered_score_rows("round", "scores")
 
 LOAD = {
     "twentyone_turn_rows": """
@@ -334,22 +335,15 @@ class _Round(NamedTuple):
 
 
 def replay(rules: TwentyOneRules, turns: list[tuple], scores: list[tuple]) -> list[Problem]:
-    """Every broken rule of one log: its rows (line first, then the format's columns) in
-    file order, replayed round by round through the engine's rules."""
+    """Every broken rule of one log, replayed round by round through the engine's rules."""
     ranges = sane(rules)
     problems: list[Problem] = []
     for row in turns:
         problems += outside_range("turns", row[0], row[1:], FORMAT.TURNS, ranges["turns"])
     for row in scores:
         problems += outside_range("scores", row[0], row[1:], FORMAT.SCORES, ranges["scores"])
-    rounds = []
-    start = 0
-    while start < len(turns):
-        end = start + 1
-        while end < len(turns) and turns[end][1] == turns[start][1]:
-            end += 1
-        rounds.append(_round(rules, turns[start:end], problems))
-        start = end
+    runs = itertools.groupby(turns, key=lambda row: row[1])  # round after round
+    rounds = [_round(rules, list(rows), problems) for _, rows in runs]
     _shoe(rules, rounds, problems)
     _points(rules, turns, scores, rounds, problems)
     return problems
@@ -362,11 +356,8 @@ def _round(rules: TwentyOneRules, rows: list[tuple], problems: list[Problem]) ->
     bids: dict[str, list[int]] = {}  # bidder → [first line, last line, bids, first bid]
     for row, act in zip(rows, acts, strict=True):
         if act == "Bid":
-            seen = bids.get(row[3])
-            if seen is None:
-                bids[row[3]] = [row[0], row[0], 1, row[7]]
-            else:
-                seen[1], seen[2] = row[0], seen[2] + 1
+            seen = bids.setdefault(row[3], [row[0], row[0], 0, row[7]])
+            seen[1], seen[2] = row[0], seen[2] + 1
     hands: dict[tuple[str, int], _Hand] = {}
     dealer_rows: list[int] = []
     last_player_line = first_play_line = None
@@ -392,9 +383,7 @@ def _round(rules: TwentyOneRules, rows: list[tuple], problems: list[Problem]) ->
         )  # fmt: skip
         if reason:
             problems.append(("turns", line, reason))
-        played = hands.get((player, hand_id))
-        if played is None:
-            played = hands[player, hand_id] = _Hand(line)
+        played = hands.setdefault((player, hand_id), _Hand(line))
         played.last_line, played.final, played.bid, played.act = line, hand, bid, act
         played.rows += 1
         if act == "Split":
@@ -562,16 +551,12 @@ def _hand_runs(rules: TwentyOneRules, hands: dict[tuple[str, int], _Hand],
     a hand ends with a Stand or finished."""
     players: dict[str, list[int]] = {}  # first line, last line, rows, hands, top id, splits
     for (player, hand_id), played in hands.items():
-        seen = players.get(player)
-        if seen is None:
-            players[player] = [played.first_line, played.last_line, played.rows, 1, hand_id,
-                               played.splits]  # fmt: skip
-        else:
-            seen[0], seen[1] = min(seen[0], played.first_line), max(seen[1], played.last_line)
-            seen[2] += played.rows
-            seen[3] += 1
-            seen[4] = max(seen[4], hand_id)
-            seen[5] += played.splits
+        seen = players.setdefault(player, [played.first_line, played.last_line, 0, 0, 0, 0])
+        seen[0], seen[1] = min(seen[0], played.first_line), max(seen[1], played.last_line)
+        seen[2] += played.rows
+        seen[3] += 1
+        seen[4] = max(seen[4], hand_id)
+        seen[5] += played.splits
     for player, (first, last, rows, count, top, splits) in players.items():
         if last - first + 1 != rows:
             problems.append(("turns", last, f"{player}'s hands are not played in one run of rows"))
@@ -697,8 +682,7 @@ def _tables(rules: TwentyOneRules) -> dict[str, np.ndarray]:
 
 
 def suspects(rules: TwentyOneRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
-    """The logs `replay` may find a broken rule in, found for a whole batch at once (its
-    rows by log and line). Only these are replayed one by one; the property test
+    """`replay`'s rules over a batch; the property test
     `tests/warehouse/test_twentyone_replay.py` holds that it never clears one the replay
     rejects, the golden rows test that the two give the same rows."""
     tables = _tables(rules)
@@ -719,16 +703,12 @@ def suspects(rules: TwentyOneRules, turns: pl.DataFrame, scores: pl.DataFrame) -
                      how="horizontal")  # fmt: skip
     del bid
     wrong = _play_wrong(rules, rows) | _dealer_wrong(rows, tables) | pl.col("back")
-    flagged = _logs(rows.filter(wrong.fill_null(True) | _outside(sane(rules)["turns"])))
+    flagged = flagged_logs(rows.filter(wrong.fill_null(True) | outside(sane(rules)["turns"])))
     del rows
     flagged |= _hands_wrong(rules, hands, bids, rounds)
     flagged |= _shoe_wrong(rules, t, hands, rounds)
     flagged |= _points_wrong(rules, t, hands, rounds, bids, scores, tables)
     return flagged
-
-
-def _logs(rows: pl.DataFrame) -> set[int]:
-    return set(rows["log_id"].unique().to_list())
 
 
 def _turn_columns(turns: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.DataFrame:
@@ -925,7 +905,7 @@ def _hands_wrong(rules: TwentyOneRules, hands: pl.DataFrame, bids: pl.DataFrame,
     ended = (last_act == "Stand") | over | ((last_act == "DoubleDown") & (n == 2) & (total == 21))
     spans = pl.col("last_line") - pl.col("first_line") + 1
     twice = pl.struct("round_run", "player", "hand_id").is_duplicated()
-    flagged = _logs(hands.filter((spans != pl.col("rows")) | ~ended | twice))
+    flagged = flagged_logs(hands.filter((spans != pl.col("rows")) | ~ended | twice))
     player_run = pl.struct("round_run", "player").rle_id().alias("player_run")
     players = hands.group_by(player_run, maintain_order=True).agg(
         pl.col("log_id").first(), pl.col("round_run").first(), pl.col("player").first(),
@@ -934,17 +914,17 @@ def _hands_wrong(rules: TwentyOneRules, hands: pl.DataFrame, bids: pl.DataFrame,
         splits=pl.col("splits").sum(),
     )  # fmt: skip
     splits = pl.col("splits")
-    flagged |= _logs(
+    flagged |= flagged_logs(
         players.filter((spans != pl.col("rows")) | (pl.col("count") != splits + 1)
                        | (pl.col("top") != splits)
                        | pl.struct("round_run", "player").is_duplicated())
     )  # fmt: skip
-    flagged |= _logs(rounds.filter(pl.col("dealer_rows") == 0))
+    flagged |= flagged_logs(rounds.filter(pl.col("dealer_rows") == 0))
     seated = bids.join(players, on=["log_id", "round_run", "player"], how="full", coalesce=True)
     seated = seated.join(rounds.select("round_run", "first_play_line"), on="round_run", how="left")
     rank = "round_run"
     order = pl.col("bid_line").rank().over(rank) != pl.col("first_line").rank().over(rank)
-    flagged |= _logs(
+    flagged |= flagged_logs(
         seated.filter(
             (pl.col("bids") != 1) | (pl.col("bid_line") > pl.col("first_play_line")).fill_null(False)
             | order | pl.col("bid_line").is_null() | pl.col("first_line").is_null()
@@ -984,7 +964,7 @@ def _shoe_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
         .agg(copies=pl.len())
     )
     held = pl.when(pl.col("shoe") >= 0).then(rules.decks).otherwise(2 * rules.decks)
-    return _logs(shown.filter(pl.col("copies") > held))
+    return flagged_logs(shown.filter(pl.col("copies") > held))
 
 
 def _points_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
@@ -1017,11 +997,10 @@ def _points_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
         .then(pl.lit([], dtype=pl.List(pl.Int64)))
         .otherwise(pl.col("others").str.split(";").cast(pl.List(pl.Int64), strict=False)),
     )
-    outside = _outside(sane(rules)["scores"])
-    s = scores.with_columns(outside=outside, points=points)
+    s = scores.with_columns(outside=outside(sane(rules)["scores"]), points=points)
     s = s.with_columns(values=pl.col("points").list.len())
     counts = s.join(seats.group_by("log_id").agg(seats=pl.len()), on="log_id", how="left")
-    flagged = _logs(
+    flagged = flagged_logs(
         counts.filter((pl.col("values") != pl.col("seats")).fill_null(True)
                       | (pl.col("round") != pl.col("line"))
                       | pl.col("points").list.eval(pl.element().is_null()).list.any()
@@ -1046,16 +1025,11 @@ def _points_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
         (pl.col("first_bid") < low) | (pl.col("first_bid") > high) | (before <= 0)
     )
     moved = pl.col("points") != before + pl.col("change").fill_null(0)
-    flagged |= _logs(long.filter(bad_bid | moved))
+    flagged |= flagged_logs(long.filter(bad_bid | moved))
     # turns of a round the score file does not have are not settled by `replay`: a log
     # like that is read row by row
     played = t.group_by("log_id").agg(rounds=pl.col("round").max())
     listed = scores.group_by("log_id").agg(listed=pl.len())
     both = played.join(listed, on="log_id", how="left")
-    flagged |= _logs(both.filter((pl.col("rounds") != pl.col("listed")).fill_null(True)))
+    flagged |= flagged_logs(both.filter((pl.col("rounds") != pl.col("listed")).fill_null(True)))
     return flagged
-
-
-def _outside(ranges: dict[str, tuple[int, int]]) -> pl.Expr:
-    """Whether a row has a number outside its sane range."""
-    return pl.any_horizontal(~pl.col(c).is_between(low, high) for c, (low, high) in ranges.items())
