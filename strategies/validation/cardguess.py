@@ -234,12 +234,8 @@ def _file_records(path, n, answers, rules, workers, limits, progress, runner) ->
     tasks = _tasks(answers, workers, str(path), n, rules)
     shown = (lambda done: progress(min(done * len(tasks[0][2]), len(answers)), len(answers))
              ) if progress else None  # fmt: skip
-    if runner is None:
-        parts = contained.run(path, _measure, tasks, workers=workers, limits=limits,
-                              progress=shown)  # fmt: skip
-    else:
-        parts = run_on(runner, [path], GAME, _measure, tasks, size=1, limits=limits,
-                       progress=shown)  # fmt: skip
+    parts = run_on(runner, [path], GAME, _measure, tasks, size=1, limits=limits, progress=shown,
+                   workers=workers)  # fmt: skip
     return _found(path, n, [record for part in parts for record in part])
 
 
