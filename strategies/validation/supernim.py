@@ -182,6 +182,7 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     n = len(results)
     outcomes = [r["outcome"] for r in results]
     times = [t for r in results for t in r["times"]]
+    valued = any(r["value"] is not None for r in results)
     return {
         "games": n,
         "win": rate(outcomes.count("win"), n),
@@ -197,12 +198,8 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "p99_move_seconds": float(np.percentile(times, 99)) if times else 0.0,
         "max_move_seconds": max(times, default=0.0),
         # none where the solver reaches no start (the capped-merge variant's long games)
-        **({"against_value": against_value(results)} if _valued(results) else {}),
+        **({"against_value": against_value(results)} if valued else {}),
     }
-
-
-def _valued(results: list[dict[str, Any]]) -> bool:
-    return any(r["value"] is not None for r in results)
 
 
 def against_value(results: list[dict[str, Any]]) -> dict[str, Any]:
