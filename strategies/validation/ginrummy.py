@@ -204,9 +204,10 @@ def validate(
     runs = runs if games else []  # no games, no match (generate --games 0)
     tasks = [(str(path), rules, opponent, seed, game, is_file)
              for opponent, is_file in runs for game in range(games)]  # fmt: skip
-    shown, chunk = per_group(progress, [(opponent, games) for opponent, _ in runs]), games // 8
+    shown = per_group(progress, [(opponent, games) for opponent, _ in runs])
     results = run_on(runner, files, "ginrummy", _work, tasks, size=GAMES_PER_TASK, limits=limits,
-                     progress=shown, workers=workers, chunk=max(1, min(16, chunk)))  # fmt: skip
+                     progress=shown, workers=workers,
+                     chunk=max(1, min(16, games // 8)))  # fmt: skip
     figures = {opponent: summarise(results[number * games : (number + 1) * games])
                for number, (opponent, _) in enumerate(runs)}  # fmt: skip
     return {"rules": rules.changes(), "games": games, "seed": seed, "against": figures}
