@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from mine.strategies.engines.twentyone import TwentyOneRules
-from mine.strategies.intervals import Z95
-from mine.strategies.validation.twentyone import flat_minimum, flat_rounds, load_player, rate
+from mine.strategies.intervals import Z95, rate
+from mine.strategies.validation.twentyone import flat_minimum, flat_rounds, load_player
 
 RESULTS = Path(__file__).resolve().parent / "results" / "twentyone_table.json"
 
@@ -54,9 +54,11 @@ def figures(games: list) -> dict[str, object]:
         "net_per_unit": mean_interval(nets),
         "ace_rounds": len(aces),
         "insured": {"rounds": sum(i for i, _ in aces),
-                    "dealer_two_card_21": rate([c for i, c in aces if i])},
+                    "dealer_two_card_21": rate(sum(c for i, c in aces if i),
+                                               sum(i for i, _ in aces))},
         "declined": {"rounds": sum(not i for i, _ in aces),
-                     "dealer_two_card_21": rate([c for i, c in aces if not i])},
+                     "dealer_two_card_21": rate(sum(c for i, c in aces if not i),
+                                                sum(not i for i, _ in aces))},
     }  # fmt: skip
 
 

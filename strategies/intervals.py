@@ -26,6 +26,15 @@ def wilson(successes: float, n: float) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def rate(successes: int, n: int) -> dict[str, Any]:
+    """The share `successes / n` (0 of none), the count, and its Wilson 95 % interval."""
+    return {
+        "mean": successes / n if n else 0.0,
+        "count": successes,
+        "ci95": list(wilson(successes, n)),
+    }
+
+
 def normal_mean(mean: float, sd: float | None, n: int) -> tuple[float, float] | None:
     """The normal 95 % interval of a mean over `n` values whose sample standard deviation
     is `sd` (None with fewer than two values: one value says nothing of its spread)."""

@@ -107,7 +107,7 @@ def child(seed: int, index: int, *within: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed, spawn_key=(index, *within))
 
 
-def spans(total: int, size: int) -> list[range]:
-    """`range(total)` as consecutive ranges of `size` (the last one shorter): tasks sized
-    by the work, never by the number of workers."""
-    return [range(first, min(first + size, total)) for first in range(0, total, size)]
+def spans(stop: int, size: int, start: int = 0) -> list[range]:
+    """`range(start, stop)` as consecutive ranges of `size` (the last one shorter): tasks
+    sized by the work, never by the number of workers."""
+    return [range(first, min(first + size, stop)) for first in range(start, stop, size)]

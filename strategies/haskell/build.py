@@ -111,18 +111,10 @@ def build(game: str, source: str, folder: Path, stand_ins: Path | None = None) -
     else:
         folders = [str(BUNDLES / f) for f in course.folders]
     program = folder / "player"
-    command = [
-        compiler,
-        "--make",
-        *course.flags,
-        "-i" + ":".join([str(folder), *folders]),
-        "-outputdir",
-        OBJECTS,  # as the stand-ins were compiled
-        "-o",
-        str(program),
-        str(_driver(course)),
-    ]
-    output = _run(command, folder)
+    search = "-i" + ":".join([str(folder), *folders])
+    objects = ["-outputdir", OBJECTS]  # as the stand-ins were compiled
+    command = [compiler, "--make", *course.flags, search, *objects, "-o", str(program)]
+    output = _run([*command, str(_driver(course))], folder)
     if output.over or output.code != 0:
         raise CompileError(f"{course.file} does not compile:\n{output.said}",
                            output.over or first_error(output.said))  # fmt: skip

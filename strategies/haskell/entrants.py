@@ -93,34 +93,12 @@ def _limit_files() -> None:
 # --- TwentyOne ----------------------------------------------------------------------------
 
 
-class Bid(NamedTuple):
-    """The actions a Python player file returns are its own classes, read by their names
-    and amounts; these are the Haskell player's."""
-
-    amount: int
-
-
-class Hit(NamedTuple):
-    amount: int = 0
-
-
-class Stand(NamedTuple):
-    amount: int = 0
-
-
-class DoubleDown(NamedTuple):
-    amount: int
-
-
-class Split(NamedTuple):
-    amount: int
-
-
-class Insurance(NamedTuple):
-    amount: int
-
-
-ACTIONS = {kind.__name__: kind for kind in (Bid, Hit, Stand, DoubleDown, Split, Insurance)}
+# The actions a Python player file returns are its own classes, read by their names and
+# amounts; these are the Haskell player's.
+ACTIONS = {
+    name: NamedTuple(name, [("amount", int)])
+    for name in ("Bid", "Hit", "Stand", "DoubleDown", "Split", "Insurance")
+}
 
 
 def twentyone(program: Program) -> dict[str, Callable]:

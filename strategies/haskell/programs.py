@@ -86,14 +86,17 @@ def prepare_source(path: str | Path, source: bytes, game: str, *, contain: bool 
     if _kept(key(game, source)) is not None:
         return
     try:
-        text = _text(source)
-    except CompileError as error:
-        raise contained.PlayerFault(path, str(error)) from None
+        text = source.decode("utf-8")
+    except UnicodeDecodeError as error:
+        reason = f"not UTF-8 text (byte {error.start}), as GHC reads it"
+        raise contained.PlayerFault(path, reason) from None
     task = (game, text, _stand_ins(game))
     built = contained.run(path, _compile, [task], limits=BUILD, contain=contain)[0]
     if built["error"] is not None:
         raise contained.PlayerFault(path, built["error"])
-    _keep(key(game, source), base64.b64decode(built["program"]))
+    program = base64.b64decode(built["program"])
+    # whole or not at all, runnable by anyone (workers run as users of their own)
+    _in_cache(lambda folder: _write(folder, key(game, source), program))
 
 
 def executable(path: str | Path, game: str) -> str:
@@ -103,13 +106,6 @@ def executable(path: str | Path, game: str) -> str:
     if kept is None:
         raise CompileError(f"its program is not in {cache()} (the harness did not compile it)")
     return str(kept)
-
-
-def _text(source: bytes) -> str:
-    try:
-        return source.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise CompileError(f"not UTF-8 text (byte {error.start}), as GHC reads it") from None
 
 
 def _stand_ins(game: str) -> Path | None:
@@ -141,12 +137,6 @@ def _compile(task: tuple[str, str, Path | None]) -> dict[str, str | None]:
         return {"program": None, "error": f"does not compile ({error.first})"}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _keep(made: str, program: bytes) -> None:
-    """The program in the cache under its hash, whole or not at all, runnable by anyone
-    (workers run as users of their own)."""
-    _in_cache(lambda folder: _write(folder, made, program))
 
 
 def _in_cache(write: Callable[[Path], T]) -> T:

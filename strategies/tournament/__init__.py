@@ -1,10 +1,7 @@
 """Players against players: a round robin of player files and baseline bots, and ratings.
 
-One core for every game: a game of a pairing is played by the referee in the game's
-engine (`match.py`): deal `deal` (its cards, board or answer, from `seed`) twice, the
-second time the other way round (`swapped`), as in duplicate bridge, so luck of the deal
-cancels within each pair of games; or, where the game is solved exactly (Hog), its exact
-expectation (`EXACT`).
+One core for every game: a pairing's game is `match.py`'s (each deal played from both
+seats, or where the game is solved exactly, Hog, its exact expectation: `EXACT`).
 
 Every pairing of entrants plays `games` games (half the deals from each seat); files run
 contained (`strategies.contained`), both files of a pairing in the same workers, and a
@@ -25,8 +22,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +38,10 @@ from mine.strategies.intervals import (  # noqa: F401 (the tournament's modules 
     summarise_pairing,
 )
 from mine.strategies.intervals import rounded_wilson as wilson  # noqa: F401 (the report's)
-from mine.strategies.player_file import Shipped, landed, prepare, readable
-from mine.strategies.runners import Runner, spans
+from mine.strategies.player_file import prepare, readable
+from mine.strategies.runners import Runner
 from mine.strategies.tournament.match import Match
+from mine.strategies.validation.shipped import run_on
 
 CONTRACT = {
     "BOTS": None,
@@ -105,9 +104,9 @@ def entrants_of(files: Sequence[str | Path], bots: Sequence[str], match, context
 # --- playing ---------------------------------------------------------------------------------
 
 
-def _play(task: tuple) -> Outcome:
+def _play(game: str, task: tuple) -> Outcome:
     """One game in a worker: the game's match plays it."""
-    game, a, b, deal, swapped, seed, context = task
+    a, b, deal, swapped, seed, context = task
     return Match(game).play(a, b, deal, swapped, seed, context)
 
 
@@ -203,45 +202,14 @@ def _pairing(match, a, b, games, seed, context, workers, limits, progress, runne
     same contained workers (PlayerFault names the one that failed)."""
     deals = 1 if match.EXACT else games // 2
     tasks = [
-        (match.game, a, b, deal, swapped, seed, context)
-        for deal in range(deals)
-        for swapped in (False, True)
+        (a, b, deal, swapped, seed, context) for deal in range(deals) for swapped in (False, True)
     ]
     label = f"{a.name} v {b.name}"
-    files = [e.file for e in (a, b) if e.file is not None] or [label]
-    if runner is not None:
-        shipped = tuple(Shipped.of(e.file) for e in (a, b) if e.file is not None)
-        parts = [(shipped, label, tasks[span.start : span.stop], limits)
-                 for span in spans(len(tasks), 2 * DEALS_PER_TASK)]  # fmt: skip
-        outcomes: list[Outcome] = []
-        for played in runner.map(_played, parts):
-            outcomes += played
-            if progress:
-                progress(label, len(outcomes), len(tasks))
-        return outcomes
-    return contained.run(
-        files,
-        _play,
-        tasks,
-        workers=workers,
-        limits=limits,
-        chunk=max(1, min(16, len(tasks) // (4 * workers))),
-        progress=(lambda done: progress(label, done, len(tasks))) if progress else None,
-    )
-
-
-def _played(part: tuple) -> list[Outcome]:
-    """A runner's task: some games of a pairing, its files landed in this worker."""
-    shipped, label, tasks, limits = part
-    with landed(shipped) as here:
-        local = dict(zip((file.path for file in shipped), here, strict=True))
-
-        def moved(entrant: Entrant) -> Entrant:
-            return replace(entrant, file=local[entrant.file]) if entrant.file else entrant
-
-        tasks = [(module, moved(a), moved(b), *rest) for module, a, b, *rest in tasks]
-        prepare(here, tasks[0][0])  # Haskell: built once on this machine
-        return contained.run(here or [label], _play, tasks, limits=limits)
+    files = [e.file for e in (a, b) if e.file is not None]
+    shown = (lambda done: progress(label, done, len(tasks))) if progress else None
+    return run_on(runner, files, match.game, partial(_play, match.game), tasks,
+                  size=2 * DEALS_PER_TASK, limits=limits, progress=shown, workers=workers,
+                  chunk=max(1, min(16, len(tasks) // (4 * workers))), name=label)  # fmt: skip
 
 
 # --- ratings ---------------------------------------------------------------------------------
@@ -315,7 +283,8 @@ def standings(
             "games": games,
             "score": round(score, 6),
             "score_rate": round(score / games, 6) if games else None,
-            "invalid": _total(p["invalid"][s] for p, s in zip(mine, side, strict=True)),
+            # whole where played, an exact expectation rounded as each pairing's
+            "invalid": round(sum(p["invalid"][s] for p, s in zip(mine, side, strict=True)), 6),
             "timeouts": sum(p["timeouts"][s] for p, s in zip(mine, side, strict=True)),
             "disqualified": None,
         })  # fmt: skip
@@ -331,8 +300,3 @@ def standings(
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
     return rows
-
-
-def _total(counts: Iterable[float]) -> float:
-    """Games summed: whole where played, an exact expectation rounded as each pairing's."""
-    return round(sum(counts), 6)

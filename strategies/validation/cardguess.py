@@ -234,19 +234,9 @@ def _file_records(path, n, answers, rules, workers, limits, progress, runner) ->
     tasks = _tasks(answers, workers, str(path), n, rules)
     shown = (lambda done: progress(min(done * len(tasks[0][2]), len(answers)), len(answers))
              ) if progress else None  # fmt: skip
-    if runner is None:
-        parts = contained.run(path, _measure, tasks, workers=workers, limits=limits,
-                              progress=shown)  # fmt: skip
-    else:
-        parts = run_on(runner, [path], GAME, _measure, tasks, size=1, limits=limits,
-                       progress=shown)  # fmt: skip
+    parts = run_on(runner, [path], GAME, _measure, tasks, size=1, limits=limits, progress=shown,
+                   workers=workers)  # fmt: skip
     return _found(path, n, [record for part in parts for record in part])
-
-
-def _baseline_games(name, n, answers, rules, runner) -> list:
-    """`baseline_records`, in `runner`'s tasks (here, without one)."""
-    parts = (runner or SERIAL).map(_baseline_part, _tasks(answers, 1, name, n, rules))
-    return _found(name, n, [record for part in parts for record in part])
 
 
 def _baseline_part(task: tuple) -> list:
@@ -295,7 +285,8 @@ def validate(path: str | Path, rules: Iterable[str] | Mapping[str, str] | None =
         entry: dict[str, Any] = {"player": figures(mine, chances), "feedback_mismatches": probed[n],
                                  "baselines": {}, "vs": {}}  # fmt: skip
         for name in baselines:
-            theirs = _baseline_games(name, n, played, game_rules, runner)
+            parts = (runner or SERIAL).map(_baseline_part, _tasks(played, 1, name, n, game_rules))
+            theirs = _found(name, n, [record for part in parts for record in part])
             entry["baselines"][name] = figures(theirs, chances)
             entry["vs"][name] = paired(mine, theirs, chances)
         if against is not None:

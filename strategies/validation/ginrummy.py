@@ -205,12 +205,9 @@ def validate(
     tasks = [(str(path), rules, opponent, seed, game, is_file)
              for opponent, is_file in runs for game in range(games)]  # fmt: skip
     shown = per_group(progress, [(opponent, games) for opponent, _ in runs])
-    if runner is None:
-        results = contained.run(files, _work, tasks, workers=workers, limits=limits,
-                                chunk=max(1, min(16, games // 8)), progress=shown)  # fmt: skip
-    else:
-        results = run_on(runner, files, "ginrummy", _work, tasks, size=GAMES_PER_TASK,
-                         limits=limits, progress=shown)  # fmt: skip
+    results = run_on(runner, files, "ginrummy", _work, tasks, size=GAMES_PER_TASK, limits=limits,
+                     progress=shown, workers=workers,
+                     chunk=max(1, min(16, games // 8)))  # fmt: skip
     figures = {opponent: summarise(results[number * games : (number + 1) * games])
                for number, (opponent, _) in enumerate(runs)}  # fmt: skip
     return {"rules": rules.changes(), "games": games, "seed": seed, "against": figures}

@@ -174,10 +174,7 @@ def validate(path: Path, rules: Iterable[str] | Mapping[str, str] | None = None,
     files = [path] if against is None else [path, against]
     rows = [*BASELINES, *ROWS, *([] if against is None else [AGAINST])]
     jobs = [(str(path), rules, str(against) if against else None, row) for row in rows]
-    if runner is None:
-        done = contained.run(files, _row, jobs, limits=limits, contain=contain)
-    else:
-        done = run_on(runner, files, GAME, _row, jobs, size=1, limits=limits, contain=contain)
+    done = run_on(runner, files, GAME, _row, jobs, size=1, limits=limits, contain=contain)
     found = dict(zip(rows, (row for _, row in done), strict=True))
     card = assembled(found, done[0][0])
     if against is not None:  # head to head: first, second and average, as each baseline

@@ -1,29 +1,27 @@
 """A Super-Nim player file measured on its own functions, in the reference engine.
 
-The file is loaded through `strategies.player_file` in contained worker processes
-(`strategies.contained`: time limits on import and calls, memory limit), and only the referee
-calls into it. The games are played under the rules the file states (`MERGE_CAP`,
-`SPLIT_REWARD`, `MAX_MOVES`; the defaults where it states none), with any `--rules`
-settings over them. Each opponent plays `games` games from random start boards: every
-board four times (the file as max and as min, each side moving first once).
-An answer that is not one of the handout's successors of the state is an invalid move: it
-is counted and the file loses that game. Figures: win / draw / loss with Wilson 95 %
-intervals, cut-off rate, mean final margin (the file's side), invalid moves, and the 99th
-percentile of the CPU time `ai_move` took; and against the exact value of the start (R for
-the first mover when the start board holds an odd number of 2-heaps, the solver's): the
-share of games the file ends below it, its mean margin minus it, its wins as first mover
-on odd boards and its losses on even boards. Where merges score (`cap_scores`) the value
-is the solver's search to the cut-off, in games short enough for it (the games it does
-not reach are left out of these figures; the odd/even ones speak of the default game).
-A file is measured under the scoring rules it states (merge cap, split reward,
-`cap_scores`: its table's points); `--rules` that change them are refused. The file is
-asked with the moves left (`ai_move(state, moves_left=…)`), or with the handout's four
-fields only (`four_fields`).
+The file runs contained (`strategies.contained`) and only the referee calls into it, under
+the rules it states (`MERGE_CAP`, `SPLIT_REWARD`, `MAX_MOVES`; else the defaults) with any
+`--rules` settings over them, except the scoring rules (merge cap, split reward,
+`cap_scores`: its table's points), which `--rules` may not change. Each opponent plays
+`games` games from random start boards, every board four times (the file as max and as
+min, each side moving first once). An answer that is not one of the handout's successors
+of the state is an invalid move: counted, and the game lost. Figures: win / draw / loss
+with Wilson 95 % intervals, cut-off rate, mean final margin (the file's side), invalid
+moves, the 99th percentile of `ai_move`'s CPU time; and against the exact value of the
+start (R for the first mover when the start board holds an odd number of 2-heaps, the
+solver's): the share of games the file ends below it, its mean margin minus it, its wins
+as first mover on odd boards and its losses on even boards. Where merges score
+(`cap_scores`) the value is the solver's search to the cut-off, in games short enough for
+it (the others are left out of these figures; the odd/even ones speak of the default
+game). The file is asked with the moves left (`ai_move(state, moves_left=…)`), or with the
+handout's four fields only (`four_fields`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -44,7 +42,7 @@ from mine.strategies.engines.supernim import (
     other,
     random_board,
 )
-from mine.strategies.intervals import t_half, wilson
+from mine.strategies.intervals import rate, t_half
 from mine.strategies.player_file import load_once
 from mine.strategies.runners import Runner
 from mine.strategies.solvers.supernim import ExactSolver, Unsolved, closed_form, value
@@ -165,18 +163,10 @@ def _number(value: Any, kind: Any) -> bool:
     return isinstance(value, kind) and not isinstance(value, bool)
 
 
-def _work(task: tuple) -> dict[str, Any]:
-    path, opponent, seat, start, seed, depth, is_file, four_fields = task
+def _work(four_fields: bool, task: tuple) -> dict[str, Any]:
+    path, opponent, seat, start, seed, depth, is_file = task
     against = load(opponent) if is_file else opponent
     return play_one(load(path), against, seat, start, seed, depth, four_fields)
-
-
-def rate(successes: int, n: int) -> dict[str, Any]:
-    return {
-        "mean": successes / n if n else 0.0,
-        "count": successes,
-        "ci95": list(wilson(successes, n)),
-    }
 
 
 def mean_interval(values: Sequence[float]) -> tuple[float, float] | tuple[()]:
@@ -192,6 +182,7 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     n = len(results)
     outcomes = [r["outcome"] for r in results]
     times = [t for r in results for t in r["times"]]
+    valued = any(r["value"] is not None for r in results)
     return {
         "games": n,
         "win": rate(outcomes.count("win"), n),
@@ -207,12 +198,8 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "p99_move_seconds": float(np.percentile(times, 99)) if times else 0.0,
         "max_move_seconds": max(times, default=0.0),
         # none where the solver reaches no start (the capped-merge variant's long games)
-        **({"against_value": against_value(results)} if _valued(results) else {}),
+        **({"against_value": against_value(results)} if valued else {}),
     }
-
-
-def _valued(results: list[dict[str, Any]]) -> bool:
-    return any(r["value"] is not None for r in results)
 
 
 def against_value(results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -307,37 +294,26 @@ def validate(
         "asked_with": "the four fields" if four_fields else "the moves left",
         "against": {},
     }
-    jobs = {}
-    for run, (label, opponent, depth, is_file) in enumerate(runs):
-        jobs[label] = [
-            (
-                str(path),
-                opponent,
-                seat,
-                start,
-                (seed + run) * 1_000_003 + number,
-                depth,
-                is_file,
-                four_fields,
-            )  # fmt: skip
+    jobs = {
+        label: [
+            (str(path), opponent, seat, start, (seed + run) * 1_000_003 + number, depth, is_file)
             for number, (seat, start) in enumerate(starts)
         ]
+        for run, (label, opponent, depth, is_file) in enumerate(runs)
+    }
+    work = partial(_work, four_fields)
     if runner is not None:
         every = [job for label in jobs for job in jobs[label]]
         shown = per_group(progress, [(label, len(tasks)) for label, tasks in jobs.items()])
-        done = iter(run_on(runner, files, "supernim", _work, every, size=GAMES_PER_TASK,
+        done = iter(run_on(runner, files, "supernim", work, every, size=GAMES_PER_TASK,
                            limits=limits, progress=shown))  # fmt: skip
         card["against"] = {label: summarise([next(done) for _ in jobs[label]]) for label in jobs}
         return card
+    chunk = max(1, min(16, games // (4 * workers)))
     for label, tasks in jobs.items():
+        shown = (lambda done, name=label: progress(name, done, games)) if progress else None
         results = contained.run(
-            files,
-            _work,
-            tasks,
-            workers=workers,
-            limits=limits,
-            chunk=max(1, min(16, games // (4 * workers))),
-            progress=(lambda done, name=label: progress(name, done, games)) if progress else None,
+            files, work, tasks, workers=workers, limits=limits, chunk=chunk, progress=shown
         )
         card["against"][label] = summarise(results)
     return card

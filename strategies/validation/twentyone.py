@@ -40,7 +40,7 @@ from mine.strategies.engines.twentyone_chart import (
     chart_of_tables,
     player_constants,
 )
-from mine.strategies.intervals import Z95, Outcome, summarise_pairing, wilson
+from mine.strategies.intervals import Z95, Outcome, rate, summarise_pairing
 from mine.strategies.player_file import (
     PlayerFileError,
     Shipped,
@@ -239,19 +239,13 @@ def games_summary(
             "rounds": len(flat),
         }
         summary["insurance_at_table"] = {
-            taken: {"ace_rounds": len(seen), "dealer_two_card_21": rate(seen)}
+            taken: {"ace_rounds": len(seen), "dealer_two_card_21": rate(sum(seen), len(seen))}
             for taken, seen in (
                 ("insured", [combo for insured, combo in aces if insured]),
                 ("declined", [combo for insured, combo in aces if not insured]),
             )
         }
     return summary
-
-
-def rate(flags: list[bool]) -> dict[str, Any]:
-    """The share of `flags` set, with its Wilson 95 % interval."""
-    hits, n = sum(flags), len(flags)
-    return {"mean": hits / n if n else 0.0, "count": hits, "ci95": list(wilson(hits, n))}
 
 
 def _percentiles(values: list[float]) -> dict[str, float | None]:
@@ -379,7 +373,7 @@ def validate(
     measure = Measure(tuple(map(Shipped.of, files)), rules, hands, games, seed, exact,
                       shoe_hands, limits, contain)  # fmt: skip
     looks = intervals.looks(flat_chunks(hands))
-    rounds = [[("flat", span) for span in _spans(start, look, FLAT_CHUNKS_PER_TASK)]
+    rounds = [[("flat", span) for span in spans(look, FLAT_CHUNKS_PER_TASK, start)]
               for start, look in pairwise([0, *looks])]  # fmt: skip
     rounds[0].insert(0, ("exact", None))
     rest: list[tuple[str, range | None]] = [("shoe", None)] if shoe_hands else []
@@ -412,11 +406,6 @@ def validate(
         result["decision_p99_seconds"] = result["games"]["decision_seconds"]["p99"]
         result["decision_p99_cpu_seconds"] = result["games"]["decision_cpu_seconds"]["p99"]
     return result
-
-
-def _spans(start: int, stop: int, size: int) -> list[range]:
-    """`range(start, stop)` as consecutive ranges of `size` (the last one shorter)."""
-    return [range(first, min(first + size, stop)) for first in range(start, stop, size)]
 
 
 def _of(parts: list[tuple[str, range | None]], done: list[Any], kind: str) -> list[Any]:

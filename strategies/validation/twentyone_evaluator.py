@@ -19,7 +19,6 @@ the engine and the exact solver by the tests, that plays one round per row of ar
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
 from typing import Any
@@ -63,67 +62,62 @@ LETTER_ACTIONS = {"I": INSURANCE, "P": SPLIT, "D": DOUBLE, "H": HIT, "S": STAND}
 # the count bucket before the round (as the file computes it).
 
 
-class FilePolicy:
-    """A player file's decisions: its `action_for`, asked once per situation and kept in
-    a table (context, up, total, soft, cards, pair value, first, count bucket)."""
+class _Tabled:
+    """A deterministic policy asked once per situation (`_ask` of the situation's `digits`,
+    each below its radix in `radices`), its answers kept in a table."""
 
-    def __init__(self, module: ModuleType):
-        self.module = module
-        self.limit = int(module.TC_LIMIT)
-        self.table = np.full((2 * self.limit + 1) * 3 * 11 * 32 * 2 * 4 * 11 * 2, -1, np.int8)
+    radices: tuple[int, ...]
 
-    def key(self, up, total, soft, n, pair, context, first, tc) -> np.ndarray:
-        value = np.minimum(pair, 10)
-        key = (tc + self.limit) * 3 + context
-        key = ((key * 11 + up) * 32 + np.minimum(total, 31)) * 2 + soft
-        return ((key * 4 + np.minimum(n, 5) - 2) * 11 + value) * 2 + first
+    def __init__(self) -> None:
+        self.table = np.full(int(np.prod(self.radices)), -1, np.int8)
 
     def act(self, up, total, soft, n, pair, legal, context, first, tc, rng) -> np.ndarray:
-        key = self.key(up, total, soft, n, pair, context, first.astype(np.int64), tc)
+        digits = self.digits(up, total, soft, n, pair, legal, context, first.astype(np.int64), tc)
+        key = np.ravel_multi_index(digits, self.radices)
         action = self.table[key]
         unknown = action < 0
         if unknown.any():
             for k in np.unique(key[unknown]).tolist():
-                self.table[k] = self._ask(k)
+                self.table[k] = self._ask(*map(int, np.unravel_index(k, self.radices)))
             action = self.table[key]
         return action.astype(np.int64)
 
-    def _ask(self, key: int) -> int:
-        key, first = divmod(key, 2)
-        key, value = divmod(key, 11)
-        key, n = divmod(key, 4)
-        key, soft = divmod(key, 2)
-        key, total = divmod(key, 32)
-        key, up = divmod(key, 11)
-        tc, context = divmod(key, 3)
+
+class FilePolicy(_Tabled):
+    """A player file's decisions: its `action_for`, asked once per situation and kept in
+    a table (count bucket, context, up, total, soft, cards, pair value, first)."""
+
+    def __init__(self, module: ModuleType):
+        self.module = module
+        self.limit = int(module.TC_LIMIT)
+        self.radices = (2 * self.limit + 1, 3, 11, 32, 2, 4, 11, 2)
+        super().__init__()
+
+    def digits(self, up, total, soft, n, pair, legal, context, first, tc) -> tuple:
+        total, n, pair = np.minimum(total, 31), np.minimum(n, 5) - 2, np.minimum(pair, 10)
+        return tc + self.limit, context, up, total, soft, n, pair, first
+
+    def _ask(self, tc, context, up, total, soft, n, value, first) -> int:
         letter = self.module.action_for(
             context, up, total, soft, n + 2, value, tc - self.limit, bool(first)
         )
         return LETTER_ACTIONS[letter]
 
 
-class BotPolicy:
+class BotPolicy(_Tabled):
     """A deterministic table bot: its own `decide`, once per situation."""
+
+    radices = (11, 32, 2, 16, 14, 64)
 
     def __init__(self, bot):
         self.bot = bot
-        self.table = np.full(11 * 32 * 2 * 16 * 14 * 64, -1, np.int8)
+        super().__init__()
 
-    def act(self, up, total, soft, n, pair, legal, context, first, tc, rng) -> np.ndarray:
-        key = (((up * 32 + np.minimum(total, 31)) * 2 + soft) * 16 + np.minimum(n, 15)) * 14 + pair
-        key = key * 64 + legal
-        action = self.table[key]
-        unknown = action < 0
-        if unknown.any():
-            for k in np.unique(key[unknown]).tolist():
-                rest, mask = divmod(k, 64)
-                rest, rank = divmod(rest, 14)
-                rest, cards = divmod(rest, 16)
-                rest, is_soft = divmod(rest, 2)
-                u, t = divmod(rest, 32)
-                self.table[k] = self.bot.decide(u, t, bool(is_soft), cards, rank, mask)
-            action = self.table[key]
-        return action.astype(np.int64)
+    def digits(self, up, total, soft, n, pair, legal, context, first, tc) -> tuple:
+        return up, np.minimum(total, 31), soft, np.minimum(n, 15), pair, legal
+
+    def _ask(self, up, total, soft, cards, rank, mask) -> int:
+        return self.bot.decide(up, total, bool(soft), cards, rank, mask)
 
 
 class RandomPolicy:
@@ -472,22 +466,11 @@ def play_round(
 # --- flat-bet returns ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Interval:
-    mean: float
-    low: float
-    high: float
-    n: int
-
-    def as_json(self) -> dict[str, float | int]:
-        return {"mean": self.mean, "ci95": [self.low, self.high], "n": self.n}
-
-
-def _interval(total: float, squares: float, n: int, z: float = Z95) -> Interval:
+def _interval(total: float, squares: float, n: int, z: float = Z95) -> dict[str, Any]:
     mean = total / n
     var = max(squares / n - mean * mean, 0.0) * n / max(n - 1, 1)
     half = z * float(np.sqrt(var / n))
-    return Interval(mean, mean - half, mean + half, n)
+    return {"mean": mean, "ci95": [mean - half, mean + half], "n": n}
 
 
 class _Sums:
@@ -527,10 +510,8 @@ class _Sums:
         looks: `intervals.z_of`)."""
         return {
             name: {
-                "return": _interval(*self.sums[name], self.hands, z).as_json(),
-                f"{self.reference}_minus_this": _interval(
-                    *self.diffs[name], self.hands, z
-                ).as_json(),
+                "return": _interval(*self.sums[name], self.hands, z),
+                f"{self.reference}_minus_this": _interval(*self.diffs[name], self.hands, z),
                 "invalid_actions": self.invalid[name],
             }
             for name in self.sums
