@@ -16,3 +16,8 @@ CONTRACT = {
     "write_table": ("path", "fitted"),
     "read_table": ("path",),
 }
+
+
+class FitError(ValueError):
+    """Logs a table cannot be fitted from (empty, too few, or contradicting the shape of the
+    game)."""

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
-from mine.models import tables
+from mine.models import FitError, tables
 from mine.strategies.engines.cardguess import (
     DECK,
     FEEDBACKS,
@@ -58,10 +58,6 @@ QUICK = {  # `mine fit --quick`: the estimate's best guess at every node, in sec
     3: Plan(widths=(1,), members=1326, extras=0),
     4: PLANS[4],  # already width 1; a narrower pool risks falling below greedy
 }
-
-
-class FitError(ValueError):
-    """Logs a tree cannot be fitted from."""
 
 
 @dataclass(frozen=True)

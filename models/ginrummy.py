@@ -60,7 +60,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
-from mine.models import tables
+from mine.models import FitError, tables
 from mine.strategies.engines.ginrummy import DEFAULT_RULES
 from mine.strategies.engines.melds import SPREAD
 
@@ -300,10 +300,6 @@ GAME = "ginrummy"
 
 SCHEMA = {"a": pl.Int64, "b": pl.Int64, "c": pl.Int64, "value": pl.Float64, "n": pl.Int64,
           "extra": pl.Float64}  # fmt: skip
-
-
-class FitError(ValueError):
-    """The logs cannot support the tables (too few turns, no discards picked up, …)."""
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
-from mine.models import tables
+from mine.models import FitError, tables
 from mine.parsers.hog import SCORE_COLUMNS as GAME_COLUMNS
 from mine.parsers.hog import TURN_COLUMNS
 from mine.strategies.engines.hog import HogRules, swine_map, tail_map
@@ -57,10 +57,6 @@ KIND = "strategy"  # a table of dice per (score, opponent score), in `models/tab
 METHODS = ("best-response", "minimax")
 MAX_ROLLS = 10  # the spec's limit; more if the logs show more
 FAIR_ALPHA = 0.001  # significance of the chi-square test that rejects a fair die
-
-
-class FitError(ValueError):
-    """Logs that cannot be fitted (empty, or contradicting the shape of the game)."""
 
 
 @dataclass(frozen=True, eq=False)

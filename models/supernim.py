@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
-from mine.models import tables
+from mine.models import FitError, tables
 from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
 from mine.strategies.players import supernim as player
 from mine.strategies.players.supernim import FEATURES, LEFT_FAR, canonical_children, cell
@@ -41,10 +41,6 @@ HOLD_OUT = 5  # every fifth logged position is held out of the fit
 FAR_CHECK = 20  # held-out positions at least this far from the cut-off meet the value …
 YARDSTICK_LEFT = 6  # … those this close meet the exact cut-off value
 YARDSTICK_SAMPLE = 300
-
-
-class FitError(ValueError):
-    """Logs that cannot give a heuristic (too few positions)."""
 
 
 def rules_of(rules: SuperNimRules | Sequence[str] | None) -> SuperNimRules:

@@ -42,13 +42,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from mine.models import tables
+from mine.models import FitError, tables
 from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND
 from mine.strategies.engines.twentyone_chart import (
     INSURED,
@@ -68,10 +69,6 @@ KIND = "strategy"
 METHOD = "learned-model expectimax"
 MAX_CARDS = 10  # hands longer than this are treated as this long (they are very rare)
 TOTALS = 32  # totals 0..31 (a hand stops at 22 or more)
-
-
-class FitError(ValueError):
-    """Logs that cannot be fitted (empty, or without what the model needs)."""
 
 
 def n_span(n: int) -> int:
@@ -128,9 +125,7 @@ def learn_dealer(decisions: pl.DataFrame) -> tuple[np.ndarray, dict]:
     from sklearn.tree import DecisionTreeClassifier  # imported here: slow, and fitting only
 
     tree = DecisionTreeClassifier(random_state=0).fit(x, hit, sample_weight=n)
-    grid = np.array(
-        [(t, s, c) for t in range(TOTALS) for s in (0, 1) for c in range(MAX_CARDS + 1)]
-    )
+    grid = np.array(list(product(range(TOTALS), (0, 1), range(MAX_CARDS + 1))))
     table = tree.predict(grid).astype(bool).reshape(TOTALS, 2, MAX_CARDS + 1)
     for (t, s, c), h in zip(x.tolist(), hit.tolist(), strict=True):
         table[t, s, c] = h
@@ -222,15 +217,8 @@ def learn_payoffs(rounds: pl.DataFrame) -> tuple[np.ndarray, dict[str, float], d
     tree = DecisionTreeRegressor(random_state=0, min_samples_leaf=1).fit(
         _payoff_features(*xs.T), np.array(r_seen), sample_weight=np.array(w_seen)
     )
-    grid = np.array(
-        [
-            (pt, pn, 0, dt, dn)
-            for pt in range(TOTALS)
-            for pn in range(2, MAX_CARDS + 1)
-            for dt in range(TOTALS)
-            for dn in range(2, MAX_CARDS + 1)
-        ]
-    )
+    cards = range(2, MAX_CARDS + 1)
+    grid = np.array(list(product(range(TOTALS), cards, [0], range(TOTALS), cards)))
     predicted = tree.predict(_payoff_features(*grid.T)).reshape(TOTALS * N_SPAN, D_CELLS)
     unsplit = payoff[: TOTALS * N_SPAN]
     unsplit[np.isnan(unsplit)] = predicted[np.isnan(unsplit)]
@@ -315,11 +303,13 @@ def learn_actions(decisions: pl.DataFrame) -> dict[str, bool]:
 # --- the decision problem: solved by the one solver, `strategies.solvers.twentyone` ---------
 
 
+FLAGS = ("hit_on_21", "double", "double_on_21", "double_after_split", "split")  # the solver's
+
+
 def game(model: GameModel, probs: np.ndarray | None = None) -> Game:
     """The learned game as the solver reads it (card chances `probs`, else the logs')."""
     hits = model.dealer_hits
     totals = (np.arange(P_CELLS) // N_SPAN) % TOTALS
-    actions = model.actions
     return Game(
         model.probs if probs is None else probs,
         model.payoff,
@@ -329,12 +319,8 @@ def game(model: GameModel, probs: np.ndarray | None = None) -> Game:
         totals > 21,
         model.stop,
         (model.insurance["win"], model.insurance["lose"], model.insurance["no_play"]),
-        hit_on_21=actions["hit_on_21"],
-        double=actions["double"],
-        double_on_21=actions["double_on_21"],
-        double_after_split=actions["double_after_split"],
-        split=actions["split"],
-        insure=actions["insurance"],
+        insure=model.actions["insurance"],
+        **{name: model.actions[name] for name in FLAGS},
     )
 
 
@@ -428,23 +414,16 @@ def learn(data: FitData) -> GameModel:
     early = data.bids.filter(pl.col("round") <= 10)
     min_bid = int(early["bid"].min()) if early.height else int(data.bids["bid"].min())
     max_bid = int(data.bids["bid"].max())
+    evidence = {
+        "cards_seen": int(counts.sum()),
+        "decks": data.decks,
+        "dealer": dealer_evidence,
+        "payoffs": payoff_evidence,
+        "stop": stop_evidence,
+    }
+    decks = int(data.decks["decks"])
     return GameModel(
-        probs=probs,
-        decks=int(data.decks["decks"]),
-        dealer_hits=hits,
-        payoff=payoff,
-        stop=stop,
-        insurance=insurance,
-        actions=actions,
-        min_bid=min_bid,
-        max_bid=max_bid,
-        evidence={
-            "cards_seen": int(counts.sum()),
-            "decks": data.decks,
-            "dealer": dealer_evidence,
-            "payoffs": payoff_evidence,
-            "stop": stop_evidence,
-        },
+        probs, decks, hits, payoff, stop, insurance, actions, min_bid, max_bid, evidence
     )
 
 
@@ -510,14 +489,8 @@ def count_groups(
     for row in sorted(merged, key=lambda r: r["tc"]):
         probs = np.array([max(row[c], 0.0) for c in lefts])
         low, high = sorted((row["tc"], row["from"]))
-        groups.append(
-            {
-                "tc_low": low,
-                "tc_high": high,
-                "rounds": int(row["rounds"]),
-                "probs": probs / probs.sum(),
-            }
-        )
+        probs /= probs.sum()
+        groups.append(dict(tc_low=low, tc_high=high, rounds=int(row["rounds"]), probs=probs))
     return groups
 
 
@@ -537,15 +510,9 @@ def count_play(
     for group in groups:
         solved = solve(model, group["probs"], prefer=static, margin=COUNT_MARGIN)
         charts.append((group["tc_low"], group["tc_high"], solved.chart))
-        bids.append(
-            {
-                "tc_low": group["tc_low"],
-                "tc_high": group["tc_high"],
-                "rounds": group["rounds"],
-                "ev": solved.ev,
-                "bid": model.max_bid if solved.ev > 0 else model.min_bid,
-            }
-        )
+        bid = model.max_bid if solved.ev > 0 else model.min_bid
+        kept = {key: group[key] for key in ("tc_low", "tc_high", "rounds")}
+        bids.append({**kept, "ev": solved.ev, "bid": bid})
     if not bids:
         bids = [{"tc_low": -10, "tc_high": 10, "rounds": 0, "ev": 0.0, "bid": model.min_bid}]
     return pl.DataFrame(bids), charts

@@ -15,7 +15,7 @@ import polars as pl
 
 from mine.models import cardguess as model
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint, opponents
+from mine.pipeline.stats import data_fingerprint, logs_filter, opponents
 from mine.strategies.engines.cardguess import (
     RANKS,
     card_text,
@@ -41,12 +41,6 @@ class CardGuessStats(NamedTuple):
     answer_cards: pl.DataFrame
     answer_ranks: pl.DataFrame
     first_guess: pl.DataFrame
-
-
-def logs_filter(log_ids: list[int] | None, column: str = "log_id") -> str:
-    if log_ids is None:
-        return "TRUE"
-    return f"{column} IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
 
 
 LOG_NAMES = """

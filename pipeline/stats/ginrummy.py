@@ -1,21 +1,17 @@
 """Gin Rummy statistics: what the turn and score logs say about draws, discards, knocks and
 rounds, for real and simulated logs alike.
 
-The logs show both players' hands after every play (the perspective player's rows and the
-opponent's), so each turn's situation is rebuilt whole: the hand before the draw is the
-hand after it minus the card picked plus the card discarded. `turn_features` derives one
-row per turn with what the player knew and did (and `opponent_unseen`, the cards the
-opponent could not see as the play began, a 52-bit mask in `melds` order: how often a card
-hidden from a player is its opponent's next discard); the `*_stats` functions aggregate it
-PokerTracker-style (a count next to every number of opportunities, rates beside them).
-Deadwood is the engine's meld solver's, a discard's relation to the opponent's earlier
-choices this round the generated player's own reading (`players.ginrummy.relation`):
-never re-implemented here.
+The logs show both players' hands after every play, so each turn's situation is rebuilt
+whole: the hand before the draw is the hand after it minus the card picked plus the card
+discarded. `turn_features` derives one row per turn with what the player knew and did
+(`opponent_unseen`: how often a card hidden from a player is its opponent's next discard);
+the `*_stats` functions aggregate it PokerTracker-style (a count next to every number of
+opportunities, rates beside them). Deadwood is the engine's meld solver's, a discard's
+relation to the opponent's earlier choices the generated player's own reading
+(`players.ginrummy.relation`): never re-implemented here.
 
-`derive` computes every statistic and the features of the chosen logs, `store` keeps them
-(`stats_ginrummy_*`); `fit_inputs` gives a fit the stored features while they still hold
-exactly the warehouse's logs (else computes them), with the data fingerprint of the logs
-it chose; `by_player` reads each player's habits and knocks.
+`fit_inputs` gives a fit the stored features while they still hold exactly the
+warehouse's logs (else computes them); `by_player` reads each player's habits and knocks.
 """
 
 from __future__ import annotations
@@ -28,15 +24,6 @@ import duckdb
 import polars as pl
 
 from mine.models import ginrummy as model
-from mine.models.ginrummy import (
-    KNOCK_LIMIT,
-    PASSED,
-    PICKED,
-    SCORE_BUCKETS,
-    SCORE_STEP,
-    TURN_BUCKET,
-    TURN_BUCKETS,
-)
 from mine.parsers.cards import format_course, parse_course
 from mine.pipeline import stats as shared
 from mine.pipeline.stats import data_fingerprint, frame, opponents
@@ -69,10 +56,6 @@ ORDER BY r.log_id, r.round
 LogIds = list[int] | None  # the logs chosen (`pipeline.stats.chosen_logs`); None: every one
 
 
-def source_of(stem: str) -> str:
-    return "simulated" if stem.startswith(STEM_PREFIX) else "server"
-
-
 def load(
     con: duckdb.DuckDBPyConnection, log_ids: LogIds = None
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -85,8 +68,9 @@ def load_rounds(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> pl.Da
 
 
 def _read(con: duckdb.DuckDBPyConnection, sql: str, log_ids: LogIds) -> pl.DataFrame:
-    source = pl.col("stem").map_elements(source_of, return_dtype=pl.String).alias("source")
-    return frame(con, sql, [log_ids]).with_columns(source)
+    simulated = pl.col("stem").str.starts_with(STEM_PREFIX)
+    source = pl.when(simulated).then(pl.lit("simulated")).otherwise(pl.lit("server"))
+    return frame(con, sql, [log_ids]).with_columns(source.alias("source"))
 
 
 def turn_features(
@@ -187,8 +171,9 @@ def _round_features(rows, result, start_scores, solver: MeldSolver) -> Iterable[
         yield (
             log, source, number, turn, "me" if mine else "opponent", own_scores[0],
             own_scores[1], top, from_discard, relation, dw_before, dw_take, dw(hand_after),
-            discarded, card.rank, card.suit, PICKED[picked], PASSED[passed], melds_theirs,
-            picked_up, own_turns[mine] >= 1, call, ending, mine_pts, their_pts, unseen,
+            discarded, card.rank, card.suit, model.PICKED[picked], model.PASSED[passed],
+            melds_theirs, picked_up, own_turns[mine] >= 1, call, ending, mine_pts, their_pts,
+            unseen,
         )  # fmt: skip
         own_turns[mine] += 1
 
@@ -247,7 +232,7 @@ def knocks(features: pl.DataFrame) -> pl.DataFrame:
         "call",
         pl.col("deadwood_after").alias("deadwood"),
         "turn",
-        (pl.col("turn") // TURN_BUCKET * TURN_BUCKET).alias("turn_bucket"),
+        (pl.col("turn") // model.TURN_BUCKET * model.TURN_BUCKET).alias("turn_bucket"),
         (pl.col("round_points") == 0).alias("undercut"),
         (pl.col("round_points") - pl.col("round_opponent_points")).alias("points"),
     )
@@ -339,14 +324,8 @@ def derive(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> GinStats:
     per-turn features they come from."""
     turns, rounds = load(con, log_ids)
     features = turn_features(turns, rounds)
-    return GinStats(
-        draw_stats(features),
-        danger_stats(features),
-        danger_card_stats(features),
-        knock_stats(features),
-        round_stats(rounds),
-        features,
-    )
+    made = (draw_stats, danger_stats, danger_card_stats, knock_stats)
+    return GinStats(*(make(features) for make in made), round_stats(rounds), features)
 
 
 def store(con: duckdb.DuckDBPyConnection, stats: NamedTuple) -> list[str]:
@@ -463,9 +442,8 @@ def _may_knock() -> pl.Expr:
     """A play after which the player could call: not its first turn of the round, at most
     the knock limit of deadwood left, and not the play that ran the stock out (that round
     ends as a knock whatever the player says)."""
-    return (
-        pl.col("may_call") & (pl.col("deadwood_after") <= KNOCK_LIMIT) & (pl.col("call") != "Drop")
-    )
+    within = pl.col("deadwood_after") <= model.KNOCK_LIMIT
+    return pl.col("may_call") & within & (pl.col("call") != "Drop")
 
 
 def player_habits(features: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
@@ -553,15 +531,16 @@ def knock_deviations(features: pl.DataFrame, policy: pl.DataFrame) -> pl.DataFra
     the logged and the policy's choice (`knock` or `wait`): how many plays (`n`) and the
     sum of the logged choice's value minus the policy's in game-win chance
     (`win_chance_diff_sum`: the margin, signed, where they differ)."""
-    top = SCORE_BUCKETS - 1
+    top = model.SCORE_BUCKETS - 1
+    turn_bucket = ((pl.col("turn") - 1) // model.TURN_BUCKET).clip(0, model.TURN_BUCKETS - 1)
     plays = features.filter(_may_knock()).with_columns(
         pl.col("deadwood_after").alias("deadwood"),
-        ((pl.col("turn") - 1) // TURN_BUCKET).clip(0, TURN_BUCKETS - 1).alias("turn_bucket"),
-        (pl.col("score") // SCORE_STEP).clip(0, top).alias("score_bucket"),
-        (pl.col("opponent_score") // SCORE_STEP).clip(0, top).alias("opponent_score_bucket"),
+        turn_bucket.alias("turn_bucket"),
+        (pl.col("score") // model.SCORE_STEP).clip(0, top).alias("score_bucket"),
+        (pl.col("opponent_score") // model.SCORE_STEP).clip(0, top).alias("opponent_score_bucket"),
         pl.col("call").is_in(CALLS).alias("knocks"),
     ).with_columns(
-        (pl.col("score_bucket") * SCORE_BUCKETS + pl.col("opponent_score_bucket"))
+        (pl.col("score_bucket") * model.SCORE_BUCKETS + pl.col("opponent_score_bucket"))
         .alias("score_cell")
     )  # fmt: skip
     keys = ["deadwood", "turn_bucket", "score_cell"]

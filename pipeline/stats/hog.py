@@ -21,7 +21,7 @@ import polars as pl
 
 from mine.models import hog as model
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint, opponents
+from mine.pipeline.stats import data_fingerprint, logs_filter, opponents
 
 GAME = "hog"
 BUCKET = 10  # score bucket width for the win-rate table
@@ -33,13 +33,6 @@ class HogStats(NamedTuple):
     pig_tail: pl.DataFrame
     square_swine: pl.DataFrame
     win_rates: pl.DataFrame
-
-
-def logs_filter(log_ids: list[int] | None) -> str:
-    """A WHERE clause restricting turns to some logs (ids are ints, checked here)."""
-    if log_ids is None:
-        return "TRUE"
-    return f"log_id IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
 
 
 def _shares(*over: str, fired: bool = False) -> Callable[[pl.DataFrame], pl.DataFrame]:

@@ -1,26 +1,13 @@
-"""Super-Nim's statistics, derived from the warehouse and stored back into it.
+"""Super-Nim's statistics, derived from the warehouse and stored back into it: eight
+tables (`DESCRIPTIONS`), each a count next to its opportunities (PokerTracker style). A
+margin is the mover's (final: at the game's end; future: still to come, final − now).
 
-Eight tables, each a count next to its opportunities (PokerTracker style):
-
-- `stats_supernim_pairings`: per pairing (max bot, min bot): games, wins of each side,
-  draws and cut-offs, with their rates;
-- `stats_supernim_starts`: the same per pairing and canonical start board;
-- `stats_supernim_boards`: per canonical board: positions seen, the sum and mean of the
-  final margin from the mover's side, and of the margin still to come (final − now);
-- `stats_supernim_features`: the same by board features (heaps, sticks, 2-heaps, odd
-  heaps), score margin and moves left before the default cut-off;
-- `stats_supernim_kinds`: per move kind (merge, ulam, split): moves, the mover's final
-  margin and wins;
-- `stats_supernim_trajectories`: per pairing and move number, the mean scores of max and
-  min over the games still going (the handout's score graphs);
-- `stats_supernim_parity`: per pairing and whether the start board holds an odd number of
-  2-heaps: games won by the first mover, by the second, and drawn. (2-heaps are made in
-  pairs, by splitting a 4, so between players who cash every 2 at once this parity and
-  the first mover decide the game.)
-- `stats_supernim_value`: per pairing, the results against the exact value (R, the default
-  split reward, if the start board holds an odd number of 2-heaps, for the first mover;
-  the solver's): each side's moves and value-losing moves (a move that gives up value
-  against it, the cut-off ignored), and max's mean final margin minus max's value.
+`parity` splits a pairing's games by whether the start board holds an odd number of
+2-heaps: 2-heaps are made in pairs, by splitting a 4, so between players who cash every 2
+at once this parity and the first mover decide the game. `value` sets the results against
+the exact value (the solver's: R, the default split reward, for the first mover if the
+start holds an odd number of 2-heaps); a value-losing move gives up value against it, the
+cut-off ignored.
 
 Also the warehouse's side of fitting (`fit_inputs`: the positions of the chosen logs and
 their fingerprint). Nothing here knows the rules (the exact value is the solver's): it
@@ -36,7 +23,7 @@ import polars as pl
 
 from mine.models import supernim as model
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint, opponents
+from mine.pipeline.stats import data_fingerprint, logs_filter, opponents
 from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
 from mine.strategies.solvers import supernim as solver
 
@@ -64,12 +51,6 @@ DESCRIPTIONS = {
     "parity": "Super-Nim: games per pairing and start 2-heap parity won by first, second, drawn",
     "value": "Super-Nim: per pairing, each side's value-losing moves and max's margin - value",
 }
-
-
-def logs_filter(log_ids: list[int] | None) -> str:
-    if log_ids is None:
-        return "TRUE"
-    return f"log_id IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
 
 
 def _outcomes(games: pl.DataFrame, keys: list[str]) -> pl.DataFrame:

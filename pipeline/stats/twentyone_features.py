@@ -25,7 +25,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from mine.pipeline.stats import frame
+from mine.pipeline.stats import frame, logs_filter
 from mine.strategies.engines.twentyone import (
     TwentyOneRules,
     classify,
@@ -108,7 +108,7 @@ def chosen(log_ids: LogIds) -> dict[str, str]:
     names = {name: f"twentyone_{name}" for name in ("turns", "scores", "dealer_hands")}
     if log_ids is None:
         return names
-    where = f"log_id IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
+    where = logs_filter(log_ids)
     return {name: f"(SELECT * FROM {table} WHERE {where})" for name, table in names.items()}
 
 

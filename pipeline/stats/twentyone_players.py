@@ -11,15 +11,8 @@ import duckdb
 import polars as pl
 
 from mine.pipeline.stats import opponents
-from mine.pipeline.stats.twentyone_features import (
-    LogIds,
-    bids,
-    dealers,
-    decisions,
-    hands,
-    read,
-    settle,
-)
+from mine.pipeline.stats import twentyone_features as features
+from mine.pipeline.stats.twentyone_features import LogIds
 from mine.strategies.engines.twentyone import ACTION_NAMES, Settings, TwentyOneRules, rules_of
 from mine.strategies.engines.twentyone_chart import CONTEXT_NAMES, Strategy
 from mine.strategies.solvers.twentyone import ChartValues
@@ -260,9 +253,9 @@ def by_player(
     these settings over them) and, given a fitted table, its choices against the table's
     static chart."""
     rules = rules_of(rules)
-    settled = settle(hands(con, log_ids), dealers(con, log_ids), rules)
-    decided = free_decisions(decisions(con, log_ids))
-    players = player_habits(decided, bids(con, log_ids), settled, rules)
+    settled = features.settle(features.hands(con, log_ids), features.dealers(con, log_ids), rules)
+    decided = free_decisions(features.decisions(con, log_ids))
+    players = player_habits(decided, features.bids(con, log_ids), settled, rules)
     ups = player_ups(decided)
     if fitted is None:
         return Habits(players, ups)
@@ -324,4 +317,4 @@ def by_opponent(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> pl.Da
     """Each log's writer (its id) against each other id at its tables: rounds played
     together and the writer's lead a round (its points won minus that opponent's, paired
     round by round: the same dealer's cards), their mean and spread (`opponents.means`)."""
-    return opponents.means(round_leads(read(con, SCORES_SQL, log_ids)))
+    return opponents.means(round_leads(features.read(con, SCORES_SQL, log_ids)))
