@@ -52,6 +52,7 @@ row pooled over turns, then to the nearest deadwood with data.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -536,12 +537,8 @@ def fit_priors(features: pl.DataFrame, against: str = "all") -> pl.DataFrame:
     rows += [(d, b, 1, round(float(held[b, d]), 5), int(counted[b]), None)
              for b in range(TURN_BUCKETS) for d in range(KNOCK_LIMIT + 1)]  # fmt: skip
     frame = pl.DataFrame(rows, schema=SCHEMA, orient="row")
-    return pl.concat(
-        [
-            _tagged("prior", frame.filter(pl.col("c") == 0)),
-            _tagged("held", frame.filter(pl.col("c") == 1).with_columns(c=pl.lit(0))),
-        ]
-    )
+    held = frame.filter(pl.col("c") == 1).with_columns(c=pl.lit(0))
+    return pl.concat([_tagged("prior", frame.filter(pl.col("c") == 0)), _tagged("held", held)])
 
 
 # --- the tables as nested tuples (what the generated player embeds) -----------------------
@@ -556,15 +553,12 @@ def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
 
     # Every table's cells read in one pass: the knock table is read for each of its
     # score pairs (a hundred), and reading its rows each time was most of `generate`.
-    by_table: dict[str, dict[tuple[int, int, int], float]] = {}
+    cells: defaultdict[str, dict[tuple[int, int, int], float]] = defaultdict(dict)
     for name, a, b, c, v in fitted_frame.select("table", "a", "b", "c", "value").iter_rows():
-        by_table.setdefault(name, {})[(a, b, c)] = v
-
-    def cells(name: str) -> dict[tuple[int, int, int], float]:
-        return by_table.get(name, {})
+        cells[name][(a, b, c)] = v
 
     def grid(name: str, rows: int, cast=float, c: int = 0) -> tuple:
-        found = cells(name)
+        found = cells[name]
         return tuple(
             tuple(cast(found[(d, t, c)]) for t in range(TURN_BUCKETS)) for d in range(rows)
         )
@@ -572,7 +566,7 @@ def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
     def knock(mine: int, theirs: int) -> tuple:
         return grid("knock", KNOCK_LIMIT + 1, int, mine * SCORE_BUCKETS + theirs)
 
-    danger, thrown, held = cells("danger"), cells("thrown"), cells("held")
+    danger, thrown, held = cells["danger"], cells["thrown"], cells["held"]
     prior = fitted_frame.filter(pl.col("table") == "prior")
     try:
         rate, seen = (prior["value"][0], prior["n"][0]) if prior.height else (None, None)

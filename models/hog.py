@@ -40,13 +40,12 @@ import hashlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from statistics import NormalDist
 from typing import NamedTuple
 
 import numpy as np
 import polars as pl
 
-from mine.models import FitError, tables
+from mine.models import FitError, chi_square_p, tables
 from mine.parsers.hog import SCORE_COLUMNS as GAME_COLUMNS
 from mine.parsers.hog import TURN_COLUMNS
 from mine.strategies.engines.hog import HogRules, swine_map, tail_map
@@ -112,15 +111,15 @@ def learn_rules(turns: pl.DataFrame, max_rolls: int = MAX_ROLLS) -> LearnedRules
     rows = turns.filter((pl.col("score") < goal) & (pl.col("opponent_score") < goal))
     max_rolls = max(max_rolls, int(rows["num_rolls"].max()))
     counts = _face_counts(rows)
-    fair = _looks_fair(counts)
+    fair = chi_square_p(counts) >= FAIR_ALPHA  # a chi-square test cannot tell it from fair
     face = np.full(counts.size, 1 / counts.size) if fair else counts / counts.sum()
     sow_sad, evidence = _learn_sow_sad(rows)
     tail, tail_seen = _learn_tail(rows, goal)
     swine, swine_seen, swine_on = _learn_swine(rows, goal)
-    learned = LearnedRules(goal, bounds, counts.size, counts, fair, face, sow_sad, evidence,
-                           max_rolls, tail, tail_seen, swine, swine_seen, swine_on)  # fmt: skip
-    distance = _roll_distance(rows, learned.turn_model().roll_points)
-    return LearnedRules(**{**learned.__dict__, "roll_distance": distance})
+    distance = _roll_distance(rows, roll_distribution(face, max_rolls, sow_sad))
+    return LearnedRules(goal, bounds, counts.size, counts, fair, face, sow_sad, evidence,
+                        max_rolls, tail, tail_seen, swine, swine_seen, swine_on,
+                        distance)  # fmt: skip
 
 
 def learn_goal(turns: pl.DataFrame) -> tuple[int, tuple[int, int]]:
@@ -146,16 +145,6 @@ def _face_counts(rows: pl.DataFrame) -> np.ndarray:
     if faces.min() < 1:
         raise FitError(f"a die showed {faces.min()}")
     return np.bincount(faces.to_numpy().astype(np.int64) - 1)
-
-
-def _looks_fair(counts: np.ndarray) -> bool:
-    """Chi-square goodness of fit to a fair die, critical value by Wilson–Hilferty."""
-    expected = counts.sum() / counts.size
-    statistic = float(((counts - expected) ** 2 / expected).sum())
-    df = counts.size - 1
-    z = NormalDist().inv_cdf(1 - FAIR_ALPHA)
-    critical = df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
-    return statistic <= critical
 
 
 def _learn_sow_sad(rows: pl.DataFrame) -> tuple[bool, tuple[int, int]]:

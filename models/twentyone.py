@@ -384,11 +384,7 @@ def player_rounds(data: FitData) -> pl.DataFrame:
         )
     )
     dealer = data.dealers.select(
-        "log_id",
-        "round",
-        pl.col("total").alias("d_total"),
-        pl.col("n_cards").alias("d_cards"),
-        "played",
+        "log_id", "round", d_total="total", d_cards="n_cards", played="played"
     )
     return (
         per_round.join(data.changes, on=["log_id", "round", "player"], how="inner")
