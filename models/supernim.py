@@ -258,14 +258,9 @@ COLUMNS = {"kind": pl.String, "key": pl.String, "value": pl.Float64}
 SETTINGS = {"merge_cap": int, "split_reward": int, "max_moves": int}
 FLAGS = {"cap_scores": tables.Optional(bool)}  # absent: off
 NUMBERS = {"logs": int, "games": int, "rows": int, "feature_cells": int, "boards": int}
-HOLDOUT = {
-    "moves_left_at_least": int,
-    "positions_with_two": int,
-    "positions_without_two": int,
-    "mean_abs_error_with_two": float,
-    "mean_abs_error_without_two": float,
-    "plain_mean_abs_error_with_two": float,
-    "plain_mean_abs_error_without_two": float,
+FIGURES = (("positions", int), ("mean_abs_error", float), ("plain_mean_abs_error", float))
+HOLDOUT = {"moves_left_at_least": int} | {
+    f"{figure}_{side}": kind for figure, kind in FIGURES for side in ("with_two", "without_two")
 }
 YARDSTICK = {"boards": int, "moves_left_at_most": int, "mean_abs_error": float,
              "plain_mean_abs_error": float}  # fmt: skip

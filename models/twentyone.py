@@ -203,20 +203,14 @@ def learn_payoffs(rounds: pl.DataFrame) -> tuple[np.ndarray, dict[str, float], d
         elif not any(is21) and not any(np.isnan(expect)):
             residuals.append(paid - sum(e * b for e, b in zip(expect, bids, strict=True)))
 
-    x_seen, r_seen, w_seen = [], [], []
-    seen = np.argwhere(counts > 0)
-    for pi, di in seen:
-        pt, pn = divmod(pi % (TOTALS * N_SPAN), N_SPAN)
-        dt, dn = divmod(di, N_SPAN)
-        x_seen.append((pt, pn + 2, 0, dt, dn + 2))
-        r_seen.append(payoff[pi, di])
-        w_seen.append(counts[pi, di])
-    xs = np.array(x_seen)
+    pi, di = np.nonzero(counts > 0)  # the seen cells
+    pt, pn = np.divmod(pi % (TOTALS * N_SPAN), N_SPAN)
+    dt, dn = np.divmod(di, N_SPAN)
+    seen = _payoff_features(pt, pn + 2, np.zeros_like(pt), dt, dn + 2)
     from sklearn.tree import DecisionTreeRegressor  # imported here: slow, and fitting only
 
-    tree = DecisionTreeRegressor(random_state=0, min_samples_leaf=1).fit(
-        _payoff_features(*xs.T), np.array(r_seen), sample_weight=np.array(w_seen)
-    )
+    tree = DecisionTreeRegressor(random_state=0, min_samples_leaf=1)
+    tree.fit(seen, payoff[pi, di], sample_weight=counts[pi, di])
     cards = range(2, MAX_CARDS + 1)
     grid = np.array(list(product(range(TOTALS), cards, [0], range(TOTALS), cards)))
     predicted = tree.predict(_payoff_features(*grid.T)).reshape(TOTALS * N_SPAN, D_CELLS)

@@ -79,12 +79,8 @@ def turn_features(
     """One row per turn: the situation before the draw, the draw, the discard and what the
     opponent did with it, the call, and the round's outcome for the player."""
     solver = solver or MeldSolver()
-    outcome = {
-        (log, number): (points, opponent, ending, last_mine)
-        for log, number, points, opponent, ending, last_mine in rounds.select(
-            "log_id", "round", "points", "opponent_points", "ending", "last_mine"
-        ).iter_rows()
-    }
+    ended = rounds.select("log_id", "round", "points", "opponent_points", "ending", "last_mine")
+    outcome = {(log, number): tuple(rest) for log, number, *rest in ended.iter_rows()}
     scores: dict[tuple[int, int], tuple[int, int]] = {}
     running: dict[int, tuple[int, int]] = {}
     for (log, number), (points, opponent, _, _) in sorted(outcome.items()):

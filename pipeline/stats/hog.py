@@ -126,19 +126,12 @@ def store(con: duckdb.DuckDBPyConnection, stats: HogStats) -> list[str]:
 
 def headline(stats: HogStats) -> dict[str, object]:
     """The numbers worth printing: turns, Sow Sad by k, Pig Tail and Square Swine counts."""
-    points = stats.points
-    rolled = points.filter(pl.col("num_rolls") > 0)
-    sow_sad = (
-        rolled.group_by("num_rolls")
-        .agg(
-            pl.col("turns").filter(pl.col("points") == 1).sum().alias("at_1"),
-            pl.col("turns").sum().alias("turns"),
-        )
-        .sort("num_rolls")
-    )
+    at_1 = pl.col("turns").filter(pl.col("points") == 1).sum().alias("at_1")
+    rolled = stats.points.filter(pl.col("num_rolls") > 0).group_by("num_rolls")
+    sow_sad = rolled.agg(at_1, pl.col("turns").sum()).sort("num_rolls")
     swine = stats.square_swine
     return {
-        "turns": int(points["turns"].sum()),
+        "turns": int(stats.points["turns"].sum()),
         "points_at_1_by_dice": {
             int(k): {"turns": int(t), "at_1": int(a), "share": a / t}
             for k, a, t in sow_sad.iter_rows()

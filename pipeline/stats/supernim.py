@@ -115,12 +115,8 @@ def derive(
         f"FROM supernim_matches WHERE {where}",
     )
     seen = positions(con, where)
-    boards = _margins(
-        seen.with_columns(
-            pl.col("canonical_board").list.eval(pl.element().cast(pl.String)).list.join(";")
-        ),
-        ["canonical_board"],
-    )
+    board_text = pl.col("canonical_board").list.eval(pl.element().cast(pl.String)).list.join(";")
+    boards = _margins(seen.with_columns(board_text), ["canonical_board"])
     kinds = (
         seen.group_by("kind")
         .agg(
@@ -158,6 +154,9 @@ def derive(
     )
 
 
+MAX_SIGN = pl.when(pl.col("max_first")).then(1).otherwise(-1)  # the first mover's value is max's
+
+
 def _twos(column: str) -> str:
     return f"len(list_filter({column}, lambda n: n = 2))"
 
@@ -185,13 +184,9 @@ def _against_value(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
         f"SELECT max_player, min_player, score_max - score_min AS margin, "
         f"{_twos('start_board')} AS twos, first_player = 'max' AS max_first "
         f"FROM supernim_matches WHERE {where}",
-    ).with_columns(
-        (
-            pl.col("margin")
-            - solver.value_of_twos(pl.col("twos"))
-            * pl.when(pl.col("max_first")).then(1).otherwise(-1)
-        ).alias("max_margin_minus_value")
     )
+    value = solver.value_of_twos(pl.col("twos")) * MAX_SIGN
+    games = games.with_columns((pl.col("margin") - value).alias("max_margin_minus_value"))
     per_game = games.group_by(keys).agg(
         pl.len().alias("games"), pl.col("max_margin_minus_value").mean()
     )
@@ -222,8 +217,9 @@ def _against_searched_value(
         except solver.Unsolved:
             continue
     found = pl.Series([values.get(tuple(board)) for board in games["board"]], dtype=pl.Int64)
-    sign = pl.when(pl.col("max_first")).then(1).otherwise(-1)
-    per_game = games.with_columns((pl.col("margin") - found * sign).alias("max_margin_minus_value"))
+    per_game = games.with_columns(
+        (pl.col("margin") - found * MAX_SIGN).alias("max_margin_minus_value")
+    )
     missing = {f"{side}_{what}": pl.lit(None, pl.UInt32) for side in ("max", "min")
                for what in ("moves", "value_losing")}  # fmt: skip
     return (

@@ -51,24 +51,6 @@ DESCRIPTIONS = {
 }
 
 
-def check_summary(check: pl.DataFrame) -> pl.DataFrame:
-    return check.select(
-        pl.len().alias("player_rounds"),
-        pl.col("matches").sum().alias("matched"),
-        (~pl.col("matches")).sum().alias("mismatched"),
-        pl.col("matches").mean().alias("match_rate"),
-    )
-
-
-def decisions_with_results(decision_frame: pl.DataFrame, settled: pl.DataFrame) -> pl.DataFrame:
-    results = settled.select(
-        "log_id", "round", "player", "hand_id", "net_per_bid", "p_class", "d_class"
-    )
-    return decision_frame.join(
-        results, on=["log_id", "round", "player", "hand_id"], how="left", maintain_order="left"
-    )
-
-
 def situations(decided: pl.DataFrame) -> pl.DataFrame:
     """Per (up card, total, soft, pair, cards, action): how often the action was taken
     there (`n`), out of how many decisions in that situation (`opportunities`), and the
@@ -153,7 +135,11 @@ def derive(
     settled = features.settle(hand_frame, dealer_frame, rules)
     changes = features.point_changes(con, log_ids)
     check = features.settlement_check(settled, changes, rules.starting_points)
-    decided = decisions_with_results(features.decisions(con, log_ids), settled)
+    hand = ["log_id", "round", "player", "hand_id"]
+    results = settled.select(*hand, "net_per_bid", "p_class", "d_class")
+    decided = features.decisions(con, log_ids).join(
+        results, on=hand, how="left", maintain_order="left"
+    )
     card_frame = features.cards(con, log_ids)
     decks = features.infer_decks(card_frame)
     shoe_frame = features.shoe(card_frame, decks["decks"])
@@ -163,8 +149,12 @@ def derive(
         dealer=dealer_outcomes(dealer_frame),
         shoe=shoe_frame.with_columns(pl.lit(decks["decks"]).alias("decks")),
         count_results=count_results(shoe_frame, settled),
-        settlement=check_summary(check).with_columns(
-            pl.lit(json.dumps(dataclasses.asdict(rules))).alias("rules")
+        settlement=check.select(
+            pl.len().alias("player_rounds"),
+            pl.col("matches").sum().alias("matched"),
+            (~pl.col("matches")).sum().alias("mismatched"),
+            pl.col("matches").mean().alias("match_rate"),
+            pl.lit(json.dumps(dataclasses.asdict(rules))).alias("rules"),
         ),
     )
 
