@@ -297,7 +297,11 @@ def fit(
     if method not in METHODS:
         raise FitError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
     if games is not None:
-        turns = complete_games(turns, games)
+        # Only the games the score file records: a log cut short mid-game would otherwise
+        # show a game ending below the goal.
+        _check_columns(games, GAME_COLUMNS, "games")
+        keys = [c for c in ("log_id", "game") if c in turns.columns and c in games.columns]
+        turns = turns.join(games.select(keys).unique(), on=keys, how="semi", maintain_order="left")
     rules = learn_rules(turns, max_rolls)
     model = rules.turn_model()
     settings: dict[str, object] = {"max_rolls": rules.max_rolls}
@@ -319,14 +323,6 @@ def fit(
     if logged.logs is not None:
         metadata["logs"] = logged.logs
     return Fit(table, metadata, rules, solution)
-
-
-def complete_games(turns: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
-    """The turns of games the score file records: a log cut short mid-game would otherwise
-    show a game ending below the goal."""
-    _check_columns(games, GAME_COLUMNS, "games")
-    keys = [c for c in ("log_id", "game") if c in turns.columns and c in games.columns]
-    return turns.join(games.select(keys).unique(), on=keys, how="semi", maintain_order="left")
 
 
 def count_games(turns: pl.DataFrame) -> int:

@@ -249,9 +249,7 @@ def _yardstick(positions: pl.DataFrame, fitted: Fitted, rules: SuperNimRules) ->
 
 def write_table(path: str | Path, fitted: Fitted) -> Path:
     rows = [("cell", ";".join(map(str, key)), value) for key, value in fitted.cells.items()]
-    frame = pl.DataFrame(rows, schema={"kind": pl.String, "key": pl.String, "value": pl.Float64},
-                         orient="row")  # fmt: skip
-    return tables.write(path, frame, fitted.metadata)
+    return tables.write(path, pl.DataFrame(rows, schema=COLUMNS, orient="row"), fitted.metadata)
 
 
 COLUMNS = {"kind": pl.String, "key": pl.String, "value": pl.Float64}

@@ -370,11 +370,11 @@ def player_rounds(data: FitData) -> pl.DataFrame:
         .group_by("log_id", "round", "player")
         .agg(
             pl.len().alias("hands"),
-            pl.col("total").alias("totals"),
-            pl.col("n_cards").alias("cards"),
-            pl.col("final_bid").alias("bids"),
-            pl.col("final_bid").sum().alias("stake"),
-            pl.col("insured_bid").max().alias("insured_bid"),
+            totals="total",
+            cards="n_cards",
+            bids="final_bid",
+            stake=pl.col("final_bid").sum(),
+            insured_bid=pl.col("insured_bid").max(),
         )
     )
     dealer = data.dealers.select(

@@ -34,15 +34,6 @@ NO_GAMES = (
 )
 
 
-class CardGuessStats(NamedTuple):
-    guesses: pl.DataFrame
-    guess_summary: pl.DataFrame
-    candidates: pl.DataFrame
-    answer_cards: pl.DataFrame
-    answer_ranks: pl.DataFrame
-    first_guess: pl.DataFrame
-
-
 LOG_NAMES = """
     SELECT log_id, CASE WHEN count(*) OVER (PARTITION BY stem) > 1
                         THEN stem || ' (log ' || log_id || ')' ELSE stem END AS log
@@ -128,13 +119,9 @@ def first_guesses(con: duckdb.DuckDBPyConnection, where: str, left: pl.DataFrame
         universe = hands(n)
         pool = universe.take(np.array([hand_index(parse_hand(guess))]))
         expected.append(float(score_pool(universe, np.ones(len(universe)), pool, expected_left)[0]))
-    observed = left.filter(pl.col("guess_no") == 1).select("n", "log_id", "mean_left")
-    return opened.with_columns(pl.Series("expected_left_uniform", expected)).join(
-        observed.rename({"mean_left": "observed_left"}),
-        on=["n", "log_id"],
-        how="left",
-        maintain_order="left",
-    )
+    observed = left.filter(pl.col("guess_no") == 1).select("n", "log_id", observed_left="mean_left")
+    uniform = opened.with_columns(pl.Series("expected_left_uniform", expected))
+    return uniform.join(observed, on=["n", "log_id"], how="left", maintain_order="left")
 
 
 def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> CardGuessStats:
@@ -160,6 +147,8 @@ DESCRIPTIONS = {
     "first_guess": "Card guessing: first guesses, games, candidates left "
     "(expected over all answers, observed)",
 }
+# A frame a table, in the order of DESCRIPTIONS: the tables named once.
+CardGuessStats = NamedTuple("CardGuessStats", [(name, pl.DataFrame) for name in DESCRIPTIONS])
 
 
 def store(con: duckdb.DuckDBPyConnection, stats: CardGuessStats) -> list[str]:

@@ -468,11 +468,8 @@ def player_habits(features: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
         _may_knock().sum().alias("n_call_opportunities"),
     )
     # An undercut one side suffers is one the other side dealt.
-    dealt = habits.select(
-        pl.col("player").replace_strict(OTHER, return_dtype=pl.String),
-        pl.col("n_knock").alias("n_opponent_knocks"),
-        pl.col("n_undercut").alias("n_undercut_dealt"),
-    )
+    other = pl.col("player").replace_strict(OTHER, return_dtype=pl.String)
+    dealt = habits.select(other, n_opponent_knocks="n_knock", n_undercut_dealt="n_undercut")
     sides = [
         rounds.select(pl.lit("me").alias("player"), "points"),
         rounds.select(pl.lit("opponent").alias("player"), points=pl.col("opponent_points")),
@@ -513,12 +510,10 @@ def player_knocks(features: pl.DataFrame) -> pl.DataFrame:
 def knock_policy(fitted: pl.DataFrame) -> pl.DataFrame:
     """The fitted `knock` rows: knock (1) or wait (0) and the knock-minus-wait margin in
     game-win chance, by deadwood, turn bucket and score cell."""
-    return fitted.filter(pl.col("table") == "knock").select(
-        pl.col("a").alias("deadwood"),
-        pl.col("b").alias("turn_bucket"),
-        pl.col("c").alias("score_cell"),
-        (pl.col("value") == 1).alias("chart_knocks"),
-        pl.col("extra").alias("margin"),
+    knock = fitted.filter(pl.col("table") == "knock")
+    chart_knocks = pl.col("value") == 1
+    return knock.select(
+        deadwood="a", turn_bucket="b", score_cell="c", chart_knocks=chart_knocks, margin="extra"
     )
 
 
@@ -624,24 +619,21 @@ SERVER_OPPONENTS = "unnamed (server logs)"
 _PAIRING = rf"^{STEM_PREFIX}(.+)-s[0-9]+-[0-9]+$"  # a simulated game's file: its match's ids
 
 
-def opponent_of(stem: pl.Expr) -> pl.Expr:
-    """Whom the writer played, as far as a log's file name tells: a simulated game's
-    match (`a-vs-b`, the writer one of them); server logs name no opponent."""
-    pairing = stem.str.extract(_PAIRING, 1)
-    return pl.when(pairing.is_null()).then(pl.lit(SERVER_OPPONENTS)).otherwise(pairing)
-
-
 def by_opponent(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> pl.DataFrame:
     """The logs' writer against each opponent its file names tell apart: games (one a
     log, won by the side with more points at its end; equal points a draw), wins and its
-    win rate (`opponents.rates`), and the rounds and points a round for and against it."""
+    win rate (`opponents.rates`), and the rounds and points a round for and against it.
+    Whom the writer played, as far as a log's file name tells: a simulated game's match
+    (`a-vs-b`, the writer one of them); server logs name no opponent."""
+    pairing = pl.col("stem").str.extract(_PAIRING, 1)
+    opponent = pl.when(pairing.is_null()).then(pl.lit(SERVER_OPPONENTS)).otherwise(pairing)
     games = (
         load_rounds(con, log_ids)
         .group_by("log_id", "stem")
         .agg(pl.len().alias("rounds"), pl.col("points").sum(), pl.col("opponent_points").sum())
         .select(
             "log_id", "rounds", "points", "opponent_points",
-            pl.lit(WRITER).alias("player"), opponent_of(pl.col("stem")).alias("opponent"),
+            pl.lit(WRITER).alias("player"), opponent.alias("opponent"),
             (pl.col("points") > pl.col("opponent_points")).cast(pl.Float64)
             .add((pl.col("points") == pl.col("opponent_points")).cast(pl.Float64) / 2)
             .alias("score"),

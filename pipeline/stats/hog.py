@@ -28,13 +28,6 @@ BUCKET = 10  # score bucket width for the win-rate table
 NO_TURNS = "no Hog turns in the warehouse (hog_turns; run `mine ingest` on Hog logs first)"
 
 
-class HogStats(NamedTuple):
-    points: pl.DataFrame
-    pig_tail: pl.DataFrame
-    square_swine: pl.DataFrame
-    win_rates: pl.DataFrame
-
-
 def _shares(*over: str, fired: bool = False) -> Callable[[pl.DataFrame], pl.DataFrame]:
     """How a table's rates follow from its counts: each row's turns out of the turns at
     the same `over` keys (its opportunities); Square Swine's rows also say whether it
@@ -75,6 +68,8 @@ TABLES = {  # each table: its counts' query over the chosen logs, keys, counts, 
                   ["player", "score_bucket", "opponent_bucket", "num_rolls"],
                   ["wins", "opportunities"], _win_rates),
 }  # fmt: skip
+# A frame a table, in the order of TABLES: the tables named once.
+HogStats = NamedTuple("HogStats", [(name, pl.DataFrame) for name in TABLES])
 
 
 def derive(

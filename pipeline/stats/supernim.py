@@ -30,17 +30,6 @@ from mine.strategies.solvers import supernim as solver
 GAME = "supernim"
 
 
-class SuperNimStats(NamedTuple):
-    pairings: pl.DataFrame
-    starts: pl.DataFrame
-    boards: pl.DataFrame
-    features: pl.DataFrame
-    kinds: pl.DataFrame
-    trajectories: pl.DataFrame
-    parity: pl.DataFrame
-    value: pl.DataFrame
-
-
 DESCRIPTIONS = {
     "pairings": "Super-Nim: games per pairing (max bot, min bot) with wins, draws, cut-offs",
     "starts": "Super-Nim: games per pairing and canonical start board with wins, draws, cut-offs",
@@ -51,6 +40,8 @@ DESCRIPTIONS = {
     "parity": "Super-Nim: games per pairing and start 2-heap parity won by first, second, drawn",
     "value": "Super-Nim: per pairing, each side's value-losing moves and max's margin - value",
 }
+# A frame a table, in the order of DESCRIPTIONS: the tables named once.
+SuperNimStats = NamedTuple("SuperNimStats", [(name, pl.DataFrame) for name in DESCRIPTIONS])
 
 
 def _outcomes(games: pl.DataFrame, keys: list[str]) -> pl.DataFrame:

@@ -28,15 +28,6 @@ GAME = "twentyone"
 DEALER_OUTCOMES = ("Bust", "17", "18", "19", "20", "21", "Combo", "other")
 
 
-class TwentyOneStats(NamedTuple):
-    decisions: pl.DataFrame
-    situations: pl.DataFrame
-    dealer: pl.DataFrame
-    shoe: pl.DataFrame
-    count_results: pl.DataFrame
-    settlement: pl.DataFrame
-
-
 DESCRIPTIONS = {
     "decisions": "TwentyOne: one row per decision with the state before it and the hand's "
     "settled result per unit of first bid (net_per_bid)",
@@ -49,6 +40,8 @@ DESCRIPTIONS = {
     "settlement": "TwentyOne: player-rounds whose change of points the rules' settlement of the "
     "final hands reproduces",
 }
+# A frame a table, in the order of DESCRIPTIONS: the tables named once.
+TwentyOneStats = NamedTuple("TwentyOneStats", [(name, pl.DataFrame) for name in DESCRIPTIONS])
 
 
 def situations(decided: pl.DataFrame) -> pl.DataFrame:
