@@ -660,10 +660,9 @@ def read_table(path: str | Path) -> Strategy:
     problem = outside_the_rules(learned)
     if problem:
         raise tables.TableError(f"{path}: learned {problem}")
-    if not isinstance(metadata.get("model_ev"), int | float) or not math.isfinite(
-        metadata["model_ev"]
-    ):
-        raise tables.TableError(f"{path}: metadata model_ev is {metadata.get('model_ev')!r}")
+    ev = metadata.get("model_ev")
+    if not isinstance(ev, int | float) or not math.isfinite(ev):
+        raise tables.TableError(f"{path}: metadata model_ev is {ev!r}")
     section = pl.col("section")
     static = frame.filter(section.is_in(list(CHOICES)))
     if static.height != len(STATIC) or set(static.select(CELL).iter_rows()) != STATIC:
@@ -692,12 +691,8 @@ def read_table(path: str | Path) -> Strategy:
         raise tables.TableError(
             f"{path}: a bid outside the learned {learned['min_bid']}..{learned['max_bid']}"
         )
-    return Strategy(
-        chart_from_frame(frame),
-        tuple(bids_from_frame(frame)),
-        tuple(count_charts_from_frame(frame)),
-        metadata,
-    )
+    charts = tuple(count_charts_from_frame(frame))
+    return Strategy(chart_from_frame(frame), tuple(bids_from_frame(frame)), charts, metadata)
 
 
 def _apply(chart, rows: pl.DataFrame, prefix: str = "") -> None:

@@ -2,22 +2,17 @@
 
 Every frame here is derived from `twentyone_turns`, `twentyone_scores` and
 `twentyone_dealer_hands` (SQL does the list work, polars the aggregation), of the chosen
-logs (`log_ids`; every TwentyOne log when None):
+logs (`log_ids`; every TwentyOne log when None). A decision's state is the one *before*
+it (the hand before a Hit is the logged hand without its newest card), with its context
+(split hand, insured, forced after a DoubleDown). `settle` settles the final hands by the
+reference rules, checked against the score files' running totals (`settlement_check`).
 
-- `hands`: one row per player hand (final cards, bids, whether split, doubled, insured);
-- `decisions`: one row per decision with the state *before* it (the hand before a Hit is
-  the logged hand without its newest card) and its context (split hand, insured, forced
-  after a DoubleDown);
-- `settle`: settlement by the reference rules from the final hands, checked against the
-  score files' running totals (`settlement_check`);
-- `cards`: every card dealt, in (almost) deal order, with its position in the game's shoe
-  sequence: the dealer's two cards, the initial deal seat by seat, then each seat's draws,
-  then the dealer's (the course engine's order: its reshuffles fall where this order
-  puts them); within a split the order is approximate. A dealer that did not
-  play leaves its hole card unseen: it is a card with no value;
-- `infer_decks`: the smallest number of decks for which no card turns up more often in a
-  shoe than the shoe holds it (a fresh shoe follows every `52 × decks` cards);
-- `shoe`: the composition of the shoe before each round, its running and true count (Hi-Lo).
+`cards` puts every card dealt in (almost) deal order: the dealer's two cards, the initial
+deal seat by seat, then each seat's draws, then the dealer's (the course engine's order:
+its reshuffles fall where this order puts them); within a split the order is
+approximate. A dealer that did not play leaves its hole card unseen: a card with no
+value. `infer_decks` finds the smallest number of decks for which no card turns up more
+often in a shoe than the shoe holds it (a fresh shoe follows every `52 × decks` cards).
 """
 
 from __future__ import annotations
