@@ -40,8 +40,8 @@ The knock policy weighs the same recursion in the game's currency: a round's poi
 worth the chance of winning the game they leave (`win_chance`, from the logged rounds'
 points, the game ending at 100), so knocking or waiting depends on the score too — behind,
 a gin's bonus is worth more than a knock's few points; near the target, any win ends the
-game. Thin transition rows fall back to the row pooled over turns, then to the nearest
-deadwood with data.
+game. Knock where that is worth more than waiting. Thin transition rows fall back to the
+row pooled over turns, then to the nearest deadwood with data.
 """
 
 from __future__ import annotations

@@ -119,20 +119,18 @@ def fit(inputs: Logged, rules: SuperNimRules | Sequence[str] | None = None) -> F
         settings["cap_scores"] = True
     fitted = Fitted(cells, {"settings": settings})
     fitted.metadata.update(
-        {
-            "fingerprint": inputs.fingerprint,
-            "logs": inputs.logs,
-            "games": inputs.games,
-            "rows": positions.height,
-            "game": GAME,
-            "kind": KIND,
-            "method": "fitted value iteration over the logged boards' feature cells",
-            "settings": settings,
-            "feature_cells": len(cells),
-            "boards": training["canonical_board"].n_unique(),
-            "holdout": _held_out(positions.filter(pl.Series(held_out)), fitted, rules),
-            "yardstick": _yardstick(positions.filter(pl.Series(held_out)), fitted, rules),
-        }
+        fingerprint=inputs.fingerprint,
+        logs=inputs.logs,
+        games=inputs.games,
+        rows=positions.height,
+        game=GAME,
+        kind=KIND,
+        method="fitted value iteration over the logged boards' feature cells",
+        settings=settings,
+        feature_cells=len(cells),
+        boards=training["canonical_board"].n_unique(),
+        holdout=_held_out(positions.filter(pl.Series(held_out)), fitted, rules),
+        yardstick=_yardstick(positions.filter(pl.Series(held_out)), fitted, rules),
     )
     return fitted
 

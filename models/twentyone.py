@@ -267,11 +267,8 @@ def learn_stop(hand_frame: pl.DataFrame) -> tuple[int, dict]:
     auto = hand_frame.filter(
         (pl.col("last_action") == "Hit") & (pl.col("total") <= 21) & ~pl.col("doubled")
     )
-    counts = (  # the commonest first; of as common ones the fewest cards
-        auto.group_by("n_cards")
-        .agg(pl.len().alias("n"))
-        .sort(["n", "n_cards"], descending=[True, False])
-    )
+    # the commonest first; of as common ones the fewest cards
+    counts = auto.group_by("n_cards").len("n").sort(["n", "n_cards"], descending=[True, False])
     if counts.height == 0:
         return MAX_CARDS, {"auto_stops": 0}
     stop = int(counts["n_cards"][0])
@@ -435,16 +432,12 @@ def count_groups(
         (pl.col("cards_left") / pl.col("round_cards").clip(lower_bound=1)).clip(0, 1).alias("w"),
         pl.sum_horizontal(lefts).alias("n_left"),
     )
-    mixed = frame.select(
-        "tc",
-        *[
-            (
-                pl.col("w") * pl.col(c) / pl.col("n_left").clip(lower_bound=1)
-                + (1 - pl.col("w")) * float(full[v - 1])
-            ).alias(c)
-            for v, c in zip(VALUES, lefts, strict=True)
-        ],
-    )
+    share = pl.col("n_left").clip(lower_bound=1)
+    mix = [
+        (pl.col("w") * pl.col(c) / share + (1 - pl.col("w")) * float(full[v - 1])).alias(c)
+        for v, c in zip(VALUES, lefts, strict=True)
+    ]
+    mixed = frame.select("tc", *mix)
     # summed in an order of the rows' own (not the logs' ids): the same logs give the same
     # bits in a warehouse and in a lake
     grouped = (
@@ -550,9 +543,7 @@ def fit(inputs: FitData) -> Strategy:
 def model_summary(model: GameModel) -> dict[str, Any]:
     hits = model.dealer_hits
     dealer_rule = {
-        "hits_hard_up_to": int(
-            max(t for t in range(22) if hits[t, 0, 2]) if hits[:22, 0, 2].any() else 0
-        ),
+        "hits_hard_up_to": int(max((t for t in range(22) if hits[t, 0, 2]), default=0)),
         "hits_soft_17": bool(hits[17, 1, 2]),
         "hits_soft_up_to": int(max((t for t in range(12, 22) if hits[t, 1, 2]), default=0)),
         # the fewest cards at which the logs show the dealer stopping below 17 (None: never)
@@ -595,30 +586,30 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def _chart_rows(chart, prefix: str = "", tc: tuple[int, int] = (0, 0), base=None) -> list:
-    """A chart's cells as table rows (with `base`, only the cells that differ from it)."""
-    rows = []
-
-    def add(section, ctx, up, total, soft, n, pair, action, old) -> None:
-        if base is None or action != old:
-            rows.append((prefix + section, ctx, up, total, soft, n, pair, action, *tc, 0))
-
+def _cells():
+    """Every cell of a chart, in the table's order: its row's situation (section, context,
+    up, total, soft, cards, pair) and where the chart's array (its section) holds it."""
     for ctx in range(3):
         for up in VALUES:
             for soft in (0, 1):
                 for total in range(12 if soft else 4, 22):
                     for n in range(2, 6):
-                        cell = (ctx, up, total, soft, n - 2)
-                        old = None if base is None else int(base.hand[cell])
-                        add("hand", ctx, up, total, soft, n, 0, int(chart.hand[cell]), old)
+                        yield ("hand", ctx, up, total, soft, n, 0), (ctx, up, total, soft, n - 2)
             for x in VALUES:
-                old = None if base is None else int(base.split[ctx, up, x])
-                add("split", ctx, up, 0, 0, 2, x, int(chart.split[ctx, up, x]), old)
+                yield ("split", ctx, up, 0, 0, 2, x), (ctx, up, x)
     for total in range(4, 22):
         for soft in (0, 1):
             for pair in (0, 1):
-                old = None if base is None else int(base.insure[total, soft, pair])
-                add("insure", 0, 1, total, soft, 2, pair, int(chart.insure[total, soft, pair]), old)
+                yield ("insure", 0, 1, total, soft, 2, pair), (total, soft, pair)
+
+
+def _chart_rows(chart, prefix: str = "", tc: tuple[int, int] = (0, 0), base=None) -> list:
+    """A chart's cells as table rows (with `base`, only the cells that differ from it)."""
+    rows = []
+    for (section, *situation), at in _cells():
+        action = int(getattr(chart, section)[at])
+        if base is None or action != int(getattr(base, section)[at]):
+            rows.append((prefix + section, *situation, action, *tc, 0))
     return rows
 
 
@@ -643,7 +634,8 @@ FRAME = {"section": pl.String, **dict.fromkeys(COLUMNS[1:], pl.Int64)}
 LEARNED = {"decks": int, "min_bid": int, "max_bid": int, "player_card_limit": int}
 ACTIONS = {"insurance": bool, "double_on_21": bool, "double_after_split": bool}
 CELL = list(COLUMNS[:7])  # a row's situation: section, context, up, total, soft, cards, pair
-STATIC = frozenset(row[:7] for row in _chart_rows(Chart.empty()))  # every table's cells
+AT = dict(_cells())  # a row's situation: where its chart holds it
+STATIC = frozenset(AT)  # every table's cells
 CHOICES = {"hand": (HIT, STAND, DOUBLE), "split": (0, 1), "insure": (0, 1)}
 TC_LIMIT = 10  # true counts are grouped within ±TC_LIMIT
 
@@ -696,13 +688,9 @@ def read_table(path: str | Path) -> Strategy:
 
 
 def _apply(chart, rows: pl.DataFrame, prefix: str = "") -> None:
-    for row in rows.filter(pl.col("section") == prefix + "hand").iter_rows(named=True):
-        cell = (row["context"], row["up"], row["total"], row["soft"], row["n_cards"] - 2)
-        chart.hand[cell] = row["action"]
-    for row in rows.filter(pl.col("section") == prefix + "split").iter_rows(named=True):
-        chart.split[row["context"], row["up"], row["pair"]] = bool(row["action"])
-    for row in rows.filter(pl.col("section") == prefix + "insure").iter_rows(named=True):
-        chart.insure[row["total"], row["soft"], row["pair"]] = bool(row["action"])
+    for section, *situation, action in rows.select(*CELL, "action").iter_rows():
+        if section.startswith(prefix) and (at := AT.get((section[len(prefix) :], *situation))):
+            getattr(chart, section[len(prefix) :])[at] = action
 
 
 def chart_from_frame(table: pl.DataFrame):

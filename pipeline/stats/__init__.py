@@ -5,19 +5,21 @@ each run, each with a comment, so SQL reaches them like any other table. Followi
 PokerTracker, a rate is never stored alone: its count and its number of opportunities
 are stored with it, so that any filter re-aggregates correctly.
 
-A game's module (the registry's `stats`) provides `CONTRACT`: `derive(con, log_ids,
-**options)`, the statistics of the chosen logs (all of the game's: None) as a NamedTuple
-of frames; `store(con, stats)`, each frame as its table (the names stored); `headline
-(stats)`, the figures `--json` prints beside the row counts; `fit_inputs(con, log_ids,
-**options)`, what the game's `fit` reads; `by_opponent(con, log_ids)`, each player of the
-logs against each opponent it met there, one frame for every game (`opponents`), which
-each report draws with its intervals. Where per-player figures mean something,
-`by_player(con, log_ids, fitted)` (fitted: a table read by the game's `read_table`, or
-None) with the same `store` and `headline`; where the statistics are counts,
-`combine(parts)`: the statistics of the union of some sets of logs from each set's
-`derive` (counts summed, rates made again), so that a lake's are derived part by part on
-a cluster (`--cluster`) and are the same tables. How each is printed is the game's
-commands module's (`pipeline/commands/<game>.py`).
+A game's module (the registry's `stats`) provides `CONTRACT`:
+- `derive(con, log_ids, **options)`: the statistics of the chosen logs (all of the game's
+  when `log_ids` is None), a NamedTuple of polars frames;
+- `store(con, stats)`: each frame as its `stats_<game>_<name>` table; the names stored;
+- `headline(stats)`: the figures `--json` prints beside the tables' row counts;
+- `fit_inputs(con, log_ids, **options)`: what the game's `fit` reads from the warehouse;
+- `by_opponent(con, log_ids)`: each player of the logs against each opponent it met there,
+  one frame for every game (`opponents`: counts or values' mean and spread per pairing),
+  which each report draws with its intervals;
+and, where per-player figures mean something, `by_player(con, log_ids, fitted)` (fitted:
+a table read by the game's `read_table`, or None) with the same `store` and `headline`;
+where the statistics are counts, `combine(parts)`: the statistics of the union of some
+sets of logs from each set's `derive` (counts summed, rates made again), so that a lake's
+are derived part by part on a cluster (`--cluster`) and are the same tables.
+How each is printed is the game's commands module's (`pipeline/commands/<game>.py`).
 """
 
 from __future__ import annotations

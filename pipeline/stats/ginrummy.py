@@ -1,17 +1,21 @@
 """Gin Rummy statistics: what the turn and score logs say about draws, discards, knocks and
 rounds, for real and simulated logs alike.
 
-The logs show both players' hands after every play, so each turn's situation is rebuilt
-whole: the hand before the draw is the hand after it minus the card picked plus the card
-discarded. `turn_features` derives one row per turn with what the player knew and did
-(`opponent_unseen`: how often a card hidden from a player is its opponent's next discard);
-the `*_stats` functions aggregate it PokerTracker-style (a count next to every number of
-opportunities, rates beside them). Deadwood is the engine's meld solver's, a discard's
-relation to the opponent's earlier choices the generated player's own reading
-(`players.ginrummy.relation`): never re-implemented here.
+The logs show both players' hands after every play (the perspective player's rows and the
+opponent's), so each turn's situation is rebuilt whole: the hand before the draw is the
+hand after it minus the card picked plus the card discarded. `turn_features` derives one
+row per turn with what the player knew and did (and `opponent_unseen`, the cards the
+opponent could not see as the play began, a 52-bit mask in `melds` order: how often a card
+hidden from a player is its opponent's next discard); the `*_stats` functions aggregate it
+PokerTracker-style (a count next to every number of opportunities, rates beside them).
+Deadwood is the engine's meld solver's, a discard's relation to the opponent's earlier
+choices this round the generated player's own reading (`players.ginrummy.relation`):
+never re-implemented here.
 
-`fit_inputs` gives a fit the stored features while they still hold exactly the
-warehouse's logs (else computes them); `by_player` reads each player's habits and knocks.
+`derive` computes every statistic and the features of the chosen logs, `store` keeps them
+(`stats_ginrummy_*`); `fit_inputs` gives a fit the stored features while they still hold
+exactly the warehouse's logs (else computes them), with the data fingerprint of the logs
+it chose; `by_player` reads each player's habits and knocks.
 """
 
 from __future__ import annotations

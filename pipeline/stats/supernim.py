@@ -1,6 +1,7 @@
 """Super-Nim's statistics, derived from the warehouse and stored back into it: eight
 tables (`DESCRIPTIONS`), each a count next to its opportunities (PokerTracker style). A
-margin is the mover's (final: at the game's end; future: still to come, final − now).
+margin is the mover's (final: at the game's end; future: still to come, final − now);
+`trajectories` are the handout's score graphs (over the games still going).
 
 `parity` splits a pairing's games by whether the start board holds an odd number of
 2-heaps: 2-heaps are made in pairs, by splitting a 4, so between players who cash every 2

@@ -93,12 +93,9 @@ def dealer_outcomes(dealer_frame: pl.DataFrame) -> pl.DataFrame:
 def count_results(shoe_frame: pl.DataFrame, settled: pl.DataFrame) -> pl.DataFrame:
     """Hands' results per unit of first bid by true count (rounded, clipped to ±10) before
     their round: the value of the cards still in the shoe, as the logged players played."""
+    insurance = pl.col("insurance_net").sum() / pl.col("first_bid").first()
     per_hand = settled.group_by("log_id", "round", "player").agg(
-        (
-            pl.col("net_per_bid").sum()
-            + pl.col("insurance_net").sum() / pl.col("first_bid").first()
-        ).alias("net_per_bid"),
-        pl.col("first_bid").first(),
+        (pl.col("net_per_bid").sum() + insurance).alias("net_per_bid"), pl.col("first_bid").first()
     )
     joined = per_hand.join(
         shoe_frame.select("log_id", "round", "true_count"), on=["log_id", "round"]
