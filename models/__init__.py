@@ -9,6 +9,10 @@ object `fit` does, checked (schema, types, ranges) so that a hand-edited file is
 one `TableError` line.
 """
 
+import math
+
+import numpy as np
+
 CONTRACT = {
     "GAME": None,
     "KIND": None,
@@ -16,3 +20,17 @@ CONTRACT = {
     "write_table": ("path", "fitted"),
     "read_table": ("path",),
 }
+
+
+class FitError(ValueError):
+    """Logs a table cannot be fitted from (empty, too few, or contradicting the shape of the
+    game)."""
+
+
+def chi_square_p(counts: np.ndarray) -> float:
+    """P-value of the counts under equal chances (Wilson–Hilferty normal approximation)."""
+    expected = counts.sum() / counts.size
+    statistic = float(((counts - expected) ** 2 / expected).sum())
+    df = counts.size - 1
+    z = ((statistic / df) ** (1 / 3) - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
+    return 0.5 * math.erfc(z / math.sqrt(2))

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import math
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -26,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
-from mine.models import tables
+from mine.models import FitError, chi_square_p, tables
 from mine.strategies.engines.cardguess import (
     DECK,
     FEEDBACKS,
@@ -58,10 +57,6 @@ QUICK = {  # `mine fit --quick`: the estimate's best guess at every node, in sec
     3: Plan(widths=(1,), members=1326, extras=0),
     4: PLANS[4],  # already width 1; a narrower pool risks falling below greedy
 }
-
-
-class FitError(ValueError):
-    """Logs a tree cannot be fitted from."""
 
 
 @dataclass(frozen=True)
@@ -106,15 +101,6 @@ def answer_model(answers: list[str]) -> AnswerModel:
         counts[list(parse_hand(text))] += 1
     p_value = chi_square_p(counts)
     return AnswerModel(counts, len(answers), int(counts.sum()), p_value, p_value >= UNIFORM_ALPHA)
-
-
-def chi_square_p(counts: np.ndarray) -> float:
-    """P-value of the counts under equal chances (Wilson–Hilferty normal approximation)."""
-    expected = counts.sum() / counts.size
-    statistic = float(((counts - expected) ** 2 / expected).sum())
-    df = counts.size - 1
-    z = ((statistic / df) ** (1 / 3) - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
-    return 0.5 * math.erfc(z / math.sqrt(2))
 
 
 class Logged(NamedTuple):

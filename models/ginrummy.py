@@ -2,45 +2,39 @@
 and the value of a deadwood.
 
 Input is the per-turn frame of `pipeline.stats.ginrummy.turn_features` (both players'
-turns: the logs show both hands). The tables are stored as one long frame (column `table`
-says which) in the shared table format (`models.tables`):
+turns: the logs show both hands); the tables are one long frame (column `table` says
+which) in the shared table format (`models.tables`):
 
-- `danger[picked][passed][rank]`: the probability that the opponent picks up a discard,
-  from a logistic regression (scikit-learn) on the discard's relation to the opponent's
-  earlier pickups (`none/near/adjacent/same rank`) and passes (`none/adjacent/same rank`)
-  and its rank; `card` rows hold its mean over the logged discards of each card (the
-  4 × 13 grid of the report).
+- `danger[picked][passed][rank]`: the chance that the opponent picks up a discard, a
+  logistic regression (scikit-learn) on the discard's relation to the opponent's earlier
+  pickups (`PICKED`) and passes (`PASSED`) and its rank; `card` rows hold its mean over
+  the logged discards of each card (the report's 4 × 13 grid).
 - `thrown[rank][turn bucket]`: the chance that a card of that rank, unseen by a player, is
   its opponent's next discard (a counted rate: `n` unseen cards, `extra` of them thrown).
 - `knock[deadwood][turn bucket]` per score bucket (`c` = my score // 10 × 10 + theirs // 10;
-  1 to knock, 0 to wait; `extra` holds the knock-minus-wait margin in game-win chance),
-  `value[deadwood][turn bucket]` (what holding that deadwood after a play is worth, in
-  round points), `called[deadwood][turn bucket]` (what the opponent's call on its next
-  play is worth to that deadwood, on average) and `hazard[turn bucket]` (the chance that
-  call comes): the value of waiting, by dynamic programming over the logged plays.
-- `prior` (one cell): the opponents' knock rate where a knock was allowed (deadwood 1 …
-  the knock limit, past the first turn; `n` such plays, `extra` of them knocked), and
-  `held[deadwood][turn bucket]` (deadwood 0 … the knock limit): the chance a hand that
-  never calls holds at most that deadwood after a play at that turn. Fitted from
-  the opponents the logs show: both sides, or the one `--against` names (`me`, the logs'
-  writer, or `opponent`); the generated player starts from them and reads its opponent.
+  1 to knock, 0 to wait; `extra`: the knock-minus-wait margin in game-win chance),
+  `value[deadwood][turn bucket]` (a deadwood after a play, in round points),
+  `called[deadwood][turn bucket]` (what the opponent's call on its next play is worth to
+  that deadwood) and `hazard[turn bucket]` (the chance that call comes): the value of
+  waiting, by dynamic programming over the logged plays.
+- `prior` (one cell): the opponents' knock rate where a knock was allowed (`n` such plays,
+  `extra` of them knocked), and `held[deadwood][turn bucket]`: the chance a hand that
+  never calls holds at most that deadwood after a play at that turn. Fitted from both
+  sides, or the one `--against` names (`me`, the logs' writer, or `opponent`); the
+  generated player starts from them and reads its opponent.
 
-The logs show both hands after every play, so for each logged play (deadwood `d` after it,
-at turn `t`) they tell:
-
-- the opponent's deadwood at that moment (its hand after its last play): knocking with
-  `d` would have scored `knock[d][t]` on average (gin, 25 + theirs, at `d` = 0; an undercut
-  costs 10 + the difference);
-- whether the opponent ended the round on its next play (`hazard[t]`, the chance it
-  knocks, gins or runs the stock out first), and with what deadwood, hence `called[d][t]`:
-  what that next-play call is worth, on average, to a player holding `d`;
-- the same player's deadwood after its next play, `d'`: a transition `d → d'` per turn
-  bucket (how fast deadwood falls under the logged players' draws and discards).
+For each logged play (deadwood `d` after it, at turn `t`) the logs tell the opponent's
+deadwood then (its hand after its last play: knocking with `d` would have scored
+`knock[d][t]` on average; gin, 25 + theirs, at `d` = 0; an undercut costs 10 + the
+difference); whether the opponent ended the round on its next play (`hazard[t]`: it
+knocks, gins or runs the stock out first) and with what deadwood, hence `called[d][t]`;
+and the player's deadwood after its own next play, `d'`: a transition `d → d'` per turn
+bucket (how fast deadwood falls under the logged players' draws and discards).
 
 Backwards from a late turn, `value[d][t] = max(knock[d][t], wait[d][t])` where knocking is
 allowed (`d` ≤ 10, not the first turn) and `wait` otherwise, with
-`wait[d][t] = called[d][t] + (1 - hazard[t]) · Σ P(d' | d) value[d'][t + 2]`.
-`value` (in round points) is what the generated player's look-ahead maximises.
+`wait[d][t] = called[d][t] + (1 - hazard[t]) · Σ P(d' | d) value[d'][t + 2]`: what the
+generated player's look-ahead maximises.
 
 The knock policy weighs the same recursion in the game's currency: a round's points are
 worth the chance of winning the game they leave (`win_chance`, from the logged rounds'
@@ -52,6 +46,7 @@ row pooled over turns, then to the nearest deadwood with data.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +55,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
-from mine.models import tables
+from mine.models import FitError, tables
 from mine.strategies.engines.ginrummy import DEFAULT_RULES
 from mine.strategies.engines.melds import SPREAD
 
@@ -302,10 +297,6 @@ SCHEMA = {"a": pl.Int64, "b": pl.Int64, "c": pl.Int64, "value": pl.Float64, "n":
           "extra": pl.Float64}  # fmt: skip
 
 
-class FitError(ValueError):
-    """The logs cannot support the tables (too few turns, no discards picked up, …)."""
-
-
 @dataclass(frozen=True)
 class Fitted:
     frame: pl.DataFrame  # columns: table, a, b, c, value, n, extra
@@ -540,12 +531,8 @@ def fit_priors(features: pl.DataFrame, against: str = "all") -> pl.DataFrame:
     rows += [(d, b, 1, round(float(held[b, d]), 5), int(counted[b]), None)
              for b in range(TURN_BUCKETS) for d in range(KNOCK_LIMIT + 1)]  # fmt: skip
     frame = pl.DataFrame(rows, schema=SCHEMA, orient="row")
-    return pl.concat(
-        [
-            _tagged("prior", frame.filter(pl.col("c") == 0)),
-            _tagged("held", frame.filter(pl.col("c") == 1).with_columns(c=pl.lit(0))),
-        ]
-    )
+    held = frame.filter(pl.col("c") == 1).with_columns(c=pl.lit(0))
+    return pl.concat([_tagged("prior", frame.filter(pl.col("c") == 0)), _tagged("held", held)])
 
 
 # --- the tables as nested tuples (what the generated player embeds) -----------------------
@@ -560,15 +547,12 @@ def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
 
     # Every table's cells read in one pass: the knock table is read for each of its
     # score pairs (a hundred), and reading its rows each time was most of `generate`.
-    by_table: dict[str, dict[tuple[int, int, int], float]] = {}
+    cells: defaultdict[str, dict[tuple[int, int, int], float]] = defaultdict(dict)
     for name, a, b, c, v in fitted_frame.select("table", "a", "b", "c", "value").iter_rows():
-        by_table.setdefault(name, {})[(a, b, c)] = v
-
-    def cells(name: str) -> dict[tuple[int, int, int], float]:
-        return by_table.get(name, {})
+        cells[name][(a, b, c)] = v
 
     def grid(name: str, rows: int, cast=float, c: int = 0) -> tuple:
-        found = cells(name)
+        found = cells[name]
         return tuple(
             tuple(cast(found[(d, t, c)]) for t in range(TURN_BUCKETS)) for d in range(rows)
         )
@@ -576,7 +560,7 @@ def nested(fitted_frame: pl.DataFrame) -> dict[str, tuple]:
     def knock(mine: int, theirs: int) -> tuple:
         return grid("knock", KNOCK_LIMIT + 1, int, mine * SCORE_BUCKETS + theirs)
 
-    danger, thrown, held = cells("danger"), cells("thrown"), cells("held")
+    danger, thrown, held = cells["danger"], cells["thrown"], cells["held"]
     prior = fitted_frame.filter(pl.col("table") == "prior")
     try:
         rate, seen = (prior["value"][0], prior["n"][0]) if prior.height else (None, None)

@@ -40,13 +40,12 @@ import hashlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from statistics import NormalDist
 from typing import NamedTuple
 
 import numpy as np
 import polars as pl
 
-from mine.models import tables
+from mine.models import FitError, chi_square_p, tables
 from mine.parsers.hog import SCORE_COLUMNS as GAME_COLUMNS
 from mine.parsers.hog import TURN_COLUMNS
 from mine.strategies.engines.hog import HogRules, swine_map, tail_map
@@ -57,10 +56,6 @@ KIND = "strategy"  # a table of dice per (score, opponent score), in `models/tab
 METHODS = ("best-response", "minimax")
 MAX_ROLLS = 10  # the spec's limit; more if the logs show more
 FAIR_ALPHA = 0.001  # significance of the chi-square test that rejects a fair die
-
-
-class FitError(ValueError):
-    """Logs that cannot be fitted (empty, or contradicting the shape of the game)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,15 +111,15 @@ def learn_rules(turns: pl.DataFrame, max_rolls: int = MAX_ROLLS) -> LearnedRules
     rows = turns.filter((pl.col("score") < goal) & (pl.col("opponent_score") < goal))
     max_rolls = max(max_rolls, int(rows["num_rolls"].max()))
     counts = _face_counts(rows)
-    fair = _looks_fair(counts)
+    fair = chi_square_p(counts) >= FAIR_ALPHA  # a chi-square test cannot tell it from fair
     face = np.full(counts.size, 1 / counts.size) if fair else counts / counts.sum()
     sow_sad, evidence = _learn_sow_sad(rows)
     tail, tail_seen = _learn_tail(rows, goal)
     swine, swine_seen, swine_on = _learn_swine(rows, goal)
-    learned = LearnedRules(goal, bounds, counts.size, counts, fair, face, sow_sad, evidence,
-                           max_rolls, tail, tail_seen, swine, swine_seen, swine_on)  # fmt: skip
-    distance = _roll_distance(rows, learned.turn_model().roll_points)
-    return LearnedRules(**{**learned.__dict__, "roll_distance": distance})
+    distance = _roll_distance(rows, roll_distribution(face, max_rolls, sow_sad))
+    return LearnedRules(goal, bounds, counts.size, counts, fair, face, sow_sad, evidence,
+                        max_rolls, tail, tail_seen, swine, swine_seen, swine_on,
+                        distance)  # fmt: skip
 
 
 def learn_goal(turns: pl.DataFrame) -> tuple[int, tuple[int, int]]:
@@ -150,16 +145,6 @@ def _face_counts(rows: pl.DataFrame) -> np.ndarray:
     if faces.min() < 1:
         raise FitError(f"a die showed {faces.min()}")
     return np.bincount(faces.to_numpy().astype(np.int64) - 1)
-
-
-def _looks_fair(counts: np.ndarray) -> bool:
-    """Chi-square goodness of fit to a fair die, critical value by Wilson–Hilferty."""
-    expected = counts.sum() / counts.size
-    statistic = float(((counts - expected) ** 2 / expected).sum())
-    df = counts.size - 1
-    z = NormalDist().inv_cdf(1 - FAIR_ALPHA)
-    critical = df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
-    return statistic <= critical
 
 
 def _learn_sow_sad(rows: pl.DataFrame) -> tuple[bool, tuple[int, int]]:
@@ -312,7 +297,11 @@ def fit(
     if method not in METHODS:
         raise FitError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
     if games is not None:
-        turns = complete_games(turns, games)
+        # Only the games the score file records: a log cut short mid-game would otherwise
+        # show a game ending below the goal.
+        _check_columns(games, GAME_COLUMNS, "games")
+        keys = [c for c in ("log_id", "game") if c in turns.columns and c in games.columns]
+        turns = turns.join(games.select(keys).unique(), on=keys, how="semi", maintain_order="left")
     rules = learn_rules(turns, max_rolls)
     model = rules.turn_model()
     settings: dict[str, object] = {"max_rolls": rules.max_rolls}
@@ -334,14 +323,6 @@ def fit(
     if logged.logs is not None:
         metadata["logs"] = logged.logs
     return Fit(table, metadata, rules, solution)
-
-
-def complete_games(turns: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
-    """The turns of games the score file records: a log cut short mid-game would otherwise
-    show a game ending below the goal."""
-    _check_columns(games, GAME_COLUMNS, "games")
-    keys = [c for c in ("log_id", "game") if c in turns.columns and c in games.columns]
-    return turns.join(games.select(keys).unique(), on=keys, how="semi", maintain_order="left")
 
 
 def count_games(turns: pl.DataFrame) -> int:

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
-from mine.models import tables
+from mine.models import FitError, tables
 from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
 from mine.strategies.players import supernim as player
 from mine.strategies.players.supernim import FEATURES, LEFT_FAR, canonical_children, cell
@@ -41,10 +41,6 @@ HOLD_OUT = 5  # every fifth logged position is held out of the fit
 FAR_CHECK = 20  # held-out positions at least this far from the cut-off meet the value …
 YARDSTICK_LEFT = 6  # … those this close meet the exact cut-off value
 YARDSTICK_SAMPLE = 300
-
-
-class FitError(ValueError):
-    """Logs that cannot give a heuristic (too few positions)."""
 
 
 def rules_of(rules: SuperNimRules | Sequence[str] | None) -> SuperNimRules:
@@ -123,20 +119,18 @@ def fit(inputs: Logged, rules: SuperNimRules | Sequence[str] | None = None) -> F
         settings["cap_scores"] = True
     fitted = Fitted(cells, {"settings": settings})
     fitted.metadata.update(
-        {
-            "fingerprint": inputs.fingerprint,
-            "logs": inputs.logs,
-            "games": inputs.games,
-            "rows": positions.height,
-            "game": GAME,
-            "kind": KIND,
-            "method": "fitted value iteration over the logged boards' feature cells",
-            "settings": settings,
-            "feature_cells": len(cells),
-            "boards": training["canonical_board"].n_unique(),
-            "holdout": _held_out(positions.filter(pl.Series(held_out)), fitted, rules),
-            "yardstick": _yardstick(positions.filter(pl.Series(held_out)), fitted, rules),
-        }
+        fingerprint=inputs.fingerprint,
+        logs=inputs.logs,
+        games=inputs.games,
+        rows=positions.height,
+        game=GAME,
+        kind=KIND,
+        method="fitted value iteration over the logged boards' feature cells",
+        settings=settings,
+        feature_cells=len(cells),
+        boards=training["canonical_board"].n_unique(),
+        holdout=_held_out(positions.filter(pl.Series(held_out)), fitted, rules),
+        yardstick=_yardstick(positions.filter(pl.Series(held_out)), fitted, rules),
     )
     return fitted
 
@@ -253,23 +247,16 @@ def _yardstick(positions: pl.DataFrame, fitted: Fitted, rules: SuperNimRules) ->
 
 def write_table(path: str | Path, fitted: Fitted) -> Path:
     rows = [("cell", ";".join(map(str, key)), value) for key, value in fitted.cells.items()]
-    frame = pl.DataFrame(rows, schema={"kind": pl.String, "key": pl.String, "value": pl.Float64},
-                         orient="row")  # fmt: skip
-    return tables.write(path, frame, fitted.metadata)
+    return tables.write(path, pl.DataFrame(rows, schema=COLUMNS, orient="row"), fitted.metadata)
 
 
 COLUMNS = {"kind": pl.String, "key": pl.String, "value": pl.Float64}
 SETTINGS = {"merge_cap": int, "split_reward": int, "max_moves": int}
 FLAGS = {"cap_scores": tables.Optional(bool)}  # absent: off
 NUMBERS = {"logs": int, "games": int, "rows": int, "feature_cells": int, "boards": int}
-HOLDOUT = {
-    "moves_left_at_least": int,
-    "positions_with_two": int,
-    "positions_without_two": int,
-    "mean_abs_error_with_two": float,
-    "mean_abs_error_without_two": float,
-    "plain_mean_abs_error_with_two": float,
-    "plain_mean_abs_error_without_two": float,
+FIGURES = (("positions", int), ("mean_abs_error", float), ("plain_mean_abs_error", float))
+HOLDOUT = {"moves_left_at_least": int} | {
+    f"{figure}_{side}": kind for figure, kind in FIGURES for side in ("with_two", "without_two")
 }
 YARDSTICK = {"boards": int, "moves_left_at_most": int, "mean_abs_error": float,
              "plain_mean_abs_error": float}  # fmt: skip

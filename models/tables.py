@@ -88,22 +88,18 @@ def typed(path: Path, frame: pl.DataFrame, columns: dict[str, pl.DataType]) -> p
         raise TableError(f"{path}: the table lacks the column {missing[0]!r}")
     try:
         cast = frame.select(pl.col(name).cast(kind, strict=True) for name, kind in columns.items())
-        if any(frame[name].dtype.is_float() for name in columns if columns[name].is_integer()):
-            exact = frame.select(
-                (pl.col(name) == pl.col(name).round()).all() for name in columns
-                if frame[name].dtype.is_float() and columns[name].is_integer()
-            )  # fmt: skip
-            if not all(exact.row(0)):
-                raise TableError(f"{path}: a whole number expected, a fraction found")
+        floats = [n for n, to in columns.items() if to.is_integer() and frame[n].dtype.is_float()]
+        exact = frame.select((pl.col(n) == pl.col(n).round()).all() for n in floats)
+        if floats and not all(exact.row(0)):
+            raise TableError(f"{path}: a whole number expected, a fraction found")
     except pl.exceptions.PolarsError as error:
         raise TableError(f"{path}: a value of the wrong type ({_first_line(error)})") from None
     for name in columns:
-        nulls = cast[name].null_count() + (
-            cast[name].is_nan().sum() if cast[name].dtype.is_float() else 0
-        )
+        column = cast[name]
+        nulls = column.null_count() + (column.is_nan().sum() if column.dtype.is_float() else 0)
         if nulls:
             raise TableError(f"{path}: column {name!r} has {nulls} missing values")
-        if cast[name].dtype.is_float() and not cast[name].is_finite().all():
+        if column.dtype.is_float() and not column.is_finite().all():
             raise TableError(f"{path}: column {name!r} holds an infinite value")
     return cast
 

@@ -42,13 +42,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from mine.models import tables
+from mine.models import FitError, tables
 from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND
 from mine.strategies.engines.twentyone_chart import (
     INSURED,
@@ -68,10 +69,6 @@ KIND = "strategy"
 METHOD = "learned-model expectimax"
 MAX_CARDS = 10  # hands longer than this are treated as this long (they are very rare)
 TOTALS = 32  # totals 0..31 (a hand stops at 22 or more)
-
-
-class FitError(ValueError):
-    """Logs that cannot be fitted (empty, or without what the model needs)."""
 
 
 def n_span(n: int) -> int:
@@ -128,9 +125,7 @@ def learn_dealer(decisions: pl.DataFrame) -> tuple[np.ndarray, dict]:
     from sklearn.tree import DecisionTreeClassifier  # imported here: slow, and fitting only
 
     tree = DecisionTreeClassifier(random_state=0).fit(x, hit, sample_weight=n)
-    grid = np.array(
-        [(t, s, c) for t in range(TOTALS) for s in (0, 1) for c in range(MAX_CARDS + 1)]
-    )
+    grid = np.array(list(product(range(TOTALS), (0, 1), range(MAX_CARDS + 1))))
     table = tree.predict(grid).astype(bool).reshape(TOTALS, 2, MAX_CARDS + 1)
     for (t, s, c), h in zip(x.tolist(), hit.tolist(), strict=True):
         table[t, s, c] = h
@@ -208,29 +203,16 @@ def learn_payoffs(rounds: pl.DataFrame) -> tuple[np.ndarray, dict[str, float], d
         elif not any(is21) and not any(np.isnan(expect)):
             residuals.append(paid - sum(e * b for e, b in zip(expect, bids, strict=True)))
 
-    x_seen, r_seen, w_seen = [], [], []
-    seen = np.argwhere(counts > 0)
-    for pi, di in seen:
-        pt, pn = divmod(pi % (TOTALS * N_SPAN), N_SPAN)
-        dt, dn = divmod(di, N_SPAN)
-        x_seen.append((pt, pn + 2, 0, dt, dn + 2))
-        r_seen.append(payoff[pi, di])
-        w_seen.append(counts[pi, di])
-    xs = np.array(x_seen)
+    pi, di = np.nonzero(counts > 0)  # the seen cells
+    pt, pn = np.divmod(pi % (TOTALS * N_SPAN), N_SPAN)
+    dt, dn = np.divmod(di, N_SPAN)
+    seen = _payoff_features(pt, pn + 2, np.zeros_like(pt), dt, dn + 2)
     from sklearn.tree import DecisionTreeRegressor  # imported here: slow, and fitting only
 
-    tree = DecisionTreeRegressor(random_state=0, min_samples_leaf=1).fit(
-        _payoff_features(*xs.T), np.array(r_seen), sample_weight=np.array(w_seen)
-    )
-    grid = np.array(
-        [
-            (pt, pn, 0, dt, dn)
-            for pt in range(TOTALS)
-            for pn in range(2, MAX_CARDS + 1)
-            for dt in range(TOTALS)
-            for dn in range(2, MAX_CARDS + 1)
-        ]
-    )
+    tree = DecisionTreeRegressor(random_state=0, min_samples_leaf=1)
+    tree.fit(seen, payoff[pi, di], sample_weight=counts[pi, di])
+    cards = range(2, MAX_CARDS + 1)
+    grid = np.array(list(product(range(TOTALS), cards, [0], range(TOTALS), cards)))
     predicted = tree.predict(_payoff_features(*grid.T)).reshape(TOTALS * N_SPAN, D_CELLS)
     unsplit = payoff[: TOTALS * N_SPAN]
     unsplit[np.isnan(unsplit)] = predicted[np.isnan(unsplit)]
@@ -285,11 +267,8 @@ def learn_stop(hand_frame: pl.DataFrame) -> tuple[int, dict]:
     auto = hand_frame.filter(
         (pl.col("last_action") == "Hit") & (pl.col("total") <= 21) & ~pl.col("doubled")
     )
-    counts = (  # the commonest first; of as common ones the fewest cards
-        auto.group_by("n_cards")
-        .agg(pl.len().alias("n"))
-        .sort(["n", "n_cards"], descending=[True, False])
-    )
+    # the commonest first; of as common ones the fewest cards
+    counts = auto.group_by("n_cards").len("n").sort(["n", "n_cards"], descending=[True, False])
     if counts.height == 0:
         return MAX_CARDS, {"auto_stops": 0}
     stop = int(counts["n_cards"][0])
@@ -315,11 +294,13 @@ def learn_actions(decisions: pl.DataFrame) -> dict[str, bool]:
 # --- the decision problem: solved by the one solver, `strategies.solvers.twentyone` ---------
 
 
+FLAGS = ("hit_on_21", "double", "double_on_21", "double_after_split", "split")  # the solver's
+
+
 def game(model: GameModel, probs: np.ndarray | None = None) -> Game:
     """The learned game as the solver reads it (card chances `probs`, else the logs')."""
     hits = model.dealer_hits
     totals = (np.arange(P_CELLS) // N_SPAN) % TOTALS
-    actions = model.actions
     return Game(
         model.probs if probs is None else probs,
         model.payoff,
@@ -329,12 +310,8 @@ def game(model: GameModel, probs: np.ndarray | None = None) -> Game:
         totals > 21,
         model.stop,
         (model.insurance["win"], model.insurance["lose"], model.insurance["no_play"]),
-        hit_on_21=actions["hit_on_21"],
-        double=actions["double"],
-        double_on_21=actions["double_on_21"],
-        double_after_split=actions["double_after_split"],
-        split=actions["split"],
-        insure=actions["insurance"],
+        insure=model.actions["insurance"],
+        **{name: model.actions[name] for name in FLAGS},
     )
 
 
@@ -390,19 +367,15 @@ def player_rounds(data: FitData) -> pl.DataFrame:
         .group_by("log_id", "round", "player")
         .agg(
             pl.len().alias("hands"),
-            pl.col("total").alias("totals"),
-            pl.col("n_cards").alias("cards"),
-            pl.col("final_bid").alias("bids"),
-            pl.col("final_bid").sum().alias("stake"),
-            pl.col("insured_bid").max().alias("insured_bid"),
+            totals="total",
+            cards="n_cards",
+            bids="final_bid",
+            stake=pl.col("final_bid").sum(),
+            insured_bid=pl.col("insured_bid").max(),
         )
     )
     dealer = data.dealers.select(
-        "log_id",
-        "round",
-        pl.col("total").alias("d_total"),
-        pl.col("n_cards").alias("d_cards"),
-        "played",
+        "log_id", "round", d_total="total", d_cards="n_cards", played="played"
     )
     return (
         per_round.join(data.changes, on=["log_id", "round", "player"], how="inner")
@@ -428,23 +401,16 @@ def learn(data: FitData) -> GameModel:
     early = data.bids.filter(pl.col("round") <= 10)
     min_bid = int(early["bid"].min()) if early.height else int(data.bids["bid"].min())
     max_bid = int(data.bids["bid"].max())
+    evidence = {
+        "cards_seen": int(counts.sum()),
+        "decks": data.decks,
+        "dealer": dealer_evidence,
+        "payoffs": payoff_evidence,
+        "stop": stop_evidence,
+    }
+    decks = int(data.decks["decks"])
     return GameModel(
-        probs=probs,
-        decks=int(data.decks["decks"]),
-        dealer_hits=hits,
-        payoff=payoff,
-        stop=stop,
-        insurance=insurance,
-        actions=actions,
-        min_bid=min_bid,
-        max_bid=max_bid,
-        evidence={
-            "cards_seen": int(counts.sum()),
-            "decks": data.decks,
-            "dealer": dealer_evidence,
-            "payoffs": payoff_evidence,
-            "stop": stop_evidence,
-        },
+        probs, decks, hits, payoff, stop, insurance, actions, min_bid, max_bid, evidence
     )
 
 
@@ -466,16 +432,12 @@ def count_groups(
         (pl.col("cards_left") / pl.col("round_cards").clip(lower_bound=1)).clip(0, 1).alias("w"),
         pl.sum_horizontal(lefts).alias("n_left"),
     )
-    mixed = frame.select(
-        "tc",
-        *[
-            (
-                pl.col("w") * pl.col(c) / pl.col("n_left").clip(lower_bound=1)
-                + (1 - pl.col("w")) * float(full[v - 1])
-            ).alias(c)
-            for v, c in zip(VALUES, lefts, strict=True)
-        ],
-    )
+    share = pl.col("n_left").clip(lower_bound=1)
+    mix = [
+        (pl.col("w") * pl.col(c) / share + (1 - pl.col("w")) * float(full[v - 1])).alias(c)
+        for v, c in zip(VALUES, lefts, strict=True)
+    ]
+    mixed = frame.select("tc", *mix)
     # summed in an order of the rows' own (not the logs' ids): the same logs give the same
     # bits in a warehouse and in a lake
     grouped = (
@@ -510,14 +472,8 @@ def count_groups(
     for row in sorted(merged, key=lambda r: r["tc"]):
         probs = np.array([max(row[c], 0.0) for c in lefts])
         low, high = sorted((row["tc"], row["from"]))
-        groups.append(
-            {
-                "tc_low": low,
-                "tc_high": high,
-                "rounds": int(row["rounds"]),
-                "probs": probs / probs.sum(),
-            }
-        )
+        probs /= probs.sum()
+        groups.append(dict(tc_low=low, tc_high=high, rounds=int(row["rounds"]), probs=probs))
     return groups
 
 
@@ -537,15 +493,9 @@ def count_play(
     for group in groups:
         solved = solve(model, group["probs"], prefer=static, margin=COUNT_MARGIN)
         charts.append((group["tc_low"], group["tc_high"], solved.chart))
-        bids.append(
-            {
-                "tc_low": group["tc_low"],
-                "tc_high": group["tc_high"],
-                "rounds": group["rounds"],
-                "ev": solved.ev,
-                "bid": model.max_bid if solved.ev > 0 else model.min_bid,
-            }
-        )
+        bid = model.max_bid if solved.ev > 0 else model.min_bid
+        kept = {key: group[key] for key in ("tc_low", "tc_high", "rounds")}
+        bids.append({**kept, "ev": solved.ev, "bid": bid})
     if not bids:
         bids = [{"tc_low": -10, "tc_high": 10, "rounds": 0, "ev": 0.0, "bid": model.min_bid}]
     return pl.DataFrame(bids), charts
@@ -593,9 +543,7 @@ def fit(inputs: FitData) -> Strategy:
 def model_summary(model: GameModel) -> dict[str, Any]:
     hits = model.dealer_hits
     dealer_rule = {
-        "hits_hard_up_to": int(
-            max(t for t in range(22) if hits[t, 0, 2]) if hits[:22, 0, 2].any() else 0
-        ),
+        "hits_hard_up_to": int(max((t for t in range(22) if hits[t, 0, 2]), default=0)),
         "hits_soft_17": bool(hits[17, 1, 2]),
         "hits_soft_up_to": int(max((t for t in range(12, 22) if hits[t, 1, 2]), default=0)),
         # the fewest cards at which the logs show the dealer stopping below 17 (None: never)
@@ -638,30 +586,30 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def _chart_rows(chart, prefix: str = "", tc: tuple[int, int] = (0, 0), base=None) -> list:
-    """A chart's cells as table rows (with `base`, only the cells that differ from it)."""
-    rows = []
-
-    def add(section, ctx, up, total, soft, n, pair, action, old) -> None:
-        if base is None or action != old:
-            rows.append((prefix + section, ctx, up, total, soft, n, pair, action, *tc, 0))
-
+def _cells():
+    """Every cell of a chart, in the table's order: its row's situation (section, context,
+    up, total, soft, cards, pair) and where the chart's array (its section) holds it."""
     for ctx in range(3):
         for up in VALUES:
             for soft in (0, 1):
                 for total in range(12 if soft else 4, 22):
                     for n in range(2, 6):
-                        cell = (ctx, up, total, soft, n - 2)
-                        old = None if base is None else int(base.hand[cell])
-                        add("hand", ctx, up, total, soft, n, 0, int(chart.hand[cell]), old)
+                        yield ("hand", ctx, up, total, soft, n, 0), (ctx, up, total, soft, n - 2)
             for x in VALUES:
-                old = None if base is None else int(base.split[ctx, up, x])
-                add("split", ctx, up, 0, 0, 2, x, int(chart.split[ctx, up, x]), old)
+                yield ("split", ctx, up, 0, 0, 2, x), (ctx, up, x)
     for total in range(4, 22):
         for soft in (0, 1):
             for pair in (0, 1):
-                old = None if base is None else int(base.insure[total, soft, pair])
-                add("insure", 0, 1, total, soft, 2, pair, int(chart.insure[total, soft, pair]), old)
+                yield ("insure", 0, 1, total, soft, 2, pair), (total, soft, pair)
+
+
+def _chart_rows(chart, prefix: str = "", tc: tuple[int, int] = (0, 0), base=None) -> list:
+    """A chart's cells as table rows (with `base`, only the cells that differ from it)."""
+    rows = []
+    for (section, *situation), at in _cells():
+        action = int(getattr(chart, section)[at])
+        if base is None or action != int(getattr(base, section)[at]):
+            rows.append((prefix + section, *situation, action, *tc, 0))
     return rows
 
 
@@ -686,7 +634,8 @@ FRAME = {"section": pl.String, **dict.fromkeys(COLUMNS[1:], pl.Int64)}
 LEARNED = {"decks": int, "min_bid": int, "max_bid": int, "player_card_limit": int}
 ACTIONS = {"insurance": bool, "double_on_21": bool, "double_after_split": bool}
 CELL = list(COLUMNS[:7])  # a row's situation: section, context, up, total, soft, cards, pair
-STATIC = frozenset(row[:7] for row in _chart_rows(Chart.empty()))  # every table's cells
+AT = dict(_cells())  # a row's situation: where its chart holds it
+STATIC = frozenset(AT)  # every table's cells
 CHOICES = {"hand": (HIT, STAND, DOUBLE), "split": (0, 1), "insure": (0, 1)}
 TC_LIMIT = 10  # true counts are grouped within ±TC_LIMIT
 
@@ -703,10 +652,9 @@ def read_table(path: str | Path) -> Strategy:
     problem = outside_the_rules(learned)
     if problem:
         raise tables.TableError(f"{path}: learned {problem}")
-    if not isinstance(metadata.get("model_ev"), int | float) or not math.isfinite(
-        metadata["model_ev"]
-    ):
-        raise tables.TableError(f"{path}: metadata model_ev is {metadata.get('model_ev')!r}")
+    ev = metadata.get("model_ev")
+    if not isinstance(ev, int | float) or not math.isfinite(ev):
+        raise tables.TableError(f"{path}: metadata model_ev is {ev!r}")
     section = pl.col("section")
     static = frame.filter(section.is_in(list(CHOICES)))
     if static.height != len(STATIC) or set(static.select(CELL).iter_rows()) != STATIC:
@@ -735,22 +683,14 @@ def read_table(path: str | Path) -> Strategy:
         raise tables.TableError(
             f"{path}: a bid outside the learned {learned['min_bid']}..{learned['max_bid']}"
         )
-    return Strategy(
-        chart_from_frame(frame),
-        tuple(bids_from_frame(frame)),
-        tuple(count_charts_from_frame(frame)),
-        metadata,
-    )
+    charts = tuple(count_charts_from_frame(frame))
+    return Strategy(chart_from_frame(frame), tuple(bids_from_frame(frame)), charts, metadata)
 
 
 def _apply(chart, rows: pl.DataFrame, prefix: str = "") -> None:
-    for row in rows.filter(pl.col("section") == prefix + "hand").iter_rows(named=True):
-        cell = (row["context"], row["up"], row["total"], row["soft"], row["n_cards"] - 2)
-        chart.hand[cell] = row["action"]
-    for row in rows.filter(pl.col("section") == prefix + "split").iter_rows(named=True):
-        chart.split[row["context"], row["up"], row["pair"]] = bool(row["action"])
-    for row in rows.filter(pl.col("section") == prefix + "insure").iter_rows(named=True):
-        chart.insure[row["total"], row["soft"], row["pair"]] = bool(row["action"])
+    for section, *situation, action in rows.select(*CELL, "action").iter_rows():
+        if section.startswith(prefix) and (at := AT.get((section[len(prefix) :], *situation))):
+            getattr(chart, section[len(prefix) :])[at] = action
 
 
 def chart_from_frame(table: pl.DataFrame):

@@ -51,21 +51,17 @@ def store(
 ) -> list[str]:
     """Each frame of `stats` replaces its `stats_<game>_<name>` table, commented with
     `about[name]`; the tables' names (every game's `store`)."""
-    return [_store(con, game, name, table, about[name]) for name, table in stats._asdict().items()]
-
-
-def _store(
-    con: duckdb.DuckDBPyConnection, game: str, name: str, table: pl.DataFrame, description: str
-) -> str:
-    """Replace `stats_<game>_<name>` with this frame; returns the table's name."""
-    target = f"stats_{game}_{name}"
-    con.register("stats_frame", table.to_arrow())
-    try:
-        con.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM stats_frame")
-    finally:
-        con.unregister("stats_frame")
-    con.execute(f"COMMENT ON TABLE {target} IS '{description.replace(chr(39), chr(39) * 2)}'")
-    return target
+    names = []
+    for name, table in stats._asdict().items():
+        target, description = f"stats_{game}_{name}", about[name].replace("'", "''")
+        con.register("stats_frame", table.to_arrow())
+        try:
+            con.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM stats_frame")
+        finally:
+            con.unregister("stats_frame")
+        con.execute(f"COMMENT ON TABLE {target} IS '{description}'")
+        names.append(target)
+    return names
 
 
 def summed(frames: list[pl.DataFrame], keys: list[str], counts: list[str]) -> pl.DataFrame:
@@ -76,6 +72,14 @@ def summed(frames: list[pl.DataFrame], keys: list[str], counts: list[str]) -> pl
         .agg(pl.col(count).sum() for count in counts)
         .sort(keys, nulls_last=True)
     )
+
+
+def logs_filter(log_ids: list[int] | None, column: str = "log_id") -> str:
+    """A WHERE clause restricting rows to the logs `log_ids` (ids are ints, checked here;
+    None: every log)."""
+    if log_ids is None:
+        return "TRUE"
+    return f"{column} IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
 
 
 def data_fingerprint(
@@ -93,19 +97,15 @@ def data_fingerprint(
     return hashlib.sha256("\n".join(hashes).encode()).hexdigest(), len(hashes)
 
 
-def has_logs(con: duckdb.DuckDBPyConnection, game: str) -> bool:
-    """Whether the warehouse holds any log of `game`."""
-    try:
-        return con.execute("SELECT count(*) FROM logs WHERE game = ?", [game]).fetchall()[0][0] > 0
-    except duckdb.Error:  # a file that is not a warehouse of ours
-        return False
-
-
 def chosen_logs(con: duckdb.DuckDBPyConnection, game: str, pattern: str | None) -> list[int] | None:
     """The logs of `game` a command works on: those ingested from files matching the glob
     `pattern`, or every one (None); ValueError when the warehouse holds none of the game's
     logs, or none from such a file."""
-    if not has_logs(con, game):
+    try:
+        held = con.execute("SELECT count(*) FROM logs WHERE game = ?", [game]).fetchall()[0][0]
+    except duckdb.Error:  # a file that is not a warehouse of ours
+        held = 0
+    if not held:
         title = games.get(game).title
         raise ValueError(f"no {title} logs in the warehouse (run `mine ingest` on them first)")
     return None if pattern is None else logs_matching(con, game, pattern)

@@ -15,16 +15,8 @@ import polars as pl
 
 from mine.models import cardguess as model
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint, opponents
-from mine.strategies.engines.cardguess import (
-    RANKS,
-    card_text,
-    encode,
-    feedback_codes,
-    hand_index,
-    hands,
-    parse_hand,
-)
+from mine.pipeline.stats import data_fingerprint, logs_filter, opponents
+from mine.strategies.engines import cardguess as engine
 from mine.strategies.solvers.cardguess import expected_left, score_pool
 
 GAME = "cardguess"
@@ -32,21 +24,6 @@ NO_GAMES = (
     "no card-guessing games in the warehouse (cardguess_games; run `mine ingest` on "
     "card-guessing logs first)"
 )
-
-
-class CardGuessStats(NamedTuple):
-    guesses: pl.DataFrame
-    guess_summary: pl.DataFrame
-    candidates: pl.DataFrame
-    answer_cards: pl.DataFrame
-    answer_ranks: pl.DataFrame
-    first_guess: pl.DataFrame
-
-
-def logs_filter(log_ids: list[int] | None, column: str = "log_id") -> str:
-    if log_ids is None:
-        return "TRUE"
-    return f"{column} IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
 
 
 LOG_NAMES = """
@@ -83,12 +60,14 @@ def candidates_left(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
     for (log_id, log, _, n), turns in rows.group_by("log_id", "log", "game", "n",
                                                      maintain_order=True):  # fmt: skip
         history: tuple = (n,)
-        candidates = np.arange(len(hands(n)))
+        candidates = np.arange(len(engine.hands(n)))
         for guess_no, guess, *fb in turns.drop("log_id", "log", "game", "n").iter_rows():
-            history += ("".join(guess), encode(fb))
+            history += ("".join(guess), engine.encode(fb))
             if history not in known:
-                codes = feedback_codes(hands(n).take(candidates), parse_hand(";".join(guess)))
-                known[history] = candidates[codes == encode(fb)]
+                codes = engine.feedback_codes(
+                    engine.hands(n).take(candidates), engine.parse_hand(";".join(guess))
+                )
+                known[history] = candidates[codes == engine.encode(fb)]
             candidates = known[history]
             out.append((n, log_id, log, guess_no, len(candidates)))
     frame = pl.DataFrame(out, schema=["n", "log_id", "log", "guess_no", "left"], orient="row")
@@ -102,7 +81,7 @@ def candidates_left(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
 def answer_cards(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
     sql = f"SELECT card, count(*) AS times FROM cardguess_answer_cards WHERE {where} GROUP BY card"
     seen = dict(shared.frame(con, sql).iter_rows())
-    cards = [card_text(c) for c in range(52)]
+    cards = [engine.card_text(c) for c in range(52)]
     return pl.DataFrame({
         "card": cards, "rank": [card[0] for card in cards], "suit": [card[1] for card in cards],
         "times": [seen.get(card, 0) for card in cards], "answer_cards": [sum(seen.values())] * 52,
@@ -115,7 +94,7 @@ def answer_ranks(cards: pl.DataFrame) -> pl.DataFrame:
     return totals.with_columns(
         (pl.col("times") / pl.col("answer_cards")).alias("share"),
         pl.lit(1 / 13).alias("uniform_share"),
-        pl.col("rank").map_elements(RANKS.index, return_dtype=pl.Int64).alias("order"),
+        pl.col("rank").map_elements(engine.RANKS.index, return_dtype=pl.Int64).alias("order"),
     ).sort("order").drop("order")  # fmt: skip
 
 
@@ -131,16 +110,12 @@ def first_guesses(con: duckdb.DuckDBPyConnection, where: str, left: pl.DataFrame
         GROUP BY ALL ORDER BY n, log, log_id, games DESC, guess""")  # fmt: skip
     expected = []
     for n, guess in opened.select("n", "guess").iter_rows():
-        universe = hands(n)
-        pool = universe.take(np.array([hand_index(parse_hand(guess))]))
+        universe = engine.hands(n)
+        pool = universe.take(np.array([engine.hand_index(engine.parse_hand(guess))]))
         expected.append(float(score_pool(universe, np.ones(len(universe)), pool, expected_left)[0]))
-    observed = left.filter(pl.col("guess_no") == 1).select("n", "log_id", "mean_left")
-    return opened.with_columns(pl.Series("expected_left_uniform", expected)).join(
-        observed.rename({"mean_left": "observed_left"}),
-        on=["n", "log_id"],
-        how="left",
-        maintain_order="left",
-    )
+    observed = left.filter(pl.col("guess_no") == 1).select("n", "log_id", observed_left="mean_left")
+    uniform = opened.with_columns(pl.Series("expected_left_uniform", expected))
+    return uniform.join(observed, on=["n", "log_id"], how="left", maintain_order="left")
 
 
 def derive(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None) -> CardGuessStats:
@@ -166,6 +141,8 @@ DESCRIPTIONS = {
     "first_guess": "Card guessing: first guesses, games, candidates left "
     "(expected over all answers, observed)",
 }
+# A frame a table, in the order of DESCRIPTIONS: the tables named once.
+CardGuessStats = NamedTuple("CardGuessStats", [(name, pl.DataFrame) for name in DESCRIPTIONS])
 
 
 def store(con: duckdb.DuckDBPyConnection, stats: CardGuessStats) -> list[str]:

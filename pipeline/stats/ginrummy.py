@@ -28,15 +28,6 @@ import duckdb
 import polars as pl
 
 from mine.models import ginrummy as model
-from mine.models.ginrummy import (
-    KNOCK_LIMIT,
-    PASSED,
-    PICKED,
-    SCORE_BUCKETS,
-    SCORE_STEP,
-    TURN_BUCKET,
-    TURN_BUCKETS,
-)
 from mine.parsers.cards import format_course, parse_course
 from mine.pipeline import stats as shared
 from mine.pipeline.stats import data_fingerprint, frame, opponents
@@ -69,10 +60,6 @@ ORDER BY r.log_id, r.round
 LogIds = list[int] | None  # the logs chosen (`pipeline.stats.chosen_logs`); None: every one
 
 
-def source_of(stem: str) -> str:
-    return "simulated" if stem.startswith(STEM_PREFIX) else "server"
-
-
 def load(
     con: duckdb.DuckDBPyConnection, log_ids: LogIds = None
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -85,8 +72,9 @@ def load_rounds(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> pl.Da
 
 
 def _read(con: duckdb.DuckDBPyConnection, sql: str, log_ids: LogIds) -> pl.DataFrame:
-    source = pl.col("stem").map_elements(source_of, return_dtype=pl.String).alias("source")
-    return frame(con, sql, [log_ids]).with_columns(source)
+    simulated = pl.col("stem").str.starts_with(STEM_PREFIX)
+    source = pl.when(simulated).then(pl.lit("simulated")).otherwise(pl.lit("server"))
+    return frame(con, sql, [log_ids]).with_columns(source.alias("source"))
 
 
 def turn_features(
@@ -95,12 +83,8 @@ def turn_features(
     """One row per turn: the situation before the draw, the draw, the discard and what the
     opponent did with it, the call, and the round's outcome for the player."""
     solver = solver or MeldSolver()
-    outcome = {
-        (log, number): (points, opponent, ending, last_mine)
-        for log, number, points, opponent, ending, last_mine in rounds.select(
-            "log_id", "round", "points", "opponent_points", "ending", "last_mine"
-        ).iter_rows()
-    }
+    ended = rounds.select("log_id", "round", "points", "opponent_points", "ending", "last_mine")
+    outcome = {(log, number): tuple(rest) for log, number, *rest in ended.iter_rows()}
     scores: dict[tuple[int, int], tuple[int, int]] = {}
     running: dict[int, tuple[int, int]] = {}
     for (log, number), (points, opponent, _, _) in sorted(outcome.items()):
@@ -187,8 +171,9 @@ def _round_features(rows, result, start_scores, solver: MeldSolver) -> Iterable[
         yield (
             log, source, number, turn, "me" if mine else "opponent", own_scores[0],
             own_scores[1], top, from_discard, relation, dw_before, dw_take, dw(hand_after),
-            discarded, card.rank, card.suit, PICKED[picked], PASSED[passed], melds_theirs,
-            picked_up, own_turns[mine] >= 1, call, ending, mine_pts, their_pts, unseen,
+            discarded, card.rank, card.suit, model.PICKED[picked], model.PASSED[passed],
+            melds_theirs, picked_up, own_turns[mine] >= 1, call, ending, mine_pts, their_pts,
+            unseen,
         )  # fmt: skip
         own_turns[mine] += 1
 
@@ -247,7 +232,7 @@ def knocks(features: pl.DataFrame) -> pl.DataFrame:
         "call",
         pl.col("deadwood_after").alias("deadwood"),
         "turn",
-        (pl.col("turn") // TURN_BUCKET * TURN_BUCKET).alias("turn_bucket"),
+        (pl.col("turn") // model.TURN_BUCKET * model.TURN_BUCKET).alias("turn_bucket"),
         (pl.col("round_points") == 0).alias("undercut"),
         (pl.col("round_points") - pl.col("round_opponent_points")).alias("points"),
     )
@@ -339,14 +324,8 @@ def derive(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> GinStats:
     per-turn features they come from."""
     turns, rounds = load(con, log_ids)
     features = turn_features(turns, rounds)
-    return GinStats(
-        draw_stats(features),
-        danger_stats(features),
-        danger_card_stats(features),
-        knock_stats(features),
-        round_stats(rounds),
-        features,
-    )
+    made = (draw_stats, danger_stats, danger_card_stats, knock_stats)
+    return GinStats(*(make(features) for make in made), round_stats(rounds), features)
 
 
 def store(con: duckdb.DuckDBPyConnection, stats: NamedTuple) -> list[str]:
@@ -463,9 +442,8 @@ def _may_knock() -> pl.Expr:
     """A play after which the player could call: not its first turn of the round, at most
     the knock limit of deadwood left, and not the play that ran the stock out (that round
     ends as a knock whatever the player says)."""
-    return (
-        pl.col("may_call") & (pl.col("deadwood_after") <= KNOCK_LIMIT) & (pl.col("call") != "Drop")
-    )
+    within = pl.col("deadwood_after") <= model.KNOCK_LIMIT
+    return pl.col("may_call") & within & (pl.col("call") != "Drop")
 
 
 def player_habits(features: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
@@ -494,11 +472,8 @@ def player_habits(features: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
         _may_knock().sum().alias("n_call_opportunities"),
     )
     # An undercut one side suffers is one the other side dealt.
-    dealt = habits.select(
-        pl.col("player").replace_strict(OTHER, return_dtype=pl.String),
-        pl.col("n_knock").alias("n_opponent_knocks"),
-        pl.col("n_undercut").alias("n_undercut_dealt"),
-    )
+    other = pl.col("player").replace_strict(OTHER, return_dtype=pl.String)
+    dealt = habits.select(other, n_opponent_knocks="n_knock", n_undercut_dealt="n_undercut")
     sides = [
         rounds.select(pl.lit("me").alias("player"), "points"),
         rounds.select(pl.lit("opponent").alias("player"), points=pl.col("opponent_points")),
@@ -539,12 +514,10 @@ def player_knocks(features: pl.DataFrame) -> pl.DataFrame:
 def knock_policy(fitted: pl.DataFrame) -> pl.DataFrame:
     """The fitted `knock` rows: knock (1) or wait (0) and the knock-minus-wait margin in
     game-win chance, by deadwood, turn bucket and score cell."""
-    return fitted.filter(pl.col("table") == "knock").select(
-        pl.col("a").alias("deadwood"),
-        pl.col("b").alias("turn_bucket"),
-        pl.col("c").alias("score_cell"),
-        (pl.col("value") == 1).alias("chart_knocks"),
-        pl.col("extra").alias("margin"),
+    knock = fitted.filter(pl.col("table") == "knock")
+    chart_knocks = pl.col("value") == 1
+    return knock.select(
+        deadwood="a", turn_bucket="b", score_cell="c", chart_knocks=chart_knocks, margin="extra"
     )
 
 
@@ -553,15 +526,16 @@ def knock_deviations(features: pl.DataFrame, policy: pl.DataFrame) -> pl.DataFra
     the logged and the policy's choice (`knock` or `wait`): how many plays (`n`) and the
     sum of the logged choice's value minus the policy's in game-win chance
     (`win_chance_diff_sum`: the margin, signed, where they differ)."""
-    top = SCORE_BUCKETS - 1
+    top = model.SCORE_BUCKETS - 1
+    turn_bucket = ((pl.col("turn") - 1) // model.TURN_BUCKET).clip(0, model.TURN_BUCKETS - 1)
     plays = features.filter(_may_knock()).with_columns(
         pl.col("deadwood_after").alias("deadwood"),
-        ((pl.col("turn") - 1) // TURN_BUCKET).clip(0, TURN_BUCKETS - 1).alias("turn_bucket"),
-        (pl.col("score") // SCORE_STEP).clip(0, top).alias("score_bucket"),
-        (pl.col("opponent_score") // SCORE_STEP).clip(0, top).alias("opponent_score_bucket"),
+        turn_bucket.alias("turn_bucket"),
+        (pl.col("score") // model.SCORE_STEP).clip(0, top).alias("score_bucket"),
+        (pl.col("opponent_score") // model.SCORE_STEP).clip(0, top).alias("opponent_score_bucket"),
         pl.col("call").is_in(CALLS).alias("knocks"),
     ).with_columns(
-        (pl.col("score_bucket") * SCORE_BUCKETS + pl.col("opponent_score_bucket"))
+        (pl.col("score_bucket") * model.SCORE_BUCKETS + pl.col("opponent_score_bucket"))
         .alias("score_cell")
     )  # fmt: skip
     keys = ["deadwood", "turn_bucket", "score_cell"]
@@ -649,24 +623,21 @@ SERVER_OPPONENTS = "unnamed (server logs)"
 _PAIRING = rf"^{STEM_PREFIX}(.+)-s[0-9]+-[0-9]+$"  # a simulated game's file: its match's ids
 
 
-def opponent_of(stem: pl.Expr) -> pl.Expr:
-    """Whom the writer played, as far as a log's file name tells: a simulated game's
-    match (`a-vs-b`, the writer one of them); server logs name no opponent."""
-    pairing = stem.str.extract(_PAIRING, 1)
-    return pl.when(pairing.is_null()).then(pl.lit(SERVER_OPPONENTS)).otherwise(pairing)
-
-
 def by_opponent(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> pl.DataFrame:
     """The logs' writer against each opponent its file names tell apart: games (one a
     log, won by the side with more points at its end; equal points a draw), wins and its
-    win rate (`opponents.rates`), and the rounds and points a round for and against it."""
+    win rate (`opponents.rates`), and the rounds and points a round for and against it.
+    Whom the writer played, as far as a log's file name tells: a simulated game's match
+    (`a-vs-b`, the writer one of them); server logs name no opponent."""
+    pairing = pl.col("stem").str.extract(_PAIRING, 1)
+    opponent = pl.when(pairing.is_null()).then(pl.lit(SERVER_OPPONENTS)).otherwise(pairing)
     games = (
         load_rounds(con, log_ids)
         .group_by("log_id", "stem")
         .agg(pl.len().alias("rounds"), pl.col("points").sum(), pl.col("opponent_points").sum())
         .select(
             "log_id", "rounds", "points", "opponent_points",
-            pl.lit(WRITER).alias("player"), opponent_of(pl.col("stem")).alias("opponent"),
+            pl.lit(WRITER).alias("player"), opponent.alias("opponent"),
             (pl.col("points") > pl.col("opponent_points")).cast(pl.Float64)
             .add((pl.col("points") == pl.col("opponent_points")).cast(pl.Float64) / 2)
             .alias("score"),

@@ -21,25 +21,11 @@ import polars as pl
 
 from mine.models import hog as model
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint, opponents
+from mine.pipeline.stats import data_fingerprint, logs_filter, opponents
 
 GAME = "hog"
 BUCKET = 10  # score bucket width for the win-rate table
 NO_TURNS = "no Hog turns in the warehouse (hog_turns; run `mine ingest` on Hog logs first)"
-
-
-class HogStats(NamedTuple):
-    points: pl.DataFrame
-    pig_tail: pl.DataFrame
-    square_swine: pl.DataFrame
-    win_rates: pl.DataFrame
-
-
-def logs_filter(log_ids: list[int] | None) -> str:
-    """A WHERE clause restricting turns to some logs (ids are ints, checked here)."""
-    if log_ids is None:
-        return "TRUE"
-    return f"log_id IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
 
 
 def _shares(*over: str, fired: bool = False) -> Callable[[pl.DataFrame], pl.DataFrame]:
@@ -82,6 +68,8 @@ TABLES = {  # each table: its counts' query over the chosen logs, keys, counts, 
                   ["player", "score_bucket", "opponent_bucket", "num_rolls"],
                   ["wins", "opportunities"], _win_rates),
 }  # fmt: skip
+# A frame a table, in the order of TABLES: the tables named once.
+HogStats = NamedTuple("HogStats", [(name, pl.DataFrame) for name in TABLES])
 
 
 def derive(
@@ -133,19 +121,12 @@ def store(con: duckdb.DuckDBPyConnection, stats: HogStats) -> list[str]:
 
 def headline(stats: HogStats) -> dict[str, object]:
     """The numbers worth printing: turns, Sow Sad by k, Pig Tail and Square Swine counts."""
-    points = stats.points
-    rolled = points.filter(pl.col("num_rolls") > 0)
-    sow_sad = (
-        rolled.group_by("num_rolls")
-        .agg(
-            pl.col("turns").filter(pl.col("points") == 1).sum().alias("at_1"),
-            pl.col("turns").sum().alias("turns"),
-        )
-        .sort("num_rolls")
-    )
+    at_1 = pl.col("turns").filter(pl.col("points") == 1).sum().alias("at_1")
+    rolled = stats.points.filter(pl.col("num_rolls") > 0).group_by("num_rolls")
+    sow_sad = rolled.agg(at_1, pl.col("turns").sum()).sort("num_rolls")
     swine = stats.square_swine
     return {
-        "turns": int(points["turns"].sum()),
+        "turns": int(stats.points["turns"].sum()),
         "points_at_1_by_dice": {
             int(k): {"turns": int(t), "at_1": int(a), "share": a / t}
             for k, a, t in sow_sad.iter_rows()

@@ -1,26 +1,14 @@
-"""Super-Nim's statistics, derived from the warehouse and stored back into it.
+"""Super-Nim's statistics, derived from the warehouse and stored back into it: eight
+tables (`DESCRIPTIONS`), each a count next to its opportunities (PokerTracker style). A
+margin is the mover's (final: at the game's end; future: still to come, final − now);
+`trajectories` are the handout's score graphs (over the games still going).
 
-Eight tables, each a count next to its opportunities (PokerTracker style):
-
-- `stats_supernim_pairings`: per pairing (max bot, min bot): games, wins of each side,
-  draws and cut-offs, with their rates;
-- `stats_supernim_starts`: the same per pairing and canonical start board;
-- `stats_supernim_boards`: per canonical board: positions seen, the sum and mean of the
-  final margin from the mover's side, and of the margin still to come (final − now);
-- `stats_supernim_features`: the same by board features (heaps, sticks, 2-heaps, odd
-  heaps), score margin and moves left before the default cut-off;
-- `stats_supernim_kinds`: per move kind (merge, ulam, split): moves, the mover's final
-  margin and wins;
-- `stats_supernim_trajectories`: per pairing and move number, the mean scores of max and
-  min over the games still going (the handout's score graphs);
-- `stats_supernim_parity`: per pairing and whether the start board holds an odd number of
-  2-heaps: games won by the first mover, by the second, and drawn. (2-heaps are made in
-  pairs, by splitting a 4, so between players who cash every 2 at once this parity and
-  the first mover decide the game.)
-- `stats_supernim_value`: per pairing, the results against the exact value (R, the default
-  split reward, if the start board holds an odd number of 2-heaps, for the first mover;
-  the solver's): each side's moves and value-losing moves (a move that gives up value
-  against it, the cut-off ignored), and max's mean final margin minus max's value.
+`parity` splits a pairing's games by whether the start board holds an odd number of
+2-heaps: 2-heaps are made in pairs, by splitting a 4, so between players who cash every 2
+at once this parity and the first mover decide the game. `value` sets the results against
+the exact value (the solver's: R, the default split reward, for the first mover if the
+start holds an odd number of 2-heaps); a value-losing move gives up value against it, the
+cut-off ignored.
 
 Also the warehouse's side of fitting (`fit_inputs`: the positions of the chosen logs and
 their fingerprint). Nothing here knows the rules (the exact value is the solver's): it
@@ -36,22 +24,11 @@ import polars as pl
 
 from mine.models import supernim as model
 from mine.pipeline import stats as shared
-from mine.pipeline.stats import data_fingerprint, opponents
+from mine.pipeline.stats import data_fingerprint, logs_filter, opponents
 from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
 from mine.strategies.solvers import supernim as solver
 
 GAME = "supernim"
-
-
-class SuperNimStats(NamedTuple):
-    pairings: pl.DataFrame
-    starts: pl.DataFrame
-    boards: pl.DataFrame
-    features: pl.DataFrame
-    kinds: pl.DataFrame
-    trajectories: pl.DataFrame
-    parity: pl.DataFrame
-    value: pl.DataFrame
 
 
 DESCRIPTIONS = {
@@ -64,12 +41,8 @@ DESCRIPTIONS = {
     "parity": "Super-Nim: games per pairing and start 2-heap parity won by first, second, drawn",
     "value": "Super-Nim: per pairing, each side's value-losing moves and max's margin - value",
 }
-
-
-def logs_filter(log_ids: list[int] | None) -> str:
-    if log_ids is None:
-        return "TRUE"
-    return f"log_id IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
+# A frame a table, in the order of DESCRIPTIONS: the tables named once.
+SuperNimStats = NamedTuple("SuperNimStats", [(name, pl.DataFrame) for name in DESCRIPTIONS])
 
 
 def _outcomes(games: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
@@ -134,12 +107,8 @@ def derive(
         f"FROM supernim_matches WHERE {where}",
     )
     seen = positions(con, where)
-    boards = _margins(
-        seen.with_columns(
-            pl.col("canonical_board").list.eval(pl.element().cast(pl.String)).list.join(";")
-        ),
-        ["canonical_board"],
-    )
+    board_text = pl.col("canonical_board").list.eval(pl.element().cast(pl.String)).list.join(";")
+    boards = _margins(seen.with_columns(board_text), ["canonical_board"])
     kinds = (
         seen.group_by("kind")
         .agg(
@@ -177,6 +146,9 @@ def derive(
     )
 
 
+MAX_SIGN = pl.when(pl.col("max_first")).then(1).otherwise(-1)  # the first mover's value is max's
+
+
 def _twos(column: str) -> str:
     return f"len(list_filter({column}, lambda n: n = 2))"
 
@@ -204,13 +176,9 @@ def _against_value(con: duckdb.DuckDBPyConnection, where: str) -> pl.DataFrame:
         f"SELECT max_player, min_player, score_max - score_min AS margin, "
         f"{_twos('start_board')} AS twos, first_player = 'max' AS max_first "
         f"FROM supernim_matches WHERE {where}",
-    ).with_columns(
-        (
-            pl.col("margin")
-            - solver.value_of_twos(pl.col("twos"))
-            * pl.when(pl.col("max_first")).then(1).otherwise(-1)
-        ).alias("max_margin_minus_value")
     )
+    value = solver.value_of_twos(pl.col("twos")) * MAX_SIGN
+    games = games.with_columns((pl.col("margin") - value).alias("max_margin_minus_value"))
     per_game = games.group_by(keys).agg(
         pl.len().alias("games"), pl.col("max_margin_minus_value").mean()
     )
@@ -241,8 +209,9 @@ def _against_searched_value(
         except solver.Unsolved:
             continue
     found = pl.Series([values.get(tuple(board)) for board in games["board"]], dtype=pl.Int64)
-    sign = pl.when(pl.col("max_first")).then(1).otherwise(-1)
-    per_game = games.with_columns((pl.col("margin") - found * sign).alias("max_margin_minus_value"))
+    per_game = games.with_columns(
+        (pl.col("margin") - found * MAX_SIGN).alias("max_margin_minus_value")
+    )
     missing = {f"{side}_{what}": pl.lit(None, pl.UInt32) for side in ("max", "min")
                for what in ("moves", "value_losing")}  # fmt: skip
     return (

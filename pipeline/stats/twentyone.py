@@ -1,17 +1,6 @@
-"""TwentyOne's statistics, derived from the warehouse and stored back into it.
-
-Six tables (`mine stats twentyone`), rates always with their counts: `n` (how often) next
-to `opportunities` (how often it could have happened):
-
-- `stats_twentyone_decisions`: one row per decision with the state before it and the
-  hand's settled result per unit of first bid;
-- `stats_twentyone_situations`: per (up card, total, soft, pair, cards, action) how often
-  the action was taken there and the mean result of the hands that took it;
-- `stats_twentyone_dealer`: the dealer's final hands by up card;
-- `stats_twentyone_shoe`: the shoe before each round, its running and true count;
-- `stats_twentyone_count_results`: the players' results by true count before the round;
-- `stats_twentyone_settlement`: the player-rounds whose change of points the rules'
-  settlement of the final hands reproduces.
+"""TwentyOne's statistics, derived from the warehouse and stored back into it: six tables
+(`DESCRIPTIONS`), rates always with their counts: `n` (how often) next to `opportunities`
+(how often it could have happened).
 
 The features they are made of are read in `twentyone_features`; each player id's habits
 and its choices against a fitted chart (`--by player`) in `twentyone_players`. Also the
@@ -29,35 +18,14 @@ import polars as pl
 
 from mine.models.twentyone import FitData
 from mine.pipeline import stats as shared
+from mine.pipeline.stats import twentyone_features as features
 from mine.pipeline.stats import twentyone_players as per_player
-from mine.pipeline.stats.twentyone_features import (
-    LogIds,
-    bids,
-    cards,
-    dealer_decisions,
-    dealers,
-    decisions,
-    hands,
-    infer_decks,
-    point_changes,
-    settle,
-    settlement_check,
-    shoe,
-)
+from mine.pipeline.stats.twentyone_features import LogIds
 from mine.pipeline.stats.twentyone_players import by_opponent, by_player  # noqa: F401 (the contract's)
 from mine.strategies.engines.twentyone import Settings, rules_of
 
 GAME = "twentyone"
 DEALER_OUTCOMES = ("Bust", "17", "18", "19", "20", "21", "Combo", "other")
-
-
-class TwentyOneStats(NamedTuple):
-    decisions: pl.DataFrame
-    situations: pl.DataFrame
-    dealer: pl.DataFrame
-    shoe: pl.DataFrame
-    count_results: pl.DataFrame
-    settlement: pl.DataFrame
 
 
 DESCRIPTIONS = {
@@ -72,24 +40,8 @@ DESCRIPTIONS = {
     "settlement": "TwentyOne: player-rounds whose change of points the rules' settlement of the "
     "final hands reproduces",
 }
-
-
-def check_summary(check: pl.DataFrame) -> pl.DataFrame:
-    return check.select(
-        pl.len().alias("player_rounds"),
-        pl.col("matches").sum().alias("matched"),
-        (~pl.col("matches")).sum().alias("mismatched"),
-        pl.col("matches").mean().alias("match_rate"),
-    )
-
-
-def decisions_with_results(decision_frame: pl.DataFrame, settled: pl.DataFrame) -> pl.DataFrame:
-    results = settled.select(
-        "log_id", "round", "player", "hand_id", "net_per_bid", "p_class", "d_class"
-    )
-    return decision_frame.join(
-        results, on=["log_id", "round", "player", "hand_id"], how="left", maintain_order="left"
-    )
+# A frame a table, in the order of DESCRIPTIONS: the tables named once.
+TwentyOneStats = NamedTuple("TwentyOneStats", [(name, pl.DataFrame) for name in DESCRIPTIONS])
 
 
 def situations(decided: pl.DataFrame) -> pl.DataFrame:
@@ -141,12 +93,9 @@ def dealer_outcomes(dealer_frame: pl.DataFrame) -> pl.DataFrame:
 def count_results(shoe_frame: pl.DataFrame, settled: pl.DataFrame) -> pl.DataFrame:
     """Hands' results per unit of first bid by true count (rounded, clipped to ±10) before
     their round: the value of the cards still in the shoe, as the logged players played."""
+    insurance = pl.col("insurance_net").sum() / pl.col("first_bid").first()
     per_hand = settled.group_by("log_id", "round", "player").agg(
-        (
-            pl.col("net_per_bid").sum()
-            + pl.col("insurance_net").sum() / pl.col("first_bid").first()
-        ).alias("net_per_bid"),
-        pl.col("first_bid").first(),
+        (pl.col("net_per_bid").sum() + insurance).alias("net_per_bid"), pl.col("first_bid").first()
     )
     joined = per_hand.join(
         shoe_frame.select("log_id", "round", "true_count"), on=["log_id", "round"]
@@ -172,21 +121,30 @@ def derive(
     """Every statistic of the chosen logs (every TwentyOne log by default), settled by
     `rules` (the defaults with these settings over them)."""
     rules = rules_of(rules)
-    hand_frame, dealer_frame = hands(con, log_ids), dealers(con, log_ids)
-    settled = settle(hand_frame, dealer_frame, rules)
-    check = settlement_check(settled, point_changes(con, log_ids), rules.starting_points)
-    decided = decisions_with_results(decisions(con, log_ids), settled)
-    card_frame = cards(con, log_ids)
-    decks = infer_decks(card_frame)
-    shoe_frame = shoe(card_frame, decks["decks"])
+    hand_frame, dealer_frame = features.hands(con, log_ids), features.dealers(con, log_ids)
+    settled = features.settle(hand_frame, dealer_frame, rules)
+    changes = features.point_changes(con, log_ids)
+    check = features.settlement_check(settled, changes, rules.starting_points)
+    hand = ["log_id", "round", "player", "hand_id"]
+    results = settled.select(*hand, "net_per_bid", "p_class", "d_class")
+    decided = features.decisions(con, log_ids).join(
+        results, on=hand, how="left", maintain_order="left"
+    )
+    card_frame = features.cards(con, log_ids)
+    decks = features.infer_decks(card_frame)
+    shoe_frame = features.shoe(card_frame, decks["decks"])
     return TwentyOneStats(
         decisions=decided.drop("p_class", "d_class"),
         situations=situations(decided),
         dealer=dealer_outcomes(dealer_frame),
         shoe=shoe_frame.with_columns(pl.lit(decks["decks"]).alias("decks")),
         count_results=count_results(shoe_frame, settled),
-        settlement=check_summary(check).with_columns(
-            pl.lit(json.dumps(dataclasses.asdict(rules))).alias("rules")
+        settlement=check.select(
+            pl.len().alias("player_rounds"),
+            pl.col("matches").sum().alias("matched"),
+            (~pl.col("matches")).sum().alias("mismatched"),
+            pl.col("matches").mean().alias("match_rate"),
+            pl.lit(json.dumps(dataclasses.asdict(rules))).alias("rules"),
         ),
     )
 
@@ -218,18 +176,18 @@ def headline(stats: TwentyOneStats | per_player.PlayerStats) -> dict[str, object
 
 def fit_inputs(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> FitData:
     """What the fitter reads of the chosen logs (no rules involved)."""
-    card_frame = cards(con, log_ids)
-    decks = infer_decks(card_frame)
+    card_frame = features.cards(con, log_ids)
+    decks = features.infer_decks(card_frame)
     fingerprint, logs = shared.data_fingerprint(con, GAME, log_ids)
     return FitData(
-        hands=hands(con, log_ids),
-        dealers=dealers(con, log_ids),
-        dealer_decisions=dealer_decisions(con, log_ids),
-        decisions=decisions(con, log_ids),
-        changes=point_changes(con, log_ids),
-        bids=bids(con, log_ids),
+        hands=features.hands(con, log_ids),
+        dealers=features.dealers(con, log_ids),
+        dealer_decisions=features.dealer_decisions(con, log_ids),
+        decisions=features.decisions(con, log_ids),
+        changes=features.point_changes(con, log_ids),
+        bids=features.bids(con, log_ids),
         cards=card_frame,
-        shoe=shoe(card_frame, decks["decks"]),
+        shoe=features.shoe(card_frame, decks["decks"]),
         decks=decks,
         fingerprint=fingerprint,
         logs=logs,

@@ -2,22 +2,17 @@
 
 Every frame here is derived from `twentyone_turns`, `twentyone_scores` and
 `twentyone_dealer_hands` (SQL does the list work, polars the aggregation), of the chosen
-logs (`log_ids`; every TwentyOne log when None):
+logs (`log_ids`; every TwentyOne log when None). A decision's state is the one *before*
+it (the hand before a Hit is the logged hand without its newest card), with its context
+(split hand, insured, forced after a DoubleDown). `settle` settles the final hands by the
+reference rules, checked against the score files' running totals (`settlement_check`).
 
-- `hands`: one row per player hand (final cards, bids, whether split, doubled, insured);
-- `decisions`: one row per decision with the state *before* it (the hand before a Hit is
-  the logged hand without its newest card) and its context (split hand, insured, forced
-  after a DoubleDown);
-- `settle`: settlement by the reference rules from the final hands, checked against the
-  score files' running totals (`settlement_check`);
-- `cards`: every card dealt, in (almost) deal order, with its position in the game's shoe
-  sequence: the dealer's two cards, the initial deal seat by seat, then each seat's draws,
-  then the dealer's (the course engine's order: its reshuffles fall where this order
-  puts them); within a split the order is approximate. A dealer that did not
-  play leaves its hole card unseen: it is a card with no value;
-- `infer_decks`: the smallest number of decks for which no card turns up more often in a
-  shoe than the shoe holds it (a fresh shoe follows every `52 × decks` cards);
-- `shoe`: the composition of the shoe before each round, its running and true count (Hi-Lo).
+`cards` puts every card dealt in (almost) deal order: the dealer's two cards, the initial
+deal seat by seat, then each seat's draws, then the dealer's (the course engine's order:
+its reshuffles fall where this order puts them); within a split the order is
+approximate. A dealer that did not play leaves its hole card unseen: a card with no
+value. `infer_decks` finds the smallest number of decks for which no card turns up more
+often in a shoe than the shoe holds it (a fresh shoe follows every `52 × decks` cards).
 """
 
 from __future__ import annotations
@@ -25,12 +20,8 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from mine.pipeline.stats import frame
-from mine.strategies.engines.twentyone import (
-    TwentyOneRules,
-    classify,
-    insurance_pays,
-)
+from mine.pipeline.stats import frame, logs_filter
+from mine.strategies.engines.twentyone import TwentyOneRules, classify, insurance_pays
 from mine.strategies.engines.twentyone import settle as settle_hand
 
 VALUES = tuple(range(1, 11))
@@ -108,7 +99,7 @@ def chosen(log_ids: LogIds) -> dict[str, str]:
     names = {name: f"twentyone_{name}" for name in ("turns", "scores", "dealer_hands")}
     if log_ids is None:
         return names
-    where = f"log_id IN ({', '.join(str(int(i)) for i in log_ids) or 'NULL'})"
+    where = logs_filter(log_ids)
     return {name: f"(SELECT * FROM {table} WHERE {where})" for name, table in names.items()}
 
 
@@ -200,45 +191,28 @@ def settle(
     `classify`, `settle` and `insurance_pays`), its net per unit of
     first bid, and the insurance's net."""
     dealer = dealer_frame.select(
-        "log_id",
-        "round",
-        pl.col("n_cards").alias("d_cards"),
-        pl.col("total").alias("d_total"),
-        "played",
+        "log_id", "round", d_cards=pl.col("n_cards"), d_total=pl.col("total"), played="played"
     )
     joined = hand_frame.join(dealer, on=["log_id", "round"], how="left")
     columns = ["n_cards", "total", "split", "d_cards", "d_total", "played"]
     keys = joined.select(columns).unique()
-    classes = [
-        (
-            classify(n, total, rules, bool(split)),
-            classify(d_n, d_total, rules, dealer=True) if played else -1,
-        )
-        for n, total, split, d_n, d_total, played in keys.iter_rows()
-    ]
+    rows = list(keys.iter_rows())
+    p_class = [classify(n, total, rules, bool(split)) for n, total, split, *_ in rows]
+    d_class = [classify(n, t, rules, dealer=True) if on else -1 for *_, n, t, on in rows]
     lookup = keys.with_columns(
-        pl.Series("p_class", [c[0] for c in classes], dtype=pl.Int64),
-        pl.Series("d_class", [c[1] for c in classes], dtype=pl.Int64),
+        pl.Series("p_class", p_class, dtype=pl.Int64), pl.Series("d_class", d_class, dtype=pl.Int64)
     )
     joined = joined.join(lookup, on=columns, how="left")
     triples = joined.select("final_bid", "p_class", "d_class").unique()
-    paid = triples.with_columns(
-        pl.Series(
-            "payback",
-            [settle_hand(b, p, d, rules) for b, p, d in triples.iter_rows()],
-            dtype=pl.Int64,
-        )
-    )
+    payback = [settle_hand(b, p, d, rules) for b, p, d in triples.iter_rows()]
+    paid = triples.with_columns(pl.Series("payback", payback, dtype=pl.Int64))
     joined = joined.join(paid, on=["final_bid", "p_class", "d_class"], how="left")
+    insured = joined.select("insured_bid", "played", "d_class", "p_class").iter_rows()
     back = [
         rules.insurance_return(bid) if bid and insurance_pays(bool(played), d, p, rules) else 0
-        for bid, played, d, p in joined.select(
-            "insured_bid", "played", "d_class", "p_class"
-        ).iter_rows()
+        for bid, played, d, p in insured
     ]
-    return joined.with_columns(
-        pl.Series("insurance_back", back, dtype=pl.Int64),
-    ).with_columns(
+    return joined.with_columns(pl.Series("insurance_back", back, dtype=pl.Int64)).with_columns(
         ((pl.col("payback") - pl.col("final_bid")) / pl.col("first_bid")).alias("net_per_bid"),
         (pl.col("insurance_back") - pl.col("insured_bid") // 2).alias("insurance_net"),
     )
@@ -355,43 +329,28 @@ def shoe(card_frame: pl.DataFrame, decks: int) -> pl.DataFrame:
     cards left of each value (`left_1` … `left_10`, an unseen hole card counted as left),
     the Hi-Lo running count of the cards seen and the true count (per deck left)."""
     size = 52 * decks
+    seen_of, left_of = [f"seen_{v}" for v in VALUES], [f"left_{v}" for v in VALUES]
     one_hot = [
         (pl.col("value") == v).fill_null(False).cast(pl.Int32).alias(f"seen_{v}") for v in VALUES
     ]
     with_shoe = card_frame.with_columns((pl.col("pos") // size).alias("shoe"), *one_hot)
-    seen = with_shoe.with_columns(
-        [pl.col(f"seen_{v}").cum_sum().over("log_id", "shoe") for v in VALUES]
-    ).select("log_id", (pl.col("pos") + 1).alias("next_pos"), *[f"seen_{v}" for v in VALUES])
+    seen = with_shoe.with_columns(pl.col(seen_of).cum_sum().over("log_id", "shoe"))
+    seen = seen.select("log_id", (pl.col("pos") + 1).alias("next_pos"), *seen_of)
     starts = card_frame.group_by("log_id", "round").agg(pl.col("pos").min().alias("start"))
-    rounds = starts.with_columns(
-        (pl.col("start") % size).alias("dealt"),
-    ).join(seen, left_on=["log_id", "start"], right_on=["log_id", "next_pos"], how="left")
+    rounds = starts.with_columns((pl.col("start") % size).alias("dealt")).join(
+        seen, left_on=["log_id", "start"], right_on=["log_id", "next_pos"], how="left"
+    )
     full = [4 * decks] * 9 + [16 * decks]
     fresh = pl.col("dealt") == 0
     lefts = [
-        (full[v - 1] - pl.when(fresh).then(0).otherwise(pl.col(f"seen_{v}").fill_null(0))).alias(
-            f"left_{v}"
-        )
-        for v in VALUES
+        (full[v - 1] - pl.when(fresh).then(0).otherwise(pl.col(dealt).fill_null(0))).alias(left)
+        for v, dealt, left in zip(VALUES, seen_of, left_of, strict=True)
     ]
+    hi_lo = [(full[v - 1] - pl.col(f"left_{v}")) * HI_LO[v] for v in VALUES]
     out = rounds.with_columns(lefts).with_columns(
         (size - pl.col("dealt")).alias("cards_left"),
-        pl.sum_horizontal([(full[v - 1] - pl.col(f"left_{v}")) * HI_LO[v] for v in VALUES]).alias(
-            "running_count"
-        ),
+        pl.sum_horizontal(hi_lo).alias("running_count"),
     )
-    return (
-        out.with_columns(
-            (pl.col("running_count") / (pl.col("cards_left") / 52)).alias("true_count"),
-        )
-        .select(
-            "log_id",
-            "round",
-            "dealt",
-            "cards_left",
-            *[f"left_{v}" for v in VALUES],
-            "running_count",
-            "true_count",
-        )
-        .sort("log_id", "round")
-    )
+    true_count = (pl.col("running_count") / (pl.col("cards_left") / 52)).alias("true_count")
+    columns = ["log_id", "round", "dealt", "cards_left", *left_of, "running_count", "true_count"]
+    return out.with_columns(true_count).select(columns).sort("log_id", "round")

@@ -11,15 +11,8 @@ import duckdb
 import polars as pl
 
 from mine.pipeline.stats import opponents
-from mine.pipeline.stats.twentyone_features import (
-    LogIds,
-    bids,
-    dealers,
-    decisions,
-    hands,
-    read,
-    settle,
-)
+from mine.pipeline.stats import twentyone_features as features
+from mine.pipeline.stats.twentyone_features import LogIds
 from mine.strategies.engines.twentyone import ACTION_NAMES, Settings, TwentyOneRules, rules_of
 from mine.strategies.engines.twentyone_chart import CONTEXT_NAMES, Strategy
 from mine.strategies.solvers.twentyone import ChartValues
@@ -141,30 +134,27 @@ def insurance_deviations(decided: pl.DataFrame, values: ChartValues) -> pl.DataF
     """Every insurance choice (a player's first decision with the dealer's ace up) against
     the chart's, valued like `hand_deviations` (the side bet of half a bid included)."""
     offered = decided.filter(pl.col("first") & (pl.col("up") == 1))
-    keys = (
-        offered.select("total", "soft", "pair_value").unique().sort("total", "soft", "pair_value")
-    )
+    cell = ["total", "soft", "pair_value"]
+    keys = offered.select(cell).unique().sort(cell)
     rows = []
     for total, soft, pair in keys.iter_rows():
         insured, plain = values.insurance(total, int(soft), pair)
         take = bool(values.chart.insure[total, int(soft), int(pair > 0)])
         rows.append((total, soft, pair, "Insurance" if take else NO_INSURANCE, insured, plain))
-    schema = dict(zip(["total", "soft", "pair_value"], keys.dtypes, strict=True))
+    schema = dict(zip(cell, keys.dtypes, strict=True))
     schema |= {"chart_action": pl.String, "ev_insured": pl.Float64, "ev_plain": pl.Float64}
     table = pl.DataFrame(rows, schema=schema, orient="row")
 
     def ev(action: str) -> pl.Expr:
         return pl.when(pl.col(action) == "Insurance").then("ev_insured").otherwise("ev_plain")
 
+    took = pl.col("action") == "Insurance"
     return (
         offered.with_columns(
-            pl.when(pl.col("action") == "Insurance")
-            .then(pl.lit("Insurance"))
-            .otherwise(pl.lit(NO_INSURANCE))
-            .alias("action"),
+            pl.when(took).then(pl.lit("Insurance")).otherwise(pl.lit(NO_INSURANCE)).alias("action"),
             pl.lit(0, dtype=pl.Int32).alias("context"),
         )
-        .join(table, on=["total", "soft", "pair_value"], how="left")
+        .join(table, on=cell, how="left")
         .with_columns((ev("action") - ev("chart_action")).alias("ev_diff"))
         .select("player", pl.lit("insurance").alias("decision"), *SITUATION, "bid", "action",
                 "chart_action", "ev_diff")
@@ -176,14 +166,9 @@ def player_deviations(decided: pl.DataFrame, values: ChartValues) -> pl.DataFram
     how many decisions (`n`), how many of them could be valued (`measured`), and the sum
     of what the logged action is worth minus the chart's, per unit of bid
     (`ev_diff_sum`) and in points at the logged bids (`ev_diff_points`)."""
-    rows = pl.concat(
-        [
-            hand_deviations(decided, values),
-            insurance_deviations(decided, values).with_columns(
-                pl.col("context").cast(decided["context"].dtype)
-            ),
-        ]
-    )
+    hand, insured = hand_deviations(decided, values), insurance_deviations(decided, values)
+    context = pl.col("context").cast(decided["context"].dtype)
+    rows = pl.concat([hand, insured.with_columns(context)])
     keys = ["player", "decision", *SITUATION, "action", "chart_action"]
     return (
         rows.sort(*keys, "ev_diff", "bid")  # sums smallest first: the same digits in any order
@@ -260,9 +245,9 @@ def by_player(
     these settings over them) and, given a fitted table, its choices against the table's
     static chart."""
     rules = rules_of(rules)
-    settled = settle(hands(con, log_ids), dealers(con, log_ids), rules)
-    decided = free_decisions(decisions(con, log_ids))
-    players = player_habits(decided, bids(con, log_ids), settled, rules)
+    settled = features.settle(features.hands(con, log_ids), features.dealers(con, log_ids), rules)
+    decided = free_decisions(features.decisions(con, log_ids))
+    players = player_habits(decided, features.bids(con, log_ids), settled, rules)
     ups = player_ups(decided)
     if fitted is None:
         return Habits(players, ups)
@@ -275,13 +260,9 @@ def headline(stats: PlayerStats) -> dict[str, object]:
     """Every player's row, its habits by up card, and the choices that left the chart's
     (None without a chart)."""
     deviations = getattr(stats, "player_deviations", None)
-    return {
-        "players": stats.players.to_dicts(),
-        "deviations": None
-        if deviations is None
-        else [row for row in deviations.to_dicts() if row["deviation"]],
-        "player_ups": stats.player_ups.to_dicts(),
-    }
+    off = None if deviations is None else deviations.filter("deviation").to_dicts()
+    players, ups = stats.players.to_dicts(), stats.player_ups.to_dicts()
+    return {"players": players, "deviations": off, "player_ups": ups}
 
 
 # --- each log's writer against each opponent at its table ----------------------------------
@@ -324,4 +305,4 @@ def by_opponent(con: duckdb.DuckDBPyConnection, log_ids: LogIds = None) -> pl.Da
     """Each log's writer (its id) against each other id at its tables: rounds played
     together and the writer's lead a round (its points won minus that opponent's, paired
     round by round: the same dealer's cards), their mean and spread (`opponents.means`)."""
-    return opponents.means(round_leads(read(con, SCORES_SQL, log_ids)))
+    return opponents.means(round_leads(features.read(con, SCORES_SQL, log_ids)))
