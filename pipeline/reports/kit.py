@@ -26,7 +26,7 @@ import math
 import struct
 import zlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -226,16 +226,6 @@ def strength(
     a dashed line: the value that is par), the exact optimum beside it where one is known,
     and a caveat wherever a sample is too small to say much; the game's own `figures`
     after them. `summary`: the game's own lead sentence."""
-    best = any(m.best is not None for m in measured)
-    rows = []
-    for m in measured:
-        row = _row(m, measure, unit, fmt)
-        if best:
-            row["exact optimum"] = m.best
-            row["short of it by"] = None if m.best is None else _short(m.best - m.value, fmt)
-        if any(x.note for x in measured):
-            row["detail"] = m.note
-        rows.append(row)
     sampled = [m for m in measured if m.sample is not None]
     notes = [summary]
     if len(sampled) < len(measured):
@@ -248,20 +238,9 @@ def strength(
         notes.append(f"Intervals are 95 %; {'higher' if higher_is_better else 'lower'} is "
                      "better.")  # fmt: skip
     notes += _small_samples(sampled, unit, fmt)
-    blank = {"exact optimum": _maybe(fmt)}
-    drawn = [
-        count_table(rows, title=f"The player's {measure}", formats={measure: fmt, **blank}),
-        interval_plot(
-            [(m.against, m.value, m.interval) for m in measured],
-            title=plot or f"The player's {measure} against each opponent",
-            x_label=measure,
-            fmt=fmt,
-            marks=[m.best for m in measured],
-            reference=reference,
-        ),
-        *figures,
-    ]
-    return Section("How strong the player is", "\n\n".join(notes), drawn, ident=STRENGTH)
+    plot = plot or f"The player's {measure} against each opponent"
+    drawn = _drawn(measured, measure, unit, fmt, reference, f"The player's {measure}", plot)
+    return Section("How strong the player is", "\n\n".join(notes), drawn + [*figures], STRENGTH)
 
 
 def _row(m: Measured, measure: str, unit: str, fmt: Callable[[float], str]) -> dict[str, Any]:
@@ -271,6 +250,27 @@ def _row(m: Measured, measure: str, unit: str, fmt: Callable[[float], str]) -> d
         f"{fmt(m.interval[0])} … {fmt(m.interval[1])}")  # fmt: skip
     return {"against": m.against, measure: m.value, "95 % interval": shown,
             unit: "exact" if m.sample is None else m.sample}  # fmt: skip
+
+
+def _drawn(measured, measure, unit, fmt, reference, table, plot, ident="") -> list[Markup]:
+    """The figures as a table (the exact optimum and the gap to it where one is known, the
+    detail where there is one) and their intervals drawn, titled `table` and `plot`."""
+    best = any(m.best is not None for m in measured)
+    rows = []
+    for m in measured:
+        row = _row(m, measure, unit, fmt)
+        if best:
+            row["exact optimum"] = m.best
+            row["short of it by"] = None if m.best is None else _short(m.best - m.value, fmt)
+        if any(x.note for x in measured):
+            row["detail"] = m.note
+        rows.append(row)
+    plotted = [(m.against, m.value, m.interval) for m in measured]
+    marks, formats = [m.best for m in measured], {measure: fmt, "exact optimum": _maybe(fmt)}
+    drawn = interval_plot(
+        plotted, title=plot, x_label=measure, fmt=fmt, marks=marks, reference=reference, ident=ident
+    )
+    return [count_table(rows, title=table, formats=formats), drawn]
 
 
 def _small_samples(sampled: Sequence[Measured], unit: str, fmt: Callable[[float], str]) -> list:
@@ -309,9 +309,8 @@ def against_each(
     reference: float | None = None,
 ) -> Section:
     """What the logs show of their player against each opponent there: one row each, in
-    the order given (the weakest matchup first), the figure with its 95 % interval and
-    its sample, and the intervals drawn. `summary`: who the player is and what the figure
-    means in this game."""
+    the order given (the weakest matchup first), drawn as `strength` draws the player's.
+    `summary`: who the player is and what the figure means in this game."""
     notes = [summary]
     if not measured:
         notes.append("The logs show no opponent to set it against.")
@@ -319,20 +318,10 @@ def against_each(
     better = "higher" if higher_is_better else "lower"
     notes.append(f"Intervals are 95 %; {better} is better; the weakest matchup comes first.")
     notes += _small_samples([m for m in measured if m.sample is not None], unit, fmt)
-    rows = [{**_row(m, measure, unit, fmt), "detail": m.note} for m in measured]
-    if not any(m.note for m in measured):
-        rows = [{k: v for k, v in row.items() if k != "detail"} for row in rows]
-    drawn = [
-        count_table(rows, title=f"Against each opponent: {measure}", formats={measure: fmt}),
-        interval_plot(
-            [(m.against, m.value, m.interval) for m in measured],
-            title=f"{measure[:1].upper()}{measure[1:]} against each opponent, weakest first",
-            x_label=measure,
-            fmt=fmt,
-            reference=reference,
-            ident="opponent-intervals",
-        ),
-    ]
+    table, plot = f"Against each opponent: {measure}", f"{measure} against each opponent"
+    plot = f"{plot[:1].upper()}{plot[1:]}, weakest first"
+    measured = [replace(m, best=None) for m in measured]  # no optimum to set beside the logs
+    drawn = _drawn(measured, measure, unit, fmt, reference, table, plot, "opponent-intervals")
     return Section("Against each opponent", "\n\n".join(notes), drawn, ident=OPPONENTS)
 
 
@@ -403,14 +392,6 @@ def ink(background: str) -> str:
 # --- SVG pieces ----------------------------------------------------------------------------
 
 
-def _svg(width: float, height: float, body: str, label: str) -> str:
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{html.escape(label)}" '
-        f'font-family="system-ui, sans-serif" font-size="{FONT}">{body}</svg>'
-    )
-
-
 def _label(x: float, y: float, text: str, anchor: str = "middle", **extra: str) -> str:
     attributes = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in extra.items())
     return (
@@ -419,12 +400,21 @@ def _label(x: float, y: float, text: str, anchor: str = "middle", **extra: str) 
     )
 
 
-def _figure(kind: str, title: str, svg: str, caption: str = "", ident: str = "") -> Markup:
+def _figure(kind: str, title: str, body: str, caption: str, ident: str, size=None) -> Markup:
+    """A figure with its title and caption; with `size` (width, height), `body` is what an
+    SVG image that size draws."""
+    if size:
+        width, height = (f"{x:.0f}" for x in size)
+        body = (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}" '
+            f'font-family="system-ui, sans-serif" font-size="{FONT}">{body}</svg>'
+        )
     name = f' id="{html.escape(ident)}"' if ident else ""
     note = f"<p class='caption'>{html.escape(caption)}</p>" if caption else ""
     return Markup(
         f'<figure class="chart {kind}"{name}><figcaption>{html.escape(title)}</figcaption>'
-        f"{svg}{note}</figure>"
+        f"{body}{note}</figure>"
     )
 
 
@@ -528,12 +518,8 @@ def grid(
         used.append(("#000000", mark_name))
     svg, legend_width, legend_height = _legend(used, left, bottom, max(width - left, 240))
     parts.append(svg)
-    return _figure(
-        "grid", title,
-        _svg(max(width, left + legend_width + 10), bottom + legend_height + 4, "".join(parts),
-             title),
-        caption, ident,
-    )  # fmt: skip
+    size = max(width, left + legend_width + 10), bottom + legend_height + 4
+    return _figure("grid", title, "".join(parts), caption, ident, size)
 
 
 def _corner(right: float, top: float, size: float = 7) -> str:
@@ -616,9 +602,7 @@ def heat_map(
         parts.append(_label(left + steps * 3 + 8, bottom + 10, value_label, "start"))
         key_width = steps * 3 + 8 + 6.5 * len(value_label)
     width = max(left + len(columns) * cell + 10, left + key_width + 20)
-    return _figure(
-        "heat-map", title, _svg(width, bottom + key_height, "".join(parts), title), caption, ident
-    )
+    return _figure("heat-map", title, "".join(parts), caption, ident, (width, bottom + key_height))
 
 
 def _png(colours: Sequence[Sequence[str]], cell: int) -> str:
@@ -670,13 +654,8 @@ def count_table(
             kind = " class=num" if number else " class=wrap" if len(shown) > WRAP else ""
             cells.append(f"<td{kind}>{html.escape(shown)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    name = f' id="{html.escape(ident)}"' if ident else ""
-    note = f"<p class='caption'>{html.escape(caption)}</p>" if caption else ""
-    return Markup(
-        f'<figure class="chart table"{name}><figcaption>{html.escape(title)}</figcaption>'
-        f'<table class="counts"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
-        f"</table>{note}</figure>"
-    )
+    table = f'<table class="counts"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}'
+    return _figure("table", title, f"{table}</tbody></table>", caption, ident)
 
 
 def _cell(value: Any) -> str:
@@ -750,12 +729,8 @@ def interval_plot(
         named.append((mark_colour, mark_name))
     legend, legend_width, legend_height = _legend(named, left, bottom + 44, width)
     parts.append(legend)
-    return _figure(
-        "interval-plot", title,
-        _svg(max(left + width, left + legend_width) + 16, bottom + 48 + legend_height,
-             "".join(parts), title),
-        caption, ident,
-    )  # fmt: skip
+    size = max(left + width, left + legend_width) + 16, bottom + 48 + legend_height
+    return _figure("interval-plot", title, "".join(parts), caption, ident, size)
 
 
 def _width(text: str) -> float:
@@ -862,8 +837,7 @@ def line_plot(
     )
     parts.append(legend)
     width = axes.left + axes.width + 16
-    return _figure("line-plot", title, _svg(width, bottom + 66, "".join(parts), title), caption,
-                   ident)  # fmt: skip
+    return _figure("line-plot", title, "".join(parts), caption, ident, (width, bottom + 66))
 
 
 def bar_plot(
@@ -941,5 +915,4 @@ def bar_plot(
         parts.append(legend)
     width = axes.left + axes.width + 16
     height = bottom + 48 + drop + legend_height
-    return _figure("bar-plot", title, _svg(width, height, "".join(parts), title), caption,
-                   ident)  # fmt: skip
+    return _figure("bar-plot", title, "".join(parts), caption, ident, (width, height))
