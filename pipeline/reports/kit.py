@@ -266,7 +266,8 @@ def _drawn(measured, measure, unit, fmt, reference, table, plot, ident="") -> li
             row["detail"] = m.note
         rows.append(row)
     plotted = [(m.against, m.value, m.interval) for m in measured]
-    marks, formats = [m.best for m in measured], {measure: fmt, "exact optimum": _maybe(fmt)}
+    formats = {measure: fmt, "exact optimum": lambda v: "–" if v is None else fmt(v)}
+    marks = [m.best for m in measured]
     drawn = interval_plot(
         plotted, title=plot, x_label=measure, fmt=fmt, marks=marks, reference=reference, ident=ident
     )
@@ -355,10 +356,6 @@ def _listed(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def _maybe(fmt: Callable[[float], str]) -> Callable[[float | None], str]:
-    return lambda value: "–" if value is None else fmt(value)
-
-
 # --- colours -----------------------------------------------------------------------------
 
 
@@ -381,12 +378,6 @@ def shade(fraction: float) -> str:
 def ordinal_palette(levels: int) -> tuple[str, ...]:
     """`levels` colours for the values 0 … levels - 1, light to dark."""
     return tuple(shade(i / max(levels - 1, 1)) for i in range(levels))
-
-
-def ink(background: str) -> str:
-    """Black or white text, whichever reads on `background`."""
-    r, g, b = _rgb(background)
-    return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff"
 
 
 # --- SVG pieces ----------------------------------------------------------------------------
@@ -453,7 +444,9 @@ def _square(x: float, y: float, size: int, fill: str, tip: str, text: str = "", 
     if not text:
         return square
     middle = x + size / 2 - 0.5, y + size / 2 + 3.5
-    return square + _label(*middle, text, fill=ink(fill), font_size=str(font))
+    r, g, b = _rgb(fill)  # black or white text, whichever reads on the square
+    ink = "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff"
+    return square + _label(*middle, text, fill=ink, font_size=str(font))
 
 
 def _legend(
@@ -508,7 +501,10 @@ def grid(
             x, y = left + j * cell, top + i * cell
             parts.append(_square(x, y, cell, colour, tip, key if letters else ""))
             if marked and marked[i][j]:
-                parts.append(_corner(x + cell - 1, y))
+                parts.append(  # a black triangle in the cell's top right corner
+                    f'<path d="M{x + cell - 8:.1f} {y:.1f}H{x + cell - 1:.1f}V{y + 7:.1f}z" '
+                    'fill="#000000" pointer-events="none"/>'
+                )
     width = left + len(columns) * cell + 10
     bottom = top + len(rows) * cell + 10
     drawn = {key for row in keys for key in row}
@@ -520,12 +516,6 @@ def grid(
     parts.append(svg)
     size = max(width, left + legend_width + 10), bottom + legend_height + 4
     return _figure("grid", title, "".join(parts), caption, ident, size)
-
-
-def _corner(right: float, top: float, size: float = 7) -> str:
-    """A black triangle in a cell's top right corner (the cell's mark)."""
-    return (f'<path d="M{right - size:.1f} {top:.1f}H{right:.1f}V{top + size:.1f}z" '
-            'fill="#000000" pointer-events="none"/>')  # fmt: skip
 
 
 def heat_map(
@@ -682,14 +672,10 @@ def interval_plot(
     ends = [x for _, value, ci in rows for x in (value, *(ci or ()))]
     ends += [m for m in marks if m is not None] + ([reference] if reference is not None else [])
     ticks = _ticks(min(ends, default=0.0), max(ends, default=1.0))
-    low, high = ticks[0], ticks[-1]
-    left = 16 + max((_width(label) for label, _, _ in rows), default=0.0)
+    left = 16 + max((len(label) * 6.5 for label, _, _ in rows), default=0.0)  # in the font
     top, row_height, width = 8, 22, 420
     bottom = top + row_height * len(rows)
-
-    def x_at(value: float) -> float:
-        return left + width * (value - low) / ((high - low) or 1)
-
+    x_at = _scale(ticks, left, width)
     parts = []
     for t in ticks:
         parts.append(f'<line x1="{x_at(t):.1f}" x2="{x_at(t):.1f}" y1="{top}" y2="{bottom}" '
@@ -733,11 +719,6 @@ def interval_plot(
     return _figure("interval-plot", title, "".join(parts), caption, ident, size)
 
 
-def _width(text: str) -> float:
-    """About how wide `text` is in the charts' font (the page's sans serif at FONT px)."""
-    return len(text) * 6.5
-
-
 def _ticks(low: float, high: float, count: int = 5) -> list[float]:
     if high <= low:
         high = low + 1
@@ -748,6 +729,13 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
     last = math.ceil(high / step - 1e-9)
     # by index, not by adding steps up: no drift, and no negative zero (-0.0 + 0.0 is 0.0)
     return [round(k * step, 10) + 0.0 for k in range(first, last + 1)]
+
+
+def _scale(ticks: Sequence[float], start: float, length: float) -> Callable[[float], float]:
+    """Where a value falls on an axis `length` long from `start`, its ends the first and the
+    last tick."""
+    low, high = ticks[0], ticks[-1]
+    return lambda value: start + length * (value - low) / ((high - low) or 1)
 
 
 def _tick(value: float) -> str:
@@ -810,11 +798,7 @@ def line_plot(
     xs = [x for x_values, _ in series.values() for x in x_values]
     axes = _Axes([y for _, y_values in series.values() for y in y_values], y_label, zero)
     x_ticks = _ticks(min(xs, default=0.0), max(xs, default=1.0))
-    x_low, x_high = x_ticks[0], x_ticks[-1]
-
-    def x_at(value: float) -> float:
-        return axes.left + axes.width * (value - x_low) / ((x_high - x_low) or 1)
-
+    x_at = _scale(x_ticks, axes.left, axes.width)
     parts = axes.frame(x_label)
     bottom = axes.top + axes.height
     for t in x_ticks:
