@@ -1,21 +1,13 @@
 """The report kit: one page template and the charts every game's report draws with.
 
 A game's report module only chooses data and charts: it builds `Section`s whose figures
-come from the primitives here, and `page` lays them out with the title, the version and
-date, a table of contents and the data's provenance as a short table (every figure of it
-one click away). Every page leads with how strong the player is: `strength` builds that
-section, the same for every game. Every chart is inline SVG (a large heat map is an
-inline PNG inside the SVG): the page needs no network and no script, and it prints.
-
-- `strength`: the player against each opponent, with intervals, sample sizes and the
-  exact optimum where one is known;
-- `against_each`: what the logs show of their player against each opponent there, with
-  intervals, the weakest matchup first;
-- `interval_plot`: values with their 95 % intervals, one row each (ratings, win rates);
-- `grid`: a categorical chart (one key per cell: hit/stand, knock/wait) with a legend;
-- `heat_map`: numbers on a sequential palette (light to dark), with a colour key;
-- `count_table`: a table of counts and rates, numbers aligned and grouped;
-- `line_plot` and `bar_plot`: with axes, ticks, labels and a legend.
+come from the primitives here (`strength`, `against_each`, `interval_plot`, `grid`,
+`heat_map`, `count_table`, `line_plot`, `bar_plot`), and `page` lays them out with the
+title, the version and date, a table of contents and the data's provenance as a short table
+(every figure of it one click away). Every page leads with how strong the player is:
+`strength` builds that section, the same for every game. Every chart is inline SVG (a large
+heat map is an inline PNG inside the SVG): the page needs no network and no script, and it
+prints.
 """
 
 from __future__ import annotations
@@ -857,17 +849,10 @@ def bar_plot(
     for j, label in enumerate(labels):
         x = axes.left + (j + 0.5) * slot
         if turn:
-            parts.append(
-                _label(
-                    x + 4,
-                    bottom + 12,
-                    label,
-                    "end",
-                    transform=f"rotate(-35 {x + 4:.1f} {bottom + 12})",
-                )
-            )
+            spin = f"rotate(-35 {x + 4:.1f} {bottom + 12})"
+            parts.append(_label(x + 4, bottom + 12, label, "end", transform=spin))
         else:
-            parts.append(_label(x, bottom + 16, label))  # fmt: skip
+            parts.append(_label(x, bottom + 16, label))
         for n, (name, vs) in enumerate(groups.items()):
             value = vs[j]
             x = axes.left + j * slot + slot * 0.1 + n * bar
@@ -890,13 +875,8 @@ def bar_plot(
                 )
     legend_height = 0.0
     if len(groups) > 1:
-        legend, _, legend_height = _legend(
-            [(colours[name], name) for name in groups],
-            axes.left,
-            bottom + 46 + drop,
-            axes.width,
-        )
+        named = [(colours[name], name) for name in groups]
+        legend, _, legend_height = _legend(named, axes.left, bottom + 46 + drop, axes.width)
         parts.append(legend)
-    width = axes.left + axes.width + 16
-    height = bottom + 48 + drop + legend_height
-    return _figure("bar-plot", title, "".join(parts), caption, ident, (width, height))
+    size = axes.left + axes.width + 16, bottom + 48 + drop + legend_height
+    return _figure("bar-plot", title, "".join(parts), caption, ident, size)
