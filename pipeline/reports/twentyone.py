@@ -55,15 +55,10 @@ LETTERS = {HIT: "H", STAND: "S", DOUBLE: "D"}
 COLUMNS = [up_name(u) for u in UP_ORDER]
 
 
-def _rows(n_cards: int) -> list[tuple[str, int, int]]:
-    """(label, total, soft) of the hands a chart of `n_cards` cards shows: every total
-    such a hand can have (two cards: other than a pair's)."""
-    return [(f"{kind} {total}", total, soft) for kind, total, soft in hands_of(n_cards)]
-
-
 def _situations(n_cards: int, pairs: bool) -> list[tuple[str, int, int, int]]:
-    """(label, total, soft, pair value or 0) of each row of a chart of `n_cards` cards."""
-    rows = [(label, total, soft, 0) for label, total, soft in _rows(n_cards)]
+    """(label, total, soft, pair value or 0) of each row of a chart of `n_cards` cards: every
+    total such a hand can have (two cards: other than a pair's), then the pairs."""
+    rows = [(f"{kind} {total}", total, soft, 0) for kind, total, soft in hands_of(n_cards)]
     if pairs:
         for value in range(1, 11):
             total, soft = (12, 1) if value == 1 else (2 * value, 0)
@@ -247,12 +242,9 @@ def html(
         raise ValueError(f"unknown format {fmt!r}: use html or csv")
     if fmt == "csv":
         return chart_csv(fitted.chart)
-    return page(fitted, observed or Observed(pl.DataFrame(), pl.DataFrame(), None), measured)
-
-
-def page(fitted: Strategy, observed: Observed, card: dict[str, Any]) -> str:
     chart, bids, metadata = fitted.chart, fitted.bids, fitted.metadata
-    count_charts, (dealer, counts, matchups) = fitted.count_charts, observed
+    count_charts = fitted.count_charts
+    dealer, counts, matchups = observed or Observed(pl.DataFrame(), pl.DataFrame(), None)
     learned = metadata.get("learned", {})
     stop = int(learned.get("player_card_limit", 5))
     counted = [c for _, _, c in count_charts]
@@ -266,14 +258,13 @@ def page(fitted: Strategy, observed: Observed, card: dict[str, Any]) -> str:
         charts.append(drawn(0, n, f"Main hand, {label}", False))
     charts.append(drawn(2, 2, "Split hand, two cards (pairs: split again or not)", True))
     charts.append(drawn(1, 2, "Insured hand (dealer shows an ace), two cards", True))
-    insured = insurance_rows(chart)
     marks = (
         " A black corner marks a cell played otherwise at some true count (see Play by the count)."
         if count_charts
         else ""
     )
     sections = [
-        strength(card),
+        strength(measured),
         *([] if matchups is None else [against_each(matchups)]),
         kit.Section(
             "Strategy",
@@ -286,7 +277,7 @@ def page(fitted: Strategy, observed: Observed, card: dict[str, Any]) -> str:
             "Insurance",
             "When the dealer shows an ace, the chart takes insurance (half the bid, paid 2 "
             "to 1 if the dealer holds a two-card 21) with these two-card hands.",
-            [kit.count_table(insured, title="Insurance by the player's two cards")],
+            [kit.count_table(insurance_rows(chart), title="Insurance by the player's two cards")],
         ),
         bid_section(bids, learned),
     ]
