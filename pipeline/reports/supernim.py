@@ -270,22 +270,13 @@ def _values_by_first(fitted: Fitted) -> list[dict[str, Any]]:
 
 
 def _validation(card: dict[str, Any]) -> kit.Section:
-    rows = [
-        {
-            "opponent": name,
-            "games": row["games"],
-            "win": row["win"]["mean"],
-            "win_low": row["win"]["ci95"][0],
-            "win_high": row["win"]["ci95"][1],
-            "draw": row["draw"]["mean"],
-            "loss": row["loss"]["mean"],
-            "cutoff_rate": row["cutoff_rate"],
-            "mean_margin": row["mean_margin"],
-            "invalid_moves": row["invalid_moves"],
-            "p99_move_seconds": row["p99_move_seconds"],
-        }
-        for name, row in card["against"].items()
-    ]
+    rows = []
+    for name, row in card["against"].items():
+        win, (low, high) = row["win"]["mean"], row["win"]["ci95"]
+        shown = {"opponent": name, "games": row["games"], "win": win, "win_low": low}
+        shown |= {"win_high": high, "draw": row["draw"]["mean"], "loss": row["loss"]["mean"]}
+        kept = ("cutoff_rate", "mean_margin", "invalid_moves", "p99_move_seconds")
+        rows.append(shown | {key: row[key] for key in kept})
     rates = ("win", "win_low", "win_high", "draw", "loss", "cutoff_rate")
     valued = [(name, row["against_value"]) for name, row in card["against"].items()
               if "against_value" in row]  # fmt: skip
@@ -320,23 +311,13 @@ def _against_value(valued: list[tuple[str, dict[str, Any]]], asked: str) -> list
     interval is drawn where the page leads)."""
     if not valued:
         return []
-    figures = ("below_value", "odd_first_wins", "even_losses")
-    rows = [
-        {
-            "opponent": name,
-            **{
-                f"{figure}{end}": number
-                for figure in figures
-                for end, number in (
-                    ("", row[figure]["mean"]),
-                    ("_low", row[figure]["ci95"][0]),
-                    ("_high", row[figure]["ci95"][1]),
-                )
-            },  # fmt: skip
-            "mean_margin_minus_value": row["mean_margin_minus_value"],
-        }
-        for name, row in valued
-    ]
+    rows = []
+    for name, row in valued:
+        shown = {"opponent": name}
+        for figure in ("below_value", "odd_first_wins", "even_losses"):
+            (low, high), mean = row[figure]["ci95"], row[figure]["mean"]
+            shown |= {figure: mean, f"{figure}_low": low, f"{figure}_high": high}
+        rows.append({**shown, "mean_margin_minus_value": row["mean_margin_minus_value"]})
     return [
         kit.count_table(
             rows,
