@@ -54,8 +54,21 @@ def strength(card: dict[str, Any]) -> kit.Section:
     gives points away), and how often it ends below it. Where the solver reaches no start
     (the capped-merge variant's long games), its win rate."""
     valued = {name: row for name, row in card["against"].items() if "against_value" in row}
-    if not valued:
-        return _win_rates(card)
+    played = (
+        f"The generated player (search depth {card.get('depth')}, "
+        f"{card.get('budget_seconds')} s a move) against each opponent "
+        f"({card.get('rules_text', '')}), from random start boards, both sides and both "
+        "first movers"
+    )
+    if not valued:  # its win rates, where no start's value is known
+        rows = [
+            kit.Measured(name, row["win"]["mean"], tuple(row["win"]["ci95"]), row["games"],
+                         note=f"draws {RATE(row['draw']['mean'])} · losses "
+                         f"{RATE(row['loss']['mean'])}")
+            for name, row in card["against"].items()
+        ]  # fmt: skip
+        summary = f"{played}; a draw is not a win. {_yardstick_text(card)}"
+        return kit.strength(rows, measure="win rate", summary=summary)
     rows = []
     for name, row in valued.items():
         value = row["against_value"]
@@ -72,10 +85,7 @@ def strength(card: dict[str, Any]) -> kit.Section:
     return kit.strength(
         rows,
         measure=MARGIN,
-        summary=f"The generated player (search depth {card.get('depth')}, "
-        f"{card.get('budget_seconds')} s a move) against each opponent "
-        f"({card.get('rules_text', '')}), from random start boards, both sides and both "
-        "first movers, set against the exact value of each start: its final margin minus "
+        summary=f"{played}, set against the exact value of each start: its final margin minus "
         "that value, averaged (0: it keeps the value; above 0: it wins more than a perfect "
         "opponent would allow; below 0: it gives points away). " + _yardstick_text(card),
         fmt=SIGNED,
@@ -106,24 +116,6 @@ def against_each(pairings: pl.DataFrame) -> kit.Section:
 
 MARGIN = "final margin minus the exact value"
 SIGNED = "{:+.3f}".format
-
-
-def _win_rates(card: dict[str, Any]) -> kit.Section:
-    """The player's win rate against each opponent, where no start's value is known."""
-    rows = [
-        kit.Measured(name, row["win"]["mean"], tuple(row["win"]["ci95"]), row["games"],
-                     note=f"draws {RATE(row['draw']['mean'])} · losses "
-                     f"{RATE(row['loss']['mean'])}")
-        for name, row in card["against"].items()
-    ]  # fmt: skip
-    return kit.strength(
-        rows,
-        measure="win rate",
-        summary=f"The generated player (search depth {card.get('depth')}, "
-        f"{card.get('budget_seconds')} s a move) against each opponent "
-        f"({card.get('rules_text', '')}), from random start boards, both sides and both "
-        "first movers; a draw is not a win. " + _yardstick_text(card),
-    )
 
 
 def _yardstick_text(card: dict[str, Any]) -> str:
