@@ -88,19 +88,12 @@ def _size_section(
                 y_label="share of answers",
             )
         )
-        charts.append(
-            kit.count_table(
-                [
-                    {
-                        "guesser": name,
-                        **{k: f.get(k) for k in ("games", "mean", "worst", "invalid")},
-                    }
-                    for name, f in named.items()
-                ],
-                title=f"n = {n}: validation ({card['answers_from']})",
-                formats={"mean": "{:.4f}".format},
-            )
-        )
+        validation = [
+            {"guesser": name, **{k: f.get(k) for k in ("games", "mean", "worst", "invalid")}}
+            for name, f in named.items()
+        ]
+        title = f"n = {n}: validation ({card['answers_from']})"
+        charts.append(kit.count_table(validation, title=title, formats={"mean": "{:.4f}".format}))
     return kit.Section(
         f"{n} cards",
         f"{total:,} answers; the tree has {len(tree):,} nodes, expects "
