@@ -61,9 +61,14 @@ def _situations(n_cards: int, pairs: bool) -> list[tuple[str, int, int, int]]:
     rows = [(f"{kind} {total}", total, soft, 0) for kind, total, soft in hands_of(n_cards)]
     if pairs:
         for value in range(1, 11):
-            total, soft = (12, 1) if value == 1 else (2 * value, 0)
+            total, soft = _pair(value)
             rows.append((f"pair {up_name(value)},{up_name(value)}", total, soft, value))
     return rows
+
+
+def _pair(value: int) -> tuple[int, int]:
+    """The (total, soft) of a pair of cards worth `value` each (aces: soft 12)."""
+    return (12, 1) if value == 1 else (2 * value, 0)
 
 
 def _key(chart, context: int, up: int, total: int, soft: int, pair: int, n_cards: int) -> str:
@@ -107,8 +112,8 @@ def insurance_rows(chart) -> list[dict[str, str]]:
     kinds = {
         "hard total": [(str(t), chart.insure[t, 0, 0]) for t in range(5, 21)],
         "soft total": [(str(t), chart.insure[t, 1, 0]) for t in range(13, 22)],
-        "pair": [(f"{up_name(v)},{up_name(v)}",
-                  chart.insure[(12, 1, 1) if v == 1 else (2 * v, 0, 1)]) for v in range(1, 11)],
+        "pair": [(f"{up_name(v)},{up_name(v)}", chart.insure[(*_pair(v), 1)])
+                 for v in range(1, 11)],
     }  # fmt: skip
     return [
         {"hand": kind,
@@ -482,7 +487,7 @@ def count_section(chart, count_charts: list[tuple[int, int, Any]]) -> kit.Sectio
 CSV_COLUMNS = (
     "context", "kind", "total_or_pair_rank", "n_cards", "upcard", "best_action", "insure",
 )  # fmt: skip
-ACTION_WORDS = {HIT: "hit", STAND: "stand", DOUBLE: "double"}
+ACTION_WORDS = {"P": "split", "H": "hit", "S": "stand", "D": "double"}  # by the chart's letters
 CSV_UPS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 CSV_CONTEXTS = ((MAIN, CSV_UPS), (INSURED, (1,)), (SPLIT_HAND, CSV_UPS))  # insured: an ace up
 
@@ -511,30 +516,21 @@ def chart_csv(chart: Chart) -> str:
     split them, in a split hand to split again), against every up card; `insure` on the
     main hand's two cards against an ace. Played as written, it is worth what the chart is
     (`chart_value`)."""
+    situations = [
+        (kind, total, soft, 0, n) for n in (2, 3, 4, 5) for kind, total, soft in hands_of(n)
+    ]
+    situations += [("pair", *_pair(value), value, 2) for value in range(1, 11)]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for context, ups in CSV_CONTEXTS:
         name = CONTEXT_NAMES[context]
-        for n in (2, 3, 4, 5):
-            for kind, total, soft in hands_of(n):
-                for up in ups:
-                    action = ACTION_WORDS[int(chart.hand[context, up, total, soft, n - 2])]
-                    insure = _insure(chart, context, n, up, total, soft, 0)
-                    writer.writerow((name, kind, total, n, up_name(up), action, insure))
-        for value in range(1, 11):
-            total, soft = (12, 1) if value == 1 else (2 * value, 0)
+        for kind, total, soft, pair, n in situations:
             for up in ups:
-                if chart.split[context, up, value]:
-                    action = "split"
-                else:
-                    action = ACTION_WORDS[int(chart.hand[context, up, total, soft, 0])]
-                insure = _insure(chart, context, 2, up, total, soft, 1)
-                writer.writerow((name, "pair", up_name(value), 2, up_name(up), action, insure))
+                action = ACTION_WORDS[_key(chart, context, up, total, soft, pair, n)]
+                # insurance is offered on the main hand's two cards, an ace up
+                offered = context == MAIN and n == 2 and up == 1
+                insure = int(chart.insure[total, soft, int(pair > 0)]) if offered else ""
+                shown = up_name(pair) if pair else total
+                writer.writerow((name, kind, shown, n, up_name(up), action, insure))
     return out.getvalue()
-
-
-def _insure(chart: Chart, context: int, n: int, up: int, total: int, soft: int, pair: int):
-    """1 or 0 where insurance is offered (the main hand's two cards, an ace up), else ''."""
-    offered = context == MAIN and n == 2 and up == 1
-    return int(chart.insure[total, soft, pair]) if offered else ""
