@@ -216,10 +216,9 @@ def observed(con: Any, log_ids: list[int] | None) -> pl.DataFrame:
 def against_each(pairings: pl.DataFrame) -> kit.Section:
     """Every logged guesser against the answerer, per answer size: its mean guesses, with
     intervals."""
-    rows = kit.opponent_rows(pairings.to_dicts(),
-                             label=lambda r: f"{r['player']} on {r['opponent']}")  # fmt: skip
     return kit.against_each(
-        rows,
+        pairings.to_dicts(),
+        label=lambda r: f"{r['player']} on {r['opponent']}",
         measure="mean guesses",
         fmt="{:.3f}".format,
         higher_is_better=False,

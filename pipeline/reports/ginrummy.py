@@ -264,15 +264,12 @@ def html(fitted: Any, observed: dict[str, pl.DataFrame] | None, measured: dict[s
 def against_each(pairings: pl.DataFrame) -> kit.Section:
     """The logs' writer against each opponent its files tell apart: its win rate, with
     intervals, and the points a round each side made."""
-    rows = kit.opponent_rows(
+    return kit.against_each(
         pairings.to_dicts(),
         note=lambda r: (
             f"{r['rounds']:,} rounds; points a round {r['points_a_round']:.1f} for, "
             f"{r['against_a_round']:.1f} against"
         ),
-    )
-    return kit.against_each(
-        rows,
         measure="win rate",
         summary="The logs' writer (the side they are written from: `me`) against each "
         "opponent: its win rate over the games logged (a file is one game, won by the side "

@@ -18,7 +18,7 @@ import math
 import struct
 import zlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -292,18 +292,25 @@ OPPONENTS = "against-each-opponent"  # the anchor of the section
 
 
 def against_each(
-    measured: Sequence[Measured],
+    pairings: Sequence[Mapping[str, Any]],
     *,
     measure: str,
     summary: str,
+    label: Callable[[Mapping[str, Any]], str] = lambda row: row["opponent"],
+    note: Callable[[Mapping[str, Any]], str] = lambda row: "",
     unit: str = "games",
     fmt: Callable[[float], str] = "{:.3f}".format,
     higher_is_better: bool = True,
     reference: float | None = None,
 ) -> Section:
-    """What the logs show of their player against each opponent there: one row each, in
-    the order given (the weakest matchup first), drawn as `strength` draws the player's.
-    `summary`: who the player is and what the figure means in this game."""
+    """What the logs show of their player against each opponent there: the stats layer's
+    `pairings` (`pipeline.stats.opponents`), one row each in the order given (the weakest
+    matchup first), named by `label`, a detail by `note`, drawn as `strength` draws the
+    player's: a rate with its Wilson 95 % interval (draws count half), a mean with its
+    normal one. `summary`: who the player is and what the figure means in this game."""
+    measured = [
+        Measured(label(r), r["value"], _interval(r), r["n"], note=note(r)) for r in pairings
+    ]
     notes = [summary]
     if not measured:
         notes.append("The logs show no opponent to set it against.")
@@ -313,22 +320,8 @@ def against_each(
     notes += _small_samples([m for m in measured if m.sample is not None], unit, fmt)
     table, plot = f"Against each opponent: {measure}", f"{measure} against each opponent"
     plot = f"{plot[:1].upper()}{plot[1:]}, weakest first"
-    measured = [replace(m, best=None) for m in measured]  # no optimum to set beside the logs
     drawn = _drawn(measured, measure, unit, fmt, reference, table, plot, "opponent-intervals")
     return Section("Against each opponent", "\n\n".join(notes), drawn, ident=OPPONENTS)
-
-
-def opponent_rows(
-    pairings: Sequence[Mapping[str, Any]],
-    label: Callable[[Mapping[str, Any]], str] = lambda row: row["opponent"],
-    note: Callable[[Mapping[str, Any]], str] = lambda row: "",
-) -> list[Measured]:
-    """The stats layer's pairings (`pipeline.stats.opponents`) as figures with their 95 %
-    intervals: a rate's Wilson interval (draws count half), a mean's normal one."""
-    return [
-        Measured(label(row), row["value"], _interval(row), row["n"], note=note(row))
-        for row in pairings
-    ]
 
 
 def _interval(row: Mapping[str, Any]) -> tuple[float, float] | None:

@@ -97,12 +97,9 @@ def against_each(pairings: pl.DataFrame) -> kit.Section:
     """The logs' player against each opponent it met: its mean final margin, with
     intervals."""
     player = pairings["player"][0] if pairings.height else "–"
-    rows = kit.opponent_rows(
+    return kit.against_each(
         pairings.to_dicts(),
         note=lambda r: f"won {r['wins']:,} · drew {r['draws']:,} · lost {r['losses']:,}",
-    )
-    return kit.against_each(
-        rows,
         measure="mean final margin",
         summary=f"The logs' games of {player}, the player in the most of their matches "
         "(named by the files: max-vs-min; ties go to the first by name), against each "

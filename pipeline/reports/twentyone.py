@@ -326,13 +326,10 @@ def against_each(pairings: pl.DataFrame) -> kit.Section:
     """The logs' writer against each other id at its tables: its lead a round over that
     player, paired round by round, with intervals."""
     player = pairings["player"][0] if pairings.height else "–"
-    rows = kit.opponent_rows(
+    return kit.against_each(
         pairings.to_dicts(),
         label=lambda r: f"id {r['opponent']}",
         note=lambda r: f"{r['logs']:,} log{'s' * (r['logs'] != 1)}",
-    )
-    return kit.against_each(
-        rows,
         measure="lead a round (points)",
         unit="rounds",
         fmt=LEAD,
