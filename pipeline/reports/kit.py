@@ -55,9 +55,9 @@ class Section:
 
     @property
     def anchor(self) -> str:
-        if self.ident:
-            return self.ident
-        return "".join(c if c.isalnum() else "-" for c in self.title.lower()).strip("-")
+        return self.ident or "".join(c if c.isalnum() else "-" for c in self.title.lower()).strip(
+            "-"
+        )
 
     @property
     def paragraphs(self) -> list[str]:
@@ -559,9 +559,8 @@ def heat_map(
         parts.append(_label(left, bottom + 10, value_label, "start"))
         start = left + 6.5 * len(value_label) + 8
         room = max(len(columns) * cell - (start - left), 200)
-        svg, key_width, key_height = _legend(
-            [(palette[k], str(k)) for k in levels], start, bottom, room
-        )
+        swatches = [(palette[k], str(k)) for k in levels]
+        svg, key_width, key_height = _legend(swatches, start, bottom, room)
         parts.append(svg)
         key_width += start - left
         key_height += 8
