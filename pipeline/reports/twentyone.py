@@ -154,6 +154,17 @@ def strength(card: dict[str, Any]) -> kit.Section:
                      tuple(played["ci95"]), hands),
     ]  # fmt: skip
     where = {YES: "below", NO: "above"}.get(at_least(played["ci95"], best), "inside")
+    leads = [(name, lead["mean"], tuple(lead["ci95"])) for name, lead in figures["leads"].items()]
+    lead_plot = kit.interval_plot(  # its lead per hand over each baseline on the same hands
+        leads,
+        title="Its lead over each baseline, per hand, on the same cards",
+        x_label="the chart's return minus the baseline's, per hand (unit bid)",
+        fmt=RETURN,
+        reference=0.0,
+        ident="leads",
+        caption=f"{hands:,} hands, the same cards for every player; above 0: the chart wins "
+        "more than that baseline.",
+    )
     return kit.strength(
         measured,
         measure="return per hand (unit bid)",
@@ -167,7 +178,7 @@ def strength(card: dict[str, Any]) -> kit.Section:
         "more it wins per hand than each baseline on the same hands. The count play and the "
         "bids are the file's own (`mine validate twentyone` measures them, and its --json "
         "card, given as --card, draws every baseline here).",
-        figures=[lead_plot(list(figures["leads"].items()), hands)],
+        figures=[lead_plot],
     )
 
 
@@ -194,20 +205,6 @@ def card_figures(card: dict[str, Any]) -> dict[str, Any]:
         "leads": {"textbook": {"mean": card["gain over textbook on the same shoes"],
                                "ci95": textbook}},
     }  # fmt: skip
-
-
-def lead_plot(leads: list[tuple[str, dict[str, Any]]], hands: int) -> str:
-    """The chart's lead per hand over each baseline on the same hands, with intervals."""
-    return kit.interval_plot(
-        [(name, lead["mean"], tuple(lead["ci95"])) for name, lead in leads],
-        title="Its lead over each baseline, per hand, on the same cards",
-        x_label="the chart's return minus the baseline's, per hand (unit bid)",
-        fmt=RETURN,
-        reference=0.0,
-        ident="leads",
-        caption=f"{hands:,} hands, the same cards for every player; above 0: the chart wins "
-        "more than that baseline.",
-    )
 
 
 class Observed(NamedTuple):
