@@ -286,6 +286,7 @@ def _observed(
 ) -> list:
     """The sections drawn from the warehouse: the writer against each opponent, draws, how
     rounds end, knocks by deadwood."""
+    formats = {"undercut rate": "{:.3f}".format, "mean points": "{:+.2f}".format}
     return [
         against_each(matchups),
         kit.Section(
@@ -305,11 +306,7 @@ def _observed(
             how often the opponent undercut (with its interval), and the caller's mean
             points (its points minus the opponent's).""",
             [
-                kit.count_table(
-                    knock_summary(knocks),
-                    title="Knocks by source",
-                    formats={"undercut rate": "{:.3f}".format, "mean points": "{:+.2f}".format},
-                ),
+                kit.count_table(knock_summary(knocks), title="Knocks by source", formats=formats),
                 knock_counts(knocks),
                 undercut_plot(knocks),
             ],  # fmt: skip

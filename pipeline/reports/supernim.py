@@ -135,17 +135,14 @@ def _yardstick_text(card: dict[str, Any]) -> str:
 
 def _logs(stats: SuperNimStats) -> list[kit.Section]:
     pairings = stats.pairings.sort("games", descending=True)
+    rates = dict.fromkeys(("max_win_rate", "draw_rate", "cutoff_rate"), RATE)
     return [
         kit.Section(
             "Win rates by pairing",
             "Every pairing in the logs (max bot, min bot; first movers alternate): wins of "
             "each side, draws and games cut off at the move limit, with their rates.",
             [
-                kit.count_table(
-                    pairings.to_dicts(),
-                    title="Outcomes by pairing",
-                    formats={"max_win_rate": RATE, "draw_rate": RATE, "cutoff_rate": RATE},
-                ),
+                kit.count_table(pairings.to_dicts(), title="Outcomes by pairing", formats=rates),
                 kit.bar_plot(
                     [f"{a} v {b}" for a, b in pairings.select("max_player", "min_player").rows()],
                     {

@@ -287,27 +287,22 @@ def html(
         sections.append(count_section(chart, count_charts))
     if dealer.height:
         grid = dealer_grid(dealer)
-        sections.append(
-            kit.Section(
-                "The dealer's final hand by up card",
-                "From the warehouse's logs: the share of the rounds the dealer played that "
-                "ended in each outcome ('other': below 17 at a card limit).",
-                [
-                    kit.bar_plot(
-                        [row["up"] for row in grid],
-                        [row["Bust"] or 0.0 for row in grid],
-                        title="Dealer bust rate by up card",
-                        x_label="dealer's up card",
-                        y_label="bust rate",
-                    ),
-                    kit.count_table(
-                        grid,
-                        title="Outcome rates (rounds: the dealer played)",
-                        columns={"up": "up", **{o: o for o in DEALER_OUTCOMES}, "rounds": "rounds"},
-                    ),
-                ],
-            )
+        bust = kit.bar_plot(
+            [row["up"] for row in grid],
+            [row["Bust"] or 0.0 for row in grid],
+            title="Dealer bust rate by up card",
+            x_label="dealer's up card",
+            y_label="bust rate",
         )
+        columns = {"up": "up", **{o: o for o in DEALER_OUTCOMES}, "rounds": "rounds"}
+        rates = kit.count_table(
+            grid, title="Outcome rates (rounds: the dealer played)", columns=columns
+        )
+        text = (
+            "From the warehouse's logs: the share of the rounds the dealer played that "
+            "ended in each outcome ('other': below 17 at a card limit)."
+        )
+        sections.append(kit.Section("The dealer's final hand by up card", text, [bust, rates]))
     if counts.height:
         sections.append(results_section(counts))
     return kit.page(
