@@ -60,9 +60,7 @@ def _situations(n_cards: int, pairs: bool) -> list[tuple[str, int, int, int]]:
     total such a hand can have (two cards: other than a pair's), then the pairs."""
     rows = [(f"{kind} {total}", total, soft, 0) for kind, total, soft in hands_of(n_cards)]
     if pairs:
-        for value in range(1, 11):
-            total, soft = _pair(value)
-            rows.append((f"pair {up_name(value)},{up_name(value)}", total, soft, value))
+        rows += [(f"pair {up_name(v)},{up_name(v)}", *_pair(v), v) for v in range(1, 11)]
     return rows
 
 
