@@ -136,6 +136,7 @@ def _yardstick_text(card: dict[str, Any]) -> str:
 def _logs(stats: SuperNimStats) -> list[kit.Section]:
     pairings = stats.pairings.sort("games", descending=True)
     rates = dict.fromkeys(("max_win_rate", "draw_rate", "cutoff_rate"), RATE)
+    sides = pairings.select("max_player", "min_player").rows()
     return [
         kit.Section(
             "Win rates by pairing",
@@ -144,7 +145,7 @@ def _logs(stats: SuperNimStats) -> list[kit.Section]:
             [
                 kit.count_table(pairings.to_dicts(), title="Outcomes by pairing", formats=rates),
                 kit.bar_plot(
-                    [f"{a} v {b}" for a, b in pairings.select("max_player", "min_player").rows()],
+                    [f"{a} v {b}" for a, b in sides],
                     {
                         "max wins": pairings["max_win_rate"].to_list(),
                         "min wins": (pairings["min_wins"] / pairings["games"]).to_list(),
@@ -164,10 +165,7 @@ def _logs(stats: SuperNimStats) -> list[kit.Section]:
             "Mean scores of max and min after each move, over the games of a pairing "
             "still going at that move: how points accrue in games that mostly run to the "
             "cut-off.",
-            [
-                _trajectory(stats.trajectories, a, b)
-                for a, b in pairings.select("max_player", "min_player").rows()[:TRAJECTORY_PAIRINGS]
-            ],  # fmt: skip
+            [_trajectory(stats.trajectories, a, b) for a, b in sides[:TRAJECTORY_PAIRINGS]],
         ),
     ]
 
