@@ -63,12 +63,11 @@ def knock_chart(frame: pl.DataFrame, caption: str, mine: int, theirs: int) -> st
 
     shown = [[cell(a, b) for b in turns] for a in deadwoods]
     keys = [[key for key, _ in row] for row in shown]
-    gaps = {k: v for k, v in GAPS.items() if any(k in row for row in keys)}
     return kit.grid(
         keys,
         [str(a) for a in deadwoods],
         [str(b * TURN_BUCKET + 1) for b in turns],
-        LEGEND | gaps,
+        LEGEND | GAPS,  # the key names only the keys drawn
         title=f"{caption} ({_scores(mine)} against {_scores(theirs)})",
         x_label="turn (first of the bucket)",
         y_label="deadwood after the discard",
