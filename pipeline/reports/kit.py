@@ -218,6 +218,7 @@ def strength(
     a dashed line: the value that is par), the exact optimum beside it where one is known,
     and a caveat wherever a sample is too small to say much; the game's own `figures`
     after them. `summary`: the game's own lead sentence."""
+    rows = _rows(measured, measure, unit, fmt)
     sampled = [m for m in measured if m.sample is not None]
     notes = [summary]
     if len(sampled) < len(measured):
@@ -231,39 +232,43 @@ def strength(
                      "better.")  # fmt: skip
     notes += _small_samples(sampled, unit, fmt)
     plot = plot or f"The player's {measure} against each opponent"
-    drawn = _drawn(measured, measure, unit, fmt, reference, f"The player's {measure}", plot)
+    drawn = _drawn(rows, measured, measure, fmt, reference, f"The player's {measure}", plot)
     return Section("How strong the player is", "\n\n".join(notes), drawn + [*figures], STRENGTH)
 
 
-def _row(m: Measured, measure: str, unit: str, fmt: Callable[[float], str]) -> dict[str, Any]:
-    """A figure's row: against whom, the value, its interval (exact: none to give; –: a
-    sampled figure without one) and the sample."""
-    shown = ("exact" if m.sample is None else "–") if m.interval is None else (
-        f"{fmt(m.interval[0])} … {fmt(m.interval[1])}")  # fmt: skip
-    return {"against": m.against, measure: m.value, "95 % interval": shown,
-            unit: "exact" if m.sample is None else m.sample}  # fmt: skip
-
-
-def _drawn(measured, measure, unit, fmt, reference, table, plot, ident="") -> list[Markup]:
-    """The figures as a table (the exact optimum and the gap to it where one is known, the
-    detail where there is one) and their intervals drawn, titled `table` and `plot`."""
+def _rows(measured: Sequence[Measured], measure: str, unit: str, fmt) -> list[dict[str, Any]]:
+    """Each figure's row: against whom, the value, its interval (exact: none to give; –: a
+    sampled figure without one) and the sample; the exact optimum and the gap to it where
+    one is known, the detail where there is one."""
     best = any(m.best is not None for m in measured)
     rows = []
     for m in measured:
-        row = _row(m, measure, unit, fmt)
+        shown = ("exact" if m.sample is None else "–") if m.interval is None else (
+            f"{fmt(m.interval[0])} … {fmt(m.interval[1])}")  # fmt: skip
+        row = {"against": m.against, measure: m.value, "95 % interval": shown,
+               unit: "exact" if m.sample is None else m.sample}  # fmt: skip
         if best:
             row["exact optimum"] = m.best
             row["short of it by"] = None if m.best is None else _short(m.best - m.value, fmt)
         if any(x.note for x in measured):
             row["detail"] = m.note
         rows.append(row)
-    plotted = [(m.against, m.value, m.interval) for m in measured]
+    return rows
+
+
+def _drawn(rows, measured, measure, fmt, reference, table, plot, ident="") -> list[Markup]:
+    """The figures' `rows` as a table titled `table`, and their intervals drawn, titled
+    `plot`."""
     formats = {measure: fmt, "exact optimum": lambda v: "–" if v is None else fmt(v)}
-    marks = [m.best for m in measured]
+    shown = count_table(rows, title=table, formats=formats)
+    plotted, marks = (
+        [(m.against, m.value, m.interval) for m in measured],
+        [m.best for m in measured],
+    )
     drawn = interval_plot(
         plotted, title=plot, x_label=measure, fmt=fmt, marks=marks, reference=reference, ident=ident
     )
-    return [count_table(rows, title=table, formats=formats), drawn]
+    return [shown, drawn]
 
 
 def _small_samples(sampled: Sequence[Measured], unit: str, fmt: Callable[[float], str]) -> list:
@@ -320,7 +325,8 @@ def against_each(
     notes += _small_samples([m for m in measured if m.sample is not None], unit, fmt)
     table, plot = f"Against each opponent: {measure}", f"{measure} against each opponent"
     plot = f"{plot[:1].upper()}{plot[1:]}, weakest first"
-    drawn = _drawn(measured, measure, unit, fmt, reference, table, plot, "opponent-intervals")
+    rows = _rows(measured, measure, unit, fmt)
+    drawn = _drawn(rows, measured, measure, fmt, reference, table, plot, "opponent-intervals")
     return Section("Against each opponent", "\n\n".join(notes), drawn, ident=OPPONENTS)
 
 

@@ -254,12 +254,12 @@ def _values_by_first(fitted: Fitted) -> list[dict[str, Any]]:
 
 
 def _validation(card: dict[str, Any]) -> kit.Section:
-    rows = []
-    for name, row in card["against"].items():
-        win, (low, high) = row["win"]["mean"], row["win"]["ci95"]
-        shown = {"opponent": name, "games": row["games"], "win": win, "win_low": low}
-        shown |= {"win_high": high, "draw": row["draw"]["mean"], "loss": row["loss"]["mean"]}
-        kept = ("cutoff_rate", "mean_margin", "invalid_moves", "p99_move_seconds")
+    rows, kept = [], ("cutoff_rate", "mean_margin", "invalid_moves", "p99_move_seconds")
+    for name, row in card["against"].items():  # read in the columns' order, so a card without one
+        # names the same first missing figure
+        shown = {"opponent": name, "games": row["games"], "win": row["win"]["mean"]}
+        shown |= {"win_low": row["win"]["ci95"][0], "win_high": row["win"]["ci95"][1]}
+        shown |= {"draw": row["draw"]["mean"], "loss": row["loss"]["mean"]}
         rows.append(shown | {key: row[key] for key in kept})
     rates = ("win", "win_low", "win_high", "draw", "loss", "cutoff_rate")
     valued = [(name, row["against_value"]) for name, row in card["against"].items()
@@ -299,8 +299,9 @@ def _against_value(valued: list[tuple[str, dict[str, Any]]], asked: str) -> list
     for name, row in valued:
         shown = {"opponent": name}
         for figure in ("below_value", "odd_first_wins", "even_losses"):
-            (low, high), mean = row[figure]["ci95"], row[figure]["mean"]
-            shown |= {figure: mean, f"{figure}_low": low, f"{figure}_high": high}
+            found = row[figure]
+            shown |= {figure: found["mean"], f"{figure}_low": found["ci95"][0]}
+            shown[f"{figure}_high"] = found["ci95"][1]
         rows.append({**shown, "mean_margin_minus_value": row["mean_margin_minus_value"]})
     return [
         kit.count_table(
