@@ -88,19 +88,12 @@ def _size_section(
                 y_label="share of answers",
             )
         )
-        charts.append(
-            kit.count_table(
-                [
-                    {
-                        "guesser": name,
-                        **{k: f.get(k) for k in ("games", "mean", "worst", "invalid")},
-                    }
-                    for name, f in named.items()
-                ],
-                title=f"n = {n}: validation ({card['answers_from']})",
-                formats={"mean": "{:.4f}".format},
-            )
-        )
+        validation = [
+            {"guesser": name, **{k: f.get(k) for k in ("games", "mean", "worst", "invalid")}}
+            for name, f in named.items()
+        ]
+        title = f"n = {n}: validation ({card['answers_from']})"
+        charts.append(kit.count_table(validation, title=title, formats={"mean": "{:.4f}".format}))
     return kit.Section(
         f"{n} cards",
         f"{total:,} answers; the tree has {len(tree):,} nodes, expects "
@@ -223,10 +216,9 @@ def observed(con: Any, log_ids: list[int] | None) -> pl.DataFrame:
 def against_each(pairings: pl.DataFrame) -> kit.Section:
     """Every logged guesser against the answerer, per answer size: its mean guesses, with
     intervals."""
-    rows = kit.opponent_rows(pairings.to_dicts(),
-                             label=lambda r: f"{r['player']} on {r['opponent']}")  # fmt: skip
     return kit.against_each(
-        rows,
+        pairings.to_dicts(),
+        label=lambda r: f"{r['player']} on {r['opponent']}",
         measure="mean guesses",
         fmt="{:.3f}".format,
         higher_is_better=False,

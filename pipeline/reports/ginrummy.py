@@ -63,12 +63,11 @@ def knock_chart(frame: pl.DataFrame, caption: str, mine: int, theirs: int) -> st
 
     shown = [[cell(a, b) for b in turns] for a in deadwoods]
     keys = [[key for key, _ in row] for row in shown]
-    gaps = {k: v for k, v in GAPS.items() if any(k in row for row in keys)}
     return kit.grid(
         keys,
         [str(a) for a in deadwoods],
         [str(b * TURN_BUCKET + 1) for b in turns],
-        LEGEND | gaps,
+        LEGEND | GAPS,  # the key names only the keys drawn
         title=f"{caption} ({_scores(mine)} against {_scores(theirs)})",
         x_label="turn (first of the bucket)",
         y_label="deadwood after the discard",
@@ -264,15 +263,12 @@ def html(fitted: Any, observed: dict[str, pl.DataFrame] | None, measured: dict[s
 def against_each(pairings: pl.DataFrame) -> kit.Section:
     """The logs' writer against each opponent its files tell apart: its win rate, with
     intervals, and the points a round each side made."""
-    rows = kit.opponent_rows(
+    return kit.against_each(
         pairings.to_dicts(),
         note=lambda r: (
             f"{r['rounds']:,} rounds; points a round {r['points_a_round']:.1f} for, "
             f"{r['against_a_round']:.1f} against"
         ),
-    )
-    return kit.against_each(
-        rows,
         measure="win rate",
         summary="The logs' writer (the side they are written from: `me`) against each "
         "opponent: its win rate over the games logged (a file is one game, won by the side "
@@ -289,6 +285,7 @@ def _observed(
 ) -> list:
     """The sections drawn from the warehouse: the writer against each opponent, draws, how
     rounds end, knocks by deadwood."""
+    formats = {"undercut rate": "{:.3f}".format, "mean points": "{:+.2f}".format}
     return [
         against_each(matchups),
         kit.Section(
@@ -308,11 +305,7 @@ def _observed(
             how often the opponent undercut (with its interval), and the caller's mean
             points (its points minus the opponent's).""",
             [
-                kit.count_table(
-                    knock_summary(knocks),
-                    title="Knocks by source",
-                    formats={"undercut rate": "{:.3f}".format, "mean points": "{:+.2f}".format},
-                ),
+                kit.count_table(knock_summary(knocks), title="Knocks by source", formats=formats),
                 knock_counts(knocks),
                 undercut_plot(knocks),
             ],  # fmt: skip

@@ -122,10 +122,9 @@ def strength(card: dict[str, Any]) -> kit.Section:
 def against_each(pairings: pl.DataFrame) -> kit.Section:
     """The logs' player against each opponent it met there: its win rate, with intervals."""
     player = pairings["player"][0] if pairings.height else "–"
-    rows = kit.opponent_rows(pairings.to_dicts(),
-                             note=lambda r: f"{r['wins']:,} won of {r['n']:,}")  # fmt: skip
     return kit.against_each(
-        rows,
+        pairings.to_dicts(),
+        note=lambda r: f"{r['wins']:,} won of {r['n']:,}",
         measure="win rate",
         summary=f"The logs' games of {player}, the player in the most of their matches (each "
         "match of `mine simulate hog --opponent X` has X), against each player it met: its "

@@ -1,21 +1,13 @@
 """The report kit: one page template and the charts every game's report draws with.
 
 A game's report module only chooses data and charts: it builds `Section`s whose figures
-come from the primitives here, and `page` lays them out with the title, the version and
-date, a table of contents and the data's provenance as a short table (every figure of it
-one click away). Every page leads with how strong the player is: `strength` builds that
-section, the same for every game. Every chart is inline SVG (a large heat map is an
-inline PNG inside the SVG): the page needs no network and no script, and it prints.
-
-- `strength`: the player against each opponent, with intervals, sample sizes and the
-  exact optimum where one is known;
-- `against_each`: what the logs show of their player against each opponent there, with
-  intervals, the weakest matchup first;
-- `interval_plot`: values with their 95 % intervals, one row each (ratings, win rates);
-- `grid`: a categorical chart (one key per cell: hit/stand, knock/wait) with a legend;
-- `heat_map`: numbers on a sequential palette (light to dark), with a colour key;
-- `count_table`: a table of counts and rates, numbers aligned and grouped;
-- `line_plot` and `bar_plot`: with axes, ticks, labels and a legend.
+come from the primitives here (`strength`, `against_each`, `interval_plot`, `grid`,
+`heat_map`, `count_table`, `line_plot`, `bar_plot`), and `page` lays them out with the
+title, the version and date, a table of contents and the data's provenance as a short table
+(every figure of it one click away). Every page leads with how strong the player is:
+`strength` builds that section, the same for every game. Every chart is inline SVG (a large
+heat map is an inline PNG inside the SVG): the page needs no network and no script, and it
+prints.
 """
 
 from __future__ import annotations
@@ -63,9 +55,9 @@ class Section:
 
     @property
     def anchor(self) -> str:
-        if self.ident:
-            return self.ident
-        return "".join(c if c.isalnum() else "-" for c in self.title.lower()).strip("-")
+        return self.ident or "".join(c if c.isalnum() else "-" for c in self.title.lower()).strip(
+            "-"
+        )
 
     @property
     def paragraphs(self) -> list[str]:
@@ -226,16 +218,7 @@ def strength(
     a dashed line: the value that is par), the exact optimum beside it where one is known,
     and a caveat wherever a sample is too small to say much; the game's own `figures`
     after them. `summary`: the game's own lead sentence."""
-    best = any(m.best is not None for m in measured)
-    rows = []
-    for m in measured:
-        row = _row(m, measure, unit, fmt)
-        if best:
-            row["exact optimum"] = m.best
-            row["short of it by"] = None if m.best is None else _short(m.best - m.value, fmt)
-        if any(x.note for x in measured):
-            row["detail"] = m.note
-        rows.append(row)
+    rows = _rows(measured, measure, unit, fmt)
     sampled = [m for m in measured if m.sample is not None]
     notes = [summary]
     if len(sampled) < len(measured):
@@ -248,29 +231,44 @@ def strength(
         notes.append(f"Intervals are 95 %; {'higher' if higher_is_better else 'lower'} is "
                      "better.")  # fmt: skip
     notes += _small_samples(sampled, unit, fmt)
-    blank = {"exact optimum": _maybe(fmt)}
-    drawn = [
-        count_table(rows, title=f"The player's {measure}", formats={measure: fmt, **blank}),
-        interval_plot(
-            [(m.against, m.value, m.interval) for m in measured],
-            title=plot or f"The player's {measure} against each opponent",
-            x_label=measure,
-            fmt=fmt,
-            marks=[m.best for m in measured],
-            reference=reference,
-        ),
-        *figures,
-    ]
-    return Section("How strong the player is", "\n\n".join(notes), drawn, ident=STRENGTH)
+    plot = plot or f"The player's {measure} against each opponent"
+    drawn = _drawn(rows, measured, measure, fmt, reference, f"The player's {measure}", plot)
+    return Section("How strong the player is", "\n\n".join(notes), drawn + [*figures], STRENGTH)
 
 
-def _row(m: Measured, measure: str, unit: str, fmt: Callable[[float], str]) -> dict[str, Any]:
-    """A figure's row: against whom, the value, its interval (exact: none to give; –: a
-    sampled figure without one) and the sample."""
-    shown = ("exact" if m.sample is None else "–") if m.interval is None else (
-        f"{fmt(m.interval[0])} … {fmt(m.interval[1])}")  # fmt: skip
-    return {"against": m.against, measure: m.value, "95 % interval": shown,
-            unit: "exact" if m.sample is None else m.sample}  # fmt: skip
+def _rows(measured: Sequence[Measured], measure: str, unit: str, fmt) -> list[dict[str, Any]]:
+    """Each figure's row: against whom, the value, its interval (exact: none to give; –: a
+    sampled figure without one) and the sample; the exact optimum and the gap to it where
+    one is known, the detail where there is one."""
+    best = any(m.best is not None for m in measured)
+    rows = []
+    for m in measured:
+        shown = ("exact" if m.sample is None else "–") if m.interval is None else (
+            f"{fmt(m.interval[0])} … {fmt(m.interval[1])}")  # fmt: skip
+        row = {"against": m.against, measure: m.value, "95 % interval": shown,
+               unit: "exact" if m.sample is None else m.sample}  # fmt: skip
+        if best:
+            row["exact optimum"] = m.best
+            row["short of it by"] = None if m.best is None else _short(m.best - m.value, fmt)
+        if any(x.note for x in measured):
+            row["detail"] = m.note
+        rows.append(row)
+    return rows
+
+
+def _drawn(rows, measured, measure, fmt, reference, table, plot, ident="") -> list[Markup]:
+    """The figures' `rows` as a table titled `table`, and their intervals drawn, titled
+    `plot`."""
+    formats = {measure: fmt, "exact optimum": lambda v: "–" if v is None else fmt(v)}
+    shown = count_table(rows, title=table, formats=formats)
+    plotted, marks = (
+        [(m.against, m.value, m.interval) for m in measured],
+        [m.best for m in measured],
+    )
+    drawn = interval_plot(
+        plotted, title=plot, x_label=measure, fmt=fmt, marks=marks, reference=reference, ident=ident
+    )
+    return [shown, drawn]
 
 
 def _small_samples(sampled: Sequence[Measured], unit: str, fmt: Callable[[float], str]) -> list:
@@ -299,19 +297,25 @@ OPPONENTS = "against-each-opponent"  # the anchor of the section
 
 
 def against_each(
-    measured: Sequence[Measured],
+    pairings: Sequence[Mapping[str, Any]],
     *,
     measure: str,
     summary: str,
+    label: Callable[[Mapping[str, Any]], str] = lambda row: row["opponent"],
+    note: Callable[[Mapping[str, Any]], str] = lambda row: "",
     unit: str = "games",
     fmt: Callable[[float], str] = "{:.3f}".format,
     higher_is_better: bool = True,
     reference: float | None = None,
 ) -> Section:
-    """What the logs show of their player against each opponent there: one row each, in
-    the order given (the weakest matchup first), the figure with its 95 % interval and
-    its sample, and the intervals drawn. `summary`: who the player is and what the figure
-    means in this game."""
+    """What the logs show of their player against each opponent there: the stats layer's
+    `pairings` (`pipeline.stats.opponents`), one row each in the order given (the weakest
+    matchup first), named by `label`, a detail by `note`, drawn as `strength` draws the
+    player's: a rate with its Wilson 95 % interval (draws count half), a mean with its
+    normal one. `summary`: who the player is and what the figure means in this game."""
+    measured = [
+        Measured(label(r), r["value"], _interval(r), r["n"], note=note(r)) for r in pairings
+    ]
     notes = [summary]
     if not measured:
         notes.append("The logs show no opponent to set it against.")
@@ -319,34 +323,11 @@ def against_each(
     better = "higher" if higher_is_better else "lower"
     notes.append(f"Intervals are 95 %; {better} is better; the weakest matchup comes first.")
     notes += _small_samples([m for m in measured if m.sample is not None], unit, fmt)
-    rows = [{**_row(m, measure, unit, fmt), "detail": m.note} for m in measured]
-    if not any(m.note for m in measured):
-        rows = [{k: v for k, v in row.items() if k != "detail"} for row in rows]
-    drawn = [
-        count_table(rows, title=f"Against each opponent: {measure}", formats={measure: fmt}),
-        interval_plot(
-            [(m.against, m.value, m.interval) for m in measured],
-            title=f"{measure[:1].upper()}{measure[1:]} against each opponent, weakest first",
-            x_label=measure,
-            fmt=fmt,
-            reference=reference,
-            ident="opponent-intervals",
-        ),
-    ]
+    table, plot = f"Against each opponent: {measure}", f"{measure} against each opponent"
+    plot = f"{plot[:1].upper()}{plot[1:]}, weakest first"
+    rows = _rows(measured, measure, unit, fmt)
+    drawn = _drawn(rows, measured, measure, fmt, reference, table, plot, "opponent-intervals")
     return Section("Against each opponent", "\n\n".join(notes), drawn, ident=OPPONENTS)
-
-
-def opponent_rows(
-    pairings: Sequence[Mapping[str, Any]],
-    label: Callable[[Mapping[str, Any]], str] = lambda row: row["opponent"],
-    note: Callable[[Mapping[str, Any]], str] = lambda row: "",
-) -> list[Measured]:
-    """The stats layer's pairings (`pipeline.stats.opponents`) as figures with their 95 %
-    intervals: a rate's Wilson interval (draws count half), a mean's normal one."""
-    return [
-        Measured(label(row), row["value"], _interval(row), row["n"], note=note(row))
-        for row in pairings
-    ]
 
 
 def _interval(row: Mapping[str, Any]) -> tuple[float, float] | None:
@@ -364,10 +345,6 @@ def _short(gap: float, fmt: Callable[[float], str]) -> str:
 
 def _listed(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def _maybe(fmt: Callable[[float], str]) -> Callable[[float | None], str]:
-    return lambda value: "–" if value is None else fmt(value)
 
 
 # --- colours -----------------------------------------------------------------------------
@@ -394,21 +371,7 @@ def ordinal_palette(levels: int) -> tuple[str, ...]:
     return tuple(shade(i / max(levels - 1, 1)) for i in range(levels))
 
 
-def ink(background: str) -> str:
-    """Black or white text, whichever reads on `background`."""
-    r, g, b = _rgb(background)
-    return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff"
-
-
 # --- SVG pieces ----------------------------------------------------------------------------
-
-
-def _svg(width: float, height: float, body: str, label: str) -> str:
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{html.escape(label)}" '
-        f'font-family="system-ui, sans-serif" font-size="{FONT}">{body}</svg>'
-    )
 
 
 def _label(x: float, y: float, text: str, anchor: str = "middle", **extra: str) -> str:
@@ -419,12 +382,21 @@ def _label(x: float, y: float, text: str, anchor: str = "middle", **extra: str) 
     )
 
 
-def _figure(kind: str, title: str, svg: str, caption: str = "", ident: str = "") -> Markup:
+def _figure(kind: str, title: str, body: str, caption: str, ident: str, size=None) -> Markup:
+    """A figure with its title and caption; with `size` (width, height), `body` is what an
+    SVG image that size draws."""
+    if size:
+        width, height = (f"{x:.0f}" for x in size)
+        body = (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}" '
+            f'font-family="system-ui, sans-serif" font-size="{FONT}">{body}</svg>'
+        )
     name = f' id="{html.escape(ident)}"' if ident else ""
     note = f"<p class='caption'>{html.escape(caption)}</p>" if caption else ""
     return Markup(
         f'<figure class="chart {kind}"{name}><figcaption>{html.escape(title)}</figcaption>'
-        f"{svg}{note}</figure>"
+        f"{body}{note}</figure>"
     )
 
 
@@ -463,7 +435,9 @@ def _square(x: float, y: float, size: int, fill: str, tip: str, text: str = "", 
     if not text:
         return square
     middle = x + size / 2 - 0.5, y + size / 2 + 3.5
-    return square + _label(*middle, text, fill=ink(fill), font_size=str(font))
+    r, g, b = _rgb(fill)  # black or white text, whichever reads on the square
+    ink = "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff"
+    return square + _label(*middle, text, fill=ink, font_size=str(font))
 
 
 def _legend(
@@ -518,7 +492,10 @@ def grid(
             x, y = left + j * cell, top + i * cell
             parts.append(_square(x, y, cell, colour, tip, key if letters else ""))
             if marked and marked[i][j]:
-                parts.append(_corner(x + cell - 1, y))
+                parts.append(  # a black triangle in the cell's top right corner
+                    f'<path d="M{x + cell - 8:.1f} {y:.1f}H{x + cell - 1:.1f}V{y + 7:.1f}z" '
+                    'fill="#000000" pointer-events="none"/>'
+                )
     width = left + len(columns) * cell + 10
     bottom = top + len(rows) * cell + 10
     drawn = {key for row in keys for key in row}
@@ -528,18 +505,8 @@ def grid(
         used.append(("#000000", mark_name))
     svg, legend_width, legend_height = _legend(used, left, bottom, max(width - left, 240))
     parts.append(svg)
-    return _figure(
-        "grid", title,
-        _svg(max(width, left + legend_width + 10), bottom + legend_height + 4, "".join(parts),
-             title),
-        caption, ident,
-    )  # fmt: skip
-
-
-def _corner(right: float, top: float, size: float = 7) -> str:
-    """A black triangle in a cell's top right corner (the cell's mark)."""
-    return (f'<path d="M{right - size:.1f} {top:.1f}H{right:.1f}V{top + size:.1f}z" '
-            'fill="#000000" pointer-events="none"/>')  # fmt: skip
+    size = max(width, left + legend_width + 10), bottom + legend_height + 4
+    return _figure("grid", title, "".join(parts), caption, ident, size)
 
 
 def heat_map(
@@ -598,9 +565,8 @@ def heat_map(
         parts.append(_label(left, bottom + 10, value_label, "start"))
         start = left + 6.5 * len(value_label) + 8
         room = max(len(columns) * cell - (start - left), 200)
-        svg, key_width, key_height = _legend(
-            [(palette[k], str(k)) for k in levels], start, bottom, room
-        )
+        swatches = [(palette[k], str(k)) for k in levels]
+        svg, key_width, key_height = _legend(swatches, start, bottom, room)
         parts.append(svg)
         key_width += start - left
         key_height += 8
@@ -616,9 +582,7 @@ def heat_map(
         parts.append(_label(left + steps * 3 + 8, bottom + 10, value_label, "start"))
         key_width = steps * 3 + 8 + 6.5 * len(value_label)
     width = max(left + len(columns) * cell + 10, left + key_width + 20)
-    return _figure(
-        "heat-map", title, _svg(width, bottom + key_height, "".join(parts), title), caption, ident
-    )
+    return _figure("heat-map", title, "".join(parts), caption, ident, (width, bottom + key_height))
 
 
 def _png(colours: Sequence[Sequence[str]], cell: int) -> str:
@@ -670,13 +634,8 @@ def count_table(
             kind = " class=num" if number else " class=wrap" if len(shown) > WRAP else ""
             cells.append(f"<td{kind}>{html.escape(shown)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    name = f' id="{html.escape(ident)}"' if ident else ""
-    note = f"<p class='caption'>{html.escape(caption)}</p>" if caption else ""
-    return Markup(
-        f'<figure class="chart table"{name}><figcaption>{html.escape(title)}</figcaption>'
-        f'<table class="counts"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
-        f"</table>{note}</figure>"
-    )
+    table = f'<table class="counts"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}'
+    return _figure("table", title, f"{table}</tbody></table>", caption, ident)
 
 
 def _cell(value: Any) -> str:
@@ -703,14 +662,10 @@ def interval_plot(
     ends = [x for _, value, ci in rows for x in (value, *(ci or ()))]
     ends += [m for m in marks if m is not None] + ([reference] if reference is not None else [])
     ticks = _ticks(min(ends, default=0.0), max(ends, default=1.0))
-    low, high = ticks[0], ticks[-1]
-    left = 16 + max((_width(label) for label, _, _ in rows), default=0.0)
+    left = 16 + max((len(label) * 6.5 for label, _, _ in rows), default=0.0)  # in the font
     top, row_height, width = 8, 22, 420
     bottom = top + row_height * len(rows)
-
-    def x_at(value: float) -> float:
-        return left + width * (value - low) / ((high - low) or 1)
-
+    x_at = _scale(ticks, left, width)
     parts = []
     for t in ticks:
         parts.append(f'<line x1="{x_at(t):.1f}" x2="{x_at(t):.1f}" y1="{top}" y2="{bottom}" '
@@ -750,17 +705,8 @@ def interval_plot(
         named.append((mark_colour, mark_name))
     legend, legend_width, legend_height = _legend(named, left, bottom + 44, width)
     parts.append(legend)
-    return _figure(
-        "interval-plot", title,
-        _svg(max(left + width, left + legend_width) + 16, bottom + 48 + legend_height,
-             "".join(parts), title),
-        caption, ident,
-    )  # fmt: skip
-
-
-def _width(text: str) -> float:
-    """About how wide `text` is in the charts' font (the page's sans serif at FONT px)."""
-    return len(text) * 6.5
+    size = max(left + width, left + legend_width) + 16, bottom + 48 + legend_height
+    return _figure("interval-plot", title, "".join(parts), caption, ident, size)
 
 
 def _ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -773,6 +719,13 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
     last = math.ceil(high / step - 1e-9)
     # by index, not by adding steps up: no drift, and no negative zero (-0.0 + 0.0 is 0.0)
     return [round(k * step, 10) + 0.0 for k in range(first, last + 1)]
+
+
+def _scale(ticks: Sequence[float], start: float, length: float) -> Callable[[float], float]:
+    """Where a value falls on an axis `length` long from `start`, its ends the first and the
+    last tick."""
+    low, high = ticks[0], ticks[-1]
+    return lambda value: start + length * (value - low) / ((high - low) or 1)
 
 
 def _tick(value: float) -> str:
@@ -835,11 +788,7 @@ def line_plot(
     xs = [x for x_values, _ in series.values() for x in x_values]
     axes = _Axes([y for _, y_values in series.values() for y in y_values], y_label, zero)
     x_ticks = _ticks(min(xs, default=0.0), max(xs, default=1.0))
-    x_low, x_high = x_ticks[0], x_ticks[-1]
-
-    def x_at(value: float) -> float:
-        return axes.left + axes.width * (value - x_low) / ((x_high - x_low) or 1)
-
+    x_at = _scale(x_ticks, axes.left, axes.width)
     parts = axes.frame(x_label)
     bottom = axes.top + axes.height
     for t in x_ticks:
@@ -862,8 +811,7 @@ def line_plot(
     )
     parts.append(legend)
     width = axes.left + axes.width + 16
-    return _figure("line-plot", title, _svg(width, bottom + 66, "".join(parts), title), caption,
-                   ident)  # fmt: skip
+    return _figure("line-plot", title, "".join(parts), caption, ident, (width, bottom + 66))
 
 
 def bar_plot(
@@ -899,17 +847,10 @@ def bar_plot(
     for j, label in enumerate(labels):
         x = axes.left + (j + 0.5) * slot
         if turn:
-            parts.append(
-                _label(
-                    x + 4,
-                    bottom + 12,
-                    label,
-                    "end",
-                    transform=f"rotate(-35 {x + 4:.1f} {bottom + 12})",
-                )
-            )
+            spin = f"rotate(-35 {x + 4:.1f} {bottom + 12})"
+            parts.append(_label(x + 4, bottom + 12, label, "end", transform=spin))
         else:
-            parts.append(_label(x, bottom + 16, label))  # fmt: skip
+            parts.append(_label(x, bottom + 16, label))
         for n, (name, vs) in enumerate(groups.items()):
             value = vs[j]
             x = axes.left + j * slot + slot * 0.1 + n * bar
@@ -932,14 +873,8 @@ def bar_plot(
                 )
     legend_height = 0.0
     if len(groups) > 1:
-        legend, _, legend_height = _legend(
-            [(colours[name], name) for name in groups],
-            axes.left,
-            bottom + 46 + drop,
-            axes.width,
-        )
+        named = [(colours[name], name) for name in groups]
+        legend, _, legend_height = _legend(named, axes.left, bottom + 46 + drop, axes.width)
         parts.append(legend)
-    width = axes.left + axes.width + 16
-    height = bottom + 48 + drop + legend_height
-    return _figure("bar-plot", title, _svg(width, height, "".join(parts), title), caption,
-                   ident)  # fmt: skip
+    size = axes.left + axes.width + 16, bottom + 48 + drop + legend_height
+    return _figure("bar-plot", title, "".join(parts), caption, ident, size)

@@ -54,8 +54,21 @@ def strength(card: dict[str, Any]) -> kit.Section:
     gives points away), and how often it ends below it. Where the solver reaches no start
     (the capped-merge variant's long games), its win rate."""
     valued = {name: row for name, row in card["against"].items() if "against_value" in row}
-    if not valued:
-        return _win_rates(card)
+    played = (
+        f"The generated player (search depth {card.get('depth')}, "
+        f"{card.get('budget_seconds')} s a move) against each opponent "
+        f"({card.get('rules_text', '')}), from random start boards, both sides and both "
+        "first movers"
+    )
+    if not valued:  # its win rates, where no start's value is known
+        rows = [
+            kit.Measured(name, row["win"]["mean"], tuple(row["win"]["ci95"]), row["games"],
+                         note=f"draws {RATE(row['draw']['mean'])} · losses "
+                         f"{RATE(row['loss']['mean'])}")
+            for name, row in card["against"].items()
+        ]  # fmt: skip
+        summary = f"{played}; a draw is not a win. {_yardstick_text(card)}"
+        return kit.strength(rows, measure="win rate", summary=summary)
     rows = []
     for name, row in valued.items():
         value = row["against_value"]
@@ -72,10 +85,7 @@ def strength(card: dict[str, Any]) -> kit.Section:
     return kit.strength(
         rows,
         measure=MARGIN,
-        summary=f"The generated player (search depth {card.get('depth')}, "
-        f"{card.get('budget_seconds')} s a move) against each opponent "
-        f"({card.get('rules_text', '')}), from random start boards, both sides and both "
-        "first movers, set against the exact value of each start: its final margin minus "
+        summary=f"{played}, set against the exact value of each start: its final margin minus "
         "that value, averaged (0: it keeps the value; above 0: it wins more than a perfect "
         "opponent would allow; below 0: it gives points away). " + _yardstick_text(card),
         fmt=SIGNED,
@@ -87,12 +97,9 @@ def against_each(pairings: pl.DataFrame) -> kit.Section:
     """The logs' player against each opponent it met: its mean final margin, with
     intervals."""
     player = pairings["player"][0] if pairings.height else "–"
-    rows = kit.opponent_rows(
+    return kit.against_each(
         pairings.to_dicts(),
         note=lambda r: f"won {r['wins']:,} · drew {r['draws']:,} · lost {r['losses']:,}",
-    )
-    return kit.against_each(
-        rows,
         measure="mean final margin",
         summary=f"The logs' games of {player}, the player in the most of their matches "
         "(named by the files: max-vs-min; ties go to the first by name), against each "
@@ -106,24 +113,6 @@ def against_each(pairings: pl.DataFrame) -> kit.Section:
 
 MARGIN = "final margin minus the exact value"
 SIGNED = "{:+.3f}".format
-
-
-def _win_rates(card: dict[str, Any]) -> kit.Section:
-    """The player's win rate against each opponent, where no start's value is known."""
-    rows = [
-        kit.Measured(name, row["win"]["mean"], tuple(row["win"]["ci95"]), row["games"],
-                     note=f"draws {RATE(row['draw']['mean'])} · losses "
-                     f"{RATE(row['loss']['mean'])}")
-        for name, row in card["against"].items()
-    ]  # fmt: skip
-    return kit.strength(
-        rows,
-        measure="win rate",
-        summary=f"The generated player (search depth {card.get('depth')}, "
-        f"{card.get('budget_seconds')} s a move) against each opponent "
-        f"({card.get('rules_text', '')}), from random start boards, both sides and both "
-        "first movers; a draw is not a win. " + _yardstick_text(card),
-    )
 
 
 def _yardstick_text(card: dict[str, Any]) -> str:
@@ -146,19 +135,17 @@ def _yardstick_text(card: dict[str, Any]) -> str:
 
 def _logs(stats: SuperNimStats) -> list[kit.Section]:
     pairings = stats.pairings.sort("games", descending=True)
+    rates = dict.fromkeys(("max_win_rate", "draw_rate", "cutoff_rate"), RATE)
+    sides = pairings.select("max_player", "min_player").rows()
     return [
         kit.Section(
             "Win rates by pairing",
             "Every pairing in the logs (max bot, min bot; first movers alternate): wins of "
             "each side, draws and games cut off at the move limit, with their rates.",
             [
-                kit.count_table(
-                    pairings.to_dicts(),
-                    title="Outcomes by pairing",
-                    formats={"max_win_rate": RATE, "draw_rate": RATE, "cutoff_rate": RATE},
-                ),
+                kit.count_table(pairings.to_dicts(), title="Outcomes by pairing", formats=rates),
                 kit.bar_plot(
-                    [f"{a} v {b}" for a, b in pairings.select("max_player", "min_player").rows()],
+                    [f"{a} v {b}" for a, b in sides],
                     {
                         "max wins": pairings["max_win_rate"].to_list(),
                         "min wins": (pairings["min_wins"] / pairings["games"]).to_list(),
@@ -178,10 +165,7 @@ def _logs(stats: SuperNimStats) -> list[kit.Section]:
             "Mean scores of max and min after each move, over the games of a pairing "
             "still going at that move: how points accrue in games that mostly run to the "
             "cut-off.",
-            [
-                _trajectory(stats.trajectories, a, b)
-                for a, b in pairings.select("max_player", "min_player").rows()[:TRAJECTORY_PAIRINGS]
-            ],  # fmt: skip
+            [_trajectory(stats.trajectories, a, b) for a, b in sides[:TRAJECTORY_PAIRINGS]],
         ),
     ]
 
@@ -270,22 +254,13 @@ def _values_by_first(fitted: Fitted) -> list[dict[str, Any]]:
 
 
 def _validation(card: dict[str, Any]) -> kit.Section:
-    rows = [
-        {
-            "opponent": name,
-            "games": row["games"],
-            "win": row["win"]["mean"],
-            "win_low": row["win"]["ci95"][0],
-            "win_high": row["win"]["ci95"][1],
-            "draw": row["draw"]["mean"],
-            "loss": row["loss"]["mean"],
-            "cutoff_rate": row["cutoff_rate"],
-            "mean_margin": row["mean_margin"],
-            "invalid_moves": row["invalid_moves"],
-            "p99_move_seconds": row["p99_move_seconds"],
-        }
-        for name, row in card["against"].items()
-    ]
+    rows, kept = [], ("cutoff_rate", "mean_margin", "invalid_moves", "p99_move_seconds")
+    for name, row in card["against"].items():  # read in the columns' order, so a card without one
+        # names the same first missing figure
+        shown = {"opponent": name, "games": row["games"], "win": row["win"]["mean"]}
+        shown |= {"win_low": row["win"]["ci95"][0], "win_high": row["win"]["ci95"][1]}
+        shown |= {"draw": row["draw"]["mean"], "loss": row["loss"]["mean"]}
+        rows.append(shown | {key: row[key] for key in kept})
     rates = ("win", "win_low", "win_high", "draw", "loss", "cutoff_rate")
     valued = [(name, row["against_value"]) for name, row in card["against"].items()
               if "against_value" in row]  # fmt: skip
@@ -320,23 +295,14 @@ def _against_value(valued: list[tuple[str, dict[str, Any]]], asked: str) -> list
     interval is drawn where the page leads)."""
     if not valued:
         return []
-    figures = ("below_value", "odd_first_wins", "even_losses")
-    rows = [
-        {
-            "opponent": name,
-            **{
-                f"{figure}{end}": number
-                for figure in figures
-                for end, number in (
-                    ("", row[figure]["mean"]),
-                    ("_low", row[figure]["ci95"][0]),
-                    ("_high", row[figure]["ci95"][1]),
-                )
-            },  # fmt: skip
-            "mean_margin_minus_value": row["mean_margin_minus_value"],
-        }
-        for name, row in valued
-    ]
+    rows = []
+    for name, row in valued:
+        shown = {"opponent": name}
+        for figure in ("below_value", "odd_first_wins", "even_losses"):
+            found = row[figure]
+            shown |= {figure: found["mean"], f"{figure}_low": found["ci95"][0]}
+            shown[f"{figure}_high"] = found["ci95"][1]
+        rows.append({**shown, "mean_margin_minus_value": row["mean_margin_minus_value"]})
     return [
         kit.count_table(
             rows,

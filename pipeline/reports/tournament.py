@@ -110,14 +110,20 @@ def games(count: float | None, exact: bool) -> str:
 
 
 def html(result: dict[str, Any], margin: str | None) -> str:
-    standings = result["standings"]
-    rated = [row for row in standings if row["rating"] is not None]
+    standings, exact = result["standings"], result["exact"]
+    ratings = []  # a disqualified entrant is not rated
+    for row in standings:
+        if row["rating"] is not None:
+            rating, plus_minus = row["rating"], row["plus_minus"]
+            ratings.append(
+                (row["name"], rating, None if exact else (rating - plus_minus, rating + plus_minus))
+            )
     rows = standing_rows(result)
     if result["disqualified"]:
         for shown, row in zip(rows, standings, strict=True):
             shown["disqualified"] = row["disqualified"] or ""
     pairings = pairing_rows(result)
-    exact = result["exact"]
+    columns = {key: key for row in pairings for key in row}  # void rows too
     sections = [
         kit.Section(
             "Standings",
@@ -135,19 +141,7 @@ def html(result: dict[str, Any], margin: str | None) -> str:
             "the game it is made in.",
             [
                 kit.interval_plot(
-                    [
-                        (
-                            row["name"],
-                            row["rating"],
-                            None
-                            if exact
-                            else (
-                                row["rating"] - row["plus_minus"],
-                                row["rating"] + row["plus_minus"],
-                            ),
-                        )
-                        for row in rated
-                    ],
+                    ratings,
                     title="Ratings" if exact else "Ratings with their 95 % intervals",
                     x_label="rating (Elo scale; the dashed line is the mean, 1500)",
                     fmt="{:.0f}".format,
@@ -170,14 +164,7 @@ def html(result: dict[str, Any], margin: str | None) -> str:
                 "over deals (each deal played from both seats)."
             )
             + (f" Margin: {margin}." if margin else ""),
-            [
-                kit.count_table(
-                    pairings,
-                    title="Pairings",
-                    columns={key: key for row in pairings for key in row},  # void rows too
-                    formats=FORMATS,
-                )
-            ],
+            [kit.count_table(pairings, title="Pairings", columns=columns, formats=FORMATS)],
         ),
     ]
     provenance = {

@@ -55,20 +55,18 @@ LETTERS = {HIT: "H", STAND: "S", DOUBLE: "D"}
 COLUMNS = [up_name(u) for u in UP_ORDER]
 
 
-def _rows(n_cards: int) -> list[tuple[str, int, int]]:
-    """(label, total, soft) of the hands a chart of `n_cards` cards shows: every total
-    such a hand can have (two cards: other than a pair's)."""
-    return [(f"{kind} {total}", total, soft) for kind, total, soft in hands_of(n_cards)]
-
-
 def _situations(n_cards: int, pairs: bool) -> list[tuple[str, int, int, int]]:
-    """(label, total, soft, pair value or 0) of each row of a chart of `n_cards` cards."""
-    rows = [(label, total, soft, 0) for label, total, soft in _rows(n_cards)]
+    """(label, total, soft, pair value or 0) of each row of a chart of `n_cards` cards: every
+    total such a hand can have (two cards: other than a pair's), then the pairs."""
+    rows = [(f"{kind} {total}", total, soft, 0) for kind, total, soft in hands_of(n_cards)]
     if pairs:
-        for value in range(1, 11):
-            total, soft = (12, 1) if value == 1 else (2 * value, 0)
-            rows.append((f"pair {up_name(value)},{up_name(value)}", total, soft, value))
+        rows += [(f"pair {up_name(v)},{up_name(v)}", *_pair(v), v) for v in range(1, 11)]
     return rows
+
+
+def _pair(value: int) -> tuple[int, int]:
+    """The (total, soft) of a pair of cards worth `value` each (aces: soft 12)."""
+    return (12, 1) if value == 1 else (2 * value, 0)
 
 
 def _key(chart, context: int, up: int, total: int, soft: int, pair: int, n_cards: int) -> str:
@@ -112,8 +110,8 @@ def insurance_rows(chart) -> list[dict[str, str]]:
     kinds = {
         "hard total": [(str(t), chart.insure[t, 0, 0]) for t in range(5, 21)],
         "soft total": [(str(t), chart.insure[t, 1, 0]) for t in range(13, 22)],
-        "pair": [(f"{up_name(v)},{up_name(v)}",
-                  chart.insure[(12, 1, 1) if v == 1 else (2 * v, 0, 1)]) for v in range(1, 11)],
+        "pair": [(f"{up_name(v)},{up_name(v)}", chart.insure[(*_pair(v), 1)])
+                 for v in range(1, 11)],
     }  # fmt: skip
     return [
         {"hand": kind,
@@ -154,6 +152,17 @@ def strength(card: dict[str, Any]) -> kit.Section:
                      tuple(played["ci95"]), hands),
     ]  # fmt: skip
     where = {YES: "below", NO: "above"}.get(at_least(played["ci95"], best), "inside")
+    leads = [(name, lead["mean"], tuple(lead["ci95"])) for name, lead in figures["leads"].items()]
+    lead_plot = kit.interval_plot(  # its lead per hand over each baseline on the same hands
+        leads,
+        title="Its lead over each baseline, per hand, on the same cards",
+        x_label="the chart's return minus the baseline's, per hand (unit bid)",
+        fmt=RETURN,
+        reference=0.0,
+        ident="leads",
+        caption=f"{hands:,} hands, the same cards for every player; above 0: the chart wins "
+        "more than that baseline.",
+    )
     return kit.strength(
         measured,
         measure="return per hand (unit bid)",
@@ -167,7 +176,7 @@ def strength(card: dict[str, Any]) -> kit.Section:
         "more it wins per hand than each baseline on the same hands. The count play and the "
         "bids are the file's own (`mine validate twentyone` measures them, and its --json "
         "card, given as --card, draws every baseline here).",
-        figures=[lead_plot(list(figures["leads"].items()), hands)],
+        figures=[lead_plot],
     )
 
 
@@ -194,20 +203,6 @@ def card_figures(card: dict[str, Any]) -> dict[str, Any]:
         "leads": {"textbook": {"mean": card["gain over textbook on the same shoes"],
                                "ci95": textbook}},
     }  # fmt: skip
-
-
-def lead_plot(leads: list[tuple[str, dict[str, Any]]], hands: int) -> str:
-    """The chart's lead per hand over each baseline on the same hands, with intervals."""
-    return kit.interval_plot(
-        [(name, lead["mean"], tuple(lead["ci95"])) for name, lead in leads],
-        title="Its lead over each baseline, per hand, on the same cards",
-        x_label="the chart's return minus the baseline's, per hand (unit bid)",
-        fmt=RETURN,
-        reference=0.0,
-        ident="leads",
-        caption=f"{hands:,} hands, the same cards for every player; above 0: the chart wins "
-        "more than that baseline.",
-    )
 
 
 class Observed(NamedTuple):
@@ -247,12 +242,9 @@ def html(
         raise ValueError(f"unknown format {fmt!r}: use html or csv")
     if fmt == "csv":
         return chart_csv(fitted.chart)
-    return page(fitted, observed or Observed(pl.DataFrame(), pl.DataFrame(), None), measured)
-
-
-def page(fitted: Strategy, observed: Observed, card: dict[str, Any]) -> str:
     chart, bids, metadata = fitted.chart, fitted.bids, fitted.metadata
-    count_charts, (dealer, counts, matchups) = fitted.count_charts, observed
+    count_charts = fitted.count_charts
+    dealer, counts, matchups = observed or Observed(pl.DataFrame(), pl.DataFrame(), None)
     learned = metadata.get("learned", {})
     stop = int(learned.get("player_card_limit", 5))
     counted = [c for _, _, c in count_charts]
@@ -266,14 +258,13 @@ def page(fitted: Strategy, observed: Observed, card: dict[str, Any]) -> str:
         charts.append(drawn(0, n, f"Main hand, {label}", False))
     charts.append(drawn(2, 2, "Split hand, two cards (pairs: split again or not)", True))
     charts.append(drawn(1, 2, "Insured hand (dealer shows an ace), two cards", True))
-    insured = insurance_rows(chart)
     marks = (
         " A black corner marks a cell played otherwise at some true count (see Play by the count)."
         if count_charts
         else ""
     )
     sections = [
-        strength(card),
+        strength(measured),
         *([] if matchups is None else [against_each(matchups)]),
         kit.Section(
             "Strategy",
@@ -286,7 +277,7 @@ def page(fitted: Strategy, observed: Observed, card: dict[str, Any]) -> str:
             "Insurance",
             "When the dealer shows an ace, the chart takes insurance (half the bid, paid 2 "
             "to 1 if the dealer holds a two-card 21) with these two-card hands.",
-            [kit.count_table(insured, title="Insurance by the player's two cards")],
+            [kit.count_table(insurance_rows(chart), title="Insurance by the player's two cards")],
         ),
         bid_section(bids, learned),
     ]
@@ -294,27 +285,22 @@ def page(fitted: Strategy, observed: Observed, card: dict[str, Any]) -> str:
         sections.append(count_section(chart, count_charts))
     if dealer.height:
         grid = dealer_grid(dealer)
-        sections.append(
-            kit.Section(
-                "The dealer's final hand by up card",
-                "From the warehouse's logs: the share of the rounds the dealer played that "
-                "ended in each outcome ('other': below 17 at a card limit).",
-                [
-                    kit.bar_plot(
-                        [row["up"] for row in grid],
-                        [row["Bust"] or 0.0 for row in grid],
-                        title="Dealer bust rate by up card",
-                        x_label="dealer's up card",
-                        y_label="bust rate",
-                    ),
-                    kit.count_table(
-                        grid,
-                        title="Outcome rates (rounds: the dealer played)",
-                        columns={"up": "up", **{o: o for o in DEALER_OUTCOMES}, "rounds": "rounds"},
-                    ),
-                ],
-            )
+        bust = kit.bar_plot(
+            [row["up"] for row in grid],
+            [row["Bust"] or 0.0 for row in grid],
+            title="Dealer bust rate by up card",
+            x_label="dealer's up card",
+            y_label="bust rate",
         )
+        columns = {"up": "up", **{o: o for o in DEALER_OUTCOMES}, "rounds": "rounds"}
+        rates = kit.count_table(
+            grid, title="Outcome rates (rounds: the dealer played)", columns=columns
+        )
+        text = (
+            "From the warehouse's logs: the share of the rounds the dealer played that "
+            "ended in each outcome ('other': below 17 at a card limit)."
+        )
+        sections.append(kit.Section("The dealer's final hand by up card", text, [bust, rates]))
     if counts.height:
         sections.append(results_section(counts))
     return kit.page(
@@ -330,13 +316,10 @@ def against_each(pairings: pl.DataFrame) -> kit.Section:
     """The logs' writer against each other id at its tables: its lead a round over that
     player, paired round by round, with intervals."""
     player = pairings["player"][0] if pairings.height else "–"
-    rows = kit.opponent_rows(
+    return kit.against_each(
         pairings.to_dicts(),
         label=lambda r: f"id {r['opponent']}",
         note=lambda r: f"{r['logs']:,} log{'s' * (r['logs'] != 1)}",
-    )
-    return kit.against_each(
-        rows,
         measure="lead a round (points)",
         unit="rounds",
         fmt=LEAD,
@@ -491,7 +474,7 @@ def count_section(chart, count_charts: list[tuple[int, int, Any]]) -> kit.Sectio
 CSV_COLUMNS = (
     "context", "kind", "total_or_pair_rank", "n_cards", "upcard", "best_action", "insure",
 )  # fmt: skip
-ACTION_WORDS = {HIT: "hit", STAND: "stand", DOUBLE: "double"}
+ACTION_WORDS = {"P": "split", "H": "hit", "S": "stand", "D": "double"}  # by the chart's letters
 CSV_UPS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 CSV_CONTEXTS = ((MAIN, CSV_UPS), (INSURED, (1,)), (SPLIT_HAND, CSV_UPS))  # insured: an ace up
 
@@ -520,30 +503,21 @@ def chart_csv(chart: Chart) -> str:
     split them, in a split hand to split again), against every up card; `insure` on the
     main hand's two cards against an ace. Played as written, it is worth what the chart is
     (`chart_value`)."""
+    situations = [
+        (kind, total, soft, 0, n) for n in (2, 3, 4, 5) for kind, total, soft in hands_of(n)
+    ]
+    situations += [("pair", *_pair(value), value, 2) for value in range(1, 11)]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for context, ups in CSV_CONTEXTS:
         name = CONTEXT_NAMES[context]
-        for n in (2, 3, 4, 5):
-            for kind, total, soft in hands_of(n):
-                for up in ups:
-                    action = ACTION_WORDS[int(chart.hand[context, up, total, soft, n - 2])]
-                    insure = _insure(chart, context, n, up, total, soft, 0)
-                    writer.writerow((name, kind, total, n, up_name(up), action, insure))
-        for value in range(1, 11):
-            total, soft = (12, 1) if value == 1 else (2 * value, 0)
+        for kind, total, soft, pair, n in situations:
             for up in ups:
-                if chart.split[context, up, value]:
-                    action = "split"
-                else:
-                    action = ACTION_WORDS[int(chart.hand[context, up, total, soft, 0])]
-                insure = _insure(chart, context, 2, up, total, soft, 1)
-                writer.writerow((name, "pair", up_name(value), 2, up_name(up), action, insure))
+                action = ACTION_WORDS[_key(chart, context, up, total, soft, pair, n)]
+                # insurance is offered on the main hand's two cards, an ace up
+                offered = context == MAIN and n == 2 and up == 1
+                insure = int(chart.insure[total, soft, int(pair > 0)]) if offered else ""
+                shown = up_name(pair) if pair else total
+                writer.writerow((name, kind, shown, n, up_name(up), action, insure))
     return out.getvalue()
-
-
-def _insure(chart: Chart, context: int, n: int, up: int, total: int, soft: int, pair: int):
-    """1 or 0 where insurance is offered (the main hand's two cards, an ace up), else ''."""
-    offered = context == MAIN and n == 2 and up == 1
-    return int(chart.insure[total, soft, pair]) if offered else ""
