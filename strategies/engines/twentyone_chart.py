@@ -93,12 +93,6 @@ TC_LIMIT = 10  # the player's true counts run -TC_LIMIT..TC_LIMIT
 TABLES = ("HAND", "SPLIT", "INSURE", "BIDS", "BY_COUNT")
 
 
-def chart_at(tc: int, chart: Chart, count_charts: Sequence[tuple[int, int, Chart]]) -> Chart:
-    """The chart played at true count `tc`: the count chart whose range holds it, else
-    the static one."""
-    return next((c for low, high, c in count_charts if low <= tc <= high), chart)
-
-
 def _letters(chart: Chart, ctx: int, up: int, soft: int, n: int) -> str:
     return "".join(LETTERS.get(int(chart.hand[ctx, up, t, soft, n]), "S") for t in range(32))
 
@@ -135,7 +129,11 @@ def player_tables(
             bids, key=lambda b: 0 if b[0] <= tc <= b[1] else min(abs(tc - b[0]), abs(tc - b[1]))
         )
         by_tc.append(int(row[2]))
-    charts = [chart_at(tc, chart, count_charts) for tc in range(-limit, limit + 1)]
+    # the chart played at each true count: the count chart whose range holds it, else the static one
+    charts = [
+        next((c for low, high, c in count_charts if low <= tc <= high), chart)
+        for tc in range(-limit, limit + 1)
+    ]
     by_count: dict[tuple, str] = {}
     for ctx, up in product(range(3), range(1, 11)):
         for soft, n, total in product((0, 1), range(4), range(32)):
@@ -150,13 +148,7 @@ def player_tables(
         row = "".join("1" if c.insure[total, soft, pair] else "0" for c in charts)
         if len(set(row)) > 1:
             by_count[("I", soft, pair, total)] = row
-    return {
-        "HAND": hand,
-        "SPLIT": split,
-        "INSURE": insure,
-        "BIDS": tuple(by_tc),
-        "BY_COUNT": by_count,
-    }
+    return dict(zip(TABLES, (hand, split, insure, tuple(by_tc), by_count), strict=True))
 
 
 GAME_NUMBERS = ("decks", "min_bid", "max_bid")  # what a table says of the game it plays
