@@ -39,23 +39,14 @@ def plain(board: tuple[int, ...], moves_left: int) -> float:
     return 0
 
 
-def random_player(rng: np.random.Generator) -> Bot:
-    """A uniformly random legal move (the handout's random player)."""
+def random_player(rng: np.random.Generator, greedy: bool = False) -> Bot:
+    """A uniformly random legal move (the handout's random player); `greedy`: cash in a 2
+    when it can."""
 
     def play(state: State) -> Move:
         legal = state.legal_actions()
-        return legal[int(rng.integers(len(legal)))]
-
-    return play
-
-
-def greedy_player(rng: np.random.Generator) -> Bot:
-    """Cash in a 2 when it can, else a random move."""
-
-    def play(state: State) -> Move:
-        legal = state.legal_actions()
-        cash = [move for move in legal if move.kind == SPLIT]
-        pool = cash or legal
+        pool = [move for move in legal if move.kind == SPLIT] if greedy else []
+        pool = pool or legal
         return pool[int(rng.integers(len(pool)))]
 
     return play
@@ -123,7 +114,7 @@ def make_bot(spec: str, rules: SuperNimRules, rng: np.random.Generator | None) -
     if spec == "exact":
         return exact_player(rules)
     if name in ("random", "greedy") and not argument:
-        return random_player(rng) if name == "random" else greedy_player(rng)
+        return random_player(rng, greedy=name == "greedy")
     if name == "alphabeta":
         if not argument.isdigit() or not 1 <= int(argument) <= MAX_DEPTH:
             raise ValueError(f"alphabeta takes a depth 1..{MAX_DEPTH}: {spec!r}")

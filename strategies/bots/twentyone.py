@@ -128,15 +128,11 @@ _PAIRS = {  # split (P) or play the total (-)
 }
 
 
-def _column(up: int) -> int:
-    return _UP.index(up)
-
-
 class Textbook(TableBot):
     name = "textbook"
 
     def decide(self, up: int, total: int, soft: bool, n_cards: int, pair: int, legal: int) -> int:
-        col = _column(up)
+        col = _UP.index(up)
         if pair and legal & CAN_SPLIT and _PAIRS[min(pair, 10)][col] == "P":
             return SPLIT
         row = _SOFT.get(total) if soft else None
@@ -232,10 +228,6 @@ def optimal_chart(rules: TwentyOneRules) -> object:
     return solve(rules).chart
 
 
-def _chart(rules: TwentyOneRules, rng: np.random.Generator | None) -> TableBot:
-    return ChartBot(optimal_chart(rules), rules)
-
-
 # --- registry -----------------------------------------------------------------------------
 
 BotFactory = Callable[..., TableBot]
@@ -255,7 +247,7 @@ BOTS: dict[str, BotFactory] = {
     "textbook": lambda rules, rng: Textbook(rules),
     "random": lambda rules, rng: RandomBot(rng, rules),
     "explorer": _explorer,
-    "chart": _chart,
+    "chart": lambda rules, rng: ChartBot(optimal_chart(rules), rules),
 }
 """name → factory(rules, rng, *args); `explorer:POLICY:SHARE` passes POLICY and SHARE."""
 

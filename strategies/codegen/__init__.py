@@ -33,9 +33,7 @@ SAFE_TEXT = re.compile(r"[\w.:+\-=/ ()×→,%\[\]]*")
 def safe_text(value: object, number: str = "{:.6f}") -> str:
     """A value fit for a docstring: numbers as they are (floats by `number`), text only if
     it is short and made of plainly safe characters."""
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, int):
+    if value is None or isinstance(value, int):  # a bool too
         return str(value)
     if isinstance(value, float):
         return number.format(value) if math.isfinite(value) else "(not finite)"

@@ -2,9 +2,6 @@
 
 The module needs only the standard library, is deterministic, and states where its table
 came from (games, rows, data fingerprint, model, validation figures) in its docstring.
-Everything written into it is a number, a hex fingerprint, or text from a fixed
-vocabulary; the result is parsed with `ast` and compared with what was meant before it
-is written.
 """
 
 from __future__ import annotations

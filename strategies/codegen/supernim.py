@@ -3,9 +3,7 @@ states `(player, board, score_max, score_min)`, the fitted heuristic as literals
 
 The player's code is `strategies/players/supernim.py` (standard library only), copied into
 the file with the fitted table's literals in place of its plain ones, so the generated
-player and `alphabeta:D` differ only in their leaf values. Everything else written into
-the file is a number, a tuple of numbers, or text from a fixed vocabulary; the source is
-parsed back with `ast` and compared with what was meant before it is written.
+player and `alphabeta:D` differ only in their leaf values.
 """
 
 from __future__ import annotations

@@ -3,11 +3,8 @@
 The file is the player module `strategies/players/twentyone.py` (its code, as it stands)
 with the table's constants and tables written in as literals (`twentyone_chart.
 player_constants`) and the table's provenance and the figures measured on the file as its
-docstring. It needs only the standard library and is deterministic.
-
-Everything written into the module is a number, a hex fingerprint, text from a fixed
-vocabulary, or the `repr` of a validated literal; the source is parsed with `ast` and its
-docstring and tables are compared with what was meant before it is written.
+docstring. It needs only the standard library and is deterministic; its tables are the
+`repr` of literals checked to have a chart's shape (`_check_tables`).
 """
 
 from __future__ import annotations

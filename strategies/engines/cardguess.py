@@ -50,8 +50,7 @@ class CardGuessRules(RuleSettings):
     def __post_init__(self) -> None:
         if not 1 <= self.n <= 4:
             raise ValueError(f"n must be 1 … 4 (feedback numbers are 0 … 4), not {self.n}")
-        if self.guess_limit < 1:
-            raise ValueError(f"guess_limit must be at least 1, not {self.guess_limit}")
+        self.at_least(guess_limit=1)
         if self.seconds <= 0:
             raise ValueError(f"seconds must be positive, not {self.seconds}")
 

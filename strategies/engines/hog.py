@@ -47,9 +47,7 @@ class HogRules(RuleSettings):
                                                            "max_rolls": (1, 20)}  # fmt: skip
 
     def __post_init__(self) -> None:
-        for name, least in (("goal", 1), ("dice_sides", 2), ("max_rolls", 1)):
-            if (value := getattr(self, name)) < least:
-                raise ValueError(f"{name} must be at least {least}, not {value}")
+        self.at_least(goal=1, dice_sides=2, max_rolls=1)
 
     # what a fitted table's metadata says of its rules (Pig Tail is its tables' 0 dice)
     LEARNED: ClassVar = ("goal", "dice_sides", "max_rolls", "sow_sad", "square_swine")

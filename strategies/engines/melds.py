@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import combinations
+from itertools import combinations, product
 
 from mine.parsers.cards import DECK, SUITS, Card, deadwood_points
 
@@ -99,10 +99,9 @@ def all_meld_masks(sizes: MeldSizes = DEFAULT_SIZES) -> tuple[int, ...]:
         of_rank = [CARD_BITS[Card(rank, suit)] for suit in SUITS]
         for n in range(sizes.min_set, sizes.max_set + 1):
             melds.extend(sum(group) for group in combinations(of_rank, n))
-    for suit in SUITS:
-        for n in range(sizes.min_straight, sizes.max_straight + 1):
-            for low in range(1, 15 - n):
-                melds.append(sum(CARD_BITS[Card(rank, suit)] for rank in range(low, low + n)))
+    for suit, n in product(SUITS, range(sizes.min_straight, sizes.max_straight + 1)):
+        for low in range(1, 15 - n):
+            melds.append(sum(CARD_BITS[Card(rank, suit)] for rank in range(low, low + n)))
     return tuple(melds)
 
 
@@ -134,11 +133,8 @@ def _melds_by_lowest(sizes: MeldSizes) -> tuple[tuple[tuple[int, int], ...], ...
 
 @dataclass
 class MeldSolver:
-    """Exact least-deadwood arrangements. Holds its memo (bounded), so keep one per user.
-
-    `deadwood(mask)` and friends work on masks for speed; `deadwood_of(cards)` etc. take
-    cards.
-    """
+    """Exact least-deadwood arrangements on masks (the `*_of` methods take cards). Holds
+    its memo (bounded), so keep one per user."""
 
     sizes: MeldSizes = DEFAULT_SIZES
     memo_limit: int = 1 << 20
@@ -156,12 +152,8 @@ class MeldSolver:
 
     # The hot path is a closure so that every name it touches is a local.
     def _make_deadwood(self) -> Callable[[int], int]:
-        memo, limit, by_lowest, block_value = (
-            self._memo,
-            self.memo_limit,
-            self._by_lowest,
-            self._block_value,
-        )
+        memo, limit = self._memo, self.memo_limit
+        by_lowest, block_value = self._by_lowest, self._block_value
         sizes, melds = self.sizes, self.melds
         fast = sizes.min_set == 3 and sizes.min_straight == 3
         start3 = 0
@@ -190,7 +182,7 @@ class MeldSolver:
         self._best = best
 
         def meldable(hand: int) -> int:
-            # The cards of `hand` that belong to at least one meld inside `hand`.
+            # The cards of `hand` (a mask) that belong to at least one meld inside it.
             if fast:
                 run = hand & hand >> 1 & hand >> 2 & start3
                 a, b, c, d = hand & BLOCK, hand >> 13 & BLOCK, hand >> 26 & BLOCK, hand >> 39
@@ -205,7 +197,7 @@ class MeldSolver:
                     covered |= meld
             return covered
 
-        self._meldable = meldable
+        self.meldable = meldable
 
         def deadwood(hand: int) -> int:
             total = (
@@ -219,13 +211,9 @@ class MeldSolver:
 
         return deadwood
 
-    def meldable(self, hand: int) -> int:
-        """The cards of `hand` (a mask) that belong to at least one meld inside it."""
-        return self._meldable(hand)
-
     def arrangement(self, hand: int) -> tuple[int, ...]:
         """The melds (as masks) of one least-deadwood arrangement; deterministic."""
-        mask = self._meldable(hand)
+        mask = self.meldable(hand)
         chosen = []
         while mask:
             target = self._best(mask)
@@ -279,7 +267,7 @@ class MeldSolver:
             return found
 
         total = mask_value(hand)
-        return sorted(total - value for value in absorbed(self._meldable(hand)))
+        return sorted(total - value for value in absorbed(self.meldable(hand)))
 
     # --- the same on cards ---
 

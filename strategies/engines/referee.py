@@ -56,10 +56,6 @@ Ask = Callable[[Any, int, str | None], tuple[Callable[..., Any], tuple[Any, ...]
 
 
 class Course:
-    """A player behind its course's interface (its engine's adapter): `ask(state, seat,
-    memory)` gives the function the course calls now, its arguments, and how its result
-    reads."""
-
     def __init__(self, ask: Ask) -> None:
         self.ask = ask
 

@@ -56,6 +56,12 @@ class RuleSettings:
                 raise ValueError(f"bad rule {key}={text}: {key} takes {low:,} to {high:,}")
         return dataclasses.replace(self, **changes)
 
+    def at_least(self, **least: float) -> None:
+        """ValueError for the first of these settings below its least value."""
+        for name, low in least.items():
+            if (value := getattr(self, name)) < low:
+                raise ValueError(f"{name} must be at least {low}, not {value}")
+
     @classmethod
     def within(cls, key: str, value: float) -> bool:
         """Whether `value` is a number `key` may be set to (finite, within its bounds)."""

@@ -73,10 +73,6 @@ def engine_of(name: str) -> ModuleType:
     return importlib.import_module(f"mine.strategies.engines.{name}")
 
 
-def format_of(name: str) -> ModuleType:
-    return importlib.import_module(f"mine.parsers.{name}")
-
-
 def player_ids(specs: Sequence[str]) -> list[str]:
     """The players' ids in the logs: a name met again becomes `name#2`, `name#3`, …"""
     ids: list[str] = []
@@ -86,10 +82,6 @@ def player_ids(specs: Sequence[str]) -> list[str]:
             unique, n = f"{spec}#{n}", n + 1
         ids.append(unique)
     return ids
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_") or "player"
 
 
 def matches(name: str, specs: Sequence[str], seed: int, opponent: str | None = None) -> list[Match]:
@@ -107,7 +99,9 @@ def matches(name: str, specs: Sequence[str], seed: int, opponent: str | None = N
     elif seats == range(2, 3) and len(entrants) > 2:
         tables = list(combinations(range(len(entrants)), 2))
     else:
-        raise ValueError(f"a game seats {_counted(seats)}, not {len(entrants)}")
+        low, high = seats.start, seats.stop - 1
+        counted = f"{low} player{'s' * (low != 1)}" if low == high else f"{low} to {high} players"
+        raise ValueError(f"a game seats {counted}, not {len(entrants)}")
     return [
         Match(
             number,
@@ -119,13 +113,9 @@ def matches(name: str, specs: Sequence[str], seed: int, opponent: str | None = N
     ]
 
 
-def _counted(seats: range) -> str:
-    low, high = seats.start, seats.stop - 1
-    return f"{low} player{'s' * (low != 1)}" if low == high else f"{low} to {high} players"
-
-
 def _stem(name: str, ids: Sequence[str], seed: int) -> str:
-    who = "-vs-".join(slug(i) for i in ids) if len(ids) <= 3 else f"table{len(ids)}"
+    slugs = (re.sub(r"[^A-Za-z0-9_]+", "_", i).strip("_") or "player" for i in ids)
+    who = "-vs-".join(slugs) if len(ids) <= 3 else f"table{len(ids)}"
     return f"{name}-{who}-s{seed}"
 
 
@@ -254,7 +244,7 @@ class _Pair:
 def _play_games(task: tuple) -> Played:
     """One task of a match: its games in `span`, played and formatted."""
     name, rules, match, seed, span, index, me, make_bot, setup = task
-    engine, log_format = engine_of(name), format_of(name)
+    engine, log_format = engine_of(name), importlib.import_module(f"mine.parsers.{name}")
     if hasattr(engine, "play_fast"):
         bots = [make_bot(spec, rules, None) for spec in match.specs]
         rng = np.random.default_rng(child(seed, match.number, index))

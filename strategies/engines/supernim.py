@@ -29,7 +29,7 @@ generator, the search and the handout's own game class over immutable tuples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -69,14 +69,7 @@ class SuperNimRules(RuleSettings):
     cap_scores: bool = False  # the sticks a merge loses to the cap score for the mover
 
     def __post_init__(self) -> None:
-        if self.merge_cap < 2:
-            raise ValueError(f"merge_cap must be at least 2, not {self.merge_cap}")
-        if self.split_reward < 0:
-            raise ValueError(f"split_reward must be at least 0, not {self.split_reward}")
-        if self.max_moves < 1:
-            raise ValueError(f"max_moves must be at least 1, not {self.max_moves}")
-        if self.ulam_limit < 0:
-            raise ValueError(f"ulam_limit must be at least 0, not {self.ulam_limit}")
+        self.at_least(merge_cap=2, split_reward=0, max_moves=1, ulam_limit=0)
 
     def growth_allowed(self, growths: int) -> bool:
         return self.ulam_limit == 0 or growths < self.ulam_limit
@@ -198,9 +191,7 @@ class State:
         return len(SEATS)
 
     def clone(self) -> State:
-        return State(self.player, self.board, self.score_max, self.score_min, self.moves,
-                     self.growths, self.seen, self.rules, self.players, list(self.played),
-                     self.forfeited)  # fmt: skip
+        return replace(self, played=list(self.played))
 
     def forfeit(self, seat: int, reason: str) -> None:
         """The game ends here, lost by `seat` (a fault the referee charged)."""
@@ -305,9 +296,7 @@ def log_rows(state: State, game: int, me: str | None = None) -> tuple[list[Turn]
              None if move.j is None else move.j + 1, move.after, score_max, score_min)
         for number, (player, before, move, score_max, score_min) in enumerate(state.played, 1)
     ]  # fmt: skip
-    first, start = (
-        (state.played[0][0], state.played[0][1]) if state.played else (state.player, state.board)
-    )
+    first, start = state.played[0][:2] if state.played else (state.player, state.board)
     ended = "cutoff" if state.is_cut_off() else ""
     score = Score(game, first, start, state.score_max, state.score_min, state.winner(),
                   state.moves, ended)  # fmt: skip

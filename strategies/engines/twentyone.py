@@ -107,21 +107,19 @@ class TwentyOneRules(RuleSettings):
     }
 
     def __post_init__(self) -> None:
-        problems = []
-        if self.decks < 1:
-            problems.append("decks must be at least 1")
-        if not 1 <= self.min_bid <= self.max_bid:
-            problems.append("need 1 ≤ min_bid ≤ max_bid")
-        if self.starting_points < 1:
-            problems.append("starting_points must be positive")
-        if self.rounds < 1:
-            problems.append("rounds must be positive")
-        if self.charlie_cards < 3:
-            problems.append("charlie_cards must be at least 3")
-        if self.dealer_card_limit and self.dealer_card_limit < 2:
-            problems.append("dealer_card_limit must be 0 (none) or at least 2")
-        if self.max_players < 1:
-            problems.append("max_players must be positive")
+        checks = (
+            (self.decks < 1, "decks must be at least 1"),
+            (not 1 <= self.min_bid <= self.max_bid, "need 1 ≤ min_bid ≤ max_bid"),
+            (self.starting_points < 1, "starting_points must be positive"),
+            (self.rounds < 1, "rounds must be positive"),
+            (self.charlie_cards < 3, "charlie_cards must be at least 3"),
+            (
+                self.dealer_card_limit != 0 and self.dealer_card_limit < 2,
+                "dealer_card_limit must be 0 (none) or at least 2",
+            ),
+            (self.max_players < 1, "max_players must be positive"),
+        )
+        problems = [problem for failed, problem in checks if failed]
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -302,12 +300,6 @@ def action_kind(action: object) -> tuple[int, int] | None:
     return kind, amount
 
 
-def make_action(kind: int, amount: int = 0) -> Action:
-    if kind in (HIT, STAND):
-        return Hit() if kind == HIT else Stand()
-    return (Bid, Hit, Stand, DoubleDown, Split, Insurance)[kind](amount)  # type: ignore[call-arg]
-
-
 # --- players ------------------------------------------------------------------------------
 
 
@@ -403,13 +395,10 @@ class State:
         self.infos: dict[int, list[Hand] | list[int]] = {}  # seat → latest hands; dealer → cards
         self.round = 0
         # hand class by (number of cards, value state): `classify` decided once per rules
-        self._class = [[classify(n, vs >> 1, rules) for vs in range(VS_LIMIT)] for n in range(32)]
-        self._split_class = [
-            [classify(n, vs >> 1, rules, split=True) for vs in range(VS_LIMIT)] for n in range(32)
-        ]
-        self._dealer_class = [
-            [classify(n, vs >> 1, rules, dealer=True) for vs in range(VS_LIMIT)] for n in range(32)
-        ]
+        self._class, self._split_class, self._dealer_class = (
+            [[classify(n, vs >> 1, rules, **kind) for vs in range(VS_LIMIT)] for n in range(32)]
+            for kind in ({}, {"split": True}, {"dealer": True})
+        )
         self._terminal = False
         self._start_round()
 
@@ -457,8 +446,11 @@ class State:
 
     def action(self, kind: int) -> Action:
         """The action of this kind on the current hand, with what it costs."""
+        if kind in (HIT, STAND):
+            return Hit() if kind == HIT else Stand()
         bid = self.current_hand().bid
-        return make_action(kind, {DOUBLE: bid, SPLIT: bid, INSURANCE: bid // 2}.get(kind, 0))
+        amount = {DOUBLE: bid, SPLIT: bid, INSURANCE: bid // 2}.get(kind, 0)
+        return {BID: Bid, DOUBLE: DoubleDown, SPLIT: Split, INSURANCE: Insurance}[kind](amount)
 
     def situation(self) -> tuple[int, int, bool, int, int]:
         """(up, total, soft, n_cards, pair) of the current hand, as the bots' policies and
@@ -583,7 +575,7 @@ class State:
     # -- turn order --
 
     def _start_round(self) -> None:
-        active = [s for s in range(len(self.ids)) if self._active(s)]
+        active = [s for s, p in enumerate(self.points) if p > 0 and self.disqualified[s] is None]
         if not active or self.round >= self.rules.rounds:
             self._terminal = True
             return
@@ -594,9 +586,6 @@ class State:
         self._bidding = True
         self._qi = 0
         self._seat = active[0]
-
-    def _active(self, seat: int) -> bool:
-        return self.points[seat] > 0 and self.disqualified[seat] is None
 
     def _next_bidder(self) -> None:
         self._qi += 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import product
 from typing import Any
 
 import numpy as np
@@ -55,13 +56,12 @@ class Chart:
 
     def rows(self, context: int = MAIN, n_cards: int = 2) -> dict[str, str]:
         """A printable chart: `"hard 16": "HHHHHSSSSS"`-like strings, up cards 2..10, A."""
-        letters = {STAND: "S", HIT: "H", DOUBLE: "D"}
         ups = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
         table = {}
         for soft in (0, 1):
             for total in range(4 if not soft else 12, 22):
                 row = self.hand[context, ups, total, soft, n_index(n_cards)]
-                table[f"{'soft' if soft else 'hard'} {total}"] = "".join(letters[a] for a in row)
+                table[f"{'soft' if soft else 'hard'} {total}"] = "".join(LETTERS[a] for a in row)
         for value in VALUES:
             row = self.split[context, ups, value]
             table[f"pair {value}"] = "".join("P" if p else "-" for p in row)
@@ -91,12 +91,6 @@ class Strategy:
 LETTERS = {HIT: "H", STAND: "S", DOUBLE: "D"}
 TC_LIMIT = 10  # the player's true counts run -TC_LIMIT..TC_LIMIT
 TABLES = ("HAND", "SPLIT", "INSURE", "BIDS", "BY_COUNT")
-
-
-def chart_at(tc: int, chart: Chart, count_charts: Sequence[tuple[int, int, Chart]]) -> Chart:
-    """The chart played at true count `tc`: the count chart whose range holds it, else
-    the static one."""
-    return next((c for low, high, c in count_charts if low <= tc <= high), chart)
 
 
 def _letters(chart: Chart, ctx: int, up: int, soft: int, n: int) -> str:
@@ -135,35 +129,26 @@ def player_tables(
             bids, key=lambda b: 0 if b[0] <= tc <= b[1] else min(abs(tc - b[0]), abs(tc - b[1]))
         )
         by_tc.append(int(row[2]))
-    charts = [chart_at(tc, chart, count_charts) for tc in range(-limit, limit + 1)]
+    # the chart played at each true count: the count chart whose range holds it, else the static one
+    charts = [
+        next((c for low, high, c in count_charts if low <= tc <= high), chart)
+        for tc in range(-limit, limit + 1)
+    ]
     by_count: dict[tuple, str] = {}
-    for ctx in range(3):
-        for up in range(1, 11):
-            for soft in (0, 1):
-                for n in range(4):
-                    for total in range(32):
-                        row = "".join(
-                            LETTERS.get(int(c.hand[ctx, up, total, soft, n]), "S") for c in charts
-                        )
-                        if len(set(row)) > 1:
-                            by_count[("H", ctx, up, soft, n, total)] = row
-            for x in range(1, 11):
-                row = "".join("P" if c.split[ctx, up, x] else "-" for c in charts)
-                if len(set(row)) > 1:
-                    by_count[("P", ctx, up, x)] = row
-    for soft in (0, 1):
-        for pair in (0, 1):
-            for total in range(32):
-                row = "".join("1" if c.insure[total, soft, pair] else "0" for c in charts)
-                if len(set(row)) > 1:
-                    by_count[("I", soft, pair, total)] = row
-    return {
-        "HAND": hand,
-        "SPLIT": split,
-        "INSURE": insure,
-        "BIDS": tuple(by_tc),
-        "BY_COUNT": by_count,
-    }
+    for ctx, up in product(range(3), range(1, 11)):
+        for soft, n, total in product((0, 1), range(4), range(32)):
+            row = "".join(LETTERS.get(int(c.hand[ctx, up, total, soft, n]), "S") for c in charts)
+            if len(set(row)) > 1:
+                by_count[("H", ctx, up, soft, n, total)] = row
+        for x in range(1, 11):
+            row = "".join("P" if c.split[ctx, up, x] else "-" for c in charts)
+            if len(set(row)) > 1:
+                by_count[("P", ctx, up, x)] = row
+    for soft, pair, total in product((0, 1), (0, 1), range(32)):
+        row = "".join("1" if c.insure[total, soft, pair] else "0" for c in charts)
+        if len(set(row)) > 1:
+            by_count[("I", soft, pair, total)] = row
+    return dict(zip(TABLES, (hand, split, insure, tuple(by_tc), by_count), strict=True))
 
 
 GAME_NUMBERS = ("decks", "min_bid", "max_bid")  # what a table says of the game it plays
@@ -219,18 +204,11 @@ def chart_of_tables(player: Any) -> Chart:
     """The `Chart` a player module plays (its HAND, SPLIT and INSURE tables)."""
     codes = {letter: code for code, letter in LETTERS.items()}
     chart = Chart.empty()
-    for ctx in range(3):
-        for up in range(1, 11):
-            for soft in (0, 1):
-                for n in range(4):
-                    row = player.HAND[ctx][up][soft][n]
-                    chart.hand[ctx, up, :, soft, n] = np.array([codes[c] for c in row])
-    for ctx in range(len(player.SPLIT)):
-        for up in range(1, 11):
-            chart.split[ctx, up, :] = np.array([c == "P" for c in player.SPLIT[ctx][up]])
-    for soft in (0, 1):
-        for pair in (0, 1):
-            chart.insure[:, soft, pair] = np.array(
-                [c == "1" for c in player.INSURE[2 * soft + pair]]
-            )
+    for ctx, up, soft, n in product(range(3), range(1, 11), (0, 1), range(4)):
+        row = player.HAND[ctx][up][soft][n]
+        chart.hand[ctx, up, :, soft, n] = np.array([codes[c] for c in row])
+    for ctx, up in product(range(len(player.SPLIT)), range(1, 11)):
+        chart.split[ctx, up, :] = np.array([c == "P" for c in player.SPLIT[ctx][up]])
+    for soft, pair in product((0, 1), (0, 1)):
+        chart.insure[:, soft, pair] = np.array([c == "1" for c in player.INSURE[2 * soft + pair]])
     return chart

@@ -61,8 +61,8 @@ class ExactSolver:
     board takes about 300 nodes at k = 6, 1,400 at 10, 15,000 at 20 and 30,000 at 24,
     doubling every four moves or so: a whole game of 100 moves is out of reach, a game
     cut off at 20 or 24 moves is solved in a fraction of a second; beyond `HORIZON` moves
-    left it is not tried. Growth steps are
-    unlimited and repeats end nothing here (`ulam_limit`, `repeat_ends` are not solved).
+    left it is not tried. Growth steps are unlimited and repeats end nothing here
+    (`ulam_limit`, `repeat_ends` are not solved).
     """
 
     def __init__(self, rules: SuperNimRules = DEFAULT_RULES, node_limit: int = NODE_LIMIT) -> None:

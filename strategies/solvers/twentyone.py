@@ -44,6 +44,7 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from itertools import combinations_with_replacement
 from math import comb
 
 import numpy as np
@@ -243,12 +244,9 @@ class _Solver:
         self.game, self.decks, self.up, self.chart = game, decks, up, chart
         self.prefer, self.margin = prefer, margin
         self.table = DealerTable.build(up, game)
-        if decks is None:
-            self.shoe0 = None
-        else:
-            shoe = full_shoe(decks).copy()
-            shoe[up - 1] -= 1
-            self.shoe0 = shoe
+        self.shoe0 = None if decks is None else full_shoe(decks)  # a new array, less the up card
+        if self.shoe0 is not None:
+            self.shoe0[up - 1] -= 1
         self._stand: dict[tuple[int, ...], tuple[np.ndarray, float]] = {}
         self._memo: dict[tuple, tuple[float, int]] = {}
         self._bust: dict[tuple, float] = {}
@@ -295,9 +293,13 @@ class _Solver:
         win, lose, no_play = self.game.insurance
         return (1 - dead) * (combo * win + (1 - combo) * lose) + dead * no_play
 
-    def after_card(self, cards, removed, total, soft, n, value) -> tuple:
-        t, s = add_points(total, soft, points(value))
-        return _plus(cards, value), _plus(removed, value), t, s, n + 1
+    def draws(self, cards, removed, total, soft, n):
+        """(chance, (cards, removed, total, soft, n) after it) of each next card's value."""
+        probs = self.next_card(removed)
+        for value in VALUES:
+            if probs[value - 1]:
+                t, s = add_points(total, soft, points(value))
+                yield probs[value - 1], (_plus(cards, value), _plus(removed, value), t, s, n + 1)
 
     def best(
         self, cards, removed, total: int, soft: int, n: int, context: int
@@ -361,13 +363,8 @@ class _Solver:
         return options
 
     def hit(self, cards, removed, total, soft, n, context) -> float:
-        probs = self.next_card(removed)
         value = 0.0
-        for v in VALUES:
-            p = probs[v - 1]
-            if p == 0:
-                continue
-            c2, r2, t, s, m = self.after_card(cards, removed, total, soft, n, v)
+        for p, (c2, r2, t, s, m) in self.draws(cards, removed, total, soft, n):
             if m >= self.game.stop or t > 21:
                 value += p * self.settle(r2, m, t, 1.0, context)
             else:
@@ -375,13 +372,9 @@ class _Solver:
         return value
 
     def double(self, cards, removed, total, soft, context) -> float:
-        probs = self.next_card(removed)
         value = 0.0
-        for v in VALUES:
-            p = probs[v - 1]
-            if p:
-                _, r2, t, _, m = self.after_card(cards, removed, total, soft, 2, v)
-                value += p * self.settle(r2, m, t, 2.0, context)
+        for p, (_, r2, t, _, m) in self.draws(cards, removed, total, soft, 2):
+            value += p * self.settle(r2, m, t, 2.0, context)
         return value
 
     def bust_chance(self, cards, removed, total, soft, n, context) -> float:
@@ -392,12 +385,7 @@ class _Solver:
         _, action = self.best(cards, removed, total, soft, n, context)
         chance = 0.0
         if action != STAND and not (action == DOUBLE and self.is_combo(n, total, context)):
-            probs = self.next_card(removed)
-            for v in VALUES:
-                p = probs[v - 1]
-                if not p:
-                    continue
-                c2, r2, t, s, m = self.after_card(cards, removed, total, soft, n, v)
+            for p, (c2, r2, t, s, m) in self.draws(cards, removed, total, soft, n):
                 if action == DOUBLE or m >= self.game.stop or t > 21:
                     cell = self.game.player_cell(m, t, context == SPLIT_HAND)
                     chance += p * self.game.dead[cell]
@@ -422,6 +410,15 @@ class _Solver:
             return gain > 0
         return gain > -self.margin if kept else gain > self.margin
 
+    def splits(self, context: int, value: int, gain: float, possible: bool = True) -> bool:
+        """Whether a pair of `value` is split in `context`: the chart's choice where a chart
+        is valued, else `choose`'s (if `possible`), kept for the chart being built."""
+        if self.chart is not None:
+            return bool(self.chart.split[context, self.up, value])
+        kept = self.prefer is not None and bool(self.prefer.split[context, self.up, value])
+        take = self.split_votes[(context, value)] = possible and self.choose(gain, kept)
+        return take
+
     def split(self, value: int, context: int) -> float:
         """Every hand of a split pair of `value`, re-splits included (see the module's
         docstring): 2 R, plus the insurance of an insured pair."""
@@ -443,12 +440,7 @@ class _Solver:
         t, s = add_points(*add_points(0, 0, points(value)), points(value))
         again = self.best(cards, removed, t, s, 2, SPLIT_HAND)[0]  # the re-paired hand, kept
         keep, resplit = other + q * again, other / (1 - 2 * q)
-        if self.chart is not None:
-            split_again = bool(self.chart.split[SPLIT_HAND, self.up, value])
-        else:
-            kept = self.prefer is not None and bool(self.prefer.split[SPLIT_HAND, self.up, value])
-            split_again = q > 0 and self.choose(resplit - keep, kept)
-            self.split_votes[(SPLIT_HAND, value)] = split_again
+        split_again = self.splits(SPLIT_HAND, value, resplit - keep, q > 0)
         total = 2 * (resplit if split_again else keep)
         if context == INSURED:  # the dealer plays unless every hand of the split busts
             if split_again:
@@ -466,12 +458,9 @@ class _Solver:
         if not (splittable and self.game.split):
             return value, False
         split_value = self.split(v1, context)
-        if self.chart is not None:
-            take = bool(self.chart.split[context, self.up, v1])
-        else:
-            kept = self.prefer is not None and bool(self.prefer.split[context, self.up, v1])
-            take = self.split_votes[(context, v1)] = self.choose(split_value - value, kept)
-        return (split_value, True) if take else (value, False)
+        if self.splits(context, v1, split_value - value):
+            return split_value, True
+        return value, False
 
     def _vote(self, removed, total, soft, n, context, options: dict[int, float]) -> None:
         """Weigh each action's value by the chance of holding these cards (finite shoe),
@@ -503,30 +492,25 @@ def _deals(shoe: np.ndarray | None, up: int, probs: np.ndarray = INFINITE) -> li
     """(v1, v2, splittable, chance) of every first hand given the up card (from a full
     shoe of counts by value, or an infinite deck of `probs`); a pair of ten-valued cards is
     splittable only when both have the same rank."""
-    left = None
-    if shoe is not None:
-        left = shoe.astype(float).copy()
+    left = None if shoe is None else shoe.astype(float)
+    if left is not None:
         left[up - 1] -= 1
-        probs = left / left.sum()
     deals = []
-    for v1 in VALUES:
-        for v2 in VALUES:
-            if v2 < v1:
-                continue
-            if left is None:
-                chance = probs[v1 - 1] * probs[v2 - 1] * (1 if v1 == v2 else 2)
-            else:
-                n = left.sum()
-                first = left[v1 - 1] / n
-                left[v1 - 1] -= 1
-                chance = first * left[v2 - 1] / (n - 1) * (1 if v1 == v2 else 2)
-                left[v1 - 1] += 1
-            if v1 == v2 == 10:
-                same = _same_rank_tens(shoe, up)
-                deals.append((10, 10, True, chance * same))
-                deals.append((10, 10, False, chance * (1 - same)))
-            else:
-                deals.append((v1, v2, v1 == v2, chance))
+    for v1, v2 in combinations_with_replacement(VALUES, 2):
+        if left is None:
+            chance = probs[v1 - 1] * probs[v2 - 1] * (1 if v1 == v2 else 2)
+        else:
+            n = left.sum()
+            first = left[v1 - 1] / n
+            left[v1 - 1] -= 1
+            chance = first * left[v2 - 1] / (n - 1) * (1 if v1 == v2 else 2)
+            left[v1 - 1] += 1
+        if v1 == v2 == 10:
+            same = _same_rank_tens(shoe, up)
+            deals.append((10, 10, True, chance * same))
+            deals.append((10, 10, False, chance * (1 - same)))
+        else:
+            deals.append((v1, v2, v1 == v2, chance))
     return deals
 
 
