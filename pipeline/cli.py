@@ -158,10 +158,9 @@ def _version(show: bool) -> None:
 
 @app.callback()
 def main(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
-    ] = False,
+    version: options.option(
+        bool, "--version", callback=_version, is_eager=True, help="Print the version."
+    ) = False,
 ) -> None:
     """mine: ingest game logs into DuckDB, query them, and turn them into players."""
     outputs.forget_reads()  # what an earlier command run in this process read
@@ -175,48 +174,39 @@ def ingest(
             metavar="PATH", help="Files, folders (recursive) or globs.", show_default=False
         ),
     ],
-    game: Annotated[
+    game: options.option(
         str | None,
-        typer.Option(
-            metavar="GAME",
-            help=f"Skip detection: every pair is this game ({', '.join(games.names())}).",
-        ),
-    ] = None,
+        metavar="GAME",
+        help=f"Skip detection: every pair is this game ({', '.join(games.names())}).",
+    ) = None,
     db: options.Db = None,
     as_json: options.Json = False,
     wait: options.Wait = 60.0,
-    verify: Annotated[
+    verify: options.option(
         bool,
-        typer.Option(
-            "--verify/--no-verify",
-            help="Replay each game's rules over its logs (--no-verify: format checks only).",
-        ),
-    ] = True,
-    rules: Annotated[
+        "--verify/--no-verify",
+        help="Replay each game's rules over its logs (--no-verify: format checks only).",
+    ) = True,
+    rules: options.option(
         list[str] | None,
-        typer.Option(
-            "--rules",
-            metavar="KEY=VALUE",
-            help="The rules the logs were played under (as `mine simulate --rules`), "
-            "repeatable; a key applies to every game (or --game) whose rules have it.",
-        ),
-    ] = None,
+        "--rules",
+        metavar="KEY=VALUE",
+        help="The rules the logs were played under (as `mine simulate --rules`), "
+        "repeatable; a key applies to every game (or --game) whose rules have it.",
+    ) = None,
     lake: options.Lake = None,
     cluster: options.Cluster = None,
-    shard_pairs: Annotated[
-        int,
-        typer.Option("--shard-pairs", min=1, help="Pairs per task when ingesting into a lake."),
-    ] = 1000,
-    workers: Annotated[
+    shard_pairs: options.option(
+        int, "--shard-pairs", min=1, help="Pairs per task when ingesting into a lake."
+    ) = 1000,
+    workers: options.option(
         int | None,
-        typer.Option(
-            "--workers",
-            min=1,
-            max=options.MAX_WORKERS,
-            help="Processes replaying a large batch's logs (default: one a core).",
-            show_default=False,
-        ),
-    ] = None,
+        "--workers",
+        min=1,
+        max=options.MAX_WORKERS,
+        help="Processes replaying a large batch's logs (default: one a core).",
+        show_default=False,
+    ) = None,
 ) -> None:
     """Ingest turn/score log pairs; each pair lands whole or not at all, once per content.
     With --lake, into a lake (Parquet) in tasks, on --cluster's workers if given."""
@@ -237,36 +227,30 @@ def query(
     sql: Annotated[
         str | None, typer.Argument(metavar="SQL", help="The SQL to run.", show_default=False)
     ] = None,
-    file: Annotated[
-        Path | None, typer.Option("--file", "-f", help="Read the SQL from a file.")
-    ] = None,
-    fmt: Annotated[
+    file: options.option(Path | None, "--file", "-f", help="Read the SQL from a file.") = None,
+    fmt: options.option(
         str | None,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            help="table, csv, json or parquet (default: --out's extension, else table).",
-            show_default=False,
-        ),
-    ] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file.")] = None,
-    limit: Annotated[
-        int, typer.Option("--limit", min=0, metavar="N", help="Rows the table shows (0: all).")
-    ] = 40,
+        "--format",
+        metavar="FORMAT",
+        help="table, csv, json or parquet (default: --out's extension, else table).",
+        show_default=False,
+    ) = None,
+    out: options.option(Path | None, "--out", "-o", help="Write to this file.") = None,
+    limit: options.option(
+        int, "--limit", min=0, metavar="N", help="Rows the table shows (0: all)."
+    ) = 40,
     db: options.Db = None,
     wait: options.Wait = 60.0,
     lake: options.Lake = None,
-    timeout: Annotated[
+    timeout: options.option(
         float | None,
-        typer.Option(
-            "--timeout",
-            min=0.001,
-            max=options.MAX_SECONDS,
-            metavar="SECONDS",
-            help="Stop the query after this many seconds (one error line).",
-            show_default=False,
-        ),
-    ] = None,
+        "--timeout",
+        min=0.001,
+        max=options.MAX_SECONDS,
+        metavar="SECONDS",
+        help="Stop the query after this many seconds (one error line).",
+        show_default=False,
+    ) = None,
 ) -> None:
     """Run one read-only SELECT (from the argument, --file, or stdin); show its first rows,
     or write all of it as csv, json or parquet to --out or stdout."""
@@ -310,15 +294,13 @@ def check(
     player: Annotated[
         Path, typer.Argument(metavar="FILE", help="A player file (.py or .hs).", readable=False)
     ],
-    game: Annotated[
+    game: options.option(
         str | None,
-        typer.Option(
-            metavar="GAME",
-            help="Skip detection (default: a Haskell file's course imports, a Python file's "
-            "functions).",
-            show_default=False,
-        ),
-    ] = None,
+        metavar="GAME",
+        help="Skip detection (default: a Haskell file's course imports, a Python file's "
+        "functions).",
+        show_default=False,
+    ) = None,
     as_json: options.Json = False,
 ) -> None:
     """Check a player file as the harness loads it, contained: a Haskell file compiled
@@ -331,12 +313,12 @@ def check(
 
 @app.command()
 def demo(
-    db: Annotated[
+    db: options.option(
         Path | None,
-        typer.Option(
-            "--db", help="Warehouse file (default: demo-out/mine.duckdb).", show_default=False
-        ),
-    ] = None,
+        "--db",
+        help="Warehouse file (default: demo-out/mine.duckdb).",
+        show_default=False,
+    ) = None,
 ) -> None:
     """Run the main job end to end on an embedded warehouse of its own (demo-out/)."""
     from mine.pipeline import demo as running
