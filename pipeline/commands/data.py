@@ -28,9 +28,7 @@ from mine.strategies.engines import settings as rule_settings
 from mine.warehouse import export as exporting
 from mine.warehouse import query as querying
 from mine.warehouse import schema
-from mine.warehouse.connection import (
-    db_path,
-)
+from mine.warehouse.connection import db_path
 from mine.warehouse.schema import WarehouseVersionError
 
 if TYPE_CHECKING:
@@ -324,19 +322,11 @@ def tables(db: Path | None, wait: float, as_json: bool = False, lake: Path | Non
     finally:
         con.close()
     where = str(db_path(db) if lake is None else lake)
-    if as_json:
-        print_json(
-            {
-                "warehouse": where,
-                "tables": [
-                    {"name": name, "kind": kind, "rows": rows, "description": comment}
-                    for name, kind, rows, comment in found
-                ],
-            }
-        )
-        return
     rows = [{"name": name, "kind": kind, "rows": rows, "description": comment}
             for name, kind, rows, comment in found]  # fmt: skip
+    if as_json:
+        print_json({"warehouse": where, "tables": rows})
+        return
     show(rows, where, {key: key for key in ("name", "kind", "rows", "description")})
     next_step(f'mine query "SELECT * FROM logs LIMIT 10"{again(db, lake=lake)}')
 

@@ -15,6 +15,7 @@ import shlex
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -123,28 +124,16 @@ def refused(prefix: str = "") -> Iterator[None]:
         raise fail(f"{prefix}{error}") from None
 
 
-def read_fitted(read: Callable[[Path], Any], path: Path) -> Any:
-    """`read(path)` of a fitted table file; a file that is not one is one error line."""
+def read_fitted(game: Game, path: Path) -> Any:
+    """The game's fitted table in the file at `path`; a file that is not one is one error
+    line."""
     from mine.models.tables import TableError, metadata_path
 
     outputs.reading(Path(path).with_suffix(".parquet"), metadata_path(path))
     try:
-        return read(path)
+        return game.module("fitter").read_table(path)
     except TableError as error:
         raise fail(str(error)) from None
-
-
-def write_fitted(write: Callable[..., Path], out: Path, *parts: Any) -> Path:
-    """`write(out, *parts)` of a fitted table file; a file that cannot be written is one
-    error line."""
-    from mine.models.tables import TableError
-
-    try:
-        return write(out, *parts)
-    except TableError as error:
-        raise fail(str(error)) from None
-    except OSError as error:
-        raise cannot_write(out, error) from None
 
 
 def simulate(game: Game, games: int, players: str, seed: int, out: Path, rules=None,
@@ -210,7 +199,7 @@ def stats(game: Game, db=None, lake=None, logs=None, cluster=None, as_json=False
     """Derive the game's statistics from the warehouse and store them as stats_<game>_*."""
     derived_by, display = game.module("stats"), game.module("commands")
     per_player = options.grouping(by, table) == "player"
-    fitted = read_fitted(game.module("fitter").read_table, table) if table else None
+    fitted = read_fitted(game, table) if table else None
     label = "reading each player's choices" if per_player else f"deriving {game.title}'s statistics"
     if cluster is not None and lake is None:
         raise fail("--cluster derives a lake's statistics: give --lake DIR")
@@ -260,7 +249,14 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     else:
         with refused(), working(f"fitting the {game.title} table", as_json):
             fitted = call(fitter.fit, inputs, own=own)
-    path = write_fitted(fitter.write_table, out, fitted)
+    from mine.models.tables import TableError
+
+    try:  # a file that cannot be written is one error line
+        path = fitter.write_table(out, fitted)
+    except TableError as error:
+        raise fail(str(error)) from None
+    except OSError as error:
+        raise cannot_write(out, error) from None
     if as_json:
         print_json({"table": str(path), "sources": sources, **fitted.metadata})
         return
@@ -298,21 +294,18 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
     course's Haskell file, deciding as that Python file does)."""
     from mine.strategies.codegen import write_player
 
-    fitted = read_fitted(game.module("fitter").read_table, table)
+    fitted = read_fitted(game, table)
     haskell = course(game) if lang is options.Language.haskell else None
     if haskell and out == Path(f"{game.name}_player.py"):  # --out left at its default
         out = Path(haskell.COURSE_FILE)
     will_write(out)
     header = made_by("-- " if haskell else "# ")  # before the work: it may be refused
     source, validator = game.module("codegen"), game.module("validator")
-
-    def measure(path: Path) -> dict[str, Any]:
-        return call(validator.check, path, fitted, own=own)
-
     with (
         refused(f"cannot generate from {table}: "),
         working("writing and measuring the player", as_json),
     ):
+        measure = partial(call, validator.check, fitted=fitted, own=own)
         written = write_player(source, fitted, measure, **taken(source.module_source, own))
         text, hint = written.source, f"mine validate {game.name} {out}"
         if haskell:
@@ -401,7 +394,7 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
         raise fail(f"{db}: no warehouse here yet; the report draws its logged games from it "
                    "beside the table (run `mine ingest` first, or leave out --db for the "
                    "table alone)")  # fmt: skip
-    fitted = read_fitted(game.module("fitter").read_table, table)
+    fitted = read_fitted(game, table)
     will_write(out)
     day_written()  # the page's day, refused before the work if SOURCE_DATE_EPOCH names none
     observed = None
@@ -453,11 +446,7 @@ def card(game: Game, fitted: Any, table: Path, own: dict[str, Any], as_json: boo
             raise fail(f"cannot read it as a card: {error}") from None
     from mine.strategies.codegen import write_player
 
-    validator = game.module("validator")
-
-    def measure(path: Path) -> dict[str, Any]:
-        return call(validator.check, path, fitted, own=own)
-
+    measure = partial(call, game.module("validator").check, fitted=fitted, own=own)
     with (
         refused(f"cannot measure the player of {table}: "),
         working("measuring the player", as_json),

@@ -8,7 +8,7 @@ fit to the logs ingested from matching files.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
@@ -42,10 +42,8 @@ OPTIONS = {
         "players": (options.players("Bots, comma-separated (random, greedy, alphabeta:D, "
                                     "exact): every pair plays one match, the first named as "
                                     "max."), "random,alphabeta:3"),
-        "board": (Annotated[Board | None, typer.Option(
-            "--start", parser=_board, metavar="BOARD",
-            help="The start board (heap sizes like 2,4,2,3), or random: 3-6 heaps of 1-10.",
-        )], "random"),
+        "board": own(Board | None, "--start", "random", "The start board (heap sizes like "
+                     "2,4,2,3), or random: 3-6 heaps of 1-10.", parser=_board, metavar="BOARD"),
     },
     "stats": {"rules": (options.Rules, None)},
     "fit": {"rules": (options.Rules, None)},

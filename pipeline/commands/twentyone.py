@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import polars as pl
-import typer
 
 from mine.pipeline import options
 from mine.pipeline.console import console, fail, interval, ratio, show, show_against, show_pairs
@@ -96,10 +95,9 @@ def tournament(
     seed: options.Seed = 0,
     workers: options.Workers = 1,
     rules: options.Rules = None,
-    table_bots: Annotated[
-        str,
-        typer.Option("--table-bots", help="Bots that sit at every table beside the pair."),
-    ] = "",
+    table_bots: options.option(
+        str, "--table-bots", help="Bots that sit at every table beside the pair."
+    ) = "",
     cluster: options.Cluster = None,
     as_json: options.Json = False,
     html: options.Html = None,
