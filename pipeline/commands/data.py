@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
 import os
 import sys
 import time
@@ -134,7 +133,7 @@ def show_ingest(summary: Summary, as_json: bool, where: str) -> None:
     """What an ingest did (each rejection, the counts; `where`: the `--db` or `--lake` of
     the next step), and its exit code."""
     if as_json:
-        print(json.dumps(summary.as_json(), indent=2))
+        print_json(summary.as_json())
     else:
         for error in summary.unread:
             errors.print(Text.assemble(("error:", "red"), f" {error}"), soft_wrap=True)
@@ -350,7 +349,7 @@ def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
             f"{folder}: cannot export there ({reason or querying.one_line(error)})"
         ) from None
     if as_json:
-        print(json.dumps(manifest, indent=2))
+        print_json(manifest)
         return
     rows = [{"name": name, "kind": figures["kind"], "rows": figures["rows"],
              "by": ", ".join(figures["partitioned_by"])}

@@ -1,11 +1,5 @@
-"""`mine <verb> ginrummy`: options, the layers that do the work, what is printed.
-
-`simulate`, `stats`, `fit`, `generate`, `validate` and `report` are the loop's commands
-(`pipeline/commands/loop.py`) with Gin Rummy's own options: simulate's bots and `--me`,
-`fit --source` (all, simulated or server logs, with `--logs` or without), the games, seed
-and rules that measure a generated file, and the games, seed, baselines and workers of
-`validate`. `tournament` is Gin Rummy's own (its rules).
-"""
+"""`mine <verb> ginrummy`: Gin Rummy's own options (simulate's `--me`, `fit --source`:
+all, simulated or server logs), what its commands print, its demo, its tournament."""
 
 from __future__ import annotations
 

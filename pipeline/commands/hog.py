@@ -1,21 +1,17 @@
-"""`mine <verb> hog`: options, the layers that do the work, what is printed.
-
-Everything downstream of `mine ingest` reads the warehouse (`hog_turns`, `hog_games`),
-never the log files: the same path whether the logs came from a server or from
-`mine simulate hog`. `--logs GLOB` narrows stats and fit to the logs ingested from
-matching files, so one warehouse can hold several rule variants.
+"""`mine <verb> hog`: Hog's own options, what its commands print, its demo, its tournament.
+`--logs GLOB` narrows stats and fit to some of the warehouse's logs, so that one warehouse
+can hold several rule variants.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from mine.pipeline import options
-from mine.pipeline.console import console, show, show_pairs
+from mine.pipeline.console import console, show, show_pairs, unless_none
 from mine.pipeline.options import own
 from mine.pipeline.stats.hog import BUCKET, HogStats, headline
 from mine.strategies.bots.hog import BASELINES
@@ -99,7 +95,7 @@ def stats(stats: HogStats) -> None:
          {"mean": "{:.2f}".format, "share": rate}, None),
         (pig_tail_grid(tail),
          "Pig Tail: points of rolling 0 by the opponent's score digits (most common)",
-         {"tens": "tens \\ ones", **DIGITS}, dict.fromkeys(DIGITS, _or_dot(str)),
+         {"tens": "tens \\ ones", **DIGITS}, dict.fromkeys(DIGITS, unless_none(str, "·")),
          f"{int(tail['turns'].sum()):,} zero-dice turns; "
          f"{pig_tail_mixed(tail)} digit pairs scored more than one way"),
         (swine_moves(stats.square_swine), "Square Swine: totals that moved",
@@ -115,16 +111,11 @@ def stats(stats: HogStats) -> None:
         (grid, "win rate of the mover by score (rows) and opponent score (columns), "
          f"buckets of {bucket or 'any width (one bucket)'}",
          {"score": "score", **{b: b for b in buckets}},
-         dict.fromkeys(buckets, _or_dot("{:.2f}".format)),
+         dict.fromkeys(buckets, unless_none("{:.2f}", "·")),
          "counts per player and k: table stats_hog_win_rates"),
     )  # fmt: skip
     for rows, title, columns, formats, caption in tables:
         show(rows, title, columns, formats, caption)
-
-
-def _or_dot(fmt: Callable[[Any], str]) -> Callable[[Any], str]:
-    """`fmt`, and a dot where there is no value."""
-    return lambda value: "·" if value is None else fmt(value)
 
 
 def points_summary(points: pl.DataFrame) -> list[dict[str, Any]]:

@@ -39,68 +39,53 @@ from mine.pipeline.console import (
 from mine.pipeline.progress import per_name, working
 from mine.pipeline.stats import chosen_logs, sources
 
-Keyword = inspect.Parameter.KEYWORD_ONLY
+REQUIRED = inspect.Parameter.empty
 
 
-def _parameter(name: str, kind: Any, default: Any = inspect.Parameter.empty):
-    return inspect.Parameter(name, Keyword, annotation=kind, default=default)
-
-
-def parameters(verb: str, game: Game) -> list[inspect.Parameter] | None:
-    """The options every game's `verb` command has (None: the game lacks the verb)."""
+def parameters(verb: str, game: Game) -> dict[str, tuple[Any, Any]] | None:
+    """The options every game's `verb` command has, name → (annotation, default) as a
+    game's `OPTIONS` (None: the game lacks the verb)."""
     needs = {"simulate": "engine", "stats": "stats", "fit": "fitter", "generate": "codegen",
              "validate": "validator", "report": "report"}  # fmt: skip
     if not game.has(needs[verb]):
         return None
-    json = _parameter("as_json", options.Json, False)
+    json, cluster = {"as_json": (options.Json, False)}, {"cluster": (options.Cluster, None)}
+    warehouse = dict(db=(options.Db, None), lake=(options.Lake, None), logs=(options.Logs, None))
     if verb == "simulate":
         two = range(2, 3) == game.module("engine").NUM_PLAYERS
-        opponent = [_parameter("opponent", options.Opponent, None)] if two else []
-        return [
-            _parameter("games", options.games("Games per match."), 100),
-            _parameter("players", options.players("Bots, comma-separated."), "random,random"),
-            *opponent,
-            _parameter("seed", options.Seed, 0),
-            _parameter("out", options.out("Folder for the log files."), Path(f"logs/{game.name}")),
-            _parameter("rules", options.Rules, None),
-            _parameter("cluster", options.Cluster, None),
-            json,
-        ]
-    warehouse = [
-        _parameter("db", options.Db, None),
-        _parameter("lake", options.Lake, None),
-        _parameter("logs", options.Logs, None),
-    ]
+        return {
+            "games": (options.games("Games per match."), 100),
+            "players": (options.players("Bots, comma-separated."), "random,random"),
+            **({"opponent": (options.Opponent, None)} if two else {}),
+            "seed": (options.Seed, 0),
+            "out": (options.out("Folder for the log files."), Path(f"logs/{game.name}")),
+            "rules": (options.Rules, None),
+            **cluster,
+            **json,
+        }
     if verb == "stats":
+        grouping = {"by": (options.By, None), "table": (options.ChartTable, None)}
         by_player = hasattr(game.module("stats"), "by_player")
-        grouping = [
-            _parameter("by", options.By, None),
-            _parameter("table", options.ChartTable, None),
-        ]
-        cluster = _parameter("cluster", options.Cluster, None)
-        return [*warehouse, cluster, *(grouping if by_player else []), json]
+        return {**warehouse, **cluster, **(grouping if by_player else {}), **json}
     if verb == "fit":
         out = options.out("Table file to write (Parquet; its metadata beside it as .json).")
-        return [_parameter("out", out, Path(f"{game.name}-table.parquet")), *warehouse, json]
+        return {"out": (out, Path(f"{game.name}-table.parquet")), **warehouse, **json}
     if verb == "generate":
-        out = options.out("The player module to write.")
-        table = _parameter("table", options.Table)
-        lang = [_parameter("lang", options.Lang, options.Language.python)] if course(game) else []
-        return [table, _parameter("out", out, Path(f"{game.name}_player.py")), *lang, json]
+        out = {"out": (options.out("The player module to write."), Path(f"{game.name}_player.py"))}
+        lang = {"lang": (options.Lang, options.Language.python)} if course(game) else {}
+        return {"table": (options.Table, REQUIRED), **out, **lang, **json}
     if verb == "validate":
-        rules = _parameter("rules", options.Rules, None)
-        against = _parameter("against", options.Against, None)
         # --cluster where the game's measure is split into tasks (it takes a runner)
         fans_out = "runner" in inspect.signature(game.module("validator").validate).parameters
-        cluster = [_parameter("cluster", options.Cluster, None)] if fans_out else []
-        return [_parameter("player", options.PlayerFile), rules, against, *cluster, json]
+        player = {"player": (options.PlayerFile, REQUIRED), "rules": (options.Rules, None)}
+        against = {"against": (options.Against, None)}
+        return {**player, **against, **(cluster if fans_out else {}), **json}
     page = game.module("report")
-    observed = hasattr(page, "observed")
-    out = _parameter("out", options.out("The file to write."), Path(f"{game.name}-report.html"))
-    card = [_parameter("card", options.Card, None)]
-    drawn = card if "measured" in inspect.signature(page.html).parameters else []
-    return [_parameter("table", options.Table), out, *drawn, *(warehouse if observed else []),
-            json]  # fmt: skip
+    out = {"out": (options.out("The file to write."), Path(f"{game.name}-report.html"))}
+    drawn = "measured" in inspect.signature(page.html).parameters
+    card = {"card": (options.Card, None)} if drawn else {}
+    observed = warehouse if hasattr(page, "observed") else {}
+    return {"table": (options.Table, REQUIRED), **out, **card, **observed, **json}
 
 
 def taken(function: Callable[..., Any], own: dict[str, Any]) -> dict[str, Any]:

@@ -1,9 +1,5 @@
-"""`mine <verb> twentyone`: options, the layers that do the work, what is printed.
-
-Everything downstream of `mine ingest` reads the warehouse (`twentyone_turns`,
-`twentyone_scores`), never the log files; `--logs GLOB` narrows stats and fit (and the
-report's observed outcomes) to the logs ingested from matching files.
-"""
+"""`mine <verb> twentyone`: TwentyOne's own options, what its commands print, its demo,
+its tournament."""
 
 from __future__ import annotations
 
