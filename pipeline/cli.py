@@ -145,6 +145,14 @@ def prompt_interrupts() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+def _data(command: str, *args) -> None:
+    """A command of `commands/data.py`, where Ctrl-C stops the warehouse's statement."""
+    from mine.pipeline.commands import data
+
+    with prompt_interrupts():
+        getattr(data, command)(*args)
+
+
 app = typer.Typer(cls=Suggesting, help=__doc__, **HELP)
 for verb, about in VERBS.items():
     app.add_typer(typer.Typer(cls=GameCommands, help=about, **HELP), name=verb)
@@ -216,10 +224,7 @@ def ingest(
         settings = rules or []
         lakes.ingest(paths, game, db, lake, cluster, as_json, wait, verify, settings, shard_pairs)
         return
-    from mine.pipeline.commands import data
-
-    with prompt_interrupts():
-        data.ingest(paths, game, db, as_json, wait, verify, rules or [], workers)
+    _data("ingest", paths, game, db, as_json, wait, verify, rules or [], workers)
 
 
 @app.command()
@@ -254,10 +259,7 @@ def query(
 ) -> None:
     """Run one read-only SELECT (from the argument, --file, or stdin); show its first rows,
     or write all of it as csv, json or parquet to --out or stdout."""
-    from mine.pipeline.commands import data
-
-    with prompt_interrupts():
-        data.query(sql, file, fmt, out, limit, db, wait, lake, timeout)
+    _data("query", sql, file, fmt, out, limit, db, wait, lake, timeout)
 
 
 @app.command()
@@ -268,10 +270,7 @@ def tables(
     lake: options.Lake = None,
 ) -> None:
     """List the warehouse's tables and views with row counts and descriptions."""
-    from mine.pipeline.commands import data
-
-    with prompt_interrupts():
-        data.tables(db, wait, as_json, lake)
+    _data("tables", db, wait, as_json, lake)
 
 
 @app.command()
@@ -283,10 +282,7 @@ def export(
 ) -> None:
     """Write the whole warehouse as Parquet, hive-partitioned by game and log, with a
     manifest (DuckDB, polars or any Parquet reader reads it back)."""
-    from mine.pipeline.commands import data
-
-    with prompt_interrupts():
-        data.export(folder, db, as_json, wait)
+    _data("export", folder, db, as_json, wait)
 
 
 @app.command()
