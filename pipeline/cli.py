@@ -84,10 +84,6 @@ class GameCommands(Suggesting):
     def list_commands(self, ctx) -> list[str]:
         return [game.name for game in games.with_part("commands")]
 
-    def __init__(self, **attributes) -> None:
-        super().__init__(**attributes)
-        self.subcommand_metavar = "GAME [OPTIONS]..."
-
     def format_commands(self, ctx, formatter) -> None:
         """The games from the registry, without importing them."""
         rows = [(game.name, game.about) for game in games.with_part("commands")]
@@ -155,7 +151,10 @@ def _data(command: str, *args) -> None:
 
 app = typer.Typer(cls=Suggesting, help=__doc__, **HELP)
 for verb, about in VERBS.items():
-    app.add_typer(typer.Typer(cls=GameCommands, help=about, **HELP), name=verb)
+    verbs = typer.Typer(
+        cls=GameCommands, help=about, subcommand_metavar="GAME [OPTIONS]...", **HELP
+    )
+    app.add_typer(verbs, name=verb)
 
 
 def _version(show: bool) -> None:
