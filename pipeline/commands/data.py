@@ -140,16 +140,12 @@ def show_ingest(summary: Summary, as_json: bool, where: str) -> None:
         for error in summary.orphans + [pair.error for pair in summary.pairs if pair.error]:
             errors.print(Text.assemble(("rejected", "red"), f" {error}"), soft_wrap=True)
         _print_summary(summary)
-        for name in _games_in(summary):
+        # the games that received logs, in the registry's order (new or replaced ones:
+        # statistics of logs already there are made already)
+        landed = {pair.game for pair in summary.pairs if pair.outcome in ("new", "replaced")}
+        for name in (name for name in games.names() if name in landed):
             next_step(f"mine stats {name}{where}")
     raise typer.Exit(0 if summary.ok else 1)
-
-
-def _games_in(summary: Summary) -> list[str]:
-    """The games that received logs in this ingest (new or replaced ones: statistics of
-    logs already there are made already), in the registry's order."""
-    landed = {pair.game for pair in summary.pairs if pair.outcome in ("new", "replaced")}
-    return [name for name in games.names() if name in landed]
 
 
 def _print_summary(summary: Summary) -> None:
@@ -258,15 +254,11 @@ def _print_view(con: duckdb.DuckDBPyConnection, sql: str, limit: int, started: f
     else:
         shown = querying.show(con, sql, limit, sys.stdout.buffer)
     total = querying.count(con, sql) if limit and shown == limit else shown
-    more = total > shown
     seconds = time.perf_counter() - started
-    sys.stdout.buffer.write(
-        (
-            f"{f'first {shown:,} of ' if more else ''}{total:,} rows ({seconds:.2f} s)"
-            + (" · --limit N or --limit 0 for more" if more else "")
-            + "\n"
-        ).encode()
-    )
+    footer = f"{total:,} rows ({seconds:.2f} s)"
+    if total > shown:
+        footer = f"first {shown:,} of {footer} · --limit N or --limit 0 for more"
+    sys.stdout.buffer.write(f"{footer}\n".encode())
 
 
 def _print_laid_out(view: bytes, rows: int) -> None:
