@@ -43,7 +43,7 @@ def read_answerer(text: str) -> str:
 N = own(int, "--n", 2, "Cards in each answer.", min=1, max=4)
 ANSWERER = own(str, "--answerer", "uniform", "Who picks the answers: uniform or faces.",
                parser=read_answerer)  # fmt: skip
-WORKERS = own(int, "--workers", 1, "Worker processes.", min=1, max=options.MAX_WORKERS)
+WORKERS = (options.Workers, 1)
 OPTIONS = {
     "simulate": {
         "games": (options.games("Games to play."), 1000),

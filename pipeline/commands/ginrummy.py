@@ -123,7 +123,8 @@ def stats(stats: GinStats) -> None:
 def fitted(fitted: model.Fitted, path: Path) -> None:
     metadata = fitted.metadata
     danger = metadata["danger"]
-    knock = np.array(fitted.tables["knock"])
+    knock, prior = np.array(fitted.tables["knock"]), fitted.part("prior")
+    rate = f"{prior['value'][0]:.3f} ({int(prior['extra'][0]):,}/{prior['n'][0]:,})"
     show_pairs(
         f"ginrummy tables → {path}",
         [
@@ -134,15 +135,10 @@ def fitted(fitted: model.Fitted, path: Path) -> None:
             ("knock policy", f"wait in {int((knock == 0).sum()):,} of {knock.size:,} "
                              "(score, deadwood, turn) cells"),
             (f"opponents ({metadata['settings']['against']})",
-             f"knock rate {_knock_rate(fitted)} where a knock was allowed"),
+             f"knock rate {rate} where a knock was allowed"),
             ("fingerprint", metadata["fingerprint"][:16] + "…"),
         ],
     )  # fmt: skip
-
-
-def _knock_rate(fitted: model.Fitted) -> str:
-    prior = fitted.part("prior")
-    return f"{prior['value'][0]:.3f} ({int(prior['extra'][0]):,}/{prior['n'][0]:,})"
 
 
 def generated(path: Path, card: dict[str, Any]) -> None:

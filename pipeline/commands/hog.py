@@ -76,7 +76,6 @@ def tournament(
 
 # --- what the commands print ------------------------------------------------------
 
-
 DIGITS = {str(d): str(d) for d in range(10)}
 
 
@@ -87,6 +86,7 @@ def stats(stats: HogStats) -> None:
     grid = state_grid(stats.win_rates)
     buckets = [key for key in (grid[0] if grid else {}) if key != "score"]
     bucket = min((int(b) for b in buckets if int(b) > 0), default=None)  # the width asked for
+    mixed = tail.filter(pl.col("share") < 1).select("tens", "ones").unique().height
     tables = (
         (points_summary(stats.points),
          "points by number of dice (k = 0: Pig Tail; mass at 1: Sow Sad)",
@@ -97,8 +97,9 @@ def stats(stats: HogStats) -> None:
          "Pig Tail: points of rolling 0 by the opponent's score digits (most common)",
          {"tens": "tens \\ ones", **DIGITS}, dict.fromkeys(DIGITS, unless_none(str, "·")),
          f"{int(tail['turns'].sum()):,} zero-dice turns; "
-         f"{pig_tail_mixed(tail)} digit pairs scored more than one way"),
-        (swine_moves(stats.square_swine), "Square Swine: totals that moved",
+         f"{mixed} digit pairs scored more than one way"),
+        (stats.square_swine.filter("fired").sort("total").to_dicts(),
+         "Square Swine: totals that moved",
          {"total": "total", "new_score": "became", "bonus": "bonus", "turns": "turns",
           "opportunities": "of turns there", "share": "share"},
          {"bonus": "+{}".format, "share": rate},
@@ -147,16 +148,6 @@ def pig_tail_grid(tail: pl.DataFrame) -> list[dict[str, Any]]:
         {"tens": tens, **{str(ones): modal.get((tens, ones)) for ones in range(10)}}
         for tens in range(10)
     ]
-
-
-def pig_tail_mixed(tail: pl.DataFrame) -> int:
-    """How many digit pairs scored more than one way."""
-    return tail.filter(pl.col("share") < 1).select("tens", "ones").unique().height
-
-
-def swine_moves(swine: pl.DataFrame) -> list[dict[str, Any]]:
-    """The totals Square Swine moved: total, new score, bonus, turns, opportunities, share."""
-    return swine.filter("fired").sort("total").to_dicts()
 
 
 def choice_rates(rates: pl.DataFrame) -> list[dict[str, Any]]:

@@ -382,9 +382,8 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     fitted = read_fitted(game, table)
     will_write(out)
     day_written()  # the page's day, refused before the work if SOURCE_DATE_EPOCH names none
-    observed = None
+    observed = read = None
     logged = db is not None or lake is not None or options.default_db_exists()
-    read = None
     alone = hasattr(page_of, "table_alone") and page_of.table_alone(**own)
     if hasattr(page_of, "observed") and logged and not alone:
         with working_on(db, lake=lake) as con, contextlib.suppress(ValueError):
