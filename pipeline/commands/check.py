@@ -28,13 +28,12 @@ def check(path: Path, game_name: str | None, as_json: bool = False) -> None:
                    "course's modules, a Python file defines a game's functions): give "
                    "--game")  # fmt: skip
     game = game or games.get(found.game)
+    validator = game.module("validator")
     haskell = is_haskell(path)
     try:
         with working(f"{'compiling' if haskell else 'loading'} {path}", as_json):
             prepare([path], game.name)  # a Haskell file: compiled, contained
-            contained.run(
-                path, _load, [(game.name, str(path))], limits=game.module("validator").LIMITS
-            )
+            contained.run(path, _load, [(game.name, str(path))], limits=validator.LIMITS)
     except (PlayerFileError, contained.PlayerFault) as error:
         raise fail(str(error)) from None
     if as_json:
