@@ -191,8 +191,7 @@ def stats(game: Game, db=None, lake=None, logs=None, cluster=None, as_json=False
     from mine.pipeline.commands import lake as lakes
 
     with working_on(db, read_only=False, lake=lake) as con, working(label, as_json):
-        log_ids = chosen_logs(con, game.name, logs)
-        read = read_from(con, game, log_ids)
+        log_ids, read = chosen(con, game, logs)
         if per_player:
             derived = call(derived_by.by_player, con, log_ids, fitted, own=own)
         elif cluster is not None and lakes.combined_or_here(game):
@@ -224,8 +223,7 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     read, fitter = game.module("stats"), game.module("fitter")
     will_write(out)
     with working_on(db, lake=lake) as con, working(f"reading the {game.title} logs", as_json):
-        log_ids = chosen_logs(con, game.name, logs)
-        sources = read_from(con, game, log_ids)
+        log_ids, sources = chosen(con, game, logs)
         inputs = call(read.fit_inputs, con, log_ids, own=own)
     if "progress" in inspect.signature(fitter.fit).parameters:  # a fit that counts its work
         bar, progress = per_name(as_json)
@@ -250,9 +248,11 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     next_step(f"mine generate {game.name} --table {path}")
 
 
-def read_from(con: Any, game: Game, log_ids: list[int] | None) -> list[dict[str, Any]]:
-    """The folders the chosen logs were ingested from, and how many logs each gave."""
-    return [{"folder": folder, "logs": count} for folder, count in sources(con, game.name, log_ids)]
+def chosen(con: Any, game: Game, logs: str | None) -> tuple[list[int] | None, list[dict]]:
+    """The game's logs `--logs` chooses, and the folders they were ingested from (logs each)."""
+    log_ids = chosen_logs(con, game.name, logs)
+    read = [{"folder": folder, "logs": n} for folder, n in sources(con, game.name, log_ids)]
+    return log_ids, read
 
 
 def said_read(game: Game, read: list[dict[str, Any]]) -> None:
@@ -387,8 +387,7 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     alone = hasattr(page_of, "table_alone") and page_of.table_alone(**own)
     if hasattr(page_of, "observed") and logged and not alone:
         with working_on(db, lake=lake) as con, contextlib.suppress(ValueError):
-            log_ids = chosen_logs(con, game.name, logs)
-            read = read_from(con, game, log_ids)
+            log_ids, read = chosen(con, game, logs)
             observed = page_of.observed(con, log_ids)
     drawn = {}
     if "measured" in inspect.signature(page_of.html).parameters:
