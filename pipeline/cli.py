@@ -13,7 +13,6 @@ import threading
 import types
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
 
 
 def _interrupt(signum: int, frame: types.FrameType | None) -> None:
@@ -175,12 +174,9 @@ def main(
 
 @app.command()
 def ingest(
-    paths: Annotated[
-        list[str],
-        typer.Argument(
-            metavar="PATH", help="Files, folders (recursive) or globs.", show_default=False
-        ),
-    ],
+    paths: options.argument(
+        list[str], metavar="PATH", help="Files, folders (recursive) or globs.", show_default=False
+    ),
     game: options.option(
         str | None,
         metavar="GAME",
@@ -228,9 +224,9 @@ def ingest(
 
 @app.command()
 def query(
-    sql: Annotated[
-        str | None, typer.Argument(metavar="SQL", help="The SQL to run.", show_default=False)
-    ] = None,
+    sql: options.argument(
+        str | None, metavar="SQL", help="The SQL to run.", show_default=False
+    ) = None,
     file: options.option(Path | None, "--file", "-f", help="Read the SQL from a file.") = None,
     fmt: options.option(
         str | None,
@@ -274,7 +270,7 @@ def tables(
 
 @app.command()
 def export(
-    folder: Annotated[Path, typer.Argument(help="A new folder for the Parquet files.")],
+    folder: options.argument(Path, help="A new folder for the Parquet files."),
     db: options.Db = None,
     as_json: options.Json = False,
     wait: options.Wait = 60.0,
@@ -286,9 +282,9 @@ def export(
 
 @app.command()
 def check(
-    player: Annotated[
-        Path, typer.Argument(metavar="FILE", help="A player file (.py or .hs).", readable=False)
-    ],
+    player: options.argument(
+        Path, metavar="FILE", help="A player file (.py or .hs).", readable=False
+    ),
     game: options.option(
         str | None,
         metavar="GAME",

@@ -22,6 +22,10 @@ def option(kind, *flags: str, **settings):
     return Annotated[kind, typer.Option(*flags, **settings)]
 
 
+def argument(kind, **settings):
+    return Annotated[kind, typer.Argument(**settings)]
+
+
 def own(kind, flag: str, default, help: str, **settings) -> tuple:
     """A game's own option of a loop command (`OPTIONS` in its commands module): the
     annotation typer reads and the default."""
@@ -86,9 +90,7 @@ Opponent = option(
 )
 # A player file's readability is the command's to say (`player_file.readable`: who cannot
 # read it, the contained player's user too), not the option parser's.
-PlayerFile = Annotated[
-    Path, typer.Argument(help="A player module written by `mine generate`.", readable=False)
-]
+PlayerFile = argument(Path, help="A player module written by `mine generate`.", readable=False)
 MAX_GAMES = 1_000_000
 MAX_HANDS = 1_000_000_000
 MAX_WORKERS = 64
@@ -205,14 +207,12 @@ def grouping(by: str | None, table: Path | None) -> str | None:
     return by
 
 
-PlayerFiles = Annotated[
+PlayerFiles = argument(
     list[Path] | None,
-    typer.Argument(
-        help="Player files (modules written by `mine generate`, or your own).",
-        show_default=False,
-        readable=False,
-    ),
-]
+    help="Player files (modules written by `mine generate`, or your own).",
+    show_default=False,
+    readable=False,
+)
 
 
 def bots(names: str):
