@@ -331,7 +331,8 @@ def run() -> None:
     except KeyboardInterrupt:
         code = INTERRUPTED
     except Exception as error:
-        if _interruption(error):
+        # DuckDB's words for a statement that Ctrl-C stopped
+        if type(error).__name__ == "InterruptException" or str(error) == "Query interrupted":
             code = INTERRUPTED
         else:
             failure = _environment_failure(error)
@@ -397,11 +398,6 @@ def _closed_stdout() -> int:
 def _drop_stdout() -> None:
     """What is left to print goes nowhere."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-
-
-def _interruption(error: Exception) -> bool:
-    """DuckDB's words for a statement that Ctrl-C stopped."""
-    return type(error).__name__ == "InterruptException" or str(error) == "Query interrupted"
 
 
 # What the machine, not the input, made fail in any command (each command says its own
