@@ -1,13 +1,10 @@
-"""The games mine knows: one frozen record per game, naming its part in every layer.
+"""The games mine knows: one frozen record per game, naming its part in every layer (a
+module of the game's name in each layer's folder: `parsers/hog.py`, `models/hog.py`, …).
 
-A game is one module of the same name in each layer's folder (`parsers/hog.py`,
-`warehouse/hog.py`, `pipeline/stats/hog.py`, `models/hog.py`, `strategies/engines/hog.py`,
-…). Like RLCard's registry, a record names its parts as module paths and imports nothing:
-every layer reads it without pulling in the layers above, and a command loads only the game
-it runs. Adding a game is one module per layer and one record here.
-
-What a game's module must provide in each layer is that layer's `CONTRACT` (in the layer
-package's `__init__.py`); `tests/test_contracts.py` holds every game's modules to theirs.
+Like RLCard's registry, a record names its parts as module paths and imports nothing: every
+layer reads it without pulling in the layers above, and a command loads only the game it
+runs. What a game's module provides in each layer is that layer's `CONTRACT`
+(`tests/test_contracts.py` holds every game's modules to theirs).
 """
 
 from __future__ import annotations

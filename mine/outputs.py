@@ -2,12 +2,8 @@
 whole or not at all (written beside its place, then renamed onto it), through a symlink
 to the link's target (the link stays), never onto a device, FIFO or socket (replacing
 `/dev/stdout` would replace the node itself), and never onto a file the same command
-reads (`generate --out` onto its `--table`, `--html` onto an entrant, `--out` onto the
-warehouse).
-
-What a command reads is noted here as it opens it (`reading`); each command starts with
-nothing noted (`forget_reads`, from the CLI's entry). Its results go to stdout, whose
-failures (a full disk, `/dev/full`) name it."""
+reads (`reading`: `generate --out` onto its `--table`, `--out` onto the warehouse).
+Results go to stdout, whose failures (a full disk, `/dev/full`) name it."""
 
 from __future__ import annotations
 

@@ -13,7 +13,6 @@ import threading
 import types
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
 
 
 def _interrupt(signum: int, frame: types.FrameType | None) -> None:
@@ -84,10 +83,6 @@ class GameCommands(Suggesting):
     def list_commands(self, ctx) -> list[str]:
         return [game.name for game in games.with_part("commands")]
 
-    def __init__(self, **attributes) -> None:
-        super().__init__(**attributes)
-        self.subcommand_metavar = "GAME [OPTIONS]..."
-
     def format_commands(self, ctx, formatter) -> None:
         """The games from the registry, without importing them."""
         rows = [(game.name, game.about) for game in games.with_part("commands")]
@@ -145,9 +140,20 @@ def prompt_interrupts() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+def _data(command: str, *args) -> None:
+    """A command of `commands/data.py`, where Ctrl-C stops the warehouse's statement."""
+    from mine.pipeline.commands import data
+
+    with prompt_interrupts():
+        getattr(data, command)(*args)
+
+
 app = typer.Typer(cls=Suggesting, help=__doc__, **HELP)
 for verb, about in VERBS.items():
-    app.add_typer(typer.Typer(cls=GameCommands, help=about, **HELP), name=verb)
+    verbs = typer.Typer(
+        cls=GameCommands, help=about, subcommand_metavar="GAME [OPTIONS]...", **HELP
+    )
+    app.add_typer(verbs, name=verb)
 
 
 def _version(show: bool) -> None:
@@ -158,10 +164,9 @@ def _version(show: bool) -> None:
 
 @app.callback()
 def main(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
-    ] = False,
+    version: options.option(
+        bool, "--version", callback=_version, is_eager=True, help="Print the version."
+    ) = False,
 ) -> None:
     """mine: ingest game logs into DuckDB, query them, and turn them into players."""
     outputs.forget_reads()  # what an earlier command run in this process read
@@ -169,54 +174,42 @@ def main(
 
 @app.command()
 def ingest(
-    paths: Annotated[
-        list[str],
-        typer.Argument(
-            metavar="PATH", help="Files, folders (recursive) or globs.", show_default=False
-        ),
-    ],
-    game: Annotated[
+    paths: options.argument(
+        list[str], metavar="PATH", help="Files, folders (recursive) or globs.", show_default=False
+    ),
+    game: options.option(
         str | None,
-        typer.Option(
-            metavar="GAME",
-            help=f"Skip detection: every pair is this game ({', '.join(games.names())}).",
-        ),
-    ] = None,
+        metavar="GAME",
+        help=f"Skip detection: every pair is this game ({', '.join(games.names())}).",
+    ) = None,
     db: options.Db = None,
     as_json: options.Json = False,
     wait: options.Wait = 60.0,
-    verify: Annotated[
+    verify: options.option(
         bool,
-        typer.Option(
-            "--verify/--no-verify",
-            help="Replay each game's rules over its logs (--no-verify: format checks only).",
-        ),
-    ] = True,
-    rules: Annotated[
+        "--verify/--no-verify",
+        help="Replay each game's rules over its logs (--no-verify: format checks only).",
+    ) = True,
+    rules: options.option(
         list[str] | None,
-        typer.Option(
-            "--rules",
-            metavar="KEY=VALUE",
-            help="The rules the logs were played under (as `mine simulate --rules`), "
-            "repeatable; a key applies to every game (or --game) whose rules have it.",
-        ),
-    ] = None,
+        "--rules",
+        metavar="KEY=VALUE",
+        help="The rules the logs were played under (as `mine simulate --rules`), "
+        "repeatable; a key applies to every game (or --game) whose rules have it.",
+    ) = None,
     lake: options.Lake = None,
     cluster: options.Cluster = None,
-    shard_pairs: Annotated[
-        int,
-        typer.Option("--shard-pairs", min=1, help="Pairs per task when ingesting into a lake."),
-    ] = 1000,
-    workers: Annotated[
+    shard_pairs: options.option(
+        int, "--shard-pairs", min=1, help="Pairs per task when ingesting into a lake."
+    ) = 1000,
+    workers: options.option(
         int | None,
-        typer.Option(
-            "--workers",
-            min=1,
-            max=options.MAX_WORKERS,
-            help="Processes replaying a large batch's logs (default: one a core).",
-            show_default=False,
-        ),
-    ] = None,
+        "--workers",
+        min=1,
+        max=options.MAX_WORKERS,
+        help="Processes replaying a large batch's logs (default: one a core).",
+        show_default=False,
+    ) = None,
 ) -> None:
     """Ingest turn/score log pairs; each pair lands whole or not at all, once per content.
     With --lake, into a lake (Parquet) in tasks, on --cluster's workers if given."""
@@ -226,54 +219,42 @@ def ingest(
         settings = rules or []
         lakes.ingest(paths, game, db, lake, cluster, as_json, wait, verify, settings, shard_pairs)
         return
-    from mine.pipeline.commands import data
-
-    with prompt_interrupts():
-        data.ingest(paths, game, db, as_json, wait, verify, rules or [], workers)
+    _data("ingest", paths, game, db, as_json, wait, verify, rules or [], workers)
 
 
 @app.command()
 def query(
-    sql: Annotated[
-        str | None, typer.Argument(metavar="SQL", help="The SQL to run.", show_default=False)
-    ] = None,
-    file: Annotated[
-        Path | None, typer.Option("--file", "-f", help="Read the SQL from a file.")
-    ] = None,
-    fmt: Annotated[
+    sql: options.argument(
+        str | None, metavar="SQL", help="The SQL to run.", show_default=False
+    ) = None,
+    file: options.option(Path | None, "--file", "-f", help="Read the SQL from a file.") = None,
+    fmt: options.option(
         str | None,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            help="table, csv, json or parquet (default: --out's extension, else table).",
-            show_default=False,
-        ),
-    ] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file.")] = None,
-    limit: Annotated[
-        int, typer.Option("--limit", min=0, metavar="N", help="Rows the table shows (0: all).")
-    ] = 40,
+        "--format",
+        metavar="FORMAT",
+        help="table, csv, json or parquet (default: --out's extension, else table).",
+        show_default=False,
+    ) = None,
+    out: options.option(Path | None, "--out", "-o", help="Write to this file.") = None,
+    limit: options.option(
+        int, "--limit", min=0, metavar="N", help="Rows the table shows (0: all)."
+    ) = 40,
     db: options.Db = None,
     wait: options.Wait = 60.0,
     lake: options.Lake = None,
-    timeout: Annotated[
+    timeout: options.option(
         float | None,
-        typer.Option(
-            "--timeout",
-            min=0.001,
-            max=options.MAX_SECONDS,
-            metavar="SECONDS",
-            help="Stop the query after this many seconds (one error line).",
-            show_default=False,
-        ),
-    ] = None,
+        "--timeout",
+        min=0.001,
+        max=options.MAX_SECONDS,
+        metavar="SECONDS",
+        help="Stop the query after this many seconds (one error line).",
+        show_default=False,
+    ) = None,
 ) -> None:
     """Run one read-only SELECT (from the argument, --file, or stdin); show its first rows,
     or write all of it as csv, json or parquet to --out or stdout."""
-    from mine.pipeline.commands import data
-
-    with prompt_interrupts():
-        data.query(sql, file, fmt, out, limit, db, wait, lake, timeout)
+    _data("query", sql, file, fmt, out, limit, db, wait, lake, timeout)
 
 
 @app.command()
@@ -284,41 +265,33 @@ def tables(
     lake: options.Lake = None,
 ) -> None:
     """List the warehouse's tables and views with row counts and descriptions."""
-    from mine.pipeline.commands import data
-
-    with prompt_interrupts():
-        data.tables(db, wait, as_json, lake)
+    _data("tables", db, wait, as_json, lake)
 
 
 @app.command()
 def export(
-    folder: Annotated[Path, typer.Argument(help="A new folder for the Parquet files.")],
+    folder: options.argument(Path, help="A new folder for the Parquet files."),
     db: options.Db = None,
     as_json: options.Json = False,
     wait: options.Wait = 60.0,
 ) -> None:
     """Write the whole warehouse as Parquet, hive-partitioned by game and log, with a
     manifest (DuckDB, polars or any Parquet reader reads it back)."""
-    from mine.pipeline.commands import data
-
-    with prompt_interrupts():
-        data.export(folder, db, as_json, wait)
+    _data("export", folder, db, as_json, wait)
 
 
 @app.command()
 def check(
-    player: Annotated[
-        Path, typer.Argument(metavar="FILE", help="A player file (.py or .hs).", readable=False)
-    ],
-    game: Annotated[
+    player: options.argument(
+        Path, metavar="FILE", help="A player file (.py or .hs).", readable=False
+    ),
+    game: options.option(
         str | None,
-        typer.Option(
-            metavar="GAME",
-            help="Skip detection (default: a Haskell file's course imports, a Python file's "
-            "functions).",
-            show_default=False,
-        ),
-    ] = None,
+        metavar="GAME",
+        help="Skip detection (default: a Haskell file's course imports, a Python file's "
+        "functions).",
+        show_default=False,
+    ) = None,
     as_json: options.Json = False,
 ) -> None:
     """Check a player file as the harness loads it, contained: a Haskell file compiled
@@ -331,12 +304,12 @@ def check(
 
 @app.command()
 def demo(
-    db: Annotated[
+    db: options.option(
         Path | None,
-        typer.Option(
-            "--db", help="Warehouse file (default: demo-out/mine.duckdb).", show_default=False
-        ),
-    ] = None,
+        "--db",
+        help="Warehouse file (default: demo-out/mine.duckdb).",
+        show_default=False,
+    ) = None,
 ) -> None:
     """Run the main job end to end on an embedded warehouse of its own (demo-out/)."""
     from mine.pipeline import demo as running
@@ -358,7 +331,8 @@ def run() -> None:
     except KeyboardInterrupt:
         code = INTERRUPTED
     except Exception as error:
-        if _interruption(error):
+        # DuckDB's words for a statement that Ctrl-C stopped
+        if type(error).__name__ == "InterruptException" or str(error) == "Query interrupted":
             code = INTERRUPTED
         else:
             failure = _environment_failure(error)
@@ -424,11 +398,6 @@ def _closed_stdout() -> int:
 def _drop_stdout() -> None:
     """What is left to print goes nowhere."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-
-
-def _interruption(error: Exception) -> bool:
-    """DuckDB's words for a statement that Ctrl-C stopped."""
-    return type(error).__name__ == "InterruptException" or str(error) == "Query interrupted"
 
 
 # What the machine, not the input, made fail in any command (each command says its own

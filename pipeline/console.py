@@ -181,24 +181,26 @@ def _shown(value: Any, fmt: Callable[[Any], str] | None = None) -> str:
     return str(value)
 
 
+def unless_none(fmt: str | Callable[[Any], str], blank: str = "") -> Callable[[Any], str]:
+    """`fmt` (a format string or function) of a value, and `blank` where there is none."""
+    shown = fmt.format if isinstance(fmt, str) else fmt
+    return lambda value: blank if value is None else shown(value)
+
+
 def interval(figure: Mapping[str, Any], fmt: str = "{:+.4f}") -> str:
     """`{"mean": m, "ci95": [low, high]}` as `m [low, high]`."""
     low, high = figure["ci95"]
     return f"{fmt.format(figure['mean'])} [{fmt.format(low)}, {fmt.format(high)}]"
 
 
-def write_report(out: Path, text: str, as_json: bool = False, say: bool = True) -> None:
+def write_report(out: Path, text: str, say: bool = True) -> None:
     """Write a page (or any text a command makes) whole or not at all, and say so (unless
     `say` is False: the command's own result says it)."""
     try:
         outputs.write_text(out, text)
     except OSError as error:
         raise cannot_write(out, error) from None
-    if not say:
-        return
-    if as_json:
-        print_json({"wrote": str(out), "bytes": len(text.encode())})
-    else:
+    if say:
         console.print(f"wrote {out}")
 
 
@@ -221,10 +223,9 @@ def day_written() -> dt.date:
         ) from None
 
 
-def next_step(command: str, as_json: bool = False) -> None:
+def next_step(command: str) -> None:
     """What a user would run next, on stderr (results stay alone on stdout)."""
-    if not as_json:
-        errors.print(f"next: {command}", style="dim", soft_wrap=True)
+    errors.print(f"next: {command}", style="dim", soft_wrap=True)
 
 
 def ratio(count: int | None, opportunities: int | None) -> str:

@@ -1,13 +1,8 @@
-"""`mine demo`: the main job end to end on the embedded default warehouse.
-
-For every game of the registry: the logs shipped in `examples/logs/<game>/` (real server
-logs where the game has any, simulated ones otherwise: the folder's README says which) go
-in and the game's demo queries show what SQL over game history looks like (the game's
-`pipeline/commands/<game>.py` names them; they read those logs through the temporary table
-`example_logs`); then the game's whole loop (simulate → ingest → stats → fit →
-generate → validate → report) runs, command by command as a user would type them (the
-game's `LOOP`), on the same warehouse: the demo's own, `demo-out/mine.duckdb`, so that its
-simulations never mix with the user's logs in `./mine.duckdb`.
+"""`mine demo`: the main job end to end, for every game of the registry: the logs shipped
+in `examples/logs/<game>/` (the folder's README says what they are) go in and the game's
+`QUERIES` show what SQL over game history looks like; then the game's whole `LOOP` runs,
+command by command as a user would type them, on the demo's own warehouse
+(`demo-out/mine.duckdb`), so that its simulations never mix with the user's logs.
 """
 
 from __future__ import annotations

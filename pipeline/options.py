@@ -16,101 +16,93 @@ from typing import Annotated
 
 import typer
 
-Db = Annotated[
+
+def option(kind, *flags: str, **settings):
+    """The annotation of a typer function's parameter read as the option `flags`."""
+    return Annotated[kind, typer.Option(*flags, **settings)]
+
+
+def argument(kind, **settings):
+    return Annotated[kind, typer.Argument(**settings)]
+
+
+def own(kind, flag: str, default, help: str, **settings) -> tuple:
+    """A game's own option of a loop command (`OPTIONS` in its commands module): the
+    annotation typer reads and the default."""
+    return option(kind, flag, help=help, **settings), default
+
+
+Db = option(
     Path | None,
-    typer.Option(
-        "--db",
-        help="Warehouse file (default: $MINE_DB or ./mine.duckdb; a new one is named *.duckdb "
-        "or *.db).",
-        show_default=False,
-    ),
-]
-Lake = Annotated[
+    "--db",
+    help="Warehouse file (default: $MINE_DB or ./mine.duckdb; a new one is named *.duckdb "
+    "or *.db).",
+    show_default=False,
+)
+Lake = option(
     Path | None,
-    typer.Option(
-        "--lake",
-        help="A lake folder (Parquet files and lake.json, on a file system every worker "
-        "sees) instead of a warehouse file.",
-        show_default=False,
-    ),
-]
-Cluster = Annotated[
+    "--lake",
+    help="A lake folder (Parquet files and lake.json, on a file system every worker "
+    "sees) instead of a warehouse file.",
+    show_default=False,
+)
+Cluster = option(
     str | None,
-    typer.Option(
-        "--cluster",
-        envvar="MINE_CLUSTER",
-        metavar="ADDRESS",
-        help="Run the tasks on a Ray cluster: auto, HOST:PORT or ray://HOST:PORT (a running "
-        "one), local or local:N (start one here with N CPUs); default $MINE_CLUSTER, else "
-        "this machine's processes. Needs pip install 'mine[cluster]'.",
-        show_default=False,
-    ),
-]
+    "--cluster",
+    envvar="MINE_CLUSTER",
+    metavar="ADDRESS",
+    help="Run the tasks on a Ray cluster: auto, HOST:PORT or ray://HOST:PORT (a running "
+    "one), local or local:N (start one here with N CPUs); default $MINE_CLUSTER, else "
+    "this machine's processes. Needs pip install 'mine[cluster]'.",
+    show_default=False,
+)
 MAX_SECONDS = 604_800
 """A week: what any option counted in seconds takes at most. Every number an option takes
 has a range, so that `nan` and `inf` are refused (`--wait nan` would wait forever)."""
-Wait = Annotated[
-    float,
-    typer.Option(
-        "--wait", min=0, max=MAX_SECONDS, help="Seconds to wait for another process's lock."
-    ),
-]
-Seed = Annotated[
-    int, typer.Option("--seed", min=0, help="Seed of every random choice (same seed, same bytes).")
-]
-Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
-Rules = Annotated[
+Wait = option(
+    float, "--wait", min=0, max=MAX_SECONDS, help="Seconds to wait for another process's lock."
+)
+Seed = option(int, "--seed", min=0, help="Seed of every random choice (same seed, same bytes).")
+Json = option(bool, "--json", help="Print the result as JSON.")
+Rules = option(
     list[str] | None,
-    typer.Option(
-        "--rules",
-        metavar="KEY=VALUE",
-        help="A rule setting, repeatable (the keys: the game's spec, or a bad key's message).",
-    ),
-]
-Table = Annotated[Path, typer.Option("--table", help="A table written by `mine fit`.")]
-Logs = Annotated[
+    "--rules",
+    metavar="KEY=VALUE",
+    help="A rule setting, repeatable (the keys: the game's spec, or a bad key's message).",
+)
+Table = option(Path, "--table", help="A table written by `mine fit`.")
+Logs = option(
     str | None,
-    typer.Option(
-        "--logs",
-        metavar="GLOB",
-        help="Only the logs ingested from this folder, or from files matching this glob "
-        "(default: every log of the game in the warehouse; the command says which folders "
-        "it read).",
-    ),
-]
-Me = Annotated[
-    int,
-    typer.Option(
-        "--me", min=0, help="The player (index in --players) whose point of view the logs take."
-    ),
-]
-Opponent = Annotated[
+    "--logs",
+    metavar="GLOB",
+    help="Only the logs ingested from this folder, or from files matching this glob "
+    "(default: every log of the game in the warehouse; the command says which folders "
+    "it read).",
+)
+Me = option(
+    int, "--me", min=0, help="The player (index in --players) whose point of view the logs take."
+)
+Opponent = option(
     str | None,
-    typer.Option(
-        "--opponent",
-        help="A bot that plays a match against each of --players (and no other match).",
-        show_default=False,
-    ),
-]
+    "--opponent",
+    help="A bot that plays a match against each of --players (and no other match).",
+    show_default=False,
+)
 # A player file's readability is the command's to say (`player_file.readable`: who cannot
 # read it, the contained player's user too), not the option parser's.
-PlayerFile = Annotated[
-    Path, typer.Argument(help="A player module written by `mine generate`.", readable=False)
-]
+PlayerFile = argument(Path, help="A player module written by `mine generate`.", readable=False)
 MAX_GAMES = 1_000_000
 MAX_HANDS = 1_000_000_000
 MAX_WORKERS = 64
-Workers = Annotated[
-    int, typer.Option("--workers", min=1, max=MAX_WORKERS, help="Worker processes.")
-]
+Workers = option(int, "--workers", min=1, max=MAX_WORKERS, help="Worker processes.")
 
 
 def games(help: str, minimum: int = 1, maximum: int = MAX_GAMES):
-    return Annotated[int, typer.Option("--games", min=minimum, max=maximum, help=help)]
+    return option(int, "--games", min=minimum, max=maximum, help=help)
 
 
 def hands(help: str, minimum: int = 1000, flag: str = "--hands"):
-    return Annotated[int, typer.Option(flag, min=minimum, max=MAX_HANDS, help=help)]
+    return option(int, flag, min=minimum, max=MAX_HANDS, help=help)
 
 
 def room_for(out: Path, size: int) -> None:
@@ -136,26 +128,24 @@ class Language(StrEnum):
     haskell = "haskell"
 
 
-Lang = Annotated[
+Lang = option(
     Language,
-    typer.Option(
-        "--lang",
-        help="The player's language: python, or haskell for the course's own file (FIT2102 "
-        "Player.hs, COMP30020 Proj1.hs; --out defaults to that name).",
-    ),
-]
+    "--lang",
+    help="The player's language: python, or haskell for the course's own file (FIT2102 "
+    "Player.hs, COMP30020 Proj1.hs; --out defaults to that name).",
+)
 
 
 def out(help: str):
-    return Annotated[Path, typer.Option("--out", "-o", help=help)]
+    return option(Path, "--out", "-o", help=help)
 
 
 def players(help: str):
-    return Annotated[str, typer.Option("--players", help=help)]
+    return option(str, "--players", help=help)
 
 
 def baselines(help: str):
-    return Annotated[str, typer.Option("--baselines", help=help)]
+    return option(str, "--baselines", help=help)
 
 
 def again(db: Path | None = None, logs: str | None = None, lake: Path | None = None) -> str:
@@ -189,25 +179,21 @@ def game_rules(kind, settings: list[str] | None, base=None):
         raise fail(str(error)) from None
 
 
-By = Annotated[
+By = option(
     str | None,
-    typer.Option(
-        "--by",
-        metavar="player",
-        help="player: the statistics per logged player id (habits with their opportunities; "
-        "with --table, each choice against the fitted table's).",
-        show_default=False,
-    ),
-]
-ChartTable = Annotated[
+    "--by",
+    metavar="player",
+    help="player: the statistics per logged player id (habits with their opportunities; "
+    "with --table, each choice against the fitted table's).",
+    show_default=False,
+)
+ChartTable = option(
     Path | None,
-    typer.Option(
-        "--table",
-        help="With --by player: a table written by `mine fit`, the choices each player's are "
-        "measured against (default: figures that need no fit).",
-        show_default=False,
-    ),
-]
+    "--table",
+    help="With --by player: a table written by `mine fit`, the choices each player's are "
+    "measured against (default: figures that need no fit).",
+    show_default=False,
+)
 
 
 def grouping(by: str | None, table: Path | None) -> str | None:
@@ -221,50 +207,33 @@ def grouping(by: str | None, table: Path | None) -> str | None:
     return by
 
 
-PlayerFiles = Annotated[
+PlayerFiles = argument(
     list[Path] | None,
-    typer.Argument(
-        help="Player files (modules written by `mine generate`, or your own).",
-        show_default=False,
-        readable=False,
-    ),
-]
+    help="Player files (modules written by `mine generate`, or your own).",
+    show_default=False,
+    readable=False,
+)
 
 
 def bots(names: str):
-    return Annotated[
-        str,
-        typer.Option(
-            "--bots", help=f"Baseline bots that enter too, comma-separated ({names}; '' for none)."
-        ),
-    ]
+    help = f"Baseline bots that enter too, comma-separated ({names}; '' for none)."
+    return option(str, "--bots", help=help)
 
 
-Against = Annotated[
+Against = option(
     Path | None,
-    typer.Option(
-        "--against",
-        help="Another player file, measured head to head against this one (as a baseline is).",
-        show_default=False,
-        readable=False,
-    ),
-]
-Card = Annotated[
+    "--against",
+    help="Another player file, measured head to head against this one (as a baseline is).",
+    show_default=False,
+    readable=False,
+)
+Card = option(
     Path | None,
-    typer.Option(
-        "--card",
-        help="A `mine validate <game> --json` result to draw (default: the table's own player, "
-        "measured now as `mine generate` measures it).",
-        show_default=False,
-    ),
-]
-Html = Annotated[
-    Path | None,
-    typer.Option("--html", help="Also write the standings as an HTML page.", show_default=False),
-]
-
-
-def own(kind, flag: str, default, help: str, **settings) -> tuple:
-    """A game's own option of a loop command (`OPTIONS` in its commands module): the
-    annotation typer reads and the default."""
-    return Annotated[kind, typer.Option(flag, help=help, **settings)], default
+    "--card",
+    help="A `mine validate <game> --json` result to draw (default: the table's own player, "
+    "measured now as `mine generate` measures it).",
+    show_default=False,
+)
+Html = option(
+    Path | None, "--html", help="Also write the standings as an HTML page.", show_default=False
+)

@@ -1,26 +1,21 @@
 """`mine <verb> <game>`: the commands, built from the registry.
 
-`simulate`, `stats`, `fit`, `generate`, `validate` and `report` are the same command for
-every game (`loop.py`: options → the layers' contract verbs → what is printed); a game
-adds only its own options (and may redefine a shared one: its own default or help).
-`pipeline.cli` mounts `command(verb, game)` as `mine <verb> <game>`, importing the game's
-modules only when the command runs (or its help shows). `data.py` holds the commands that
-are not a game's (ingest, query, tables, export).
+`simulate`, `stats`, `fit`, `generate`, `validate` and `report` are one command for every
+game (`loop.py`); `pipeline.cli` mounts `command(verb, game)` as `mine <verb> <game>`,
+importing the game's modules only when the command runs (or its help shows). `data.py`
+holds the commands that are not a game's (ingest, query, tables, export).
 
 A game's module (the registry's `commands`) provides `CONTRACT`:
-- `OPTIONS`: verb → {name: (annotation, default)}, the game's own options of that verb,
-  each an `Annotated[type, typer.Option(...)]` as in a typer function's signature; the
-  command hands each option to every layer call of the verb that takes a parameter of
-  that name (`--bucket` to Hog's `derive`, `--method` to its `fit`);
-- `ABOUT`: verb → the command's help, what it does for this game;
-- what the commands print at a terminal (with `--json` none of it: the same results print
-  as JSON), each with `pipeline.console`'s `show`/`show_pairs`: `stats(stats)` (what `mine
-  stats` derived), `fitted(fitted, path)` (the table `mine fit` wrote), `generated(path,
-  card)` (the file `mine generate` wrote and its figures), `validated(card)` (a `mine
-  validate` card), and `players(stats, table)` where the game has per-player statistics;
+- `OPTIONS`: verb → {name: (annotation, default)}, the game's own options of that verb
+  (`options.own`; one may redefine a shared option: its own default or help), each handed
+  to every layer call of the verb that takes a parameter of that name (`--bucket` to
+  Hog's `derive`, `--method` to its `fit`); `ABOUT`: verb → the command's help;
+- what the commands print at a terminal (with `--json`, the same results as JSON), with
+  `pipeline.console`'s `show`/`show_pairs`: `stats`, `fitted`, `generated`, `validated`,
+  and `players` where the game has per-player statistics;
 - its part of `mine demo`: `QUERIES` (title → SQL over its example logs, the temporary
-  table `example_logs` naming them) and `LOOP`, the commands of its whole loop, small, on
-  the demo warehouse (`{db}` the warehouse, `{out}` its folder);
+  table `example_logs` naming them) and `LOOP`, the commands of its whole loop (`{db}` the
+  demo's warehouse, `{out}` its folder);
 and `tournament` where the game plays tournaments.
 """
 
@@ -57,16 +52,16 @@ def command(verb: str, game: Game) -> Callable[..., None] | None:
     shared = loop.parameters(verb, game)
     if shared is None:
         return None
-    own = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default)
-        for name, (kind, default) in commands.OPTIONS.get(verb, {}).items()
-    ]
-    shared = [p for p in shared if p.name not in {o.name for o in own}]  # the game's own wins
+    own = commands.OPTIONS.get(verb, {})
+    both = {name: spec for name, spec in shared.items() if name not in own} | own  # own wins
 
     def mounted(**given):
         run(game, **given)
 
     mounted.__name__ = verb
     mounted.__doc__ = commands.ABOUT.get(verb, run.__doc__)
-    mounted.__signature__ = inspect.Signature(shared + own)  # type: ignore[attr-defined]
+    mounted.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default)
+        for name, (kind, default) in both.items()
+    )
     return mounted

@@ -1,11 +1,7 @@
-"""`mine <verb> cardguess`: options, the layers that do the work, what is printed.
-
-Everything downstream of `mine ingest` reads the warehouse (`cardguess_guesses`,
-`cardguess_games`): the same path whether the logs came from a server or from `mine
-simulate cardguess`. The game has one player, the guesser (`--players` names one bot);
-the answerer (`--answerer`) is chance. `--logs GLOB` narrows stats and fit to the logs
-ingested from matching files. The logs name no player (a log is one guesser's games, and
-the stats are per log already), so there is no `--by player`.
+"""`mine <verb> cardguess`: card guessing's own options, what its commands print, its
+demo, its tournament. The game has one player, the guesser (`--players` names one bot);
+the answerer (`--answerer`) is chance. The logs name no player (a log is one guesser's
+games, and the stats are per log already), so there is no `--by player`.
 """
 
 from __future__ import annotations
@@ -18,7 +14,7 @@ import typer
 
 from mine.models.cardguess import UNIFORM_ALPHA
 from mine.pipeline import options
-from mine.pipeline.console import console, show, show_pairs
+from mine.pipeline.console import console, show, show_pairs, unless_none
 from mine.pipeline.options import own
 from mine.pipeline.stats.cardguess import CardGuessStats, headline
 from mine.strategies.bots.cardguess import BASELINES, GUESSERS
@@ -47,7 +43,7 @@ def read_answerer(text: str) -> str:
 N = own(int, "--n", 2, "Cards in each answer.", min=1, max=4)
 ANSWERER = own(str, "--answerer", "uniform", "Who picks the answers: uniform or faces.",
                parser=read_answerer)  # fmt: skip
-WORKERS = own(int, "--workers", 1, "Worker processes.", min=1, max=options.MAX_WORKERS)
+WORKERS = (options.Workers, 1)
 OPTIONS = {
     "simulate": {
         "games": (options.games("Games to play."), 1000),
@@ -236,8 +232,8 @@ def validated(card: dict[str, Any]) -> None:
             for name, figures, vs in named
         ]
     show(rows, f"{card['player']} ({card['answers_from']})",
-         formats={"mean": "{:.4f}".format, "slowest call (s)": _or_blank("{:.4f}"),
-                  "player needs fewer by": _or_blank("{:+.4f}")})  # fmt: skip
+         formats={"mean": "{:.4f}".format, "slowest call (s)": unless_none("{:.4f}"),
+                  "player needs fewer by": unless_none("{:+.4f}")})  # fmt: skip
     for n, reason in refused.items():
         console.print(f"n = {n}: refused, not played ({reason})")
     for n, entry in card["sizes"].items():
@@ -247,10 +243,6 @@ def validated(card: dict[str, Any]) -> None:
                 f"n = {n}: {entry['compared']['file']} needs {paired['mean_difference']:+.4f} "
                 f"guesses more per answer, 95 % interval {paired['ci95']}"
             )
-
-
-def _or_blank(fmt: str):
-    return lambda value: "" if value is None else fmt.format(value)
 
 
 # --- its part of `mine demo` ------------------------------------------------------

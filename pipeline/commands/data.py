@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
 import os
 import sys
 import time
@@ -28,9 +27,7 @@ from mine.strategies.engines import settings as rule_settings
 from mine.warehouse import export as exporting
 from mine.warehouse import query as querying
 from mine.warehouse import schema
-from mine.warehouse.connection import (
-    db_path,
-)
+from mine.warehouse.connection import db_path
 from mine.warehouse.schema import WarehouseVersionError
 
 if TYPE_CHECKING:
@@ -136,23 +133,19 @@ def show_ingest(summary: Summary, as_json: bool, where: str) -> None:
     """What an ingest did (each rejection, the counts; `where`: the `--db` or `--lake` of
     the next step), and its exit code."""
     if as_json:
-        print(json.dumps(summary.as_json(), indent=2))
+        print_json(summary.as_json())
     else:
         for error in summary.unread:
             errors.print(Text.assemble(("error:", "red"), f" {error}"), soft_wrap=True)
         for error in summary.orphans + [pair.error for pair in summary.pairs if pair.error]:
             errors.print(Text.assemble(("rejected", "red"), f" {error}"), soft_wrap=True)
         _print_summary(summary)
-        for name in _games_in(summary):
+        # the games that received logs, in the registry's order (new or replaced ones:
+        # statistics of logs already there are made already)
+        landed = {pair.game for pair in summary.pairs if pair.outcome in ("new", "replaced")}
+        for name in (name for name in games.names() if name in landed):
             next_step(f"mine stats {name}{where}")
     raise typer.Exit(0 if summary.ok else 1)
-
-
-def _games_in(summary: Summary) -> list[str]:
-    """The games that received logs in this ingest (new or replaced ones: statistics of
-    logs already there are made already), in the registry's order."""
-    landed = {pair.game for pair in summary.pairs if pair.outcome in ("new", "replaced")}
-    return [name for name in games.names() if name in landed]
 
 
 def _print_summary(summary: Summary) -> None:
@@ -261,15 +254,11 @@ def _print_view(con: duckdb.DuckDBPyConnection, sql: str, limit: int, started: f
     else:
         shown = querying.show(con, sql, limit, sys.stdout.buffer)
     total = querying.count(con, sql) if limit and shown == limit else shown
-    more = total > shown
     seconds = time.perf_counter() - started
-    sys.stdout.buffer.write(
-        (
-            f"{f'first {shown:,} of ' if more else ''}{total:,} rows ({seconds:.2f} s)"
-            + (" · --limit N or --limit 0 for more" if more else "")
-            + "\n"
-        ).encode()
-    )
+    footer = f"{total:,} rows ({seconds:.2f} s)"
+    if total > shown:
+        footer = f"first {shown:,} of {footer} · --limit N or --limit 0 for more"
+    sys.stdout.buffer.write(f"{footer}\n".encode())
 
 
 def _print_laid_out(view: bytes, rows: int) -> None:
@@ -324,19 +313,11 @@ def tables(db: Path | None, wait: float, as_json: bool = False, lake: Path | Non
     finally:
         con.close()
     where = str(db_path(db) if lake is None else lake)
-    if as_json:
-        print_json(
-            {
-                "warehouse": where,
-                "tables": [
-                    {"name": name, "kind": kind, "rows": rows, "description": comment}
-                    for name, kind, rows, comment in found
-                ],
-            }
-        )
-        return
     rows = [{"name": name, "kind": kind, "rows": rows, "description": comment}
             for name, kind, rows, comment in found]  # fmt: skip
+    if as_json:
+        print_json({"warehouse": where, "tables": rows})
+        return
     show(rows, where, {key: key for key in ("name", "kind", "rows", "description")})
     next_step(f'mine query "SELECT * FROM logs LIMIT 10"{again(db, lake=lake)}')
 
@@ -360,7 +341,7 @@ def export(folder: Path, db: Path | None, as_json: bool, wait: float) -> None:
             f"{folder}: cannot export there ({reason or querying.one_line(error)})"
         ) from None
     if as_json:
-        print(json.dumps(manifest, indent=2))
+        print_json(manifest)
         return
     rows = [{"name": name, "kind": figures["kind"], "rows": figures["rows"],
              "by": ", ".join(figures["partitioned_by"])}

@@ -1,11 +1,5 @@
-"""`mine <verb> ginrummy`: options, the layers that do the work, what is printed.
-
-`simulate`, `stats`, `fit`, `generate`, `validate` and `report` are the loop's commands
-(`pipeline/commands/loop.py`) with Gin Rummy's own options: simulate's bots and `--me`,
-`fit --source` (all, simulated or server logs, with `--logs` or without), the games, seed
-and rules that measure a generated file, and the games, seed, baselines and workers of
-`validate`. `tournament` is Gin Rummy's own (its rules).
-"""
+"""`mine <verb> ginrummy`: Gin Rummy's own options (simulate's `--me`, `fit --source`:
+all, simulated or server logs), what its commands print, its demo, its tournament."""
 
 from __future__ import annotations
 
@@ -129,7 +123,8 @@ def stats(stats: GinStats) -> None:
 def fitted(fitted: model.Fitted, path: Path) -> None:
     metadata = fitted.metadata
     danger = metadata["danger"]
-    knock = np.array(fitted.tables["knock"])
+    knock, prior = np.array(fitted.tables["knock"]), fitted.part("prior")
+    rate = f"{prior['value'][0]:.3f} ({int(prior['extra'][0]):,}/{prior['n'][0]:,})"
     show_pairs(
         f"ginrummy tables → {path}",
         [
@@ -140,15 +135,10 @@ def fitted(fitted: model.Fitted, path: Path) -> None:
             ("knock policy", f"wait in {int((knock == 0).sum()):,} of {knock.size:,} "
                              "(score, deadwood, turn) cells"),
             (f"opponents ({metadata['settings']['against']})",
-             f"knock rate {_knock_rate(fitted)} where a knock was allowed"),
+             f"knock rate {rate} where a knock was allowed"),
             ("fingerprint", metadata["fingerprint"][:16] + "…"),
         ],
     )  # fmt: skip
-
-
-def _knock_rate(fitted: model.Fitted) -> str:
-    prior = fitted.part("prior")
-    return f"{prior['value'][0]:.3f} ({int(prior['extra'][0]):,}/{prior['n'][0]:,})"
 
 
 def generated(path: Path, card: dict[str, Any]) -> None:

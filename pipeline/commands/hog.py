@@ -1,21 +1,17 @@
-"""`mine <verb> hog`: options, the layers that do the work, what is printed.
-
-Everything downstream of `mine ingest` reads the warehouse (`hog_turns`, `hog_games`),
-never the log files: the same path whether the logs came from a server or from
-`mine simulate hog`. `--logs GLOB` narrows stats and fit to the logs ingested from
-matching files, so one warehouse can hold several rule variants.
+"""`mine <verb> hog`: Hog's own options, what its commands print, its demo, its tournament.
+`--logs GLOB` narrows stats and fit to some of the warehouse's logs, so that one warehouse
+can hold several rule variants.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from mine.pipeline import options
-from mine.pipeline.console import console, show, show_pairs
+from mine.pipeline.console import console, show, show_pairs, unless_none
 from mine.pipeline.options import own
 from mine.pipeline.stats.hog import BUCKET, HogStats, headline
 from mine.strategies.bots.hog import BASELINES
@@ -80,7 +76,6 @@ def tournament(
 
 # --- what the commands print ------------------------------------------------------
 
-
 DIGITS = {str(d): str(d) for d in range(10)}
 
 
@@ -91,6 +86,7 @@ def stats(stats: HogStats) -> None:
     grid = state_grid(stats.win_rates)
     buckets = [key for key in (grid[0] if grid else {}) if key != "score"]
     bucket = min((int(b) for b in buckets if int(b) > 0), default=None)  # the width asked for
+    mixed = tail.filter(pl.col("share") < 1).select("tens", "ones").unique().height
     tables = (
         (points_summary(stats.points),
          "points by number of dice (k = 0: Pig Tail; mass at 1: Sow Sad)",
@@ -99,10 +95,11 @@ def stats(stats: HogStats) -> None:
          {"mean": "{:.2f}".format, "share": rate}, None),
         (pig_tail_grid(tail),
          "Pig Tail: points of rolling 0 by the opponent's score digits (most common)",
-         {"tens": "tens \\ ones", **DIGITS}, dict.fromkeys(DIGITS, _or_dot(str)),
+         {"tens": "tens \\ ones", **DIGITS}, dict.fromkeys(DIGITS, unless_none(str, "·")),
          f"{int(tail['turns'].sum()):,} zero-dice turns; "
-         f"{pig_tail_mixed(tail)} digit pairs scored more than one way"),
-        (swine_moves(stats.square_swine), "Square Swine: totals that moved",
+         f"{mixed} digit pairs scored more than one way"),
+        (stats.square_swine.filter("fired").sort("total").to_dicts(),
+         "Square Swine: totals that moved",
          {"total": "total", "new_score": "became", "bonus": "bonus", "turns": "turns",
           "opportunities": "of turns there", "share": "share"},
          {"bonus": "+{}".format, "share": rate},
@@ -115,16 +112,11 @@ def stats(stats: HogStats) -> None:
         (grid, "win rate of the mover by score (rows) and opponent score (columns), "
          f"buckets of {bucket or 'any width (one bucket)'}",
          {"score": "score", **{b: b for b in buckets}},
-         dict.fromkeys(buckets, _or_dot("{:.2f}".format)),
+         dict.fromkeys(buckets, unless_none("{:.2f}", "·")),
          "counts per player and k: table stats_hog_win_rates"),
     )  # fmt: skip
     for rows, title, columns, formats, caption in tables:
         show(rows, title, columns, formats, caption)
-
-
-def _or_dot(fmt: Callable[[Any], str]) -> Callable[[Any], str]:
-    """`fmt`, and a dot where there is no value."""
-    return lambda value: "·" if value is None else fmt(value)
 
 
 def points_summary(points: pl.DataFrame) -> list[dict[str, Any]]:
@@ -156,16 +148,6 @@ def pig_tail_grid(tail: pl.DataFrame) -> list[dict[str, Any]]:
         {"tens": tens, **{str(ones): modal.get((tens, ones)) for ones in range(10)}}
         for tens in range(10)
     ]
-
-
-def pig_tail_mixed(tail: pl.DataFrame) -> int:
-    """How many digit pairs scored more than one way."""
-    return tail.filter(pl.col("share") < 1).select("tens", "ones").unique().height
-
-
-def swine_moves(swine: pl.DataFrame) -> list[dict[str, Any]]:
-    """The totals Square Swine moved: total, new score, bonus, turns, opportunities, share."""
-    return swine.filter("fired").sort("total").to_dicts()
 
 
 def choice_rates(rates: pl.DataFrame) -> list[dict[str, Any]]:

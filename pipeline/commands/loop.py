@@ -15,6 +15,7 @@ import shlex
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -38,68 +39,53 @@ from mine.pipeline.console import (
 from mine.pipeline.progress import per_name, working
 from mine.pipeline.stats import chosen_logs, sources
 
-Keyword = inspect.Parameter.KEYWORD_ONLY
+REQUIRED = inspect.Parameter.empty
 
 
-def _parameter(name: str, kind: Any, default: Any = inspect.Parameter.empty):
-    return inspect.Parameter(name, Keyword, annotation=kind, default=default)
-
-
-def parameters(verb: str, game: Game) -> list[inspect.Parameter] | None:
-    """The options every game's `verb` command has (None: the game lacks the verb)."""
+def parameters(verb: str, game: Game) -> dict[str, tuple[Any, Any]] | None:
+    """The options every game's `verb` command has, name → (annotation, default) as a
+    game's `OPTIONS` (None: the game lacks the verb)."""
     needs = {"simulate": "engine", "stats": "stats", "fit": "fitter", "generate": "codegen",
              "validate": "validator", "report": "report"}  # fmt: skip
     if not game.has(needs[verb]):
         return None
-    json = _parameter("as_json", options.Json, False)
+    json, cluster = {"as_json": (options.Json, False)}, {"cluster": (options.Cluster, None)}
+    warehouse = dict(db=(options.Db, None), lake=(options.Lake, None), logs=(options.Logs, None))
     if verb == "simulate":
         two = range(2, 3) == game.module("engine").NUM_PLAYERS
-        opponent = [_parameter("opponent", options.Opponent, None)] if two else []
-        return [
-            _parameter("games", options.games("Games per match."), 100),
-            _parameter("players", options.players("Bots, comma-separated."), "random,random"),
-            *opponent,
-            _parameter("seed", options.Seed, 0),
-            _parameter("out", options.out("Folder for the log files."), Path(f"logs/{game.name}")),
-            _parameter("rules", options.Rules, None),
-            _parameter("cluster", options.Cluster, None),
-            json,
-        ]
-    warehouse = [
-        _parameter("db", options.Db, None),
-        _parameter("lake", options.Lake, None),
-        _parameter("logs", options.Logs, None),
-    ]
+        return {
+            "games": (options.games("Games per match."), 100),
+            "players": (options.players("Bots, comma-separated."), "random,random"),
+            **({"opponent": (options.Opponent, None)} if two else {}),
+            "seed": (options.Seed, 0),
+            "out": (options.out("Folder for the log files."), Path(f"logs/{game.name}")),
+            "rules": (options.Rules, None),
+            **cluster,
+            **json,
+        }
     if verb == "stats":
+        grouping = {"by": (options.By, None), "table": (options.ChartTable, None)}
         by_player = hasattr(game.module("stats"), "by_player")
-        grouping = [
-            _parameter("by", options.By, None),
-            _parameter("table", options.ChartTable, None),
-        ]
-        cluster = _parameter("cluster", options.Cluster, None)
-        return [*warehouse, cluster, *(grouping if by_player else []), json]
+        return {**warehouse, **cluster, **(grouping if by_player else {}), **json}
     if verb == "fit":
         out = options.out("Table file to write (Parquet; its metadata beside it as .json).")
-        return [_parameter("out", out, Path(f"{game.name}-table.parquet")), *warehouse, json]
+        return {"out": (out, Path(f"{game.name}-table.parquet")), **warehouse, **json}
     if verb == "generate":
-        out = options.out("The player module to write.")
-        table = _parameter("table", options.Table)
-        lang = [_parameter("lang", options.Lang, options.Language.python)] if course(game) else []
-        return [table, _parameter("out", out, Path(f"{game.name}_player.py")), *lang, json]
+        out = {"out": (options.out("The player module to write."), Path(f"{game.name}_player.py"))}
+        lang = {"lang": (options.Lang, options.Language.python)} if course(game) else {}
+        return {"table": (options.Table, REQUIRED), **out, **lang, **json}
     if verb == "validate":
-        rules = _parameter("rules", options.Rules, None)
-        against = _parameter("against", options.Against, None)
         # --cluster where the game's measure is split into tasks (it takes a runner)
         fans_out = "runner" in inspect.signature(game.module("validator").validate).parameters
-        cluster = [_parameter("cluster", options.Cluster, None)] if fans_out else []
-        return [_parameter("player", options.PlayerFile), rules, against, *cluster, json]
+        player = {"player": (options.PlayerFile, REQUIRED), "rules": (options.Rules, None)}
+        against = {"against": (options.Against, None)}
+        return {**player, **against, **(cluster if fans_out else {}), **json}
     page = game.module("report")
-    observed = hasattr(page, "observed")
-    out = _parameter("out", options.out("The file to write."), Path(f"{game.name}-report.html"))
-    card = [_parameter("card", options.Card, None)]
-    drawn = card if "measured" in inspect.signature(page.html).parameters else []
-    return [_parameter("table", options.Table), out, *drawn, *(warehouse if observed else []),
-            json]  # fmt: skip
+    out = {"out": (options.out("The file to write."), Path(f"{game.name}-report.html"))}
+    drawn = "measured" in inspect.signature(page.html).parameters
+    card = {"card": (options.Card, None)} if drawn else {}
+    observed = warehouse if hasattr(page, "observed") else {}
+    return {"table": (options.Table, REQUIRED), **out, **card, **observed, **json}
 
 
 def taken(function: Callable[..., Any], own: dict[str, Any]) -> dict[str, Any]:
@@ -123,28 +109,16 @@ def refused(prefix: str = "") -> Iterator[None]:
         raise fail(f"{prefix}{error}") from None
 
 
-def read_fitted(read: Callable[[Path], Any], path: Path) -> Any:
-    """`read(path)` of a fitted table file; a file that is not one is one error line."""
+def read_fitted(game: Game, path: Path) -> Any:
+    """The game's fitted table in the file at `path`; a file that is not one is one error
+    line."""
     from mine.models.tables import TableError, metadata_path
 
     outputs.reading(Path(path).with_suffix(".parquet"), metadata_path(path))
     try:
-        return read(path)
+        return game.module("fitter").read_table(path)
     except TableError as error:
         raise fail(str(error)) from None
-
-
-def write_fitted(write: Callable[..., Path], out: Path, *parts: Any) -> Path:
-    """`write(out, *parts)` of a fitted table file; a file that cannot be written is one
-    error line."""
-    from mine.models.tables import TableError
-
-    try:
-        return write(out, *parts)
-    except TableError as error:
-        raise fail(str(error)) from None
-    except OSError as error:
-        raise cannot_write(out, error) from None
 
 
 def simulate(game: Game, games: int, players: str, seed: int, out: Path, rules=None,
@@ -210,15 +184,14 @@ def stats(game: Game, db=None, lake=None, logs=None, cluster=None, as_json=False
     """Derive the game's statistics from the warehouse and store them as stats_<game>_*."""
     derived_by, display = game.module("stats"), game.module("commands")
     per_player = options.grouping(by, table) == "player"
-    fitted = read_fitted(game.module("fitter").read_table, table) if table else None
+    fitted = read_fitted(game, table) if table else None
     label = "reading each player's choices" if per_player else f"deriving {game.title}'s statistics"
     if cluster is not None and lake is None:
         raise fail("--cluster derives a lake's statistics: give --lake DIR")
     from mine.pipeline.commands import lake as lakes
 
     with working_on(db, read_only=False, lake=lake) as con, working(label, as_json):
-        log_ids = chosen_logs(con, game.name, logs)
-        read = read_from(con, game, log_ids)
+        log_ids, read = chosen(con, game, logs)
         if per_player:
             derived = call(derived_by.by_player, con, log_ids, fitted, own=own)
         elif cluster is not None and lakes.combined_or_here(game):
@@ -250,8 +223,7 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     read, fitter = game.module("stats"), game.module("fitter")
     will_write(out)
     with working_on(db, lake=lake) as con, working(f"reading the {game.title} logs", as_json):
-        log_ids = chosen_logs(con, game.name, logs)
-        sources = read_from(con, game, log_ids)
+        log_ids, sources = chosen(con, game, logs)
         inputs = call(read.fit_inputs, con, log_ids, own=own)
     if "progress" in inspect.signature(fitter.fit).parameters:  # a fit that counts its work
         bar, progress = per_name(as_json)
@@ -260,7 +232,14 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     else:
         with refused(), working(f"fitting the {game.title} table", as_json):
             fitted = call(fitter.fit, inputs, own=own)
-    path = write_fitted(fitter.write_table, out, fitted)
+    from mine.models.tables import TableError
+
+    try:  # a file that cannot be written is one error line
+        path = fitter.write_table(out, fitted)
+    except TableError as error:
+        raise fail(str(error)) from None
+    except OSError as error:
+        raise cannot_write(out, error) from None
     if as_json:
         print_json({"table": str(path), "sources": sources, **fitted.metadata})
         return
@@ -269,9 +248,11 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     next_step(f"mine generate {game.name} --table {path}")
 
 
-def read_from(con: Any, game: Game, log_ids: list[int] | None) -> list[dict[str, Any]]:
-    """The folders the chosen logs were ingested from, and how many logs each gave."""
-    return [{"folder": folder, "logs": count} for folder, count in sources(con, game.name, log_ids)]
+def chosen(con: Any, game: Game, logs: str | None) -> tuple[list[int] | None, list[dict]]:
+    """The game's logs `--logs` chooses, and the folders they were ingested from (logs each)."""
+    log_ids = chosen_logs(con, game.name, logs)
+    read = [{"folder": folder, "logs": n} for folder, n in sources(con, game.name, log_ids)]
+    return log_ids, read
 
 
 def said_read(game: Game, read: list[dict[str, Any]]) -> None:
@@ -298,21 +279,18 @@ def generate(game: Game, table: Path, out: Path, as_json=False, lang=None, **own
     course's Haskell file, deciding as that Python file does)."""
     from mine.strategies.codegen import write_player
 
-    fitted = read_fitted(game.module("fitter").read_table, table)
+    fitted = read_fitted(game, table)
     haskell = course(game) if lang is options.Language.haskell else None
     if haskell and out == Path(f"{game.name}_player.py"):  # --out left at its default
         out = Path(haskell.COURSE_FILE)
     will_write(out)
     header = made_by("-- " if haskell else "# ")  # before the work: it may be refused
     source, validator = game.module("codegen"), game.module("validator")
-
-    def measure(path: Path) -> dict[str, Any]:
-        return call(validator.check, path, fitted, own=own)
-
     with (
         refused(f"cannot generate from {table}: "),
         working("writing and measuring the player", as_json),
     ):
+        measure = partial(call, validator.check, fitted=fitted, own=own)
         written = write_player(source, fitted, measure, **taken(source.module_source, own))
         text, hint = written.source, f"mine validate {game.name} {out}"
         if haskell:
@@ -401,17 +379,15 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
         raise fail(f"{db}: no warehouse here yet; the report draws its logged games from it "
                    "beside the table (run `mine ingest` first, or leave out --db for the "
                    "table alone)")  # fmt: skip
-    fitted = read_fitted(game.module("fitter").read_table, table)
+    fitted = read_fitted(game, table)
     will_write(out)
     day_written()  # the page's day, refused before the work if SOURCE_DATE_EPOCH names none
-    observed = None
+    observed = read = None
     logged = db is not None or lake is not None or options.default_db_exists()
-    read = None
     alone = hasattr(page_of, "table_alone") and page_of.table_alone(**own)
     if hasattr(page_of, "observed") and logged and not alone:
         with working_on(db, lake=lake) as con, contextlib.suppress(ValueError):
-            log_ids = chosen_logs(con, game.name, logs)
-            read = read_from(con, game, log_ids)
+            log_ids, read = chosen(con, game, logs)
             observed = page_of.observed(con, log_ids)
     drawn = {}
     if "measured" in inspect.signature(page_of.html).parameters:
@@ -453,11 +429,7 @@ def card(game: Game, fitted: Any, table: Path, own: dict[str, Any], as_json: boo
             raise fail(f"cannot read it as a card: {error}") from None
     from mine.strategies.codegen import write_player
 
-    validator = game.module("validator")
-
-    def measure(path: Path) -> dict[str, Any]:
-        return call(validator.check, path, fitted, own=own)
-
+    measure = partial(call, game.module("validator").check, fitted=fitted, own=own)
     with (
         refused(f"cannot measure the player of {table}: "),
         working("measuring the player", as_json),

@@ -1,20 +1,16 @@
-"""`mine <verb> supernim`: options, the layers that do the work, what is printed.
-
-Everything downstream of `mine ingest` reads the warehouse (`supernim_moves`,
-`supernim_games` and their views), never the log files. `--logs GLOB` narrows stats and
-fit to the logs ingested from matching files.
-"""
+"""`mine <verb> supernim`: Super-Nim's own options, what its commands print, its demo,
+its tournament."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from mine.models.supernim import Fitted
 from mine.pipeline import options
-from mine.pipeline.console import console, interval, show, show_pairs
+from mine.pipeline.console import console, interval, show, show_pairs, unless_none
 from mine.pipeline.options import own
 from mine.pipeline.stats.supernim import SuperNimStats
 from mine.strategies.bots.supernim import BASELINES
@@ -42,10 +38,8 @@ OPTIONS = {
         "players": (options.players("Bots, comma-separated (random, greedy, alphabeta:D, "
                                     "exact): every pair plays one match, the first named as "
                                     "max."), "random,alphabeta:3"),
-        "board": (Annotated[Board | None, typer.Option(
-            "--start", parser=_board, metavar="BOARD",
-            help="The start board (heap sizes like 2,4,2,3), or random: 3-6 heaps of 1-10.",
-        )], "random"),
+        "board": own(Board | None, "--start", "random", "The start board (heap sizes like "
+                     "2,4,2,3), or random: 3-6 heaps of 1-10.", parser=_board, metavar="BOARD"),
     },
     "stats": {"rules": (options.Rules, None)},
     "fit": {"rules": (options.Rules, None)},
@@ -129,7 +123,7 @@ def stats(stats: SuperNimStats) -> None:
         stats.value.to_dicts(),
         "results against the exact value (value-losing moves per side; max's margin - value)",
         # none where the solver reaches no start (a variant's long games)
-        formats={"max_margin_minus_value": lambda v: "" if v is None else f"{v:+.3f}"},
+        formats={"max_margin_minus_value": unless_none("{:+.3f}")},
     )
     show(
         stats.kinds.to_dicts(),
@@ -209,7 +203,7 @@ def validated(card: dict[str, Any]) -> None:
         f"{card['player']} ({card['rules_text']}; asked with {card['asked_with']})",
         formats={
             "cutoff": "{:.1%}".format,
-            "margin - value": lambda v: "" if v is None else f"{v:+.3f}",
+            "margin - value": unless_none("{:+.3f}"),
         },  # fmt: skip
     )
 

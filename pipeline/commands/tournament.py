@@ -1,12 +1,10 @@
-"""`mine tournament <game>`: what every game's command shares once its options are read.
-
-A game's `tournament` command reads its options (its rules among them) and calls `run`
-with its game's name: the round robin itself is `strategies.tournament`, a game of a pairing
-`strategies.tournament.match`. Here: progress while it plays, the standings and pairings as
-tables (or one JSON document), the HTML page, and the exit code: 1 when an entrant was
-disqualified (after everything else is printed) or a player file is refused before any game
-(as `validate` and `check` refuse it), 2 when the tournament is asked for wrongly (too few
-entrants, an unknown bot, an odd number of games: a usage error, as typer's).
+"""`mine tournament <game>`: what every game's command shares once its options are read
+(the round robin itself is `strategies.tournament`): progress while it plays, the standings
+and pairings as tables (or one JSON document), the HTML page, and the exit code: 1 when an
+entrant was disqualified (after everything else is printed) or a player file is refused
+before any game (as `validate` and `check` refuse it), 2 when the tournament is asked for
+wrongly (too few entrants, an unknown bot, an odd number of games: a usage error, as
+typer's).
 """
 
 from __future__ import annotations
@@ -41,9 +39,8 @@ def run(
     html: Path | None,
     cluster: str | None = None,
 ) -> None:
-    """The round robin of `files` and `bots` in `game`, printed; exit code 1 when an
-    entrant was disqualified (its reason printed, the rest of the results too). With
-    `cluster`, its games are the cluster's tasks (`workers` then does not apply)."""
+    """The round robin of `files` and `bots` in `game`, printed. With `cluster`, its games
+    are the cluster's tasks (`workers` then does not apply)."""
     match = Match(registry.get(game).name)
     outputs.reading(*(files or []))
     if html is not None:

@@ -1,18 +1,13 @@
-"""`mine <verb> twentyone`: options, the layers that do the work, what is printed.
-
-Everything downstream of `mine ingest` reads the warehouse (`twentyone_turns`,
-`twentyone_scores`), never the log files; `--logs GLOB` narrows stats and fit (and the
-report's observed outcomes) to the logs ingested from matching files.
-"""
+"""`mine <verb> twentyone`: TwentyOne's own options, what its commands print, its demo,
+its tournament."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import polars as pl
-import typer
 
 from mine.pipeline import options
 from mine.pipeline.console import console, fail, interval, ratio, show, show_against, show_pairs
@@ -49,15 +44,9 @@ OPTIONS = {
     },
     "validate": {
         "hands": (options.hands("Hands for the flat-bet returns."), 2_000_000),
-        "shoe_hands": (
-            options.hands(
-                "Hands on continuous shoes for the count play, paired against the static "
-                "optimal chart (0: none).",
-                minimum=0,
-                flag="--shoe-hands",
-            ),
-            1_000_000,
-        ),
+        "shoe_hands": (options.hands("Hands on continuous shoes for the count play, paired "
+                                     "against the static optimal chart (0: none).", minimum=0,
+                                     flag="--shoe-hands"), 1_000_000),
         # no verdict rests on the full games (they show play at a table, and invalid
         # actions): 20 are one task, a fifth of the default measure's time, not four fifths
         "games": (options.games("Full games at a table of baselines.", minimum=0), 20),
@@ -96,10 +85,9 @@ def tournament(
     seed: options.Seed = 0,
     workers: options.Workers = 1,
     rules: options.Rules = None,
-    table_bots: Annotated[
-        str,
-        typer.Option("--table-bots", help="Bots that sit at every table beside the pair."),
-    ] = "",
+    table_bots: options.option(
+        str, "--table-bots", help="Bots that sit at every table beside the pair."
+    ) = "",
     cluster: options.Cluster = None,
     as_json: options.Json = False,
     html: options.Html = None,
@@ -124,13 +112,9 @@ def tournament(
     shared.run("twentyone", files, bots, games, seed, workers, table, as_json, html, cluster)
 
 
-# --- what the commands print ------------------------------------------------------
-
+# --- what the commands print: mine stats ------------------------------------------------------
 
 RATE = "{:.3f}".format
-
-
-# --- mine stats -------------------------------------------------------------------------------
 
 
 def stats(stats: TwentyOneStats) -> None:
@@ -168,14 +152,12 @@ def stats(stats: TwentyOneStats) -> None:
 def players(stats: PlayerStats, table: Path | None) -> None:
     """Each player id's habits, its hits on hard 16 by up card, and (with a chart) its
     choices against the chart's and the costliest of them."""
-    rows = stats.players.iter_rows(named=True)
+    rows = list(stats.players.iter_rows(named=True))
     show([_player_row(row) for row in rows], "per player id: n/opportunities")
     show(hit16_grid(stats.player_ups), "hits on hard 16 by up card: n/opportunities")
     deviations = getattr(stats, "player_deviations", None)
     show_against(
-        None
-        if deviations is None
-        else [_chart_row(r) for r in stats.players.iter_rows(named=True)],
+        None if deviations is None else [_chart_row(row) for row in rows],
         f"choices against the chart of {table}: EV of the logged action minus the chart's, "
         "per unit of bid (sum, per deviation) and in points at the logged bids",
         "twentyone",
