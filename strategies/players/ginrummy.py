@@ -27,7 +27,8 @@ after a play at a turn, `models.ginrummy`):
   the card up given what it picked and passed (none when the cards it would need to meld
   it are mine or dead);
 - knock: gin whenever possible; knock when the fitted `KNOCK` table says knocking is
-  worth more than waiting at this score, deadwood and turn (in game-win chance), unless
+  worth more than waiting at this score, deadwood and turn (in game-win chance) or the
+  opponent knocks more often than the field the table was fitted against, unless
   the opponent in front of it would undercut the knock with a chance above
   1 / `UNDERCUT_WEIGHT` of the chance it calls on its next play if I wait (the fitted
   `HAZARD`, scaled by its knock rate against the field's), less `GIN_WEIGHT` times the
@@ -76,11 +77,12 @@ PRUNE = 10  # discards leaving more than the least deadwood + PRUNE are not look
 # Nor are more than this many discards (the best ones by deadwood left): all ten, since 5
 # left out discards that pay later (validated: 0.66 → 0.69 of games won against simple).
 LOOKAHEAD = 10
-# Hand-set, chosen by validation against never-knock (1: 6 % of hands lost to an undercut,
-# 2: 4 %, 3: 2 %, the win rate unchanged): how many times likelier than the opponent's call
-# if I wait an undercut must be unlikely for a knock (an undercut costs the knock's gain
-# and the bonus, and `HELD`, of logged hands, runs higher than a player's that only gins).
-UNDERCUT_WEIGHT = 3.0
+# Hand-set, chosen by validation against never-knock (alone: 1: 6 % of hands lost to an
+# undercut, 2: 4 %, 3: 2 %; with `GIN_WEIGHT`, 2: 1.7 %, 1.5: 2.4 %): how many times
+# likelier than the opponent's call if I wait an undercut must be unlikely for a knock (an
+# undercut costs the knock's gain and the bonus, and `HELD`, of logged hands, runs higher
+# than a player's that only gins).
+UNDERCUT_WEIGHT = 2.0
 # Hand-set, chosen by validation against simple and never-knock: round points a gin on my
 # next play is worth against the opponent's call if I wait, in units of the knock's (a gin
 # adds its bonus to the knock's gain; waiting at a deadwood the opponent's hand often ties,
@@ -427,6 +429,12 @@ def _knocks(state):
     return KNOCK[mine][theirs]
 
 
+def field_rate():
+    """The knock rate of the opponents the logs show (`KNOCK_PRIOR`)."""
+    knocks, declines = KNOCK_PRIOR
+    return knocks / (knocks + declines)
+
+
 def knock_rate(state):
     """The opponent's chance of knocking where it may: the fitted prior's pseudo-counts
     with the knocks and declines seen this game."""
@@ -461,8 +469,7 @@ def gin_chance(hand10, unseen):
 def calls(state, bucket):
     """The chance the opponent calls on its next play: the field's (fitted `HAZARD`), as
     much likelier as its knock rate is than the field's (`KNOCK_PRIOR`)."""
-    knocks, declines = KNOCK_PRIOR
-    field = knocks / (knocks + declines)
+    field = field_rate()
     return min(1.0, HAZARD[bucket] * knock_rate(state) / field) if field > 0 else HAZARD[bucket]
 
 
@@ -499,7 +506,8 @@ def play(picked, scores, memory, hand):
     elif (
         may_call
         and least <= KNOCK_LIMIT
-        and _knocks(state)[least][bucket]
+        # The table's waits assume the field's calls: one that knocks sooner is not waited on.
+        and (_knocks(state)[least][bucket] or knock_rate(state) > field_rate())
         and UNDERCUT_WEIGHT * undercut(state, least, bucket)
         + GIN_WEIGHT * gin_chance(full ^ options[0][1], _unseen(state, full))
         <= calls(state, bucket)

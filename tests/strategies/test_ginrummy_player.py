@@ -220,3 +220,20 @@ def test_a_knock_waits_for_a_likely_gin_when_the_opponent_seldom_calls():
     (chosen, _), _ = file.play(parse_course("C8"), (0, 0), state.dump(),
                                parse_hand("SA;S2;S3;H4;H5;H6;D7;D8;D9;CK"))  # fmt: skip
     assert chosen == "knock"
+
+
+def test_the_knock_tables_waits_give_way_to_an_opponent_that_knocks_more_than_the_field():
+    # The table waits everywhere; no hand is feared low and no gin is in reach of the hand.
+    tables = neutral().tables | {
+        "knock": tuple(tuple(tuple((0,) * 8 for _ in range(11)) for _ in range(10))
+                       for _ in range(10)),
+        "hazard": (0.2,) * 8,
+    }  # fmt: skip
+    file = load_source(codegen.module_source(Fitted(tables, METADATA), None), "ginrummy")
+    held = "S7;S8;S9;S10;H7;H8;H9;H10;C4;CK"
+    for knocked, act in ((0, "drop"), (1, "knock")):  # the prior alone is the field's rate
+        state = _memory(held, (0, 0), called=False, stock=20)
+        state.knocked, state.declined = knocked, 0
+        assert (file.knock_rate(state) > file.field_rate()) == (act == "knock")
+        (chosen, _), _ = file.play(parse_course("D6"), (0, 0), state.dump(), parse_hand(held))
+        assert chosen == act

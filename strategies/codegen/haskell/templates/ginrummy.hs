@@ -12,6 +12,7 @@ module Player (pickCard, playCard, makeMelds) where
 --   next draw, less `dangerWeight` times the chance the opponent picks the
 --   card up (`danger`);
 -- - call: gin whenever possible, knock where the fitted `knock` policy says
+--   (or the opponent knocks more often than the field it was fitted against)
 --   unless the opponent would undercut it with a chance above 1 /
 --   `undercutWeight` of the chance it calls on its next play if I wait
 --   (`hazardRow` scaled by its knock rate against the field's), less
@@ -96,7 +97,7 @@ thrownRows :: [[Double]]
 thrownRows = replicate 8 (replicate 13 0.01)
 
 undercutWeight :: Double
-undercutWeight = 3.0
+undercutWeight = 2.0
 
 ginWeight :: Double
 ginWeight = 0.3
@@ -484,16 +485,20 @@ ginChance hand10 unseen
       where
         grown = hand10 .|. new
 
+-- | The knock rate of the opponents the logs show (`knockPrior`).
+fieldRate :: Double
+fieldRate = priorKnocks / (priorKnocks + fromMaybe 0 (item 1 knockPrior))
+  where
+    priorKnocks = fromMaybe 0 (item 0 knockPrior)
+
 -- | The chance the opponent calls on its next play: the field's
 -- (`hazardRow`), as much likelier as its knock rate is than the field's.
 calls :: Memory -> Int -> Double
 calls m bucket
-  | field > 0 = min 1.0 (hazard * knockRate m / field)
+  | fieldRate > 0 = min 1.0 (hazard * knockRate m / fieldRate)
   | otherwise = hazard
   where
     hazard = fromMaybe 0 (item bucket hazardRow)
-    priorKnocks = fromMaybe 0 (item 0 knockPrior)
-    field = priorKnocks / (priorKnocks + fromMaybe 0 (item 1 knockPrior))
 
 -- | The draw, after updating what is known.
 pickCard :: ActionFunc
@@ -527,7 +532,9 @@ playCard picked scores' memory hand = (Action act played, showMemory after)
       | mayCall && least == 0 = (Gin, bestCard)
       | mayCall
           && least <= knockLimit
-          && knocks m least bucket
+          -- the table's waits assume the field's calls: one that knocks
+          -- sooner is not waited on
+          && (knocks m least bucket || knockRate m > fieldRate)
           && undercutWeight * undercut m least bucket
             + ginWeight * ginChance (full `xor` bestCard) (unseenOf m full)
             <= calls m bucket =
