@@ -65,14 +65,15 @@ def test_the_module_plays_whole_games_legally_as_it_stands(opponent):
 
 
 def test_with_its_neutral_tables_it_knocks_as_soon_as_it_may():
-    hand = parse_hand("SA;S2;S3;H4;H5;H6;D7;D8;D9;C10")
+    # two runs and two loose cards: no draw gins, which no feared call would make it wait for
+    hand = parse_hand("S7;S8;S9;S10;H7;H8;H9;H10;C4;CK")
     _, memory = player.pick(parse_course("DK"), (0, 0), None, None, hand)
     first = player.parse_memory(memory)
-    (act, _), memory = player.play(parse_course("CK"), (0, 0), memory, hand)
+    (act, _), memory = player.play(parse_course("D6"), (0, 0), memory, hand)
     assert act == "drop"  # no call on the first turn
     first.plays = 1
-    (act, card), _ = player.play(parse_course("CK"), (0, 0), first.dump(), hand)
-    assert (act, card) == ("knock", parse_course("C10"))  # CK left: deadwood 10, knock
+    (act, card), _ = player.play(parse_course("D6"), (0, 0), first.dump(), hand)
+    assert (act, card) == ("knock", parse_course("CK"))  # C4 and D6 left: deadwood 10
 
 
 @settings(max_examples=80, deadline=None)
@@ -143,7 +144,7 @@ KNOCKED_AT_5 = "SA;S2;S3;H4;H5;H6;D7;D8;D9;C5"  # three runs and C5: deadwood 5
         (True, 9, (0, 12), (2, 4)),  # undercut by 12 = 10 + 5 - 3: it held 3
         (True, 9, (20, 0), (2, 3)),  # it held 25: no knock it could have made
         (False, 9, (0, 12), (3, 3)),  # it ended the round with a knock (not 25 + 5)
-        (False, 9, (0, 30), (2, 3)),  # 25 + my 5: a gin, which tells nothing of its knocks
+        (False, 9, (0, 30), (2, 4)),  # 25 + my 5: a gin, a knock declined on its way
         (False, 1, (0, 12), (2, 3)),  # it may have run the stock out
         (False, 0, (0, 12), (2, 4)),  # I ran the stock out: scored as my knock
     ],
@@ -151,6 +152,9 @@ KNOCKED_AT_5 = "SA;S2;S3;H4;H5;H6;D7;D8;D9;C5"  # three runs and C5: deadwood 5
 def test_how_a_round_ended_tells_the_opponents_knocks_and_declines(called, stock, scores, counts):
     state = _memory(KNOCKED_AT_5, (0, 0), called=called, stock=stock)
     assert player._ended(state, scores) == counts
+    # a gin before my second play: it had no plays in which to decline a knock
+    assert player._ended(_memory(KNOCKED_AT_5, (0, 0), called=False, stock=9, plays=1),
+                         (0, 30)) == (2, 3)  # fmt: skip
     # carried into the next round's memory, through the string
     hand = parse_hand("SK;HK;DK;CQ;HQ;DQ;SJ;HJ;DJ;C9")
     _, memory = player.pick(parse_course("C2"), scores, state.dump(), None, hand)
@@ -177,7 +181,9 @@ def test_a_knock_the_opponent_would_undercut_is_refused_until_it_is_seen_to_knoc
         state.knocked = state.declined = 0
         (chosen, _), _ = file.play(parse_course("C8"), (0, 0), state.dump(), hand)
         assert chosen == act
+        after = player.mask_of(hand) ^ 1 << player.index_of(parse_course("CK"))
         risk = file.UNDERCUT_WEIGHT * file.undercut(state, 8, 2)
+        risk += file.GIN_WEIGHT * file.gin_chance(after, file._unseen(state, after))
         assert (risk > file.calls(state, 2)) == (act == "drop")
         assert file.calls(state, 2) == pytest.approx(0.2)  # as likely to call as the field
     # the waiter's prior gives way once this game shows an opponent that knocks
@@ -185,3 +191,49 @@ def test_a_knock_the_opponent_would_undercut_is_refused_until_it_is_seen_to_knoc
     state.knocked, state.declined = 60, 0
     (chosen, _), _ = waiter.play(parse_course("C8"), (0, 0), state.dump(), hand)
     assert chosen == "knock"
+
+
+def test_the_chance_of_gin_on_the_next_draw_counts_the_outs():
+    # three runs and C8: a draw of S4, H3, H7, D6 or D10 gins with C8 thrown
+    hand = player.mask_of(parse_hand("SA;S2;S3;H4;H5;H6;D7;D8;D9;C8"))
+    unseen = player.bits(((1 << 52) - 1) & ~hand)
+    assert player.gin_chance(hand, unseen) == 5 / 42
+    assert player.gin_chance(hand, []) == 0.0
+    # two runs of four and two loose cards: no single draw melds both
+    two = player.mask_of(parse_hand("S7;S8;S9;S10;H7;H8;H9;H10;CA;D2"))
+    assert player.gin_chance(two, player.bits(((1 << 52) - 1) & ~two)) == 0.0
+
+
+def test_a_knock_waits_for_a_likely_gin_when_the_opponent_seldom_calls():
+    # No hand is feared low (HELD 0: no undercut) and one play in fifty calls: a hand with
+    # five outs to gin waits, one with none knocks.
+    tables = neutral().tables | {"hazard": (0.02,) * 8}
+    file = load_source(codegen.module_source(Fitted(tables, METADATA), None), "ginrummy")
+    for held, drawn, act in (("SA;S2;S3;H4;H5;H6;D7;D8;D9;CK", "C8", "drop"),
+                             ("S7;S8;S9;S10;H7;H8;H9;H10;CA;CK", "D2", "knock")):  # fmt: skip
+        state = _memory(held, (0, 0), called=False, stock=20)
+        (chosen, _), _ = file.play(parse_course(drawn), (0, 0), state.dump(), parse_hand(held))
+        assert chosen == act
+    assert file.calls(state, 2) < file.GIN_WEIGHT * 5 / 41  # 5 outs of 41 unseen cards
+    file.GIN_WEIGHT = 0.0  # the gin in reach, not anything else, kept the first one waiting
+    state = _memory("SA;S2;S3;H4;H5;H6;D7;D8;D9;CK", (0, 0), called=False, stock=20)
+    (chosen, _), _ = file.play(parse_course("C8"), (0, 0), state.dump(),
+                               parse_hand("SA;S2;S3;H4;H5;H6;D7;D8;D9;CK"))  # fmt: skip
+    assert chosen == "knock"
+
+
+def test_the_knock_tables_waits_give_way_to_an_opponent_that_knocks_more_than_the_field():
+    # The table waits everywhere; no hand is feared low and no gin is in reach of the hand.
+    tables = neutral().tables | {
+        "knock": tuple(tuple(tuple((0,) * 8 for _ in range(11)) for _ in range(10))
+                       for _ in range(10)),
+        "hazard": (0.2,) * 8,
+    }  # fmt: skip
+    file = load_source(codegen.module_source(Fitted(tables, METADATA), None), "ginrummy")
+    held = "S7;S8;S9;S10;H7;H8;H9;H10;C4;CK"
+    for knocked, act in ((0, "drop"), (1, "knock")):  # the prior alone is the field's rate
+        state = _memory(held, (0, 0), called=False, stock=20)
+        state.knocked, state.declined = knocked, 0
+        assert (file.knock_rate(state) > file.field_rate()) == (act == "knock")
+        (chosen, _), _ = file.play(parse_course("D6"), (0, 0), state.dump(), parse_hand(held))
+        assert chosen == act

@@ -42,6 +42,7 @@ def haskell_source(python: str) -> str:
         definition("hazardRow", "[Double]", table(values["HAZARD"], double)),
         definition("thrownRows", "[[Double]]", table(values["THROWN"], double)),
         definition("undercutWeight", "Double", double(values["UNDERCUT_WEIGHT"])),
+        definition("ginWeight", "Double", double(values["GIN_WEIGHT"])),
         definition("knockPrior", "[Double]", table(values["KNOCK_PRIOR"], double)),
         definition("heldRows", "[[Double]]", table(values["HELD"], double)),
     ]

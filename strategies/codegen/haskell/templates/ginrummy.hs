@@ -12,11 +12,14 @@ module Player (pickCard, playCard, makeMelds) where
 --   next draw, less `dangerWeight` times the chance the opponent picks the
 --   card up (`danger`);
 -- - call: gin whenever possible, knock where the fitted `knock` policy says
+--   (or the opponent knocks more often than the field it was fitted against)
 --   unless the opponent would undercut it with a chance above 1 /
 --   `undercutWeight` of the chance it calls on its next play if I wait
---   (`hazardRow` scaled by its knock rate against the field's): its knock
---   rate (the fitted `knockPrior` with the knocks and declined knocks this
---   game's rounds showed) and `heldRows` (how low a hand runs).
+--   (`hazardRow` scaled by its knock rate against the field's), less
+--   `ginWeight` times the chance my next draw lets me gin: its knock rate
+--   (the fitted `knockPrior` with the knocks and declined knocks this game's
+--   rounds showed, its gins counted as declines) and `heldRows` (how low a
+--   hand runs).
 -- The memory follows the round (the discard pile, the opponent's pickups
 -- and passes, the stock's size, my hand); it is written as text and read
 -- back with the bundle's parser combinators (`Parser.Parser`,
@@ -52,6 +55,7 @@ import Rummy.Types
 -- `thrownRows`, THROWN[turn bucket][rank - 1], the chance an unseen card of
 -- that rank is the opponent's next discard; `undercutWeight`, how many times
 -- less likely than the opponent's call an undercut must be for a knock;
+-- `ginWeight`, what a gin on my next play weighs against that call;
 -- `knockPrior`, the opponents' knocks
 -- and declines as pseudo-counts; `heldRows`, HELD[turn bucket][deadwood],
 -- the chance a hand that never calls holds at most that deadwood. The
@@ -93,7 +97,10 @@ thrownRows :: [[Double]]
 thrownRows = replicate 8 (replicate 13 0.01)
 
 undercutWeight :: Double
-undercutWeight = 3.0
+undercutWeight = 2.0
+
+ginWeight :: Double
+ginWeight = 0.3
 
 knockPrior :: [Double]
 knockPrior = [1.0, 1.0]
@@ -425,6 +432,8 @@ ended (s0, s1) m
   | called m || stock m == 0 =
     (cap (knocked m), cap (declined m + (if declines then 1 else 0)))
   | stock m > 1 && lost /= ginBonus + mine = (cap (knocked m + 1), cap (declined m))
+  -- its gin, after plays in which a hand on its way to gin mostly could knock
+  | stock m > 1 && plays m >= 2 = (cap (knocked m), cap (declined m + 1))
   | otherwise = (cap (knocked m), cap (declined m))
   where
     mine = deadwood (held m)
@@ -461,16 +470,35 @@ undercut m left bucket
     low = at left - at 0
     rest = 1.0 - at 0 - rate * (at knockLimit - at 0)
 
+-- | The chance my next stock draw (one of `unseen`) lets my next play gin
+-- with `hand10`.
+ginChance :: Int -> [Int] -> Double
+ginChance hand10 unseen
+  | null unseen = 0.0
+  | otherwise =
+    fromIntegral (length (filter gins unseen)) / fromIntegral (length unseen)
+  where
+    cards = bitsOf hand10
+    gins new =
+      meldable grown .&. new /= 0
+        && any (\c -> deadwood (grown `xor` c) == 0) cards
+      where
+        grown = hand10 .|. new
+
+-- | The knock rate of the opponents the logs show (`knockPrior`).
+fieldRate :: Double
+fieldRate = priorKnocks / (priorKnocks + fromMaybe 0 (item 1 knockPrior))
+  where
+    priorKnocks = fromMaybe 0 (item 0 knockPrior)
+
 -- | The chance the opponent calls on its next play: the field's
 -- (`hazardRow`), as much likelier as its knock rate is than the field's.
 calls :: Memory -> Int -> Double
 calls m bucket
-  | field > 0 = min 1.0 (hazard * knockRate m / field)
+  | fieldRate > 0 = min 1.0 (hazard * knockRate m / fieldRate)
   | otherwise = hazard
   where
     hazard = fromMaybe 0 (item bucket hazardRow)
-    priorKnocks = fromMaybe 0 (item 0 knockPrior)
-    field = priorKnocks / (priorKnocks + fromMaybe 0 (item 1 knockPrior))
 
 -- | The draw, after updating what is known.
 pickCard :: ActionFunc
@@ -504,8 +532,12 @@ playCard picked scores' memory hand = (Action act played, showMemory after)
       | mayCall && least == 0 = (Gin, bestCard)
       | mayCall
           && least <= knockLimit
-          && knocks m least bucket
-          && undercutWeight * undercut m least bucket <= calls m bucket =
+          -- the table's waits assume the field's calls: one that knocks
+          -- sooner is not waited on
+          && (knocks m least bucket || knockRate m > fieldRate)
+          && undercutWeight * undercut m least bucket
+            + ginWeight * ginChance (full `xor` bestCard) (unseenOf m full)
+            <= calls m bucket =
         (Knock, bestCard)
       | stock m == 0 = (Drop, bestCard)
       | otherwise = (Drop, lookAhead)
