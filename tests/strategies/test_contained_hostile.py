@@ -434,13 +434,14 @@ def test_nothing_a_player_starts_outlives_a_killed_harness(how, tmp_path, leftov
         [MINE, "validate", "hog", str(path), "--json"], stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    deadline = time.monotonic() + 60
+    # No clock on the start: a loaded machine may take minutes to get there, and the
+    # harness's own per-call limits end it (and fail this) if the player never runs.
     while sum(" (in " + str(tmp_path) in line for line in leftovers()) < 2:
-        assert time.monotonic() < deadline and harness.poll() is None, leftovers()
+        assert harness.poll() is None, leftovers()
         time.sleep(0.05)
     harness.kill()
     harness.wait()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 120  # the guard's end, bounded only against a hang
     while leftovers() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert leftovers() == []
