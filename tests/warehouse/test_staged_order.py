@@ -25,7 +25,9 @@ def test_runs_out_of_place_come_back_in_order(seed):
         ordered.slice(a, b - a) for a, b in zip([0, *cuts], [*cuts, ordered.height], strict=True)
     ]
     rng.shuffle(runs)
-    assert ingest._by_log_and_line(pl.concat(runs)).equals(ordered)
+    found = ingest._by_log_and_line(pl.concat(runs))
+    assert found.equals(ordered)
+    assert found.n_chunks() == 1
 
 
 def test_rows_in_no_order_come_back_in_order(monkeypatch):
