@@ -99,12 +99,10 @@ def file_problem(data: bytes) -> tuple[int | None, str] | None:
             data.decode("utf-8")
         except UnicodeDecodeError as error:
             return _line_of(data, error.start), f"not UTF-8 text ({error.reason})"
-    # Most logs hold no CR at all: one byte search (memchr) then spares the scans for one.
-    has_cr = b"\r" in data
-    cr = _LONE_CR.search(data) if has_cr else None
+    cr = _LONE_CR.search(data)
     if cr:
         return _line_of(data, cr.start()), "carriage return (CR) inside a line"
-    for blank in (b"\n\n", b"\n\r\n") if has_cr else (b"\n\n",):
+    for blank in (b"\n\n", b"\n\r\n"):
         at = data.find(blank)
         if at >= 0:
             return _line_of(data, at) + 1, "empty line"
