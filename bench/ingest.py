@@ -258,9 +258,14 @@ def main() -> None:
         "ratio": round(bare_seconds / mine_seconds, 3),
         "ratio_no_verify": round(bare_seconds / fast_seconds, 3),
         # CPU seconds are steadier than wall time when the machine is shared.
-        "cpu_seconds": {"read_csv": round(bare_cpu, 1), "mine_ingest": round(mine_cpu, 1)},
+        "cpu_seconds": {
+            "read_csv": round(bare_cpu, 1),
+            "mine_ingest": round(mine_cpu, 1),
+            "mine_ingest_no_verify": round(fast_cpu, 1),
+        },
         "cpu_ratio": round(bare_cpu / mine_cpu, 3),
-        "goal": {"ratio_at_least": 0.35, "ratio_no_verify_at_least": 0.6, "peak_mb_below": 1024},
+        "cpu_ratio_no_verify": round(bare_cpu / fast_cpu, 3),
+        "goal": {"ratio_at_least": 0.5, "ratio_no_verify_at_least": 0.7, "peak_mb_below": 1024},
     }
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
@@ -275,14 +280,15 @@ def main() -> None:
         f"(b) mine ingest:     {mine_seconds:.1f} s, {rows / mine_seconds:,.0f} rows/s, peak {mine_kb / 1024:.0f} MB"
     )
     print(f"(c) mine ingest --no-verify: {fast_seconds:.1f} s, {rows / fast_seconds:,.0f} rows/s")
-    print(f"ratio b/a: {result['ratio']:.0%} of read_csv's rows/s (goal ≥ 35 %)")
+    print(f"ratio b/a: {result['ratio']:.0%} of read_csv's rows/s (goal ≥ 50 %)")
     print(
         f"ratio c/a: {result['ratio_no_verify']:.0%} of read_csv's rows/s, rules not verified "
-        "(goal ≥ 60 %)"
+        "(goal ≥ 70 %)"
     )
     print(
         f"CPU seconds: read_csv {bare_cpu:.1f}, mine ingest {mine_cpu:.1f} "
-        f"(ratio {result['cpu_ratio']:.0%})"
+        f"(ratio {result['cpu_ratio']:.0%}), --no-verify {fast_cpu:.1f} "
+        f"(ratio {result['cpu_ratio_no_verify']:.0%})"
     )
 
 
