@@ -188,10 +188,11 @@ players AS (  -- a player is yours when most of its rows say so
     FROM stage_turns WHERE player <> 'dealer' GROUP BY log_id, player
 ),
 perspective AS (
-    -- the player with the fewest rows is the odd one out (a renamed row makes a new id)
+    -- the player with the fewest rows is the odd one out (a renamed row makes a new id);
+    -- among as few, the first in the file, or the line named would follow DuckDB's order
     SELECT p.log_id, list(p.player ORDER BY p.first_line) FILTER (WHERE p.marked) AS mine_ids,
-           arg_min(p.first_line, p.n_rows) FILTER (WHERE p.marked) AS odd_mine_line,
-           arg_min(p.first_line, p.n_rows) FILTER (WHERE p.unmarked) AS odd_other_line,
+           arg_min(p.first_line, (p.n_rows, p.first_line)) FILTER (WHERE p.marked) AS odd_mine_line,
+           arg_min(p.first_line, (p.n_rows, p.first_line)) FILTER (WHERE p.unmarked) AS odd_other_line,
            count(*) FILTER (WHERE p.unmarked) AS opponents, any_value(r.rounds) AS rounds,
            any_value(r.last_line) AS last_line
     FROM players p
