@@ -500,6 +500,7 @@ def play(picked, scores, memory, hand):
     least = options[0][0]
     may_call = state.plays >= 1
     bucket = _bucket(state)
+    unseen = _unseen(state, full)
     choice = None
     act = "drop"
     if may_call and least == 0:
@@ -510,14 +511,13 @@ def play(picked, scores, memory, hand):
         # The table's waits assume the field's calls: one that knocks sooner is not waited on.
         and (_knocks(state)[least][bucket] or knock_rate(state) > field_rate())
         and UNDERCUT_WEIGHT * undercut(state, least, bucket)
-        + GIN_WEIGHT * gin_chance(full ^ options[0][1], _unseen(state, full))
+        + GIN_WEIGHT * gin_chance(full ^ options[0][1], unseen)
         <= calls(state, bucket)
     ):
         act, choice = "knock", options[0][1]
     elif state.stock == 0:
         choice = options[0][1]
     else:
-        unseen = _unseen(state, full)
         later = _bucket(state, 2)
         thrown = THROWN[_bucket(state, 1)]
         best = None
