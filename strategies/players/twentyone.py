@@ -184,11 +184,6 @@ def count_round(memory, points, infos):
     return Memory(total, count, min(tens, TENS), memory.active)
 
 
-def true_count(memory):
-    left = SHOE - memory.dealt
-    return memory.count * 52.0 / left if left > 0 else 0.0
-
-
 def count_bucket(dealt, count):
     """The true count (running count per deck left) rounded and clipped to ±TC_LIMIT."""
     left = SHOE - dealt
