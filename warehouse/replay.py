@@ -5,7 +5,7 @@ process for a small one, and a lake's task on a cluster in its own process."""
 
 from __future__ import annotations
 
-import itertools
+import gc
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -70,31 +70,55 @@ def _tasks(whole: Task) -> list[Task]:
     if sizes["len"].sum() <= TASK_ROWS:
         return [whole]
     task = ((pl.col("len").cum_sum() - pl.col("len")) // TASK_ROWS).alias("task")
-    of_log = sizes.select("log_id", task)
-    turns, scores = (
-        frame.join(of_log, on="log_id").partition_by("task", as_dict=True)
-        for frame in (whole.turns, whole.scores)
-    )
+    of_log = dict(sizes.select("log_id", task).rows())
+    # a task's rows of each role: slices of the frame, each a log's (a join and partition
+    # copied every row, a second's CPU for a full batch)
+    parts: dict[str, dict[int, list[pl.DataFrame]]] = {"turns": {}, "scores": {}}
+    for role, frame in (("turns", whole.turns), ("scores", whole.scores)):
+        for log_id, start, length in _runs(frame):
+            parts[role].setdefault(of_log[log_id], []).append(frame.slice(start, length))
     return [
-        Task(whole.game, whole.rules, _part(turns, key, whole.turns),
-             _part(scores, key, whole.scores))
-        for key in sorted(turns.keys() | scores.keys())
+        Task(whole.game, whole.rules, _part(parts["turns"], key, whole.turns),
+             _part(parts["scores"], key, whole.scores))
+        for key in sorted(parts["turns"].keys() | parts["scores"].keys())
     ]  # fmt: skip
 
 
-def _part(parts: dict[tuple, pl.DataFrame], key: tuple, whole: pl.DataFrame) -> pl.DataFrame:
+def _runs(frame: pl.DataFrame) -> list[tuple[int, int, int]]:
+    """(log_id, first row, rows) of each log in the frame (its rows are in one run)."""
+    runs = frame.select(pl.col("log_id").rle().struct.unnest())
+    ends = runs["len"].cum_sum()
+    return list(zip(runs["value"], ends - runs["len"], runs["len"], strict=True))
+
+
+def _part(parts: dict[int, list[pl.DataFrame]], key: int, whole: pl.DataFrame) -> pl.DataFrame:
     """A task's rows of one role (none, if its logs have none)."""
-    return parts[key].drop("task") if key in parts else whole.clear()
+    return pl.concat(parts[key]) if key in parts else whole.clear()
 
 
 def replay_logs(task: Task) -> dict[int, list[Problem]]:
-    """One task: the replay of each of its logs."""
+    """One task: the replay of each of its logs. Python's cycle collector is paused for it:
+    a replay makes no cycles (what it makes is freed as it goes), only millions of rows and
+    hands that the collector would walk again and again (a sixth of a TwentyOne replay)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _replay_logs(task)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _replay_logs(task: Task) -> dict[int, list[Problem]]:
     module = games.get(task.game).module("schema")
     turns, scores = task.turns, task.scores
     logs: dict[int, dict[str, list[tuple]]] = {}
     for role, frame in (("turns", turns), ("scores", scores)):
-        for log_id, rows in itertools.groupby(frame.rows(), key=lambda row: row[0]):
-            logs.setdefault(log_id, {"turns": [], "scores": []})[role] = [row[1:] for row in rows]
+        # each log's rows a slice of the frame's (a tuple cut a row costs as much again)
+        rows = frame.drop("log_id").rows()
+        for log_id, start, length in _runs(frame):
+            log = logs.setdefault(log_id, {"turns": [], "scores": []})
+            log[role] = rows[start : start + length]
     found = {}
     for log_id, rows in logs.items():
         problems = module.replay(task.rules, rows["turns"], rows["scores"])
