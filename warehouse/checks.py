@@ -41,20 +41,25 @@ OUT_OF_RANGE = "is outside this game's range"
 rules could make is the problem, not what replaying the rules over it makes of it."""
 
 
-def outside_range(role: str, line: int, values: Sequence, fmt: Format,
-                  ranges: Mapping[str, tuple[float, float]]) -> list[Problem]:  # fmt: skip
-    """The first number of a row (`values`, the format's columns) outside its sane range,
-    `ranges` mapping a column to its (lowest, highest) value."""
+def outside_ranges(role: str, rows: Sequence[Sequence], fmt: Format,
+                   ranges: Mapping[str, tuple[float, float]]) -> list[Problem]:  # fmt: skip
+    """Each row's (line, the format's columns) first number outside its sane range, `ranges`
+    mapping a column to its (lowest, highest) value."""
     columns = [c.name for c in fmt.columns]
-    for column, (low, high) in ranges.items():
-        value = values[columns.index(column)]
-        if not low <= value <= high:
-            return [(role, line, f"{column} {value} {OUT_OF_RANGE} {low}..{high}")]
-    return []
+    bounds = [(column, columns.index(column) + 1, low, high)
+              for column, (low, high) in ranges.items()]  # fmt: skip
+    problems: list[Problem] = []
+    for row in rows:
+        for column, at, low, high in bounds:
+            value = row[at]
+            if not low <= value <= high:
+                problems.append((role, row[0], f"{column} {value} {OUT_OF_RANGE} {low}..{high}"))
+                break
+    return problems
 
 
 def outside(ranges: Mapping[str, tuple[float, float]]) -> pl.Expr:
-    """`outside_range` over a batch: whether a row has a number outside its sane range."""
+    """`outside_ranges` over a batch: whether a row has a number outside its sane range."""
     import polars as pl
 
     return pl.any_horizontal(~pl.col(c).is_between(low, high) for c, (low, high) in ranges.items())

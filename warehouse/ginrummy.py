@@ -15,7 +15,13 @@ from mine.strategies.engines.ginrummy import (
     solver_for,
 )
 from mine.strategies.engines.melds import CARD_BITS
-from mine.warehouse.checks import Problem, flagged_logs, numbered_score_rows, outside, outside_range
+from mine.warehouse.checks import (
+    Problem,
+    flagged_logs,
+    numbered_score_rows,
+    outside,
+    outside_ranges,
+)
 
 if TYPE_CHECKING:  # polars loads when a batch's rules are replayed
     import polars as pl
@@ -160,7 +166,6 @@ def replay(rules: GinRummyRules, turns: list[tuple], scores: list[tuple]) -> lis
         reason = _turn_problem(row, cards, played, seen)
         if reason:
             problems.append(("turns", line, reason))
-        problems += outside_range("turns", line, row[1:], FORMAT.TURNS, ranges["turns"])
         for card in (*cards, top):
             seen.setdefault(card, line)
         played.append((*row, cards))
@@ -172,7 +177,8 @@ def replay(rules: GinRummyRules, turns: list[tuple], scores: list[tuple]) -> lis
         reason = _round_problem(rules, row, ends.get(row[1]))
         if reason:
             problems.append(("scores", line, reason))
-        problems += outside_range("scores", line, row[1:], FORMAT.SCORES, ranges["scores"])
+    problems += outside_ranges("turns", turns, FORMAT.TURNS, ranges["turns"])
+    problems += outside_ranges("scores", scores, FORMAT.SCORES, ranges["scores"])
     return problems
 
 

@@ -16,7 +16,13 @@ from mine.strategies.engines.hog import (
     tail_map,
     tail_points,
 )
-from mine.warehouse.checks import Problem, flagged_logs, numbered_score_rows, outside, outside_range
+from mine.warehouse.checks import (
+    Problem,
+    flagged_logs,
+    numbered_score_rows,
+    outside,
+    outside_ranges,
+)
 
 GAME = "hog"
 FORMAT = log_format
@@ -161,7 +167,6 @@ def replay(rules: HogRules, turns: list[tuple], scores: list[tuple]) -> list[Pro
         reason = _turn_problem(rules, row, dice, before, own, last)
         if reason:
             problems.append(("turns", line, reason))
-        problems += outside_range("turns", line, row[1:], FORMAT.TURNS, ranges["turns"])
         first = firsts.setdefault(game, player)
         if last:
             previous = before[9] if before else 0
@@ -176,7 +181,8 @@ def replay(rules: HogRules, turns: list[tuple], scores: list[tuple]) -> list[Pro
             reason = _game_problem(row, games[game])
             if reason:
                 problems.append(("scores", line, reason))
-        problems += outside_range("scores", line, row[1:], FORMAT.SCORES, ranges["scores"])
+    problems += outside_ranges("turns", turns, FORMAT.TURNS, ranges["turns"])
+    problems += outside_ranges("scores", scores, FORMAT.SCORES, ranges["scores"])
     return problems
 
 

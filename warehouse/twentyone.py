@@ -33,7 +33,13 @@ from mine.strategies.engines.twentyone import (
     settle,
     two_card_plays,
 )
-from mine.warehouse.checks import Problem, flagged_logs, numbered_score_rows, outside, outside_range
+from mine.warehouse.checks import (
+    Problem,
+    flagged_logs,
+    numbered_score_rows,
+    outside,
+    outside_ranges,
+)
 
 GAME = "twentyone"
 FORMAT = log_format
@@ -317,7 +323,7 @@ def older(hand: str) -> str:
 
 def total(hand: str) -> tuple[int, bool]:
     """(total, soft) of a hand as the log writes it."""
-    return hand_total(POINTS[card] for card in hand.split(";")) if hand else (0, False)
+    return hand_total([POINTS[card] for card in hand.split(";")]) if hand else (0, False)
 
 
 class _Hand:
@@ -345,10 +351,8 @@ def replay(rules: TwentyOneRules, turns: list[tuple], scores: list[tuple]) -> li
     """Every broken rule of one log, replayed round by round through the engine's rules."""
     ranges = sane(rules)
     problems: list[Problem] = []
-    for row in turns:
-        problems += outside_range("turns", row[0], row[1:], FORMAT.TURNS, ranges["turns"])
-    for row in scores:
-        problems += outside_range("scores", row[0], row[1:], FORMAT.SCORES, ranges["scores"])
+    problems += outside_ranges("turns", turns, FORMAT.TURNS, ranges["turns"])
+    problems += outside_ranges("scores", scores, FORMAT.SCORES, ranges["scores"])
     runs = itertools.groupby(turns, key=lambda row: row[1])  # round after round
     rounds = [_round(rules, list(rows), problems) for _, rows in runs]
     _shoe(rules, rounds, problems)
@@ -390,7 +394,9 @@ def _round(rules: TwentyOneRules, rows: list[tuple], problems: list[Problem]) ->
         )  # fmt: skip
         if reason:
             problems.append(("turns", line, reason))
-        played = hands.setdefault((player, hand_id), _Hand(line))
+        played = hands.get((player, hand_id))
+        if played is None:  # (not `setdefault`: it would make a hand every row)
+            played = hands[player, hand_id] = _Hand(line)
         played.last_line, played.final, played.bid, played.act = line, hand, bid, act
         played.rows += 1
         if act == "Split":
