@@ -9,12 +9,13 @@ dice count matches `num_rolls`), never the rules: logs of variants must still lo
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
-
-import polars as pl
+from typing import TYPE_CHECKING, NamedTuple
 
 from mine.parsers import csvlog
 from mine.parsers.csvlog import POSITIVE, UINT, Column, Format, reader, writer
+
+if TYPE_CHECKING:  # polars loads when a frame is read or written (an ingest reads none)
+    import polars as pl
 
 GAME = "hog"
 PLAYER = r"[^,;\s]+"
@@ -99,6 +100,8 @@ def turn_frame_bytes(frame: pl.DataFrame) -> bytes:
     """A columnar batch of turns (the columns of `Turn`, `outcomes` a list of ints) as the
     bytes `write_turns` writes of the same rows, at the speed of polars: the simulator
     writes millions of rows."""
+    import polars as pl
+
     outcomes = pl.col("outcomes").list.eval(pl.element().cast(pl.String)).list.join(";")
     return _csv(frame.select(*TURN_COLUMNS[:6], outcomes, *TURN_COLUMNS[7:]))
 
@@ -119,6 +122,8 @@ def _csv(frame: pl.DataFrame) -> bytes:
 
 def turn_frame(turns: Iterable[Turn]) -> pl.DataFrame:
     """Turn records as a DataFrame with the warehouse's columns (outcomes a list)."""
+    import polars as pl
+
     return _frame(turns, TURNS, outcomes=pl.List(pl.Int64))
 
 
@@ -127,6 +132,8 @@ def score_frame(scores: Iterable[Score]) -> pl.DataFrame:
 
 
 def _frame(records: Iterable[tuple], layout: Format, **types: pl.DataType) -> pl.DataFrame:
+    import polars as pl
+
     schema = {c.name: types.get(c.name, pl.String if c.sql_type == "VARCHAR" else pl.Int64)
               for c in layout.columns}  # fmt: skip
     return pl.DataFrame([tuple(record) for record in records], schema=schema, orient="row")

@@ -4,8 +4,7 @@ replayed over each log through the engine's rule functions (`replay`)."""
 from __future__ import annotations
 
 import math
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from mine.parsers import hog as log_format
 from mine.strategies.engines.hog import (
@@ -23,6 +22,9 @@ from mine.warehouse.checks import (
     outside,
     outside_ranges,
 )
+
+if TYPE_CHECKING:  # polars loads when a batch's rules are replayed
+    import polars as pl
 
 GAME = "hog"
 FORMAT = log_format
@@ -237,6 +239,8 @@ def _game_problem(row: tuple, played: tuple[str, str, int, int]) -> str | None:
 def suspects(rules: HogRules, turns: pl.DataFrame, scores: pl.DataFrame) -> set[int]:
     """Every condition of `replay` as a column, the engine's rules looked up in its tables
     (`tail_map`, `swine_map`); the golden rows test holds the two equal."""
+    import polars as pl
+
     ranges = sane(rules)
     most = int(ranges["turns"]["new_score"][1])
     tail, swine = tail_map(rules), swine_map(rules, most + 1)

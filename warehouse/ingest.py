@@ -34,7 +34,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 
 from mine.inputs import shown, storable
 from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, SHOWN, Format, file_problem
@@ -62,20 +61,19 @@ LINE_DELIMITER = "\\x01"  # no log has it: each line is read as one field
 QUOTE = "''''"  # a SQL string literal holding one quote mark
 
 
-MANIFEST_ROW = pa.schema(
-    [
-        ("path", pa.string()),
-        ("stem", pa.string()),
-        ("game", pa.string()),
-        ("role", pa.string()),
-        ("sha256", pa.string()),
-        ("bytes", pa.int64()),
-        ("rows", pa.int64()),
-        ("outcome", pa.string()),
-        ("log_id", pa.int32()),
-        ("error", pa.string()),
-    ]
-)
+MANIFEST_ROW = {
+    "path": "VARCHAR",
+    "stem": "VARCHAR",
+    "game": "VARCHAR",
+    "role": "VARCHAR",
+    "sha256": "VARCHAR",
+    "bytes": "BIGINT",
+    "rows": "BIGINT",
+    "outcome": "VARCHAR",
+    "log_id": "INTEGER",
+    "error": "VARCHAR",
+}
+"""A manifest row's fields as `_manifest_row` gives them, and their types."""
 
 
 class WarehouseWriteError(RuntimeError):
@@ -710,20 +708,23 @@ def _manifest_row(
 
 
 def _upsert_manifest(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
-    con.register("manifest_batch", pa.Table.from_pylist(rows, schema=MANIFEST_ROW))
+    # a list a column, unnested side by side: no arrow table to build (nor pyarrow to load)
+    columns = ", ".join(
+        f"unnest(${name}::{kind}[]) AS {name}" for name, kind in MANIFEST_ROW.items()
+    )
     con.execute(
-        """
+        f"""
         INSERT INTO manifest
         SELECT path, stem, game, role, sha256, bytes, rows, now(), outcome, log_id, error
-        FROM manifest_batch
+        FROM (SELECT {columns})
         ON CONFLICT (path) DO UPDATE SET
             stem = excluded.stem, game = excluded.game, role = excluded.role,
             sha256 = excluded.sha256, bytes = excluded.bytes, rows = excluded.rows,
             ingested_at = excluded.ingested_at, outcome = excluded.outcome,
             log_id = coalesce(excluded.log_id, manifest.log_id), error = excluded.error
-        """
+        """,
+        {name: [row[name] for row in rows] for name in MANIFEST_ROW},
     )
-    con.unregister("manifest_batch")
 
 
 def _record_unpaired(con: duckdb.DuckDBPyConnection, orphans: list[LogFormatError]) -> None:

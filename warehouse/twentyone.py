@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import functools
 import itertools
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import polars as pl
 
 from mine.parsers import twentyone as log_format
 from mine.parsers.cards import COURSE_RANKS, DECK, format_course
@@ -40,6 +39,9 @@ from mine.warehouse.checks import (
     outside,
     outside_ranges,
 )
+
+if TYPE_CHECKING:  # polars loads when a batch's rules are replayed
+    import polars as pl
 
 GAME = "twentyone"
 FORMAT = log_format
@@ -698,6 +700,8 @@ def suspects(rules: TwentyOneRules, turns: pl.DataFrame, scores: pl.DataFrame) -
     """`replay`'s rules over a batch; the property test
     `tests/warehouse/test_twentyone_replay.py` holds that it never clears one the replay
     rejects, the golden rows test that the two give the same rows."""
+    import polars as pl
+
     tables = _tables(rules)
     t = _turn_columns(turns, tables)
     hands = _hands(t, tables)
@@ -727,6 +731,8 @@ def suspects(rules: TwentyOneRules, turns: pl.DataFrame, scores: pl.DataFrame) -
 def _turn_columns(turns: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.DataFrame:
     """The turn rows with what the checks read of each: the action, the hand's cards and
     totals (of the hand before its newest card too), and the row before in the same hand."""
+    import polars as pl
+
     log, rnd, player, hand_id = (pl.col(c) for c in ("log_id", "round", "player", "hand_id"))
     hand, act = pl.col("hand"), pl.col("act")
     low = {card: points - 10 * (points == 11) for card, points in POINTS.items()}
@@ -776,11 +782,15 @@ def _turn_columns(turns: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.Data
 def _previous(column: str) -> pl.Expr:
     """`column` of the hand's row before (null on a hand's first row): read from the row
     before in the batch, not held as a column of its own."""
+    import polars as pl
+
     return pl.when("chained").then(pl.col(column).shift(1))
 
 
 def _lookup(table: np.ndarray, *indices: pl.Series) -> pl.Series:
     """`table` at these columns' values, each clipped to the table's axis."""
+    import polars as pl
+
     at = tuple(
         i.to_numpy().astype(np.int64).clip(0, size - 1)
         for i, size in zip(indices, table.shape, strict=True)
@@ -791,6 +801,8 @@ def _lookup(table: np.ndarray, *indices: pl.Series) -> pl.Series:
 def _hands(t: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.DataFrame:
     """One row per player hand: its rows' span, its final row, Splits and insurance, and
     its class."""
+    import polars as pl
+
     act = pl.col("act")
     hands = (
         t.filter(~pl.col("dealer") & (act != "Bid"))
@@ -810,6 +822,8 @@ def _hands(t: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.DataFrame:
 def _rounds(t: pl.DataFrame, hands: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.DataFrame:
     """One row per round: where its players and dealer play, whether a hand is live, the
     dealer's final hand and class."""
+    import polars as pl
+
     dealer, line = pl.col("dealer"), pl.col("line")
     rounds = t.group_by("round_run", maintain_order=True).agg(
         pl.col("log_id").first(),
@@ -835,6 +849,8 @@ def _rounds(t: pl.DataFrame, hands: pl.DataFrame, tables: dict[str, np.ndarray])
 
 def _play_wrong(rules: TwentyOneRules, rows: pl.DataFrame) -> pl.Expr:
     """A player's decision `_play_problem` may find wrong."""
+    import polars as pl
+
     act, previous_act, chained = pl.col("act"), pl.col("previous_act"), pl.col("chained")
     fresh = ~chained | (previous_act == "Split")
     hit = act == "Hit"
@@ -879,6 +895,8 @@ def _dealer_wrong(rows: pl.DataFrame, tables: dict[str, np.ndarray]) -> pl.Expr:
     """A dealer row `_dealer_problem` may find wrong: before the players are done; when
     every hand is bust, anything but the up card standing alone; else anything but a Hit
     or a Stand that builds on the row before, as the dealer's rule says."""
+    import polars as pl
+
     hits = tables["hits"]
     hit_before = _lookup(hits, rows["older_soft"], rows["n"] - 1, rows["older_total"])
     hits_now = _lookup(hits, rows["soft"], rows["n"], rows["total"])
@@ -911,6 +929,8 @@ def _hands_wrong(rules: TwentyOneRules, hands: pl.DataFrame, bids: pl.DataFrame,
     """Logs with a round without dealer rows, a hand or a player's hands not in one run, a
     hand unfinished, hands and Splits that do not add up, or a bid that is not the
     player's one bid before the deal, in seat order, for hands it plays."""
+    import polars as pl
+
     n, total, last_act = pl.col("n"), pl.col("total"), pl.col("last_act")
     over = total > 21
     if rules.charlie:
@@ -950,6 +970,8 @@ def _shoe_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
                 rounds: pl.DataFrame) -> set[int]:  # fmt: skip
     """Logs with a card shown more often than the shoe (or two) it was dealt from holds it:
     the shoe of each round as `_shoe` finds it."""
+    import polars as pl
+
     size = 52 * rules.decks
     cards = (
         pl.when(pl.col("hand_cards").is_null())
@@ -985,6 +1007,8 @@ def _points_wrong(rules: TwentyOneRules, t: pl.DataFrame, hands: pl.DataFrame,
                   tables: dict[str, np.ndarray]) -> set[int]:  # fmt: skip
     """Logs whose score file does not follow from the hands (settled by the engine's rule,
     `_tables`' returns) or whose bids are not what the points before allow."""
+    import polars as pl
+
     h = pl.concat([hands, rounds.select("d_kind", "live")[hands["round_run"].to_numpy()]],
                   how="horizontal")  # fmt: skip
     kind, d_kind = h["kind"] + 1, h["d_kind"] + 1

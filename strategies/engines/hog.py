@@ -20,16 +20,18 @@ import copy
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import polars as pl
 
 from mine.parsers import hog as log_format
 from mine.parsers.hog import Score, Turn
 from mine.strategies.engines import referee, simulation
 from mine.strategies.engines.settings import RuleSettings
 from mine.strategies.engines.state import TERMINAL, IllegalAction, quoted
+
+if TYPE_CHECKING:  # polars loads when games are simulated as frames (an ingest needs none)
+    import polars as pl
 
 Strategy = Callable[[int, int], int]
 
@@ -266,6 +268,8 @@ def simulate_tables(tables: Sequence[Any], ids: Sequence[str], span: range,
     moving first in even games: one turn a step, each a single random draw (`_Dice`); the
     games that end drop out, the rest take their next turn together. Their turn and score
     rows, as the columns of the log files."""
+    import polars as pl
+
     goal, games, names = rules.goal, len(span), pl.Series(list(ids), dtype=pl.String)
     flat = np.stack([as_table(t, rules) for t in tables]).reshape(-1)
     swine, tail = swine_map(rules, goal + rules.max_points), tail_map(rules)
@@ -356,6 +360,8 @@ class _Dice:
 
 def _turn_frame(steps, dice: _Dice, names: pl.Series, start: int) -> pl.DataFrame:
     """The recorded turns in game order, as the columns of `Turn`."""
+    import polars as pl
+
     columns = [np.concatenate(c) for c in zip(*steps, strict=True)]
     order = np.lexsort((columns[1], columns[0]))
     game, turn, mover, score, opponent, k, drawn, points, new = (c[order] for c in columns)
