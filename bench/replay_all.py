@@ -1,15 +1,16 @@
 """Issue 39's question: does replaying EVERY log of a batch cost less CPU than the game's
 `suspects` (its rules vectorised in polars) plus reading the staged rows into polars?
 
-Stages a corpus folder (default: TwentyOne's `/tmp/i39/twentyone`) as `mine ingest` does,
-then measures, in this process and its worker processes, the CPU seconds (user + sys) of
+Stages a corpus folder (default: the game's `bench/corpus/<game>`, which `bench/ingest.py`
+writes) as `mine ingest` does, then
+measures, in this process and its worker processes, the CPU seconds (user + sys) of
 (a) the staged rows read into polars (`_staged_rows`), (b) `suspects` over the batch,
 (c) the replay of every log as ingest runs it (`replay.replayed(..., every=True)`, tasks
 on two kept worker processes, their start counted separately) and (d) the same replay in
 this process alone. Names the compiled (extension) modules of mine it ran with, if any
 (the experiment of branch x39-cython builds TwentyOne's replay with Cython).
 
-    .venv/bin/python bench/replay_all.py [--corpus /tmp/i39/twentyone] [--game twentyone]
+    .venv/bin/python bench/replay_all.py [--game twentyone] [--corpus FOLDER]
 """
 
 from __future__ import annotations
@@ -55,9 +56,12 @@ def staged(folder: Path, game: str) -> tuple[duckdb.DuckDBPyConnection, list[int
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", type=Path, default=Path("/tmp/i39/twentyone"))
     parser.add_argument("--game", default="twentyone")
+    parser.add_argument("--corpus", type=Path, help="default: bench/corpus/<game>")
     args = parser.parse_args()
+    args.corpus = args.corpus or Path(__file__).parent / "corpus" / args.game
+    if not args.corpus.is_dir():
+        sys.exit(f"{args.corpus}: no corpus; write it with bench/ingest.py --game {args.game}")
     module = games.get(args.game).module("schema")
     rules = module.RULES()
     con, ids = staged(args.corpus, args.game)
