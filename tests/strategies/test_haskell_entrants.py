@@ -24,7 +24,7 @@ from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation.twentyone_haskell import stated, with_bids
 from mine.warehouse.connection import connect
 from tests.conftest import REAL_GINRUMMY, ingested
-from tests.mine_cli import here, mine, one_line_error
+from tests.mine_cli import here, one_line_error
 from tests.strategies.haskell_files import needs_ghc
 from tests.strategies.test_cardguess_codegen import METADATA as CARDGUESS_METADATA
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
@@ -178,19 +178,19 @@ def hostile(tmp_path_factory):
 @pytest.mark.parametrize("case", HOSTILE)
 def test_a_haskell_file_that_fails_is_one_plain_line(case, hostile, cache):
     n, reason = HOSTILE[case]
-    line = one_line_error(mine("validate", "cardguess", hostile, "--n", n, "--answers", 1))
+    line = one_line_error(here("validate", "cardguess", hostile, "--n", n, "--answers", 1))
     assert line.startswith(f"error: {hostile}: {reason}"), line
 
 
 def test_a_haskell_file_that_does_not_compile_is_one_line_where_ghc_says(tmp_path, cache):
     path = tmp_path / "Proj1.hs"
     path.write_text(PROJ1.replace("nextGuess g _ = g", "nextGuess g _ = g +"))
-    line = one_line_error(mine("tournament", "cardguess", path, "--games", 2))
+    line = one_line_error(here("tournament", "cardguess", path, "--games", 2))
     assert f"{path}: disqualified, does not compile (Proj1.hs:21:1: parse error" in line, line
 
 
 @pytest.mark.parametrize("name", ["missing.hs", "folder.hs"])
 def test_a_haskell_file_that_is_not_there_is_one_line(name, tmp_path):
     (tmp_path / "folder.hs").mkdir()
-    line = one_line_error(mine("validate", "twentyone", tmp_path / name))
+    line = one_line_error(here("validate", "twentyone", tmp_path / name))
     assert line.startswith(f"error: {tmp_path / name}: "), line
