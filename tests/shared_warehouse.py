@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
+import pickle
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from mine.strategies.haskell.build import build, stand_ins
 from tests.conftest import REPO, ingested
 from tests.mine_cli import here
 
@@ -82,3 +85,17 @@ def twentyone_table(factory: pytest.TempPathFactory) -> Path:
         db.unlink()
 
     return once(factory, "twentyone-table", make) / "t.parquet"
+
+
+def haskell_program(factory: pytest.TempPathFactory, game: str, source: str, compiled: Path):
+    """`source` compiled as `build` compiles it, with the session's stand-ins (`compiled`:
+    conftest's `haskell_stand_ins`), once for the session: the generated Gin Rummy player
+    is the same file in the test of its Haskell and in the entrants' (seconds of GHC)."""
+    digest = hashlib.sha256(f"{game}\0{source}".encode()).hexdigest()[:16]
+
+    def make(folder: Path) -> None:
+        built = build(game, source, folder, stand_ins(game, compiled))
+        (folder / "built.pickle").write_bytes(pickle.dumps(built))
+
+    built = once(factory, f"haskell-{digest}", make) / "built.pickle"
+    return pickle.loads(built.read_bytes())

@@ -13,7 +13,7 @@ from mine.models import hog as model
 from mine.models import tables
 from mine.strategies.engines.hog import HogRules
 from mine.strategies.solvers.hog import TurnModel, optimal
-from tests.mine_cli import mine, one_line_error
+from tests.mine_cli import here, one_line_error
 from tests.tampering import refused, table_file
 
 GOAL = 30
@@ -66,7 +66,7 @@ def test_a_tampered_table_is_refused_in_one_line(tmp_path, fitted, how, verb):
 
 
 def test_a_missing_table_says_what_a_table_is(tmp_path):
-    line = one_line_error(mine("report", "hog", "--table", tmp_path / "gin.parquet"))
+    line = one_line_error(here("report", "hog", "--table", tmp_path / "gin.parquet"))
     assert "a table is two files, gin.parquet and gin.json" in line and "mine fit" in line
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
-from tests.mine_cli import here, mine, one_line_error
+from tests.mine_cli import here, one_line_error
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +94,7 @@ def test_fit_writes_no_table_when_the_logs_learn_an_impossible_setting(tmp_path)
     turns = logs / "20211025-120000-001.csv"
     turns.write_text(turns.read_text().replace("1,,0,0,0,Bid,50,H8", "1,,0,0,0,Bid,5000000,H8", 1))
     db, out = tmp_path / "w.duckdb", tmp_path / "t.parquet"
-    assert mine("ingest", logs, "--no-verify", "--db", db).returncode == 0
-    line = one_line_error(mine("fit", "twentyone", "--db", db, "--out", out))
+    assert here("ingest", logs, "--no-verify", "--db", db).returncode == 0
+    line = one_line_error(here("fit", "twentyone", "--db", db, "--out", out))
     assert "max_bid 5,000,000 is out of the rules' range 1..1,000,000" in line
     assert "no table written" in line and not out.exists()

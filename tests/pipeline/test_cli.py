@@ -130,12 +130,12 @@ def test_game_override_skips_detection(tmp_path, good_logs):
     ],
 )
 def test_a_misspelt_name_is_answered_with_what_was_meant(args, said):
-    line = one_line_error(mine(*args), code=2)
+    line = one_line_error(here(*args), code=2)
     assert said in line
 
 
 def test_game_names_are_read_in_any_case(tmp_path):
-    assert mine("simulate", "HOG", "--games", "2", "--out", tmp_path).returncode == 0
+    assert here("simulate", "HOG", "--games", "2", "--out", tmp_path).returncode == 0
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".csv", ".csv"]
 
 

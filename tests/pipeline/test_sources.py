@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from tests.conftest import REPO
-from tests.mine_cli import mine
+from tests.mine_cli import here
 
 
 @pytest.fixture(scope="module")
@@ -18,10 +18,10 @@ def two_sources(tmp_path_factory):
     copied into `mylogs/` and a simulation in `sims/`."""
     root = tmp_path_factory.mktemp("sources")
     shutil.copytree(REPO / "examples" / "logs" / "cardguess", root / "mylogs")
-    simulated = mine("simulate", "cardguess", "--n", "2", "--games", "20", "--players", "greedy",
+    simulated = here("simulate", "cardguess", "--n", "2", "--games", "20", "--players", "greedy",
                      "--answerer", "uniform", "--seed", "1", "--out", "sims", cwd=root)  # fmt: skip
     assert simulated.returncode == 0, simulated.stderr
-    ingested = mine("ingest", "mylogs", "sims", "--db", "w.duckdb", cwd=root)
+    ingested = here("ingest", "mylogs", "sims", "--db", "w.duckdb", cwd=root)
     assert ingested.returncode == 0, ingested.stderr
     mine_logs = len(list((root / "mylogs").glob("*-score.csv")))
     sim_logs = len(list((root / "sims").rglob("*-score.csv")))
@@ -30,12 +30,12 @@ def two_sources(tmp_path_factory):
 
 def test_statistics_name_every_folder_they_read(two_sources):
     root, mine_logs, sim_logs = two_sources
-    shown = mine("stats", "cardguess", "--db", "w.duckdb", cwd=root)
+    shown = here("stats", "cardguess", "--db", "w.duckdb", cwd=root)
     assert shown.returncode == 0, shown.stderr
     said = " ".join(shown.stdout.split())  # a long line wraps
     assert f"{mine_logs} from mylogs/" in said and f"{sim_logs} from sims/" in said
     assert "--logs FOLDER reads one" in said
-    read = json.loads(mine("stats", "cardguess", "--db", "w.duckdb", "--json", cwd=root).stdout)
+    read = json.loads(here("stats", "cardguess", "--db", "w.duckdb", "--json", cwd=root).stdout)
     assert read["sources"] == sorted(
         [{"folder": str(root / "mylogs"), "logs": mine_logs},
          {"folder": str(root / "sims"), "logs": sim_logs}],
@@ -46,11 +46,11 @@ def test_statistics_name_every_folder_they_read(two_sources):
 @pytest.mark.parametrize("folder", ["mylogs/", "mylogs"])
 def test_a_fit_of_one_folder_reads_its_logs_alone(two_sources, folder):
     root, mine_logs, _ = two_sources
-    fit = mine("fit", "cardguess", "--n", "2", "--quick", "--db", "w.duckdb", "--logs", folder,
+    fit = here("fit", "cardguess", "--n", "2", "--quick", "--db", "w.duckdb", "--logs", folder,
                "--out", f"t{len(folder)}.parquet", "--json", cwd=root)  # fmt: skip
     assert fit.returncode == 0, fit.stderr
     fitted = json.loads(fit.stdout)
     assert fitted["sources"] == [{"folder": str(root / "mylogs"), "logs": mine_logs}]
-    text = mine("stats", "cardguess", "--db", "w.duckdb", "--logs", folder, cwd=root).stdout
+    text = here("stats", "cardguess", "--db", "w.duckdb", "--logs", folder, cwd=root).stdout
     assert f"{mine_logs} from mylogs/" in text and "sims" not in text
     assert "several folders" not in text

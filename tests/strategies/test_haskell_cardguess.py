@@ -27,7 +27,7 @@ from mine.strategies.players.cardguess import FALLBACK_HANDS
 from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
 from mine.strategies.validation import haskell as compare
 from tests.conftest import with_stand_ins
-from tests.mine_cli import mine, one_line_error
+from tests.mine_cli import here, one_line_error
 from tests.strategies.haskell_files import needs_ghc
 from tests.strategies.test_cardguess_codegen import METADATA
 
@@ -148,11 +148,11 @@ def test_a_proj1_that_never_finds_the_answer_loses_each_game_at_the_guess_limit(
     path.write_text(NEVER)
     cache = with_stand_ins(tmp_path / "cache", haskell_stand_ins)
     monkeypatch.setenv(CACHE, str(cache))  # the program compiled once, here
-    validated = mine("validate", "cardguess", path, "--n", 2, "--answers", 3, "--baselines",
+    validated = here("validate", "cardguess", path, "--n", 2, "--answers", 3, "--baselines",
                      "greedy")  # fmt: skip
     line = one_line_error(validated, code=1)
     assert line == f"error: {path}: found no answer of n = 2 (not found in 100 guesses)"
-    played = mine("tournament", "cardguess", path, "--bots", "greedy", "--games", 2, "--json")
+    played = here("tournament", "cardguess", path, "--bots", "greedy", "--games", 2, "--json")
     assert played.returncode == 0, played.stderr
     (pairing,) = json.loads(played.stdout)["pairings"]
     assert pairing["b_wins"] == 2 and pairing["invalid"] == [0, 0]  # lost by the rules

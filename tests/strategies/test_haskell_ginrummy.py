@@ -20,10 +20,10 @@ from mine.strategies.codegen.haskell.ginrummy import haskell_source
 from mine.strategies.engines.ginrummy import GinRummyRules
 from mine.strategies.engines.melds import check_melds, meld_kind
 from mine.strategies.haskell import protocol
-from mine.strategies.haskell.build import build, stand_ins
 from mine.strategies.player_file import load_source
 from mine.strategies.validation import haskell as compare
 from tests.conftest import REAL_GINRUMMY, read_only_warehouse
+from tests.shared_warehouse import haskell_program
 from tests.strategies.haskell_files import needs_ghc
 
 GAMES = 42  # whole games in the suite (14 against each baseline); the bench plays 240
@@ -49,8 +49,7 @@ def python(fitted):
 
 @pytest.fixture(scope="module")
 def built(source, tmp_path_factory, haskell_stand_ins):
-    folder = tmp_path_factory.mktemp("haskell-ginrummy")
-    return build("ginrummy", source, folder, stand_ins("ginrummy", haskell_stand_ins))
+    return haskell_program(tmp_path_factory, "ginrummy", source, haskell_stand_ins)
 
 
 def test_the_file_states_its_provenance_and_is_the_template_with_its_tables(fitted, source):
