@@ -59,6 +59,8 @@ VALUES = tuple(min(index % 13 + 1, 10) for index in range(52))
 BLOCK_VALUE = tuple(
     sum(min(rank + 1, 10) for rank in range(13) if block >> rank & 1) for block in range(1 << 13)
 )
+# ABOVE[value]: the cards worth more than `value` points.
+ABOVE = tuple(sum(1 << i for i in range(52) if VALUES[i] > value) for value in range(11))
 HAND_SIZE = 10
 KNOCK_LIMIT = 10
 GIN_BONUS = 25
@@ -149,6 +151,19 @@ def meldable(hand):
     return covered
 
 
+def reach(hand):
+    """The cards outside `hand` that would meld with cards of it: two of their rank, or two
+    suit neighbours making a run with them."""
+    a, b, c, d = hand & BLOCK, hand >> 13 & BLOCK, hand >> 26 & BLOCK, hand >> 39
+    pairs = a & b | c & d | (a | b) & (c | d)
+    runs = (
+        hand >> 1 & hand >> 2 & START3  # the two above
+        | hand << 1 & hand >> 1 & START3 << 1  # one either side
+        | hand << 1 & hand << 2 & START3 << 2  # the two below
+    )
+    return (runs | pairs * SPREAD) & ~hand
+
+
 # Memo of `_absorbed`: a plain dict of ints, which the garbage collector never walks
 # (an lru_cache's entries made each full collection of the host ~18 ms slower). Cleared at
 # ABSORBED_LIMIT entries, short of the dict's resize at 43,690, which would cost one call
@@ -177,15 +192,42 @@ def _absorbed(mask):
     return value
 
 
-def deadwood(hand):
-    total = (
+def hand_points(hand):
+    return (
         BLOCK_VALUE[hand & BLOCK]
         + BLOCK_VALUE[hand >> 13 & BLOCK]
         + BLOCK_VALUE[hand >> 26 & BLOCK]
         + BLOCK_VALUE[hand >> 39]
     )
+
+
+def deadwood(hand):
     cover = meldable(hand)
-    return total - _absorbed(cover) if cover else total
+    return hand_points(hand) - _absorbed(cover) if cover else hand_points(hand)
+
+
+def least_left(hand, cards, cover):
+    """The least deadwood `hand` keeps after discarding one of `cards` (some of its cards),
+    `cover` being `meldable(hand)`. Discarding a card in no meld leaves every meld standing,
+    so of those only the highest is tried; discarding a melded card leaves the melds of the
+    rest of the cover, and beats the highest loose card only if worth more (the rest absorbs
+    no more than the cover). The look-ahead asks this hundreds of times a play."""
+    kept = 0  # the most points out of the deadwood: the card discarded plus those melded
+    loose = cards & ~cover
+    melded = cards & cover
+    if loose:
+        ranks = (loose | loose >> 13 | loose >> 26 | loose >> 39) & BLOCK
+        highest = min(ranks.bit_length(), 10)  # the value of the highest rank loose
+        kept = highest + (_absorbed(cover) if cover else 0)
+        melded &= ABOVE[highest]
+    while melded:
+        card = melded & -melded
+        melded ^= card
+        rest = meldable(cover ^ card)
+        value = VALUES[card.bit_length() - 1] + (_absorbed(rest) if rest else 0)
+        if value > kept:
+            kept = value
+    return hand_points(hand) - kept
 
 
 def arrangement(hand):
@@ -356,13 +398,13 @@ def _after_draw(hand10, unseen, bucket, thrown=None):
     worth = WORTH[bucket]
     if not unseen:
         return worth[deadwood(hand10)]
-    cards = bits(hand10)
-    base = min(deadwood(hand10 ^ card) for card in cards)
+    base = least_left(hand10, hand10, meldable(hand10))
     worths = []
+    melding = reach(hand10)
     for new in unseen:
-        grown = hand10 | new
-        if meldable(grown) & new:
-            left = min(deadwood(grown ^ card) for card in cards)
+        if new & melding:
+            grown = hand10 | new
+            left = least_left(grown, hand10, meldable(grown))
         else:
             left = VALUES[new.bit_length() - 1] + base
         worths.append(worth[left])
@@ -376,18 +418,16 @@ def _after_draw(hand10, unseen, bucket, thrown=None):
     return stock + gain
 
 
-def _could_meld(card, hidden):
-    """Whether `card` could meld with cards among `hidden` (those the opponent may hold):
-    two more of its rank, or two suit neighbours making a run with it."""
-    index = card.bit_length() - 1
-    rank, suit = index % 13, index // 13
-    if sum(hidden >> (13 * other + rank) & 1 for other in range(4) if other != suit) >= 2:
-        return True
-    row = hidden >> (13 * suit) & BLOCK
-    for low, high in ((-2, -1), (-1, 1), (1, 2)):
-        if rank + low >= 0 and rank + high < 13 and row >> (rank + low) & row >> (rank + high) & 1:
-            return True
-    return False
+def _around(index, steps):
+    """The cards `steps` ranks away from card `index` in its suit."""
+    rank = index % 13
+    return sum(1 << index + step for step in steps if 0 <= rank + step < 13)
+
+
+# By card index: the others of its rank, its suit neighbours, the cards two ranks away.
+KIN = tuple(SPREAD << index % 13 & ~(1 << index) for index in range(52))
+NEXT = tuple(_around(index, (-1, 1)) for index in range(52))
+NEXT2 = tuple(_around(index, (-2, 2)) for index in range(52))
 
 
 def relation(index, took, shunned):
@@ -396,21 +436,15 @@ def relation(index, took, shunned):
     `DANGER`'s indices and the statistics' categories. Picked: 3 one of its rank, 2 a suit
     neighbour, 1 one two away in its suit, else 0; passed: 2 one of its rank, 1 a suit
     neighbour, else 0."""
-    rank, suit = index % 13, index // 13
-    others = [13 * other + rank for other in range(4) if other != suit]
-    steps = [step for step in (-2, -1, 1, 2) if 0 <= rank + step < 13]
-    near = {abs(step) for step in steps if took >> (13 * suit + rank + step) & 1}
-    picked = 3 if any(took >> i & 1 for i in others) else 2 if 1 in near else 1 if near else 0
-    if any(shunned >> i & 1 for i in others):
-        return picked, 2
-    return picked, int(any(shunned >> (13 * suit + rank + step) & 1 for step in steps
-                           if abs(step) == 1))  # fmt: skip
+    near = 2 if took & NEXT[index] else 1 if took & NEXT2[index] else 0
+    picked = 3 if took & KIN[index] else near
+    return picked, 2 if shunned & KIN[index] else 1 if shunned & NEXT[index] else 0
 
 
 def _danger(state, card, mine):
     """The chance the opponent picks `card` up: none if no meld it could make with it
     (given the cards `mine` and those gone dead), else the fitted `DANGER`."""
-    if not _could_meld(card, ((1 << 52) - 1) & ~mine & ~state.dead):
+    if not card & reach(((1 << 52) - 1) & ~mine & ~state.dead):
         return 0.0
     index = card.bit_length() - 1
     picked, passed = relation(index, state.took, state.shunned)
@@ -458,11 +492,11 @@ def gin_chance(hand10, unseen):
     """The chance my next stock draw (one of `unseen`) lets my next play gin with `hand10`."""
     if not unseen:
         return 0.0
-    cards = bits(hand10)
     outs = 0
+    melding = reach(hand10)
     for new in unseen:
         grown = hand10 | new
-        if meldable(grown) & new and any(deadwood(grown ^ card) == 0 for card in cards):
+        if new & melding and least_left(grown, hand10, meldable(grown)) == 0:
             outs += 1
     return outs / len(unseen)
 
@@ -480,7 +514,7 @@ def pick(discard_top, scores, memory, opponent_draw, hand):
     mask = state.hand
     top = 1 << index_of(discard_top)
     grown = mask | top
-    take = min(deadwood(grown ^ card) for card in bits(mask))
+    take = least_left(grown, mask, meldable(grown))
     # Both draws valued alike, by the fitted worth of the deadwood they leave after this
     # play's discard (the stock's over the live cards).
     bucket = _bucket(state)
