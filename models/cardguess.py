@@ -13,10 +13,8 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -37,6 +35,7 @@ from mine.strategies.engines.cardguess import (
     hands,
     parse_hand,
 )
+from mine.strategies.runners import spawned_pool
 from mine.strategies.solvers.cardguess import FlatTree, Plan, Search, Trees, flatten
 
 GAME = "cardguess"
@@ -134,10 +133,7 @@ def fit(inputs: Logged, sizes: Sequence[int] | None = None, quick: bool = False,
     jobs = {n: (n, model.prior(n), plans[n]) for n in sizes}
     workers = (os.cpu_count() or 1) if workers is None else workers
     apart = workers > 1 and max(len(hands(n)) for n in sizes) >= PARALLEL_ANSWERS
-    # one pool for every n (its processes start once); spawned, not forked: the caller
-    # may hold DuckDB's threads
-    spawned = multiprocessing.get_context("spawn")
-    own = ProcessPoolExecutor(workers, mp_context=spawned) if apart else nullcontext()
+    own = spawned_pool(workers) if apart else nullcontext()  # one pool for every n
     with own as processes:
         searched = {n: _search(job, progress, processes) for n, job in jobs.items()}
     per_n = {str(n): {"expected_guesses": round(float(tree.cost[0]), 6), "nodes": len(tree),

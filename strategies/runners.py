@@ -12,6 +12,9 @@ must not rely on the driver's memory or working folder: it may run on another ma
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Protocol, TypeVar
@@ -59,8 +62,7 @@ class LocalProcesses:
         if self.workers == 1 or len(tasks) <= 1:
             yield from map(function, tasks)
             return
-        context = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(min(self.workers, len(tasks)), mp_context=context)
+        pool = spawned_pool(min(self.workers, len(tasks)))
         try:
             yield from pool.map(function, tasks)
         finally:  # stopped early (an error, ^C): the tasks not started are not wanted
@@ -81,8 +83,7 @@ class KeptProcesses(LocalProcesses):
         if self.workers == 1 or len(tasks) <= 1:
             return map(function, tasks)
         if self._pool is None:
-            context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+            self._pool = spawned_pool(self.workers)
         return self._pool.map(function, tasks)
 
     def close(self) -> None:
@@ -95,6 +96,33 @@ class KeptProcesses(LocalProcesses):
 
     def __exit__(self, *exception: object) -> None:
         self.close()
+
+
+PARENT_POLL_SECONDS = 1.0
+
+
+def spawned_pool(workers: int) -> ProcessPoolExecutor:
+    """Up to `workers` fresh processes of this machine (spawned, not forked: the caller may
+    hold DuckDB's threads), each ending itself once the process that started it is gone: a
+    parent killed outright (SIGKILL, the OOM killer) cannot stop its pool, whose workers
+    would otherwise wait for work, holding their memory, for as long as the machine runs."""
+    return ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_end_with,
+        initargs=(os.getpid(),),
+    )
+
+
+def _end_with(parent: int) -> None:
+    # A thread that polls, not PR_SET_PDEATHSIG: that signal follows the *thread* that
+    # spawned the worker, and a pool may be started from a thread that ends before it.
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ends with its parent", daemon=True).start()
 
 
 # --- splitting work by what it is ------------------------------------------------------------

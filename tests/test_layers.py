@@ -33,7 +33,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "mine.strategies.engines": ("mine.parsers", PLAYERS, RUNNERS),
     "mine.strategies.solvers": GAMES,
     "mine.warehouse": ("mine.games", "mine.parsers", "mine.strategies.engines", RUNNERS),
-    "mine.models": (*GAMES, "mine.strategies.solvers"),
+    "mine.models": (*GAMES, "mine.strategies.solvers", RUNNERS),  # card guessing's pool
     **dict.fromkeys(HARNESS, (*HARNESS, "mine.parsers")),
     RUNNERS: (),
     "mine.strategies.bots": (*GAMES, "mine.strategies.solvers"),
