@@ -22,7 +22,8 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from mine.strategies.confinement import LIBC, PR_SET_PDEATHSIG, processes
+from mine.strategies.confinement import LIBC, PR_SET_PDEATHSIG
+from tests.process_tree import alive, family
 
 OBJECT_STORE_BYTES = 80 * 1024 * 1024  # tasks here pass small things; Ray's least is 75 MB
 CALL_SECONDS = 300  # a call that runs longer hangs: the driver is killed, the test fails
@@ -54,7 +55,7 @@ class Driver:
         """A local cluster of 2 CPUs, started in the driver."""
         self.pid = self.run(os.getpid)
         self.address = self.run(_start)
-        self.nodes = _family(self.pid)
+        self.nodes = family(self.pid)
 
     def run(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """`function(*args, **kwargs)` in the driver (a module-level function)."""
@@ -93,7 +94,7 @@ class Driver:
         left of either is killed, and named. Once done, done (a ^C on the way: again)."""
         if self.closed:
             return []
-        ours = self.nodes | (_family(self.pid) if self.pid else set())  # and Ray's workers
+        ours = self.nodes | (family(self.pid) if self.pid else set())  # and Ray's workers
         try:
             self.pool.submit(_stop).result(STOP_SECONDS)
         except (RuntimeError, TimeoutError):  # dead (BrokenProcessPool), stuck, or shut down
@@ -101,7 +102,7 @@ class Driver:
         self.pool.shutdown()
         self.closed = True
         deadline = time.monotonic() + STOP_SECONDS
-        while (left := _alive(ours)) and time.monotonic() < deadline:
+        while (left := alive(ours)) and time.monotonic() < deadline:
             time.sleep(0.1)
         for pid in left:
             with contextlib.suppress(ProcessLookupError):
@@ -112,29 +113,6 @@ class Driver:
         if self.pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
-
-
-def _family(pid: int) -> set[tuple[int, int]]:
-    """The processes descended from `pid`, each as (pid, start time)."""
-    table = processes()
-    children: dict[int, list[int]] = {}
-    for process in table.values():
-        children.setdefault(process.ppid, []).append(process.pid)
-    found, stack = set(), [pid]
-    while stack:
-        for child in children.get(stack.pop(), ()):
-            found.add((child, table[child].start))
-            stack.append(child)
-    return found
-
-
-def _alive(ours: set[tuple[int, int]]) -> list[int]:
-    """Those of `ours` that still run (the same pid, started at the same time)."""
-    table = processes()
-    return sorted(
-        pid for pid, start in ours
-        if pid in table and table[pid].start == start and table[pid].state != "Z"
-    )  # fmt: skip
 
 
 def _named(pid: int) -> str:

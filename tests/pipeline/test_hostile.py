@@ -20,7 +20,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mine.strategies.confinement import processes
 from mine.warehouse.ingest import ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.mine_cli import (
@@ -31,6 +30,7 @@ from tests.mine_cli import (
     mine,
     one_line_error,
 )
+from tests.process_tree import alive, family
 
 
 @pytest.fixture(scope="module")
@@ -264,7 +264,7 @@ def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_th
         while not (out.is_dir() and any(out.iterdir())):  # the first 50,000 games written
             assert child.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
-        started = _descendants(child.pid)
+        started = family(child.pid)
     finally:
         child.kill()
         child.wait()
@@ -272,8 +272,8 @@ def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_th
     # They end with it, though it could not tell them to (else they wait for work as long as
     # the machine runs); bounded against a hang only: they look for their parent each second
     deadline = time.monotonic() + 120
-    while alive := _running(started):
-        assert time.monotonic() < deadline, f"outlived their killed parent: {sorted(alive)}"
+    while left := alive(started):
+        assert time.monotonic() < deadline, f"outlived their killed parent: {left}"
         time.sleep(0.1)
     left = sorted(p.name for p in out.iterdir())
     assert left and all(name.startswith(".") and name.endswith(".partial") for name in left)
@@ -285,25 +285,6 @@ def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_th
         "hog-always_roll_6-vs-random-s0-score.csv",
         "hog-always_roll_6-vs-random-s0.csv",
     ]
-
-
-def _descendants(pid: int) -> set[tuple[int, int]]:
-    """(pid, start) of each process descended from `pid`."""
-    table = processes()
-    found, stack = set(), [pid]
-    while stack:
-        parent = stack.pop()
-        for process in table.values():
-            if process.ppid == parent:
-                found.add((process.pid, process.start))
-                stack.append(process.pid)
-    return found
-
-
-def _running(these: set[tuple[int, int]]) -> set[tuple[int, int]]:
-    """Those of `these` (pid, start) still running (a pid reused since is another)."""
-    table = processes()
-    return {(pid, start) for pid, start in these if pid in table and table[pid].start == start}
 
 
 # --- Ctrl-C: one line, exit 130, nothing half-written ----------------------------------------
