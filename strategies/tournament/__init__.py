@@ -38,7 +38,7 @@ from mine.strategies.intervals import (  # noqa: F401 (the tournament's modules 
     summarise_pairing,
 )
 from mine.strategies.intervals import rounded_wilson as wilson  # noqa: F401 (the report's)
-from mine.strategies.player_file import prepare, readable
+from mine.strategies.player_file import PlayerFileError, prepare, readable
 from mine.strategies.runners import Runner
 from mine.strategies.tournament.match import Match
 from mine.strategies.validation.shipped import run_on
@@ -184,7 +184,9 @@ def round_robin(
 
 
 def _loading_faults(match, entrants: Sequence[Entrant], limits) -> dict[str, dict[str, str]]:
-    """Each file loaded once, contained, before any game: the ones that fail, and why."""
+    """Each file loaded once, contained, before any game: the ones that fail, and why. A
+    file gone or changed since the entrants were checked (another's Haskell build takes
+    seconds) fails here, as one that does not load."""
     faults = {}
     for entrant in entrants:
         if entrant.file is not None:
@@ -194,6 +196,9 @@ def _loading_faults(match, entrants: Sequence[Entrant], limits) -> dict[str, dic
                 contained.run(entrant.file, _load, [task], limits=limits)
             except contained.PlayerFault as fault:
                 faults[entrant.name] = {"when": "loading", "reason": fault.reason}
+            except PlayerFileError as error:
+                reason = str(error).removeprefix(f"{entrant.file}: ")
+                faults[entrant.name] = {"when": "loading", "reason": reason}
     return faults
 
 

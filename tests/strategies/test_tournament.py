@@ -164,6 +164,22 @@ def test_an_entrant_list_that_cannot_play_is_refused(folder):
         core.round_robin(match, entrants, 3, 0)
 
 
+def test_a_file_gone_after_the_entrants_were_checked_is_disqualified_not_a_crash(folder):
+    """The entrants are checked before any work, the files loaded one after the other
+    (a Haskell one compiles for seconds): a file removed in between is that entrant's
+    fault, not the tournament's."""
+    match = Match("hog")
+    good, gone = generated("hog", folder), folder / "gone.py"
+    gone.write_bytes(good.read_bytes())
+    context = Context(HogRules(goal=40))
+    entrants = core.entrants_of([good, gone], ["always_roll:6"], match, context)
+    gone.unlink()
+    result = core.round_robin(match, entrants, 2, 3, context, limits=QUICK)
+    assert result["disqualified"] == {str(gone): {"when": "loading", "reason": "no such file"}}
+    played = [p for p in result["pairings"] if "void" not in p]
+    assert [(p["a"], p["b"]) for p in played] == [(str(good), "always_roll:6")]
+
+
 def test_a_call_over_the_games_own_clock_is_a_time_out_that_loses_the_game(folder):
     """Gin Rummy's engine forfeits a call over its time limit: an invalid play, counted
     as a time-out for that player (the harness's far longer limit never fires)."""
