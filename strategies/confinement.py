@@ -25,6 +25,7 @@ import resource
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
@@ -111,6 +112,9 @@ def confine(keep: Collection[int], harness: int, user: int | None, memory_mb: in
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     if user is not None:
         _become(user)
+        # The harness's temporary folder may be closed to this user (a TMPDIR under
+        # /root): the next one is found as Python finds one, the first this user can write.
+        tempfile.tempdir = None
     _limit_processes(own=user is not None and user != NOBODY)
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after the user changes: that clears it

@@ -150,11 +150,22 @@ def _in_cache(write: Callable[[Path], T]) -> T:
 
 
 def _own_cache() -> Path:
-    """This process's own cache from now on: a temporary folder, removed when it exits."""
-    _INSTEAD.append(Path(tempfile.mkdtemp(prefix="mine-cache-")))
-    atexit.register(shutil.rmtree, _INSTEAD[0], ignore_errors=True)
-    os.chmod(_INSTEAD[0], 0o755)  # the workers' users read it
-    return _INSTEAD[0]
+    """This process's own cache from now on: a temporary folder the workers can read,
+    removed when it exits. The user's temporary folder may be closed to them (a TMPDIR
+    under /root): then the next place Python itself would try."""
+    users = confinement.player_users()
+    for under in dict.fromkeys([tempfile.gettempdir(), "/tmp", "/var/tmp"]):
+        with contextlib.suppress(OSError):
+            folder = Path(tempfile.mkdtemp(prefix="mine-cache-", dir=under))
+            os.chmod(folder, 0o755)  # the workers' users read it
+            if not confinement.open_error(folder, users):
+                break
+            folder.rmdir()
+    else:  # none: the first, whose programs the workers are then told they cannot find
+        folder = Path(tempfile.mkdtemp(prefix="mine-cache-"))
+    _INSTEAD.append(folder)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def _readable_by_workers() -> None:

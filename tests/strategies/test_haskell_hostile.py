@@ -179,6 +179,24 @@ def test_a_cache_the_workers_cannot_read_is_replaced_for_the_run(earlier, readab
     assert sorted(kept.rglob("*")) == before
 
 
+@as_root
+def test_a_temporary_folder_the_workers_cannot_enter_is_passed_over(readable):
+    """A TMPDIR under /root (mode 700): root's workers, users of their own, can neither
+    compile in it nor read a run's own cache made in it (it said: raised PermissionError in
+    the harness; then: its program is not in the cache). They use the next temporary
+    folder, as Python does for a user who cannot write the first; the closed one is left
+    as it was."""
+    home = readable / "home"
+    home.mkdir(mode=0o700)  # as /root is: the default cache under it is closed too
+    closed = home / "tmp"
+    closed.mkdir(mode=0o700)
+    path = readable / "Proj1.hs"
+    path.write_text(PROJ1)
+    env = ("env", "-u", CACHE, "-u", "XDG_CACHE_HOME", f"TMPDIR={closed}", f"HOME={home}")
+    _validates(path, *env, *NO_READ_SEARCH)
+    assert list(closed.iterdir()) == []
+
+
 def test_a_programs_call_that_waits_is_timed_by_its_cpu_not_by_the_busy_machines_clock(
     tmp_path, cache
 ):
