@@ -163,6 +163,7 @@ def _own_cache() -> Path:
             folder.rmdir()
     else:  # none: the first, whose programs the workers are then told they cannot find
         folder = Path(tempfile.mkdtemp(prefix="mine-cache-"))
+        os.chmod(folder, 0o755)
     _INSTEAD.append(folder)
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder
