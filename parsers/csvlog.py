@@ -24,6 +24,33 @@ POSITIVE = r"[1-9][0-9]*"
 FLAG = r"[01]"
 
 
+def at_most(limit: int, least: int = 0) -> str:
+    """A regular expression of the whole numbers `least` (0 or 1) to `limit`, written
+    without leading zeros: for numbers inside a text column (a board's heaps, an action's
+    amount), which the warehouse casts to INTEGER where no typed read checks their range."""
+    digits = str(limit)
+    parts = ["0"] if least == 0 else []
+    if len(digits) > 1:
+        parts.append(f"[1-9][0-9]{{0,{len(digits) - 2}}}")  # fewer digits than the limit
+    for i, digit in enumerate(digits):  # as many: the first place below the limit's digit
+        low, high, rest = int(i == 0), int(digit) - 1, len(digits) - i - 1
+        if high >= low:
+            below = str(low) if low == high else f"[{low}-{high}]"
+            tail = "" if rest == 0 else "[0-9]" if rest == 1 else f"[0-9]{{{rest}}}"
+            parts.append(digits[:i] + below + tail)
+    return "|".join([*parts, digits])
+
+
+NUMBER = at_most(INTEGER_MAX)
+POSITIVE_NUMBER = at_most(INTEGER_MAX, least=1)  # NUMBER but its "0|", as POSITIVE is UINT's
+
+
+def unbounded(pattern: str) -> str:
+    """`pattern` with its numbers of any size (NUMBER and POSITIVE_NUMBER made UINT and
+    POSITIVE): a field that matches this but not `pattern` holds a number out of range."""
+    return pattern.replace(POSITIVE_NUMBER, POSITIVE)
+
+
 class Column(NamedTuple):
     name: str
     sql_type: str  # type DuckDB reads the raw text as ("INTEGER" or "VARCHAR")
@@ -52,9 +79,11 @@ class Format(NamedTuple):
             )
         for number, (field, column) in enumerate(zip(fields, self.columns, strict=True), 1):
             if not _compiled(column.pattern).fullmatch(field):
-                raise LogFormatError(
-                    path, line, f"{column.name} {shown(field)} is not {column.what}", column=number
-                )
+                wrong = "holds a number out of range"
+                if not _compiled(unbounded(column.pattern)).fullmatch(field):
+                    wrong = f"is not {column.what}"
+                reason = f"{column.name} {shown(field)} {wrong}"
+                raise LogFormatError(path, line, reason, column=number)
             if column.sql_type == "INTEGER" and (
                 len(field) > len(str(INTEGER_MAX)) or int(field) > INTEGER_MAX
             ):  # a huge number's digits are not even converted

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from mine.parsers import csvlog
-from mine.parsers.csvlog import POSITIVE, UINT, Column, Format, reader, writer
+from mine.parsers.csvlog import POSITIVE, POSITIVE_NUMBER, UINT, Column, Format, reader, writer
 
 if TYPE_CHECKING:  # polars loads when a frame is read or written (an ingest reads none)
     import polars as pl
@@ -30,7 +30,10 @@ TURNS = Format(
         Column("opponent_score", "INTEGER", UINT, "a score"),
         Column("num_rolls", "INTEGER", UINT, "a number of dice"),
         Column(
-            "outcomes", "VARCHAR", rf"(?:(?:{POSITIVE})(?:;(?:{POSITIVE}))*)?", "dice like 3;6;1"
+            "outcomes",
+            "VARCHAR",
+            rf"(?:(?:{POSITIVE_NUMBER})(?:;(?:{POSITIVE_NUMBER}))*)?",
+            "dice like 3;6;1",
         ),
         Column("points", "INTEGER", UINT, "a number of points"),
         Column("new_score", "INTEGER", UINT, "a score"),

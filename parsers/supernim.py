@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from mine.parsers import csvlog
-from mine.parsers.csvlog import POSITIVE, UINT, Column, Format, reader, writer
+from mine.parsers.csvlog import POSITIVE, POSITIVE_NUMBER, UINT, Column, Format, reader, writer
 
 GAME = "supernim"
 PLAYER = "max|min"
 KINDS = ("merge", "ulam", "split")
-BOARD = rf"(?:(?:{POSITIVE})(?:;(?:{POSITIVE}))*)?"
-NONEMPTY_BOARD = rf"(?:{POSITIVE})(?:;(?:{POSITIVE}))*"
+BOARD = rf"(?:(?:{POSITIVE_NUMBER})(?:;(?:{POSITIVE_NUMBER}))*)?"
+NONEMPTY_BOARD = rf"(?:{POSITIVE_NUMBER})(?:;(?:{POSITIVE_NUMBER}))*"
 
 TURNS = Format(
     "supernim turns",
@@ -29,7 +29,7 @@ TURNS = Format(
         Column("board_before", "VARCHAR", NONEMPTY_BOARD, "a board like 2;4;2;3"),
         Column("kind", "VARCHAR", "|".join(KINDS), "merge, ulam or split"),
         Column("i", "INTEGER", POSITIVE, "a heap number (1, 2, …)"),
-        Column("j", "VARCHAR", rf"(?:{POSITIVE})?", "a heap number or empty"),
+        Column("j", "VARCHAR", rf"(?:{POSITIVE_NUMBER})?", "a heap number or empty"),
         Column("board_after", "VARCHAR", BOARD, "a board like 2;4;2;3 (or empty)"),
         Column("score_max", "INTEGER", UINT, "a score"),
         Column("score_min", "INTEGER", UINT, "a score"),

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from mine.parsers import csvlog
 from mine.parsers.cards import COURSE_CARD_PATTERN as CARD
 from mine.parsers.cards import Card, format_course, format_hand, parse_course, parse_hand
-from mine.parsers.csvlog import FLAG, POSITIVE, UINT, Column, Format, reader, writer
+from mine.parsers.csvlog import FLAG, NUMBER, POSITIVE, UINT, Column, Format, reader, writer
 
 GAME = "twentyone"
 ACTIONS = ("Bid", "Hit", "Stand", "DoubleDown", "Split", "Insurance")
@@ -26,7 +26,7 @@ TURNS = Format(
         Column("player", "VARCHAR", r"[^,;\s]+", "a player id"),
         Column("mine", "VARCHAR", FLAG, "1 or 0"),
         Column("hand_id", "INTEGER", UINT, "a hand id (0, 1, …)"),
-        Column("action", "VARCHAR", rf"(?:{'|'.join(ACTIONS)})(?: (?:{UINT}))?", "an action"),
+        Column("action", "VARCHAR", rf"(?:{'|'.join(ACTIONS)})(?: (?:{NUMBER}))?", "an action"),
         Column("bid", "INTEGER", UINT, "a bid"),
         Column("upcard", "VARCHAR", CARD, "a card like SQ, H3 or D10"),
     ),
@@ -37,7 +37,7 @@ SCORES = Format(
     (
         Column("round", "INTEGER", POSITIVE, "a round number (1, 2, …)"),
         Column("points", "INTEGER", UINT, "a number of points"),
-        Column("others", "VARCHAR", rf"(?:(?:{UINT})(?:;(?:{UINT}))*)?", "points joined by ;"),
+        Column("others", "VARCHAR", rf"(?:(?:{NUMBER})(?:;(?:{NUMBER}))*)?", "points joined by ;"),
     ),
 )
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from mine.inputs import shown, storable
-from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, SHOWN, Format, file_problem
+from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, SHOWN, Format, file_problem, unbounded
 from mine.parsers.errors import LogFormatError
 from mine.strategies.runners import SERIAL, Runner
 from mine.warehouse import schema
@@ -462,20 +462,26 @@ def _row_problem(fmt: Format, checks: tuple[tuple[str, str], ...]) -> str:
     first of the game's row rules it breaks, as {reason, column}; NULL for a good row."""
     fields = []
     for number, column in enumerate(fmt.columns, 1):
+        what = column.what.replace("'", "''")
         if column.sql_type == "VARCHAR":
-            bad = f"NOT regexp_full_match({column.name}, '{column.pattern}')"
+            wrong = [(f"is not {what}", unbounded(column.pattern))]
+            if unbounded(column.pattern) != column.pattern:  # as Format.check tells them apart
+                wrong.append(("holds a number out of range", column.pattern))
+            wrong = [(why, f"NOT regexp_full_match({column.name}, '{p}')") for why, p in wrong]
             shown = column.name
         else:
-            bad = f"{column.name} < {1 if column.pattern == POSITIVE else 0}"
+            wrong = [
+                (f"is not {what}", f"{column.name} < {1 if column.pattern == POSITIVE else 0}")
+            ]
             shown = f"CAST({column.name} AS VARCHAR)"
-        what = column.what.replace("'", "''")
         shown = (
             f"CASE WHEN length({shown}) <= {SHOWN} THEN {QUOTE} || {shown} || {QUOTE} "
             f"ELSE format({QUOTE} || left({shown}, {SHOWN}) || {QUOTE} || '… ({{:,}} characters)', "
             f"length({shown})) END"
         )
-        reason = f"format('{column.name} {{}} is not {what}', {shown})"
-        fields.append(f"WHEN {bad} THEN {{'reason': {reason}, 'column': {number}}}")
+        for why, bad in wrong:
+            reason = f"format('{column.name} {{}} {why}', {shown})"
+            fields.append(f"WHEN {bad} THEN {{'reason': {reason}, 'column': {number}}}")
     rules = [
         f"WHEN {condition} THEN {{'reason': {reason}, 'column': NULL::INTEGER}}"
         for condition, reason in checks
