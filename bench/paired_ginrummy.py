@@ -5,16 +5,17 @@ seeded as `mine validate --seed` seeds it (the deal's and the bot's generator by
 seats alternating), so every file meets the same deals and much of their luck cancels: a
 difference of 0.02 shows in 600 games, where the intervals of the rates overlap.
 
-For trying variants of the player (a copy of a generated file, edited): the files run in
+A tool for trying variants of the player (a copy of a generated file, edited), not one of
+`make bench`'s measures (named so that `bench/run.py` passes it by): the files run in
 this process's workers, uncontained and untimed; the figures are those `mine validate`
 gives the same file (checked: the generated file of `ginrummy_opponents.py`, 2,000 games
 against simple, 0.609 [0.587, 0.630] both ways). Without `--base`, the first file is that
 generated file, fitted as `ginrummy_opponents.py` fits it (`--write-base` keeps a copy to
 edit).
 
-    .venv/bin/python bench/ginrummy_paired.py [VARIANT.py ...] [--base A.py] [--games 600]
+    .venv/bin/python bench/paired_ginrummy.py [VARIANT.py ...] [--base A.py] [--games 600]
         [--opponents simple,student,never-knock] [--write-base PATH]
-        →  bench/results/ginrummy_paired.json
+        →  bench/results/paired_ginrummy.json
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from ginrummy_opponents import OPPONENTS, SEED, generated
 from mine.strategies.intervals import t_half
 from mine.strategies.validation.ginrummy import GameResult, load, play_one, summarise
 
-RESULTS = Path(__file__).resolve().parent / "results" / "ginrummy_paired.json"
+RESULTS = Path(__file__).resolve().parent / "results" / "paired_ginrummy.json"
 
 
 def _games(task: tuple[str, str, int, int, int]) -> list[GameResult]:
