@@ -21,26 +21,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MINE = str(ROOT / ".venv" / "bin" / "mine")
 OPPONENTS = "simple,student,never-knock"
+SEED = 2102
 
 
 def mine(*args: str) -> str:
     return subprocess.run([MINE, *args], check=True, capture_output=True, text=True).stdout
 
 
+def generated(out: Path) -> Path:
+    """The generated file, fitted as a user would (see above), written in the folder `out`."""
+    logs, db = str(out / "logs"), str(out / "w.duckdb")
+    mine("simulate", "ginrummy", "--players", "simple,explorer", "--games", "200",
+         "--seed", "2024", "--out", logs)  # fmt: skip
+    mine("simulate", "ginrummy", "--players", "ginhunter,simple", "--games", "100",
+         "--seed", "2025", "--out", logs)  # fmt: skip
+    mine("ingest", logs, str(ROOT / "tests/data/ginrummy-students-2020"), "--db", db)
+    table, player = str(out / "table.parquet"), out / "player.py"
+    mine("fit", "ginrummy", "--db", db, "--out", table)
+    mine("generate", "ginrummy", "--table", table, "--out", str(player), "--games", "0")
+    return player
+
+
 def main(games: int = 2000) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        out, db = Path(folder), str(Path(folder) / "w.duckdb")
-        logs = str(out / "logs")
-        mine("simulate", "ginrummy", "--players", "simple,explorer", "--games", "200",
-             "--seed", "2024", "--out", logs)  # fmt: skip
-        mine("simulate", "ginrummy", "--players", "ginhunter,simple", "--games", "100",
-             "--seed", "2025", "--out", logs)  # fmt: skip
-        mine("ingest", logs, str(ROOT / "tests/data/ginrummy-students-2020"), "--db", db)
-        table, player = str(out / "table.parquet"), str(out / "player.py")
-        mine("fit", "ginrummy", "--db", db, "--out", table)
-        mine("generate", "ginrummy", "--table", table, "--out", player, "--games", "0")
+        player = str(generated(Path(folder)))
         card = json.loads(mine("validate", "ginrummy", player, "--games", str(games),
-                               "--baselines", OPPONENTS, "--seed", "2102", "--json"))  # fmt: skip
+                               "--baselines", OPPONENTS, "--seed", str(SEED), "--json"))  # fmt: skip
     result = {}
     for name, f in card["against"].items():
         lost = round(f["knock_rate"] * f["undercut_rate"], 4)  # of all hands
