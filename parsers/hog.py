@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # polars loads when a frame is read or written (an ingest rea
 
 GAME = "hog"
 PLAYER = r"[^,;\s]+"
+DICE = rf"(?:(?:{POSITIVE_NUMBER})(?:;(?:{POSITIVE_NUMBER}))*)?"
 
 TURNS = Format(
     "hog turns",
@@ -29,12 +30,7 @@ TURNS = Format(
         Column("score", "INTEGER", UINT, "a score"),
         Column("opponent_score", "INTEGER", UINT, "a score"),
         Column("num_rolls", "INTEGER", UINT, "a number of dice"),
-        Column(
-            "outcomes",
-            "VARCHAR",
-            rf"(?:(?:{POSITIVE_NUMBER})(?:;(?:{POSITIVE_NUMBER}))*)?",
-            "dice like 3;6;1",
-        ),
+        Column("outcomes", "VARCHAR", DICE, "dice like 3;6;1"),
         Column("points", "INTEGER", UINT, "a number of points"),
         Column("new_score", "INTEGER", UINT, "a score"),
     ),
