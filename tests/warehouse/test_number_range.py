@@ -43,7 +43,7 @@ GAMES = {  # how each game's logs are made: its rules, players and bots
     "supernim": (SuperNimRules(max_moves=30), ["greedy", "random"], supernim_bot),
 }
 
-CASES = {  # game, file, (column, what the field becomes from what it was), the row to change
+CASES = {  # game, file, column, the field made from what it was ({}: the number), its row
     "an action's amount": ("twentyone", "turns", 6, lambda f: f"{f} {{}}", 2),
     "the other players' points": ("twentyone", "scores", 3, lambda f: f"{f};{{}}", 2),
     "dice": ("hog", "turns", 7, lambda f: f"{{}};{f}" if f else "{}", 2),
