@@ -14,7 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mine.parsers import supernim
 from mine.parsers.csvlog import INTEGER_MAX, NUMBER, POSITIVE, UINT, at_most, unbounded
+from mine.parsers.errors import LogFormatError
 from mine.strategies.bots.hog import make_bot as hog_bot
 from mine.strategies.bots.supernim import make_bot as supernim_bot
 from mine.strategies.bots.twentyone import make_bot as twentyone_bot
@@ -107,3 +109,18 @@ def test_the_largest_integer_is_no_such_error(case, logs, tmp_path):
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     summary = ingest(con, [folder], verify=False)
     assert all("out of range" not in error.reason for error in summary.errors), summary.errors
+
+
+@pytest.mark.parametrize(("j", "says"), [("2147483648", "holds a number out of range"),
+                                         ("x", "is not a heap number or empty")])  # fmt: skip
+def test_the_python_reader_says_what_ingest_says(j, says, logs, tmp_path):
+    """The reader other commands use, and ingest uses for the rows DuckDB cannot type."""
+    text = f"1,2,min,9;1;9;4;3,merge,5,{j},9;1;9;7,0,0"
+    with pytest.raises(LogFormatError) as error:
+        supernim.TURNS.check("t.csv", 2, text)
+    assert str(error.value) == f"t.csv:2:7: j '{j}' {says}"
+    folder = tmp_path / "logs"
+    shutil.copytree(logs["supernim"], folder)
+    _changed(folder, "supernim", "turns", 7, lambda f: "{}", "merge", j)
+    (error,) = ingest(duckdb.connect(str(tmp_path / "w.duckdb")), [folder]).errors
+    assert error.reason == f"j '{j}' {says}"
