@@ -12,13 +12,13 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from mine.parsers import csvlog
-from mine.parsers.csvlog import POSITIVE, POSITIVE_NUMBER, UINT, Column, Format, reader, writer
+from mine.parsers.csvlog import ID, POSITIVE, POSITIVE_NUMBER, UINT, Column, Format, reader, writer
 
 if TYPE_CHECKING:  # polars loads when a frame is read or written (an ingest reads none)
     import polars as pl
 
 GAME = "hog"
-PLAYER = r"[^,;\s]+"
+PLAYER = ID
 DICE = rf"(?:(?:{POSITIVE_NUMBER})(?:;(?:{POSITIVE_NUMBER}))*)?"
 
 TURNS = Format(

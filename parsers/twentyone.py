@@ -12,7 +12,7 @@ from typing import NamedTuple
 from mine.parsers import csvlog
 from mine.parsers.cards import COURSE_CARD_PATTERN as CARD
 from mine.parsers.cards import Card, format_course, format_hand, parse_course, parse_hand
-from mine.parsers.csvlog import FLAG, NUMBER, POSITIVE, UINT, Column, Format, reader, writer
+from mine.parsers.csvlog import FLAG, ID, NUMBER, POSITIVE, UINT, Column, Format, reader, writer
 
 GAME = "twentyone"
 ACTIONS = ("Bid", "Hit", "Stand", "DoubleDown", "Split", "Insurance")
@@ -23,7 +23,7 @@ TURNS = Format(
     (
         Column("round", "INTEGER", POSITIVE, "a round number (1, 2, …)"),
         Column("hand", "VARCHAR", f"(?:{CARD}(?:;{CARD})*)?", "a hand of cards like SQ;H3;D10"),
-        Column("player", "VARCHAR", r"[^,;\s]+", "a player id"),
+        Column("player", "VARCHAR", ID, "a player id"),
         Column("mine", "VARCHAR", FLAG, "1 or 0"),
         Column("hand_id", "INTEGER", UINT, "a hand id (0, 1, …)"),
         Column("action", "VARCHAR", rf"(?:{'|'.join(ACTIONS)})(?: (?:{NUMBER}))?", "an action"),
