@@ -22,7 +22,6 @@ import contextlib
 import glob
 import hashlib
 import os
-import re
 import shutil
 import tempfile
 import time
@@ -52,8 +51,6 @@ intermediates held about twenty times a batch's bytes; not measured again since 
 are replayed."""
 NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
 GLOB_CHARACTERS = "*?["
-SAFE_PATH = re.compile(r"[A-Za-z0-9/._,+=@%: -]*")
-"""The characters of a path DuckDB's readers take as they are (no glob, no escape)."""
 RUNS_SLICED = 10_000
 """Runs of staged rows (a file's lines in a row) up to which they are put in order by
 slicing rather than the rows sorted."""
@@ -122,9 +119,11 @@ class LogFile:
         if 0 < crlf < self.lines:
             # DuckDB's reader takes one line ending per file; the Python parser (and the
             # server's readers) take either: the same lines with one ending are read.
-            self.source = _aside(aside, self.path, data.replace(b"\r\n", b"\n"))
-        elif not SAFE_PATH.fullmatch(self.source):
-            self.source = _aside(aside, self.path)
+            data = data.replace(b"\r\n", b"\n")
+        # DuckDB reads the bytes hashed and checked here, not the file again: one written
+        # to meanwhile landed its new rows under these bytes' hash, and once it held these
+        # bytes again, the next ingest found it unchanged and kept the other rows.
+        self.source = _aside(aside, self.path, data)
 
 
 @dataclass
@@ -278,17 +277,12 @@ def _csv_files_under(folder: Path, unreadable: list[LogFormatError]) -> list[Pat
     return files
 
 
-def _aside(folder: Path, path: Path, data: bytes | None = None) -> str:
-    """A name in `folder` (ingest's own, removed after it) that DuckDB reads as `path`: a
-    link to it or, given `data`, a file of them. DuckDB's readers take a name as a glob
-    pattern (`*`, `?`, `[`, with `\\` escaping them), and no escaping reads every name as
-    it is, so a name outside the plain characters is handed over as one of ours."""
+def _aside(folder: Path, path: Path, data: bytes) -> str:
+    """A file in `folder` (ingest's own, removed after it) of `data`, which DuckDB reads as
+    `path`'s. Its name is a plain one: DuckDB's readers take a name as a glob pattern (`*`,
+    `?`, `[`, with `\\` escaping them), and no escaping reads every name as it is."""
     alias = folder / (hashlib.sha256(os.fsencode(path)).hexdigest()[:32] + ".csv")
-    alias.unlink(missing_ok=True)
-    if data is None:
-        alias.symlink_to(path.absolute())
-    else:
-        alias.write_bytes(data)
+    alias.write_bytes(data)
     return str(alias)
 
 
@@ -1059,6 +1053,8 @@ def ingest(
             for name, group in by_game.items():
                 _known_logs(con, group)
                 _land(con, modules[name], group, summary, watch, runner)
+            for log in (log for pair in batch for log in pair.files if log.source):
+                Path(log.source).unlink(missing_ok=True)  # a batch's copies: its bytes
             watch.finish()
     summary.seconds = time.perf_counter() - started
     return summary
