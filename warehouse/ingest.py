@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from mine.inputs import shown, storable
+from mine.inputs import shown, size, storable
 from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, SHOWN, Format, file_problem, unbounded
 from mine.parsers.errors import LogFormatError
 from mine.strategies.runners import SERIAL, Runner
@@ -49,6 +49,9 @@ BATCH_BYTES = 16 * 1024 * 1024
 rows and the frames its replay reads are held whole). Chosen when the rules were SQL, whose
 intermediates held about twenty times a batch's bytes; not measured again since the rules
 are replayed."""
+LOG_BYTES = 4 << 30
+"""A log file past this is not one: mine's largest (a Hog match of a million games of
+always_roll:1) holds about 1.5 GB, and ingest holds a file's bytes whole."""
 NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
 GLOB_CHARACTERS = "*?["
 RUNS_SLICED = 10_000
@@ -99,9 +102,12 @@ class LogFile:
         """Hash and check the file and, given `aside` (a folder of ours), choose what
         DuckDB's readers are handed for it."""
         try:
-            data = self.path.read_bytes()
+            data = _log_bytes(self.path)
         except OSError as error:
             self.problem = LogFormatError(self.path, None, f"cannot read it ({_why(error)})")
+            return
+        except ValueError as error:
+            self.problem = LogFormatError(self.path, None, str(error))
             return
         self.sha256 = hashlib.sha256(data).hexdigest()
         self.bytes = len(data)
@@ -284,6 +290,18 @@ def _aside(folder: Path, path: Path, data: bytes) -> str:
     alias = folder / (hashlib.sha256(os.fsencode(path)).hexdigest()[:32] + ".csv")
     alias.write_bytes(data)
     return str(alias)
+
+
+def _log_bytes(path: Path) -> bytes:
+    """The bytes of a log file, read whole. One past LOG_BYTES is refused unread: read, it
+    was a MemoryError's traceback (or the machine's memory) and no pair of the batch landed."""
+    with open(path, "rb") as file:
+        bytes_held = os.fstat(file.fileno()).st_size
+        if bytes_held > LOG_BYTES:
+            raise ValueError(
+                f"{size(bytes_held)}, more than a log holds (mine reads at most {size(LOG_BYTES)})"
+            )
+        return file.read()
 
 
 def _why(error: OSError) -> str:

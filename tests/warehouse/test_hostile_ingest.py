@@ -18,7 +18,7 @@ import pytest
 from mine import games
 from mine.parsers import hog
 from mine.parsers.csvlog import pair_paths
-from mine.warehouse.ingest import ingest
+from mine.warehouse.ingest import LOG_BYTES, ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.data import synth
 from tests.mine_cli import digest, here, mine, one_line_error, without_file_rights
@@ -226,6 +226,19 @@ def test_an_unreadable_folder_is_said_and_the_rest_lands(tmp_path):
     assert result.returncode == 1
     assert said(result) == [f"error: {hidden}: cannot read this folder (Permission denied)"]
     assert landed_stems(db) == set(GIN_STEMS[:2])
+
+
+def test_a_log_too_large_to_hold_is_refused_unread_and_the_rest_lands(tmp_path):
+    pairs = gin_folder(tmp_path / "logs")
+    huge = pairs[1][0]
+    os.truncate(huge, LOG_BYTES + 1)  # sparse: no disk taken, and read, 4 GB of memory
+    db = tmp_path / "w.duckdb"
+    result = here("ingest", tmp_path / "logs", "--db", db)
+    assert result.returncode == 1
+    assert said(result) == [
+        f"rejected {huge}: 4 GB, more than a log holds (mine reads at most 4 GB)"
+    ]
+    assert landed_stems(db) == {pairs[0][0].stem, pairs[2][0].stem}
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dangling link"])
