@@ -80,7 +80,9 @@ ROW_CHECKS = {
 # answer found by the last guess and by no other, and the score file agreeing.
 CHECKS = """
 WITH turns AS (
-    SELECT *, lag(game, 1, 0) OVER w AS previous_game, lag(guess_no) OVER w AS previous_no,
+    -- BIGINT: a log's numbers reach INTEGER's largest, and the previous one + 1 is compared
+    SELECT *, CAST(lag(game, 1, 0) OVER w AS BIGINT) AS previous_game,
+           CAST(lag(guess_no) OVER w AS BIGINT) AS previous_no,
            lag(answer) OVER w AS previous_answer, lag(n) OVER w AS previous_n,
            lead(game) OVER w AS next_game,
            list_sort(string_split(guess, ';')) = list_sort(string_split(answer, ';')) AS found

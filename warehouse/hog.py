@@ -103,8 +103,9 @@ SELECT log_id, 'turns' AS role, line, reason FROM (
         WHEN game <> previous_game AND turn <> 1 THEN format('game {} starts at turn {}', game, turn)
     END AS reason
     FROM (
-        SELECT log_id, line, game, turn,
-               lag(game, 1, 0) OVER w AS previous_game, lag(turn) OVER w AS previous_turn,
+        -- BIGINT: a log's numbers reach INTEGER's largest, and the previous one + 1 is compared
+        SELECT log_id, line, game, turn, lag(game, 1, 0) OVER w AS previous_game,
+               CAST(lag(turn) OVER w AS BIGINT) AS previous_turn,
                lead(game) OVER w AS next_game
         FROM stage_turns WHERE log_id IN (SELECT log_id FROM unordered)
         WINDOW w AS (PARTITION BY log_id ORDER BY line)

@@ -95,8 +95,9 @@ ROW_CHECKS = {
 # Games in line order, moves numbered 1, 2, … within each; the score file one row per game.
 CHECKS = """
 WITH numbered AS (
-    SELECT log_id, line, game, move,
-           lag(game, 1, 0) OVER w AS previous_game, lag(move) OVER w AS previous_move
+    -- BIGINT: a log's numbers reach INTEGER's largest, and the previous one + 1 is compared
+    SELECT log_id, line, game, move, CAST(lag(game, 1, 0) OVER w AS BIGINT) AS previous_game,
+           CAST(lag(move) OVER w AS BIGINT) AS previous_move
     FROM stage_turns WINDOW w AS (PARTITION BY log_id ORDER BY line)
 )
 SELECT log_id, 'turns' AS role, line, CASE

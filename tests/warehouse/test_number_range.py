@@ -17,9 +17,11 @@ from hypothesis import strategies as st
 from mine.parsers import supernim
 from mine.parsers.csvlog import INTEGER_MAX, NUMBER, POSITIVE, UINT, at_most, unbounded
 from mine.parsers.errors import LogFormatError
+from mine.strategies.bots.cardguess import make_bot as cardguess_bot
 from mine.strategies.bots.hog import make_bot as hog_bot
 from mine.strategies.bots.supernim import make_bot as supernim_bot
 from mine.strategies.bots.twentyone import make_bot as twentyone_bot
+from mine.strategies.engines.cardguess import CardGuessRules
 from mine.strategies.engines.hog import HogRules
 from mine.strategies.engines.simulation import simulate
 from mine.strategies.engines.supernim import SuperNimRules
@@ -43,6 +45,7 @@ GAMES = {  # how each game's logs are made: its rules, players and bots
     "twentyone": (TwentyOneRules(rounds=3), ["textbook", "dealer"], twentyone_bot),
     "hog": (HogRules(), ["always_roll:6", "square_strategy"], hog_bot),
     "supernim": (SuperNimRules(max_moves=30), ["greedy", "random"], supernim_bot),
+    "cardguess": (CardGuessRules(n=2), ["greedy"], cardguess_bot),
 }
 
 CASES = {  # game, file, column, the field made from what it was ({}: the number), its row
@@ -124,3 +127,26 @@ def test_the_python_reader_says_what_ingest_says(j, says, logs, tmp_path):
     _changed(folder, "supernim", "turns", 7, lambda f: "{}", "merge", j)
     (error,) = ingest(duckdb.connect(str(tmp_path / "w.duckdb")), [folder]).errors
     assert error.reason == f"j '{j}' {says}"
+
+
+NUMBERED = {  # game, column of a number its checks compare with the previous row's + 1
+    "a Hog turn": ("hog", 2),
+    "a Super-Nim move": ("supernim", 2),
+    "a card-guessing guess": ("cardguess", 4),
+}
+
+
+@pytest.mark.parametrize("verify", [True, False], ids=["verified", "--no-verify"])
+@pytest.mark.parametrize("case", NUMBERED, ids=list(NUMBERED))
+def test_the_largest_integer_numbering_a_row_is_an_error_at_its_line(case, verify, logs, tmp_path):
+    """The checks compared such a number with the previous row's plus one in INTEGER, and
+    the pair was DuckDB's 'Overflow in addition of INT32' naming no line."""
+    game, column = NUMBERED[case]
+    folder = tmp_path / "logs"
+    shutil.copytree(logs[game], folder)
+    path, line = _changed(folder, game, "turns", column, lambda f: "{}", 2, INTEGER_MAX)
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    summary = ingest(con, [folder], verify=verify)
+    (error,) = summary.errors
+    assert str(error).startswith(f"{path}:{line}: "), str(error)
+    assert str(INTEGER_MAX) in error.reason
