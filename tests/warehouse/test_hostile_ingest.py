@@ -18,7 +18,7 @@ import pytest
 from mine import games
 from mine.parsers import hog
 from mine.parsers.csvlog import pair_paths
-from mine.warehouse.ingest import LOG_BYTES, ingest
+from mine.warehouse.ingest import LOG_BYTES, LogFile, ingest
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.data import synth
 from tests.mine_cli import digest, here, mine, one_line_error, without_file_rights
@@ -366,3 +366,37 @@ def test_a_file_that_changes_game_takes_its_old_game_rows_along(tmp_path):
     assert outcomes(summary) == {"x": "replaced"}
     assert con.execute("SELECT list(DISTINCT game) FROM logs").fetchone()[0] == ["ginrummy"]
     nothing_stray(con)
+
+
+def test_a_log_written_to_as_ingest_reads_it_lands_as_read(tmp_path, monkeypatch):
+    """DuckDB read the file again after ingest had hashed it, so a file written to
+    meanwhile landed its new rows under the old content's hash: once the file held the old
+    bytes again, the next ingest found it unchanged and kept the other rows for good."""
+    turns, _ = hog_pair(tmp_path / "logs", "match", 1)
+    before = turns.read_bytes()
+    player = before.split(b",")[2]
+    after = before.replace(b"," + player + b",", b"," + player + b"x,")  # as many lines
+    read = LogFile.read
+
+    def read_then_written(log, aside=None):  # a writer at the worst moment: just after
+        read(log, aside)
+        if log.path == turns and turns.read_bytes() == before:
+            turns.write_bytes(after)
+
+    monkeypatch.setattr(LogFile, "read", read_then_written)
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+
+    def landed() -> tuple[str, bool]:
+        ((sha256,),) = con.execute(
+            "SELECT sha256 FROM manifest WHERE path = ?", [str(turns)]
+        ).fetchall()
+        renamed = con.execute("SELECT count(*) FROM hog_turns WHERE player = ?", [
+            (player + b"x").decode()
+        ]).fetchall()  # fmt: skip
+        return sha256, renamed[0][0] > 0
+
+    assert ingest(con, [tmp_path / "logs"], verify=False).ok
+    assert landed() == (hashlib.sha256(before).hexdigest(), False)
+    # The next ingest sees the new content, and it replaces the old.
+    assert ingest(con, [tmp_path / "logs"], verify=False).ok
+    assert landed() == (hashlib.sha256(after).hexdigest(), True)
