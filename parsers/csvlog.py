@@ -19,7 +19,7 @@ from mine.parsers.errors import LogFormatError
 UINT = r"0|[1-9][0-9]*"
 INTEGER_MAX = 2**31 - 1  # the warehouse's INTEGER: a larger number is no sane log value
 SHOWN = 40  # characters of a bad field an error message quotes
-MAX_LINE = 1 << 20  # characters of a line: real lines hold about a hundred
+MAX_LINE = 1 << 20  # bytes of a line (UTF-8): real lines hold about a hundred
 POSITIVE = r"[1-9][0-9]*"
 FLAG = r"[01]"
 # Python's \s written out: DuckDB's regular expressions (RE2) read \s as ASCII space, tab
@@ -71,11 +71,13 @@ class Format(NamedTuple):
 
     def check(self, path: str | Path, line: int, text: str) -> list[str]:
         """Split one line into its fields, or raise naming the first field that is wrong."""
-        if len(text) > MAX_LINE:  # DuckDB's reader skips such a line: say which it is
+        # DuckDB's reader skips such a line: say which it is. It counts bytes, so a line of
+        # few characters but many bytes each was only "DuckDB could not read every line".
+        if len(text) > MAX_LINE // 4 and len(text.encode()) > MAX_LINE:
             raise LogFormatError(
                 path,
                 line,
-                f"a line of {len(text):,} characters (a log line has at most {MAX_LINE:,})",
+                f"a line of {len(text.encode()):,} bytes (a log line has at most {MAX_LINE:,})",
             )
         fields = text.split(",")
         if len(fields) != len(self.columns):

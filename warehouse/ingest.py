@@ -35,7 +35,15 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from mine.inputs import shown, size, storable
-from mine.parsers.csvlog import POSITIVE, SCORE_SUFFIX, SHOWN, Format, file_problem, unbounded
+from mine.parsers.csvlog import (
+    MAX_LINE,
+    POSITIVE,
+    SCORE_SUFFIX,
+    SHOWN,
+    Format,
+    file_problem,
+    unbounded,
+)
 from mine.parsers.errors import LogFormatError
 from mine.strategies.runners import SERIAL, Runner
 from mine.warehouse import schema
@@ -409,7 +417,8 @@ def _stage(
         SELECT * EXCLUDE (well_formed), coalesce({sound}, false) AS sound
         FROM (
             SELECT f.log_id, CAST(r.rowid - f.first_rowid + 1 AS INTEGER) AS line, {fields},
-                   regexp_full_match(r.text, '{line}') AS well_formed
+                   strlen(r.text) <= {MAX_LINE} AND regexp_full_match(r.text, '{line}')
+                       AS well_formed
             FROM (SELECT rowid, file_index, text, string_split(text, ',') AS fields
                   FROM stage_{role}_lines) r
             JOIN stage_{role}_files f USING (file_index)
