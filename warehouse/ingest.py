@@ -1080,8 +1080,10 @@ def ingest(
             for name, group in by_game.items():
                 _known_logs(con, group)
                 _land(con, modules[name], group, summary, watch, runner)
-            for log in (log for pair in batch for log in pair.files if log.source):
-                Path(log.source).unlink(missing_ok=True)  # a batch's copies: its bytes
+            for log in (log for pair in batch for log in pair.files):
+                # a batch's copies (its bytes); a source elsewhere is a user's file
+                if Path(log.source).parent == aside:
+                    Path(log.source).unlink(missing_ok=True)
             watch.finish()
     summary.seconds = time.perf_counter() - started
     return summary
