@@ -90,6 +90,20 @@ def working_on(
         yield con
     except ValueError as error:
         raise fail(str(error)) from None
+    except (duckdb.Error, LookupError, TypeError) as error:
+        # A table or view changed by hand (a column dropped or retyped, a NULL let in) fails
+        # deep in a game's SQL or in the Python that reads its rows; said once here for
+        # every command, as what was changed.
+        if lake is not None or isinstance(error, duckdb.InterruptException):
+            raise
+        try:
+            changed = schema.tampered(con)
+        except duckdb.Error:
+            changed = None
+        if changed is None:
+            raise
+        raise fail(f"{db_path(db)}: not as mine lays out a warehouse: {changed}; rebuild it: "
+                   "`mine ingest LOGS --db NEW.duckdb` from the same logs") from None  # fmt: skip
     finally:
         con.close()
 

@@ -86,6 +86,44 @@ def check(con: duckdb.DuckDBPyConnection, path: object, *, empty_ok: bool = Fals
         )
 
 
+LAYOUT = (
+    "SELECT table_name, list(column_name || ' ' || data_type || "
+    "CASE WHEN is_nullable THEN '' ELSE ' NOT NULL' END ORDER BY column_index) "
+    "FROM duckdb_columns() WHERE NOT internal GROUP BY table_name"
+)
+VIEWS = "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal"
+
+
+def tampered(con: duckdb.DuckDBPyConnection) -> str | None:
+    """How the open warehouse's tables and views differ from those this mine makes (the
+    first difference), or None. Asked only once a read has failed: building the layout to
+    compare with costs a quarter of a second, and a read that fails on a warehouse laid out
+    as ours is a bug of mine, whose traceback is wanted."""
+    made = duckdb.connect()
+    try:
+        made.execute(CORE)
+        for module in game_schemas().values():
+            made.execute(module.SCHEMA)
+        wanted = dict(made.execute(LAYOUT).fetchall())
+        views = dict(made.execute(VIEWS).fetchall())
+    finally:
+        made.close()
+    found = dict(con.execute(LAYOUT).fetchall())
+    found_views = dict(con.execute(VIEWS).fetchall())
+    for name, columns in sorted(wanted.items()):
+        kind = "view" if name in views else "table"
+        if name not in found:
+            return f"its {kind} {name} is missing"
+        if kind == "view" and found_views.get(name) != views[name]:
+            return f"its view {name} is not the one mine makes"
+        if found[name] != columns:
+            extra = [column for column in found[name] if column not in columns]
+            lost = [column for column in columns if column not in found[name]]
+            said = ", ".join([*(f"lacks {c}" for c in lost), *(f"has {c}" for c in extra)])
+            return f"its {kind} {name} {said or 'has its columns in another order'}"
+    return None
+
+
 def ensure(con: duckdb.DuckDBPyConnection, path: object = "the warehouse") -> None:
     """Create whatever is missing; views are re-created so they follow the code."""
     check(con, path, empty_ok=True)
