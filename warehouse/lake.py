@@ -308,11 +308,12 @@ def tampered(lake: Path) -> str | None:
     A lake's tables are views over its files, so nothing checks them before a command
     reads them; asked once a read has failed (it reads every file whole)."""
     wanted, _ = schema.made_layout()
-    contents, con = read(lake.resolve()), in_memory()
+    root = lake.resolve()
+    contents, con = read(root), in_memory()
     try:
         for table in _part_tables():
             for file in contents["tables"].get(table, {}).get("files", []):
-                path = lake.resolve() / file
+                path = root / file
                 said = _file_problem(con, path, wanted[table])
                 if said is not None:
                     return f"{path}: {said}"
@@ -333,11 +334,14 @@ def _file_problem(con: duckdb.DuckDBPyConnection, path: Path, columns: list[tupl
             if found[column] != kind:
                 return f"column {column} is {found[column]}, not {kind}"
         required = [column for column, _, nullable in columns if not nullable]
-        counts = con.execute(
-            "SELECT "
-            + ", ".join(f"count(*) - count({identifier(c)})" for c in required)
-            + f" FROM {source}"
-        ).fetchone()
+        counts = (
+            required
+            and con.execute(  # no NOT NULL column: nothing to count
+                "SELECT "
+                + ", ".join(f"count(*) - count({identifier(c)})" for c in required)
+                + f" FROM {source}"
+            ).fetchone()
+        )
     except duckdb.Error as error:
         said = str(error).strip().splitlines()[0].replace(f" '{path}'", "")
         return f"cannot be read ({said})"
