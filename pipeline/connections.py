@@ -90,6 +90,23 @@ def working_on(
         yield con
     except ValueError as error:
         raise fail(str(error)) from None
+    except (duckdb.Error, LookupError, TypeError) as error:
+        # A table or view changed by hand (a column dropped or retyped, a NULL let in) fails
+        # deep in a game's SQL or in the Python that reads its rows; said once here for
+        # every command, as what was changed.
+        if isinstance(error, duckdb.InterruptException):
+            raise
+        if lake is not None:
+            lake_tampered(lake)
+            raise
+        try:
+            changed = schema.tampered(con)
+        except duckdb.Error:
+            changed = None
+        if changed is None:
+            raise
+        raise fail(f"{db_path(db)}: not as mine lays out a warehouse: {changed}; rebuild it: "
+                   "`mine ingest LOGS --db NEW.duckdb` from the same logs") from None  # fmt: skip
     finally:
         con.close()
 
@@ -107,8 +124,23 @@ def open_lake(
     except lakes.LakeError as error:
         raise fail(str(error)) from None
     except duckdb.Error as error:
+        lake_tampered(lake)
         reason = str(error).strip().splitlines()[0]
         raise fail(f"{lake}: cannot read the lake ({reason})") from None
+
+
+def lake_tampered(lake: Path) -> None:
+    """One line naming the file when a read of the lake failed on a file mine would not
+    have written (edited, replaced, cut short); nothing when every file is mine's."""
+    from mine.warehouse import lake as lakes
+
+    try:
+        changed = lakes.tampered(lake)
+    except (lakes.LakeError, duckdb.Error):
+        return
+    if changed is not None:
+        raise fail(f"{changed}: not as mine writes the lake's files (was it edited? ingest "
+                   "the logs again into a new lake)")  # fmt: skip
 
 
 def open_sealed(db: Path | None, lake: Path | None, wait: float) -> duckdb.DuckDBPyConnection:

@@ -301,6 +301,56 @@ def _check_file(lake: Path, file: str) -> None:
         )
 
 
+def tampered(lake: Path) -> str | None:
+    """The first file the lake lists that mine would not have written as its table's part
+    (a column lacking or of another type, a NULL where the warehouse has NOT NULL, a file
+    DuckDB cannot read), said as `file: what`; None when every file is as mine writes it.
+    A lake's tables are views over its files, so nothing checks them before a command
+    reads them; asked once a read has failed (it reads every file whole)."""
+    wanted, _ = schema.made_layout()
+    root = lake.resolve()
+    contents, con = read(root), in_memory()
+    try:
+        for table in _part_tables():
+            for file in contents["tables"].get(table, {}).get("files", []):
+                path = root / file
+                said = _file_problem(con, path, wanted[table])
+                if said is not None:
+                    return f"{path}: {said}"
+    finally:
+        con.close()
+    return None
+
+
+def _file_problem(con: duckdb.DuckDBPyConnection, path: Path, columns: list[tuple]) -> str | None:
+    source = f"read_parquet({quoted(str(path))}, hive_partitioning = false)"
+    try:
+        found = {
+            c: kind for c, kind, *_ in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
+        }
+        for column, kind, _ in columns:
+            if column not in found:
+                return f"no column {column}"
+            if found[column] != kind:
+                return f"column {column} is {found[column]}, not {kind}"
+        required = [column for column, _, nullable in columns if not nullable]
+        counts = (
+            required
+            and con.execute(  # no NOT NULL column: nothing to count
+                "SELECT "
+                + ", ".join(f"count(*) - count({identifier(c)})" for c in required)
+                + f" FROM {source}"
+            ).fetchone()
+        )
+    except duckdb.Error as error:
+        said = str(error).strip().splitlines()[0].replace(f" '{path}'", "")
+        return f"cannot be read ({said})"
+    for column, nulls in zip(required, counts, strict=True):
+        if nulls:
+            return f"column {column} is NULL in {nulls} rows"
+    return None
+
+
 def _over_files(con: duckdb.DuckDBPyConnection, table: str, source: str, retired: str) -> None:
     """Replace the empty `table` by a view over `source` with its columns and types (the
     games' views over it are bound when they run, so they read the files)."""

@@ -11,9 +11,10 @@ import socket
 import subprocess
 from pathlib import Path
 
+import polars as pl
 import pytest
 
-from tests.conftest import REAL_TWENTYONE
+from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
 from tests.mine_cli import MINE, digest, here, mine, one_line_error
 
 
@@ -288,3 +289,37 @@ def test_an_address_that_answers_but_is_no_cluster_is_one_line(tmp_path, scheme)
 def test_a_join_bound_that_is_no_number_of_seconds_is_one_line(tmp_path, closed_port, seconds):
     line = joining(f"127.0.0.1:{closed_port}", tmp_path, MINE_CLUSTER_TIMEOUT=seconds)
     assert f"MINE_CLUSTER_TIMEOUT={seconds}" in line
+
+
+@pytest.fixture(scope="module")
+def ginrummy_lake(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lake") / "lake"
+    assert here("ingest", REAL_GINRUMMY, "--lake", folder).returncode == 0
+    return folder
+
+
+def _no_hand(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.with_columns(
+        pl.when(pl.int_range(pl.len()) == 0).then(None).otherwise(pl.col("hand")).alias("hand")
+    )
+
+
+# A part rewritten by hand: a NULL where the warehouse says NOT NULL was a TypeError's
+# traceback from the Gin Rummy statistics; a column dropped, DuckDB's Binder Error naming
+# no file.
+PARTS = {
+    "a NULL hand": (_no_hand, "column hand is NULL in 1 rows"),
+    "no hand": (lambda frame: frame.drop("hand"), "no column hand"),
+}
+
+
+@pytest.mark.parametrize("edit", PARTS, ids=str)
+def test_a_part_rewritten_by_hand_is_one_line_naming_it(ginrummy_lake, tmp_path, edit):
+    copy = tampered_copy(ginrummy_lake, tmp_path)
+    manifest = json.loads((copy / "lake.json").read_text())
+    part = copy / manifest["tables"]["ginrummy_turns"]["files"][0]
+    change, says = PARTS[edit]
+    change(pl.read_parquet(part, hive_partitioning=False)).write_parquet(part)
+    line = one_line_error(here("stats", "ginrummy", "--lake", copy))
+    assert f"{part}: {says}: not as mine writes the lake's files" in line
+    assert not list(copy.glob("stats_*"))

@@ -1,0 +1,59 @@
+"""A warehouse changed by SQL outside mine (a column dropped or retyped, a NULL let in, a
+view dropped or replaced) is one line naming what was changed, for every game's command
+that reads it, and the warehouse is left as it was."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from tests.mine_cli import digest, here, one_line_error
+from tests.shared_warehouse import copy_of, examples_warehouse, twentyone_table
+
+# (the change, the command, what the line says); each failed deep in the game's reading
+# before: DuckDB's Binder or Catalog Error, or polars' and Python's TypeError or KeyError
+# on a row the layout would never hold
+CASES = [
+    ("ALTER TABLE supernim_moves DROP COLUMN kind", ["stats", "supernim"],
+     "its table supernim_moves lacks kind VARCHAR NOT NULL"),
+    ("ALTER TABLE cardguess_guesses DROP COLUMN suits", ["stats", "cardguess"],
+     "its table cardguess_guesses lacks suits INTEGER NOT NULL"),
+    ("ALTER TABLE twentyone_turn_rows DROP COLUMN action", ["stats", "twentyone"],
+     "its table twentyone_turn_rows lacks action VARCHAR NOT NULL"),
+    ("ALTER TABLE ginrummy_turns ALTER COLUMN mine TYPE VARCHAR", ["stats", "ginrummy"],
+     "its table ginrummy_turns lacks mine BOOLEAN NOT NULL, has mine VARCHAR NOT NULL"),
+    ("ALTER TABLE ginrummy_turns ALTER COLUMN hand DROP NOT NULL; "
+     "UPDATE ginrummy_turns SET hand = NULL WHERE line = 3", ["stats", "ginrummy"],
+     "its table ginrummy_turns lacks hand VARCHAR[] NOT NULL, has hand VARCHAR[]"),
+    ("ALTER TABLE cardguess_guesses ALTER COLUMN guess DROP NOT NULL; "
+     "UPDATE cardguess_guesses SET guess = NULL WHERE line = 3", ["stats", "cardguess"],
+     "its table cardguess_guesses lacks guess VARCHAR[] NOT NULL, has guess VARCHAR[]"),
+    ("DROP VIEW supernim_positions", ["stats", "supernim"],
+     "its view supernim_positions is missing"),
+    ("CREATE OR REPLACE VIEW twentyone_turns AS SELECT 1 AS log_id", ["stats", "twentyone"],
+     "its view twentyone_turns is not the one mine makes"),
+    ("DROP TABLE manifest", ["stats", "ginrummy", "--logs", "*"],
+     "its table manifest is missing"),
+    ("ALTER TABLE twentyone_turn_rows DROP COLUMN upcard", ["report", "twentyone"],
+     "its table twentyone_turn_rows lacks upcard VARCHAR NOT NULL"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("change, command, says", CASES, ids=[c[2][4:40] for c in CASES])
+def test_a_warehouse_changed_by_hand_is_one_line_naming_the_change(
+    change, command, says, tmp_path, tmp_path_factory
+):
+    db = copy_of(examples_warehouse(tmp_path_factory), tmp_path / "w.duckdb")
+    con = duckdb.connect(str(db))
+    con.execute(change)
+    con.close()
+    before = digest(db)
+    extra = ["--table", copy_of(twentyone_table(tmp_path_factory), tmp_path / "t.parquet")]
+    out = tmp_path / "out.html" if command[0] == "report" else tmp_path / "out"
+    args = [*command, *(extra if command[0] == "report" else []), "--db", db]
+    if command[0] in ("fit", "report"):
+        args += ["--out", out]
+    said = one_line_error(here(*args))
+    assert f"{db}: not as mine lays out a warehouse: {says};" in said
+    assert digest(db) == before
+    assert not list(tmp_path.glob("out*"))
