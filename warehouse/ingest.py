@@ -23,6 +23,7 @@ import glob
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterable, Mapping
@@ -60,6 +61,7 @@ are replayed."""
 LOG_BYTES = 4 << 30
 """A log file past this is not one: mine's largest (a Hog match of a million games of
 always_roll:1) holds about 1.5 GB, and ingest holds a file's bytes whole."""
+NOT_A_FILE = "not a file (a FIFO, a socket, or a link to nothing)"
 NO_NULLS = "\\x1fnull"  # empty fields stay empty strings, never NULL
 GLOB_CHARACTERS = "*?["
 RUNS_SLICED = 10_000
@@ -286,8 +288,7 @@ def _csv_files_under(folder: Path, unreadable: list[LogFormatError]) -> list[Pat
             if path.is_file():
                 files.append(path)
             else:
-                reason = "not a file (a FIFO, a socket, or a link to nothing)"
-                unreadable.append(LogFormatError(path, None, reason))
+                unreadable.append(LogFormatError(path, None, NOT_A_FILE))
     return files
 
 
@@ -301,14 +302,20 @@ def _aside(folder: Path, path: Path, data: bytes) -> str:
 
 
 def _log_bytes(path: Path) -> bytes:
-    """The bytes of a log file, read whole. One past LOG_BYTES is refused unread: read, it
-    was a MemoryError's traceback (or the machine's memory) and no pair of the batch landed."""
-    with open(path, "rb") as file:
-        bytes_held = os.fstat(file.fileno()).st_size
-        if bytes_held > LOG_BYTES:
+    """The bytes of a log file, read whole. Refused unread: one past LOG_BYTES (read, it was
+    a MemoryError's traceback, or the machine's memory, and no pair of the batch landed),
+    and one that is no longer a regular file (swapped for a FIFO since the listing, its read
+    waited for a writer: the open does not wait)."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(descriptor, "rb") as file:
+        held = os.fstat(descriptor)
+        if not stat.S_ISREG(held.st_mode):
+            raise ValueError(NOT_A_FILE)
+        if held.st_size > LOG_BYTES:
             raise ValueError(
-                f"{size(bytes_held)}, more than a log holds (mine reads at most {size(LOG_BYTES)})"
+                f"{size(held.st_size)}, more than a log holds (mine reads at most {size(LOG_BYTES)})"
             )
+        os.set_blocking(descriptor, True)
         return file.read()
 
 

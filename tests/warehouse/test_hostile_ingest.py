@@ -10,6 +10,7 @@ import json
 import os
 import random
 import shutil
+import threading
 from pathlib import Path
 
 import duckdb
@@ -258,6 +259,21 @@ def test_a_csv_that_is_not_a_file_is_said_and_the_rest_lands(tmp_path, kind):
     assert result.returncode == 1
     assert f"error: {odd}: not a file (a FIFO, a socket, or a link to nothing)" in said(result)
     assert landed_stems(db) == {pairs[0][0].stem, pairs[2][0].stem}
+
+
+def test_a_log_swapped_for_a_fifo_after_the_listing_is_refused_not_waited_on(tmp_path):
+    """The listing keeps regular files only; one swapped for a FIFO before it was read had
+    the ingest wait for a writer, which only Ctrl-C ended."""
+    fifo = tmp_path / "t.csv"
+    os.mkfifo(fifo)
+    log = LogFile(fifo, "turns")
+    reading = threading.Thread(target=log.read, args=(tmp_path,), daemon=True)
+    reading.start()
+    reading.join(120)  # bounded against a hang only
+    if reading.is_alive():  # let the waiting read go before failing
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert not reading.is_alive(), "the read waited for a writer"
+    assert log.problem.reason == "not a file (a FIFO, a socket, or a link to nothing)"
 
 
 def test_unpaired_files_are_in_the_manifest(tmp_path):
