@@ -103,9 +103,7 @@ def made_layout() -> tuple[dict[str, list[tuple]], dict[str, str]]:
     """The layout this mine makes (a quarter of a second: the schema built in memory)."""
     made = duckdb.connect()
     try:
-        made.execute(CORE)
-        for module in game_schemas().values():
-            made.execute(module.SCHEMA)
+        ensure(made, "the layout in memory")
         return layout(made)
     finally:
         made.close()
