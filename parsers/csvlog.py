@@ -158,9 +158,10 @@ def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
-def read_lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """(line number, text without its LF or CRLF) for every line of a well-formed file."""
-    data = Path(path).read_bytes()
+def read_lines(path: str | Path, data: bytes | None = None) -> Iterator[tuple[int, str]]:
+    """(line number, text without its LF or CRLF) for every line of a well-formed file:
+    the one at `path`, or `data` read from it."""
+    data = Path(path).read_bytes() if data is None else data
     problem = file_problem(data)
     if problem:
         raise LogFormatError(path, *problem)
@@ -193,11 +194,12 @@ def joined(values: Iterable[object]) -> str:
     return ";".join(map(str, values))
 
 
-def reader(fmt: Format, build: Callable[[list[str]], Any]) -> Callable[[str | Path], Iterator]:
-    """`read(path)`: the file's records, built by `build` from each line's checked fields."""
+def reader(fmt: Format, build: Callable[[list[str]], Any]) -> Callable[..., Iterator]:
+    """`read(path)`: the file's records, built by `build` from each line's checked fields
+    (`read(path, data)`: of the bytes `data` read from it)."""
 
-    def read(path: str | Path) -> Iterator:
-        for number, line in read_lines(path):
+    def read(path: str | Path, data: bytes | None = None) -> Iterator:
+        for number, line in read_lines(path, data):
             fields = fmt.check(path, number, line)
             try:
                 yield build(fields)

@@ -656,11 +656,13 @@ def _problems(
 
 
 def _parse_error(module: ModuleType, *logs: LogFile) -> LogFormatError | None:
-    """The first line the parser refuses in these files, in order (None: it takes them)."""
+    """The first line the parser refuses in these files, in order (None: it takes them).
+    It reads the bytes DuckDB read (their copy), not the file again: one written to since
+    was judged by its new lines, and one swapped for a FIFO was waited on."""
     for log in logs:
         read = module.FORMAT.read_turns if log.role == "turns" else module.FORMAT.read_scores
         try:
-            for _ in read(log.path):
+            for _ in read(log.path, Path(log.source).read_bytes()):
                 pass
         except LogFormatError as error:
             return error

@@ -416,3 +416,25 @@ def test_a_log_written_to_as_ingest_reads_it_lands_as_read(tmp_path, monkeypatch
     # The next ingest sees the new content, and it replaces the old.
     assert ingest(con, [tmp_path / "logs"], verify=False).ok
     assert landed() == (hashlib.sha256(after).hexdigest(), True)
+
+
+def test_a_refused_log_written_to_as_ingest_reads_it_is_judged_as_read(tmp_path, monkeypatch):
+    """A line DuckDB could not read was named by the parser reading the file again: one
+    written to since was judged by its new lines (here the bad line moved from 4 to 6),
+    and one swapped for a FIFO was waited on."""
+    turns, _ = hog_pair(tmp_path / "logs", "match", 1)
+    lines = turns.read_bytes().split(b"\r\n")
+    lines[3] += b",x"  # a column too many, which DuckDB's reader does not take
+    turns.write_bytes(b"\r\n".join(lines))
+    lines[3], lines[5] = lines[3][: -len(b",x")], lines[5] + b",x"
+    read = LogFile.read
+
+    def read_then_written(log, aside=None):
+        read(log, aside)
+        if log.path == turns:
+            turns.write_bytes(b"\r\n".join(lines))
+
+    monkeypatch.setattr(LogFile, "read", read_then_written)
+    summary = ingest(duckdb.connect(str(tmp_path / "w.duckdb")), [tmp_path / "logs"])
+    (error,) = summary.errors
+    assert str(error) == f"{turns}:4: expected 9 columns, found 10"
