@@ -113,3 +113,30 @@ def size(count: float) -> str:
             return f"{count:,.0f} {unit}"
         count /= 1000
     return f"{count:,.1f} TB"
+
+
+# an error's type or message in a line (two, and a function's name, in a fault's line)
+LINE_CHARACTERS = 160
+
+
+def raised(error: BaseException) -> tuple[str, str]:
+    """(its type's name, its message's first line) of an exception raised by code mine did
+    not write (a player file's), each shown as one line of at most LINE_CHARACTERS
+    characters: its own `__str__` may raise, say megabytes or return a `str` of its own
+    class, and none of that is to fail or flood the line that charges the fault."""
+    kind = _line(type(error).__name__)
+    try:
+        text = str(error)
+    except BaseException as failure:  # the file's code, whatever it raises (SystemExit too)
+        return kind, f"(its message raised {_line(type(failure).__name__)})"
+    return kind, _line(text)
+
+
+def _line(text: object) -> str:
+    """The first line of `text`, a builtin `str` (a subclass's methods never run), shown
+    and capped."""
+    if not isinstance(text, str):
+        return ""
+    head = str.__str__(text)[: LINE_CHARACTERS + 1].splitlines() or [""]
+    line = shown(head[0])
+    return line if len(line) <= LINE_CHARACTERS else line[: LINE_CHARACTERS - 1] + "…"

@@ -53,6 +53,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from mine.inputs import raised
 from mine.strategies import confinement
 from mine.strategies.plain_messages import HEADER, Malformed, decode, encode, length
 
@@ -199,8 +200,8 @@ def _describe(error: BaseException) -> str:
         return f"called sys.exit({error.code!r})"
     if isinstance(error, MemoryError):
         return "ran out of memory (MemoryError)"
-    text = str(error).splitlines()[0] if str(error) else ""
-    return f"raised {type(error).__name__}" + (f": {text}" if text else "")
+    kind, text = raised(error)
+    return f"raised {kind}" + (f": {text}" if text else "")
 
 
 def _blame(error: BaseException, watch_: _Watch, paths: Sequence[str]) -> tuple[int, str]:

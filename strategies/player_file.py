@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from mine.inputs import raised
 from mine.strategies import confinement, contained
 from mine.strategies.haskell import entrants, programs
 from mine.strategies.haskell.build import COURSES, CompileError
@@ -97,7 +98,8 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
     except SystemExit as error:
         raise PlayerFileError(f"{path}: cannot load (it called sys.exit({error.code!r}))") from None
     except Exception as error:  # a broken player is the user's input, not our bug
-        raise PlayerFileError(f"{path}: cannot load ({type(error).__name__}: {error})") from None
+        kind, text = raised(error)
+        raise PlayerFileError(f"{path}: cannot load ({kind}: {text})") from None
     finally:
         sys.modules.pop(name, None)
     missing = [f for f in functions if not callable(getattr(module, f, None))]

@@ -465,7 +465,7 @@ def _action_and_memory(result: Any) -> tuple[Any, Any]:
     try:
         action, memory = result
     except (TypeError, ValueError) as error:  # not a pair: the player's fault
-        raise referee.Fault(WORDS.raised.format(kind=type(error).__name__, error=error)) from None
+        raise referee.Fault(referee.raised(error, WORDS)) from None
     return action, memory
 
 

@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mine import inputs
 from mine.strategies.engines.state import GameState, IllegalAction
 
 Bot = Callable[[Any], Any]
@@ -78,6 +79,13 @@ class Words:
 
 
 WORDS = Words()
+
+
+def raised(error: BaseException, words: Words = WORDS) -> str:
+    """The fault of a player whose code raised `error`, in one line: its message is the
+    file's code too, and may itself raise or run to megabytes (`inputs.raised`)."""
+    kind, text = inputs.raised(error)
+    return words.raised.format(kind=kind, error=text)
 
 
 @dataclass
@@ -145,7 +153,7 @@ def call(
     try:
         result = function(*arguments)
     except Exception as error:  # a player's crash is its own fault, not the table's
-        return words.raised.format(kind=type(error).__name__, error=error)
+        return raised(error, words)
     wall, spent = time.perf_counter() - started, time.process_time() - cpu
     seen.times[seat].append(spent)
     if spent >= limits.seconds or wall >= limits.seconds * limits.wall_factor:
