@@ -462,10 +462,15 @@ def _melds(result: Any) -> tuple[Any, Any]:
 
 
 def _action_and_memory(result: Any) -> tuple[Any, Any]:
+    # Read as plain values, a play's card as the engine's own Card (whatever the file's
+    # class was): the draw and the card reach the other seat's calls.
+    result = referee.plain(result)
     try:
         action, memory = result
     except (TypeError, ValueError) as error:  # not a pair: the player's fault
         raise referee.Fault(referee.raised(error, WORDS)) from None
+    if isinstance(action, tuple) and len(action) == 2 and isinstance(action[1], tuple):
+        action = (action[0], Card(*action[1]) if len(action[1]) == 2 else action[1])
     return action, memory
 
 

@@ -297,7 +297,7 @@ def action_kind(action: object) -> tuple[int, int] | None:
     amount = getattr(action, "amount", 0)
     if not isinstance(amount, int) or isinstance(amount, bool):
         return None
-    return kind, amount
+    return kind, int.__index__(amount)  # its value: a subclass's comparisons and sums may lie
 
 
 # --- players ------------------------------------------------------------------------------
@@ -800,9 +800,10 @@ def course_player(play: PlayFunc) -> referee.Course:
 
 
 def _action_and_memory(result: object) -> tuple[object, object]:
-    if not (isinstance(result, tuple) and len(result) == 2):
+    parts = referee.items(result) if isinstance(result, tuple) else None
+    if parts is None or len(parts) != 2:
         raise referee.Fault(f"returned {quoted(result)}, not (action, memory)")
-    return result
+    return parts
 
 
 # --- logs: a played game as the server's turn and score files, from one player's view ---

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
+
+from mine.strategies.engines import referee
 from tests.mine_cli import mine, one_line_error
 
 UNREADABLE = """
@@ -49,3 +53,156 @@ def test_an_exception_of_megabytes_reads_as_one_short_line(tmp_path):
     line = one_line_error(mine("validate", "hog", path), code=1)
     assert line.startswith(f"error: {path}: raised ValueError: \\x1b[31mxxx"), line[:200]
     assert line.endswith("x… in final_strategy()") and len(line) < 400, line[:200]
+
+
+# --- answers of classes of the player's own, through the referee and the real engines ---------
+
+RAN: list[str] = []  # the methods of the player's own classes that ran, by name
+
+
+class Sneaky(str):
+    """A card or draw text whose comparisons lie (every text is it) and say they ran."""
+
+    def __eq__(self, other):
+        RAN.append("__eq__")
+        return True
+
+    def __hash__(self):
+        RAN.append("__hash__")
+        return 0
+
+
+class Lying(int):
+    """A number every comparison finds in range, and every sum leaves as it was."""
+
+    def __lt__(self, other):
+        return False
+
+    __gt__ = __lt__
+
+    def __le__(self, other):
+        return True
+
+    __ge__ = __le__
+
+    def __rsub__(self, other):
+        return other
+
+
+class Short(str):
+    def __len__(self):
+        return 0
+
+
+def _sneaky(value):
+    """`value` with every text in it a Sneaky (the same characters)."""
+    if isinstance(value, str):
+        return Sneaky(value)
+    if not isinstance(value, tuple | list):
+        return value
+    items = [_sneaky(v) for v in value]
+    return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)  # a Card
+
+
+def test_a_ginrummy_answers_own_class_runs_nowhere_and_never_reaches_the_other_seat():
+    """(Before: the engine compared the draw by its `__eq__`, and handed the object to the
+    other seat as its `opponent_draw`: one file's code ran in the other's call, blamed on
+    it.) The same texts as plain str: the same game, no fault."""
+    from mine.strategies.codegen import ginrummy as codegen
+    from mine.strategies.engines import ginrummy as engine
+    from mine.strategies.player_file import load_source
+    from tests.strategies.test_ginrummy_codegen import FITTED
+
+    source = codegen.module_source(FITTED, None)
+    sneaky, other = load_source(source, "ginrummy"), load_source(source, "ginrummy")
+    for name in ("pick", "play"):
+        honest = getattr(sneaky, name)
+        setattr(sneaky, name, lambda *args, honest=honest: _sneaky(honest(*args)))
+    seen, honest_pick = set(), other.pick
+
+    def pick(discard_top, scores, memory, opponent_draw, hand):
+        for given in (discard_top, opponent_draw, *hand):
+            seen.update(map(type, given) if isinstance(given, tuple) else [type(given)])
+        return honest_pick(discard_top, scores, memory, opponent_draw, hand)
+
+    other.pick = pick
+    RAN.clear()
+    state = engine.new_game(engine.DEFAULT_RULES, np.random.default_rng(3), ["s", "o"])
+    seats = {"s": engine.course_player(sneaky), "o": engine.course_player(other)}
+    played = referee.refereed(engine, engine.DEFAULT_RULES, state,
+                              [seats[p] for p in state.players])  # fmt: skip
+    assert played.faults == [None, None] and state.is_terminal()
+    assert RAN == [] and seen == {int, str, type(None)}  # a card's fields, a draw
+
+
+def test_a_supernim_answer_whose_eq_lies_is_no_successor():
+    """(Before: an object equal to everything was taken for the first legal move.)"""
+    from mine.strategies.bots.supernim import make_bot
+    from mine.strategies.engines import supernim as engine
+
+    class Everything:
+        def __eq__(self, other):
+            return True
+
+    player = SimpleNamespace(ai_move=lambda state, **_: Everything())
+    state = engine.new_game(engine.DEFAULT_RULES, np.random.default_rng(0), board=(3, 4))
+    bot = make_bot("random", engine.DEFAULT_RULES, np.random.default_rng(0))
+    played = referee.refereed(engine, engine.DEFAULT_RULES, state,
+                              [engine.course_player(player), bot])  # fmt: skip
+    assert played.faults == [engine.NOT_A_SUCCESSOR, None]
+
+
+def test_a_cardguess_guess_of_texts_of_its_own_class_is_read_as_plain_texts():
+    """(Before: the card's `__hash__` ran in the engine, and raised there: the harness's
+    error, not an invalid guess.)"""
+    from mine.strategies.engines import cardguess as engine
+
+    guesses = iter(["2C 3D", "4H 5S", "6C 7D", "8H 9S", "TC JD", "QH KS", "AC 2D"] * 100)
+
+    def guess(*_):
+        return [Sneaky(card) for card in next(guesses).split()], None
+
+    rules = engine.DEFAULT_RULES
+    state = engine.new_game(rules, np.random.default_rng(0))
+    player = SimpleNamespace(initial_guess=guess, next_guess=guess)
+    RAN.clear()
+    played = referee.refereed(engine, rules, state, [engine.course_player(player)])
+    assert RAN == [] and played.faults == [None]
+    assert state.is_terminal() and len(state.guesses) == 100  # its guesses, all read
+
+
+def _twentyone(answer):
+    """A TwentyOne game of a player answering `answer(upcard, memory)` beside a fine one:
+    its fault."""
+    from mine.strategies.engines import twentyone as engine
+
+    def fine(upcard, points, infos, player_id, memory, hand):
+        return (engine.Bid(10) if upcard is None else engine.Stand()), "m"
+
+    def play(upcard, points, infos, player_id, memory, hand):
+        return answer(upcard, memory)
+
+    rules = engine.TwentyOneRules(rounds=2)
+    state = engine.new_game(rules, np.random.default_rng(0), ["a", "b"])
+    seats = {"a": engine.course_player(play), "b": engine.course_player(fine)}
+    played = referee.play(state, [seats[i] for i in state.players], referee.seat_out,
+                          referee.Limits(1.0, 20))  # fmt: skip
+    return played.faults[state.players.index("a")], state
+
+
+def test_a_twentyone_bid_of_a_lying_number_is_read_as_its_value():
+    """(Before: a bid of a billion with 10,000 points was taken, its comparisons in range,
+    and the seat's points went to -999,990,000 to be paid back double.)"""
+    from mine.strategies.engines.twentyone import Bid, Stand
+
+    fault, state = _twentyone(lambda up, _: (Bid(Lying(10**9)) if up is None else Stand(), ""))
+    assert fault == "Bid 1000000000 outside 10..100 (points 10000)"
+    assert all(type(points) is int and points >= 0 for points in state.points)
+
+
+def test_a_twentyone_memory_whose_len_lies_is_counted_as_it_is():
+    """(Before: a memory of any length whose `__len__` said 0 was kept.)"""
+    from mine.strategies.engines.twentyone import Bid, Stand
+
+    fault, _ = _twentyone(lambda up, _: (Bid(10) if up is None else Stand(), Short("x" * 21)))
+    assert fault == "memory of 21 characters (limit 20)"
