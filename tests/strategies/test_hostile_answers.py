@@ -10,6 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from mine.strategies.engines import referee
 from tests.mine_cli import mine, one_line_error
@@ -206,3 +207,26 @@ def test_a_twentyone_memory_whose_len_lies_is_counted_as_it_is():
 
     fault, _ = _twentyone(lambda up, _: (Bid(10) if up is None else Stand(), Short("x" * 21)))
     assert fault == "memory of 21 characters (limit 20)"
+
+
+CLOSES = """
+import os
+def final_strategy(score, opponent_score):
+    for fd in range(3, 64):
+        try:
+            os.{}
+        except OSError:
+            pass
+    return 4
+"""
+
+
+@pytest.mark.parametrize("how", ["close(fd)", "dup2(0, fd)"])
+def test_a_player_that_closes_or_replaces_the_harness_channel_is_told_so(how, tmp_path):
+    """(Before: 'ended its process (exit code 70) in the harness', the words of a worker
+    that could not be confined.)"""
+    path = _hog(tmp_path, "closes.py", CLOSES.format(how))
+    line = one_line_error(mine("validate", "hog", path), code=1)
+    assert line == (f"error: {path}: closed or replaced the harness's channel (a descriptor "
+                    "it did not open)")  # fmt: skip
+
