@@ -472,7 +472,7 @@ class State:
                 return f"{name} while bidding: the first action of a round is Bid"
             low, high = self.rules.bid_range(points)
             if not low <= amount <= high:
-                return f"Bid {amount} outside {low}..{high} (points {points})"
+                return f"Bid {quoted(amount)} outside {low}..{high} (points {points})"
             return None
         if kind == BID:
             return "Bid after the bidding"
@@ -480,7 +480,7 @@ class State:
             bid = self.current_hand().bid
             cost = {DOUBLE: bid, SPLIT: bid, INSURANCE: bid // 2}.get(kind)
             if cost is not None and amount != cost:
-                return f"{name} {amount}: it costs exactly {cost}"
+                return f"{name} {quoted(amount)}: it costs exactly {cost}"
             return None
         return self._reason(kind)
 

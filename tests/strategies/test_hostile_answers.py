@@ -230,3 +230,22 @@ def test_a_player_that_closes_or_replaces_the_harness_channel_is_told_so(how, tm
     assert line == (f"error: {path}: closed or replaced the harness's channel (a descriptor "
                     "it did not open)")  # fmt: skip
 
+
+HUGE = 10**100_000
+
+
+@pytest.mark.parametrize(
+    ("bid", "then", "fault"),
+    [
+        (HUGE, "Stand", "Bid an integer of about 100,001 digits outside 10..100 (points 10000)"),
+        (10, "DoubleDown", "DoubleDown an integer of about 100,001 digits: it costs exactly 10"),
+    ],
+    ids=["bid", "double"],  # (no id of the number: Python will not write it)
+)
+def test_a_twentyone_amount_past_pythons_digits_is_an_invalid_action(bid, then, fault):
+    """(Before: its fault's words wrote the number, which Python refuses past 4,300 digits:
+    a ValueError out of the referee, 'in the harness'.)"""
+    from mine.strategies.engines import twentyone as engine
+
+    play = engine.Stand() if then == "Stand" else engine.DoubleDown(HUGE)
+    assert _twentyone(lambda up, _: (engine.Bid(bid) if up is None else play, ""))[0] == fault
