@@ -108,7 +108,8 @@ def _sneaky(value):
 def test_a_ginrummy_answers_own_class_runs_nowhere_and_never_reaches_the_other_seat():
     """(Before: the engine compared the draw by its `__eq__`, and handed the object to the
     other seat as its `opponent_draw`: one file's code ran in the other's call, blamed on
-    it.) The same texts as plain str: the same game, no fault."""
+    it; a declared card's suit compared by its own `__eq__` could make any cards a meld.)
+    The same texts as plain str: the same game, no fault."""
     from mine.strategies.codegen import ginrummy as codegen
     from mine.strategies.engines import ginrummy as engine
     from mine.strategies.player_file import load_source
@@ -116,7 +117,7 @@ def test_a_ginrummy_answers_own_class_runs_nowhere_and_never_reaches_the_other_s
 
     source = codegen.module_source(FITTED, None)
     sneaky, other = load_source(source, "ginrummy"), load_source(source, "ginrummy")
-    for name in ("pick", "play"):
+    for name in ("pick", "play", "melds"):
         honest = getattr(sneaky, name)
         setattr(sneaky, name, lambda *args, honest=honest: _sneaky(honest(*args)))
     seen, honest_pick = set(), other.pick
@@ -249,3 +250,20 @@ def test_a_twentyone_amount_past_pythons_digits_is_an_invalid_action(bid, then, 
 
     play = engine.Stand() if then == "Stand" else engine.DoubleDown(HUGE)
     assert _twentyone(lambda up, _: (engine.Bid(bid) if up is None else play, ""))[0] == fault
+
+
+def test_ginrummy_melds_whose_own_code_raises_as_they_are_read_are_an_invalid_play(tmp_path):
+    """(Before: a generator of melds that raises ran in the engine: 'raised RuntimeError:
+    gen in the harness', and the validation ended there.) Its invalid plays, counted."""
+    from mine.strategies.codegen import ginrummy as codegen
+    from tests.strategies.test_ginrummy_codegen import FITTED
+
+    path = tmp_path / "gen.py"
+    path.write_text(codegen.module_source(FITTED, None) + "\n_melds = melds\n"
+                    "def melds(*args):\n    yield from _melds(*args)\n"
+                    "    raise RuntimeError('gen')\n")  # fmt: skip
+    result = mine("validate", "ginrummy", path, "--games", "2", "--baselines", "random",
+                  "--workers", "1", "--json")  # fmt: skip
+    line = one_line_error(result, code=1)
+    assert line == "error: 2 invalid plays against random: player raised RuntimeError: gen"
+    assert json.loads(result.stdout)["against"]["random"]["invalid"] == 2
