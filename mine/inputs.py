@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import reprlib
 import stat
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -130,6 +131,19 @@ def raised(error: BaseException) -> tuple[str, str]:
     except BaseException as failure:  # the file's code, whatever it raises (SystemExit too)
         return kind, f"(its message raised {_line(type(failure).__name__)})"
     return kind, _line(text)
+
+
+def exit_code(error: SystemExit) -> str:
+    """What a file's `sys.exit` was called with, as its repr reads in one line: that of
+    its own class may raise or run to megabytes."""
+    try:
+        return _line(_SHORT.repr(error.code))
+    except BaseException:  # the file's code, whatever it raises
+        return f"a {_line(type(error.code).__name__)}"
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = LINE_CHARACTERS
 
 
 def _line(text: object) -> str:

@@ -53,7 +53,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from mine.inputs import raised
+from mine.inputs import exit_code, raised
 from mine.strategies import confinement
 from mine.strategies.plain_messages import HEADER, Malformed, decode, encode, length
 
@@ -198,7 +198,7 @@ def _describe(error: BaseException) -> str:
     if isinstance(error, Ended):
         return str(error)
     if isinstance(error, SystemExit):
-        return f"called sys.exit({error.code!r})"
+        return f"called sys.exit({exit_code(error)})"
     if isinstance(error, MemoryError):
         return "ran out of memory (MemoryError)"
     kind, text = raised(error)

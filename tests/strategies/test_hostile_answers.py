@@ -267,3 +267,26 @@ def test_ginrummy_melds_whose_own_code_raises_as_they_are_read_are_an_invalid_pl
     line = one_line_error(result, code=1)
     assert line == "error: 2 invalid plays against random: player raised RuntimeError: gen"
     assert json.loads(result.stdout)["against"]["random"]["invalid"] == 2
+
+
+EXITS = {  # how a file ends itself, at import or in its call, and the line it gets
+    "sys.exit of megabytes at import": (
+        'import sys\nsys.exit("x" * 20_000_000)\n',
+        "cannot load (it called sys.exit('" + "x" * 77 + "..." + "x" * 78 + "'))",
+    ),
+    "sys.exit of megabytes in its call": (
+        'import sys\ndef final_strategy(score, opponent_score):\n    sys.exit("x" * 20_000_000)\n',
+        "called sys.exit('" + "x" * 77 + "..." + "x" * 78 + "') in final_strategy()",
+    ),
+    "KeyboardInterrupt at import": ("raise KeyboardInterrupt\n", "cannot load (KeyboardInterrupt)"),
+}
+
+
+@pytest.mark.parametrize("how", EXITS, ids=list(EXITS))
+def test_a_file_that_ends_itself_is_told_how_in_one_short_line(how, tmp_path):
+    """(Before: 'ended its process (exit code 70) in the harness' for a sys.exit whose code
+    ran to megabytes, and 'raised KeyboardInterrupt in the harness' at import.)"""
+    source, words = EXITS[how]
+    path = _hog(tmp_path, "ends.py", source + "def final_strategy(score, opponent_score):\n"
+                "    return 4\n" if "import" in how else source)  # fmt: skip
+    assert one_line_error(mine("validate", "hog", path), code=1) == f"error: {path}: {words}"
