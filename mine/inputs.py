@@ -20,6 +20,7 @@ deeper one would exhaust Python's stack in whatever walks it."""
 
 _NOT_UTF8 = re.compile(r"[\udc80-\udcff]")  # how Python reads a byte of a name that is not UTF-8
 _UNSHOWN = re.compile(r"[\x00-\x1f\x7f\udc80-\udcff]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udcff]")
 
 
 class InputError(ValueError):
@@ -33,6 +34,13 @@ def shown(text: str) -> str:
     """`text` as it reads in one line of a message: a control character escaped (a file
     name may hold a newline), a byte of a name that is not UTF-8 as `\\xff`."""
     return _UNSHOWN.sub(_escaped, text)
+
+
+def printable(text: str) -> str:
+    """`text` (a file's name, a log's player id) as a table's cell shows it in a terminal: a
+    control character escaped (an ESC, BEL, CR or C1 code would move the cursor, retitle
+    the window or paint over the figures), a line break and a tab as they are."""
+    return _CONTROL.sub(_escaped, text)
 
 
 def storable(text: str) -> str:

@@ -290,3 +290,15 @@ def test_a_file_that_ends_itself_is_told_how_in_one_short_line(how, tmp_path):
     path = _hog(tmp_path, "ends.py", source + "def final_strategy(score, opponent_score):\n"
                 "    return 4\n" if "import" in how else source)  # fmt: skip
     assert one_line_error(mine("validate", "hog", path), code=1) == f"error: {path}: {words}"
+
+
+def test_a_file_name_of_terminal_control_codes_is_shown_escaped_in_the_tables(tmp_path):
+    """(Before: the name went to the terminal as it is: an entrant named so retitled the
+    window, painted the table red, or could move the cursor over the standings.)"""
+    name = "esc\x1b]0;PWNED\x07\x1b[31m\rred\x9b2J.py"
+    path = _hog(tmp_path, name, "def final_strategy(score, opponent_score):\n    return 4\n")
+    result = mine("tournament", "hog", path, "--bots", "random", "--games", "2")
+    assert result.returncode == 0, result.stderr
+    shown = "esc\\x1b]0;PWNED\\x07\\x1b[31m\\rred\\x9b2J.py"
+    assert shown in result.stdout
+    assert not any(c in result.stdout for c in "\x1b\x07\r\x9b")
