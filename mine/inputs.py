@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import reprlib
 import stat
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -19,6 +20,7 @@ deeper one would exhaust Python's stack in whatever walks it."""
 
 _NOT_UTF8 = re.compile(r"[\udc80-\udcff]")  # how Python reads a byte of a name that is not UTF-8
 _UNSHOWN = re.compile(r"[\x00-\x1f\x7f\udc80-\udcff]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udcff]")
 
 
 class InputError(ValueError):
@@ -32,6 +34,13 @@ def shown(text: str) -> str:
     """`text` as it reads in one line of a message: a control character escaped (a file
     name may hold a newline), a byte of a name that is not UTF-8 as `\\xff`."""
     return _UNSHOWN.sub(_escaped, text)
+
+
+def printable(text: str) -> str:
+    """`text` (a file's name, a log's player id) as a table's cell shows it in a terminal: a
+    control character escaped (an ESC, BEL, CR or C1 code would move the cursor, retitle
+    the window or paint over the figures), a line break and a tab as they are."""
+    return _CONTROL.sub(_escaped, text)
 
 
 def storable(text: str) -> str:
@@ -113,3 +122,43 @@ def size(count: float) -> str:
             return f"{count:,.0f} {unit}"
         count /= 1000
     return f"{count:,.1f} TB"
+
+
+# an error's type or message in a line (two, and a function's name, in a fault's line)
+LINE_CHARACTERS = 160
+
+
+def raised(error: BaseException) -> tuple[str, str]:
+    """(its type's name, its message's first line) of an exception raised by code mine did
+    not write (a player file's), each shown as one line of at most LINE_CHARACTERS
+    characters: its own `__str__` may raise, say megabytes or return a `str` of its own
+    class, and none of that is to fail or flood the line that charges the fault."""
+    kind = _line(type(error).__name__)
+    try:
+        text = str(error)
+    except BaseException as failure:  # the file's code, whatever it raises (SystemExit too)
+        return kind, f"(its message raised {_line(type(failure).__name__)})"
+    return kind, _line(text)
+
+
+def exit_code(error: SystemExit) -> str:
+    """What a file's `sys.exit` was called with, as its repr reads in one line: that of
+    its own class may raise or run to megabytes."""
+    try:
+        return _line(_SHORT.repr(error.code))
+    except BaseException:  # the file's code, whatever it raises
+        return f"a {_line(type(error.code).__name__)}"
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = LINE_CHARACTERS
+
+
+def _line(text: object) -> str:
+    """The first line of `text`, a builtin `str` (a subclass's methods never run), shown
+    and capped."""
+    if not isinstance(text, str):
+        return ""
+    head = str.__str__(text)[: LINE_CHARACTERS + 1].splitlines() or [""]
+    line = shown(head[0])
+    return line if len(line) <= LINE_CHARACTERS else line[: LINE_CHARACTERS - 1] + "…"

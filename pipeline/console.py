@@ -74,8 +74,10 @@ def show(
 
 def show_pairs(title: str, pairs: Iterable[tuple[str, Any]]) -> None:
     """Name/value pairs as a two-column table without a header."""
-    cells = [[name, _shown(value)] for name, value in pairs]
-    console.print(_table(title, None, ["left", "left"], cells, _widths(cells) or _squeezed(cells)))
+    cells = [[inputs.printable(name), inputs.printable(_shown(value))] for name, value in pairs]
+    table = _table(inputs.printable(title), None, ["left", "left"], cells,
+                   _widths(cells) or _squeezed(cells))  # fmt: skip
+    console.print(table)
 
 
 # Tables are laid out so that no heading or value is cut (rich squeezes a table too wide
@@ -91,7 +93,11 @@ def readable(
     """The rows as a table when its columns fit the width, words whole (wrapped at spaces,
     headings also after `_`, where they must); else turned, a column per row and the
     headings down the side (a card of a few rows), when that fits; else as R prints a wide
-    frame: the columns in groups that fit, each group with the first column again."""
+    frame: the columns in groups that fit, each group with the first column again. What
+    it shows is the user's data as often as not: its control characters are escaped."""
+    title, caption = inputs.printable(title), caption and inputs.printable(caption)
+    headings = [inputs.printable(heading) for heading in headings]
+    cells = [[inputs.printable(cell) for cell in row] for row in cells]
     for shown in (headings, [_breakable(heading) for heading in headings]):
         widths = _widths([shown, *cells])
         if widths is not None:

@@ -53,6 +53,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from mine.inputs import exit_code, raised
 from mine.strategies import confinement
 from mine.strategies.plain_messages import HEADER, Malformed, decode, encode, length
 
@@ -63,6 +64,7 @@ POLL = 0.05  # seconds between the parent's looks at its workers
 SEND_SECONDS = 30  # a worker that takes none of its next tasks in this long is stuck
 ENDING_SECONDS = 10  # a worker that closed its channel ends in this long (a busy machine's)
 REASON_CHARACTERS = 300
+LOST_CHANNEL = 71  # a worker's exit code when its channel fails: the file closed or replaced it
 
 
 @dataclass(frozen=True)
@@ -196,11 +198,11 @@ def _describe(error: BaseException) -> str:
     if isinstance(error, Ended):
         return str(error)
     if isinstance(error, SystemExit):
-        return f"called sys.exit({error.code!r})"
+        return f"called sys.exit({exit_code(error)})"
     if isinstance(error, MemoryError):
         return "ran out of memory (MemoryError)"
-    text = str(error).splitlines()[0] if str(error) else ""
-    return f"raised {type(error).__name__}" + (f": {text}" if text else "")
+    kind, text = raised(error)
+    return f"raised {kind}" + (f": {text}" if text else "")
 
 
 def _blame(error: BaseException, watch_: _Watch, paths: Sequence[str]) -> tuple[int, str]:
@@ -283,7 +285,10 @@ def _worker(job, paths, limits: Limits, users: str, guard: confinement.Guard) ->
             confinement.confine((there.fileno(), traced), harness, user, limits.memory_mb)
             faulthandler.enable(traced)  # where a crash of the harness's code ends it: said
             _seal()
-            _work(there, job, watch_, paths)
+            try:
+                _work(there, job, watch_, paths)
+            except OSError:  # its jobs' errors are sent: this is the channel's own
+                os._exit(LOST_CHANNEL)
         except BaseException:  # the parent is gone, or the worker could not be confined
             os._exit(70)
         os._exit(0)
@@ -469,6 +474,9 @@ class _Worker:
         _, status = os.waitpid(self.pid, 0)
         self.exited = True
         code = os.waitstatus_to_exitcode(status)
+        if code == LOST_CHANNEL:  # what the file did to the descriptors it was not given
+            reason = "closed or replaced the harness's channel (a descriptor it did not open)"
+            raise PlayerFault(self.owner(paths), reason)
         how = f"exit code {code}" if code >= 0 else _signal_name(-code) + self.crashed_at()
         raise PlayerFault(self.owner(paths), f"ended its process ({how}) in {self.doing()}")
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from mine.inputs import exit_code, raised
 from mine.strategies import confinement, contained
 from mine.strategies.haskell import entrants, programs
 from mine.strategies.haskell.build import COURSES, CompileError
@@ -95,9 +96,13 @@ def load_module(path: str | Path, game: str, functions: tuple[str, ...]) -> Modu
         with watch.importing(path) if watch else contextlib.nullcontext():
             spec.loader.exec_module(module)
     except SystemExit as error:
-        raise PlayerFileError(f"{path}: cannot load (it called sys.exit({error.code!r}))") from None
-    except Exception as error:  # a broken player is the user's input, not our bug
-        raise PlayerFileError(f"{path}: cannot load ({type(error).__name__}: {error})") from None
+        code = exit_code(error)
+        raise PlayerFileError(f"{path}: cannot load (it called sys.exit({code}))") from None
+    except BaseException as error:  # a broken player is the user's input, not our bug
+        if watch is None and not isinstance(error, Exception):
+            raise  # in the harness's own process a Ctrl-C is the user's (a worker has none)
+        kind, text = raised(error)
+        raise PlayerFileError(f"{path}: cannot load ({kind}{text and ': '}{text})") from None
     finally:
         sys.modules.pop(name, None)
     missing = [f for f in functions if not callable(getattr(module, f, None))]

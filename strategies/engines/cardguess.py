@@ -389,7 +389,11 @@ def course_player(module: Any) -> referee.Course:
             if said[1] > rules.seconds:
                 guesses = len(state.guesses) + 1
                 raise referee.Fault(f"over {rules.seconds:g} s after {guesses} guesses")
-            guess = result[0] if isinstance(result, tuple | list) and len(result) == 2 else None
+            parts = referee.items(result)
+            try:  # card texts as plain str: a subclass's methods would run in the engine
+                guess = referee.plain(parts[0]) if parts and len(parts) == 2 else None
+            except referee.Fault:
+                guess = None
             if not isinstance(guess, list | tuple) or not all(isinstance(c, str) for c in guess):
                 raise referee.Fault(f"not a (guess, state) of card texts: {quoted(result)}")
             try:

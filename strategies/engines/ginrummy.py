@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar, NamedTuple
@@ -458,14 +458,44 @@ def course_player(player: Any) -> referee.Course:
 
 
 def _melds(result: Any) -> tuple[Any, Any]:
-    return result, referee.KEEP  # melds cannot change the memory
+    """The melds (any iterable of iterables, as the engine takes them) read here, where
+    what the file's own code raises as they are read is its fault, as plain values with
+    each card the engine's own Card: a Card of the file's own class could say it is any
+    card of the hand, of any rank. Melds cannot change the memory."""
+    try:
+        melds = [_listed(meld) for meld in result] if _iterable(result) else result
+    except Exception as error:
+        raise referee.Fault(referee.raised(error, WORDS)) from None
+    melds = referee.plain(melds)
+    if isinstance(melds, list):
+        melds = [[_card(c) for c in meld] if isinstance(meld, list) else meld for meld in melds]
+    return melds, referee.KEEP
+
+
+def _iterable(value: Any) -> bool:
+    return isinstance(value, Iterable) and not isinstance(value, str)
+
+
+def _listed(meld: Any) -> Any:
+    return list(meld) if _iterable(meld) else meld
+
+
+def _card(value: Any) -> Any:
+    """A plain (rank, suit) as the engine's own Card; anything else as it is (the engine
+    says why it is no card)."""
+    return Card(*value) if isinstance(value, tuple) and len(value) == 2 else value
 
 
 def _action_and_memory(result: Any) -> tuple[Any, Any]:
+    # Read as plain values, a play's card as the engine's own Card (whatever the file's
+    # class was): the draw and the card reach the other seat's calls.
+    result = referee.plain(result)
     try:
         action, memory = result
     except (TypeError, ValueError) as error:  # not a pair: the player's fault
-        raise referee.Fault(WORDS.raised.format(kind=type(error).__name__, error=error)) from None
+        raise referee.Fault(referee.raised(error, WORDS)) from None
+    if isinstance(action, tuple) and len(action) == 2:
+        action = (action[0], _card(action[1]))
     return action, memory
 
 

@@ -40,6 +40,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from mine import inputs
 from mine.strategies.engines.state import GameState, IllegalAction
 
 Bot = Callable[[Any], Any]
@@ -78,6 +81,48 @@ class Words:
 
 
 WORDS = Words()
+
+
+PLAIN_DEPTH = 4  # the deepest answer of an interface: Gin Rummy's ((act, card), memory)
+_BUILTIN = (bool, int, float, str)
+_VALUE = {int: int.__index__, float: float.__float__, str: str.__str__}  # the builtin's reading
+
+
+def plain(answer: Any, depth: int = PLAIN_DEPTH) -> Any:
+    """`answer` rebuilt of builtin values alone (None, bool, int, float, str, and tuples
+    and lists of them; a numpy scalar as its Python value) by the builtin types' own
+    methods: a player's answer of classes of its own (a `str` whose `__eq__` lies or
+    raises, an `int` whose `__rsub__` returns what it likes) runs none of their code in the
+    engine, nor reaches the other seat through the state. `Fault` for anything else."""
+    if answer is None or type(answer) in _BUILTIN:
+        return answer
+    for kind, value in _VALUE.items():  # a subclass: its value, as the builtin type reads it
+        if isinstance(answer, kind):
+            return value(answer)
+    if isinstance(answer, np.generic):
+        return plain(np.generic.item(answer), 0)
+    if depth > 0 and (parts := items(answer)) is not None:
+        rebuilt = [plain(item, depth - 1) for item in parts]
+        return tuple(rebuilt) if isinstance(answer, tuple) else rebuilt
+    name = inputs.shown(str.__str__(type(answer).__name__))[:60]
+    raise Fault(f"answered a {name}, not plain values (None, bool, int, float, str, and "
+                f"tuples and lists of them, {PLAIN_DEPTH} deep at most)")  # fmt: skip
+
+
+def items(answer: Any) -> tuple | None:
+    """The items of a tuple or list answer as the builtin type holds them (a subclass's
+    `__len__`, `__iter__` or `__getitem__` never runs), or None for anything else."""
+    for kind in (tuple, list):
+        if isinstance(answer, kind):
+            return tuple(kind.__getitem__(answer, slice(None)))
+    return None
+
+
+def raised(error: BaseException, words: Words = WORDS) -> str:
+    """The fault of a player whose code raised `error`, in one line: its message is the
+    file's code too, and may itself raise or run to megabytes (`inputs.raised`)."""
+    kind, text = inputs.raised(error)
+    return words.raised.format(kind=kind, error=text)
 
 
 @dataclass
@@ -145,7 +190,7 @@ def call(
     try:
         result = function(*arguments)
     except Exception as error:  # a player's crash is its own fault, not the table's
-        return words.raised.format(kind=type(error).__name__, error=error)
+        return raised(error, words)
     wall, spent = time.perf_counter() - started, time.process_time() - cpu
     seen.times[seat].append(spent)
     if spent >= limits.seconds or wall >= limits.seconds * limits.wall_factor:
@@ -159,7 +204,7 @@ def call(
         memory = seen.memories[seat]
     elif not isinstance(memory, str):
         return words.not_text.format(kind=type(memory).__name__)
-    elif len(memory) > limits.memory_chars:
+    elif len(memory := str.__str__(memory)) > limits.memory_chars:  # a subclass's __len__ lies
         return words.too_long.format(length=len(memory), limit=limits.memory_chars)
     try:
         state.apply_action(action)

@@ -297,7 +297,7 @@ def action_kind(action: object) -> tuple[int, int] | None:
     amount = getattr(action, "amount", 0)
     if not isinstance(amount, int) or isinstance(amount, bool):
         return None
-    return kind, amount
+    return kind, int.__index__(amount)  # its value: a subclass's comparisons and sums may lie
 
 
 # --- players ------------------------------------------------------------------------------
@@ -472,7 +472,7 @@ class State:
                 return f"{name} while bidding: the first action of a round is Bid"
             low, high = self.rules.bid_range(points)
             if not low <= amount <= high:
-                return f"Bid {amount} outside {low}..{high} (points {points})"
+                return f"Bid {quoted(amount)} outside {low}..{high} (points {points})"
             return None
         if kind == BID:
             return "Bid after the bidding"
@@ -480,7 +480,7 @@ class State:
             bid = self.current_hand().bid
             cost = {DOUBLE: bid, SPLIT: bid, INSURANCE: bid // 2}.get(kind)
             if cost is not None and amount != cost:
-                return f"{name} {amount}: it costs exactly {cost}"
+                return f"{name} {quoted(amount)}: it costs exactly {cost}"
             return None
         return self._reason(kind)
 
@@ -800,9 +800,10 @@ def course_player(play: PlayFunc) -> referee.Course:
 
 
 def _action_and_memory(result: object) -> tuple[object, object]:
-    if not (isinstance(result, tuple) and len(result) == 2):
+    parts = referee.items(result) if isinstance(result, tuple) else None
+    if parts is None or len(parts) != 2:
         raise referee.Fault(f"returned {quoted(result)}, not (action, memory)")
-    return result
+    return parts
 
 
 # --- logs: a played game as the server's turn and score files, from one player's view ---

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from mine.inputs import raised
 from mine.strategies import contained
 from mine.strategies.bots.cardguess import BASELINES, GUESSERS, make_bot
 from mine.strategies.engines import cardguess as engine
@@ -130,7 +131,8 @@ def _probe(task: tuple[str, Sequence[int]]) -> dict[int, str | int]:
         try:
             module.initial_guess(n)
         except ValueError as error:
-            said[n] = f"{type(error).__name__}: {error}"
+            kind, text = raised(error)  # its words: one line, whatever its __str__ does
+            said[n] = f"{kind}: {text}"
             continue
         except Exception:  # a crash: the games record it
             pass

@@ -137,7 +137,7 @@ def tabulated(
         except Exception as error:  # a crash inside the call: an invalid play
             if strict:
                 raise
-            reason = referee.WORDS.raised.format(kind=type(error).__name__, error=error)
+            reason = referee.raised(error)
         else:
             policy[s, o, dice] = 1.0
             continue

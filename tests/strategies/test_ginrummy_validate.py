@@ -140,6 +140,21 @@ def test_failure_names_the_files_invalid_plays(tmp_path):
     )
 
 
+def test_a_file_that_raises_at_every_first_call_is_one_line_with_its_figures(tmp_path):
+    """No call of it is timed (a call that raises is not): its call times are 0, not a
+    traceback of numpy's percentile of nothing (as it was)."""
+    boom = tmp_path / "boom.py"
+    boom.write_text("def pick(*args):\n    raise ValueError('boom')\n"
+                    "def play(*args):\n    raise ValueError('boom')\n"
+                    "def melds(*args):\n    return []\n")  # fmt: skip
+    result = here("validate", "ginrummy", boom, "--games", 2, "--baselines", "random",
+                  "--workers", 1, "--json")  # fmt: skip
+    line = one_line_error(result, code=1)
+    assert line == "error: 2 invalid plays against random: player raised ValueError: boom"
+    figures = json.loads(result.stdout)["against"]["random"]
+    assert (figures["invalid"], figures["p99_call_cpu_ms"], figures["max_call_cpu_ms"]) == (2, 0, 0)
+
+
 def test_baselines_as_the_command_line_gives_them_with_progress_per_baseline(player):
     seen = []
     card = validating.validate(player, opponents=" simple, random ", games=2, seed=1,
