@@ -324,6 +324,19 @@ def test_ctrl_c_during_query_out_leaves_no_file(db, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_ctrl_c_during_simulate_leaves_no_partial_log(tmp_path):
+    out = tmp_path / "sims"
+
+    def writing() -> bool:  # the match's first games are in its partial files
+        return out.is_dir() and any(p.stat().st_size for p in out.iterdir())
+
+    command = ["simulate", "hog", "--games", "1000000", "--players", "always_roll:6,random",
+               "--out", out, "--json"]  # fmt: skip
+    result = interrupted(command, writing)
+    assert one_line_error(result, code=130) == "error: interrupted"
+    assert list(out.iterdir()) == []
+
+
 @pytest.fixture(scope="module")
 def big_logs(tmp_path_factory) -> Path:
     """Hog matches of 600,000 turns: an ingest or an export of them takes seconds."""
