@@ -432,6 +432,22 @@ def test_ingest_onto_a_full_disk_is_one_line_and_the_warehouse_still_opens(full_
     assert tables.stdout.splitlines()[2].strip() == "0"
 
 
+def test_a_lake_on_a_full_disk_is_one_line_naming_it_and_keeps_what_committed(full_disk):
+    lake = full_disk / "lake"
+    assert here("ingest", REAL_GINRUMMY, "--lake", lake, "--json").returncode == 0
+    fill(full_disk)
+    full = "(No space left on device)"
+    result = mine("ingest", REAL_TWENTYONE, "--lake", lake)  # its tasks' processes meet it
+    assert one_line_error(result) == f"error: {lake}: cannot ingest into it {full}"
+    result = here("stats", "ginrummy", "--lake", lake)
+    assert one_line_error(result) == f"error: {lake}: cannot store the statistics there {full}"
+    (full_disk / "filler").unlink()
+    held = here("query", "SELECT game || ':' || count(*) AS held FROM logs GROUP BY game",
+                "--lake", lake)  # fmt: skip
+    assert held.returncode == 0, held.stderr
+    assert held.stdout.splitlines()[2:-1] == ["ginrummy:12"]  # the first ingest's logs alone
+
+
 @pytest.mark.parametrize("game", ["ginrummy", "twentyone"])
 def test_stats_onto_a_full_disk_is_one_line(full_disk, whole, game):
     db = full_disk / "w.duckdb"

@@ -72,6 +72,13 @@ def test_ingest_says_where_to_go_next(lake, tmp_path):
     assert f"next: mine stats twentyone --lake {tmp_path / 'fresh'}" in fresh.stderr
 
 
+def test_a_lake_where_no_folder_can_be_is_one_line_naming_it(tmp_path):
+    (tmp_path / "file").write_text("mine")
+    lake = tmp_path / "file" / "lake"
+    refused = here("ingest", REAL_TWENTYONE, "--lake", lake)
+    assert one_line_error(refused) == f"error: {lake}: cannot ingest into it (Not a directory)"
+
+
 def test_a_folder_of_other_files_is_not_made_a_lake(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     refused = here("ingest", REAL_TWENTYONE, "--lake", tmp_path)
