@@ -291,17 +291,20 @@ def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_th
 SLOW = "SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b"
 
 
-def interrupted(command: list, started, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run mine, send it SIGINT (Ctrl-C) once `started()` says its work is under way, and
-    return how it ended (asserting that it ended promptly)."""
+def interrupted(
+    command: list, started, timeout: float = 60, stop: int = signal.SIGINT, env=None
+) -> subprocess.CompletedProcess:
+    """Run mine, send it `stop` (SIGINT: Ctrl-C) once `started()` says its work is under
+    way, and return how it ended (asserting that it ended promptly)."""
     child = subprocess.Popen([MINE, *map(str, command)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)  # fmt: skip
+                             stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, **(env or {})})  # fmt: skip
     deadline = time.monotonic() + timeout
     while not started():
         assert child.poll() is None, child.communicate()
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    child.send_signal(signal.SIGINT)
+    child.send_signal(stop)
     out, err = child.communicate(timeout=30)
     return subprocess.CompletedProcess(child.args, child.returncode, out, err)
 
@@ -377,6 +380,20 @@ def test_ctrl_c_during_ingest_is_one_line_and_lands_whole_logs_only(big_logs, tm
     con.close()
     assert whole and stray == 0
     again = here("ingest", big_logs, "--db", db, "--json")  # and the same ingest completes
+    assert again.returncode == 0, again.stderr
+
+
+def test_sigterm_during_ingest_unwinds_as_ctrl_c_does(big_logs, tmp_path):
+    """`kill`, `timeout`, a CI's cancel: the batches' temporary folder goes, as at Ctrl-C
+    (SIGTERM's default ended the process where it stood, leaving it for good)."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    db = tmp_path / "w.duckdb"
+    result = interrupted(["ingest", big_logs, "--db", db], lambda: any(scratch.iterdir()),
+                         stop=signal.SIGTERM, env={"TMPDIR": str(scratch)})  # fmt: skip
+    assert one_line_error(result, code=128 + signal.SIGTERM) == "error: terminated"
+    assert list(scratch.iterdir()) == []
+    again = here("ingest", big_logs, "--db", db, "--json")  # what landed is whole
     assert again.returncode == 0, again.stderr
 
 
