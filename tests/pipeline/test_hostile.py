@@ -136,6 +136,21 @@ def test_every_command_refuses_a_db_that_is_not_a_warehouse(tmp_path, kind, comm
     assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no export, no demo-out
 
 
+@pytest.mark.parametrize("command", [["tables"], ["ingest", REAL_TWENTYONE]])
+def test_a_warehouse_whose_wal_is_a_fifo_is_one_line_not_a_wait(db, tmp_path, command):
+    """DuckDB replays a warehouse's write-ahead log on opening: a FIFO there it would wait on
+    forever, where no Ctrl-C reaches (in a process of its own, with a timeout)."""
+    own = tmp_path / "w.duckdb"
+    shutil.copyfile(db, own)
+    os.mkfifo(tmp_path / "w.duckdb.wal")
+    line = one_line_error(mine(*command, "--db", own, timeout=30))
+    assert (
+        line
+        == f"error: {own}.wal: the warehouse's log is not a regular file (a FIFO, device or socket?)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.duckdb", "w.duckdb.wal"]
+
+
 def test_a_path_component_too_long_is_one_line(tmp_path):
     long = tmp_path / ("x" * 300) / "w.duckdb"
     assert "too long" in one_line_error(here("ingest", REAL_GINRUMMY, "--db", long))
