@@ -620,6 +620,18 @@ def _sweep(lake: Path, contents: dict, from_bucket: int) -> None:
         partial.unlink(missing_ok=True)
 
 
+def sweep(lake: Path) -> None:
+    """After an ingest that failed (Ctrl-C, a full disk), once its tasks have ended: remove
+    the parts it wrote, which no commit lists, now rather than at the next ingest. Nothing
+    where no ingest locked the lake, or while another writer holds it (its sweep does it)."""
+    lake = lake.absolute()
+    if not (lake / LOCK).is_file():  # not a lake ingest began: no folder or lock made now
+        return
+    with contextlib.suppress(LakeError, OSError), locked(lake, wait=0):
+        contents = read(lake) if (lake / MANIFEST).exists() else _empty()
+        _sweep(lake, contents, bucket_of(contents["next_log_id"]))
+
+
 def _own_folder(path: Path) -> bool:
     """Whether `path` is a folder of the lake's layout: a table's or a bucket's, no link."""
     own = _table_name(path.name) or BUCKET.fullmatch(path.name)

@@ -56,7 +56,10 @@ def ingest(
             )
     except ValueError as error:
         raise fail(str(error)) from None
-    except (OSError, duckdb.Error) as error:
+    except (KeyboardInterrupt, OSError, duckdb.Error) as error:
+        lakes.sweep(lake)  # the runner's tasks have ended with it
+        if isinstance(error, KeyboardInterrupt):
+            raise
         raise _cannot(lake, "ingest into it", error) from None
     show_ingest(summary, as_json, again(lake=lake))
 

@@ -8,6 +8,7 @@ the memory it holds, its environment), else mine's entry point in this process (
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import signal
@@ -409,6 +410,22 @@ def test_sigterm_during_ingest_unwinds_as_ctrl_c_does(big_logs, tmp_path):
     assert one_line_error(result, code=128 + signal.SIGTERM) == "error: terminated"
     assert list(scratch.iterdir()) == []
     again = here("ingest", big_logs, "--db", db, "--json")  # what landed is whole
+    assert again.returncode == 0, again.stderr
+
+
+def test_ctrl_c_during_a_lake_ingest_leaves_no_part_its_manifest_does_not_list(big_logs, tmp_path):
+    lake = tmp_path / "lake"
+
+    def parts() -> set[str]:
+        return {str(p.relative_to(lake)) for p in lake.glob("*/bucket=*/part-*.parquet")}
+
+    command = ["ingest", big_logs, "--lake", lake, "--shard-pairs", "1"]
+    result = interrupted(command, lambda: bool(parts()))  # a shard landed, the rest to come
+    assert one_line_error(result, code=130) == "error: interrupted"
+    manifest = lake / "lake.json"
+    tables = json.loads(manifest.read_text())["tables"] if manifest.exists() else {}
+    assert parts() <= {f for table in tables.values() for f in table["files"]}
+    again = here("ingest", big_logs, "--lake", lake, "--json")  # and the same ingest completes
     assert again.returncode == 0, again.stderr
 
 
