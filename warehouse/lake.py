@@ -728,18 +728,24 @@ def store(lake: Path, con: duckdb.DuckDBPyConnection, names: list[str], wait: fl
     run = uuid.uuid4().hex[:12]
     with locked(lake, wait):
         contents = read(lake)
-        old = []
-        for name in names:
-            relative = f"{name}/data-{run}.parquet"
-            _folder(lake, name)
-            con.execute(
-                f"COPY {identifier(name)} TO {quoted(str(lake / relative))} (FORMAT parquet)"
-            )
-            comment = con.execute(
-                "SELECT comment FROM duckdb_tables() WHERE table_name = ?", [name]
-            ).fetchall()[0][0]
-            old += contents["tables"].get(name, {}).get("files", [])
-            contents["tables"][name] = {"files": [relative], "comment": comment}
-        _commit(lake, contents, run)
+        old, written = [], []
+        try:
+            for name in names:
+                relative = f"{name}/data-{run}.parquet"
+                _folder(lake, name)
+                written.append(lake / relative)
+                con.execute(
+                    f"COPY {identifier(name)} TO {quoted(str(lake / relative))} (FORMAT parquet)"
+                )
+                comment = con.execute(
+                    "SELECT comment FROM duckdb_tables() WHERE table_name = ?", [name]
+                ).fetchall()[0][0]
+                old += contents["tables"].get(name, {}).get("files", [])
+                contents["tables"][name] = {"files": [relative], "comment": comment}
+            _commit(lake, contents, run)
+        except BaseException:  # Ctrl-C, a full disk, a file where a folder goes
+            for file in written:  # no commit lists them
+                file.unlink(missing_ok=True)
+            raise
     for file in old:
         (lake / file).unlink(missing_ok=True)
