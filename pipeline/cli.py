@@ -14,26 +14,34 @@ import types
 from collections.abc import Iterator
 from pathlib import Path
 
+# Ctrl-C, and the request to stop that `kill`, `timeout` or a CI's cancel sends: both
+# unwind (SIGTERM's default would end the process where it stands, its temporary folders
+# left for good); what run() says of each, and the shell's exit code, 128 + its number.
+STOPS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
+_stopped_by = [signal.SIGINT]
+
 
 def _interrupt(signum: int, frame: types.FrameType | None) -> None:
-    """Ctrl-C: a KeyboardInterrupt, which each layer unwinds (a transaction rolled back, a
-    partial file removed) and run() turns into one line; but a module half loaded cannot
-    unwind (a C extension aborts the process), so then the process ends here, as quietly
-    (nothing is half-written then: transactions and partial files are never taken for
-    finished work)."""
+    """Ctrl-C (or SIGTERM): a KeyboardInterrupt, which each layer unwinds (a transaction
+    rolled back, a partial file removed) and run() turns into one line; but a module half
+    loaded cannot unwind (a C extension aborts the process), so then the process ends here,
+    as quietly (nothing is half-written then: transactions and partial files are never
+    taken for finished work)."""
+    _stopped_by[0] = signum
     unwinding = sys.exception()
     if isinstance(unwinding, KeyboardInterrupt) or type(unwinding).__name__ == "InterruptException":
         return  # this Ctrl-C is being unwound already (a statement stopped): let it clean up
     while frame is not None:
         if frame.f_code.co_filename.startswith("<frozen importlib"):
-            os.write(sys.stderr.fileno(), b"error: interrupted\n")
+            os.write(sys.stderr.fileno(), f"error: {STOPS[signum]}\n".encode())
             os._exit(128 + signum)  # the shell's code for a command a signal stopped
         frame = frame.f_back
     raise KeyboardInterrupt
 
 
 if Path(sys.argv[0]).name == "mine" and threading.current_thread() is threading.main_thread():
-    signal.signal(signal.SIGINT, _interrupt)  # from the start: Ctrl-C while loading too
+    for _number in STOPS:  # from the start: Ctrl-C while loading too
+        signal.signal(_number, _interrupt)
 
 import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
@@ -110,8 +118,9 @@ class GameCommands(Suggesting):
 @contextlib.contextmanager
 def prompt_interrupts() -> Iterator[None]:
     """Ctrl-C stops a DuckDB statement at once: a statement runs in C, where no Python
-    signal handler runs before it ends (an export, minutes). So SIGINT is taken by a thread
-    of ours, which stops every open DuckDB statement and interrupts the main thread."""
+    signal handler runs before it ends (an export, minutes). So SIGINT (and SIGTERM) is
+    taken by a thread of ours, which stops every open DuckDB statement and interrupts the
+    main thread."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -120,16 +129,16 @@ def prompt_interrupts() -> Iterator[None]:
     def watch() -> None:
         pressed = False
         while not done.is_set():
-            if signal.sigtimedwait({signal.SIGINT}, 0.1) is not None:
+            if (info := signal.sigtimedwait(STOPS, 0.1)) is not None:
                 pressed = True
-                _thread.interrupt_main(signal.SIGINT)
+                _thread.interrupt_main(info.si_signo)
             connection = sys.modules.get("mine.warehouse.connection")
             if pressed and connection is not None:
                 # Every statement from now on: the main thread may start one before it
                 # sees the interrupt.
                 connection.interrupt_all()
 
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # for the threads after it too
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # for the threads after it too
     watcher = threading.Thread(target=watch, name="ctrl-c", daemon=True)
     watcher.start()
     try:
@@ -137,7 +146,7 @@ def prompt_interrupts() -> Iterator[None]:
     finally:
         done.set()
         watcher.join()
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
 
 
 def _data(command: str, *args) -> None:
@@ -319,9 +328,12 @@ def demo(
 
 def run() -> None:
     """The `mine` command: a bad option or argument is one line (and exit code 2), like
-    every other error, instead of click's usage block; so is Ctrl-C (exit code 130), after
-    each layer has undone its unfinished work (a transaction, a partial file)."""
-    signal.signal(signal.SIGINT, _interrupt)
+    every other error, instead of click's usage block; so is Ctrl-C (exit code 130) or
+    SIGTERM (143), after each layer has undone its unfinished work (a transaction, a
+    partial file)."""
+    _stopped_by[0] = signal.SIGINT  # what a KeyboardInterrupt not of a signal says
+    for number in STOPS:
+        signal.signal(number, _interrupt)
     try:
         code = _closed_stdout() if _standard_streams() else _main()
         sys.stdout.flush()
@@ -343,7 +355,8 @@ def run() -> None:
                 _drop_stdout()  # what is left to print would fail again at exit
             code = 1
     if code == INTERRUPTED:  # typer's exit code for a KeyboardInterrupt too
-        _say("interrupted")
+        _say(STOPS[_stopped_by[0]])
+        code = 128 + _stopped_by[0]
     sys.exit(code)
 
 

@@ -46,7 +46,8 @@ def here(*args, stdin: str | None = None, cwd: Path | None = None) -> subprocess
 
     from mine.pipeline import cli
 
-    argv, handler = sys.argv, signal.getsignal(signal.SIGINT)
+    argv = sys.argv
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
     runner = CliRunner()
     with (
         contextlib.chdir(cwd or os.getcwd()),
@@ -60,7 +61,8 @@ def here(*args, stdin: str | None = None, cwd: Path | None = None) -> subprocess
             code = done.code if isinstance(done.code, int) else int(done.code is not None)
         finally:
             sys.argv = argv
-            signal.signal(signal.SIGINT, handler)
+            for number, handler in handlers.items():
+                signal.signal(number, handler)
             sys.stdout.flush()
             sys.stderr.flush()
         said = out.getvalue().decode(), err.getvalue().decode()

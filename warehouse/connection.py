@@ -74,7 +74,15 @@ DUCKDB_MAGIC = b"DUCK"  # bytes 8 to 11 of every DuckDB database file
 def check_target(path: Path) -> None:
     """Refuse a path DuckDB would open as something else than a warehouse file: it opens a
     CSV, Parquet or JSON file as an empty database in memory (whatever is then stored is
-    lost), and waits forever on a FIFO. A new path, an empty file or a DuckDB file pass."""
+    lost), and waits forever on a FIFO, the file's or its write-ahead log's (replayed on
+    opening; where no Ctrl-C reaches). A new path, an empty file or a DuckDB file pass."""
+    wal = Path(f"{path}.wal")
+    with contextlib.suppress(OSError):  # none, or none to read: DuckDB says so itself
+        mode = wal.stat().st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a folder: so does DuckDB
+            raise NotAWarehouse(
+                f"{wal}: the warehouse's log is not a regular file (a FIFO, device or socket?)"
+            )
     try:
         info = path.stat()
     except FileNotFoundError:

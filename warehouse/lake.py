@@ -620,6 +620,18 @@ def _sweep(lake: Path, contents: dict, from_bucket: int) -> None:
         partial.unlink(missing_ok=True)
 
 
+def sweep(lake: Path) -> None:
+    """After an ingest that failed (Ctrl-C, a full disk), once its tasks have ended: remove
+    the parts it wrote, which no commit lists, now rather than at the next ingest. Nothing
+    where no ingest locked the lake, or while another writer holds it (its sweep does it)."""
+    lake = lake.absolute()
+    if not (lake / LOCK).is_file():  # not a lake ingest began: no folder or lock made now
+        return
+    with contextlib.suppress(LakeError, OSError), locked(lake, wait=0):
+        contents = read(lake) if (lake / MANIFEST).exists() else _empty()
+        _sweep(lake, contents, bucket_of(contents["next_log_id"]))
+
+
 def _own_folder(path: Path) -> bool:
     """Whether `path` is a folder of the lake's layout: a table's or a bucket's, no link."""
     own = _table_name(path.name) or BUCKET.fullmatch(path.name)
@@ -716,18 +728,24 @@ def store(lake: Path, con: duckdb.DuckDBPyConnection, names: list[str], wait: fl
     run = uuid.uuid4().hex[:12]
     with locked(lake, wait):
         contents = read(lake)
-        old = []
-        for name in names:
-            relative = f"{name}/data-{run}.parquet"
-            _folder(lake, name)
-            con.execute(
-                f"COPY {identifier(name)} TO {quoted(str(lake / relative))} (FORMAT parquet)"
-            )
-            comment = con.execute(
-                "SELECT comment FROM duckdb_tables() WHERE table_name = ?", [name]
-            ).fetchall()[0][0]
-            old += contents["tables"].get(name, {}).get("files", [])
-            contents["tables"][name] = {"files": [relative], "comment": comment}
-        _commit(lake, contents, run)
+        old, written = [], []
+        try:
+            for name in names:
+                relative = f"{name}/data-{run}.parquet"
+                _folder(lake, name)
+                written.append(lake / relative)
+                con.execute(
+                    f"COPY {identifier(name)} TO {quoted(str(lake / relative))} (FORMAT parquet)"
+                )
+                comment = con.execute(
+                    "SELECT comment FROM duckdb_tables() WHERE table_name = ?", [name]
+                ).fetchall()[0][0]
+                old += contents["tables"].get(name, {}).get("files", [])
+                contents["tables"][name] = {"files": [relative], "comment": comment}
+            _commit(lake, contents, run)
+        except BaseException:  # Ctrl-C, a full disk, a file where a folder goes
+            for file in written:  # no commit lists them
+                file.unlink(missing_ok=True)
+            raise
     for file in old:
         (lake / file).unlink(missing_ok=True)

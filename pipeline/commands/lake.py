@@ -18,6 +18,7 @@ from mine.pipeline.console import errors, fail
 from mine.pipeline.options import again
 from mine.pipeline.progress import per_name
 from mine.warehouse import lake as lakes
+from mine.warehouse import query as querying
 
 
 def ingest(
@@ -53,9 +54,13 @@ def ingest(
                 progress=lambda done, total: advance(f"ingest into {lake}", done, total),
                 wait=wait,
             )
-    except (ValueError, OSError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise fail(reason) from None
+    except ValueError as error:
+        raise fail(str(error)) from None
+    except (KeyboardInterrupt, OSError, duckdb.Error) as error:
+        lakes.sweep(lake)  # the runner's tasks have ended with it
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        raise _cannot(lake, "ingest into it", error) from None
     show_ingest(summary, as_json, again(lake=lake))
 
 
@@ -63,8 +68,23 @@ def store(lake: Path, con: duckdb.DuckDBPyConnection, names: list[str]) -> None:
     """The tables `names` of `con` (statistics) into the lake, replacing their last."""
     try:
         lakes.store(lake, con, names)
-    except (lakes.LakeError, OSError) as error:
-        raise fail(getattr(error, "strerror", None) or str(error)) from None
+    except lakes.LakeError as error:
+        raise fail(str(error)) from None
+    except (OSError, duckdb.Error) as error:
+        raise _cannot(lake, "store the statistics there", error) from None
+
+
+def _cannot(lake: Path, doing: str, error: OSError | duckdb.Error) -> BaseException:
+    """A failure of the lake's file system (a full disk, a file where a folder must be) as
+    the warehouse's are said: the lake named, and the system's reason, which an OSError's
+    own words lack the file of and DuckDB's bury in JSON."""
+    if isinstance(error, duckdb.InterruptException):
+        return KeyboardInterrupt()
+    if isinstance(error, OSError):
+        reason = error.strerror or str(error)
+    else:
+        reason = querying.os_reason(error) or querying.one_line(error)
+    return fail(f"{lake}: cannot {doing} ({reason})")
 
 
 @dataclass(frozen=True)

@@ -380,6 +380,8 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
                    "beside the table (run `mine ingest` first, or leave out --db for the "
                    "table alone)")  # fmt: skip
     fitted = read_fitted(game, table)
+    if own.get("card") is not None:  # an input as the table is: the page goes elsewhere
+        outputs.reading(own["card"])
     will_write(out)
     day_written()  # the page's day, refused before the work if SOURCE_DATE_EPOCH names none
     observed = read = None

@@ -24,6 +24,7 @@ How each is printed is the game's commands module's (`pipeline/commands/<game>.p
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -50,17 +51,30 @@ def store(
     con: duckdb.DuckDBPyConnection, game: str, stats: NamedTuple, about: Mapping[str, str]
 ) -> list[str]:
     """Each frame of `stats` replaces its `stats_<game>_<name>` table, commented with
-    `about[name]`; the tables' names (every game's `store`)."""
-    names = []
-    for name, table in stats._asdict().items():
-        target, description = f"stats_{game}_{name}", about[name].replace("'", "''")
-        con.register("stats_frame", table.to_arrow())
-        try:
-            con.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM stats_frame")
-        finally:
-            con.unregister("stats_frame")
-        con.execute(f"COMMENT ON TABLE {target} IS '{description}'")
-        names.append(target)
+    `about[name]`; the tables' names (every game's `store`). All in one transaction: a
+    failure (Ctrl-C, a full disk, a view or a foreign key of the user's in a table's way)
+    leaves the statistics stored before whole, never some tables of the new logs beside
+    others of the old."""
+    names = [f"stats_{game}_{name}" for name in stats._fields]
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for target, (name, table) in zip(names, stats._asdict().items(), strict=True):
+            con.register("stats_frame", table.to_arrow())
+            try:
+                con.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM stats_frame")
+            finally:
+                with contextlib.suppress(duckdb.Error):  # a failed transaction's: rolled back
+                    con.unregister("stats_frame")
+            description = about[name].replace("'", "''")
+            con.execute(f"COMMENT ON TABLE {target} IS '{description}'")
+        con.execute("COMMIT")
+    except BaseException as error:
+        with contextlib.suppress(duckdb.Error):
+            con.execute("ROLLBACK")
+        if isinstance(error, duckdb.CatalogException):  # what the user made, not a bug
+            reason = str(error).splitlines()[0]
+            raise ValueError(f"{target}: cannot store the statistics there ({reason})") from None
+        raise
     return names
 
 

@@ -27,6 +27,7 @@ verb, `log_rows(state, game, me)` (the game's rows as its log format's records):
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 from collections.abc import Callable, Sequence
@@ -170,26 +171,25 @@ def _play_match(name, rules, match, games, seed, out, me, make_bot, setup, runne
              for index, span in enumerate(spans(games, engine.GAMES_PER_TASK))]  # fmt: skip
     tally = {i: {"games": 0, "wins": 0, "draws": 0, "returns": 0.0} for i in match.ids}
     faults, rows, done = [], 0, 0
-    whole = None if engine.ONE_GAME_A_FILE else _Pair(out, match.stem)
     if progress:
         progress(match.stem, 0, games)
-    for task, part in zip(tasks, runner.map(_play_games, tasks), strict=True):
-        if whole is None:
-            for game, logs in zip(task[4], part.logs, strict=True):
-                _Pair(out, f"{match.stem}-{game + 1:06d}").write(*logs).close()
-        else:
-            whole.write(*part.logs[0])
-        rows += part.rows
-        for ids, returns, seat_faults in part.games:
-            done += 1
-            _count(tally, ids, returns)
-            for i, fault in zip(ids, seat_faults, strict=True):
-                if fault is not None:
-                    faults.append({"game": done, "player": i, "reason": fault})
-        if progress:
-            progress(match.stem, done, games)
-    if whole is not None:
-        whole.close()
+    with contextlib.nullcontext() if engine.ONE_GAME_A_FILE else _Pair(out, match.stem) as whole:
+        for task, part in zip(tasks, runner.map(_play_games, tasks), strict=True):
+            if whole is None:
+                for game, logs in zip(task[4], part.logs, strict=True):
+                    with _Pair(out, f"{match.stem}-{game + 1:06d}") as pair:
+                        pair.write(*logs)
+            else:
+                whole.write(*part.logs[0])
+            rows += part.rows
+            for ids, returns, seat_faults in part.games:
+                done += 1
+                _count(tally, ids, returns)
+                for i, fault in zip(ids, seat_faults, strict=True):
+                    if fault is not None:
+                        faults.append({"game": done, "player": i, "reason": fault})
+            if progress:
+                progress(match.stem, done, games)
     return {
         "stem": match.stem,
         "logs": games if whole is None else 1,
@@ -223,22 +223,31 @@ def _player(i: str, spec: str, tally: dict[str, Any], seats: int) -> dict[str, A
 
 
 class _Pair:
-    """A log pair being written: partial files, renamed onto the pair when closed."""
+    """A log pair being written: partial files, renamed onto the pair when its block ends
+    well, removed when it fails (Ctrl-C, a full disk): only a kill leaves them, for the
+    next run to remove."""
 
     def __init__(self, out: Path, stem: str) -> None:
         self.out, self.stem = out, stem
-        turns, scores = partial_pair(out, stem)
-        self.files = open(turns, "wb"), open(scores, "wb")  # noqa: SIM115 (closed by close)
+        self.partials = partial_pair(out, stem)
+        self.files = tuple(open(path, "wb") for path in self.partials)  # noqa: SIM115 (closed on exit)
 
-    def write(self, turns: bytes, scores: bytes) -> _Pair:
-        self.files[0].write(turns)
-        self.files[1].write(scores)
+    def __enter__(self) -> _Pair:
         return self
 
-    def close(self) -> None:
-        for file in self.files:
-            file.close()
-        publish_pair(self.out, self.stem)
+    def write(self, turns: bytes, scores: bytes) -> None:
+        self.files[0].write(turns)
+        self.files[1].write(scores)
+
+    def __exit__(self, failed: type[BaseException] | None, *_) -> None:
+        try:
+            for file in self.files:
+                file.close()
+            if failed is None:
+                publish_pair(self.out, self.stem)
+        finally:
+            for partial in self.partials:  # none left once published
+                partial.unlink(missing_ok=True)
 
 
 def _play_games(task: tuple) -> Played:

@@ -8,6 +8,7 @@ the memory it holds, its environment), else mine's entry point in this process (
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import signal
@@ -134,6 +135,21 @@ def test_every_command_refuses_a_db_that_is_not_a_warehouse(tmp_path, kind, comm
     target = not_a_warehouse(tmp_path, kind)
     one_line_error(against(kind)(*command, "--db", target, cwd=tmp_path))
     assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no export, no demo-out
+
+
+@pytest.mark.parametrize("command", [["tables"], ["ingest", REAL_TWENTYONE]])
+def test_a_warehouse_whose_wal_is_a_fifo_is_one_line_not_a_wait(db, tmp_path, command):
+    """DuckDB replays a warehouse's write-ahead log on opening: a FIFO there it would wait on
+    forever, where no Ctrl-C reaches (in a process of its own, with a timeout)."""
+    own = tmp_path / "w.duckdb"
+    shutil.copyfile(db, own)
+    os.mkfifo(tmp_path / "w.duckdb.wal")
+    line = one_line_error(mine(*command, "--db", own, timeout=30))
+    assert (
+        line
+        == f"error: {own}.wal: the warehouse's log is not a regular file (a FIFO, device or socket?)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.duckdb", "w.duckdb.wal"]
 
 
 def test_a_path_component_too_long_is_one_line(tmp_path):
@@ -291,17 +307,20 @@ def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_th
 SLOW = "SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b"
 
 
-def interrupted(command: list, started, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run mine, send it SIGINT (Ctrl-C) once `started()` says its work is under way, and
-    return how it ended (asserting that it ended promptly)."""
+def interrupted(
+    command: list, started, timeout: float = 60, stop: int = signal.SIGINT, env=None
+) -> subprocess.CompletedProcess:
+    """Run mine, send it `stop` (SIGINT: Ctrl-C) once `started()` says its work is under
+    way, and return how it ended (asserting that it ended promptly)."""
     child = subprocess.Popen([MINE, *map(str, command)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)  # fmt: skip
+                             stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, **(env or {})})  # fmt: skip
     deadline = time.monotonic() + timeout
     while not started():
         assert child.poll() is None, child.communicate()
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    child.send_signal(signal.SIGINT)
+    child.send_signal(stop)
     out, err = child.communicate(timeout=30)
     return subprocess.CompletedProcess(child.args, child.returncode, out, err)
 
@@ -322,6 +341,19 @@ def test_ctrl_c_during_query_out_leaves_no_file(db, tmp_path):
     result = interrupted(["query", SLOW, "--out", out, "--db", db], after(1.5))
     assert one_line_error(result, code=130) == "error: interrupted"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_during_simulate_leaves_no_partial_log(tmp_path):
+    out = tmp_path / "sims"
+
+    def writing() -> bool:  # the match's first games are in its partial files
+        return out.is_dir() and any(p.stat().st_size for p in out.iterdir())
+
+    command = ["simulate", "hog", "--games", "1000000", "--players", "always_roll:6,random",
+               "--out", out, "--json"]  # fmt: skip
+    result = interrupted(command, writing)
+    assert one_line_error(result, code=130) == "error: interrupted"
+    assert list(out.iterdir()) == []
 
 
 @pytest.fixture(scope="module")
@@ -364,6 +396,36 @@ def test_ctrl_c_during_ingest_is_one_line_and_lands_whole_logs_only(big_logs, tm
     con.close()
     assert whole and stray == 0
     again = here("ingest", big_logs, "--db", db, "--json")  # and the same ingest completes
+    assert again.returncode == 0, again.stderr
+
+
+def test_sigterm_during_ingest_unwinds_as_ctrl_c_does(big_logs, tmp_path):
+    """`kill`, `timeout`, a CI's cancel: the batches' temporary folder goes, as at Ctrl-C
+    (SIGTERM's default ended the process where it stood, leaving it for good)."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    db = tmp_path / "w.duckdb"
+    result = interrupted(["ingest", big_logs, "--db", db], lambda: any(scratch.iterdir()),
+                         stop=signal.SIGTERM, env={"TMPDIR": str(scratch)})  # fmt: skip
+    assert one_line_error(result, code=128 + signal.SIGTERM) == "error: terminated"
+    assert list(scratch.iterdir()) == []
+    again = here("ingest", big_logs, "--db", db, "--json")  # what landed is whole
+    assert again.returncode == 0, again.stderr
+
+
+def test_ctrl_c_during_a_lake_ingest_leaves_no_part_its_manifest_does_not_list(big_logs, tmp_path):
+    lake = tmp_path / "lake"
+
+    def parts() -> set[str]:
+        return {str(p.relative_to(lake)) for p in lake.glob("*/bucket=*/part-*.parquet")}
+
+    command = ["ingest", big_logs, "--lake", lake, "--shard-pairs", "1"]
+    result = interrupted(command, lambda: bool(parts()))  # a shard landed, the rest to come
+    assert one_line_error(result, code=130) == "error: interrupted"
+    manifest = lake / "lake.json"
+    tables = json.loads(manifest.read_text())["tables"] if manifest.exists() else {}
+    assert parts() <= {f for table in tables.values() for f in table["files"]}
+    again = here("ingest", big_logs, "--lake", lake, "--json")  # and the same ingest completes
     assert again.returncode == 0, again.stderr
 
 
@@ -417,6 +479,22 @@ def test_ingest_onto_a_full_disk_is_one_line_and_the_warehouse_still_opens(full_
     tables = here("query", "SELECT count(*) AS n FROM logs WHERE game = 'twentyone'", "--db", db)
     assert tables.returncode == 0, tables.stderr
     assert tables.stdout.splitlines()[2].strip() == "0"
+
+
+def test_a_lake_on_a_full_disk_is_one_line_naming_it_and_keeps_what_committed(full_disk):
+    lake = full_disk / "lake"
+    assert here("ingest", REAL_GINRUMMY, "--lake", lake, "--json").returncode == 0
+    fill(full_disk)
+    full = "(No space left on device)"
+    result = mine("ingest", REAL_TWENTYONE, "--lake", lake)  # its tasks' processes meet it
+    assert one_line_error(result) == f"error: {lake}: cannot ingest into it {full}"
+    result = here("stats", "ginrummy", "--lake", lake)
+    assert one_line_error(result) == f"error: {lake}: cannot store the statistics there {full}"
+    (full_disk / "filler").unlink()
+    held = here("query", "SELECT game || ':' || count(*) AS held FROM logs GROUP BY game",
+                "--lake", lake)  # fmt: skip
+    assert held.returncode == 0, held.stderr
+    assert held.stdout.splitlines()[2:-1] == ["ginrummy:12"]  # the first ingest's logs alone
 
 
 @pytest.mark.parametrize("game", ["ginrummy", "twentyone"])

@@ -50,6 +50,16 @@ def test_a_card_of_the_shape_validate_writes_draws_its_page(table, tmp_path):
     assert "random" in (tmp_path / "page.html").read_text()
 
 
+@pytest.mark.parametrize("out", ["card.json", "link.html"])
+def test_a_page_is_not_written_over_the_card_it_draws(table, tmp_path, out):
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps(CARD))
+    (tmp_path / "link.html").symlink_to(card)
+    result = here("report", "supernim", "--table", table, "--card", card, "--out", tmp_path / out)
+    assert "this command reads that file" in one_line_error(result)
+    assert json.loads(card.read_text()) == CARD
+
+
 def _set(path: str, value):
     """The card with `value` at `path` (keys joined by dots; `-` removes the key)."""
 

@@ -72,6 +72,22 @@ def test_ingest_says_where_to_go_next(lake, tmp_path):
     assert f"next: mine stats twentyone --lake {tmp_path / 'fresh'}" in fresh.stderr
 
 
+def test_a_lake_where_no_folder_can_be_is_one_line_naming_it(tmp_path):
+    (tmp_path / "file").write_text("mine")
+    lake = tmp_path / "file" / "lake"
+    refused = here("ingest", REAL_TWENTYONE, "--lake", lake)
+    assert one_line_error(refused) == f"error: {lake}: cannot ingest into it (Not a directory)"
+
+
+def test_statistics_that_cannot_all_be_stored_leave_no_file_in_the_lake(tmp_path):
+    lake = tmp_path / "lake"
+    assert here("ingest", REAL_GINRUMMY, "--lake", lake, "--json").returncode == 0
+    (lake / "stats_ginrummy_turn_features").write_text("mine")  # where its folder would go
+    said = one_line_error(here("stats", "ginrummy", "--lake", lake))
+    assert said == f"error: {lake}: cannot store the statistics there (File exists)"
+    assert list(lake.glob("stats_*/*")) == []  # the tables stored before it: not listed, gone
+
+
 def test_a_folder_of_other_files_is_not_made_a_lake(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     refused = here("ingest", REAL_TWENTYONE, "--lake", tmp_path)

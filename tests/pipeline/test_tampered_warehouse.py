@@ -4,6 +4,8 @@ that reads it, and the warehouse is left as it was."""
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import pytest
 
@@ -57,3 +59,26 @@ def test_a_warehouse_changed_by_hand_is_one_line_naming_the_change(
     assert f"{db}: not as mine lays out a warehouse: {says};" in said
     assert digest(db) == before
     assert not list(tmp_path.glob("out*"))
+
+
+def test_statistics_are_stored_whole_or_not_at_all(tmp_path, tmp_path_factory):
+    """A view of the user's in the way of mine's last statistics table: one line naming it,
+    and the statistics stored before stay as they were (the tables were replaced one by one,
+    so those before it were new, the rest old, and the line was DuckDB's traceback)."""
+    db = copy_of(examples_warehouse(tmp_path_factory), tmp_path / "w.duckdb")
+    first = here("stats", "ginrummy", "--db", db, "--json")
+    assert first.returncode == 0, first.stderr
+    *names, last = json.loads(first.stdout)["tables"]
+    con = duckdb.connect(str(db))
+    for name in names:
+        con.execute(f"DELETE FROM {name}")  # marks what a second run would replace
+    con.execute(f"DROP TABLE {last}")
+    con.execute(f"CREATE VIEW {last} AS SELECT 1 AS mine")
+    con.close()
+    said = one_line_error(here("stats", "ginrummy", "--db", db))
+    why = f'Existing object "{last}" is of type View, trying to replace with type Table'
+    assert said == f"error: {last}: cannot store the statistics there (Catalog Error: {why})"
+    con = duckdb.connect(str(db), read_only=True)
+    kept = [con.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in names]
+    con.close()
+    assert kept == [0] * len(names)
