@@ -8,7 +8,7 @@ settings. Readers check the game and kind before trusting the rows.
 from __future__ import annotations
 
 import json
-import math
+import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -128,8 +128,8 @@ def fields(path: str | Path, metadata: dict, key: str | None, types: dict[str, A
             fine = isinstance(value, bool)
         elif kind is int:
             fine = isinstance(value, int) and not isinstance(value, bool)
-        elif kind is float:
-            fine = number and math.isfinite(value)
+        elif kind is float:  # finite: not NaN, nor infinite, nor an int past a float's range
+            fine = number and abs(value) <= sys.float_info.max
         else:
             fine = isinstance(value, kind)
         if not fine:

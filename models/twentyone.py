@@ -40,7 +40,6 @@ bid: the maximum where that value is positive, the minimum elsewhere.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from itertools import product
 from pathlib import Path
@@ -652,9 +651,7 @@ def read_table(path: str | Path) -> Strategy:
     problem = outside_the_rules(learned)
     if problem:
         raise tables.TableError(f"{path}: learned {problem}")
-    ev = metadata.get("model_ev")
-    if not isinstance(ev, int | float) or not math.isfinite(ev):
-        raise tables.TableError(f"{path}: metadata model_ev is {ev!r}")
+    tables.fields(path, metadata, None, {"model_ev": float})
     section = pl.col("section")
     static = frame.filter(section.is_in(list(CHOICES)))
     if static.height != len(STATIC) or set(static.select(CELL).iter_rows()) != STATIC:

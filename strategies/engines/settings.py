@@ -68,7 +68,9 @@ class RuleSettings:
         if key not in cls.BOUNDS:
             return True
         low, high = cls.BOUNDS[key]
-        return math.isfinite(value) and low <= value <= high
+        # An int is compared as it is: one past a float's range (a command line's or a
+        # table's digits) is out of bounds, not an OverflowError of isfinite
+        return (isinstance(value, int) or math.isfinite(value)) and low <= value <= high
 
     def changes(self) -> dict[str, Any]:
         """The settings that differ from the defaults."""

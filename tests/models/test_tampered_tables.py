@@ -51,6 +51,10 @@ TAMPERED = {
     "metadata a list": lambda f, m: (f, [m]),
     "learned goal a word": lambda f, m: (f, {**m, "learned": {**m["learned"], "goal": "x"}}),
     "learned goal huge": lambda f, m: (f, {**m, "learned": {**m["learned"], "goal": 10**9}}),
+    "learned goal past a float": lambda f, m: (
+        f,
+        {**m, "learned": {**m["learned"], "goal": 10**400}},
+    ),
     "learned sow_sad a number": lambda f, m: (f, {**m, "learned": {**m["learned"], "sow_sad": 1}}),
     "no learned rules": lambda f, m: (f, {k: v for k, v in m.items() if k != "learned"}),
     "another game's": lambda f, m: (f, {**m, "game": "twentyone"}),

@@ -74,12 +74,14 @@ TAMPERED = {
     "learned decks a word": lambda f, m: (f, _learned(m, decks="three")),
     "learned decks fractional": lambda f, m: (f, _learned(m, decks=2.5)),
     "learned max_bid huge": lambda f, m: (f, _learned(m, max_bid=10**9)),
+    "learned decks past a float": lambda f, m: (f, _learned(m, decks=10**400)),
     "learned min_bid above max_bid": lambda f, m: (f, _learned(m, min_bid=200)),
     "learned insurance a number": lambda f, m: (
         f,
         _learned(m, actions={**m["learned"]["actions"], "insurance": 1}),
     ),
     "a model value that is a word": lambda f, m: (f, {**m, "model_ev": "high"}),
+    "a model value past a float": lambda f, m: (f, {**m, "model_ev": 10**400}),
     "another game's": lambda f, m: (f, {**m, "game": "hog"}),
 }
 

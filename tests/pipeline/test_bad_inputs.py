@@ -68,6 +68,7 @@ CASES = [
     ("simulate hog --rules bogus=1 --out sims", "bad rule 'bogus'"),
     ("simulate hog --rules goal=abc --out sims", "goal takes a whole number"),
     ("simulate hog --rules goal=0 --out sims", "goal takes 1 to 1,000"),
+    (f"simulate hog --rules goal={10**400} --out sims", "goal takes 1 to 1,000"),  # past a float
     ("simulate ginrummy --games 10000000 --out sims", "less than or equal to 1000000"),
     ("validate twentyone syntax.py --hands 5", "greater than or equal to 1000"),
     ("nosuch", "unknown command 'nosuch'"),

@@ -56,6 +56,8 @@ TAMPERED = {
     "a p-value as text": (setting("answerer.chi_square_p_value", "0.5"), "not a float"),
     "expected guesses as text": (setting("trees.2.expected_guesses", "3.5"),
                                  "not a float"),
+    "expected guesses past a float": (setting("trees.2.expected_guesses", 10**400),
+                                      "not a float"),
     "trees as a list": (setting("trees", []), "holds no tree"),
     "a tree the metadata does not state": (setting("trees", {"3": {}}), "lacks '2'"),
     "a node count that is not the table's": (setting("trees.2.nodes", 5), "5"),
