@@ -265,9 +265,9 @@ LARGEST = 10_000.0  # no margin of a game within the rules' bounds comes near
 
 def read_table(path: str | Path) -> Fitted:
     """The fitted heuristic of a file, checked: cells keyed by the player's features
-    (each within its cap), finite values of a plausible size, the rules and figures of its
-    metadata of their types (the rules within their bounds); `tables.TableError` (one
-    line) for anything else."""
+    (each within its cap, each cell once), finite values of a plausible size, the rules
+    and figures of its metadata of their types (the rules within their bounds);
+    `tables.TableError` (one line) for anything else."""
     frame, metadata = tables.read(path, GAME, KIND, columns=COLUMNS)
     if frame.is_empty():
         raise tables.TableError(f"{path}: the table holds no value")
@@ -288,7 +288,10 @@ def read_table(path: str | Path) -> Fitted:
             raise tables.TableError(f"{path}: the value {value:g} of {key} is not a margin")
         if kind != "cell":
             raise tables.TableError(f"{path}: a row of kind {kind!r} (cell)")
-        cells[_key(path, key, caps)] = value
+        cell = _key(path, key, caps)
+        if cell in cells:  # fit writes each once: neither of two values is the table's
+            raise tables.TableError(f"{path}: a second row of the key {key!r}")
+        cells[cell] = value
     return Fitted(cells, metadata)
 
 

@@ -40,6 +40,11 @@ def _cell(column: str, value, kind: str = "cell") -> Tamper:
     return rows(change)
 
 
+def _again(*change, **named) -> Tamper:
+    """The first row once more, changed."""
+    return rows(lambda f: pl.concat([f, f.head(1).with_columns(*change, **named)]))
+
+
 TAMPERED: dict[str, tuple[Tamper, str]] = {
     "an empty table": (rows(lambda f: f.clear()), "holds no value"),
     "a dropped column": (rows(lambda f: f.drop("value")), "lacks the column 'value'"),
@@ -52,6 +57,9 @@ TAMPERED: dict[str, tuple[Tamper, str]] = {
     "a count over its cap": (_cell("key", "1;2;0;0;1;3;12"), "is not 7 features"),
     "a cell of words": (_cell("key", "two;four"), "is not 7 features"),
     "a row of no kind": (_cell("kind", "weights"), "a row of kind 'weights'"),
+    "a cell twice": (_again(-pl.col("value")), "a second row of the key"),
+    "a cell twice, one key with a leading zero": (_again(key="0" + pl.col("key")),
+                                                  "a second row of the key '0"),
     "a merge cap as text": (setting("settings.merge_cap", "ten"), "merge_cap is 'ten'"),
     "a cut-off out of bounds": (setting("settings.max_moves", 10**9), "max_moves 1000000000 is not"),
     "a split reward as a flag": (setting("settings.split_reward", True), "split_reward is True"),
