@@ -60,8 +60,8 @@ def _course_modules() -> dict[str, str]:
 def _by_functions(text: str) -> Played | None:
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # the last two: an
+        return None  # expression nested past the parser's depth (`return ---…1`)
     defined = {node.name for node in tree.body
                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}  # fmt: skip
     found = [

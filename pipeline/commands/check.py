@@ -11,7 +11,13 @@ from mine.pipeline.console import console, fail, print_json
 from mine.pipeline.player_games import played_by
 from mine.pipeline.progress import working
 from mine.strategies import contained
-from mine.strategies.player_file import PlayerFileError, is_haskell, prepare, readable
+from mine.strategies.player_file import (
+    PlayerFileError,
+    is_haskell,
+    load_module,
+    prepare,
+    readable,
+)
 
 
 def check(path: Path, game_name: str | None, as_json: bool = False) -> None:
@@ -24,6 +30,11 @@ def check(path: Path, game_name: str | None, as_json: bool = False) -> None:
         raise fail(f"--game {game_name}: one of {', '.join(games.names())}") from None
     found = played_by(path)
     if game is None and found is None:
+        if not is_haskell(path):  # what keeps a file from loading (a SyntaxError) comes first
+            try:
+                contained.run(path, _load, [(None, str(path))])
+            except (PlayerFileError, contained.PlayerFault) as error:
+                raise fail(str(error)) from None
         raise fail(f"{path}: cannot tell which game it plays (a Haskell file imports its "
                    "course's modules, a Python file defines a game's functions): give "
                    "--game")  # fmt: skip
@@ -43,7 +54,11 @@ def check(path: Path, game_name: str | None, as_json: bool = False) -> None:
     console.print(f"ok: {path}: a {game.title} player; it {how}", soft_wrap=True)
 
 
-def _load(task: tuple[str, str]) -> None:
-    """In a contained worker: the file loaded as the game's validator loads it."""
+def _load(task: tuple[str | None, str]) -> None:
+    """In a contained worker: the file loaded as the game's validator loads it (no game:
+    run as every Python player file is, asked for no function)."""
     game, path = task
-    games.get(game).module("validator").load(path)
+    if game is None:
+        load_module(path, "unknown", ())
+    else:
+        games.get(game).module("validator").load(path)

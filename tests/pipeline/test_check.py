@@ -61,16 +61,36 @@ def test_the_game_is_read_from_the_file(tmp_path, name, text, game):
 
 def test_a_python_player_is_checked_in_one_line(tmp_path, cache):
     good, bad, unknown = tmp_path / "nim.py", tmp_path / "exits.py", tmp_path / "what.py"
+    broken = tmp_path / "broken.py"
     good.write_text(NIM)
     bad.write_text(NIM + "raise SystemExit(3)\n")
     unknown.write_text("def play(x):\n    return 1\n")
+    broken.write_text(NIM.replace("return (", "return ((", 1))  # its game is not told
     ok = here("check", good)
     assert ok.returncode == 0 and ok.stdout == f"ok: {good}: a Super-Nim player; it loads\n"
     line = one_line_error(here("check", bad))
     assert line == f"error: {bad}: cannot load (it called sys.exit(3))"
     assert "cannot tell which game" in one_line_error(here("check", unknown))
+    line = one_line_error(here("check", broken))  # what keeps it from loading, not --game
+    assert line.startswith(f"error: {broken}: cannot load (SyntaxError: "), line
     given = here("check", unknown, "--game", "twentyone")
     assert given.returncode == 0 and "a TwentyOne player" in given.stdout
+
+
+DEEP = {"MemoryError": "-" * 100_000 + "1", "RecursionError": "1" + "+1" * 100_000}
+
+
+@pytest.mark.parametrize("error", DEEP)
+def test_a_file_nested_past_the_parsers_depth_is_one_line(tmp_path, error):
+    """Its game is read from it in mine's own process: an expression nested past the
+    parser's depth is not told there (it was a traceback of check and validate), and its
+    load, contained, says why it does not load."""
+    path = tmp_path / "deep.py"
+    path.write_text(f"def final_strategy(score, opponent_score):\n    return {DEEP[error]}\n")
+    assert played_by(path) is None
+    for command in (("check", path), ("validate", "hog", path)):
+        line = one_line_error(here(*command))
+        assert line.startswith(f"error: {path}: cannot load ({error}"), line
 
 
 @needs_ghc
