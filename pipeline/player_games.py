@@ -2,8 +2,8 @@
 by the course modules it imports (those only one game's course bundle holds: `Rummy.Types`
 is Gin Rummy's, `TwentyOne.Types` TwentyOne's, `Card` card guessing's), a Python file by
 the functions it defines (all of one game's validator's `FUNCTIONS`). One place for
-`mine check` and for `mine validate`, which says "this is a Gin Rummy player" of a file
-given to another game instead of a compile error."""
+`mine check` and for `mine validate` and `mine tournament`, which say "this is a Gin Rummy
+player" of a file given to another game instead of a compile error."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mine import games
+from mine.games import Game
+from mine.pipeline.console import fail
 from mine.strategies.haskell.build import BUNDLES, COURSES
 from mine.strategies.player_file import PlayerFileError, is_haskell, there
 
@@ -32,6 +34,17 @@ def played_by(path: str | Path) -> Played | None:
     except (PlayerFileError, OSError, UnicodeDecodeError):
         return None
     return _by_imports(text) if is_haskell(path) else _by_functions(text)
+
+
+def other_game(player: str | Path, game: Game, verb: str) -> None:
+    """One line for a file of another game (`validate twentyone GinPlayer.hs`), which
+    would otherwise fail to load or compile against the wrong course's modules, or play
+    and lose every game to an invalid action (a Gin Rummy file has TwentyOne's `play`)."""
+    found = played_by(player)
+    if found is not None and found.game != game.name:
+        title = games.get(found.game).title
+        raise fail(f"{player}: this is a {title} player, not a {game.title} one "
+                   f"({found.reason}): mine {verb} {found.game} {player}")  # fmt: skip
 
 
 def _by_imports(text: str) -> Played | None:

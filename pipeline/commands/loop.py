@@ -320,6 +320,7 @@ def validate(game: Game, player: Path, rules=None, against=None, cluster=None, a
              **own) -> None:  # fmt: skip
     """Measure a player file against the game's baselines in its reference engine."""
     from mine.pipeline.cluster import runner
+    from mine.pipeline.player_games import other_game
     from mine.strategies.contained import PlayerFault
     from mine.strategies.player_file import PlayerFileError, is_haskell, readable
     from mine.strategies.runners import SERIAL
@@ -356,19 +357,6 @@ def validate(game: Game, player: Path, rules=None, against=None, cluster=None, a
     reason = validator.failure(card)
     if reason:
         raise fail(reason)
-
-
-def other_game(player: Path, game: Game, verb: str) -> None:
-    """One line for a file of another game (`validate twentyone GinPlayer.hs`), which
-    would otherwise fail to load or compile against the wrong course's modules."""
-    from mine import games
-    from mine.pipeline.player_games import played_by
-
-    found = played_by(player)
-    if found is not None and found.game != game.name:
-        title = games.get(found.game).title
-        raise fail(f"{player}: this is a {title} player, not a {game.title} one "
-                   f"({found.reason}): mine {verb} {found.game} {player}")  # fmt: skip
 
 
 def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as_json=False,

@@ -20,6 +20,7 @@ from mine import outputs
 from mine.pipeline import options
 from mine.pipeline.cluster import runner
 from mine.pipeline.console import fail, print_json, show, will_write, write_report
+from mine.pipeline.player_games import other_game
 from mine.pipeline.progress import per_name
 from mine.pipeline.reports import tournament as page
 from mine.strategies import tournament as core
@@ -51,6 +52,8 @@ def run(
         raise fail(str(error)) from None
     except core.TournamentError as error:  # how it was asked: a usage error, as typer's
         raise fail(str(error), 2) from None
+    for file in files or []:
+        other_game(file, registry.get(game), "tournament")
     bar, progress = per_name(as_json)
     try:
         on_cluster = runner(cluster) if cluster else contextlib.nullcontext()

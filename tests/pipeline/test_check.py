@@ -1,6 +1,7 @@
 """`mine check FILE` (issue 41): a player file checked as the harness loads it, its game
 told from the file (a Haskell file's course imports, a Python file's functions), in one
-line; and `mine validate` of another game's file says whose player it is."""
+line; and `mine validate` or `mine tournament` of another game's file says whose player it
+is."""
 
 from __future__ import annotations
 
@@ -116,6 +117,19 @@ def test_validate_says_whose_player_another_games_file_is(tmp_path):
     line = one_line_error(here("validate", "twentyone", path))
     assert line == (f"error: {path}: this is a Gin Rummy player, not a TwentyOne one (it "
                     f"imports Rummy.Types): mine validate ginrummy {path}")  # fmt: skip
+
+
+def test_a_tournament_refuses_another_games_file_before_any_game(tmp_path):
+    """A Gin Rummy file defines TwentyOne's `play` too: it was seated, lost every game to
+    an invalid action, and the tournament ended well (exit 0) without saying why."""
+    path = tmp_path / "gin.py"
+    path.write_text("".join(f"def {name}(*given):\n    return None\n\n\n"
+                            for name in ("pick", "play", "melds")))  # fmt: skip
+    result = here("tournament", "twentyone", path, "--bots", "textbook,dealer", "--games", "2")
+    line = one_line_error(result, code=1)
+    assert line == (f"error: {path}: this is a Gin Rummy player, not a TwentyOne one (it "
+                    f"defines pick, play, melds): mine tournament ginrummy {path}")  # fmt: skip
+    assert result.stdout == ""  # refused before any game
 
 
 @needs_ghc
