@@ -278,7 +278,10 @@ def read_table(path: str | Path) -> Fitted:
             raise tables.TableError(f"{path}: settings.{name} {settings[name]} is not in "
                                     f"{low:g}..{high:g}")  # fmt: skip
     scoring = SuperNimRules(cap_scores=bool(settings.get("cap_scores")))
-    caps = tuple(features_of(scoring).values())
+    features = features_of(scoring)
+    if settings.get("caps") != features:  # the keys' features, which the page names
+        raise tables.TableError(f"{path}: settings.caps is not the player's features {features}")
+    caps = tuple(features.values())
     tables.fields(path, {"figures": metadata}, "figures", NUMBERS)
     tables.fields(path, metadata, "yardstick", YARDSTICK)
     tables.fields(path, metadata, "holdout", HOLDOUT)

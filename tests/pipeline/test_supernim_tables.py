@@ -60,6 +60,8 @@ TAMPERED: dict[str, tuple[Tamper, str]] = {
     "a cell twice": (_again(-pl.col("value")), "a second row of the key"),
     "a cell twice, one key with a leading zero": (_again(key="0" + pl.col("key")),
                                                   "a second row of the key '0"),
+    "caps a number": (setting("settings.caps", 1e308), "settings.caps is not the player's"),
+    "a cap changed": (setting("settings.caps.twos", 99), "settings.caps is not the player's"),
     "a merge cap as text": (setting("settings.merge_cap", "ten"), "merge_cap is 'ten'"),
     "a cut-off out of bounds": (setting("settings.max_moves", 10**9), "max_moves 1000000000 is not"),
     "a split reward as a flag": (setting("settings.split_reward", True), "split_reward is True"),
@@ -78,7 +80,7 @@ def test_a_tampered_table_is_one_table_error(table, tmp_path, case):
 
 
 @pytest.mark.parametrize("case", ["an empty table", "a huge value", "a cell of five features",
-                                  "a cut-off out of bounds"])  # fmt: skip
+                                  "a cut-off out of bounds", "caps a number"])  # fmt: skip
 def test_generate_and_report_refuse_a_tampered_table_in_one_line(table, tmp_path, case):
     tamper, says = TAMPERED[case]
     path = tampered(table, tmp_path, tamper)
