@@ -630,7 +630,7 @@ def write_table(path: str | Path, fitted: Strategy) -> Path:
 
 
 FRAME = {"section": pl.String, **dict.fromkeys(COLUMNS[1:], pl.Int64)}
-LEARNED = {"decks": int, "min_bid": int, "max_bid": int, "player_card_limit": int}
+LEARNED = {"decks": int, "min_bid": int, "max_bid": int, "player_card_limit": int, "payoffs": dict}
 ACTIONS = {"insurance": bool, "double_on_21": bool, "double_after_split": bool}
 CELL = list(COLUMNS[:7])  # a row's situation: section, context, up, total, soft, cards, pair
 AT = dict(_cells())  # a row's situation: where its chart holds it
@@ -644,10 +644,12 @@ def read_table(path: str | Path) -> Strategy:
     situation of the static chart, count cells that are such situations within the true
     counts' range, bids by count within the learned bids, and the learned numbers the
     player states (decks, bids within the rules' bounds; its card limit; which actions
-    the logs showed); `tables.TableError` (one line) for anything else."""
+    the logs showed; the payoffs, finite); `tables.TableError` (one line) for anything
+    else."""
     frame, metadata = tables.read(path, GAME, KIND, columns=FRAME)
     learned = tables.fields(path, metadata, "learned", LEARNED)
     tables.fields(path, learned, "actions", ACTIONS)
+    tables.fields(path, learned, "payoffs", dict.fromkeys(learned["payoffs"], float))
     problem = outside_the_rules(learned)
     if problem:
         raise tables.TableError(f"{path}: learned {problem}")

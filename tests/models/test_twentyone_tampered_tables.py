@@ -76,6 +76,11 @@ TAMPERED = {
     "learned max_bid huge": lambda f, m: (f, _learned(m, max_bid=10**9)),
     "learned decks past a float": lambda f, m: (f, _learned(m, decks=10**400)),
     "learned min_bid above max_bid": lambda f, m: (f, _learned(m, min_bid=200)),
+    "learned payoffs a list": lambda f, m: (f, _learned(m, payoffs=[])),
+    "a learned payoff past a float": lambda f, m: (
+        f,
+        _learned(m, payoffs={**m["learned"]["payoffs"], "5-card 24 vs 20": 10**400}),
+    ),
     "learned insurance a number": lambda f, m: (
         f,
         _learned(m, actions={**m["learned"]["actions"], "insurance": 1}),
