@@ -295,6 +295,9 @@ def read_table(path: str | Path) -> Fitted:
         if cell in cells:  # fit writes each once: neither of two values is the table's
             raise tables.TableError(f"{path}: a second row of the key {key!r}")
         cells[cell] = value
+    if len(cells) != metadata["feature_cells"]:  # a row left out (or added) of the file
+        raise tables.TableError(f"{path}: {len(cells)} cells, its metadata says "
+                                f"{metadata['feature_cells']}")  # fmt: skip
     return Fitted(cells, metadata)
 
 

@@ -41,7 +41,7 @@ def _cell(column: str, value, kind: str = "cell") -> Tamper:
 
 
 def _again(*change, **named) -> Tamper:
-    """The first row once more, changed."""
+    """The first row once more, changed (a row added)."""
     return rows(lambda f: pl.concat([f, f.head(1).with_columns(*change, **named)]))
 
 
@@ -58,6 +58,8 @@ TAMPERED: dict[str, tuple[Tamper, str]] = {
     "a cell of words": (_cell("key", "two;four"), "is not 7 features"),
     "a row of no kind": (_cell("kind", "weights"), "a row of kind 'weights'"),
     "a cell twice": (_again(-pl.col("value")), "a second row of the key"),
+    "a cell left out": (rows(lambda f: f.slice(1)), "cells, its metadata says"),
+    "a cell added": (_again(key=pl.lit("0;0;0;0;0;0;0")), "cells, its metadata says"),
     "a cell twice, one key with a leading zero": (_again(key="0" + pl.col("key")),
                                                   "a second row of the key '0"),
     "caps a number": (setting("settings.caps", 1e308), "settings.caps is not the player's"),
