@@ -18,6 +18,7 @@ from mine import inputs, outputs
 
 REQUIRED = ("game", "kind", "fingerprint", "rows", "method", "settings")
 METADATA_BYTES = 16_000_000  # a table's metadata: what fit writes is a few kB
+TABLE_ROWS = 4_000_000  # the largest table, card guessing's trees for n = 2, 3, 4: < 1 million
 
 
 class TableError(ValueError):
@@ -67,7 +68,10 @@ def read(
         )
     try:
         metadata = inputs.read_json(sidecar, METADATA_BYTES)
+        _within_bounds(path, rows)
         frame = pl.read_parquet(rows)
+    except TableError:
+        raise
     except (OSError, ValueError, pl.exceptions.PolarsError) as error:
         raise TableError(f"{path}: not a readable table ({_first_line(error)})") from None
     if not isinstance(metadata, dict):
@@ -79,6 +83,16 @@ def read(
     if not isinstance(metadata.get("settings", {}), dict):
         raise TableError(f"{path}: its metadata's settings are not a JSON object")
     return (frame if columns is None else typed(path, frame, columns)), metadata
+
+
+def _within_bounds(path: Path, rows: Path) -> None:
+    """TableError when the Parquet file's footer states more rows than any table of mine
+    holds: a few kB of one repeated value state millions (300 million: 7 GB of a Hog
+    table's three columns), which reading the file would hold in memory."""
+    stated = pl.scan_parquet(rows).select(pl.len()).collect().item()
+    if stated > TABLE_ROWS:
+        raise TableError(f"{path}: {stated:,} rows, more than any table of mine holds "
+                         f"({TABLE_ROWS:,})")  # fmt: skip
 
 
 def typed(path: Path, frame: pl.DataFrame, columns: dict[str, pl.DataType]) -> pl.DataFrame:

@@ -81,3 +81,13 @@ def test_metadata_nested_deeper_than_any_table_is_refused(tmp_path, fitted, dept
     written = tables.metadata_path(path).read_text().rstrip().removesuffix("}")
     tables.metadata_path(path).write_text(written + ', "notes": ' + "[" * depth + "]" * depth + "}")
     refused(verb, "hog", path, tmp_path, "nested")
+
+
+def test_a_table_stating_more_rows_than_any_is_refused_unread(tmp_path, fitted):
+    """A few kB of one repeated value may state 300 million rows, which reading held in
+    memory (7 GB; under a memory limit the process aborted, Rust's 'memory allocation
+    failed' and exit 134): the footer's count is read first. One row past the cap shows it
+    (without the check, Hog's own check refused the file, having read it)."""
+    frame = pl.select(pl.repeat(0, tables.TABLE_ROWS + 1, dtype=pl.Int8).alias("score"))
+    path = table_file(frame, fitted[1], tmp_path)
+    refused("generate", "hog", path, tmp_path, "rows, more than any table of mine holds")
