@@ -88,7 +88,7 @@ def strength(card: dict[str, Any]) -> kit.Section:
     of moving first and second), each beside the best any strategy wins against that
     opponent where it is a baseline or the optimal strategy; then what it is guaranteed
     beside what the optimum guarantees."""
-    rules = HogRules(**card["rules"])
+    rules = HogRules.from_settings(card["rules"])  # a card's rules: bounded, as --rules are
     model = TurnModel.from_rules(rules)
     best = {spec: best_response(model, as_table(make_bot(spec, rules), rules)).average
             for spec in card["against"] if spec in BASELINES}  # fmt: skip
