@@ -630,7 +630,9 @@ def write_table(path: str | Path, fitted: Strategy) -> Path:
 
 
 FRAME = {"section": pl.String, **dict.fromkeys(COLUMNS[1:], pl.Int64)}
-LEARNED = {"decks": int, "min_bid": int, "max_bid": int, "player_card_limit": int, "payoffs": dict}
+# the learned numbers the player states; the dealer's rule and the payoffs, its docstring
+LEARNED = {"decks": int, "min_bid": int, "max_bid": int, "player_card_limit": int,
+           "dealer_rule": dict, "payoffs": dict}  # fmt: skip
 ACTIONS = {"insurance": bool, "double_on_21": bool, "double_after_split": bool}
 CELL = list(COLUMNS[:7])  # a row's situation: section, context, up, total, soft, cards, pair
 AT = dict(_cells())  # a row's situation: where its chart holds it

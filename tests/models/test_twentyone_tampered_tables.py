@@ -77,6 +77,7 @@ TAMPERED = {
     "learned decks past a float": lambda f, m: (f, _learned(m, decks=10**400)),
     "learned min_bid above max_bid": lambda f, m: (f, _learned(m, min_bid=200)),
     "learned payoffs a list": lambda f, m: (f, _learned(m, payoffs=[])),
+    "learned dealer rule a word": lambda f, m: (f, _learned(m, dealer_rule="hits soft 17")),
     "a learned payoff past a float": lambda f, m: (
         f,
         _learned(m, payoffs={**m["learned"]["payoffs"], "5-card 24 vs 20": 10**400}),
