@@ -9,7 +9,8 @@ every game:
 - `check(path, fitted, **options)`: the figures a generated file states in its docstring,
   measured on that file (what `mine generate` writes in);
 - `failure(card)`: None, or the one line that says why the card's figures do not hold
-  (the file's invalid plays, say), which makes `mine validate` exit 1.
+  (the file's invalid plays, say), naming the file (the card's `player`), which makes
+  `mine validate` exit 1.
 - `FUNCTIONS`: the functions a player file defines (what loading it checks);
 - for tournaments (`strategies/tournament/match.py`): `load(path)` (a file's module in
   this worker), `seat(module)` (the file at a table: the engine's adapter for the course's

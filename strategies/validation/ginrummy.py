@@ -235,4 +235,5 @@ def failure(card: dict[str, Any]) -> str | None:
         return None
     count = sum(f["invalid"] for f in bad.values())
     reasons = sorted({reason for f in bad.values() for reason in f["invalid_reasons"]})
-    return f"{count} invalid plays against {', '.join(bad)}: {'; '.join(reasons[:3])}"
+    return (f"{card['player']}: {count} invalid plays against {', '.join(bad)}: "
+            f"{'; '.join(reasons[:3])}")  # fmt: skip

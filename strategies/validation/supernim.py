@@ -331,4 +331,4 @@ def failure(card: dict[str, Any]) -> str | None:
     if not any(invalid.values()):
         return None
     where = ", ".join(f"{count} against {name}" for name, count in invalid.items() if count)
-    return f"the player made invalid moves: {where}"
+    return f"{card['player']}: made invalid moves: {where}"

@@ -189,7 +189,7 @@ def test_a_player_that_answers_garbage_loses_on_invalid_moves(tmp_path):
                     "def random_move(state):\n    return state\n")  # fmt: skip
     result = here("validate", "supernim", path, "--games", 4, "--baselines", "random",
                   "--equal-depth", 0, "--json")  # fmt: skip
-    assert one_line_error(result) == "error: the player made invalid moves: 4 against random"
+    assert one_line_error(result) == f"error: {path}: made invalid moves: 4 against random"
     row = json.loads(result.stdout)["against"]["random"]
     assert row["invalid_moves"] == 4 and row["loss"]["count"] == 4
 

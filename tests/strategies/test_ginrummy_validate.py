@@ -135,8 +135,8 @@ def test_failure_names_the_files_invalid_plays(tmp_path):
     )
     card = validating.validate(cheat, opponents=["simple", "random"], games=2, workers=1)
     assert [f["invalid"] for f in card["against"].values()] == [2, 2]
-    assert validating.failure(card) == (
-        "4 invalid plays against simple, random: Cannot play the last drawn card"
+    assert validating.failure({"player": str(cheat), **card}) == (
+        f"{cheat}: 4 invalid plays against simple, random: Cannot play the last drawn card"
     )
 
 
@@ -150,7 +150,7 @@ def test_a_file_that_raises_at_every_first_call_is_one_line_with_its_figures(tmp
     result = here("validate", "ginrummy", boom, "--games", 2, "--baselines", "random",
                   "--workers", 1, "--json")  # fmt: skip
     line = one_line_error(result, code=1)
-    assert line == "error: 2 invalid plays against random: player raised ValueError: boom"
+    assert line == f"error: {boom}: 2 invalid plays against random: player raised ValueError: boom"
     figures = json.loads(result.stdout)["against"]["random"]
     assert (figures["invalid"], figures["p99_call_cpu_ms"], figures["max_call_cpu_ms"]) == (2, 0, 0)
 

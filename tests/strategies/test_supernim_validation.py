@@ -45,8 +45,8 @@ def test_the_default_rules_read_as_before():
 
 def test_a_card_fails_on_the_files_own_invalid_moves_only():
     row = {"invalid_moves": 0, "opponent_invalid_moves": 3}
-    card = {"against": {"random": row, "greedy": {**row, "invalid_moves": 2}}}
-    assert validation.failure(card) == "the player made invalid moves: 2 against greedy"
+    card = {"player": "p.py", "against": {"random": row, "greedy": {**row, "invalid_moves": 2}}}
+    assert validation.failure(card) == "p.py: made invalid moves: 2 against greedy"
     assert validation.failure({"against": {"random": row}}) is None
 
 
