@@ -385,11 +385,13 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     with refused(), working("drawing the page", as_json):
         try:
             page = call(page_of.html, fitted, observed, own=own, **drawn)
-        except (LookupError, TypeError, AttributeError, ValueError) as error:
+        # a card's number past a float's range (JSON's integers go there): ArithmeticError
+        except (LookupError, TypeError, AttributeError, ValueError, ArithmeticError) as error:
             if own.get("card") is None:
                 raise
+            missing = "no " if isinstance(error, LookupError) else ""
             raise fail(f"{own['card']}: not a card of `mine validate {game.name} --json` "
-                       f"(no {error})") from None  # fmt: skip
+                       f"({missing}{error})") from None  # fmt: skip
     write_report(out, page, say=False)
     if as_json:
         sources = {} if read is None else {"sources": read}
