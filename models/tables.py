@@ -60,6 +60,11 @@ def read(
     hand-edited file with a dropped column, a null, a NaN or a fraction is refused)."""
     path = Path(path)
     rows, sidecar = path.with_suffix(".parquet"), metadata_path(path)
+    for part in (rows, sidecar):  # there, but not to be read as a file: not "missing"
+        if part.exists() and not part.is_file():
+            which = "it" if part == path else part.name
+            raise TableError(f"{path}: {which} is not a regular file (a folder, a FIFO or a "
+                             "device); a table is two files that `mine fit` writes")  # fmt: skip
     if not (rows.is_file() and sidecar.is_file()):
         lacking = " and ".join(str(p) for p in (rows, sidecar) if not p.is_file())
         raise TableError(

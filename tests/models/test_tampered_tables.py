@@ -4,6 +4,7 @@ every command that reads a table, never a traceback, and nothing is written."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import polars as pl
@@ -72,6 +73,15 @@ def test_a_tampered_table_is_refused_in_one_line(tmp_path, fitted, how, verb):
 def test_a_missing_table_says_what_a_table_is(tmp_path):
     line = one_line_error(here("report", "hog", "--table", tmp_path / "gin.parquet"))
     assert "a table is two files, gin.parquet and gin.json" in line and "mine fit" in line
+
+
+@pytest.mark.parametrize("part", [".parquet", ".json"])
+def test_a_table_file_that_is_a_fifo_is_not_said_to_be_missing(tmp_path, fitted, part):
+    """A FIFO (or a folder, a device) where a table's file goes was 'missing'."""
+    path = table_file(*fitted, tmp_path)
+    path.with_suffix(part).unlink()
+    os.mkfifo(path.with_suffix(part))
+    refused("generate", "hog", path, tmp_path, "is not a regular file (a folder, a FIFO")
 
 
 @pytest.mark.parametrize("depth", [40, 100_000])  # past any table's; past Python's stack
