@@ -265,7 +265,7 @@ def test_ginrummy_melds_whose_own_code_raises_as_they_are_read_are_an_invalid_pl
     result = mine("validate", "ginrummy", path, "--games", "2", "--baselines", "random",
                   "--workers", "1", "--json")  # fmt: skip
     line = one_line_error(result, code=1)
-    assert line == "error: 2 invalid plays against random: player raised RuntimeError: gen"
+    assert line == f"error: {path}: 2 invalid plays against random: player raised RuntimeError: gen"
     assert json.loads(result.stdout)["against"]["random"]["invalid"] == 2
 
 
