@@ -43,6 +43,18 @@ def printable(text: str) -> str:
     return _CONTROL.sub(_escaped, text)
 
 
+def quoted(value: Any) -> str:
+    """A value of the user's (a player's answer, a table's field) as an error line quotes
+    it: short, and never an error of its own (an int past Python's 4,300 digits has no
+    repr, and a player's own `__repr__` may raise: a fault must still be charged)."""
+    if type(value) is int and value.bit_length() > 64:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+    try:
+        return reprlib.repr(value)
+    except Exception:  # its type still says enough
+        return f"a {type(value).__name__}"
+
+
 def storable(text: str) -> str:
     """`text` (a path) as UTF-8 holds it, in the warehouse or JSON: a byte of a name that
     is not UTF-8 as `\\xff`, the rest as it is."""

@@ -45,6 +45,7 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
+from mine.inputs import quoted
 from mine.models import FitError, chi_square_p, tables
 from mine.parsers.hog import SCORE_COLUMNS as GAME_COLUMNS
 from mine.parsers.hog import TURN_COLUMNS
@@ -385,7 +386,7 @@ def read_table(path: str | Path) -> Fit:
     line) for anything else. Tables written before the shared format had no `kind`."""
     frame, metadata = tables.read(path, GAME, columns=COLUMNS)
     if metadata.setdefault("kind", KIND) != KIND:
-        raise tables.TableError(f"{path}: a {metadata['kind']!r} table, not a {KIND!r} table")
+        raise tables.TableError(f"{path}: a {quoted(metadata['kind'])} table, not a {KIND!r} table")
     learned = tables.fields(path, metadata, "learned", LEARNED)
     for name in ("goal", "dice_sides", "max_rolls"):
         if not HogRules.within(name, value := learned[name]):

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
+from mine.inputs import quoted
 from mine.models import FitError, tables
 from mine.strategies.engines.supernim import DEFAULT_RULES, SuperNimRules
 from mine.strategies.players import supernim as player
@@ -290,10 +291,10 @@ def read_table(path: str | Path) -> Fitted:
         if abs(value) > LARGEST:
             raise tables.TableError(f"{path}: the value {value:g} of {key} is not a margin")
         if kind != "cell":
-            raise tables.TableError(f"{path}: a row of kind {kind!r} (cell)")
+            raise tables.TableError(f"{path}: a row of kind {quoted(kind)} (cell)")
         cell = _key(path, key, caps)
         if cell in cells:  # fit writes each once: neither of two values is the table's
-            raise tables.TableError(f"{path}: a second row of the key {key!r}")
+            raise tables.TableError(f"{path}: a second row of the key {quoted(key)}")
         cells[cell] = value
     if len(cells) != metadata["feature_cells"]:  # a row left out (or added) of the file
         raise tables.TableError(f"{path}: {len(cells)} cells, its metadata says "

@@ -82,9 +82,13 @@ def read(
     if not isinstance(metadata, dict):
         raise TableError(f"{path}: its metadata is not a JSON object")
     if metadata.get("game") != game:
-        raise TableError(f"{path}: a table of {metadata.get('game')!r}, not of {game!r}")
+        raise TableError(
+            f"{path}: a table of {inputs.quoted(metadata.get('game'))}, not of {game!r}"
+        )
     if kind is not None and metadata.get("kind") != kind:
-        raise TableError(f"{path}: a {metadata.get('kind')!r} table, not a {kind!r} table")
+        raise TableError(
+            f"{path}: a {inputs.quoted(metadata.get('kind'))} table, not a {kind!r} table"
+        )
     if not isinstance(metadata.get("settings", {}), dict):
         raise TableError(f"{path}: its metadata's settings are not a JSON object")
     return (frame if columns is None else typed(path, frame, columns)), metadata
@@ -153,7 +157,9 @@ def fields(path: str | Path, metadata: dict, key: str | None, types: dict[str, A
             fine = isinstance(value, kind)
         if not fine:
             field = name if key is None else f"{key}.{name}"
-            raise TableError(f"{path}: metadata {field} is {value!r}, not a {kind.__name__}")
+            raise TableError(
+                f"{path}: metadata {field} is {inputs.quoted(value)}, not a {kind.__name__}"
+            )
     return found
 
 

@@ -23,11 +23,12 @@ from typing import Any
 
 import numpy as np
 
+from mine.inputs import quoted
 from mine.parsers.cardguess import Score, Turn
 from mine.parsers.cards import GUESS_RANKS, GUESS_SUITS, CardError, guess_rank, parse_guess
 from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
-from mine.strategies.engines.state import TERMINAL, IllegalAction, quoted
+from mine.strategies.engines.state import TERMINAL, IllegalAction
 from mine.strategies.players import cardguess as player
 
 RANKS = player.RANKS  # ace high, as the spec orders them

@@ -36,6 +36,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from mine.inputs import quoted
 from mine.parsers.cards import DECK, Card
 from mine.parsers.ginrummy import HAND_SIZE, Score, Turn
 from mine.strategies.engines import referee
@@ -48,7 +49,7 @@ from mine.strategies.engines.melds import (
     hand_mask,
 )
 from mine.strategies.engines.settings import RuleSettings
-from mine.strategies.engines.state import TERMINAL, IllegalAction, quoted
+from mine.strategies.engines.state import TERMINAL, IllegalAction
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from mine.inputs import quoted
 from mine.parsers import hog as log_format
 from mine.parsers.hog import Score, Turn
 from mine.strategies.engines import referee, simulation
 from mine.strategies.engines.settings import RuleSettings
-from mine.strategies.engines.state import TERMINAL, IllegalAction, quoted
+from mine.strategies.engines.state import TERMINAL, IllegalAction
 
 if TYPE_CHECKING:  # polars loads when games are simulated as frames (an ingest needs none)
     import polars as pl

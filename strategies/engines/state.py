@@ -26,23 +26,11 @@ The conventions, the same in every engine:
 
 from __future__ import annotations
 
-import reprlib
 from collections.abc import Sequence
 from typing import Any, Protocol, Self, runtime_checkable
 
 TERMINAL = -1
 """`current_player()` once the game is over."""
-
-
-def quoted(answer: Any) -> str:
-    """A player's answer as a fault's line quotes it: short, and never an error of its own
-    (an int past Python's 4,300 digits has no repr, and a fault must still be charged)."""
-    if type(answer) is int and answer.bit_length() > 64:
-        return f"an integer of about {int(answer.bit_length() * 0.30103) + 1:,} digits"
-    try:
-        return reprlib.repr(answer)
-    except Exception:  # an answer's own __repr__ may raise: its type still says enough
-        return f"a {type(answer).__name__}"
 
 
 class IllegalAction(ValueError):

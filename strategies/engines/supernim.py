@@ -34,10 +34,11 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from mine.inputs import quoted
 from mine.parsers.supernim import Score, Turn
 from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
-from mine.strategies.engines.state import TERMINAL, IllegalAction, quoted
+from mine.strategies.engines.state import TERMINAL, IllegalAction
 from mine.strategies.players.supernim import heap_moves, merge_move, step_move, successor
 
 GAME = "supernim"

@@ -48,11 +48,12 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from mine.inputs import quoted
 from mine.parsers.cards import DECK, Card
 from mine.parsers.twentyone import DEALER, Score, Turn
 from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
-from mine.strategies.engines.state import TERMINAL, IllegalAction, quoted
+from mine.strategies.engines.state import TERMINAL, IllegalAction
 from mine.strategies.players.twentyone import Bid, DoubleDown, Hit, Insurance, Split, Stand
 
 GAME = "twentyone"

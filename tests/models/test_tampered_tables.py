@@ -15,7 +15,7 @@ from mine.models import tables
 from mine.strategies.engines.hog import HogRules
 from mine.strategies.solvers.hog import TurnModel, optimal
 from tests.mine_cli import here, one_line_error
-from tests.tampering import refused, table_file
+from tests.tampering import refused, setting, table_file
 
 GOAL = 30
 
@@ -68,6 +68,16 @@ TAMPERED = {
 @pytest.mark.parametrize("verb", ["generate", "report"])
 def test_a_tampered_table_is_refused_in_one_line(tmp_path, fitted, how, verb):
     refused(verb, "hog", table_file(*TAMPERED[how](*fitted), tmp_path), tmp_path)
+
+
+@pytest.mark.parametrize("field", ["game", "kind", "learned.goal"])
+def test_a_tampered_value_is_quoted_short(tmp_path, fitted, field):
+    """A value of the table's metadata was quoted whole: a word of 100,000 characters made
+    an error line of 100,000."""
+    frame, metadata = fitted
+    path = table_file(*setting(field, "x" * 100_000)(frame, metadata), tmp_path)
+    line = one_line_error(here("report", "hog", "--table", path, "--out", tmp_path / "out"))
+    assert str(path) in line and "'xxxxxxxx" in line and len(line) < len(str(path)) + 200, line
 
 
 def test_a_missing_table_says_what_a_table_is(tmp_path):
