@@ -68,4 +68,6 @@ def of_player(pairings: pl.DataFrame, player: str | None = None) -> pl.DataFrame
     """The rows of `player` (the player the logs are most about when None), weakest
     first."""
     chosen = most_logged(pairings) if player is None else player
+    if chosen is None:  # no pairing (one seat only): polars warns of a comparison with None
+        return pairings.clear()
     return weakest_first(pairings.filter(pl.col("player") == chosen))

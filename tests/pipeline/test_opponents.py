@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import re
 import statistics
+import warnings
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -235,6 +236,18 @@ def test_twentyone_leads_are_the_score_files_rounds_paired(root):
         ci = normal_mean(mean, statistics.stdev(values), len(values))
         assert row["95 % interval"] == _shown(ci, twentyone_page.LEAD)
     assert "id 3, the id marked as yours in the most logs" in section.text
+
+
+def test_twentyone_logs_of_one_seat_set_the_player_against_no_one(root):
+    """A table of one seat (only the dealer beside it) has no pairing: the page says so,
+    and no polars warning of a comparison with None reaches the user's terminal."""
+    alone = _simulate(root / "alone", "twentyone", "--players", "textbook", "--games", "1")
+    con = _warehouse(root, "alone", alone)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        chosen = opponents.of_player(twentyone.by_opponent(con))
+    assert chosen.is_empty()
+    assert "The logs show no opponent" in twentyone_page.against_each(chosen).text
 
 
 # --- card guessing: guesses from the score files ---------------------------------------------
