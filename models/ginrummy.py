@@ -460,6 +460,9 @@ def fit(inputs: Logged) -> Fitted:
     """The tables and their metadata (for `write_table`)."""
     features = inputs.features
     if features.height == 0:
+        if inputs.source != "all":  # the warehouse may hold logs of the other source
+            raise FitError(f"no {inputs.source} Gin Rummy logs among those chosen "
+                           "(--source all fits from every log)")  # fmt: skip
         raise FitError("no Gin Rummy turns in the warehouse (run `mine ingest` first)")
     danger, danger_info, cards = fit_danger(features)
     priors = fit_priors(features, inputs.against)

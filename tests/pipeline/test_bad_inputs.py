@@ -57,6 +57,7 @@ CASES = [
     ("simulate ginrummy --games 1 --out afile/sub", "cannot write the logs into afile/sub"),
     ("simulate hog --games 1 --out afile/sub", "cannot write the logs"),
     ("fit ginrummy --out afile/sub/g.parquet --db w.duckdb", "afile/sub"),
+    ("fit ginrummy --source simulated --db w.duckdb", "no simulated Gin Rummy logs among"),
     ("export afile/x --db w.duckdb", "cannot export there"),
     ("export folder --db w.duckdb", "already exists"),
     ("validate ginrummy folder", "not a file"),

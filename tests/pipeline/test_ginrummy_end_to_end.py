@@ -172,7 +172,7 @@ def test_logs_and_source_choose_what_stats_fit_and_report_read(chain, tmp_path, 
     # Both narrow together; nothing left is one line.
     nothing = invoke("fit", "ginrummy", "--db", db, "--logs", real, "--source", "simulated",
                      "--out", tmp_path / "c", ok=False)  # fmt: skip
-    assert nothing.exit_code == 1 and "no Gin Rummy turns" in nothing.stderr
+    assert nothing.exit_code == 1 and "no simulated Gin Rummy logs among" in nothing.stderr
     # Without a warehouse the page draws the tables alone.
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("MINE_DB", raising=False)
