@@ -372,13 +372,16 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
         outputs.reading(own["card"])
     will_write(out)
     day_written()  # the page's day, refused before the work if SOURCE_DATE_EPOCH names none
-    observed = read = None
+    observed = read = unlogged = None
     logged = db is not None or lake is not None or options.default_db_exists()
     alone = hasattr(page_of, "table_alone") and page_of.table_alone(**own)
     if hasattr(page_of, "observed") and logged and not alone:
-        with working_on(db, lake=lake) as con, contextlib.suppress(ValueError):
-            log_ids, read = chosen(con, game, logs)
-            observed = page_of.observed(con, log_ids)
+        with working_on(db, lake=lake) as con:
+            try:
+                log_ids, read = chosen(con, game, logs)
+                observed = page_of.observed(con, log_ids)
+            except ValueError as error:  # none of the game's logs there, or none --logs names
+                unlogged = error
     drawn = {}
     if "measured" in inspect.signature(page_of.html).parameters:
         drawn["measured"] = None if alone else card(game, fitted, table, own, as_json)
@@ -401,6 +404,9 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     if hasattr(page_of, "observed") and not logged and not alone:
         errors.print("no warehouse (--db): the page draws the table alone, without the logged "
                      "games", style="dim", soft_wrap=True)  # fmt: skip
+    if unlogged is not None:  # a warehouse, but nothing of it drawn: never unsaid
+        errors.print(f"{unlogged}: the page draws the table alone, without the logged games",
+                     style="dim", soft_wrap=True)  # fmt: skip
     if read is not None:
         said_read(game, read)
     console.print(f"wrote {out}")

@@ -59,3 +59,15 @@ def test_a_report_of_one_folder_says_so_and_its_json_names_it(two_folders):
     assert (
         written["wrote"] == "mine.html" and written["bytes"] == (root / "mine.html").stat().st_size
     )
+
+
+def test_a_report_whose_logs_are_none_of_the_warehouse_says_why(two_folders):
+    """`--logs` that names no ingested file (a typo) draws the table alone: the page is
+    written, but the user is told why the logged games are missing, never left to guess."""
+    root, _ = two_folders
+    shown = here("report", "twentyone", "--table", "t.parquet", "--db", "w.duckdb", "--logs",
+                 "mylgs/", *HANDS, "--out", "typo.html", cwd=root)  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    said = " ".join(shown.stderr.split())
+    assert "no ingested TwentyOne log comes from a file matching 'mylgs/*'" in said
+    assert "the page draws the table alone, without the logged games" in said
