@@ -396,20 +396,25 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
             raise fail(f"{own['card']}: not a card of `mine validate {game.name} --json` "
                        f"({missing}{error})") from None  # fmt: skip
     write_report(out, page, say=False)
+    # Logs the user named (--db, --lake, --logs) of which none is drawn: their input was bad,
+    # so the command fails, after writing what it could, as ingest lands the valid pairs.
+    alone_said = "the page draws the table alone, without the logged games"
+    unlogged = unlogged and f"{unlogged}: {alone_said}"
+    named = unlogged and (db, lake, logs) != (None, None, None)
     if as_json:
         sources = {} if read is None else {"sources": read}
         print_json({"wrote": str(out), "bytes": len(page.encode()), **sources})
-        return
-    # Said once the page stands, so that a page that fails is its one error line alone.
-    if hasattr(page_of, "observed") and not logged and not alone:
-        errors.print("no warehouse (--db): the page draws the table alone, without the logged "
-                     "games", style="dim", soft_wrap=True)  # fmt: skip
-    if unlogged is not None:  # a warehouse, but nothing of it drawn: never unsaid
-        errors.print(f"{unlogged}: the page draws the table alone, without the logged games",
-                     style="dim", soft_wrap=True)  # fmt: skip
-    if read is not None:
-        said_read(game, read)
-    console.print(f"wrote {out}")
+    else:
+        # Said once the page stands, so that a page that fails is its one error line alone.
+        if hasattr(page_of, "observed") and not logged and not alone:
+            unlogged = f"no warehouse (--db): {alone_said}"
+        if unlogged and not named:
+            errors.print(unlogged, style="dim", soft_wrap=True)
+        if read is not None:
+            said_read(game, read)
+        console.print(f"wrote {out}")
+    if named:
+        raise fail(unlogged)
 
 
 CARD_BYTES = 64 << 20  # a card is kilobytes; a larger file is not one

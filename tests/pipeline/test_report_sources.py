@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from tests.conftest import REPO
-from tests.mine_cli import here
+from tests.mine_cli import here, one_line_error
 from tests.shared_warehouse import copy_of, twentyone_table
 
 # What a report says of its sources is the same whatever it runs in, so the commands run
@@ -61,13 +61,16 @@ def test_a_report_of_one_folder_says_so_and_its_json_names_it(two_folders):
     )
 
 
-def test_a_report_whose_logs_are_none_of_the_warehouse_says_why(two_folders):
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_report_whose_logs_are_none_of_the_warehouse_says_why(two_folders, as_json):
     """`--logs` that names no ingested file (a typo) draws the table alone: the page is
-    written, but the user is told why the logged games are missing, never left to guess."""
+    written, but the user is told why the logged games are missing, never left to guess,
+    and the command fails, as for any bad input (it wrote the page and exited 0)."""
     root, _ = two_folders
+    json_flag = ("--json",) if as_json else ()
     shown = here("report", "twentyone", "--table", "t.parquet", "--db", "w.duckdb", "--logs",
-                 "mylgs/", *HANDS, "--out", "typo.html", cwd=root)  # fmt: skip
-    assert shown.returncode == 0, shown.stderr
-    said = " ".join(shown.stderr.split())
-    assert "no ingested TwentyOne log comes from a file matching 'mylgs/*'" in said
-    assert "the page draws the table alone, without the logged games" in said
+                 "mylgs/", *HANDS, "--out", "typo.html", *json_flag, cwd=root)  # fmt: skip
+    line = one_line_error(shown, code=1)
+    assert "no ingested TwentyOne log comes from a file matching 'mylgs/*'" in line
+    assert "the page draws the table alone, without the logged games" in line
+    assert (root / "typo.html").stat().st_size > 0
