@@ -11,12 +11,15 @@ answers what the protocol does not say, ends the job as a Python file's `os._exi
 its worker: `ProgramFault` is the harness's `Ended`, not an `Exception`, so no engine
 takes it for one invalid play (and the next call would find no program); it reads as a
 Python file's end would: the program's exit and what it said, or that it ran out of
-memory (GHC's runtime exits with 251 when the address-space limit stops its heap).
+memory (GHC's runtime says so, and exits with 251, when the address-space limit stops its
+heap; a file's own exit 251 is its exit).
 """
 
 from __future__ import annotations
 
+import os
 import resource
+import signal
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -26,10 +29,10 @@ from typing import Any, NamedTuple
 
 from mine.strategies import contained
 from mine.strategies.haskell import protocol
-from mine.strategies.haskell.build import OUT_OF_MEMORY
 
 LINE_BYTES = 1 << 20  # a reply longer than this is not one the protocol says
 STDERR_BYTES = 1 << 20  # what a program may write on stderr (a file of the worker's)
+TAIL_BYTES = 1 << 16  # of its stderr, read for why it ended (its runtime writes that last)
 
 
 class ProgramFault(contained.Ended):
@@ -70,19 +73,33 @@ class Program:
             ) from None
 
     def ended(self) -> str:
-        """Why the program is gone: its exit code and the first line it wrote on stderr."""
+        """Why the program is gone: its exit code and why it says it ended."""
         try:
             code = self.process.wait(contained.ENDING_SECONDS)
         except subprocess.TimeoutExpired:  # it closed its stdout but runs on
             self.process.kill()
             code = self.process.wait()
-        self.stderr.seek(0)
-        said = next((x.strip() for x in self.stderr.read(4096).decode(errors="replace")
-                     .splitlines() if x.strip()), "").removeprefix(f"{self.name}: ")  # fmt: skip
-        if code == OUT_OF_MEMORY or "out of memory" in said or "Heap exhausted" in said:
+        if code == -signal.SIGXFSZ:
+            return f"its program wrote over its {STDERR_BYTES // 2**20} MB limit of stderr"
+        said = self._said()
+        if "out of memory" in said or "Heap exhausted" in said:  # not its own exit 251
             return "ran out of memory (its program's heap)"
         how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
         return f"its program ended ({how}{': ' + said if said else ''})"
+
+    def _said(self) -> str:
+        """Why the program says it ended: the last line GHC's runtime wrote of an uncaught
+        exception or `error` (`<name>: <reason>`, the file's own lines of `Debug.Trace`
+        before it); else the first line it wrote on stderr."""
+        self.stderr.seek(0)
+        head = self.stderr.read(4096)
+        self.stderr.seek(max(0, self.stderr.seek(0, os.SEEK_END) - TAIL_BYTES))
+        runtime = f"{self.name}: "
+        for line in reversed(self.stderr.read().decode(errors="replace").splitlines()):
+            if line.startswith(runtime):
+                return line.removeprefix(runtime).strip()
+        lines = head.decode(errors="replace").splitlines()
+        return next((x.strip() for x in lines if x.strip()), "").removeprefix(runtime)
 
 
 def _limit_files() -> None:

@@ -16,7 +16,7 @@ import pytest
 from mine.strategies.contained import PlayerFault
 from mine.strategies.haskell import build, programs
 from mine.strategies.haskell.programs import CACHE
-from tests.mine_cli import NO_READ_SEARCH, as_root, mine, without_file_rights
+from tests.mine_cli import NO_READ_SEARCH, as_root, here, mine, one_line_error, without_file_rights
 from tests.strategies.haskell_files import needs_ghc
 from tests.strategies.hostile_files import left_behind
 
@@ -208,3 +208,44 @@ def test_a_programs_call_that_waits_is_timed_by_its_cpu_not_by_the_busy_machines
     path.write_text(PROJ1.replace("initialGuess n = next (choose n", waits)
                     .replace("import Card\n", f"import Card\n{imports}"))  # fmt: skip
     _validates(path)
+
+
+# A card-guessing player whose first guess ends its program as $ENDS says.
+ENDING = """module Proj1 (feedback, initialGuess, nextGuess, GameState) where
+
+import Card (Card)
+import Debug.Trace (trace)
+import System.Environment (lookupEnv)
+import System.Exit (ExitCode (ExitFailure), exitWith)
+import System.IO (hPutStr, stderr)
+import System.IO.Unsafe (unsafePerformIO)
+
+type GameState = ()
+
+feedback :: [Card] -> [Card] -> (Int, Int, Int, Int, Int)
+feedback _ _ = (0, 0, 0, 0, 0)
+
+initialGuess :: Int -> ([Card], GameState)
+initialGuess _ = case unsafePerformIO (lookupEnv "ENDS") of
+  Just "traces" -> trace "thinking" (error "boom")
+  Just "exits" -> unsafePerformIO (exitWith (ExitFailure 251))
+  _ -> unsafePerformIO (hPutStr stderr (cycle "spam ")) `seq` ([], ())
+
+nextGuess :: ([Card], GameState) -> (Int, Int, Int, Int, Int) -> ([Card], GameState)
+nextGuess previous _ = previous
+"""
+ENDS = {  # how its program ends: why, as the line says it
+    "traces": "its program ended (exit code 1: boom)",  # not its trace's line, written first
+    "exits": "its program ended (exit code 251)",  # its own exit, not GHC's out of memory
+    "floods": "its program wrote over its 1 MB limit of stderr",  # not "killed by signal 25"
+}
+
+
+@pytest.mark.parametrize("ends", ENDS)
+def test_a_program_that_ends_is_said_to_end_as_it_did(ends, tmp_path_factory, cache, monkeypatch):
+    path = tmp_path_factory.getbasetemp() / "ending" / "Proj1.hs"  # compiled once, for all
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(ENDING)
+    monkeypatch.setenv("ENDS", ends)  # the workers, and the program, fork with it
+    line = one_line_error(here("validate", "cardguess", path, "--n", 2, "--answers", 1))
+    assert line == f"error: {path}: {ENDS[ends]} in initial_guess()"
