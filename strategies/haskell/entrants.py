@@ -17,6 +17,7 @@ heap; a file's own exit 251 is its exit).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import resource
 import signal
@@ -31,7 +32,7 @@ from mine.strategies import contained
 from mine.strategies.haskell import protocol
 
 LINE_BYTES = 1 << 20  # a reply longer than this is not one the protocol says
-STDERR_BYTES = 1 << 20  # what a program may write on stderr (a file of the worker's)
+STDERR_BYTES = 1 << 20  # what a program may write on stderr (a file of the worker's) at once
 TAIL_BYTES = 1 << 16  # of its stderr, read for why it ended (its runtime writes that last)
 
 
@@ -44,6 +45,9 @@ class Program:
 
     def __init__(self, path: str):
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the program)
+        # appended to: cut between calls (`_cut`), the program writes on after what is kept
+        flags = fcntl.fcntl(self.stderr, fcntl.F_GETFL)
+        fcntl.fcntl(self.stderr, fcntl.F_SETFL, flags | os.O_APPEND)
         self.name = Path(path).name  # GHC's runtime starts what it writes with it
         self.process = subprocess.Popen(
             [path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
@@ -53,6 +57,7 @@ class Program:
 
     def ask(self, request: str, read: Callable[[protocol.Reply], Any]) -> Any:
         """`read` of the program's reply to `request`."""
+        self._cut()
         try:
             self.process.stdin.write(request.encode() + b"\n")  # type: ignore[union-attr]
             self.process.stdin.flush()  # type: ignore[union-attr]
@@ -71,6 +76,17 @@ class Program:
                 f"its program answered {request.split(' ')[0]} with what the protocol does "
                 f"not say ({error})"
             ) from None
+
+    def _cut(self) -> None:
+        """Between calls, what the program wrote on stderr cut to its last TAIL_BYTES once
+        it is over half its limit: a file's debugging lines (Debug.Trace) over a whole run
+        are not a flood, and no Python file's prints are one either."""
+        stderr = self.stderr.fileno()
+        size = os.fstat(stderr).st_size
+        if size > STDERR_BYTES // 2:
+            kept = os.pread(stderr, TAIL_BYTES, size - TAIL_BYTES)
+            os.ftruncate(stderr, 0)
+            os.write(stderr, kept)
 
     def ended(self) -> str:
         """Why the program is gone: its exit code and why it says it ended."""

@@ -249,3 +249,14 @@ def test_a_program_that_ends_is_said_to_end_as_it_did(ends, tmp_path_factory, ca
     monkeypatch.setenv("ENDS", ends)  # the workers, and the program, fork with it
     line = one_line_error(here("validate", "cardguess", path, "--n", 2, "--answers", 1))
     assert line == f"error: {path}: {ENDS[ends]} in initial_guess()"
+
+
+def test_a_program_that_traces_every_call_plays_on(tmp_path, cache):
+    """Its debugging lines (Debug.Trace, 200 kB a guess) run past its limit of stderr over
+    the validation, never within a call: it validates, as a Python file that prints does."""
+    path = tmp_path / "Proj1.hs"
+    traced = "nextGuess (guess, hands) said = trace (replicate 200000 'z') $ next"
+    path.write_text(PROJ1.replace("import Card\n", "import Card\nimport Debug.Trace (trace)\n")
+                    .replace("nextGuess (guess, hands) said = next", traced))  # fmt: skip
+    result = here("validate", "cardguess", path, "--n", 2, "--answers", 10, "--json")
+    assert result.returncode == 0 and '"invalid": 0' in result.stdout, result.stderr
