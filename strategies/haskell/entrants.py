@@ -31,7 +31,10 @@ from typing import Any, NamedTuple
 from mine.strategies import contained
 from mine.strategies.haskell import protocol
 
-LINE_BYTES = 1 << 20  # a reply longer than this is not one the protocol says
+# A reply longer than this is not one the protocol says: a memory of the most characters
+# any game's rules allow (TwentyOne's memory_chars, 10**6), each escaped in 7 bytes, fits,
+# so that a memory the rules allow plays and one they do not is the referee's invalid play.
+LINE_BYTES = 8 << 20
 STDERR_BYTES = 1 << 20  # what a program may write on stderr (a file of the worker's) at once
 TAIL_BYTES = 1 << 16  # of its stderr, read for why it ended (its runtime writes that last)
 
@@ -66,6 +69,9 @@ class Program:
             line = b""
         if not line:
             raise ProgramFault(self.ended())
+        if len(line) == LINE_BYTES and not line.endswith(b"\n"):
+            raise ProgramFault(f"its program's reply to {request.split(' ')[0]} runs over "
+                               f"{LINE_BYTES >> 20} MB")  # fmt: skip
         status, *fields = line.decode(errors="replace").rstrip("\n").split(" ")
         try:
             if status != "ok" or not line.endswith(b"\n") or not fields:

@@ -8,6 +8,7 @@ CPU time, not by a busy machine's clock."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -260,3 +261,38 @@ def test_a_program_that_traces_every_call_plays_on(tmp_path, cache):
                     .replace("nextGuess (guess, hands) said = next", traced))  # fmt: skip
     result = here("validate", "cardguess", path, "--n", 2, "--answers", 10, "--json")
     assert result.returncode == 0 and '"invalid": 0' in result.stdout, result.stderr
+
+
+# A TwentyOne player that stands with a memory of $MEMORY: a character, then how many.
+LONG_MEMORY = """module Player (playCard) where
+
+import System.Environment (getEnv)
+import System.IO.Unsafe (unsafePerformIO)
+import TwentyOne.Types
+
+playCard :: PlayFunc
+playCard Nothing _ _ _ _ _ = (Bid 10, "")
+playCard _ _ _ _ _ _ = case unsafePerformIO (getEnv "MEMORY") of
+  c : n -> (Stand, replicate (read n) c)
+  [] -> (Stand, "")
+"""
+
+
+@pytest.mark.parametrize(("memory", "disqualified"), [
+    ("m2000000", None),  # 2 MB on its line: over the rules' 10,000 characters, an invalid play
+    (" 1200000", "its program's reply to play runs over 8 MB in play()"),  # 8.4 MB escaped
+], ids=["too long", "over its line"])  # fmt: skip
+def test_a_memory_too_long_is_an_invalid_play(memory, disqualified, tmp_path_factory, cache,
+                                              monkeypatch):  # fmt: skip
+    """As a Python file's: not a protocol fault that quotes what its program said; a line
+    no memory the rules allow needs is one, said so."""
+    path = tmp_path_factory.getbasetemp() / "memory" / "Player.hs"  # compiled once, for both
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(LONG_MEMORY)
+    monkeypatch.setenv("MEMORY", memory)
+    result = here("tournament", "twentyone", path, "--bots", "textbook", "--games", 2, "--json")
+    standing = {row["name"]: row for row in json.loads(result.stdout)["standings"]}[str(path)]
+    if disqualified:
+        assert standing["disqualified"] == f"{disqualified} (playing {path} v textbook)"
+    else:
+        assert (standing["disqualified"], standing["invalid"]) == (None, 2)  # one a game
