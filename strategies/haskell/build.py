@@ -51,6 +51,7 @@ COMPILE_SECONDS, COMPILE_WALL_SECONDS, COMPILE_MEMORY_MB = 300, 900, 2048
 COMPILE_FILE_BYTES, SAID_BYTES = 256 * 2**20, 1 << 20
 OUT_OF_MEMORY = 251  # the exit code of a GHC program (GHC's own too) whose heap cannot grow
 WARNING = re.compile(r":\d+:\d+: [Ww]arning:")
+PROGRESS = re.compile(r"\[\s*\d+ of \d+\] Compiling |Linking ")
 ERROR = re.compile(r"^(?:.*/)?([^/:]+):(\d+):(\d+)(?:-\d+)?: error:\s*(.*)$")
 
 
@@ -185,7 +186,8 @@ def _children_cpu() -> float:
 
 def first_error(output: str) -> str:
     """GHC's first error in one line: where (the file's name, line and column) and the
-    first line of what it says; else the first line GHC printed."""
+    first line of what it says; else the first line GHC printed that says an error, or
+    the first past its lines of progress."""
     lines = output.splitlines()
     for at, line in enumerate(lines):
         found = ERROR.match(line.strip())
@@ -193,7 +195,11 @@ def first_error(output: str) -> str:
             name, row, column, said = found.groups()
             said = said or next((x.strip(" •") for x in lines[at + 1 :] if x.strip(" •|")), "")
             return f"{name}:{row}:{column}: {said}".rstrip(": ")
-    return next((line.strip() for line in lines if line.strip()), "GHC failed and said nothing")
+    # none (the linker's, a pragma's flag): the first line that says an error, past GHC's
+    # lines of progress, which name mine's stand-ins and not why it failed
+    said = [line.strip() for line in lines if line.strip() and not PROGRESS.match(line.strip())]
+    return next((line for line in said if "error:" in line), said[0] if said else
+                "GHC failed and said nothing")  # fmt: skip
 
 
 def key(game: str, source: bytes) -> str:

@@ -296,3 +296,12 @@ def test_a_memory_too_long_is_an_invalid_play(memory, disqualified, tmp_path_fac
         assert standing["disqualified"] == f"{disqualified} (playing {path} v textbook)"
     else:
         assert (standing["disqualified"], standing["invalid"]) == (None, 2)  # one a game
+
+
+def test_a_pragmas_flag_that_fails_past_ghcs_errors_is_said_why(tmp_path, cache):
+    """`-prof` in an OPTIONS_GHC pragma fails with no error at a line of the file (GHC finds
+    no profiled interface): the line says that, not GHC's first line of progress."""
+    path = tmp_path / "Proj1.hs"
+    path.write_text("{-# OPTIONS_GHC -prof #-}\n" + PROJ1)
+    line = one_line_error(here("check", path))
+    assert line.startswith(f"error: {path}: does not compile (Failed to load interface for"), line
