@@ -35,7 +35,7 @@ from mine.strategies.haskell import protocol
 # any game's rules allow (TwentyOne's memory_chars, 10**6), each escaped in 7 bytes, fits,
 # so that a memory the rules allow plays and one they do not is the referee's invalid play.
 LINE_BYTES = 8 << 20
-STDERR_BYTES = 1 << 20  # what a program may write on stderr (a file of the worker's) at once
+STDERR_BYTES = 1 << 20  # what a program may write on stderr (a file of the worker's) in a call
 TAIL_BYTES = 1 << 16  # of its stderr, read for why it ended (its runtime writes that last)
 
 
