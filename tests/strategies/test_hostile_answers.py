@@ -302,3 +302,79 @@ def test_a_file_name_of_terminal_control_codes_is_shown_escaped_in_the_tables(tm
     shown = "esc\\x1b]0;PWNED\\x07\\x1b[31m\\rred\\x9b2J.py"
     assert shown in result.stdout
     assert not any(c in result.stdout for c in "\x1b\x07\r\x9b")
+
+
+AMOUNT_RAISES = """
+class Bid:
+    @property
+    def amount(self):
+        raise RuntimeError("no amount")
+class Stand:
+    pass
+def play(upcard, points, infos, player_id, memory, hand):
+    return (Bid() if upcard is None else Stand()), ""
+"""
+
+
+def test_a_twentyone_amount_whose_property_raises_is_an_invalid_play(tmp_path):
+    """(Before: the engine read the amount and what it raised escaped: 'disqualified,
+    raised RuntimeError: no amount in the harness'.) Its invalid plays, counted."""
+    path = _hog(tmp_path, "amount.py", AMOUNT_RAISES)
+    result = mine("tournament", "twentyone", path, "--bots", "textbook", "--games", "2", "--json")
+    assert result.returncode == 0, result.stderr
+    (pairing,) = json.loads(result.stdout)["pairings"]
+    assert pairing["invalid"] == [2, 0]
+    assert pairing["invalid_reasons"] == [["Bid's amount raised RuntimeError: no amount"], []]
+
+
+class Named(str):
+    """A class's name whose hashing, comparing and formatting raise (and say they ran)."""
+
+    def __hash__(self):
+        RAN.append("__hash__")
+        raise RuntimeError("hash ran")
+
+    def __eq__(self, other):
+        RAN.append("__eq__")
+        raise RuntimeError("eq ran")
+
+    def __format__(self, spec):
+        RAN.append("__format__")
+        raise RuntimeError("format ran")
+
+
+def _named(name: str, **fields) -> object:
+    """An object of a class named `name` by a Named, with `fields`."""
+    kind = type("Own", (), fields)
+    kind.__name__ = Named(name)
+    return kind()
+
+
+class Exits:
+    def __repr__(self):
+        raise SystemExit("repr")
+
+
+def test_a_twentyone_answers_class_name_of_its_own_class_runs_nowhere():
+    """(Before: the action's name was looked up by its own `__hash__`, and the memory's
+    formatted by its own `__format__`, in the engine: 'raised RuntimeError: hash ran in the
+    harness'.) An action so named is the action; a memory so named is not text."""
+    from mine.strategies.engines.twentyone import Stand
+
+    RAN.clear()
+    fault, state = _twentyone(
+        lambda up, _: (_named("Bid", amount=10) if up is None else Stand(), "")
+    )
+    assert fault is None and state.is_terminal()
+    fault, _ = _twentyone(lambda up, _: (Stand(), _named("Memo")))
+    assert fault == "memory is Memo, not a string" and RAN == []
+
+
+def test_an_answer_whose_repr_exits_is_quoted_by_its_class():
+    """(Before: quoting the answer in its fault ran its `__repr__`, whose SystemExit
+    escaped the referee: 'called sys.exit('repr') in the harness'.)"""
+    try:
+        fault = _twentyone(lambda up, _: (Exits(), ""))[0]
+    except SystemExit:  # would end pytest itself
+        pytest.fail("the answer's SystemExit escaped the referee")
+    assert fault == "not an action: a Exits"
