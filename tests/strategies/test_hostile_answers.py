@@ -232,6 +232,18 @@ def test_a_player_that_closes_or_replaces_the_harness_channel_is_told_so(how, tm
                     "it did not open)")  # fmt: skip
 
 
+def test_the_channel_lost_in_a_game_of_two_files_is_blamed_on_the_one_that_closed_it(tmp_path):
+    """(Before: the fault went to the owner of the worker's last call, the other file:
+    'good.py: disqualified, closed or replaced the harness's channel'.)"""
+    closes = _hog(tmp_path, "closes.py", CLOSES.format("close(fd)"))
+    good = _hog(tmp_path, "good.py", "def final_strategy(score, opponent_score):\n    return 4\n")
+    result = mine("tournament", "hog", closes, good, "--bots", "", "--games", "2")
+    assert one_line_error(result, code=1) == (
+        f"error: {closes}: disqualified, closed or replaced the harness's channel (a "
+        f"descriptor it did not open) (playing {closes} v {good})"
+    )
+
+
 HUGE = 10**100_000
 
 
