@@ -390,3 +390,44 @@ def test_an_answer_whose_repr_exits_is_quoted_by_its_class():
     except SystemExit:  # would end pytest itself
         pytest.fail("the answer's SystemExit escaped the referee")
     assert fault == "not an action: a Exits"
+
+
+class Raises(int):
+    """A number whose comparison and index raise: its value is what it holds."""
+
+    def __eq__(self, other):
+        raise RuntimeError("eq ran")
+
+    __hash__ = int.__hash__
+
+    def __index__(self):
+        raise RuntimeError("index ran")
+
+
+class Unlisted(tuple):
+    def __iter__(self):
+        raise RuntimeError("iter ran")
+
+
+@pytest.mark.parametrize(
+    ("wrap", "wrong"),
+    [
+        (lambda said: tuple(map(Raises, said)), 0),
+        (Unlisted, 0),
+        (lambda said: (Exits(),) * 5, None),
+    ],
+    ids=["int of its own", "tuple of its own", "not numbers"],
+)
+def test_a_cardguess_feedback_of_its_own_classes_is_compared_by_its_values(wrap, wrong):
+    """(Before: the check of the file's `feedback` ran the answer's own `__eq__` and
+    `__iter__`: 'raised RuntimeError: eq ran in the harness', and validate ended there.)"""
+    from mine.strategies.engines import cardguess as engine
+    from mine.strategies.validation import cardguess as validation
+
+    def feedback(answer, guess):
+        cards = [engine.parse_card(c) for c in answer], [engine.parse_card(c) for c in guess]
+        return wrap(engine.feedback(*cards))
+
+    module = SimpleNamespace(feedback=feedback)
+    wrong = validation.FEEDBACK_PAIRS if wrong is None else wrong  # every pair
+    assert validation.feedback_mismatches(module, 2) == wrong
