@@ -260,12 +260,13 @@ def _work(channel: socket.socket, job: Callable[[Any], Any], watch_: _Watch, pat
                 channel.sendall(encode(["fault", *_blame(error, watch_, paths)]))
                 return
             _end_strays()
-            try:
-                channel.sendall(encode(["done", index, result]))
-            except TypeError as error:
-                reason = f"its job returned what the harness cannot read ({error})"
+            try:  # a number of the file's own class runs its code here, and may raise
+                message = encode(["done", index, result])
+            except Exception as error:  # an int past Python's 4,300 digits: a ValueError
+                reason = f"its job returned what the harness cannot read ({_describe(error)})"
                 channel.sendall(encode(["fault", watch_.page.owner, reason]))
                 return
+            channel.sendall(message)
 
 
 def _end_strays() -> None:

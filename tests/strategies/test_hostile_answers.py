@@ -431,3 +431,24 @@ def test_a_cardguess_feedback_of_its_own_classes_is_compared_by_its_values(wrap,
     module = SimpleNamespace(feedback=feedback)
     wrong = validation.FEEDBACK_PAIRS if wrong is None else wrong  # every pair
     assert validation.feedback_mismatches(module, 2) == wrong
+
+
+@pytest.mark.parametrize(
+    ("depth", "why"),
+    [("10**5000", "raised ValueError: Exceeds the limit (4300 digits)"),
+     ("Own(1)", "raised RuntimeError: int ran")],
+    ids=["past Python's digits", "int of its own"],
+)  # fmt: skip
+def test_a_supernim_depth_the_harness_cannot_send_is_the_files_fault(depth, why, tmp_path):
+    """(Before: the worker died sending the file's stated DEPTH back: 'ended its process
+    (exit code 70) in the harness'.)"""
+    from mine.strategies.players.source import player_code
+
+    path = tmp_path / "deep.py"
+    path.write_text(player_code("mine.strategies.players.supernim", {"MAX_MOVES": 30})
+                    + "class Own(int):\n    def __int__(self):\n"
+                    f"        raise RuntimeError('int ran')\nDEPTH = {depth}\n")  # fmt: skip
+    result = mine("validate", "supernim", path, "--games", "2", "--baselines", "random")
+    line = one_line_error(result, code=1)
+    assert line.startswith(f"error: {path}: its job returned what the harness cannot read "
+                           f"({why}"), line  # fmt: skip
