@@ -452,3 +452,22 @@ def test_a_supernim_depth_the_harness_cannot_send_is_the_files_fault(depth, why,
     line = one_line_error(result, code=1)
     assert line.startswith(f"error: {path}: its job returned what the harness cannot read "
                            f"({why}"), line  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("letter", "said"), [(Named("H"), None), ("Z", "'Z'"), (4, "4")]
+)
+def test_a_twentyone_action_letter_is_read_as_plain_text_or_said_to_be_none(letter, said):
+    """(Before: validate's evaluator looked the letter of the file's `action_for` up by its
+    own `__hash__`, or failed on an unknown one: 'raised KeyError: 'Z' in the harness'.)"""
+    from mine.strategies.engines.twentyone import CAN_HIT, CAN_STAND, HIT
+    from mine.strategies.validation.twentyone_evaluator import FilePolicy
+
+    module = SimpleNamespace(TC_LIMIT=1, action_for=lambda *_: letter)
+    hand = [np.array([value]) for value in (5, 16, 0, 2, 0, CAN_HIT | CAN_STAND, 0, True, 0)]
+    RAN.clear()
+    if said is None:
+        assert FilePolicy(module).act(*hand, None).tolist() == [HIT] and RAN == []
+    else:
+        with pytest.raises(ValueError, match=f"^action_for answered {said}, not one of I, P,"):
+            FilePolicy(module).act(*hand, None)
