@@ -45,14 +45,25 @@ def printable(text: str) -> str:
 
 def quoted(value: Any) -> str:
     """A value of the user's (a player's answer, a table's field) as an error line quotes
-    it: short, and never an error of its own (an int past Python's 4,300 digits has no
-    repr, and a player's own `__repr__` may raise: a fault must still be charged)."""
+    it: short, one line, and never an error of its own (an int past Python's 4,300 digits
+    has no repr, and a player's own `__repr__` may raise, even SystemExit, or answer a `str`
+    of its own class: a fault must still be charged)."""
     if type(value) is int and value.bit_length() > 64:
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
     try:
-        return reprlib.repr(value)
-    except Exception:  # its type still says enough
-        return f"a {type(value).__name__}"
+        return _line(reprlib.repr(value))
+    except BaseException:  # the file's code, whatever it raises; its type still says enough
+        return f"a {type_name(value)}"
+
+
+def type_name(value: Any) -> str:
+    """The name of `value`'s class, a builtin `str` in one line: a player's class may name
+    itself with a `str` of its own class, or its metaclass answer `__name__` with its own
+    code, and neither runs here."""
+    return _line(_TYPE_NAME(type(value)))
+
+
+_TYPE_NAME = type.__dict__["__name__"].__get__  # the name type holds, past any metaclass's
 
 
 def storable(text: str) -> str:
@@ -145,11 +156,11 @@ def raised(error: BaseException) -> tuple[str, str]:
     not write (a player file's), each shown as one line of at most LINE_CHARACTERS
     characters: its own `__str__` may raise, say megabytes or return a `str` of its own
     class, and none of that is to fail or flood the line that charges the fault."""
-    kind = _line(type(error).__name__)
+    kind = type_name(error)
     try:
         text = str(error)
     except BaseException as failure:  # the file's code, whatever it raises (SystemExit too)
-        return kind, f"(its message raised {_line(type(failure).__name__)})"
+        return kind, f"(its message raised {type_name(failure)})"
     return kind, _line(text)
 
 
@@ -159,7 +170,7 @@ def exit_code(error: SystemExit) -> str:
     try:
         return _line(_SHORT.repr(error.code))
     except BaseException:  # the file's code, whatever it raises
-        return f"a {_line(type(error.code).__name__)}"
+        return f"a {type_name(error.code)}"
 
 
 _SHORT = reprlib.Repr()

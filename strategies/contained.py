@@ -126,6 +126,18 @@ class _Watch:
         self.page = _Page.from_buffer(self.memory)
         self.page.function = IDLE
         self.raised: tuple[int, str, BaseException] | None = None
+        self.channel: tuple[int, tuple[int, int] | None] = (-1, None)  # its fd, what it is
+        self.lost_by: int | None = None  # the file whose call closed or replaced the channel
+
+    def keep(self, channel: int) -> None:
+        self.channel = (channel, _identity(channel))
+
+    def check(self, owner: int) -> None:
+        """After a call (or the import) of `owner`'s: if the channel is no longer the
+        harness's, that file lost it, whoever's call comes last before the worker finds
+        out (in a game of two files, the other's)."""
+        if self.lost_by is None and _identity(self.channel[0]) != self.channel[1]:
+            self.lost_by = owner
 
     def owner_of(self, path: Path | str) -> int:
         name = str(Path(path))
@@ -140,6 +152,7 @@ class _Watch:
             yield
         finally:
             page.function = IDLE
+            self.check(page.owner)
 
     def wrap(self, name: str, function: Callable, owner: int = 0) -> Callable:
         encoded = name.encode()[:NAME_BYTES]
@@ -161,8 +174,18 @@ class _Watch:
                 raise
             finally:
                 page.function = IDLE
+                self.check(owner)
 
         return timed
+
+
+def _identity(descriptor: int) -> tuple[int, int] | None:
+    """What file `descriptor` is (None: closed), to tell when a file's call replaced it."""
+    try:
+        found = os.fstat(descriptor)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 _WATCH: _Watch | None = None
@@ -237,12 +260,13 @@ def _work(channel: socket.socket, job: Callable[[Any], Any], watch_: _Watch, pat
                 channel.sendall(encode(["fault", *_blame(error, watch_, paths)]))
                 return
             _end_strays()
-            try:
-                channel.sendall(encode(["done", index, result]))
-            except TypeError as error:
-                reason = f"its job returned what the harness cannot read ({error})"
+            try:  # a number of the file's own class runs its code here, and may raise
+                message = encode(["done", index, result])
+            except Exception as error:  # an int past Python's 4,300 digits: a ValueError
+                reason = f"its job returned what the harness cannot read ({_describe(error)})"
                 channel.sendall(encode(["fault", watch_.page.owner, reason]))
                 return
+            channel.sendall(message)
 
 
 def _end_strays() -> None:
@@ -285,9 +309,12 @@ def _worker(job, paths, limits: Limits, users: str, guard: confinement.Guard) ->
             confinement.confine((there.fileno(), traced), harness, user, limits.memory_mb)
             faulthandler.enable(traced)  # where a crash of the harness's code ends it: said
             _seal()
+            watch_.keep(there.fileno())
             try:
                 _work(there, job, watch_, paths)
             except OSError:  # its jobs' errors are sent: this is the channel's own
+                if watch_.lost_by is not None:  # the parent blames the page's owner
+                    watch_.page.owner = watch_.lost_by
                 os._exit(LOST_CHANNEL)
         except BaseException:  # the parent is gone, or the worker could not be confined
             os._exit(70)

@@ -104,7 +104,7 @@ def plain(answer: Any, depth: int = PLAIN_DEPTH) -> Any:
     if depth > 0 and (parts := items(answer)) is not None:
         rebuilt = [plain(item, depth - 1) for item in parts]
         return tuple(rebuilt) if isinstance(answer, tuple) else rebuilt
-    name = inputs.shown(str.__str__(type(answer).__name__))[:60]
+    name = inputs.type_name(answer)[:60]
     raise Fault(f"answered a {name}, not plain values (None, bool, int, float, str, and "
                 f"tuples and lists of them, {PLAIN_DEPTH} deep at most)")  # fmt: skip
 
@@ -203,7 +203,7 @@ def call(
     if memory is KEEP:
         memory = seen.memories[seat]
     elif not isinstance(memory, str):
-        return words.not_text.format(kind=type(memory).__name__)
+        return words.not_text.format(kind=inputs.type_name(memory))
     elif len(memory := str.__str__(memory)) > limits.memory_chars:  # a subclass's __len__ lies
         return words.too_long.format(length=len(memory), limit=limits.memory_chars)
     try:

@@ -48,7 +48,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from mine.inputs import quoted
+from mine.inputs import quoted, type_name
 from mine.parsers.cards import DECK, Card
 from mine.parsers.twentyone import DEALER, Score, Turn
 from mine.strategies.engines import referee
@@ -291,11 +291,15 @@ _KIND = dict(zip(ACTION_NAMES, range(6), strict=True))
 def action_kind(action: object) -> tuple[int, int] | None:
     """(kind, amount) of an action, or None if it is not one: an action is known by its
     class's name and amount, so a player file's own classes (standard library only) are
-    the engine's."""
-    kind = _KIND.get(type(action).__name__)
+    the engine's. What the class's own code raises as its amount is read (a property's)
+    is an IllegalAction: the file's invalid play."""
+    kind = _KIND.get(type_name(action))
     if kind is None:
         return None
-    amount = getattr(action, "amount", 0)
+    try:
+        amount = getattr(action, "amount", 0)
+    except Exception as error:
+        raise IllegalAction(f"{ACTION_NAMES[kind]}'s amount {referee.raised(error)}") from None
     if not isinstance(amount, int) or isinstance(amount, bool):
         return None
     return kind, int.__index__(amount)  # its value: a subclass's comparisons and sums may lie

@@ -112,9 +112,10 @@ def feedback_mismatches(module: ModuleType, n: int) -> int:
     universe, wrong, rng = hands(n), 0, np.random.default_rng(SAMPLE_SEED)
     for a, g in rng.integers(len(universe), size=(FEEDBACK_PAIRS, 2)):
         answer, guess = universe.cards[a].tolist(), universe.cards[g].tolist()
-        try:
-            said = module.feedback([card_text(c) for c in answer], [card_text(c) for c in guess])
-        except Exception:  # a broken feedback counts as wrong
+        try:  # as plain values: the comparison runs no method of the file's own classes
+            said = referee.plain(module.feedback([card_text(c) for c in answer],
+                                                 [card_text(c) for c in guess]))  # fmt: skip
+        except Exception:  # a broken feedback counts as wrong (a Fault: not plain values)
             said = None
         right = engine.feedback(answer, guess)
         wrong += not (isinstance(said, tuple | list) and tuple(said) == right)

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from mine.inputs import quoted
 from mine.strategies.bots.twentyone import Textbook, Threshold
 from mine.strategies.engines.twentyone import (
     BUST,
@@ -101,7 +102,12 @@ class FilePolicy(_Tabled):
         letter = self.module.action_for(
             context, up, total, soft, n + 2, value, tc - self.limit, bool(first)
         )
-        return LETTER_ACTIONS[letter]
+        # as a builtin str: a class of the file's own would run its __hash__ here
+        action = LETTER_ACTIONS.get(str.__str__(letter)) if isinstance(letter, str) else None
+        if action is None:  # the file's words, said as its fault (not a KeyError)
+            raise ValueError(f"action_for answered {quoted(letter)}, not one of "
+                             f"{', '.join(LETTER_ACTIONS)}")  # fmt: skip
+        return action
 
 
 class BotPolicy(_Tabled):

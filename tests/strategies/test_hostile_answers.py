@@ -232,6 +232,18 @@ def test_a_player_that_closes_or_replaces_the_harness_channel_is_told_so(how, tm
                     "it did not open)")  # fmt: skip
 
 
+def test_the_channel_lost_in_a_game_of_two_files_is_blamed_on_the_one_that_closed_it(tmp_path):
+    """(Before: the fault went to the owner of the worker's last call, the other file:
+    'good.py: disqualified, closed or replaced the harness's channel'.)"""
+    closes = _hog(tmp_path, "closes.py", CLOSES.format("close(fd)"))
+    good = _hog(tmp_path, "good.py", "def final_strategy(score, opponent_score):\n    return 4\n")
+    result = mine("tournament", "hog", closes, good, "--bots", "", "--games", "2")
+    assert one_line_error(result, code=1) == (
+        f"error: {closes}: disqualified, closed or replaced the harness's channel (a "
+        f"descriptor it did not open) (playing {closes} v {good})"
+    )
+
+
 HUGE = 10**100_000
 
 
@@ -302,3 +314,160 @@ def test_a_file_name_of_terminal_control_codes_is_shown_escaped_in_the_tables(tm
     shown = "esc\\x1b]0;PWNED\\x07\\x1b[31m\\rred\\x9b2J.py"
     assert shown in result.stdout
     assert not any(c in result.stdout for c in "\x1b\x07\r\x9b")
+
+
+AMOUNT_RAISES = """
+class Bid:
+    @property
+    def amount(self):
+        raise RuntimeError("no amount")
+class Stand:
+    pass
+def play(upcard, points, infos, player_id, memory, hand):
+    return (Bid() if upcard is None else Stand()), ""
+"""
+
+
+def test_a_twentyone_amount_whose_property_raises_is_an_invalid_play(tmp_path):
+    """(Before: the engine read the amount and what it raised escaped: 'disqualified,
+    raised RuntimeError: no amount in the harness'.) Its invalid plays, counted."""
+    path = _hog(tmp_path, "amount.py", AMOUNT_RAISES)
+    result = mine("tournament", "twentyone", path, "--bots", "textbook", "--games", "2", "--json")
+    assert result.returncode == 0, result.stderr
+    (pairing,) = json.loads(result.stdout)["pairings"]
+    assert pairing["invalid"] == [2, 0]
+    assert pairing["invalid_reasons"] == [["Bid's amount raised RuntimeError: no amount"], []]
+
+
+class Named(str):
+    """A class's name whose hashing, comparing and formatting raise (and say they ran)."""
+
+    def __hash__(self):
+        RAN.append("__hash__")
+        raise RuntimeError("hash ran")
+
+    def __eq__(self, other):
+        RAN.append("__eq__")
+        raise RuntimeError("eq ran")
+
+    def __format__(self, spec):
+        RAN.append("__format__")
+        raise RuntimeError("format ran")
+
+
+def _named(name: str, **fields) -> object:
+    """An object of a class named `name` by a Named, with `fields`."""
+    kind = type("Own", (), fields)
+    kind.__name__ = Named(name)
+    return kind()
+
+
+class Exits:
+    def __repr__(self):
+        raise SystemExit("repr")
+
+
+def test_a_twentyone_answers_class_name_of_its_own_class_runs_nowhere():
+    """(Before: the action's name was looked up by its own `__hash__`, and the memory's
+    formatted by its own `__format__`, in the engine: 'raised RuntimeError: hash ran in the
+    harness'.) An action so named is the action; a memory so named is not text."""
+    from mine.strategies.engines.twentyone import Stand
+
+    RAN.clear()
+    fault, state = _twentyone(
+        lambda up, _: (_named("Bid", amount=10) if up is None else Stand(), "")
+    )
+    assert fault is None and state.is_terminal()
+    fault, _ = _twentyone(lambda up, _: (Stand(), _named("Memo")))
+    assert fault == "memory is Memo, not a string" and RAN == []
+
+
+def test_an_answer_whose_repr_exits_is_quoted_by_its_class():
+    """(Before: quoting the answer in its fault ran its `__repr__`, whose SystemExit
+    escaped the referee: 'called sys.exit('repr') in the harness'.)"""
+    try:
+        fault = _twentyone(lambda up, _: (Exits(), ""))[0]
+    except SystemExit:  # would end pytest itself
+        pytest.fail("the answer's SystemExit escaped the referee")
+    assert fault == "not an action: a Exits"
+
+
+class Raises(int):
+    """A number whose comparison and index raise: its value is what it holds."""
+
+    def __eq__(self, other):
+        raise RuntimeError("eq ran")
+
+    __hash__ = int.__hash__
+
+    def __index__(self):
+        raise RuntimeError("index ran")
+
+
+class Unlisted(tuple):
+    def __iter__(self):
+        raise RuntimeError("iter ran")
+
+
+@pytest.mark.parametrize(
+    ("wrap", "wrong"),
+    [
+        (lambda said: tuple(map(Raises, said)), 0),
+        (Unlisted, 0),
+        (lambda said: (Exits(),) * 5, None),
+    ],
+    ids=["int of its own", "tuple of its own", "not numbers"],
+)
+def test_a_cardguess_feedback_of_its_own_classes_is_compared_by_its_values(wrap, wrong):
+    """(Before: the check of the file's `feedback` ran the answer's own `__eq__` and
+    `__iter__`: 'raised RuntimeError: eq ran in the harness', and validate ended there.)"""
+    from mine.strategies.engines import cardguess as engine
+    from mine.strategies.validation import cardguess as validation
+
+    def feedback(answer, guess):
+        cards = [engine.parse_card(c) for c in answer], [engine.parse_card(c) for c in guess]
+        return wrap(engine.feedback(*cards))
+
+    module = SimpleNamespace(feedback=feedback)
+    wrong = validation.FEEDBACK_PAIRS if wrong is None else wrong  # every pair
+    assert validation.feedback_mismatches(module, 2) == wrong
+
+
+@pytest.mark.parametrize(
+    ("depth", "why"),
+    [("10**5000", "raised ValueError: Exceeds the limit (4300 digits)"),
+     ("Own(1)", "raised RuntimeError: int ran")],
+    ids=["past Python's digits", "int of its own"],
+)  # fmt: skip
+def test_a_supernim_depth_the_harness_cannot_send_is_the_files_fault(depth, why, tmp_path):
+    """(Before: the worker died sending the file's stated DEPTH back: 'ended its process
+    (exit code 70) in the harness'.)"""
+    from mine.strategies.players.source import player_code
+
+    path = tmp_path / "deep.py"
+    path.write_text(player_code("mine.strategies.players.supernim", {"MAX_MOVES": 30})
+                    + "class Own(int):\n    def __int__(self):\n"
+                    f"        raise RuntimeError('int ran')\nDEPTH = {depth}\n")  # fmt: skip
+    result = mine("validate", "supernim", path, "--games", "2", "--baselines", "random")
+    line = one_line_error(result, code=1)
+    assert line.startswith(f"error: {path}: its job returned what the harness cannot read "
+                           f"({why}"), line  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("letter", "said"), [(Named("H"), None), ("Z", "'Z'"), (4, "4")]
+)
+def test_a_twentyone_action_letter_is_read_as_plain_text_or_said_to_be_none(letter, said):
+    """(Before: validate's evaluator looked the letter of the file's `action_for` up by its
+    own `__hash__`, or failed on an unknown one: 'raised KeyError: 'Z' in the harness'.)"""
+    from mine.strategies.engines.twentyone import CAN_HIT, CAN_STAND, HIT
+    from mine.strategies.validation.twentyone_evaluator import FilePolicy
+
+    module = SimpleNamespace(TC_LIMIT=1, action_for=lambda *_: letter)
+    hand = [np.array([value]) for value in (5, 16, 0, 2, 0, CAN_HIT | CAN_STAND, 0, True, 0)]
+    RAN.clear()
+    if said is None:
+        assert FilePolicy(module).act(*hand, None).tolist() == [HIT] and RAN == []
+    else:
+        with pytest.raises(ValueError, match=f"^action_for answered {said}, not one of I, P,"):
+            FilePolicy(module).act(*hand, None)
