@@ -104,6 +104,10 @@ def confine(keep: Collection[int], harness: int, user: int | None, memory_mb: in
     """What a worker does right after its fork, before any player code runs (`keep`: its
     descriptors to the harness)."""
     os.setsid()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        # the command's own, which unwinds it: a signal the file sends its group ends the
+        # worker as one (`killed by SIGTERM`), not as a KeyboardInterrupt in its call
+        signal.signal(number, signal.SIG_DFL)
     _only(keep)
     with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as score:
         score.write("1000")  # when memory runs out, the worker goes first

@@ -220,6 +220,8 @@ import System.Environment (lookupEnv)
 import System.Exit (ExitCode (ExitFailure), exitWith)
 import System.IO (hPutStr, stderr)
 import System.IO.Unsafe (unsafePerformIO)
+import System.Posix.Process (getProcessGroupID)
+import System.Posix.Signals (sigTERM, signalProcessGroup)
 
 type GameState = ()
 
@@ -230,6 +232,7 @@ initialGuess :: Int -> ([Card], GameState)
 initialGuess _ = case unsafePerformIO (lookupEnv "ENDS") of
   Just "traces" -> trace "thinking" (error "boom")
   Just "exits" -> unsafePerformIO (exitWith (ExitFailure 251))
+  Just "signals" -> unsafePerformIO (getProcessGroupID >>= signalProcessGroup sigTERM) `seq` ([], ())
   _ -> unsafePerformIO (hPutStr stderr (cycle "spam ")) `seq` ([], ())
 
 nextGuess :: ([Card], GameState) -> (Int, Int, Int, Int, Int) -> ([Card], GameState)
@@ -239,6 +242,8 @@ ENDS = {  # how its program ends: why, as the line says it
     "traces": "its program ended (exit code 1: boom)",  # not its trace's line, written first
     "exits": "its program ended (exit code 251)",  # its own exit, not GHC's out of memory
     "floods": "its program wrote over its 1 MB limit of stderr",  # not "killed by signal 25"
+    # its worker too (the group's): not "raised KeyboardInterrupt", the command's Ctrl-C
+    "signals": "ended its process (killed by SIGTERM)",
 }
 
 
