@@ -4,12 +4,11 @@ The file is the player module `strategies/players/twentyone.py` (its code, as it
 with the table's constants and tables written in as literals (`twentyone_chart.
 player_constants`) and the table's provenance and the figures measured on the file as its
 docstring. It needs only the standard library and is deterministic; its tables are the
-`repr` of literals checked to have a chart's shape (`_check_tables`).
+`repr` of literals checked to have a chart's shape (`twentyone_chart.check_tables`).
 """
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
@@ -17,39 +16,17 @@ from typing import Any
 
 from mine import outputs
 from mine.strategies.codegen import check_source, safe_text
-from mine.strategies.engines.twentyone_chart import TABLES, Strategy, player_constants
+from mine.strategies.engines.twentyone_chart import (
+    TABLES,
+    Strategy,
+    check_tables,
+    player_constants,
+)
 from mine.strategies.players import twentyone as player
 from mine.strategies.players.source import player_code, wrap
 
 IMPORTS = frozenset({"dataclasses", "re"})
 _text = partial(safe_text, number="{:+.5f}")
-
-
-def _check_tables(literals: dict[str, Any]) -> None:
-    hand = literals["HAND"]
-    width = len(literals["BIDS"])
-    ok = (
-        len(hand) == 3
-        and all(len(u) == 11 for u in hand)
-        and all(len(s) == 2 and all(len(n) == 4 for n in s) for u in hand for s in u)
-        and all(re.fullmatch(r"[SHD]{32}", row) for u in hand for s in u for n in s for row in n)
-        and len(literals["SPLIT"]) == 3
-        and all(re.fullmatch(r"[P-]{11}", row) for ctx in literals["SPLIT"] for row in ctx)
-        and all(re.fullmatch(r"[01]{32}", row) for row in literals["INSURE"])
-        and all(type(b) is int and b > 0 for b in literals["BIDS"])
-        and all(_count_cell(key, row, width) for key, row in literals["BY_COUNT"].items())
-    )
-    if not ok:
-        raise ValueError("tables do not have the shape of a TwentyOne chart")
-
-
-def _count_cell(key: tuple, row: str, width: int) -> bool:
-    kinds = {"H": ("[SHD]", 5), "P": ("[P-]", 3), "I": ("[01]", 3)}
-    if not key or key[0] not in kinds or len(key) != kinds[key[0]][1] + 1:
-        return False
-    return all(type(k) is int and 0 <= k < 32 for k in key[1:]) and bool(
-        re.fullmatch(kinds[key[0]][0] + f"{{{width}}}", row)
-    )
 
 
 def docstring(metadata: dict[str, Any], card: dict[str, Any] | None) -> str:
@@ -109,7 +86,7 @@ def module_source(fitted: Strategy, card: dict[str, Any] | None) -> str:
     before they are)."""
     constants = {**player_constants(fitted), "INSURE_ABOVE": insure_above(fitted.metadata)}
     tables = {name: constants[name] for name in TABLES}
-    _check_tables(tables)
+    check_tables(tables, constants["TC_LIMIT"])
     doc = docstring(fitted.metadata, card)
     wrapped = {name: wrap(repr(constants[name])) for name in WRAPPED}
     source = f'"""{doc}"""\n' + player_code(player.__name__, {**constants, **wrapped})

@@ -9,6 +9,7 @@ below all of them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from mine.inputs import quoted
 from mine.strategies.engines.twentyone import DOUBLE, HIT, STAND, TwentyOneRules
 
 MAIN, INSURED, SPLIT_HAND = range(3)  # the contexts a hand is played in
@@ -91,6 +93,47 @@ class Strategy:
 LETTERS = {HIT: "H", STAND: "S", DOUBLE: "D"}
 TC_LIMIT = 10  # the player's true counts run -TC_LIMIT..TC_LIMIT
 TABLES = ("HAND", "SPLIT", "INSURE", "BIDS", "BY_COUNT")
+
+
+def check_tables(tables: Mapping[str, Any], tc_limit: Any) -> None:
+    """ValueError unless `tables` (a player file's HAND, SPLIT, INSURE, BIDS and BY_COUNT)
+    and its TC_LIMIT have the shape of a chart's, as `player_tables` writes them: what is
+    measured or written of a file reads them as that, whatever the file holds."""
+    if type(tc_limit) is not int or tc_limit != TC_LIMIT:
+        raise ValueError(f"TC_LIMIT is {quoted(tc_limit)}, not {TC_LIMIT} (a generated "
+                         f"player's true counts run -{TC_LIMIT}..{TC_LIMIT})")  # fmt: skip
+    hand, width = tables["HAND"], 2 * TC_LIMIT + 1
+    try:
+        ok = (
+            len(hand) == 3
+            and all(len(u) == 11 for u in hand)
+            and all(len(s) == 2 and all(len(n) == 4 for n in s) for u in hand for s in u)
+            and all(_rows(r"[SHD]{32}", n) for u in hand for s in u for n in s)
+            and len(tables["SPLIT"]) == 3
+            and all(_rows(r"[P-]{11}", ctx) for ctx in tables["SPLIT"])
+            and _rows(r"[01]{32}", tables["INSURE"])
+            and len(tables["BIDS"]) == width
+            and all(type(b) is int and b > 0 for b in tables["BIDS"])
+            and type(tables["BY_COUNT"]) is dict
+            and all(_count_cell(key, row, width) for key, row in tables["BY_COUNT"].items())
+        )
+    except (TypeError, ValueError):  # a table of another kind: no len(), no items()
+        ok = False
+    if not ok:
+        raise ValueError("tables do not have the shape of a TwentyOne chart")
+
+
+def _rows(pattern: str, rows: Any) -> bool:
+    return all(type(row) is str and re.fullmatch(pattern, row) for row in rows)
+
+
+def _count_cell(key: Any, row: Any, width: int) -> bool:
+    kinds = {"H": ("[SHD]", 5), "P": ("[P-]", 3), "I": ("[01]", 3)}
+    if type(key) is not tuple or not key or key[0] not in kinds or len(key) != kinds[key[0]][1] + 1:
+        return False
+    return all(type(k) is int and 0 <= k < 32 for k in key[1:]) and bool(
+        type(row) is str and re.fullmatch(kinds[key[0]][0] + f"{{{width}}}", row)
+    )
 
 
 def _letters(chart: Chart, ctx: int, up: int, soft: int, n: int) -> str:

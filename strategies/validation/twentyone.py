@@ -38,6 +38,7 @@ from mine.strategies.engines.twentyone_chart import (
     Chart,
     Strategy,
     chart_of_tables,
+    check_tables,
     player_constants,
 )
 from mine.strategies.intervals import Z95, Outcome, rate, summarise_pairing
@@ -82,6 +83,10 @@ def load_player(path: str | Path) -> ModuleType | haskell.HaskellPlayer:
     for table in TABLES:
         if not hasattr(module, table):
             raise PlayerFileError(f"{path}: has no {table} table (not a generated player?)")
+    try:  # measured as a chart's tables: a hand-edited one is said here, not in numpy's words
+        check_tables({table: getattr(module, table) for table in TABLES}, module.TC_LIMIT)
+    except (ValueError, AttributeError) as error:
+        raise PlayerFileError(f"{path}: {error}") from None
     return module
 
 

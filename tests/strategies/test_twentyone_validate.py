@@ -4,6 +4,7 @@ shoes, and the JSON a script reads."""
 from __future__ import annotations
 
 import json
+import re
 from itertools import combinations_with_replacement
 
 import numpy as np
@@ -33,6 +34,7 @@ from mine.strategies.engines.twentyone import (
     new_game,
 )
 from mine.strategies.engines.twentyone_chart import INSURED, MAIN, SPLIT_HAND, Chart, Strategy
+from mine.strategies.player_file import PlayerFileError
 from mine.strategies.solvers.twentyone import chart_value, solve
 from mine.strategies.validation.twentyone import (
     chart_module,
@@ -451,3 +453,30 @@ def test_a_tables_flat_rounds_add_up_to_the_points_of_the_game(best):
     net = played["points"]["player"][0] - rules.starting_points
     assert sum(played["flat"]) * rules.min_bid == pytest.approx(net)
     assert 0 < len(played["aces"]) < rules.rounds / 4
+
+
+RUN = " (a generated player's true counts run -10..10)"
+
+
+@pytest.mark.parametrize(("line", "says"), [
+    ("TC_LIMIT = -5", "TC_LIMIT is -5, not 10" + RUN),  # numpy's 'negative dimensions …'
+    ("TC_LIMIT = 10**6", "TC_LIMIT is 1000000, not 10" + RUN),  # a MemoryError 'in the harness'
+    ("TC_LIMIT = 'x'", "TC_LIMIT is 'x', not 10" + RUN),
+    ("BIDS = 5", "tables do not have the shape of a TwentyOne chart"),  # a TypeError
+    ("BY_COUNT = 5", "tables do not have the shape of a TwentyOne chart"),  # AttributeError
+    ("BIDS = (10,) * 5", "tables do not have the shape of a TwentyOne chart"),
+])  # fmt: skip
+def test_a_generated_file_edited_out_of_a_charts_shape_is_refused_in_one_line(
+    best, tmp_path, line, says
+):
+    """Its tables are measured as a chart's (the evaluator's arrays), so a hand-edited
+    one ended in numpy's or Python's words, most 'in the harness'."""
+    path = tmp_path / "edited.py"
+    write_module(path, Strategy(best.chart, BIDS, (), METADATA))
+    name = line.split(" = ")[0]
+    source = re.sub(rf"(?m)^{name} = .*(\n[ )\]}}].*)*$", line, path.read_text(), count=1)
+    assert line in source
+    path.write_text(source)
+    with pytest.raises(PlayerFileError) as refused:
+        load_player(path)
+    assert str(refused.value) == f"{path}: {says}"
