@@ -492,8 +492,9 @@ def _row_problem(fmt: Format, checks: tuple[tuple[str, str], ...]) -> str:
     for number, column in enumerate(fmt.columns, 1):
         what = column.what.replace("'", "''")
         if column.sql_type == "VARCHAR":
-            wrong = [(f"is not {what}", unbounded(column.pattern))]
-            if unbounded(column.pattern) != column.pattern:  # as Format.check tells them apart
+            loose = unbounded(column.pattern)
+            wrong = [(f"is not {what}", loose)]
+            if loose != column.pattern:  # as Format.check tells them apart
                 wrong.append(("holds a number out of range", column.pattern))
             wrong = [(why, f"NOT regexp_full_match({column.name}, '{p}')") for why, p in wrong]
             shown = column.name

@@ -399,8 +399,9 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
     # Logs the user named (--db, --lake, --logs) of which none is drawn: their input was bad,
     # so the command fails, after writing what it could, as ingest lands the valid pairs.
     alone_said = "the page draws the table alone, without the logged games"
-    unlogged = unlogged and f"{unlogged}: {alone_said}"
-    named = unlogged and (db, lake, logs) != (None, None, None)
+    if unlogged is not None:
+        unlogged = f"{unlogged}: {alone_said}"
+    named = unlogged is not None and (db, lake, logs) != (None, None, None)
     if as_json:
         sources = {} if read is None else {"sources": read}
         print_json({"wrote": str(out), "bytes": len(page.encode()), **sources})
