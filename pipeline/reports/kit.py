@@ -274,19 +274,30 @@ def _drawn(rows, measured, measure, fmt, reference, table, plot, ident="") -> li
 def _small_samples(sampled: Sequence[Measured], unit: str, fmt: Callable[[float], str]) -> list:
     """The caveat where a sample is too small to say much, once for all of them."""
     small = [m for m in sampled if m.sample < SMALL_SAMPLE and m.interval is not None]
+    # Where every game gave the same value the interval has no width: not certainty, only
+    # no spread seen yet in a few games.
     if len(small) == 1:
         (m,) = small
+        low, high = m.interval
+        if low == high:
+            return [
+                f"{m.sample:,} {unit} against {m.against}, each {fmt(low)}: the interval has "
+                f"no width only because they all agree; more {unit} would show the spread."
+            ]
         return [
             f"{m.sample:,} {unit} against {m.against}: the interval is wide "
-            f"({fmt(m.interval[0])} … {fmt(m.interval[1])}); more {unit} would narrow it."
+            f"({fmt(low)} … {fmt(high)}); more {unit} would narrow it."
         ]
     if not small:
         return []
     least, most = min(m.sample for m in small), max(m.sample for m in small)
     counts = f"{least:,}" if least == most else f"{least:,} to {most:,}"
     names = _listed([m.against for m in small])
+    agreeing = any(m.interval[0] == m.interval[1] for m in small)
+    seen = f"see the table; one without width only means its {unit} all agreed" if agreeing \
+        else "see the table"  # fmt: skip
     return [
-        f"{counts} {unit} against each of {names}: the intervals are wide (see the table); "
+        f"{counts} {unit} against each of {names}: the intervals are wide ({seen}); "
         f"more {unit} would narrow them."
     ]
 

@@ -75,6 +75,25 @@ def test_the_strength_section_says_how_sure_each_figure_is():
         "</text>", 1)[0]  # fmt: skip
 
 
+def test_a_small_sample_that_all_agrees_is_not_called_wide_nor_certain():
+    """Super-Nim's all-draw games give a margin interval of no width (no spread seen):
+    the caveat says why it has none, not that it is wide."""
+    one = kit.strength([kit.Measured("random", 0.0, (0.0, 0.0), 12)], measure="margin",
+                       summary="", fmt="{:+.3f}".format)  # fmt: skip
+    assert (
+        "12 games against random, each +0.000: the interval has no width only because they "
+        "all agree; more games would show the spread." in one.paragraphs
+    )
+    assert not any("wide" in p for p in one.paragraphs)
+    mixed = kit.strength(
+        [kit.Measured("a", 0.0, (0.0, 0.0), 12), kit.Measured("b", 0.5, (0.3, 0.7), 20)],
+        measure="margin", summary="",
+    )  # fmt: skip
+    assert "12 to 20 games against each of a and b: the intervals are wide (see the table; " \
+        "one without width only means its games all agreed); more games would narrow them." \
+        in mixed.paragraphs  # fmt: skip
+
+
 def test_a_page_with_a_strength_section_leads_with_it():
     page = kit.page("t", [_strength(None), kit.Section("Table")], {"game": "hog"})
     assert page.index('<section id="strength">') < page.index('<section id="table">')
