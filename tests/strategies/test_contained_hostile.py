@@ -236,15 +236,25 @@ HUGE = {  # a command and the name of a player file of gigabytes it is given
 }
 
 
+@pytest.fixture(scope="module")
+def huge(tmp_path_factory):
+    """Each command of HUGE given its file of 3 GB, in one process under a 4 GB address
+    space (`here_each`): {case: (the file, the result)}."""
+    paths = {}
+    for case, (_, name) in HUGE.items():
+        paths[case] = tmp_path_factory.mktemp("huge") / name
+        with open(paths[case], "wb") as file:
+            file.truncate(3 << 30)  # sparse: no disk
+    commands = [[*command, paths[case]] for case, (command, _) in HUGE.items()]
+    results = here_each(commands, under=("prlimit", f"--as={4 << 30}", "--"))
+    return {case: (paths[case], result) for case, result in zip(HUGE, results, strict=True)}
+
+
 @pytest.mark.parametrize("case", HUGE, ids=list(HUGE))
-def test_a_player_file_of_gigabytes_is_refused_before_it_is_read(case, tmp_path):
+def test_a_player_file_of_gigabytes_is_refused_before_it_is_read(case, huge):
     """(Read whole, it took 10 GB and two minutes.) Under a 4 GB address space: were the
     file read, the command could not do it."""
-    command, name = HUGE[case]
-    path = tmp_path / name
-    with open(path, "wb") as file:
-        file.truncate(3 << 30)  # sparse: no disk
-    result = mine(*command, path, under=("prlimit", f"--as={4 << 30}", "--"))
+    path, result = huge[case]
     line = one_line_error(result, code=1)
     assert line.endswith(f"{path}: 3,221,225,472 bytes, over the 64 MB of a player file"), line
 
