@@ -11,8 +11,6 @@ import shutil
 
 import pytest
 
-from mine.models import ginrummy as model
-from mine.pipeline.stats import ginrummy as stats_of
 from mine.strategies.codegen import cardguess, ginrummy, twentyone
 from mine.strategies.codegen.haskell.cardguess import haskell_source as cardguess_hs
 from mine.strategies.codegen.haskell.ginrummy import haskell_source as ginrummy_hs
@@ -23,10 +21,8 @@ from mine.strategies.haskell.build import key
 from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation.twentyone_haskell import stated, with_bids
-from mine.warehouse.connection import connect
-from tests.conftest import REAL_GINRUMMY, ingested
 from tests.mine_cli import here, one_line_error
-from tests.shared_warehouse import haskell_program
+from tests.shared_warehouse import ginrummy_fitted, haskell_program
 from tests.strategies.haskell_files import needs_ghc
 from tests.strategies.test_cardguess_codegen import METADATA as CARDGUESS_METADATA
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
@@ -49,9 +45,7 @@ def files(tmp_path_factory):
     root = tmp_path_factory.mktemp("entrants")
     chart = solve(TwentyOneRules()).chart
     table = Strategy(chart, BIDS, count_charts(chart), METADATA)
-    warehouse = connect(ingested(root / "w.duckdb", REAL_GINRUMMY), read_only=True)
-    fitted = model.fit(stats_of.fit_inputs(warehouse))
-    warehouse.close()
+    fitted = ginrummy_fitted(tmp_path_factory)
     quick = Plan(widths=(1,), members=50, extras=0)
     trees = Trees({2: flatten(2, Search(2, None, quick).run())}, CARDGUESS_METADATA)
     return {
