@@ -455,9 +455,7 @@ def test_a_supernim_depth_the_harness_cannot_send_is_the_files_fault(depth, why,
                            f"({why}"), line  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("letter", "said"), [(Named("H"), None), ("Z", "'Z'"), (4, "4")]
-)
+@pytest.mark.parametrize(("letter", "said"), [(Named("H"), None), ("Z", "'Z'"), (4, "4")])
 def test_a_twentyone_action_letter_is_read_as_plain_text_or_said_to_be_none(letter, said):
     """(Before: validate's evaluator looked the letter of the file's `action_for` up by its
     own `__hash__`, or failed on an unknown one: 'raised KeyError: 'Z' in the harness'.)"""
