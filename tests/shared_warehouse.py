@@ -107,8 +107,9 @@ def ginrummy_fitted(factory: pytest.TempPathFactory):
 
 def haskell_program(factory: pytest.TempPathFactory, game: str, source: str, compiled: Path):
     """`source` compiled as `build` compiles it, with the session's stand-ins (`compiled`:
-    conftest's `haskell_stand_ins`), once for the session: the generated Gin Rummy player
-    is the same file in the test of its Haskell and in the entrants' (seconds of GHC)."""
+    conftest's `haskell_stand_ins`), once for the session: the generated TwentyOne and Gin
+    Rummy players are the same files in the tests of their Haskell and in the entrants'
+    (seconds of GHC each)."""
     digest = hashlib.sha256(f"{game}\0{source}".encode()).hexdigest()[:16]
 
     def make(folder: Path) -> None:
