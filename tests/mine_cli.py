@@ -85,15 +85,15 @@ print(json.dumps(answers))
 """
 
 
-def here_each(commands: list[tuple], under: tuple[str, ...], timeout: float = 600):
+def here_each(commands: list[list], under: tuple[str, ...], timeout: float = 600):
     """What `mine(*args, under=under)` answers for each of `commands`, all run by `here` in
     one Python process started under `under` (such as `setpriv …`, whose rights hold for
     the whole process): one start-up (imports: half a second) for many commands."""
     listed = [[str(a) for a in args] for args in commands]
+    repo = Path(__file__).resolve().parent.parent  # where `tests` is imported from
     result = subprocess.run(
         [*under, sys.executable, "-c", _HERE_EACH], input=json.dumps(listed), capture_output=True,
-        text=True, timeout=timeout, cwd=Path(__file__).resolve().parent.parent,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+        text=True, timeout=timeout, cwd=repo, env={**os.environ, "PYTHONPATH": str(repo)},
     )  # fmt: skip
     assert result.returncode == 0 and result.stdout, result.stderr
     answers = json.loads(result.stdout.splitlines()[-1])

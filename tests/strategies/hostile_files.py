@@ -1,4 +1,5 @@
-"""What the hostile player files' tests look for: the processes a test left running."""
+"""What the hostile player files' tests look for: the processes a test left running; and
+the folder anyone may read that they run files from."""
 
 from __future__ import annotations
 
