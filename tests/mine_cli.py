@@ -69,6 +69,38 @@ def here(*args, stdin: str | None = None, cwd: Path | None = None) -> subprocess
     return subprocess.CompletedProcess(["mine", *map(str, args)], code, *said)
 
 
+# Each command of stdin's JSON run by `here`; a bug's exception is its traceback and exit
+# code 1, as a process of its own would end. The answers are the last line of stdout.
+_HERE_EACH = """
+import json, sys, traceback
+from tests.mine_cli import here
+answers = []
+for args in json.loads(sys.stdin.read()):
+    try:
+        done = here(*args)
+        answers.append([done.returncode, done.stdout, done.stderr])
+    except Exception:
+        answers.append([1, "", traceback.format_exc()])
+print(json.dumps(answers))
+"""
+
+
+def here_each(commands: list[list], under: tuple[str, ...], timeout: float = 600):
+    """What `mine(*args, under=under)` answers for each of `commands`, all run by `here` in
+    one Python process started under `under` (such as `setpriv …`, whose rights hold for
+    the whole process): one start-up (imports: half a second) for many commands."""
+    listed = [[str(a) for a in args] for args in commands]
+    repo = Path(__file__).resolve().parent.parent  # where `tests` is imported from
+    result = subprocess.run(
+        [*under, sys.executable, "-c", _HERE_EACH], input=json.dumps(listed), capture_output=True,
+        text=True, timeout=timeout, cwd=repo, env={**os.environ, "PYTHONPATH": str(repo)},
+    )  # fmt: skip
+    assert result.returncode == 0 and result.stdout, result.stderr
+    answers = json.loads(result.stdout.splitlines()[-1])
+    return [subprocess.CompletedProcess(["mine", *args], *answer)
+            for args, answer in zip(listed, answers, strict=True)]  # fmt: skip
+
+
 def one_line_error(
     result: subprocess.CompletedProcess, *, code: int | None = None, prefix: str = "error: "
 ) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from mine.strategies.haskell.build import build, stand_ins
-from tests.conftest import REPO, ingested
+from tests.conftest import REAL_GINRUMMY, REPO, ingested
 from tests.mine_cli import here
 
 EXAMPLES = REPO / "examples" / "logs"
@@ -87,10 +87,29 @@ def twentyone_table(factory: pytest.TempPathFactory) -> Path:
     return once(factory, "twentyone-table", make) / "t.parquet"
 
 
+def ginrummy_fitted(factory: pytest.TempPathFactory):
+    """Gin Rummy's model fitted on the real 2020 server's logs, as `model.fit` returns it:
+    the Haskell tests make their player of it, the same file in each (seconds of fit)."""
+    from mine.models import ginrummy as model
+    from mine.pipeline.stats import ginrummy as stats_of
+    from mine.warehouse.connection import connect
+
+    def make(folder: Path) -> None:
+        con = connect(ingested(folder / "w.duckdb", REAL_GINRUMMY), read_only=True)
+        try:
+            fitted = model.fit(stats_of.fit_inputs(con))
+        finally:
+            con.close()
+        (folder / "fitted.pickle").write_bytes(pickle.dumps(fitted))
+
+    return pickle.loads((once(factory, "ginrummy-fitted", make) / "fitted.pickle").read_bytes())
+
+
 def haskell_program(factory: pytest.TempPathFactory, game: str, source: str, compiled: Path):
     """`source` compiled as `build` compiles it, with the session's stand-ins (`compiled`:
-    conftest's `haskell_stand_ins`), once for the session: the generated Gin Rummy player
-    is the same file in the test of its Haskell and in the entrants' (seconds of GHC)."""
+    conftest's `haskell_stand_ins`), once for the session: the generated TwentyOne and Gin
+    Rummy players are the same files in the tests of their Haskell and in the entrants'
+    (seconds of GHC each)."""
     digest = hashlib.sha256(f"{game}\0{source}".encode()).hexdigest()[:16]
 
     def make(folder: Path) -> None:

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 
 from mine.strategies.haskell.programs import CACHE
 from tests.conftest import with_stand_ins
-from tests.strategies.hostile_files import end_left_behind, left_behind
+from tests.strategies.hostile_files import end_left_behind, left_behind, readable_folder
 
 
 @pytest.fixture(scope="module")
@@ -32,13 +28,6 @@ def leftovers(tmp_path):
 
 @pytest.fixture
 def readable():
-    """A folder anyone may read, and in it `tmp`, one anyone may write (as /tmp): for a
-    harness that is not root, or has not root's rights over files, and its workers. What
-    a test left running there is ended after it."""
-    folder = Path(tempfile.mkdtemp(prefix="mine-test-"))
-    folder.chmod(0o755)
-    (folder / "tmp").mkdir()
-    (folder / "tmp").chmod(0o1777)
-    yield folder
-    end_left_behind(folder)
-    shutil.rmtree(folder)
+    """`readable_folder()`, the test's own."""
+    with readable_folder() as folder:
+        yield folder

@@ -1,10 +1,14 @@
-"""What the hostile player files' tests look for: the processes a test left running."""
+"""What the hostile player files' tests look for: the processes a test left running; and
+the folder anyone may read that they run files from."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -31,3 +35,19 @@ def end_left_behind(folder: Path) -> None:
     for line in left_behind(folder):
         with contextlib.suppress(OSError):
             os.kill(int(line.split(":")[0]), signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def readable_folder() -> Iterator[Path]:
+    """A folder anyone may read, and in it `tmp`, one anyone may write (as /tmp): for a
+    harness that is not root, or has not root's rights over files, and its workers. What
+    was left running there is ended after it."""
+    folder = Path(tempfile.mkdtemp(prefix="mine-test-"))
+    folder.chmod(0o755)
+    (folder / "tmp").mkdir()
+    (folder / "tmp").chmod(0o1777)
+    try:
+        yield folder
+    finally:
+        end_left_behind(folder)
+        shutil.rmtree(folder)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 import textwrap
 
 import duckdb
@@ -21,13 +22,18 @@ from mine.strategies.validation import hog as hog_validation
 from tests.mine_cli import here, one_line_error
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
 
-QUICK = Limits(import_seconds=1.0, call_seconds=0.5)
+# A looping file spins until its limit: a quarter second of CPU time ends a loop as surely as
+# a second (the parent looks every POLL, 0.05 s), and a file with no loop is done in
+# milliseconds.
+QUICK = Limits(import_seconds=0.5, call_seconds=0.25)
+IMPORT_OVER = f"importing the file ran over its {QUICK.import_seconds:g} s limit"
+CALL_OVER = f"ran over its {QUICK.call_seconds:g} s limit"
 
 HOG = {
-    "loops at import": ("while True:\n    pass\n", "importing the file ran over its 1 s limit"),
+    "loops at import": ("while True:\n    pass\n", IMPORT_OVER),
     "loops in a call": (
         "def final_strategy(score, opponent_score):\n    while True:\n        pass\n",
-        "final_strategy() ran over its 0.5 s limit",
+        f"final_strategy() {CALL_OVER}",
     ),
     "sys.exit(0) at import": ("import sys\nsys.exit(0)\n", "it called sys.exit(0)"),
     "sys.exit(3) in a call": (
@@ -206,7 +212,7 @@ def _validate(game: str, path):
 def test_every_game_ends_a_file_that_loops_at_import(game, tmp_path):
     path = tmp_path / "loops.py"
     path.write_text("while True:\n    pass\n")
-    with pytest.raises(PlayerFault, match="importing the file ran over its 1 s limit") as fault:
+    with pytest.raises(PlayerFault, match=IMPORT_OVER) as fault:
         _validate(game, path)
     assert fault.value.path == str(path)
 
@@ -220,7 +226,7 @@ def test_every_game_ends_a_call_that_loops(game, tmp_path):
         path.write_text(path.read_text() + LOOP.format(name="action_for"))
     else:
         path.write_text("".join(LOOP.format(name=name) for name in functions))
-    with pytest.raises(PlayerFault, match=r"\(\) ran over its 0.5 s limit") as fault:
+    with pytest.raises(PlayerFault, match=re.escape(f"() {CALL_OVER}")) as fault:
         _validate(game, path)
     assert fault.value.path == str(path)
 
@@ -237,7 +243,7 @@ def _both_play(task: tuple) -> int:
     ("body", "reason"),
     [
         ("    os._exit(0)", "ended its process (exit code 0) in final_strategy()"),
-        ("    while True:\n        pass", "final_strategy() ran over its 0.5 s limit"),
+        ("    while True:\n        pass", f"final_strategy() {CALL_OVER}"),
         ("    raise KeyError('boom')", "raised KeyError: 'boom' in final_strategy()"),
     ],
     ids=["exits", "loops", "raises"],

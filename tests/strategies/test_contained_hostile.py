@@ -8,12 +8,14 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import gc
+import itertools
 import json
 import os
 import pwd
 import subprocess
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,9 +25,9 @@ from mine.strategies.contained import Limits, PlayerFault
 from mine.strategies.player_file import load_module
 from mine.strategies.validation import hog as hog_validation
 from tests.conftest import hog_table
-from tests.mine_cli import MINE, NO_READ_SEARCH, as_root, mine, one_line_error
+from tests.mine_cli import MINE, NO_READ_SEARCH, as_root, here_each, mine, one_line_error
 from tests.strategies.haskell_files import SMALLEST_PROJ1
-from tests.strategies.hostile_files import left_behind
+from tests.strategies.hostile_files import left_behind, readable_folder
 
 ONCE = """
 import ctypes, os, signal, socket, struct, subprocess, sys, time
@@ -51,6 +53,11 @@ def _player(tmp_path: Path, attack: str, at_import: bool = False) -> Path:
     path.write_text(ONCE + f"TMP = {str(tmp_path)!r}\ndef attack():\n{body}\n"
                     + (then if at_import else ""))  # fmt: skip
     return path
+
+
+# What these tests look at is the harness, not the figures: a goal of 20 has validate ask the
+# file 400 states, not 10,000, and solve a game 25 times smaller (half a CPU second a run).
+SMALL = ("--rules", "goal=20")
 
 
 def _succeeds_with_clean_json(result, path: Path) -> None:
@@ -89,7 +96,7 @@ for kill in (
 def test_a_player_cannot_kill_the_harness(tmp_path, leftovers):
     path = _player(tmp_path, KILLS)
     result = subprocess.run(  # its own session: a group kill must not reach pytest
-        [MINE, "validate", "hog", str(path), "--json"], capture_output=True, text=True,
+        [MINE, "validate", "hog", str(path), *SMALL, "--json"], capture_output=True, text=True,
         timeout=120, start_new_session=True, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     _succeeds_with_clean_json(result, path)
@@ -108,7 +115,7 @@ def test_a_player_cannot_write_into_the_harness_output(tmp_path, leftovers):
                 pass
         """,
     )
-    _succeeds_with_clean_json(mine("validate", "hog", path, "--json"), path)
+    _succeeds_with_clean_json(mine("validate", "hog", path, *SMALL, "--json"), path)
     assert leftovers() == []
 
 
@@ -229,15 +236,25 @@ HUGE = {  # a command and the name of a player file of gigabytes it is given
 }
 
 
+@pytest.fixture(scope="module")
+def huge(tmp_path_factory):
+    """Each command of HUGE given its file of 3 GB, in one process under a 4 GB address
+    space (`here_each`): {case: (the file, the result)}."""
+    paths = {}
+    for case, (_, name) in HUGE.items():
+        paths[case] = tmp_path_factory.mktemp("huge") / name
+        with open(paths[case], "wb") as file:
+            file.truncate(3 << 30)  # sparse: no disk
+    commands = [[*command, paths[case]] for case, (command, _) in HUGE.items()]
+    results = here_each(commands, under=("prlimit", f"--as={4 << 30}", "--"))
+    return {case: (paths[case], result) for case, result in zip(HUGE, results, strict=True)}
+
+
 @pytest.mark.parametrize("case", HUGE, ids=list(HUGE))
-def test_a_player_file_of_gigabytes_is_refused_before_it_is_read(case, tmp_path):
+def test_a_player_file_of_gigabytes_is_refused_before_it_is_read(case, huge):
     """(Read whole, it took 10 GB and two minutes.) Under a 4 GB address space: were the
     file read, the command could not do it."""
-    command, name = HUGE[case]
-    path = tmp_path / name
-    with open(path, "wb") as file:
-        file.truncate(3 << 30)  # sparse: no disk
-    result = mine(*command, path, under=("prlimit", f"--as={4 << 30}", "--"))
+    path, result = huge[case]
     line = one_line_error(result, code=1)
     assert line.endswith(f"{path}: 3,221,225,472 bytes, over the 64 MB of a player file"), line
 
@@ -370,7 +387,8 @@ USERS = ["root", "not root"]
 @pytest.mark.parametrize("how", ESCAPES, ids=list(ESCAPES))
 def test_nothing_a_player_starts_outlives_validate(how, user, readable):
     path = _player(readable, ESCAPES[how], at_import=True)  # the 10 s limit: time to fork
-    _succeeds_with_clean_json(mine("validate", "hog", path, "--json", under=_as(user)), path)
+    result = mine("validate", "hog", path, *SMALL, "--json", under=_as(user))
+    _succeeds_with_clean_json(result, path)
     assert left_behind(readable) == []
 
 
@@ -505,6 +523,9 @@ COMMANDS = {  # each as a user runs it, with --json where it writes its results 
 }
 
 
+HOWS = ["folder 700", "mode 000", "haskell"]  # how a file is closed to a reader (`_unreadable`)
+
+
 def _unreadable(folder: Path, how: str) -> Path:
     """A valid player file in `folder` that only its owner can read: in a folder of mode
     700 (as root's pytest folders are), or of mode 000 itself; a Haskell one too (its
@@ -520,17 +541,39 @@ def _unreadable(folder: Path, how: str) -> Path:
     return path
 
 
+def _each_unreadable(hows: list[str], under: tuple[str, ...]) -> Iterator[dict]:
+    """Every command of COMMANDS given a file of each of `hows`, as a harness run under
+    `under` answers (one process for them all: `here_each`): {(command, how): (the file,
+    the result)}."""
+    with readable_folder() as readable:
+        files, commands = {}, []
+        for number, (command, how) in enumerate(itertools.product(COMMANDS, hows)):
+            folder = readable / str(number)
+            folder.mkdir()
+            folder.chmod(0o755)
+            fine = folder / "fine.py"
+            fine.write_text(FOURS)
+            files[command, how] = path = _unreadable(folder, how)
+            commands.append([a.format(path, readable=fine) for a in COMMANDS[command]])
+        results = here_each(commands, under)
+        yield {case: (path, result) for (case, path), result in zip(files.items(), results,
+                                                                     strict=True)}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def workers_cannot_read():
+    yield from _each_unreadable(HOWS, NO_READ_SEARCH)
+
+
 @as_root
-@pytest.mark.parametrize("how", ["folder 700", "mode 000", "haskell"])
+@pytest.mark.parametrize("how", HOWS)
 @pytest.mark.parametrize("command", COMMANDS)
-def test_a_file_the_workers_cannot_read_is_one_line_before_any_work(command, how, readable):
+def test_a_file_the_workers_cannot_read_is_one_line_before_any_work(
+    command, how, workers_cannot_read
+):
     """A root harness's workers run as another user: a file only root may read is refused
     before any work, saying who cannot read it and what to do, not as a fault of mine."""
-    path = _unreadable(readable, how)
-    fine = readable / "fine.py"
-    fine.write_text(FOURS)
-    args = [a.format(path, readable=fine) for a in COMMANDS[command]]
-    result = mine(*args, under=NO_READ_SEARCH)
+    path, result = workers_cannot_read[command, how]
     line = one_line_error(result, code=1)
     assert line == (f"error: {path}: the contained player runs as "
                     f"{ROOT_WORKER[confinement.player_users()]}, which cannot read it "
@@ -550,17 +593,18 @@ def test_a_file_others_may_read_passes_the_check(readable):
     assert json.loads(result.stdout) == {"player": str(path), "game": "hog", "ok": True}
 
 
-@pytest.mark.parametrize("how", ["folder 700", "mode 000"])
+@pytest.fixture(scope="module")
+def harness_cannot_read():
+    yield from _each_unreadable(HOWS[:2], _as("not root"))
+
+
+@pytest.mark.parametrize("how", HOWS[:2])
 @pytest.mark.parametrize("command", COMMANDS)
-def test_a_file_the_harness_cannot_read_is_one_line(command, how, readable):
+def test_a_file_the_harness_cannot_read_is_one_line(command, how, harness_cannot_read):
     """A harness that is not root (its workers run as its user) and cannot read the file:
     one line naming the user, not the option parser's words nor a fault of mine."""
     user = "nobody" if os.geteuid() == 0 else pwd.getpwuid(os.geteuid()).pw_name
-    path = _unreadable(readable, how)
-    fine = readable / "fine.py"
-    fine.write_text(FOURS)
-    args = [a.format(path, readable=fine) for a in COMMANDS[command]]
-    result = mine(*args, under=_as("not root"))
+    path, result = harness_cannot_read[command, how]
     line = one_line_error(result, code=1)
     assert line == (f"error: {path}: user '{user}' cannot read it (Permission denied): make "
                     "it readable by that user (r on the file, x on its folders)"), line  # fmt: skip

@@ -11,8 +11,6 @@ import shutil
 
 import pytest
 
-from mine.models import ginrummy as model
-from mine.pipeline.stats import ginrummy as stats_of
 from mine.strategies.codegen import cardguess, ginrummy, twentyone
 from mine.strategies.codegen.haskell.cardguess import haskell_source as cardguess_hs
 from mine.strategies.codegen.haskell.ginrummy import haskell_source as ginrummy_hs
@@ -23,12 +21,11 @@ from mine.strategies.haskell.build import key
 from mine.strategies.solvers.cardguess import Plan, Search, Trees, flatten
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation.twentyone_haskell import stated, with_bids
-from mine.warehouse.connection import connect
-from tests.conftest import REAL_GINRUMMY, ingested
 from tests.mine_cli import here, one_line_error
-from tests.shared_warehouse import haskell_program
+from tests.shared_warehouse import ginrummy_fitted, haskell_program
 from tests.strategies.haskell_files import needs_ghc
 from tests.strategies.test_cardguess_codegen import METADATA as CARDGUESS_METADATA
+from tests.strategies.test_haskell_twentyone import FIGURES
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
 from tests.strategies.test_twentyone_validate import count_charts
 
@@ -49,13 +46,11 @@ def files(tmp_path_factory):
     root = tmp_path_factory.mktemp("entrants")
     chart = solve(TwentyOneRules()).chart
     table = Strategy(chart, BIDS, count_charts(chart), METADATA)
-    warehouse = connect(ingested(root / "w.duckdb", REAL_GINRUMMY), read_only=True)
-    fitted = model.fit(stats_of.fit_inputs(warehouse))
-    warehouse.close()
+    fitted = ginrummy_fitted(tmp_path_factory)
     quick = Plan(widths=(1,), members=50, extras=0)
     trees = Trees({2: flatten(2, Search(2, None, quick).run())}, CARDGUESS_METADATA)
     return {
-        "twentyone": _pair(root / "twentyone", twentyone.module_source(table, None),
+        "twentyone": _pair(root / "twentyone", twentyone.module_source(table, FIGURES),
                            twentyone_hs, "Player.hs"),
         "ginrummy": _pair(root / "ginrummy", ginrummy.module_source(fitted, None), ginrummy_hs,
                           "Player.hs"),
@@ -82,8 +77,25 @@ def _figures(value):
     return value
 
 
-def test_twentyone_validate_plays_the_haskell_file_as_its_python_file(files, cache):
+def _kept_as_a_run_leaves_it(game: str, haskell, cache, factory, stand_ins) -> int:
+    """The session's program of `haskell` (the file of test_haskell_<game> is this one; GHC
+    takes seconds over it) put in the cache under its hash, as an earlier run leaves it;
+    when it was written."""
+    built = haskell_program(factory, game, haskell.read_text(), stand_ins)
+    kept = cache / key(game, haskell.read_bytes())
+    shutil.copyfile(built.program, kept)
+    kept.chmod(0o755)
+    return kept.stat().st_mtime_ns
+
+
+def test_twentyone_validate_plays_the_haskell_file_as_its_python_file(
+    files, cache, tmp_path_factory, haskell_stand_ins
+):
     python, haskell = files["twentyone"]
+    # The file's program is found by its hash; its flat twin is compiled through validate
+    # (as the card-guessing file is below).
+    written = _kept_as_a_run_leaves_it("twentyone", haskell, cache, tmp_path_factory,
+                                       haskell_stand_ins)  # fmt: skip
     args = ("--hands", 1000, "--shoe-hands", 0, "--games", 1, "--against", python)
     result = _json("validate", "twentyone", haskell, *args)
     against = result["against"]
@@ -94,21 +106,17 @@ def test_twentyone_validate_plays_the_haskell_file_as_its_python_file(files, cac
     source = haskell.read_text()
     tables = stated(source)
     twin = with_bids(source, tuple(tables["MIN_BID"] for _ in tables["BIDS"]))
-    kept = {path.name for path in _programs(cache)}
-    assert {key("twentyone", s.encode()) for s in (source, twin)} <= kept  # both, by hash
+    kept = {path.name: when for path, when in _programs(cache).items()}
+    assert {key("twentyone", s.encode()) for s in (source, twin)} <= set(kept)  # both, by hash
+    assert kept[key("twentyone", source.encode())] == written  # found, not compiled again
 
 
 def test_ginrummy_validate_finds_the_python_files_figures(
     files, cache, tmp_path_factory, haskell_stand_ins
 ):
     python, haskell = files["ginrummy"]
-    # Its program is the session's (test_haskell_ginrummy's file is this one; GHC takes
-    # seconds over it), in the cache under its hash as an earlier run leaves it: the compile
-    # through validate is held by this file's TwentyOne and card-guessing tests.
-    built = haskell_program(tmp_path_factory, "ginrummy", haskell.read_text(), haskell_stand_ins)
-    kept = cache / key("ginrummy", haskell.read_bytes())
-    shutil.copyfile(built.program, kept)
-    kept.chmod(0o755)
+    # The compile through validate is held by the TwentyOne twin's and card guessing's.
+    _kept_as_a_run_leaves_it("ginrummy", haskell, cache, tmp_path_factory, haskell_stand_ins)
     args = ("--games", 6, "--baselines", "simple,random", "--workers", 1)
     hs, py = (
         _json("validate", "ginrummy", haskell, *args),

@@ -11,9 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mine.models import ginrummy as model
 from mine.parsers.cards import DECK
-from mine.pipeline.stats import ginrummy as stats_of
 from mine.strategies.codegen.ginrummy import module_source
 from mine.strategies.codegen.haskell import check, template
 from mine.strategies.codegen.haskell.ginrummy import haskell_source
@@ -22,19 +20,16 @@ from mine.strategies.engines.melds import check_melds, meld_kind
 from mine.strategies.haskell import protocol
 from mine.strategies.player_file import load_source
 from mine.strategies.validation import haskell as compare
-from tests.conftest import REAL_GINRUMMY, read_only_warehouse
-from tests.shared_warehouse import haskell_program
+from tests.shared_warehouse import ginrummy_fitted, haskell_program
 from tests.strategies.haskell_files import needs_ghc
 
 GAMES = 42  # whole games in the suite (14 against each baseline); the bench plays 240
 KINDS = {"set": ("Set3", "Set4"), "straight": ("Straight3", "Straight4", "Straight5")}
 
-con = read_only_warehouse(REAL_GINRUMMY)
-
 
 @pytest.fixture(scope="module")
-def fitted(con):
-    return model.fit(stats_of.fit_inputs(con))
+def fitted(tmp_path_factory):
+    return ginrummy_fitted(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

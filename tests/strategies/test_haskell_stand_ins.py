@@ -96,9 +96,10 @@ def test_they_are_compiled_once_and_ghc_compiles_only_the_file_beside_them(
 
 
 @pytest.fixture(scope="module")
-def whole(tmp_path_factory):
-    """Card guessing's stand-ins compiled, for a test to copy into a cache of its own."""
-    return stand_ins("cardguess", tmp_path_factory.mktemp("whole"))
+def whole(haskell_stand_ins):
+    """Card guessing's stand-ins compiled: the session's (a test copies them into a folder
+    of its own, and spoils only its copy)."""
+    return stand_ins("cardguess", haskell_stand_ins)
 
 
 def _copy(whole, under):

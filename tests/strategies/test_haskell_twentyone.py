@@ -17,10 +17,10 @@ from mine.strategies.codegen.twentyone import module_source
 from mine.strategies.engines.twentyone import PlayerInfo, PlayerPoints, TwentyOneRules
 from mine.strategies.engines.twentyone_chart import Strategy
 from mine.strategies.haskell import protocol
-from mine.strategies.haskell.build import build, stand_ins
 from mine.strategies.player_file import load_source
 from mine.strategies.solvers.twentyone import solve
 from mine.strategies.validation import haskell as compare
+from tests.shared_warehouse import haskell_program
 from tests.strategies.haskell_files import needs_ghc
 from tests.strategies.test_twentyone_codegen import BIDS, METADATA
 from tests.strategies.test_twentyone_validate import count_charts
@@ -47,8 +47,7 @@ def python(table):
 
 @pytest.fixture(scope="module")
 def built(source, tmp_path_factory, haskell_stand_ins):
-    folder = tmp_path_factory.mktemp("haskell-twentyone")
-    return build("twentyone", source, folder, stand_ins("twentyone", haskell_stand_ins))
+    return haskell_program(tmp_path_factory, "twentyone", source, haskell_stand_ins)
 
 
 def test_the_file_states_its_provenance_and_is_the_template_with_its_tables(table, source):

@@ -1,7 +1,8 @@
 """Player files whose errors and answers are hostile objects of their own classes (an
 exception whose `__str__` raises or says megabytes, a number or text of a subclass with
-its own methods), run as a user runs them: one line that blames the file for what it did,
-and the other entrants' results as they were."""
+its own methods), run as a user runs them (mine's entry point, `here`: the harness and its
+workers are what these files attack, not the command's process): one line that blames the
+file for what it did, and the other entrants' results as they were."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from mine.strategies.engines import referee
-from tests.mine_cli import mine, one_line_error
+from tests.mine_cli import here, one_line_error
 
 UNREADABLE = """
 class Unreadable(Exception):
@@ -33,11 +34,11 @@ def test_an_exception_whose_message_raises_is_the_players_fault(tmp_path):
     harness', and a tournament disqualified the file instead of counting its plays.)"""
     path = _hog(tmp_path, "unreadable.py", UNREADABLE + "def final_strategy(score, opponent_score):\n"
                 "    raise Unreadable()\n")  # fmt: skip
-    line = one_line_error(mine("validate", "hog", path), code=1)
+    line = one_line_error(here("validate", "hog", path), code=1)
     assert line == (f"error: {path}: raised Unreadable: (its message raised RuntimeError) in "
                     "final_strategy()")  # fmt: skip
     good = _hog(tmp_path, "good.py", "def final_strategy(score, opponent_score):\n    return 4\n")
-    result = mine("tournament", "hog", good, path, "--bots", "", "--games", "2", "--json")
+    result = here("tournament", "hog", good, path, "--bots", "", "--games", "2", "--json")
     assert result.returncode == 0, result.stderr
     (pairing,) = json.loads(result.stdout)["pairings"]
     assert (pairing["a"], pairing["a_score_rate"], pairing["invalid"]) == (str(good), 1.0, [0, 2])
@@ -51,7 +52,7 @@ def test_an_exception_of_megabytes_reads_as_one_short_line(tmp_path):
     process (exit code 70) in the harness'.)"""
     path = _hog(tmp_path, "loud.py", 'LOUD = ValueError("\\x1b[31m" + "x" * 20_000_000)\n'
                 "def final_strategy(score, opponent_score):\n    raise LOUD\n")  # fmt: skip
-    line = one_line_error(mine("validate", "hog", path), code=1)
+    line = one_line_error(here("validate", "hog", path), code=1)
     assert line.startswith(f"error: {path}: raised ValueError: \\x1b[31mxxx"), line[:200]
     assert line.endswith("x… in final_strategy()") and len(line) < 400, line[:200]
 
@@ -227,7 +228,7 @@ def test_a_player_that_closes_or_replaces_the_harness_channel_is_told_so(how, tm
     """(Before: 'ended its process (exit code 70) in the harness', the words of a worker
     that could not be confined.)"""
     path = _hog(tmp_path, "closes.py", CLOSES.format(how))
-    line = one_line_error(mine("validate", "hog", path), code=1)
+    line = one_line_error(here("validate", "hog", path), code=1)
     assert line == (f"error: {path}: closed or replaced the harness's channel (a descriptor "
                     "it did not open)")  # fmt: skip
 
@@ -237,7 +238,7 @@ def test_the_channel_lost_in_a_game_of_two_files_is_blamed_on_the_one_that_close
     'good.py: disqualified, closed or replaced the harness's channel'.)"""
     closes = _hog(tmp_path, "closes.py", CLOSES.format("close(fd)"))
     good = _hog(tmp_path, "good.py", "def final_strategy(score, opponent_score):\n    return 4\n")
-    result = mine("tournament", "hog", closes, good, "--bots", "", "--games", "2")
+    result = here("tournament", "hog", closes, good, "--bots", "", "--games", "2")
     assert one_line_error(result, code=1) == (
         f"error: {closes}: disqualified, closed or replaced the harness's channel (a "
         f"descriptor it did not open) (playing {closes} v {good})"
@@ -274,7 +275,7 @@ def test_ginrummy_melds_whose_own_code_raises_as_they_are_read_are_an_invalid_pl
     path.write_text(codegen.module_source(FITTED, None) + "\n_melds = melds\n"
                     "def melds(*args):\n    yield from _melds(*args)\n"
                     "    raise RuntimeError('gen')\n")  # fmt: skip
-    result = mine("validate", "ginrummy", path, "--games", "2", "--baselines", "random",
+    result = here("validate", "ginrummy", path, "--games", "2", "--baselines", "random",
                   "--workers", "1", "--json")  # fmt: skip
     line = one_line_error(result, code=1)
     assert line == f"error: {path}: 2 invalid plays against random: player raised RuntimeError: gen"
@@ -301,7 +302,7 @@ def test_a_file_that_ends_itself_is_told_how_in_one_short_line(how, tmp_path):
     source, words = EXITS[how]
     path = _hog(tmp_path, "ends.py", source + "def final_strategy(score, opponent_score):\n"
                 "    return 4\n" if "import" in how else source)  # fmt: skip
-    assert one_line_error(mine("validate", "hog", path), code=1) == f"error: {path}: {words}"
+    assert one_line_error(here("validate", "hog", path), code=1) == f"error: {path}: {words}"
 
 
 def test_a_file_name_of_terminal_control_codes_is_shown_escaped_in_the_tables(tmp_path):
@@ -309,7 +310,7 @@ def test_a_file_name_of_terminal_control_codes_is_shown_escaped_in_the_tables(tm
     window, painted the table red, or could move the cursor over the standings.)"""
     name = "esc\x1b]0;PWNED\x07\x1b[31m\rred\x9b2J.py"
     path = _hog(tmp_path, name, "def final_strategy(score, opponent_score):\n    return 4\n")
-    result = mine("tournament", "hog", path, "--bots", "random", "--games", "2")
+    result = here("tournament", "hog", path, "--bots", "random", "--games", "2")
     assert result.returncode == 0, result.stderr
     shown = "esc\\x1b]0;PWNED\\x07\\x1b[31m\\rred\\x9b2J.py"
     assert shown in result.stdout
@@ -332,7 +333,7 @@ def test_a_twentyone_amount_whose_property_raises_is_an_invalid_play(tmp_path):
     """(Before: the engine read the amount and what it raised escaped: 'disqualified,
     raised RuntimeError: no amount in the harness'.) Its invalid plays, counted."""
     path = _hog(tmp_path, "amount.py", AMOUNT_RAISES)
-    result = mine("tournament", "twentyone", path, "--bots", "textbook", "--games", "2", "--json")
+    result = here("tournament", "twentyone", path, "--bots", "textbook", "--games", "2", "--json")
     assert result.returncode == 0, result.stderr
     (pairing,) = json.loads(result.stdout)["pairings"]
     assert pairing["invalid"] == [2, 0]
@@ -448,15 +449,13 @@ def test_a_supernim_depth_the_harness_cannot_send_is_the_files_fault(depth, why,
     path.write_text(player_code("mine.strategies.players.supernim", {"MAX_MOVES": 30})
                     + "class Own(int):\n    def __int__(self):\n"
                     f"        raise RuntimeError('int ran')\nDEPTH = {depth}\n")  # fmt: skip
-    result = mine("validate", "supernim", path, "--games", "2", "--baselines", "random")
+    result = here("validate", "supernim", path, "--games", "2", "--baselines", "random")
     line = one_line_error(result, code=1)
     assert line.startswith(f"error: {path}: its job returned what the harness cannot read "
                            f"({why}"), line  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("letter", "said"), [(Named("H"), None), ("Z", "'Z'"), (4, "4")]
-)
+@pytest.mark.parametrize(("letter", "said"), [(Named("H"), None), ("Z", "'Z'"), (4, "4")])
 def test_a_twentyone_action_letter_is_read_as_plain_text_or_said_to_be_none(letter, said):
     """(Before: validate's evaluator looked the letter of the file's `action_for` up by its
     own `__hash__`, or failed on an unknown one: 'raised KeyError: 'Z' in the harness'.)"""

@@ -11,7 +11,7 @@ import pytest
 
 from mine import games
 from mine.strategies.engines import simulation
-from mine.strategies.runners import SERIAL, LocalProcesses
+from mine.strategies.runners import SERIAL, KeptProcesses
 from mine.warehouse.ingest import ingest
 
 # game: (rules settings, bots, games): small, quick matches of every bot kind
@@ -42,12 +42,20 @@ def _files(folder):
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+@pytest.fixture(scope="module")
+def processes():
+    """Two processes of this machine, spawned once for every game's matches: a pool a match
+    spawned two Pythons importing mine, more work than the games they played."""
+    with KeptProcesses(2) as runner:
+        yield runner
+
+
 @pytest.mark.parametrize("name", SIMULATED)
-def test_the_seed_decides_the_bytes_not_the_runner(name, tmp_path, monkeypatch):
+def test_the_seed_decides_the_bytes_not_the_runner(name, tmp_path, monkeypatch, processes):
     engine = games.get(name).module("engine")
     monkeypatch.setattr(engine, "GAMES_PER_TASK", 3)  # tasks of a match, the last shorter
     serial = _run(name, tmp_path / "serial")
-    parallel = _run(name, tmp_path / "processes", runner=LocalProcesses(2))
+    parallel = _run(name, tmp_path / "processes", runner=processes)
     assert _files(tmp_path / "serial") == _files(tmp_path / "processes")
     assert {**serial, "out": None} == {**parallel, "out": None}
     _run(name, tmp_path / "other", seed=2)
