@@ -7,6 +7,7 @@ test_cardguess_end_to_end.py)."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 from pathlib import Path
 
@@ -83,26 +84,37 @@ def hog_logs(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def kept_tables(hog_logs, tmp_path_factory):
+    """(source, tables) of a game's logs ingested as they are, in one batch: what both tests
+    compare with, made once for the module."""
+
+    @functools.cache
+    def tables(game: str) -> tuple[Path, dict[str, object]]:
+        source = hog_logs if game == "hog" else EXAMPLES / game
+        return source, _tables(game, [[source]], tmp_path_factory.mktemp(game) / "kept.duckdb")
+
+    return tables
+
+
 @pytest.mark.parametrize("game", ["hog", "supernim"])
-def test_a_logs_games_reversed_give_the_same_statistics(game, tmp_path, request):
+def test_a_logs_games_reversed_give_the_same_statistics(game, tmp_path, kept_tables):
     """Each player against each opponent came in polars' hash order (Hog's and Super-Nim's
     both changed with the games' order)."""
-    source = request.getfixturevalue("hog_logs") if game == "hog" else EXAMPLES / game
-    kept = _tables(game, [[source]], tmp_path / "kept.duckdb")
+    source, kept = kept_tables(game)
     folder = tmp_path / "turned"
     folder.mkdir()
     turned = _tables(game, [_games_reversed(source, folder)], tmp_path / "turned.duckdb")
     assert kept["by_opponent"].height > 1
-    kept.pop("table"), turned.pop("table")  # the logs' bytes differ: so does the fingerprint
-    _equal(kept, turned, ids_differ=False)
+    kept = {name: table for name, table in kept.items() if name != "table"}  # the logs' bytes
+    _equal(kept, turned, ids_differ=False)  # differ: so does the table's fingerprint
 
 
 @pytest.mark.parametrize("game", ["hog", "supernim", "ginrummy", "twentyone"])
-def test_the_logs_ingested_in_another_order_give_the_same_tables(game, tmp_path, request):
+def test_the_logs_ingested_in_another_order_give_the_same_tables(game, tmp_path, kept_tables):
     """Gin Rummy held out every fifth discard in the logs' ids' order (another AUC in the
     table's file); TwentyOne's means (the statistics', the payoffs', each opponent's, each
     deviation's) summed their terms in that order, the last digits differing."""
-    source = request.getfixturevalue("hog_logs") if game == "hog" else EXAMPLES / game
-    kept = _tables(game, [[source]], tmp_path / "kept.duckdb")
+    source, kept = kept_tables(game)
     turned = _tables(game, _files_reversed(source), tmp_path / "turned.duckdb")
     _equal(kept, turned, ids_differ=True)
