@@ -32,6 +32,7 @@ from tests.mine_cli import (
     one_line_error,
 )
 from tests.process_tree import alive, family
+from tests.shared_warehouse import copy_of, examples_warehouse
 
 
 @pytest.fixture(scope="module")
@@ -730,9 +731,9 @@ def test_the_table_view_of_every_row_streams_them_all_aligned(db):
         assert row[: widths[0]] == str(log_id).rjust(widths[0])  # numbers on the right
 
 
-def test_tables_show_whole_names_and_numbers_on_the_right_in_80_columns(tmp_path):
-    db = tmp_path / "w.duckdb"
-    assert here("ingest", REAL_GINRUMMY.parent, "--db", db, "--json").returncode == 0
+def test_tables_show_whole_names_and_numbers_on_the_right_in_80_columns(tmp_path_factory, tmp_path):
+    # every example log (`mine ingest examples/logs`), ingested once for the session
+    db = copy_of(examples_warehouse(tmp_path_factory), tmp_path / "w.duckdb")
     assert here("stats", "cardguess", "--db", db, "--json").returncode == 0  # long names
     result = subprocess.run([MINE, "tables", "--db", db], capture_output=True, text=True,
                             env={**os.environ, "COLUMNS": "80"})  # fmt: skip
