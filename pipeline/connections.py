@@ -105,8 +105,7 @@ def working_on(
             changed = None
         if changed is None:
             raise
-        raise fail(f"{db_path(db)}: not as mine lays out a warehouse: {changed}; rebuild it: "
-                   "`mine ingest LOGS --db NEW.duckdb` from the same logs") from None  # fmt: skip
+        raise fail(str(schema.WarehouseChanged(db_path(db), changed))) from None
     finally:
         con.close()
 

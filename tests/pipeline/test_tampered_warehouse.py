@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from tests.mine_cli import digest, here, one_line_error
-from tests.shared_warehouse import copy_of, examples_warehouse, twentyone_table
+from tests.shared_warehouse import EXAMPLES, copy_of, examples_warehouse, twentyone_table
 
 # (the change, the command, what the line says); each failed deep in the game's reading
 # before: DuckDB's Binder or Catalog Error, or polars' and Python's TypeError or KeyError
@@ -38,6 +38,12 @@ CASES = [
      "its table manifest is missing"),
     ("ALTER TABLE twentyone_turn_rows DROP COLUMN upcard", ["report", "twentyone"],
      "its table twentyone_turn_rows lacks upcard VARCHAR NOT NULL"),
+    # ingest made the missing table again, empty, and said nothing: the logs it held landed
+    # a second time, or its logs' rows were gone while their logs counted as held
+    ("ALTER TABLE logs RENAME TO logs_kept", ["ingest", EXAMPLES / "supernim"],
+     "its table logs is missing"),
+    ("DROP TABLE supernim_moves", ["ingest", EXAMPLES / "supernim"],
+     "its table supernim_moves is missing"),
 ]  # fmt: skip
 
 
