@@ -21,10 +21,15 @@ class WarehouseChanged(WarehouseVersionError):
     """A warehouse of this layout whose tables or views were changed by hand."""
 
     def __init__(self, path: object, changed: str) -> None:
-        super().__init__(
-            f"{path}: not as mine lays out a warehouse: {changed}; rebuild it: "
-            "`mine ingest LOGS --db NEW.duckdb` from the same logs"
-        )
+        super().__init__(f"{path}: {changed_said(changed)}")
+
+
+def changed_said(changed: str) -> str:
+    """What a warehouse `tampered` found changed is said to be, and what to do."""
+    return (
+        f"not as mine lays out a warehouse: {changed}; rebuild it: "
+        "`mine ingest LOGS --db NEW.duckdb` from the same logs"
+    )
 
 
 CORE = """

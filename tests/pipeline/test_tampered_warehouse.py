@@ -88,3 +88,29 @@ def test_statistics_are_stored_whole_or_not_at_all(tmp_path, tmp_path_factory):
     kept = [con.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in names]
     con.close()
     assert kept == [0] * len(names)
+
+
+def test_a_table_changed_by_hand_rejects_no_log_ingest_lands_in_it(tmp_path, tmp_path_factory):
+    """A column added to a game's table: ingest said `rejected FILE: Binder Error: table
+    "supernim_games" has 11 columns but 10 values were supplied` of every valid log of the
+    game, and recorded them as rejected; now one line naming the change, nothing recorded."""
+    db = copy_of(examples_warehouse(tmp_path_factory), tmp_path / "w.duckdb")
+    con = duckdb.connect(str(db))
+    for change in (  # its logs no longer held, then the column
+        "DELETE FROM supernim_moves",
+        "DELETE FROM supernim_games",
+        "DELETE FROM logs WHERE game = 'supernim'",
+        "DELETE FROM manifest WHERE game = 'supernim'",
+        "ALTER TABLE supernim_games ADD COLUMN x INTEGER",
+    ):
+        con.execute(change)
+    con.close()
+    said = one_line_error(here("ingest", EXAMPLES / "supernim", "--db", db))
+    assert said == (
+        f"error: {db}: not as mine lays out a warehouse: its table supernim_games has x INTEGER; "
+        "rebuild it: `mine ingest LOGS --db NEW.duckdb` from the same logs; the batches before "
+        "it landed"
+    )
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*) FROM manifest WHERE game = 'supernim'").fetchone() == (0,)
+    con.close()
