@@ -38,6 +38,9 @@ CASES = [
      "its table manifest is missing"),
     ("ALTER TABLE twentyone_turn_rows DROP COLUMN upcard", ["report", "twentyone"],
      "its table twentyone_turn_rows lacks upcard VARCHAR NOT NULL"),
+    # said "no Card guessing logs in the warehouse"
+    ("ALTER TABLE logs RENAME COLUMN game TO played", ["fit", "cardguess"],
+     "its table logs lacks game VARCHAR NOT NULL, has played VARCHAR NOT NULL"),
     # ingest made the missing table again, empty, and said nothing: the logs it held landed
     # a second time, or its logs' rows were gone while their logs counted as held
     ("ALTER TABLE logs RENAME TO logs_kept", ["ingest", EXAMPLES / "supernim"],
