@@ -63,7 +63,7 @@ BUCKET_LOGS = 1000
 HASH_FILES = 2000  # files hashed per task
 MANIFEST_BYTES = 64_000_000
 """The most of `lake.json` a reader reads: about 900,000 files listed (10⁸ logs' worth)."""
-PART = re.compile(r"part-(\d+)-[0-9a-f]{12}\.parquet")
+PART = re.compile(r"part-(\d+)-([0-9a-f]{12})\.parquet")
 DATA = re.compile(r"data-[0-9a-f]{12}\.parquet")  # a statistics table's one file
 BUCKET = re.compile(r"bucket=\d{6,}")
 OWN = ("logs", "manifest")  # the warehouse's own tables every task writes besides the game's
@@ -137,6 +137,24 @@ def _shape_problem(contents: dict) -> str | None:
             if file in listed:
                 return f"{file} is listed twice"
             listed.add(file)
+    return _copied_part(listed, contents["next_log_id"])
+
+
+def _copied_part(files: Iterable[str], next_log_id: int) -> str | None:
+    """A part whose logs another run's part holds too, or none ingest has given out yet: a
+    part copied (each run's tasks take log ids no run had), which every reader would count
+    twice."""
+    runs: dict[int, str] = {}
+    for file in sorted(files):
+        match = PART.search(file)
+        if match is None:
+            continue
+        first, run = int(match.group(1)), match.group(2)
+        if first >= next_log_id:
+            return f"{file} holds logs from {first} on, but next_log_id is {next_log_id}"
+        other = runs.setdefault(first, run)
+        if other != run:
+            return f"parts of runs {other} and {run} both hold the logs from {first} on"
     return None
 
 
