@@ -91,6 +91,8 @@ def read(lake: Path) -> dict:
     may have been written by anyone); LakeError when `lake` holds none, another layout's,
     or one that is not mine's."""
     path = lake / MANIFEST
+    if os.path.lexists(lake) and not lake.is_dir():  # a warehouse file, given as --lake?
+        raise LakeError(f"{lake}: is a file, not a lake folder")
     if not os.path.lexists(path):
         raise LakeError(f"{lake}: no lake here yet (run `mine ingest LOGS --lake {lake}`)")
     try:

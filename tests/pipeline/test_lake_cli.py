@@ -36,6 +36,8 @@ def lake(tmp_path_factory):
         (["stats", "hog", "--cluster", "local:1"], "give --lake DIR"),
         (["query", "SELECT 1", "--lake", "nowhere"], "no lake here yet"),
         (["tables", "--lake", "nowhere"], "no lake here yet"),
+        # a file (a warehouse?) was "no lake here yet (run `mine ingest LOGS --lake FILE`)"
+        (["tables", "--lake", __file__], "test_lake_cli.py: is a file, not a lake folder"),
     ],
 )
 def test_what_cannot_be_done_is_one_line(args, says, tmp_path):
