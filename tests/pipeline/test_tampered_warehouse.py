@@ -38,6 +38,9 @@ CASES = [
      "its table manifest is missing"),
     ("ALTER TABLE twentyone_turn_rows DROP COLUMN upcard", ["report", "twentyone"],
      "its table twentyone_turn_rows lacks upcard VARCHAR NOT NULL"),
+    # said "cannot read the Super-Nim tables: Binder Error: …" (a game's words for it)
+    ("CREATE OR REPLACE VIEW supernim_positions AS SELECT 1 AS log_id", ["fit", "supernim"],
+     "its view supernim_positions is not the one mine makes"),
     # said "no Card guessing logs in the warehouse"
     ("ALTER TABLE logs RENAME COLUMN game TO played", ["fit", "cardguess"],
      "its table logs lacks game VARCHAR NOT NULL, has played VARCHAR NOT NULL"),
