@@ -89,26 +89,32 @@ def working_on(
     try:
         yield con
     except ValueError as error:
+        if isinstance(error.__context__, duckdb.Error):  # a game's read, said in its words
+            _changed_by_hand(con, db, lake)
         raise fail(str(error)) from None
     except (duckdb.Error, LookupError, TypeError) as error:
-        # A table or view changed by hand (a column dropped or retyped, a NULL let in) fails
-        # deep in a game's SQL or in the Python that reads its rows; said once here for
-        # every command, as what was changed.
         if isinstance(error, duckdb.InterruptException):
             raise
-        if lake is not None:
-            lake_tampered(lake)
-            raise
-        try:
-            changed = schema.tampered(con)
-        except duckdb.Error:
-            changed = None
-        if changed is None:
-            raise
-        raise fail(f"{db_path(db)}: not as mine lays out a warehouse: {changed}; rebuild it: "
-                   "`mine ingest LOGS --db NEW.duckdb` from the same logs") from None  # fmt: skip
+        _changed_by_hand(con, db, lake)
+        raise
     finally:
         con.close()
+
+
+def _changed_by_hand(con: duckdb.DuckDBPyConnection, db: Path | None, lake: Path | None) -> None:
+    """One line naming the change, where a read failed on a table or view changed by hand (a
+    column dropped or retyped, a NULL let in, a view replaced): it fails deep in a game's
+    SQL or in the Python that reads its rows; said once here for every command. Nothing
+    when the warehouse (or the lake) is as mine makes it."""
+    if lake is not None:
+        lake_tampered(lake)
+        return
+    try:
+        changed = schema.tampered(con)
+    except duckdb.Error:
+        changed = None
+    if changed is not None:
+        raise fail(str(schema.WarehouseChanged(db_path(db), changed))) from None
 
 
 def open_lake(

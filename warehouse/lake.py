@@ -9,7 +9,9 @@ file system) and DuckDB reads where they lie.
 `lake.json` lists every file of every table, the next free log id and the logs that newer
 content replaced; each commit writes it whole and renames it over the old one, so a
 reader sees the lake before or after a commit, never between. A file it does not list is
-no part of the lake (a killed run's): readers never open it, the next commit removes it.
+no part of the lake (a killed run's): readers never open it, the next commit removes it
+(a statistics table's file a new version replaced: its next store, for the readers that
+read `lake.json` before).
 
 Ingest (`ingest`) is today's ingest, in tasks: the driver pairs the files, has their
 contents hashed, drops the contents the lake already holds, cuts the rest into shards of
@@ -61,7 +63,7 @@ BUCKET_LOGS = 1000
 HASH_FILES = 2000  # files hashed per task
 MANIFEST_BYTES = 64_000_000
 """The most of `lake.json` a reader reads: about 900,000 files listed (10⁸ logs' worth)."""
-PART = re.compile(r"part-(\d+)-[0-9a-f]{12}\.parquet")
+PART = re.compile(r"part-(\d+)-([0-9a-f]{12})\.parquet")
 DATA = re.compile(r"data-[0-9a-f]{12}\.parquet")  # a statistics table's one file
 BUCKET = re.compile(r"bucket=\d{6,}")
 OWN = ("logs", "manifest")  # the warehouse's own tables every task writes besides the game's
@@ -89,6 +91,8 @@ def read(lake: Path) -> dict:
     may have been written by anyone); LakeError when `lake` holds none, another layout's,
     or one that is not mine's."""
     path = lake / MANIFEST
+    if os.path.lexists(lake) and not lake.is_dir():  # a warehouse file, given as --lake?
+        raise LakeError(f"{lake}: is a file, not a lake folder")
     if not os.path.lexists(path):
         raise LakeError(f"{lake}: no lake here yet (run `mine ingest LOGS --lake {lake}`)")
     try:
@@ -135,6 +139,24 @@ def _shape_problem(contents: dict) -> str | None:
             if file in listed:
                 return f"{file} is listed twice"
             listed.add(file)
+    return _copied_part(listed, contents["next_log_id"])
+
+
+def _copied_part(files: Iterable[str], next_log_id: int) -> str | None:
+    """A part whose logs another run's part holds too, or none ingest has given out yet: a
+    part copied (each run's tasks take log ids no run had), which every reader would count
+    twice."""
+    runs: dict[int, str] = {}
+    for file in sorted(files):
+        match = PART.search(file)
+        if match is None:
+            continue
+        first, run = int(match.group(1)), match.group(2)
+        if first >= next_log_id:
+            return f"{file} holds logs from {first} on, but next_log_id is {next_log_id}"
+        other = runs.setdefault(first, run)
+        if other != run:
+            return f"parts of runs {other} and {run} both hold the logs from {first} on"
     return None
 
 
@@ -601,8 +623,9 @@ def _retire(lake: Path, contents: dict, pairs: list[Pair]) -> None:
 
 
 def _sweep(lake: Path, contents: dict, from_bucket: int) -> None:
-    """Remove what no commit lists: files of killed runs (their ids are never below the
-    lake's next free id, so only the newest buckets hold them) and partial manifests.
+    """Remove what no commit lists: parts of killed runs (their ids are never below the
+    lake's next free id, so only the newest buckets hold them) and partial manifests (a
+    statistics table's files are its next store's to remove: see `store`).
     Only files of mine's names in folders of mine's, never through a link: what else is
     in the lake's folder, or a link has it reach, stays."""
     listed = {f for entry in contents["tables"].values() for f in entry["files"]}
@@ -612,9 +635,8 @@ def _sweep(lake: Path, contents: dict, from_bucket: int) -> None:
             for b in filter(_own_folder, table.iterdir())
             if BUCKET.fullmatch(b.name) and int(b.name.partition("=")[2]) >= from_bucket
         ]
-        for file in (f for folder in (table, *buckets) for f in folder.iterdir()):
-            ours = PART.fullmatch(file.name) or DATA.fullmatch(file.name)
-            if ours and str(file.relative_to(lake)) not in listed:
+        for file in (f for folder in buckets for f in folder.iterdir()):
+            if PART.fullmatch(file.name) and str(file.relative_to(lake)) not in listed:
                 file.unlink(missing_ok=True)
     for partial in lake.glob(f".{MANIFEST}.*.partial"):
         partial.unlink(missing_ok=True)
@@ -723,16 +745,22 @@ def _write_part(
 
 
 def store(lake: Path, con: duckdb.DuckDBPyConnection, names: list[str], wait: float = 60.0) -> None:
-    """The tables `names` of `con` into the lake, each replacing its earlier version."""
+    """The tables `names` of `con` into the lake, each replacing its earlier version. The
+    file a version replaces stays until the table's next store: a reader that read
+    `lake.json` before this commit is still reading it (the next store removes it, and
+    what a killed store left)."""
     lake = lake.absolute()
     run = uuid.uuid4().hex[:12]
     with locked(lake, wait):
         contents = read(lake)
-        old, written = [], []
+        written = []
         try:
             for name in names:
                 relative = f"{name}/data-{run}.parquet"
-                _folder(lake, name)
+                listed = contents["tables"].get(name, {}).get("files", [])
+                for file in _folder(lake, name).iterdir():  # no commit lists them now
+                    if DATA.fullmatch(file.name) and f"{name}/{file.name}" not in listed:
+                        file.unlink(missing_ok=True)
                 written.append(lake / relative)
                 con.execute(
                     f"COPY {identifier(name)} TO {quoted(str(lake / relative))} (FORMAT parquet)"
@@ -740,12 +768,9 @@ def store(lake: Path, con: duckdb.DuckDBPyConnection, names: list[str], wait: fl
                 comment = con.execute(
                     "SELECT comment FROM duckdb_tables() WHERE table_name = ?", [name]
                 ).fetchall()[0][0]
-                old += contents["tables"].get(name, {}).get("files", [])
                 contents["tables"][name] = {"files": [relative], "comment": comment}
             _commit(lake, contents, run)
         except BaseException:  # Ctrl-C, a full disk, a file where a folder goes
             for file in written:  # no commit lists them
                 file.unlink(missing_ok=True)
             raise
-    for file in old:
-        (lake / file).unlink(missing_ok=True)

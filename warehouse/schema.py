@@ -17,6 +17,21 @@ class WarehouseVersionError(RuntimeError):
     """The warehouse file was laid out by another version of mine."""
 
 
+class WarehouseChanged(WarehouseVersionError):
+    """A warehouse of this layout whose tables or views were changed by hand."""
+
+    def __init__(self, path: object, changed: str) -> None:
+        super().__init__(f"{path}: {changed_said(changed)}")
+
+
+def changed_said(changed: str) -> str:
+    """What a warehouse `tampered` found changed is said to be, and what to do."""
+    return (
+        f"not as mine lays out a warehouse: {changed}; rebuild it: "
+        "`mine ingest LOGS --db NEW.duckdb` from the same logs"
+    )
+
+
 CORE = """
 CREATE TABLE IF NOT EXISTS warehouse_version (version INTEGER NOT NULL);
 COMMENT ON TABLE warehouse_version IS 'The layout version of this warehouse''s tables';
@@ -56,9 +71,13 @@ def game_schemas() -> dict[str, ModuleType]:
     return {game.name: game.module("schema") for game in games.with_part("schema")}
 
 
+def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+
+
 def found_version(con: duckdb.DuckDBPyConnection) -> int | None:
     """The layout version of the open warehouse; None when it holds no mine tables yet."""
-    tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    tables = _tables(con)
     if "warehouse_version" in tables:
         return con.execute("SELECT max(version) FROM warehouse_version").fetchall()[0][0]
     return 1 if "logs" in tables else None  # the first layout had no version table
@@ -84,6 +103,28 @@ def check(con: duckdb.DuckDBPyConnection, path: object, *, empty_ok: bool = Fals
             f"{VERSION}; rebuild it: `mine ingest LOGS --db NEW.duckdb` from the same logs "
             "(it is left as it is)"
         )
+    lacking = found and _lacking(con)
+    if lacking:
+        raise WarehouseChanged(path, f"its table {lacking} is missing")
+
+
+def _lacking(con: duckdb.DuckDBPyConnection) -> str | None:
+    """A table of the layout that a warehouse of it lacks (dropped or renamed by hand), which
+    `ensure` would make again empty: ingest would then land the logs it held once more, or
+    take them for held while their rows are gone. A game's tables all missing are a game
+    added since the warehouse was made, unless the logs hold that game's logs."""
+    tables = _tables(con)
+    for name in ("logs", "manifest"):
+        if name not in tables:
+            return name
+    for name, module in game_schemas().items():
+        lacking = [table for table in module.TABLES if table not in tables]
+        if lacking and (
+            len(lacking) < len(module.TABLES)
+            or con.execute("SELECT 1 FROM logs WHERE game = ? LIMIT 1", [name]).fetchall()
+        ):
+            return lacking[0]
+    return None
 
 
 COLUMNS = (

@@ -36,6 +36,8 @@ def lake(tmp_path_factory):
         (["stats", "hog", "--cluster", "local:1"], "give --lake DIR"),
         (["query", "SELECT 1", "--lake", "nowhere"], "no lake here yet"),
         (["tables", "--lake", "nowhere"], "no lake here yet"),
+        # a file (a warehouse?) was "no lake here yet (run `mine ingest LOGS --lake FILE`)"
+        (["tables", "--lake", __file__], "test_lake_cli.py: is a file, not a lake folder"),
     ],
 )
 def test_what_cannot_be_done_is_one_line(args, says, tmp_path):
@@ -118,6 +120,15 @@ def _injected(manifest: dict, folder: Path) -> None:
     manifest["tables"][name] = manifest["tables"]["logs"]
 
 
+def _copied(manifest: dict, folder: Path) -> None:
+    """A part copied under another run's name, and listed: every reader counted its logs
+    twice."""
+    part = _part(manifest)
+    copy = part.replace(part[-20:-8], "0123456789ab")
+    shutil.copyfile(folder / "copy" / part, folder / "copy" / copy)
+    manifest["tables"]["logs"]["files"].append(copy)
+
+
 EDITS = {
     "a table name holding SQL": _injected,
     "a stats name holding SQL": lambda m, f: m["tables"].update(
@@ -140,6 +151,9 @@ EDITS = {
     "next_log_id text": lambda m, f: m.update(next_log_id="11"),
     "next_log_id true": lambda m, f: m.update(next_log_id=True),
     "no layout": lambda m, f: m.pop("layout_version"),
+    "a part copied": _copied,
+    # the next ingest would give out the log ids its parts hold
+    "next_log_id behind the parts": lambda m, f: m.update(next_log_id=1),
 }
 
 

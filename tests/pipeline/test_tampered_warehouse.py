@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from tests.mine_cli import digest, here, one_line_error
-from tests.shared_warehouse import copy_of, examples_warehouse, twentyone_table
+from tests.shared_warehouse import EXAMPLES, copy_of, examples_warehouse, twentyone_table
 
 # (the change, the command, what the line says); each failed deep in the game's reading
 # before: DuckDB's Binder or Catalog Error, or polars' and Python's TypeError or KeyError
@@ -38,6 +38,18 @@ CASES = [
      "its table manifest is missing"),
     ("ALTER TABLE twentyone_turn_rows DROP COLUMN upcard", ["report", "twentyone"],
      "its table twentyone_turn_rows lacks upcard VARCHAR NOT NULL"),
+    # said "cannot read the Super-Nim tables: Binder Error: …" (a game's words for it)
+    ("CREATE OR REPLACE VIEW supernim_positions AS SELECT 1 AS log_id", ["fit", "supernim"],
+     "its view supernim_positions is not the one mine makes"),
+    # said "no Card guessing logs in the warehouse"
+    ("ALTER TABLE logs RENAME COLUMN game TO played", ["fit", "cardguess"],
+     "its table logs lacks game VARCHAR NOT NULL, has played VARCHAR NOT NULL"),
+    # ingest made the missing table again, empty, and said nothing: the logs it held landed
+    # a second time, or its logs' rows were gone while their logs counted as held
+    ("ALTER TABLE logs RENAME TO logs_kept", ["ingest", EXAMPLES / "supernim"],
+     "its table logs is missing"),
+    ("DROP TABLE supernim_moves", ["ingest", EXAMPLES / "supernim"],
+     "its table supernim_moves is missing"),
 ]  # fmt: skip
 
 
@@ -82,3 +94,29 @@ def test_statistics_are_stored_whole_or_not_at_all(tmp_path, tmp_path_factory):
     kept = [con.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in names]
     con.close()
     assert kept == [0] * len(names)
+
+
+def test_a_table_changed_by_hand_rejects_no_log_ingest_lands_in_it(tmp_path, tmp_path_factory):
+    """A column added to a game's table: ingest said `rejected FILE: Binder Error: table
+    "supernim_games" has 11 columns but 10 values were supplied` of every valid log of the
+    game, and recorded them as rejected; now one line naming the change, nothing recorded."""
+    db = copy_of(examples_warehouse(tmp_path_factory), tmp_path / "w.duckdb")
+    con = duckdb.connect(str(db))
+    for change in (  # its logs no longer held, then the column
+        "DELETE FROM supernim_moves",
+        "DELETE FROM supernim_games",
+        "DELETE FROM logs WHERE game = 'supernim'",
+        "DELETE FROM manifest WHERE game = 'supernim'",
+        "ALTER TABLE supernim_games ADD COLUMN x INTEGER",
+    ):
+        con.execute(change)
+    con.close()
+    said = one_line_error(here("ingest", EXAMPLES / "supernim", "--db", db))
+    assert said == (
+        f"error: {db}: not as mine lays out a warehouse: its table supernim_games has x INTEGER; "
+        "rebuild it: `mine ingest LOGS --db NEW.duckdb` from the same logs; the batches before "
+        "it landed"
+    )
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*) FROM manifest WHERE game = 'supernim'").fetchone() == (0,)
+    con.close()

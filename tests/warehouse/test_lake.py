@@ -205,6 +205,27 @@ def test_statistics_are_stored_in_no_folder_a_link_leads_out(tmp_path):
     assert _files(tmp_path / "outside") == mine
 
 
+def test_a_reader_reads_on_across_a_store_and_an_ingest(tmp_path):
+    """`mine query --lake` or `tables --lake` while `mine stats --lake` stored said
+    `…/data-….parquet: listed in lake.json, cannot be read (No such file or directory)`: the
+    store, or an ingest's sweep, removed the file a statistics table's new version replaced
+    as soon as it committed, while a reader that had read lake.json before read it. It
+    stays now until the table's next store, which removes it (no file piles up)."""
+    lake = tmp_path / "lake"
+    lakes.ingest(lake, [_hog_pairs(tmp_path / "first", 2, 1)], Serial())
+    stats = duckdb.connect()
+    stats.execute("CREATE TABLE stats_hog_x AS SELECT 1 AS n")
+    lakes.store(lake, stats, ["stats_hog_x"])
+    reader = lakes.connect(lake)
+    stats.execute("CREATE OR REPLACE TABLE stats_hog_x AS SELECT 2 AS n")
+    lakes.store(lake, stats, ["stats_hog_x"])
+    lakes.ingest(lake, [_hog_pairs(tmp_path / "more", 1, 2)], Serial())
+    assert reader.execute("SELECT n FROM stats_hog_x").fetchall() == [(1,)]
+    reader.close()
+    lakes.store(lake, stats, ["stats_hog_x"])
+    assert len(list((lake / "stats_hog_x").iterdir())) == 2
+
+
 def test_what_the_lake_does_not_name_as_its_own_is_left_where_it_is(tmp_path):
     lake = tmp_path / "lake"
     lakes.ingest(lake, [_hog_pairs(tmp_path / "first", 2, 1)], Serial())
