@@ -417,7 +417,9 @@ def _drop_stdout() -> None:
 # input's faults): a full disk, a file mine keeps for itself it may not write (a read-only
 # HOME, a cache path that is a file), a warehouse file that is damaged, memory that ran out.
 FULL_DISK = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG)
-NO_ACCESS = (errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ELOOP)
+# A name past 255 bytes too: Python 3.11's Path.is_dir() and .exists() raise it (not False).
+NO_ACCESS = (errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ELOOP,
+             errno.ENAMETOOLONG)  # fmt: skip
 DUCKDB_FAILURES = ("IOException", "TransactionException", "OutOfMemoryException", "FatalException")
 
 

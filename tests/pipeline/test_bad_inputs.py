@@ -49,6 +49,9 @@ CASES = [
     ("query 'SELECT 1' --out afile/x.csv --db w.duckdb", "no folder"),
     ("ingest nowhere/ --db w.duckdb", "no such file, folder or matching file"),
     ("ingest lonely.csv --db w.duckdb", "unpaired"),
+    # a name past 255 bytes: Python 3.11's Path.is_dir() raises, where it says False of others
+    (f"stats ginrummy --db w.duckdb --logs {'a' * 256}", "File name too long"),
+    (f"ingest lonely.csv --lake {'a' * 256}", "File name too long"),
     ("generate hog --table missing.parquet --out p.py", "no table here"),
     ("generate twentyone --table garbage.parquet --out p.py", "not a readable table"),
     ("report ginrummy --table garbage.parquet --out r.html", "not a readable table"),
