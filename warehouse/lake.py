@@ -89,8 +89,14 @@ def read(lake: Path) -> dict:
     may have been written by anyone); LakeError when `lake` holds none, another layout's,
     or one that is not mine's."""
     path = lake / MANIFEST
-    if not os.path.lexists(path):
-        raise LakeError(f"{lake}: no lake here yet (run `mine ingest LOGS --lake {lake}`)")
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        raise LakeError(
+            f"{lake}: no lake here yet (run `mine ingest LOGS --lake {lake}`)"
+        ) from None
+    except OSError as error:  # a folder closed to this user: a lake may well be there
+        raise LakeError(f"{lake}: cannot read it ({error.strerror})") from None
     try:
         contents = inputs.read_json(path, MANIFEST_BYTES)
     except inputs.InputError as error:
