@@ -230,6 +230,10 @@ def find_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[LogFormatE
         except OSError as error:  # a name too long, a loop of links
             missing.append(LogFormatError(given, None, f"cannot read it ({_why(error)})"))
             continue
+        except RecursionError:  # glob's `**` recurses (Python 3.11), a folder's walk does not
+            reason = "its folders nest too deep for a ** pattern: give the folder itself"
+            missing.append(LogFormatError(given, None, reason))
+            continue
         if not matches:
             empty = "no CSV file in this folder" if Path(given).is_dir() else None
             missing.append(

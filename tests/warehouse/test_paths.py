@@ -64,6 +64,8 @@ def test_a_tree_deeper_than_pythons_recursion_is_walked(tmp_path):
             "bottom-score.csv", "bottom.csv", "top-score.csv", "top.csv"
         ]  # fmt: skip
         assert refused == []
+        files, refused = find_files([f"{root}/**/*.csv"])
+        assert "nest too deep for a ** pattern: give the folder itself" in str(*refused)
         past = os.open(deep, os.O_RDONLY)  # 2,500 characters more: past the 4,096 of a path
         try:
             for k in range(1, 11):
