@@ -54,6 +54,8 @@ CASES = [
     (f"ingest lonely.csv --lake {'a' * 256}", "File name too long"),
     ("generate hog --table missing.parquet --out p.py", "no table here"),
     ("generate twentyone --table garbage.parquet --out p.py", "not a readable table"),
+    ("generate hog --table . --out p.py", ".: is a folder; a table is two files"),  # no name
+    ("report ginrummy --table '' --out r.html", ".: is a folder; a table is two files"),
     ("report ginrummy --table garbage.parquet --out r.html", "not a readable table"),
     ("generate ginrummy --table hogs.parquet --out p.py", "a table of 'hog'"),
     ("simulate twentyone --games 1 --out afile/sub", "cannot write the logs"),
