@@ -246,7 +246,12 @@ def query(
     ) = None,
     out: options.option(Path | None, "--out", "-o", help="Write to this file.") = None,
     limit: options.option(
-        int, "--limit", min=0, metavar="N", help="Rows the table shows (0: all)."
+        int,
+        "--limit",
+        min=0,
+        max=2**63 - 1,  # SQL's LIMIT takes a BIGINT: past it, DuckDB's conversion error
+        metavar="N",
+        help="Rows the table shows (0: all).",
     ) = 40,
     db: options.Db = None,
     wait: options.Wait = 60.0,

@@ -46,6 +46,7 @@ CASES = [
     ("query '' --db w.duckdb", "no SQL given"),
     ("query 'DROP TABLE logs' --db w.duckdb", "DROP is refused"),
     ("query 'SELECT 1' --out out.txt --db w.duckdb", "give --format"),
+    (f"query 'SELECT 1' --limit {2**63} --db w.duckdb", "'--limit': Input should be less"),
     ("query 'SELECT 1' --out afile/x.csv --db w.duckdb", "no folder"),
     ("ingest nowhere/ --db w.duckdb", "no such file, folder or matching file"),
     ("ingest lonely.csv --db w.duckdb", "unpaired"),
