@@ -83,7 +83,7 @@ def read(
     try:
         metadata = inputs.read_json(sidecar, METADATA_BYTES)
         _within_bounds(path, rows)
-        frame = pl.read_parquet(rows)
+        frame = pl.read_parquet(rows, glob=False)  # `t[1].parquet` is a name, not a pattern
     except TableError:
         raise
     except (OSError, ValueError, pl.exceptions.PolarsError) as error:
@@ -107,7 +107,7 @@ def _within_bounds(path: Path, rows: Path) -> None:
     """TableError when the Parquet file's footer states more rows than any table of mine
     holds: a few kB of one repeated value state millions (300 million: 7 GB of a Hog
     table's three columns), which reading the file would hold in memory."""
-    stated = pl.scan_parquet(rows).select(pl.len()).collect().item()
+    stated = pl.scan_parquet(rows, glob=False).select(pl.len()).collect().item()
     if stated > TABLE_ROWS:
         raise TableError(f"{path}: {stated:,} rows, more than any table of mine holds "
                          f"({TABLE_ROWS:,})")  # fmt: skip
