@@ -303,6 +303,17 @@ def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_th
     ]
 
 
+def test_a_path_with_control_characters_is_printed_escaped(db, tmp_path):
+    """`wrote … to PATH` and `next: …` printed a path's ESC and BEL as they are: a name
+    could retitle the terminal or recolour it. Each reads escaped; the file is written."""
+    out = tmp_path / "q\x1b]0;owned\x07.csv"
+    result = here("query", "SELECT 1 AS x", "--db", db, "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "q\\x1b]0;owned\\x07.csv" in result.stderr
+    assert out.read_text() == "x\n1\n"
+
+
 # --- Ctrl-C: one line, exit 130, nothing half-written ----------------------------------------
 
 SLOW = "SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b"
