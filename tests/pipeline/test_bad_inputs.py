@@ -77,6 +77,7 @@ CASES = [
     ("simulate hog --rules goal=0 --out sims", "goal takes 1 to 1,000"),
     (f"simulate hog --rules goal={10**400} --out sims", "goal takes 1 to 1,000"),  # past a float
     ("simulate ginrummy --games 10000000 --out sims", "less than or equal to 1000000"),
+    (f"simulate hog --games 1 --seed {10**200} --out sims", "'--seed': Input should be less"),
     (f"generate supernim --table t --check-games {10**30}", "less than or equal to 1000000"),
     ("validate twentyone syntax.py --hands 5", "greater than or equal to 1000"),
     ("nosuch", "unknown command 'nosuch'"),
