@@ -47,6 +47,8 @@ CASES = [
     ("query 'DROP TABLE logs' --db w.duckdb", "DROP is refused"),
     ("query 'SELECT 1' --out out.txt --db w.duckdb", "give --format"),
     (f"query 'SELECT 1' --limit {2**63} --db w.duckdb", "'--limit': Input should be less"),
+    # past the 4,096 bytes of a path: said as every path is, not as "[Errno 36] …: '…'"
+    (f"query 'SELECT 1' --db w.duckdb --out {'/'.join(['d' * 200] * 25)}.csv", "d: File name too"),
     ("query 'SELECT 1' --out afile/x.csv --db w.duckdb", "no folder"),
     ("ingest nowhere/ --db w.duckdb", "no such file, folder or matching file"),
     ("ingest lonely.csv --db w.duckdb", "unpaired"),
