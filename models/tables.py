@@ -26,7 +26,16 @@ class TableError(ValueError):
 
 
 def metadata_path(path: str | Path) -> Path:
-    return Path(path).with_suffix(".json")
+    return _named(path).with_suffix(".json")
+
+
+def _named(path: str | Path) -> Path:
+    """`path`, a table's: TableError for one that names no file (`.`, `/`, an empty
+    path), whose files have no name to take a suffix."""
+    path = Path(path)
+    if not path.name:
+        raise TableError(f"{path}: is a folder; a table is two files that `mine fit` writes")
+    return path
 
 
 def write(path: str | Path, frame: pl.DataFrame, metadata: dict[str, Any]) -> Path:
@@ -34,7 +43,7 @@ def write(path: str | Path, frame: pl.DataFrame, metadata: dict[str, Any]) -> Pa
     missing = [key for key in REQUIRED if key not in metadata]
     if missing:
         raise TableError(f"table metadata lacks {', '.join(missing)}")
-    path = Path(path).with_suffix(".parquet")
+    path = _named(path).with_suffix(".parquet")
     # No timestamp: the same data and settings must give the same files.
     stamped = {**metadata, "columns": frame.columns, "n": frame.height}
     try:
@@ -58,7 +67,7 @@ def read(
     """The table and its metadata, checked to be `game`'s table of `kind`; with
     `columns`, the frame holds each of them, every value present and of that type (a
     hand-edited file with a dropped column, a null, a NaN or a fraction is refused)."""
-    path = Path(path)
+    path = _named(path)
     rows, sidecar = path.with_suffix(".parquet"), metadata_path(path)
     for part in (rows, sidecar):  # there, but not to be read as a file: not "missing"
         if part.exists() and not part.is_file():
@@ -74,7 +83,7 @@ def read(
     try:
         metadata = inputs.read_json(sidecar, METADATA_BYTES)
         _within_bounds(path, rows)
-        frame = pl.read_parquet(rows)
+        frame = pl.read_parquet(rows, glob=False)  # `t[1].parquet` is a name, not a pattern
     except TableError:
         raise
     except (OSError, ValueError, pl.exceptions.PolarsError) as error:
@@ -98,7 +107,7 @@ def _within_bounds(path: Path, rows: Path) -> None:
     """TableError when the Parquet file's footer states more rows than any table of mine
     holds: a few kB of one repeated value state millions (300 million: 7 GB of a Hog
     table's three columns), which reading the file would hold in memory."""
-    stated = pl.scan_parquet(rows).select(pl.len()).collect().item()
+    stated = pl.scan_parquet(rows, glob=False).select(pl.len()).collect().item()
     if stated > TABLE_ROWS:
         raise TableError(f"{path}: {stated:,} rows, more than any table of mine holds "
                          f"({TABLE_ROWS:,})")  # fmt: skip

@@ -246,7 +246,12 @@ def query(
     ) = None,
     out: options.option(Path | None, "--out", "-o", help="Write to this file.") = None,
     limit: options.option(
-        int, "--limit", min=0, metavar="N", help="Rows the table shows (0: all)."
+        int,
+        "--limit",
+        min=0,
+        max=2**63 - 1,  # SQL's LIMIT takes a BIGINT: past it, DuckDB's conversion error
+        metavar="N",
+        help="Rows the table shows (0: all).",
     ) = 40,
     db: options.Db = None,
     wait: options.Wait = 60.0,
@@ -417,7 +422,9 @@ def _drop_stdout() -> None:
 # input's faults): a full disk, a file mine keeps for itself it may not write (a read-only
 # HOME, a cache path that is a file), a warehouse file that is damaged, memory that ran out.
 FULL_DISK = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG)
-NO_ACCESS = (errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ELOOP)
+# A name past 255 bytes too: Python 3.11's Path.is_dir() and .exists() raise it (not False).
+NO_ACCESS = (errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ELOOP,
+             errno.ENAMETOOLONG)  # fmt: skip
 DUCKDB_FAILURES = ("IOException", "TransactionException", "OutOfMemoryException", "FatalException")
 
 

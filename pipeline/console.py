@@ -18,10 +18,21 @@ from rich.text import Text
 
 from mine import inputs, outputs
 
+
+class _Plain(Console):
+    """A console whose lines of plain text show a control character escaped: what they
+    say is often the user's (`wrote q\x1b]0;…\x07.csv`, `next: mine ingest …`), and an
+    ESC, BEL or CR printed as it is recolours the terminal, retitles it or paints over."""
+
+    def print(self, *objects: Any, **settings: Any) -> None:
+        plain = (inputs.printable(o) if isinstance(o, str) else o for o in objects)
+        super().print(*plain, **settings)
+
+
 # What is printed is often user data (paths, player ids, fields of a log): it is text,
 # never rich markup (`[/]`) or an emoji code (`:100:`); styles come from `Text` parts.
-console = Console(markup=False, emoji=False, highlight=False)
-errors = Console(stderr=True, markup=False, emoji=False, highlight=False)
+console = _Plain(markup=False, emoji=False, highlight=False)
+errors = _Plain(stderr=True, markup=False, emoji=False, highlight=False)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:

@@ -62,7 +62,16 @@ has a range, so that `nan` and `inf` are refused (`--wait nan` would wait foreve
 Wait = option(
     float, "--wait", min=0, max=MAX_SECONDS, help="Seconds to wait for another process's lock."
 )
-Seed = option(int, "--seed", min=0, help="Seed of every random choice (same seed, same bytes).")
+# At most 128 bits, the entropy numpy's SeedSequence pools: a seed of 200 digits named the
+# logs of `simulate` past the 255 bytes a file name may take ('cannot write the logs').
+MAX_SEED = 2**128 - 1
+Seed = option(
+    int,
+    "--seed",
+    min=0,
+    max=MAX_SEED,
+    help="Seed of every random choice (same seed, same bytes).",
+)
 Json = option(bool, "--json", help="Print the result as JSON.")
 Rules = option(
     list[str] | None,

@@ -11,8 +11,11 @@ must not rely on the driver's memory or working folder: it may run on another ma
 
 from __future__ import annotations
 
+import _thread
+import contextlib
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -106,12 +109,53 @@ def spawned_pool(workers: int) -> ProcessPoolExecutor:
     hold DuckDB's threads), each ending itself once the process that started it is gone: a
     parent killed outright (SIGKILL, the OOM killer) cannot stop its pool, whose workers
     would otherwise wait for work, holding their memory, for as long as the machine runs."""
-    return ProcessPoolExecutor(
+    return _Pool(
         workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_end_with,
         initargs=(os.getpid(),),
     )
+
+
+STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
+class _Pool(ProcessPoolExecutor):
+    """A pool whose workers never take Ctrl-C or SIGTERM: a terminal sends Ctrl-C to the
+    command's whole process group (`timeout` its SIGTERM), and a worker that took it
+    would stop wherever it stood, perhaps holding a lock of the pool's queues, for the
+    pool to wait on forever. The command's process takes it, unwinds and shuts the pool
+    down (its workers finish the tasks they run)."""
+
+    def submit(self, *args, **kwargs):
+        # A worker starts in submit: with both blocked, as CPython starts its resource
+        # tracker (the mask is inherited: they stay blocked from the worker's first
+        # instruction), and neither taken here before the pool has it (one taken sooner
+        # would leave it half started, or not joined, to end in a traceback of its own).
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+        try:
+            with _deferred_stops():
+                return super().submit(*args, **kwargs)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+@contextlib.contextmanager
+def _deferred_stops() -> Iterator[None]:
+    """Ctrl-C and SIGTERM taken once the block is over."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread takes them
+        return
+    taken: list[int] = []
+    handlers = {number: signal.signal(number, lambda number, _: taken.append(number))
+                for number in STOPS}  # fmt: skip
+    try:
+        yield
+    finally:
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        for number in taken:
+            _thread.interrupt_main(number)  # as if it came now, to the handler restored
 
 
 def _end_with(parent: int) -> None:

@@ -3,6 +3,7 @@ change of the rows or of the metadata, and a table file is made of it beside the
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ def setting(path: str, value) -> Tamper:
     *keys, last = path.split(".")
 
     def tamper(frame: pl.DataFrame, metadata: dict) -> tuple[pl.DataFrame, dict]:
+        metadata = copy.deepcopy(metadata)  # a module's fixture: later tests read it too
         inner = metadata
         for key in keys:
             inner = inner[key]

@@ -26,7 +26,7 @@ import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -230,6 +230,10 @@ def find_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[LogFormatE
         except OSError as error:  # a name too long, a loop of links
             missing.append(LogFormatError(given, None, f"cannot read it ({_why(error)})"))
             continue
+        except RecursionError:  # glob's `**` recurses (Python 3.11), a folder's walk does not
+            reason = "its folders nest too deep for a ** pattern: give the folder itself"
+            missing.append(LogFormatError(given, None, reason))
+            continue
         if not matches:
             empty = "no CSV file in this folder" if Path(given).is_dir() else None
             missing.append(
@@ -267,29 +271,50 @@ def _matches(given: str, unreadable: list[LogFormatError]) -> list[Path]:
 
 def _csv_files_under(folder: Path, unreadable: list[LogFormatError]) -> list[Path]:
     """The CSV files under `folder`, following symlinked folders once each; a folder that
-    cannot be listed, or a `.csv` that is not a file, goes to `unreadable`."""
-    files, seen = [], set()
-
-    def cannot_list(error: OSError) -> None:
-        where = error.filename or folder
-        unreadable.append(LogFormatError(where, None, f"cannot read this folder ({_why(error)})"))
-
-    for root, folders, names in os.walk(folder, followlinks=True, onerror=cannot_list):
-        real = Path(root).resolve()
-        if real in seen:  # a link back up the tree
-            folders.clear()
+    cannot be listed, or a `.csv` that is not a file, goes to `unreadable`. Walked without
+    recursion (Python 3.11's os.walk recurses: a tree a thousand folders deep was a
+    RecursionError), each folder known by its inode (a resolve() a folder cost as many
+    look-ups as the folder is deep: minutes for a deep tree)."""
+    files: list[Path] = []
+    seen: set[tuple[int, int]] = set()
+    stack = [folder]
+    while stack:
+        root = stack.pop()
+        try:
+            held = root.stat()
+            with os.scandir(root) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as error:
+            where = error.filename or root
+            unreadable.append(
+                LogFormatError(where, None, f"cannot read this folder ({_why(error)})")
+            )
             continue
-        seen.add(real)
-        folders.sort()
-        for name in sorted(names):
-            path = Path(root, name)
-            if not name.endswith(".csv"):
+        if (held.st_dev, held.st_ino) in seen:  # a link back up the tree
+            continue
+        seen.add((held.st_dev, held.st_ino))
+        below = []
+        for entry in entries:
+            path = root / entry.name
+            if _is(entry.is_dir):
+                below.append(path)
+            elif not entry.name.endswith(".csv"):
                 continue
-            if path.is_file():
+            elif _is(entry.is_file):
                 files.append(path)
             else:
                 unreadable.append(LogFormatError(path, None, NOT_A_FILE))
+        stack.extend(reversed(below))  # the first folder next: the order os.walk gave
     return files
+
+
+def _is(kind: Callable[[], bool]) -> bool:
+    """A folder entry's `is_dir` or `is_file` (through a link), False where it cannot be
+    looked at (a name past the length of a path)."""
+    try:
+        return kind()
+    except OSError:
+        return False
 
 
 def _aside(folder: Path, path: Path, data: bytes) -> str:

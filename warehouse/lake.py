@@ -93,8 +93,14 @@ def read(lake: Path) -> dict:
     path = lake / MANIFEST
     if os.path.lexists(lake) and not lake.is_dir():  # a warehouse file, given as --lake?
         raise LakeError(f"{lake}: is a file, not a lake folder")
-    if not os.path.lexists(path):
-        raise LakeError(f"{lake}: no lake here yet (run `mine ingest LOGS --lake {lake}`)")
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        raise LakeError(
+            f"{lake}: no lake here yet (run `mine ingest LOGS --lake {lake}`)"
+        ) from None
+    except OSError as error:  # a folder closed to this user: a lake may well be there
+        raise LakeError(f"{lake}: cannot read it ({error.strerror})") from None
     try:
         contents = inputs.read_json(path, MANIFEST_BYTES)
     except inputs.InputError as error:

@@ -198,7 +198,8 @@ def query(
     except OSError as error:
         if error.filename == outputs.STDOUT:  # said once, by the entry, which drops the rest
             raise
-        raise fail(str(error)) from None
+        named = error.filename is not None  # an OSError's own str() is "[Errno 36] …: 'path'"
+        raise fail(f"{error.filename}: {error.strerror}" if named else str(error)) from None
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None
     except duckdb.Error as error:

@@ -114,8 +114,8 @@ def read_fitted(game: Game, path: Path) -> Any:
     line."""
     from mine.models.tables import TableError, metadata_path
 
-    outputs.reading(Path(path).with_suffix(".parquet"), metadata_path(path))
     try:
+        outputs.reading(metadata_path(path), Path(path).with_suffix(".parquet"))  # that first
         return game.module("fitter").read_table(path)
     except TableError as error:
         raise fail(str(error)) from None

@@ -47,7 +47,8 @@ OPTIONS = {
         "budget": own(float, "--budget", 0.2, "Seconds per move at most (≤ 1).", min=0.01, max=1.0),
         "depth": own(int, "--depth", DEPTH, "Search depth cap (plies).", min=1, max=8),
         "games": own(int, "--check-games", CHECK_GAMES,
-                     "Games per opponent behind the docstring's figures.", min=4),
+                     "Games per opponent behind the docstring's figures.", min=4,
+                     max=options.MAX_GAMES),  # its start boards are listed before play
     },
     "validate": {
         "games": (options.games("Games per opponent (random start boards, both first movers).",

@@ -111,3 +111,15 @@ def test_a_table_stating_more_rows_than_any_is_refused_unread(tmp_path, fitted):
     frame = pl.select(pl.repeat(0, tables.TABLE_ROWS + 1, dtype=pl.Int8).alias("score"))
     path = table_file(frame, fitted[1], tmp_path)
     refused("generate", "hog", path, tmp_path, "rows, more than any table of mine holds")
+
+
+@pytest.mark.parametrize("name", ["t[1]", "t*"])
+def test_a_table_named_with_glob_characters_is_read_as_itself(tmp_path, fitted, name):
+    """Polars took a table's name as a glob: `t[1].parquet`, as `mine fit --out` writes it,
+    was 'not a readable table (… expanded paths were empty)', and `t*.parquet` read every
+    table beside it as one ('not a square table'). A name is read as itself."""
+    frame, metadata = fitted
+    table_file(frame, metadata, tmp_path).rename(tmp_path / "tx.parquet")  # a neighbour
+    path = tables.write(tmp_path / f"{name}.parquet", frame, metadata)  # as fit writes it
+    result = here("generate", "hog", "--table", path, "--out", tmp_path / "p.py")
+    assert result.returncode == 0, result.stderr

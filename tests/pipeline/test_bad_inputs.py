@@ -46,11 +46,19 @@ CASES = [
     ("query '' --db w.duckdb", "no SQL given"),
     ("query 'DROP TABLE logs' --db w.duckdb", "DROP is refused"),
     ("query 'SELECT 1' --out out.txt --db w.duckdb", "give --format"),
+    (f"query 'SELECT 1' --limit {2**63} --db w.duckdb", "'--limit': Input should be less"),
+    # past the 4,096 bytes of a path: said as every path is, not as "[Errno 36] …: '…'"
+    (f"query 'SELECT 1' --db w.duckdb --out {'/'.join(['d' * 200] * 25)}.csv", "d: File name too"),
     ("query 'SELECT 1' --out afile/x.csv --db w.duckdb", "no folder"),
     ("ingest nowhere/ --db w.duckdb", "no such file, folder or matching file"),
     ("ingest lonely.csv --db w.duckdb", "unpaired"),
+    # a name past 255 bytes: Python 3.11's Path.is_dir() raises, where it says False of others
+    (f"stats ginrummy --db w.duckdb --logs {'a' * 256}", "File name too long"),
+    (f"ingest lonely.csv --lake {'a' * 256}", "File name too long"),
     ("generate hog --table missing.parquet --out p.py", "no table here"),
     ("generate twentyone --table garbage.parquet --out p.py", "not a readable table"),
+    ("generate hog --table . --out p.py", ".: is a folder; a table is two files"),  # no name
+    ("report ginrummy --table '' --out r.html", ".: is a folder; a table is two files"),
     ("report ginrummy --table garbage.parquet --out r.html", "not a readable table"),
     ("generate ginrummy --table hogs.parquet --out p.py", "a table of 'hog'"),
     ("simulate twentyone --games 1 --out afile/sub", "cannot write the logs"),
@@ -71,6 +79,8 @@ CASES = [
     ("simulate hog --rules goal=0 --out sims", "goal takes 1 to 1,000"),
     (f"simulate hog --rules goal={10**400} --out sims", "goal takes 1 to 1,000"),  # past a float
     ("simulate ginrummy --games 10000000 --out sims", "less than or equal to 1000000"),
+    (f"simulate hog --games 1 --seed {10**200} --out sims", "'--seed': Input should be less"),
+    (f"generate supernim --table t --check-games {10**30}", "less than or equal to 1000000"),
     ("validate twentyone syntax.py --hands 5", "greater than or equal to 1000"),
     ("nosuch", "unknown command 'nosuch'"),
 ]

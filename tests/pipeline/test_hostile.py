@@ -7,6 +7,7 @@ the memory it holds, its environment), else mine's entry point in this process (
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -303,6 +304,17 @@ def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_th
     ]
 
 
+def test_a_path_with_control_characters_is_printed_escaped(db, tmp_path):
+    """`wrote … to PATH` and `next: …` printed a path's ESC and BEL as they are: a name
+    could retitle the terminal or recolour it. Each reads escaped; the file is written."""
+    out = tmp_path / "q\x1b]0;owned\x07.csv"
+    result = here("query", "SELECT 1 AS x", "--db", db, "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "q\\x1b]0;owned\\x07.csv" in result.stderr
+    assert out.read_text() == "x\n1\n"
+
+
 # --- Ctrl-C: one line, exit 130, nothing half-written ----------------------------------------
 
 SLOW = "SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b"
@@ -355,6 +367,39 @@ def test_ctrl_c_during_simulate_leaves_no_partial_log(tmp_path):
     result = interrupted(command, writing)
     assert one_line_error(result, code=130) == "error: interrupted"
     assert list(out.iterdir()) == []
+
+
+def test_the_workers_of_a_command_leave_ctrl_c_to_it(tmp_path):
+    """A terminal sends Ctrl-C to the whole process group (`timeout` its SIGTERM), so the
+    pool's workers took it too, wherever they stood: one starting printed a traceback or a
+    line of its own, one at a queue's lock hung the command for good (`mine simulate
+    supernim` at Ctrl-C, once in three). The command takes it, and stops its workers; a
+    worker takes neither, so sent to the workers alone (as they start, the sure way to
+    catch them where it did harm) they change nothing: the games are played."""
+    out = tmp_path / "sims"
+    command = [MINE, "simulate", "supernim", "--games", "20", "--out", out, "--json"]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)  # fmt: skip
+
+    def workers() -> list[int]:
+        found = []
+        for pid, _ in family(child.pid):
+            with contextlib.suppress(OSError):  # gone since
+                if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(pid)
+        return found
+
+    deadline = time.monotonic() + 60
+    while len(workers()) < 2:
+        assert child.poll() is None, child.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    for pid in workers():
+        os.kill(pid, signal.SIGINT)
+        os.kill(pid, signal.SIGTERM)
+    said, errors = child.communicate(timeout=120)
+    assert child.returncode == 0, errors
+    assert json.loads(said)["games"] == 20 and len(list(out.iterdir())) == 2
 
 
 @pytest.fixture(scope="module")

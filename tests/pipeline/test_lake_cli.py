@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from tests.conftest import REAL_GINRUMMY, REAL_TWENTYONE
-from tests.mine_cli import MINE, digest, here, mine, one_line_error
+from tests.mine_cli import MINE, digest, here, mine, one_line_error, without_file_rights
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +72,19 @@ def test_ingest_says_where_to_go_next(lake, tmp_path):
     fresh = here("ingest", one, "--lake", tmp_path / "fresh")
     assert fresh.returncode == 0, fresh.stderr
     assert f"next: mine stats twentyone --lake {tmp_path / 'fresh'}" in fresh.stderr
+
+
+def test_a_lake_in_a_folder_closed_to_the_user_is_said_unreadable(lake, tmp_path):
+    """A lake the user may not reach was 'no lake here yet (run `mine ingest …`)', and
+    that ingest failed at its lock: now the lake is said unreadable, and why."""
+    closed = tmp_path / "closed"
+    shutil.copytree(lake, closed / "lake")
+    closed.chmod(0)
+    try:
+        result = mine("tables", "--lake", closed / "lake", under=without_file_rights())
+    finally:
+        closed.chmod(0o755)
+    assert "lake: cannot read it (Permission denied)" in one_line_error(result)
 
 
 def test_a_lake_where_no_folder_can_be_is_one_line_naming_it(tmp_path):

@@ -1,6 +1,8 @@
 """What `mine ingest` reads from the paths it is given: symlinked folders, glob characters."""
 
+import os
 import random
+import subprocess
 
 import pytest
 
@@ -40,6 +42,43 @@ def test_a_symlinked_subfolder_is_followed_once(warehouse, tmp_path):
     summary = ingest(con, [root])
     assert summary.ok and summary.count("new") == 2 and not summary.orphans
     assert {r[0] for r in con.execute("SELECT stem FROM logs").fetchall()} == {"direct", "linked"}
+
+
+def test_a_tree_deeper_than_pythons_recursion_is_walked(tmp_path):
+    """A log 1,200 folders down (Python 3.11's os.walk recursed: a RecursionError's
+    traceback, and no pair of the batch landed) is found, and one past the longest path
+    the system opens is said, not raised."""
+    try:
+        root = tmp_path / "logs"
+        write_game(root, "top", 1, 1)
+        deep = root.joinpath(*["d"] * 1200)
+        down = os.open(root, os.O_RDONLY)
+        for _ in range(1200):  # not Path.mkdir(parents=True): it recurses too
+            os.mkdir("d", dir_fd=down)
+            down, up = os.open("d", os.O_RDONLY, dir_fd=down), down
+            os.close(up)
+        os.close(down)
+        write_game(deep, "bottom", 2, 1)
+        files, refused = find_files([root])
+        assert sorted(path.name for path in files) == [
+            "bottom-score.csv", "bottom.csv", "top-score.csv", "top.csv"
+        ]  # fmt: skip
+        assert refused == []
+        files, refused = find_files([f"{root}/**/*.csv"])
+        assert "nest too deep for a ** pattern: give the folder itself" in str(*refused)
+        past = os.open(deep, os.O_RDONLY)  # 2,500 characters more: past the 4,096 of a path
+        try:
+            for k in range(1, 11):
+                os.mkdir("/".join(["d" * 250] * k), dir_fd=past)
+        finally:
+            os.close(past)
+        files, refused = find_files([root])
+        assert len(files) == 4
+        assert [
+            "cannot read this folder (File name too long)" in str(error) for error in refused
+        ] == [True]
+    finally:  # shutil.rmtree recurses too: pytest's removal of tmp_path would fail
+        subprocess.run(["rm", "-rf", "--", tmp_path / "logs"], check=True)
 
 
 @pytest.mark.parametrize("stem", ["g[1]", "g*", "g?"])
