@@ -336,7 +336,10 @@ def run() -> None:
         signal.signal(number, _interrupt)
     try:
         code = _closed_stdout() if _standard_streams() else _main()
-        sys.stdout.flush()
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:  # the reader left: the command's own code stands
+            _drop_stdout()
     except BrokenPipeError:  # `mine query … | head`: the reader has all it wanted
         _drop_stdout()
         code = 0

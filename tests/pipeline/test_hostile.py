@@ -91,6 +91,35 @@ def test_query_to_a_reader_that_leaves_early_ends_quietly(db):
     assert result.stderr == ""
 
 
+def to_a_reader_that_left(*args) -> subprocess.CompletedProcess:
+    """`mine *args` printing to a pipe whose reader is gone (`| true`, `| head -1` that
+    ended first): every write to stdout fails, whenever it comes."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([MINE, *map(str, args)], stdout=write, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, text=True, timeout=120)  # fmt: skip
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("json_out", [False, True], ids=["table", "json"])
+def test_a_reader_that_left_takes_nothing_from_the_exit_code(db, tmp_path, json_out):
+    """The reader leaving ends what is printed, not the command: a command that worked
+    exits 0 (rich's console exited 1, silently), one that failed 1 (an ingest that
+    rejected a file exited 0 when its JSON could not be printed)."""
+    as_json = ["--json"] if json_out else []
+    listed = to_a_reader_that_left("tables", *as_json, "--db", db)
+    assert listed.returncode == 0 and "error" not in listed.stderr, listed.stderr
+    (tmp_path / "logs").mkdir()
+    for n in range(100):  # their rejections: more JSON than stdout's buffer holds
+        (tmp_path / "logs" / f"{n:0100}.csv").write_text("not,a,log\n")
+    rejected = to_a_reader_that_left("ingest", tmp_path / "logs", *as_json, "--db",
+                                     tmp_path / "w.duckdb")  # fmt: skip
+    assert rejected.returncode == 1
+    assert json_out or "rejected" in rejected.stderr, rejected.stderr
+
+
 # --- --db that is not a warehouse --------------------------------------------------------
 
 
