@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from mine.strategies import contained
 from mine.strategies.contained import PlayerFault
 from mine.strategies.haskell import build, programs
 from mine.strategies.haskell.programs import CACHE
@@ -178,6 +179,23 @@ def test_a_cache_the_workers_cannot_read_is_replaced_for_the_run(earlier, readab
     _validates(path, *env, *NO_READ_SEARCH)
     assert list((readable / "tmp").iterdir()) == []  # its own cache went with it
     assert sorted(kept.rglob("*")) == before
+
+
+def _cache_seen(_task) -> str:
+    return str(programs.cache())
+
+
+@as_root
+def test_without_a_home_the_workers_look_in_the_harness_cache(monkeypatch):
+    """Without HOME (cron, `env -i`) Python finds a home in the system's record of the
+    user, which a root harness's workers, users of their own, have none of: a worker
+    looking for the harness's program raised (`mine check Player.hs` said: raised
+    RuntimeError: Could not determine home directory. in the harness). Nothing is
+    compiled: the workers' answer is held to the harness's."""
+    for name in (CACHE, "XDG_CACHE_HOME", "HOME"):
+        monkeypatch.delenv(name, raising=False)
+    harness = str(programs.cache())  # as the harness asks before its workers start
+    assert contained.run("none", _cache_seen, [0]) == [harness]
 
 
 @as_root
