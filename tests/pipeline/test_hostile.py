@@ -674,6 +674,22 @@ def test_a_query_from_a_closed_stdin_is_one_line(db):
     assert "no SQL given" in one_line_error(shell('"$0" query --db "$1" <&-', db))
 
 
+def test_a_working_folder_removed_before_the_command_is_not_a_traceback(db, tmp_path):
+    """Started in a folder since removed: `stats` stored its tables, then said a
+    traceback (its `read … from` line shows folders relative to the working folder); a
+    relative `--logs` is one line, before anything is stored."""
+    shutil.copyfile(db, tmp_path / "w.duckdb")
+    in_removed = 'mkdir "$1" && cd "$1" && rmdir "$1" && shift && exec "$0" "$@"'
+    stats = ["stats", "ginrummy", "--db", tmp_path / "w.duckdb"]
+    derived = shell(in_removed, tmp_path / "gone", *stats)
+    assert derived.returncode == 0, derived.stderr
+    assert f"from {REAL_GINRUMMY}/" in derived.stdout
+    before = digest(tmp_path / "w.duckdb")
+    relative = shell(in_removed, tmp_path / "gone", *stats, "--logs", "logs/")
+    assert "relative to the working folder, which was removed" in one_line_error(relative)
+    assert digest(tmp_path / "w.duckdb") == before
+
+
 # --- a query's memory: bounded whatever the value or the row -----------------------------------
 
 MEMORY = 2_000_000_000  # the README's bound on what a query holds, resident
