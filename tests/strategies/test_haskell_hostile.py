@@ -275,6 +275,20 @@ def test_a_program_that_ends_is_said_to_end_as_it_did(ends, tmp_path_factory, ca
     assert line == f"error: {path}: {ENDS[ends]} in initial_guess()"
 
 
+@pytest.mark.parametrize("limit", ["--as=1000000000", "--fsize=500000"], ids=["memory", "file"])
+def test_a_users_hard_limit_under_a_workers_stands(limit, tmp_path_factory, cache):
+    """`ulimit -v 1000000` or `ulimit -f 500`: hard limits, which a process may only lower,
+    under the worker's memory (2 GB over the harness's) or its program's file size (its
+    stderr, 1 MB), are kept. A good file said: ended its process (exit code 70) in the
+    harness; raised SubprocessError: Exception occurred in preexec_fn. in the harness."""
+    path = tmp_path_factory.getbasetemp() / "ending" / "Proj1.hs"  # compiled once, for all
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(ENDING)
+    assert here("check", path).returncode == 0  # compiled first: GHC writes larger files
+    result = mine("check", path, under=("prlimit", limit, "--"))
+    assert result.returncode == 0, result.stderr
+
+
 def test_a_program_that_traces_every_call_plays_on(tmp_path, cache):
     """Its debugging lines (Debug.Trace, 200 kB a guess) run past its limit of stderr over
     the validation, never within a call: it validates, as a Python file that prints does."""
