@@ -222,6 +222,7 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     """Fit the game's table from the warehouse's logs."""
     read, fitter = game.module("stats"), game.module("fitter")
     will_write(out)
+    day_written()  # scikit-learn's import (numpy.f2py) reads it too, and raised int()'s words
     with working_on(db, lake=lake) as con, working(f"reading the {game.title} logs", as_json):
         log_ids, sources = chosen(con, game, logs)
         inputs = call(read.fit_inputs, con, log_ids, own=own)
