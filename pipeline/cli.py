@@ -335,7 +335,13 @@ def run() -> None:
     for number in STOPS:
         signal.signal(number, _interrupt)
     try:
-        code = _closed_stdout() if _standard_streams() else _main()
+        if _standard_streams():
+            code = _closed_stdout()
+        elif refused := _refused_environment():
+            _say(refused)
+            code = 1
+        else:
+            code = _main()
         try:
             sys.stdout.flush()
         except BrokenPipeError:  # the reader left: the command's own code stands
@@ -404,6 +410,16 @@ def _on_descriptor(stream, fd: int) -> bool:
         return stream.fileno() == fd
     except (AttributeError, ValueError, OSError):
         return False
+
+
+def _refused_environment() -> str | None:
+    """Why a variable a library of mine's reads makes it crash, or None: polars takes
+    POLARS_MAX_THREADS=0 (` 0`, `+0`) for its pool, but its async runtime panics on it, in
+    the middle of a command."""
+    threads = os.environ.get("POLARS_MAX_THREADS", "").strip().removeprefix("+")
+    if threads.isascii() and threads.isdigit() and int(threads) == 0:
+        return "POLARS_MAX_THREADS is 0: polars needs 1 thread or more (unset it, or give a count)"
+    return None
 
 
 def _closed_stdout() -> int:

@@ -690,6 +690,19 @@ def test_a_working_folder_removed_before_the_command_is_not_a_traceback(db, tmp_
     assert digest(tmp_path / "w.duckdb") == before
 
 
+def test_a_thread_count_polars_panics_on_is_one_line(db, tmp_path):
+    """POLARS_MAX_THREADS=0: polars' async runtime panicked at the first frame collected, a
+    traceback ending `PanicException: Worker threads cannot be set to 0`. A process of its
+    own: the runtime starts once a process."""
+    shutil.copyfile(db, tmp_path / "w.duckdb")
+    before = digest(tmp_path / "w.duckdb")
+    result = shell(
+        'POLARS_MAX_THREADS=" 0" exec "$0" stats ginrummy --db "$1"', tmp_path / "w.duckdb"
+    )
+    assert "POLARS_MAX_THREADS is 0" in one_line_error(result)
+    assert digest(tmp_path / "w.duckdb") == before  # refused before the work
+
+
 # --- a query's memory: bounded whatever the value or the row -----------------------------------
 
 MEMORY = 2_000_000_000  # the README's bound on what a query holds, resident
