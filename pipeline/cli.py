@@ -456,6 +456,12 @@ def _environment_failure(error: Exception) -> str | None:
         return f"{error.filename or 'a file'}: {error.strerror}"
     if type(error).__module__.startswith("polars") and "No space left" in str(error):
         return f"cannot write: {first}"
+    if (  # a limit on memory or tasks (`ulimit -v`, `ulimit -u`): a library not mapped…
+        isinstance(error, MemoryError)
+        or (isinstance(error, ImportError) and "failed to map segment" in first)
+        or (isinstance(error, RuntimeError) and first == "can't start new thread")
+    ):
+        return f"memory or processes ran out (a limit: ulimit -v, ulimit -u): {first}"
     return None
 
 

@@ -703,6 +703,16 @@ def test_a_thread_count_polars_panics_on_is_one_line(db, tmp_path):
     assert digest(tmp_path / "w.duckdb") == before  # refused before the work
 
 
+def test_too_little_memory_to_load_a_library_is_one_line(db, tmp_path):
+    """`ulimit -v 500000`: DuckDB's library cannot be mapped (the traceback ended
+    `ImportError: …_duckdb….so: failed to map segment from shared object`)."""
+    shutil.copyfile(db, tmp_path / "w.duckdb")
+    before = digest(tmp_path / "w.duckdb")
+    result = shell('ulimit -v 500000 && exec "$0" stats ginrummy --db "$1"', tmp_path / "w.duckdb")
+    assert "memory or processes ran out" in one_line_error(result)
+    assert digest(tmp_path / "w.duckdb") == before
+
+
 # --- a query's memory: bounded whatever the value or the row -----------------------------------
 
 MEMORY = 2_000_000_000  # the README's bound on what a query holds, resident
