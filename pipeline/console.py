@@ -19,9 +19,6 @@ from rich.text import Text
 
 from mine import inputs, outputs
 
-# What is printed is often user data (paths, player ids, fields of a log): it is text,
-# never rich markup (`[/]`) or an emoji code (`:100:`); styles come from `Text` parts.
-
 
 class _Console(Console):
     """Rich's console, but when its reader leaves early (`mine tables | head -1`) what is
@@ -34,6 +31,8 @@ class _Console(Console):
         drop(self.file.fileno())
 
 
+# What is printed is often user data (paths, player ids, fields of a log): it is text,
+# never rich markup (`[/]`) or an emoji code (`:100:`); styles come from `Text` parts.
 console = _Console(markup=False, emoji=False, highlight=False)
 errors = _Console(stderr=True, markup=False, emoji=False, highlight=False)
 
