@@ -79,6 +79,15 @@ def _escaped(match: re.Match) -> str:
     return repr(character)[1:-1]
 
 
+def working_folder() -> Path | None:
+    """The folder relative paths start from, or None where it was removed under the
+    command (`os.getcwd` fails): a relative path then names nothing."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        return None
+
+
 def read_bytes(path: str | Path, limit: int, *, streams: bool = False) -> bytes:
     """The bytes of the file at `path`, at most `limit` (InputError past it, after
     reading no more than one byte over). A FIFO, device or socket is refused unless

@@ -340,8 +340,17 @@ def run() -> None:
     for number in STOPS:
         signal.signal(number, _interrupt)
     try:
-        code = _closed_stdout() if _standard_streams() else _main()
-        sys.stdout.flush()
+        if _standard_streams():
+            code = _closed_stdout()
+        elif refused := _refused_environment():
+            _say(refused)
+            code = 1
+        else:
+            code = _main()
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:  # the reader left: the command's own code stands
+            _drop_stdout()
     except BrokenPipeError:  # `mine query … | head`: the reader has all it wanted
         _drop_stdout()
         code = 0
@@ -408,6 +417,16 @@ def _on_descriptor(stream, fd: int) -> bool:
         return False
 
 
+def _refused_environment() -> str | None:
+    """Why a variable a library of mine's reads makes it crash, or None: polars takes
+    POLARS_MAX_THREADS=0 (` 0`, `+0`) for its pool, but its async runtime panics on it, in
+    the middle of a command."""
+    threads = os.environ.get("POLARS_MAX_THREADS", "").strip().removeprefix("+")
+    if threads.isascii() and threads.isdigit() and int(threads) == 0:
+        return "POLARS_MAX_THREADS is 0: polars needs 1 thread or more (unset it, or give a count)"
+    return None
+
+
 def _closed_stdout() -> int:
     _say("stdout is closed: mine prints its result there (send it to /dev/null to drop it)")
     return 1
@@ -444,6 +463,12 @@ def _environment_failure(error: Exception) -> str | None:
         return f"{error.filename or 'a file'}: {error.strerror}"
     if type(error).__module__.startswith("polars") and "No space left" in str(error):
         return f"cannot write: {first}"
+    if (  # a limit on memory or tasks (`ulimit -v`, `ulimit -u`): a library not mapped…
+        isinstance(error, MemoryError)
+        or (isinstance(error, ImportError) and "failed to map segment" in first)
+        or (isinstance(error, RuntimeError) and first == "can't start new thread")
+    ):
+        return f"memory or processes ran out (a limit: ulimit -v, ulimit -u): {first}"
     return None
 
 

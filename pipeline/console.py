@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -19,20 +20,35 @@ from rich.text import Text
 from mine import inputs, outputs
 
 
-class _Plain(Console):
-    """A console whose lines of plain text show a control character escaped: what they
-    say is often the user's (`wrote q\x1b]0;…\x07.csv`, `next: mine ingest …`), and an
-    ESC, BEL or CR printed as it is recolours the terminal, retitles it or paints over."""
+class _Console(Console):
+    """Rich's console, with two changes. Its lines of plain text show a control character
+    escaped: what they say is often the user's (`wrote q\x1b]0;…\x07.csv`, `next: mine
+    ingest …`), and an ESC, BEL or CR printed as it is recolours the terminal, retitles it
+    or paints over. And when its reader leaves early (`mine tables | head -1`) what is left
+    to print goes nowhere and the command ends its work with its own exit code: rich's own
+    answer exits 1, silently, mid-command (and sends stdout, not stderr, to /dev/null when
+    it is stderr's reader that left)."""
 
     def print(self, *objects: Any, **settings: Any) -> None:
         plain = (inputs.printable(o) if isinstance(o, str) else o for o in objects)
         super().print(*plain, **settings)
 
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        drop(self.file.fileno())
+
 
 # What is printed is often user data (paths, player ids, fields of a log): it is text,
 # never rich markup (`[/]`) or an emoji code (`:100:`); styles come from `Text` parts.
-console = _Plain(markup=False, emoji=False, highlight=False)
-errors = _Plain(stderr=True, markup=False, emoji=False, highlight=False)
+console = _Console(markup=False, emoji=False, highlight=False)
+errors = _Console(stderr=True, markup=False, emoji=False, highlight=False)
+
+
+def drop(fd: int) -> None:
+    """What is left to print on descriptor `fd`, whose reader left, goes nowhere."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
@@ -56,7 +72,10 @@ def cannot_write(out: Path, error: OSError) -> typer.Exit:
 
 
 def print_json(result: Any) -> None:
-    print(json.dumps(result, indent=2, default=str))
+    try:
+        print(json.dumps(result, indent=2, default=str), flush=True)
+    except BrokenPipeError:  # the reader left: the command still ends with its own code
+        drop(sys.stdout.fileno())
 
 
 def show(

@@ -113,7 +113,7 @@ def confine(keep: Collection[int], harness: int, user: int | None, memory_mb: in
         score.write("1000")  # when memory runs out, the worker goes first
     with open("/proc/self/statm") as statm:
         limit = int(statm.read().split()[0]) * PAGE + memory_mb * 2**20
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    lower(resource.RLIMIT_AS, limit, limit)
     if user is not None:
         _become(user)
         # The harness's temporary folder may be closed to this user (a TMPDIR under
@@ -170,6 +170,15 @@ def _open_error(path: str | os.PathLike) -> int:
     except OSError as error:
         return error.errno or 0
     return 0
+
+
+def lower(limit: int, soft: int, hard: int) -> None:
+    """The limit at most `soft` and `hard`, and no higher than the hard limit it has (a
+    process may only lower that: a user's `ulimit -v` under it stands)."""
+    _, now = resource.getrlimit(limit)
+    if now != resource.RLIM_INFINITY:
+        soft, hard = min(soft, now), min(hard, now)
+    resource.setrlimit(limit, (soft, hard))
 
 
 def _limit_processes(own: bool) -> None:

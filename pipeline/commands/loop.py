@@ -222,6 +222,7 @@ def fit(game: Game, out: Path, db=None, lake=None, logs=None, as_json=False, **o
     """Fit the game's table from the warehouse's logs."""
     read, fitter = game.module("stats"), game.module("fitter")
     will_write(out)
+    day_written()  # scikit-learn's import (numpy.f2py) reads it too, and raised int()'s words
     with working_on(db, lake=lake) as con, working(f"reading the {game.title} logs", as_json):
         log_ids, sources = chosen(con, game, logs)
         inputs = call(read.fit_inputs, con, log_ids, own=own)
@@ -258,11 +259,11 @@ def chosen(con: Any, game: Game, logs: str | None) -> tuple[list[int] | None, li
 def said_read(game: Game, read: list[dict[str, Any]]) -> None:
     """Which folders' logs a command read: logs of several (your own and a tour's
     simulations in one warehouse) are mixed, which `--logs FOLDER` undoes."""
-    here = Path.cwd()
+    here = inputs.working_folder()
     parts = []
     for source in read:
         folder = Path(source["folder"])
-        shown = folder.relative_to(here) if folder.is_relative_to(here) else folder
+        shown = folder.relative_to(here) if here and folder.is_relative_to(here) else folder
         parts.append(f"{source['logs']:,} from {shown}/")
     mixed = " (logs of several folders: --logs FOLDER reads one)" if len(read) > 1 else ""
     console.print(f"read {game.title} logs: {', '.join(parts)}{mixed}")

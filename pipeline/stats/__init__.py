@@ -33,7 +33,7 @@ from typing import NamedTuple
 import duckdb
 import polars as pl
 
-from mine import games
+from mine import games, inputs
 from mine.warehouse.query import frame  # noqa: F401  (the stats modules read with it)
 
 CONTRACT = {
@@ -130,7 +130,10 @@ def logs_matching(con: duckdb.DuckDBPyConnection, game: str, pattern: str) -> li
     ingest read there); ValueError when there are none."""
     if pattern.endswith("/") or Path(pattern).is_dir():
         pattern = f"{pattern.rstrip('/')}/*"  # GLOB's `*` crosses `/`: the subfolders too
-    absolute = pattern if Path(pattern).is_absolute() else str(Path.cwd() / pattern)
+    here = inputs.working_folder()
+    if here is None and not Path(pattern).is_absolute():
+        raise ValueError(f"{pattern!r} is relative to the working folder, which was removed")
+    absolute = pattern if Path(pattern).is_absolute() else str(here / pattern)
     rows = con.execute(
         "SELECT DISTINCT log_id FROM manifest WHERE game = ? AND log_id IS NOT NULL "
         "AND log_id IN (SELECT log_id FROM logs) AND (path GLOB ? OR path GLOB ?) "

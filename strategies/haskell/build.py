@@ -166,17 +166,9 @@ def _over(code: int | None, cpu: float) -> str:
 def _compile_limits() -> None:
     """In GHC, before it runs: its CPU seconds (SIGXCPU, then SIGKILL a second later if it
     takes that signal), memory and files bounded; each process it starts inherits them."""
-    _lower(resource.RLIMIT_CPU, COMPILE_SECONDS, COMPILE_SECONDS + 1)
-    _lower(resource.RLIMIT_AS, COMPILE_MEMORY_MB * 2**20, COMPILE_MEMORY_MB * 2**20)
-    _lower(resource.RLIMIT_FSIZE, COMPILE_FILE_BYTES, COMPILE_FILE_BYTES)
-
-
-def _lower(limit: int, soft: int, hard: int) -> None:
-    """The limit at most `soft` and `hard` (a process may only lower its hard limit)."""
-    _, now = resource.getrlimit(limit)
-    if now != resource.RLIM_INFINITY:
-        soft, hard = min(soft, now), min(hard, now)
-    resource.setrlimit(limit, (soft, hard))
+    confinement.lower(resource.RLIMIT_CPU, COMPILE_SECONDS, COMPILE_SECONDS + 1)
+    confinement.lower(resource.RLIMIT_AS, COMPILE_MEMORY_MB * 2**20, COMPILE_MEMORY_MB * 2**20)
+    confinement.lower(resource.RLIMIT_FSIZE, COMPILE_FILE_BYTES, COMPILE_FILE_BYTES)
 
 
 def _children_cpu() -> float:

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from mine.strategies import contained
+from mine.strategies import confinement, contained
 from mine.strategies.haskell import protocol
 
 # A reply longer than this is not one the protocol says: a memory of the most characters
@@ -126,7 +126,7 @@ class Program:
 
 def _limit_files() -> None:
     """In the program, before it runs: what it writes to a file (its stderr) is bounded."""
-    resource.setrlimit(resource.RLIMIT_FSIZE, (STDERR_BYTES, STDERR_BYTES))
+    confinement.lower(resource.RLIMIT_FSIZE, STDERR_BYTES, STDERR_BYTES)
 
 
 # --- TwentyOne ----------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from __future__ import annotations
 import atexit
 import base64
 import contextlib
+import functools
 import os
 import shutil
 import tempfile
@@ -59,9 +60,15 @@ def cache() -> Path:
     """The folder of the compiled programs (workers fork with the harness's choice)."""
     if _INSTEAD:
         return _INSTEAD[0]
-    base = os.environ.get(CACHE) or Path(
-        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "mine"
-    )
+    return _users_cache(*map(os.environ.get, (CACHE, "XDG_CACHE_HOME", "HOME")))
+
+
+@functools.cache  # a worker forks with the harness's answer for the same variables
+def _users_cache(mine_cache: str | None, xdg_cache: str | None, home: str | None) -> Path:
+    """The user's cache. Without HOME, Path.home() reads the system's record of the user,
+    which a root harness's workers (users of their own) have none of: they take the
+    harness's answer, else they could not find its programs."""
+    base = mine_cache or Path(xdg_cache or Path.home() / ".cache", "mine")
     return Path(base) / "haskell"
 
 

@@ -93,6 +93,35 @@ def test_query_to_a_reader_that_leaves_early_ends_quietly(db):
     assert result.stderr == ""
 
 
+def to_a_reader_that_left(*args) -> subprocess.CompletedProcess:
+    """`mine *args` printing to a pipe whose reader is gone (`| true`, `| head -1` that
+    ended first): every write to stdout fails, whenever it comes."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([MINE, *map(str, args)], stdout=write, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, text=True, timeout=120)  # fmt: skip
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("json_out", [False, True], ids=["table", "json"])
+def test_a_reader_that_left_takes_nothing_from_the_exit_code(db, tmp_path, json_out):
+    """The reader leaving ends what is printed, not the command: a command that worked
+    exits 0 (rich's console exited 1, silently), one that failed 1 (an ingest that
+    rejected a file exited 0 when its JSON could not be printed)."""
+    as_json = ["--json"] if json_out else []
+    listed = to_a_reader_that_left("tables", *as_json, "--db", db)
+    assert listed.returncode == 0 and "error" not in listed.stderr, listed.stderr
+    (tmp_path / "logs").mkdir()
+    for n in range(100):  # their rejections: more JSON than stdout's buffer holds
+        (tmp_path / "logs" / f"{n:0100}.csv").write_text("not,a,log\n")
+    rejected = to_a_reader_that_left("ingest", tmp_path / "logs", *as_json, "--db",
+                                     tmp_path / "w.duckdb")  # fmt: skip
+    assert rejected.returncode == 1
+    assert json_out or "rejected" in rejected.stderr, rejected.stderr
+
+
 # --- --db that is not a warehouse --------------------------------------------------------
 
 
@@ -689,6 +718,45 @@ def test_a_closed_or_full_stdout_is_one_line(db, tmp_path, command, stdout):
 
 def test_a_query_from_a_closed_stdin_is_one_line(db):
     assert "no SQL given" in one_line_error(shell('"$0" query --db "$1" <&-', db))
+
+
+def test_a_working_folder_removed_before_the_command_is_not_a_traceback(db, tmp_path):
+    """Started in a folder since removed: `stats` stored its tables, then said a
+    traceback (its `read … from` line shows folders relative to the working folder); a
+    relative `--logs` is one line, before anything is stored."""
+    shutil.copyfile(db, tmp_path / "w.duckdb")
+    in_removed = 'mkdir "$1" && cd "$1" && rmdir "$1" && shift && exec "$0" "$@"'
+    stats = ["stats", "ginrummy", "--db", tmp_path / "w.duckdb"]
+    derived = shell(in_removed, tmp_path / "gone", *stats)
+    assert derived.returncode == 0, derived.stderr
+    assert f"from {REAL_GINRUMMY}/" in derived.stdout
+    before = digest(tmp_path / "w.duckdb")
+    relative = shell(in_removed, tmp_path / "gone", *stats, "--logs", "logs/")
+    assert "relative to the working folder, which was removed" in one_line_error(relative)
+    assert digest(tmp_path / "w.duckdb") == before
+
+
+def test_a_thread_count_polars_panics_on_is_one_line(db, tmp_path):
+    """POLARS_MAX_THREADS=0: polars' async runtime panicked at the first frame collected, a
+    traceback ending `PanicException: Worker threads cannot be set to 0`. A process of its
+    own: the runtime starts once a process."""
+    shutil.copyfile(db, tmp_path / "w.duckdb")
+    before = digest(tmp_path / "w.duckdb")
+    result = shell(
+        'POLARS_MAX_THREADS=" 0" exec "$0" stats ginrummy --db "$1"', tmp_path / "w.duckdb"
+    )
+    assert "POLARS_MAX_THREADS is 0" in one_line_error(result)
+    assert digest(tmp_path / "w.duckdb") == before  # refused before the work
+
+
+def test_too_little_memory_to_load_a_library_is_one_line(db, tmp_path):
+    """`ulimit -v 500000`: DuckDB's library cannot be mapped (the traceback ended
+    `ImportError: …_duckdb….so: failed to map segment from shared object`)."""
+    shutil.copyfile(db, tmp_path / "w.duckdb")
+    before = digest(tmp_path / "w.duckdb")
+    result = shell('ulimit -v 500000 && exec "$0" stats ginrummy --db "$1"', tmp_path / "w.duckdb")
+    assert "memory or processes ran out" in one_line_error(result)
+    assert digest(tmp_path / "w.duckdb") == before
 
 
 # --- a query's memory: bounded whatever the value or the row -----------------------------------

@@ -73,3 +73,16 @@ def test_a_source_date_epoch_that_names_no_day_is_one_line(table, tmp_path, monk
     line = one_line_error(here(verb, "hog", "--table", table, "--out", out))
     assert "SOURCE_DATE_EPOCH" in line
     assert not out.exists()
+
+
+def test_fit_refuses_a_source_date_epoch_that_names_no_day_in_its_words(tmp_path, monkeypatch):
+    """Hog's fit imports scikit-learn, whose numpy.f2py reads SOURCE_DATE_EPOCH with
+    int(): it said `invalid literal for int() with base 10: 'soon'` after reading the logs.
+    A process of its own: the import happens once in a process."""
+    assert here("simulate", "hog", "--games", 20, "--out", tmp_path / "logs").returncode == 0
+    assert here("ingest", tmp_path / "logs", "--db", tmp_path / "w.duckdb").returncode == 0
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "soon")
+    out = tmp_path / "t.parquet"
+    line = one_line_error(mine("fit", "hog", "--db", tmp_path / "w.duckdb", "--out", out))
+    assert "SOURCE_DATE_EPOCH is 'soon'" in line
+    assert not out.exists()

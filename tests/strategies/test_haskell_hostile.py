@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from mine.strategies import contained
 from mine.strategies.contained import PlayerFault
 from mine.strategies.haskell import build, programs
 from mine.strategies.haskell.programs import CACHE
@@ -180,6 +181,23 @@ def test_a_cache_the_workers_cannot_read_is_replaced_for_the_run(earlier, readab
     assert sorted(kept.rglob("*")) == before
 
 
+def _cache_seen(_task) -> str:
+    return str(programs.cache())
+
+
+@as_root
+def test_without_a_home_the_workers_look_in_the_harness_cache(monkeypatch):
+    """Without HOME (cron, `env -i`) Python finds a home in the system's record of the
+    user, which a root harness's workers, users of their own, have none of: a worker
+    looking for the harness's program raised (`mine check Player.hs` said: raised
+    RuntimeError: Could not determine home directory. in the harness). Nothing is
+    compiled: the workers' answer is held to the harness's."""
+    for name in (CACHE, "XDG_CACHE_HOME", "HOME"):
+        monkeypatch.delenv(name, raising=False)
+    harness = str(programs.cache())  # as the harness asks before its workers start
+    assert contained.run("none", _cache_seen, [0]) == [harness]
+
+
 @as_root
 def test_a_temporary_folder_the_workers_cannot_enter_is_passed_over(readable):
     """A TMPDIR under /root (mode 700): root's workers, users of their own, can neither
@@ -255,6 +273,20 @@ def test_a_program_that_ends_is_said_to_end_as_it_did(ends, tmp_path_factory, ca
     monkeypatch.setenv("ENDS", ends)  # the workers, and the program, fork with it
     line = one_line_error(here("validate", "cardguess", path, "--n", 2, "--answers", 1))
     assert line == f"error: {path}: {ENDS[ends]} in initial_guess()"
+
+
+@pytest.mark.parametrize("limit", ["--as=1000000000", "--fsize=500000"], ids=["memory", "file"])
+def test_a_users_hard_limit_under_a_workers_stands(limit, tmp_path_factory, cache):
+    """`ulimit -v 1000000` or `ulimit -f 500`: hard limits, which a process may only lower,
+    under the worker's memory (2 GB over the harness's) or its program's file size (its
+    stderr, 1 MB), are kept. A good file said: ended its process (exit code 70) in the
+    harness; raised SubprocessError: Exception occurred in preexec_fn. in the harness."""
+    path = tmp_path_factory.getbasetemp() / "ending" / "Proj1.hs"  # compiled once, for all
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(ENDING)
+    assert here("check", path).returncode == 0  # compiled first: GHC writes larger files
+    result = mine("check", path, under=("prlimit", limit, "--"))
+    assert result.returncode == 0, result.stderr
 
 
 def test_a_program_that_traces_every_call_plays_on(tmp_path, cache):
