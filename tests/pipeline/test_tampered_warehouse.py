@@ -50,6 +50,14 @@ CASES = [
      "its table logs is missing"),
     ("DROP TABLE supernim_moves", ["ingest", EXAMPLES / "supernim"],
      "its table supernim_moves is missing"),
+    # a game's tables have no key: every command read the copied rows, and counted them twice
+    ("INSERT INTO ginrummy_turns SELECT * FROM ginrummy_turns", ["stats", "ginrummy"],
+     "its table ginrummy_turns holds 6,900 rows where its logs have 3,450"),
+    ("DELETE FROM twentyone_round_points WHERE round = 1", ["fit", "twentyone"],
+     "its table twentyone_round_points holds 990 rows where its logs have 1,000"),
+    # said "not a mine warehouse (no warehouse_version table)"
+    ("DELETE FROM warehouse_version", ["stats", "cardguess"],
+     "its table warehouse_version is empty"),
 ]  # fmt: skip
 
 
@@ -120,3 +128,4 @@ def test_a_table_changed_by_hand_rejects_no_log_ingest_lands_in_it(tmp_path, tmp
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*) FROM manifest WHERE game = 'supernim'").fetchone() == (0,)
     con.close()
+
