@@ -207,6 +207,8 @@ def tampered(con: duckdb.DuckDBPyConnection) -> str | None:
         kind = "view" if name in views else "table"
         if name not in found:
             return f"its {kind} {name} is missing"
+        if kind == "view" and name not in found_views:
+            return f"its view {name} is a table"
         if kind == "view" and found_views.get(name) != views[name]:
             return f"its view {name} is not the one mine makes"
         if found[name] != columns:
