@@ -60,6 +60,8 @@ CASES = [
      "its table ginrummy_turns holds 6,900 rows where its logs have 3,450"),
     ("DELETE FROM twentyone_round_points WHERE round = 1", ["fit", "twentyone"],
      "its table twentyone_round_points holds 990 rows where its logs have 1,000"),
+    ("INSERT INTO twentyone_seats SELECT * FROM twentyone_seats LIMIT 1", ["report", "twentyone"],
+     "its table twentyone_seats holds a row twice"),
     # said "not a mine warehouse (no warehouse_version table)"
     ("DELETE FROM warehouse_version", ["stats", "cardguess"],
      "its table warehouse_version is empty"),
