@@ -90,22 +90,22 @@ def working_on(
         yield con
     except ValueError as error:
         if isinstance(error.__context__, duckdb.Error):  # a game's read, said in its words
-            _changed_by_hand(con, db, lake)
+            changed_by_hand(con, db, lake)
         raise fail(str(error)) from None
     except (duckdb.Error, LookupError, TypeError) as error:
         if isinstance(error, duckdb.InterruptException):
             raise
-        _changed_by_hand(con, db, lake)
+        changed_by_hand(con, db, lake)
         raise
     finally:
         con.close()
 
 
-def _changed_by_hand(con: duckdb.DuckDBPyConnection, db: Path | None, lake: Path | None) -> None:
-    """One line naming the change, where a read failed on a table or view changed by hand (a
-    column dropped or retyped, a NULL let in, a view replaced): it fails deep in a game's
-    SQL or in the Python that reads its rows; said once here for every command. Nothing
-    when the warehouse (or the lake) is as mine makes it."""
+def changed_by_hand(con: duckdb.DuckDBPyConnection, db: Path | None, lake: Path | None) -> None:
+    """One line naming the change, where a read (or ingest's write) failed on a table or view
+    changed by hand (a column dropped, renamed or retyped, a NULL let in, a view replaced):
+    it fails deep in a game's SQL or in the Python that reads its rows; said once here for
+    every command. Nothing when the warehouse (or the lake) is as mine makes it."""
     if lake is not None:
         lake_tampered(lake)
         return

@@ -60,6 +60,8 @@ COMMENT ON VIEW cardguess_turns IS 'Card guessing: the guesses with the feedback
 """
 
 TABLES = ("cardguess_guesses", "cardguess_games")
+# `logs` counts its rows: one a row of the turn files, and one a row of the score files
+FILE_ROWS = ("cardguess_guesses", "cardguess_games")
 
 
 def _hand_rows(hand: str) -> tuple[tuple[str, str], ...]:

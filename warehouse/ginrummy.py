@@ -82,6 +82,8 @@ COMMENT ON VIEW ginrummy_games IS 'Gin Rummy: one row per game: rounds, total po
 """
 
 TABLES = ("ginrummy_turns", "ginrummy_rounds")
+# `logs` counts its rows: one a row of the turn files, and one a row of the score files
+FILE_ROWS = ("ginrummy_turns", "ginrummy_rounds")
 
 ROW_CHECKS = {
     "turns": (

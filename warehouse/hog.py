@@ -65,6 +65,8 @@ COMMENT ON VIEW hog_turn_outcomes IS 'Hog: turns with the Square Swine bonus (ne
 """
 
 TABLES = ("hog_turns", "hog_games")
+# `logs` counts its rows: one a row of the turn files, and one a row of the score files
+FILE_ROWS = ("hog_turns", "hog_games")
 
 ROW_CHECKS = {
     "turns": (

@@ -225,6 +225,7 @@ def find_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[LogFormatE
     found: dict[Path, Path] = {}
     missing = []
     for given in map(str, paths):
+        said = len(missing)
         try:
             matches = _matches(given, missing)
         except OSError as error:  # a name too long, a loop of links
@@ -234,7 +235,7 @@ def find_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[LogFormatE
             reason = "its folders nest too deep for a ** pattern: give the folder itself"
             missing.append(LogFormatError(given, None, reason))
             continue
-        if not matches:
+        if not matches and len(missing) == said:  # a folder it could not read is said once
             empty = "no CSV file in this folder" if Path(given).is_dir() else None
             missing.append(
                 LogFormatError(given, None, empty or "no such file, folder or matching file")

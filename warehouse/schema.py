@@ -87,6 +87,8 @@ def check(con: duckdb.DuckDBPyConnection, path: object, *, empty_ok: bool = Fals
     """WarehouseVersionError unless the warehouse at `path` is laid out as this mine lays
     it out (or, with `empty_ok`, is a database with no tables yet)."""
     found = found_version(con)
+    if found is None and "warehouse_version" in _tables(con):
+        raise WarehouseChanged(path, "its table warehouse_version is empty")
     empty = not con.execute("SELECT 1 FROM duckdb_tables() LIMIT 1").fetchall()
     if found is None and empty and not empty_ok:
         raise WarehouseVersionError(
@@ -106,6 +108,9 @@ def check(con: duckdb.DuckDBPyConnection, path: object, *, empty_ok: bool = Fals
     lacking = found and _lacking(con)
     if lacking:
         raise WarehouseChanged(path, f"its table {lacking} is missing")
+    miscounted = found and _miscounted(con)
+    if miscounted:
+        raise WarehouseChanged(path, miscounted)
 
 
 def _lacking(con: duckdb.DuckDBPyConnection) -> str | None:
@@ -125,6 +130,50 @@ def _lacking(con: duckdb.DuckDBPyConnection) -> str | None:
         ):
             return lacking[0]
     return None
+
+
+TWICE = "SELECT count(*) > count(DISTINCT row) FROM {} AS row"  # a row held twice
+
+
+def _miscounted(con: duckdb.DuckDBPyConnection) -> str | None:
+    """A game's table holding more or fewer rows than `logs` counts in its logs' files (rows
+    copied or deleted by hand): its tables have no key, so every read would count a copied
+    row twice. Counting costs milliseconds where reading the rows (a key) would cost seconds.
+    A game's other tables (TwentyOne's seats: a few rows a log) are not counted in `logs`;
+    their rows, each of its own log and place, are held to being distinct. A count that
+    fails names the change that broke it."""
+    tables, modules = _tables(con), game_schemas().values()
+    counted = [
+        (module.GAME, table, column)
+        for module in modules
+        for table, column in zip(module.FILE_ROWS, ("turn_rows", "score_rows"), strict=True)
+        if table in tables  # a game added since the warehouse was made (see `_lacking`)
+    ]
+    others = [t for m in modules for t in m.TABLES if t in tables and t not in m.FILE_ROWS]
+    if not counted:
+        return None
+    try:
+        logged = {
+            (game, column): rows
+            for game, turn_rows, score_rows in con.execute(
+                "SELECT game, sum(turn_rows), sum(score_rows) FROM logs GROUP BY game"
+            ).fetchall()
+            for column, rows in (("turn_rows", turn_rows), ("score_rows", score_rows))
+        }
+        held = con.execute(
+            "SELECT " + ", ".join(f"(SELECT count(*) FROM {t})" for _, t, _ in counted)
+        ).fetchall()[0]
+        twice = [t for t in others if con.execute(TWICE.format(t)).fetchone()[0]]
+    except duckdb.Error:
+        changed = tampered(con)
+        if changed is None:
+            raise
+        return changed
+    for (name, table, column), rows in zip(counted, held, strict=True):
+        logs = logged.get((name, column), 0)
+        if rows != logs:
+            return f"its table {table} holds {rows:,} rows where its logs have {logs:,}"
+    return f"its table {twice[0]} holds a row twice" if twice else None
 
 
 COLUMNS = (
@@ -165,6 +214,8 @@ def tampered(con: duckdb.DuckDBPyConnection) -> str | None:
         kind = "view" if name in views else "table"
         if name not in found:
             return f"its {kind} {name} is missing"
+        if kind == "view" and name not in found_views:
+            return f"its view {name} is a table"
         if kind == "view" and found_views.get(name) != views[name]:
             return f"its view {name} is not the one mine makes"
         if found[name] != columns:

@@ -82,6 +82,8 @@ COMMENT ON VIEW supernim_positions IS 'Super-Nim: each position a move was made 
 """
 
 TABLES = ("supernim_moves", "supernim_games")
+# `logs` counts its rows: one a row of the turn files, and one a row of the score files
+FILE_ROWS = ("supernim_moves", "supernim_games")
 
 ROW_CHECKS = {
     "turns": (

@@ -161,6 +161,8 @@ COMMENT ON VIEW twentyone_players IS 'TwentyOne: each player of each game with i
 """
 
 TABLES = ("twentyone_turn_rows", "twentyone_seats", "twentyone_round_points")
+# `logs` counts its rows: one a row of the turn files, and one a row of the score files
+FILE_ROWS = ("twentyone_turn_rows", "twentyone_round_points")
 
 ROW_CHECKS = {
     "turns": (

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from mine import games, inputs, outputs
-from mine.pipeline.connections import open_sealed, open_warehouse
+from mine.pipeline.connections import changed_by_hand, open_sealed, open_warehouse
 from mine.pipeline.console import console, errors, fail, next_step, print_json, readable, show
 from mine.pipeline.options import again
 from mine.pipeline.progress import bar as progress_bar
@@ -122,6 +122,8 @@ def ingest(
         except duckdb.InterruptException:
             raise KeyboardInterrupt from None
         except (OSError, duckdb.Error) as error:  # the warehouse's, not a log's: logs' are said
+            if isinstance(error, duckdb.Error):
+                changed_by_hand(con, db, None)
             reason = getattr(error, "strerror", None) or str(error).strip().splitlines()[0]
             raise fail(f"{db_path(db)}: cannot ingest into it ({reason})") from None
         finally:

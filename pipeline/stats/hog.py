@@ -145,9 +145,12 @@ def fit_inputs(con: duckdb.DuckDBPyConnection, log_ids: list[int] | None = None)
     """The ingested turns and games of `log_ids` (every Hog log by default), in log order,
     and the warehouse's fingerprint of those logs: what `models.hog.fit` reads."""
     where = logs_filter(log_ids)
+    # The columns named, not `*`: a column dropped by hand fails here, in DuckDB, where the
+    # command names the change, not in the fit as a column the games lack.
+    read = "SELECT log_id, line, {} FROM {} WHERE {} ORDER BY log_id, line"
     try:
-        turns = shared.frame(con, f"SELECT * FROM hog_turns WHERE {where} ORDER BY log_id, line")
-        games = shared.frame(con, f"SELECT * FROM hog_games WHERE {where} ORDER BY log_id, line")
+        turns = shared.frame(con, read.format(", ".join(model.TURN_COLUMNS), "hog_turns", where))
+        games = shared.frame(con, read.format(", ".join(model.GAME_COLUMNS), "hog_games", where))
         fingerprint, logs = data_fingerprint(con, GAME, log_ids)
     except duckdb.Error as error:
         raise model.FitError(f"cannot read the Hog tables: {error}".splitlines()[0]) from None

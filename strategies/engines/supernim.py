@@ -28,6 +28,7 @@ generator, the search and the handout's own game class over immutable tuples
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, NamedTuple
@@ -35,6 +36,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from mine.inputs import quoted
+from mine.parsers import csvlog
 from mine.parsers.supernim import Score, Turn
 from mine.strategies.engines import referee
 from mine.strategies.engines.settings import RuleSettings
@@ -266,7 +268,57 @@ def new_game(
     board = random_board(rng) if board is None else tuple(board)
     if not board or min(board) < 1:
         raise ValueError(f"a start board has heaps of at least one stick, not {board}")
+    past = beyond_the_logs(rules, board)
+    if past:
+        raise ValueError(past)
     return State(MIN if swapped else MAX, board, rules=rules, players=tuple(players))
+
+
+def beyond_the_logs(rules: SuperNimRules, board: Sequence[int]) -> str | None:
+    """Why a game from `board` may write a number past the log format's largest (ingest
+    would refuse its logs), or None. Known before play: a heap grows only by the rules'
+    steps (odd n → 3n + 1, even n → two of n / 2), one a move, and a merge gives at most
+    `merge_cap`; so every heap is on the steps of a start heap or of one of at most
+    `merge_cap` sticks. A score grows a move by its reward or, with `cap_scores`, by the
+    sticks a merge loses (less than two heaps)."""
+    top = csvlog.INTEGER_MAX
+    largest = _merged_largest(rules)
+    walked: dict[int, int] = {}  # a heap met before with as many moves left goes no higher
+    for heap in board:
+        n, left = heap, rules.max_moves
+        while n != 1 and walked.get(n, -1) < left:  # 1 → 4 → 2 → 1 + 1: nothing larger
+            if n > top:
+                grown = "" if n == heap else f" can grow to {n:,} (odd n → 3n + 1), which"
+                return (f"heap {heap} of the start board{grown} is past {top:,}, the "
+                        "largest number the log format holds")  # fmt: skip
+            walked[n], largest = left, max(largest, n)
+            if left == 0:
+                break
+            n, left = (3 * n + 1 if n % 2 else n // 2), left - 1
+    reward = max(rules.split_reward, 2 * largest if rules.cap_scores else 0)
+    if rules.max_moves * reward > top:
+        return (
+            f"a score may grow past {top:,}, the largest number the log format holds "
+            f"({rules.max_moves:,} moves of up to {reward:,} points): start from smaller "
+            "heaps, or with fewer max_moves"
+        )
+    return None
+
+
+@functools.cache
+def _merged_largest(rules: SuperNimRules) -> int:
+    """The largest heap one of at most `merge_cap` sticks grows to (250,504 at most: the
+    steps of 703), where it may score (`cap_scores`); computed once a game's rules."""
+    if not rules.cap_scores:
+        return 4  # 1 → 4
+    largest = 0
+    for n in range(1, rules.merge_cap + 1):
+        for _ in range(rules.max_moves):
+            largest = max(largest, n)
+            if n == 1:
+                break
+            n = 3 * n + 1 if n % 2 else n // 2
+    return largest
 
 
 def parse_board(text: str) -> tuple[int, ...]:

@@ -161,6 +161,28 @@ def test_bad_options_fail_in_one_line(tmp_path, args, message):
     assert message in one_line_error(result)
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--start", "18446744073709551616,1"),
+         "heap 18446744073709551616 of the start board is past 2,147,483,647, the largest "
+         "number the log format holds"),
+        (("--start", "1431655765,2"),  # in range, but odd: 3n + 1 is past it
+         "heap 1431655765 of the start board can grow to 4,294,967,296 (odd n → 3n + 1), "
+         "which is past 2,147,483,647, the largest number the log format holds"),
+        (("--start", "1000000,3", "--rules", "cap_scores=on", "--rules", "max_moves=10000"),
+         "a score may grow past 2,147,483,647, the largest number the log format holds "
+         "(10,000 moves of up to 2,000,000 points)"),
+    ],
+)  # fmt: skip
+def test_a_start_whose_logs_ingest_would_refuse_is_refused_before_play(tmp_path, args, message):
+    """It played, exited 0 and wrote logs that `mine ingest` then rejected: a number out of
+    the log format's range."""
+    said = one_line_error(here("simulate", "supernim", *args, "--out", tmp_path / "x"))
+    assert said.startswith(f"error: {message}")
+    assert not (tmp_path / "x").exists()
+
+
 def test_the_demo_runs_the_loop_and_again_changes_nothing(tmp_path, capsys, monkeypatch):
     from mine.pipeline.cli import app
     from mine.pipeline.commands import supernim as demo

@@ -50,6 +50,21 @@ CASES = [
      "its table logs is missing"),
     ("DROP TABLE supernim_moves", ["ingest", EXAMPLES / "supernim"],
      "its table supernim_moves is missing"),
+    # said "cannot ingest into it (Binder Error: …)" and "(Catalog Error: …)"
+    ("ALTER TABLE logs RENAME COLUMN stem TO name", ["ingest", EXAMPLES / "supernim"],
+     "its table logs lacks stem VARCHAR NOT NULL, has name VARCHAR NOT NULL"),
+    ("DROP VIEW supernim_positions; CREATE TABLE supernim_positions AS SELECT 1 AS log_id",
+     ["ingest", EXAMPLES / "supernim"], "its view supernim_positions is a table"),
+    # a game's tables have no key: every command read the copied rows, and counted them twice
+    ("INSERT INTO ginrummy_turns SELECT * FROM ginrummy_turns", ["stats", "ginrummy"],
+     "its table ginrummy_turns holds 6,900 rows where its logs have 3,450"),
+    ("DELETE FROM twentyone_round_points WHERE round = 1", ["fit", "twentyone"],
+     "its table twentyone_round_points holds 990 rows where its logs have 1,000"),
+    ("INSERT INTO twentyone_seats SELECT * FROM twentyone_seats LIMIT 1", ["report", "twentyone"],
+     "its table twentyone_seats holds a row twice"),
+    # said "not a mine warehouse (no warehouse_version table)"
+    ("DELETE FROM warehouse_version", ["stats", "cardguess"],
+     "its table warehouse_version is empty"),
 ]  # fmt: skip
 
 
@@ -120,3 +135,21 @@ def test_a_table_changed_by_hand_rejects_no_log_ingest_lands_in_it(tmp_path, tmp
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*) FROM manifest WHERE game = 'supernim'").fetchone() == (0,)
     con.close()
+
+
+def test_a_hog_column_dropped_by_hand_is_named_by_fit(tmp_path):
+    """`fit hog` read `SELECT *`, so a dropped column reached the fit: "the games lack
+    columns winner", naming neither the warehouse nor the change."""
+    db = tmp_path / "w.duckdb"
+    for args in (["simulate", "hog", "--games", 20, "--out", tmp_path / "logs"],
+                 ["ingest", tmp_path / "logs", "--db", db]):  # fmt: skip
+        assert here(*args).returncode == 0
+    con = duckdb.connect(str(db))
+    con.execute("ALTER TABLE hog_games DROP COLUMN winner")
+    con.close()
+    said = one_line_error(here("fit", "hog", "--db", db, "--out", tmp_path / "t.parquet"))
+    assert said.startswith(
+        f"error: {db}: not as mine lays out a warehouse: its table hog_games lacks winner "
+        "VARCHAR NOT NULL;"
+    )
+    assert not list(tmp_path.glob("t.*"))

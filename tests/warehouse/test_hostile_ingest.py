@@ -229,6 +229,18 @@ def test_an_unreadable_folder_is_said_and_the_rest_lands(tmp_path):
     assert landed_stems(db) == set(GIN_STEMS[:2])
 
 
+def test_a_folder_given_that_cannot_be_read_is_one_line(tmp_path):
+    """It was two: "cannot read this folder", then "no CSV file in this folder"."""
+    hidden = tmp_path / "logs"
+    gin_folder(hidden, 1)
+    hidden.chmod(0)
+    db = tmp_path / "w.duckdb"
+    result = mine("ingest", hidden, "--db", db, under=without_file_rights())
+    hidden.chmod(0o755)
+    assert one_line_error(result) == f"error: {hidden}: cannot read this folder (Permission denied)"
+    assert not db.exists()
+
+
 def test_a_log_too_large_to_hold_is_refused_unread_and_the_rest_lands(tmp_path):
     pairs = gin_folder(tmp_path / "logs")
     huge = pairs[1][0]
