@@ -163,7 +163,7 @@ def _miscounted(con: duckdb.DuckDBPyConnection) -> str | None:
         held = con.execute(
             "SELECT " + ", ".join(f"(SELECT count(*) FROM {t})" for _, t, _ in counted)
         ).fetchall()[0]
-        twice = [t for t in others if con.execute(TWICE.format(t)).fetchone()[0]]
+        twice = [t for t in others if con.execute(TWICE.format(t)).fetchall()[0][0]]
     except duckdb.Error:
         changed = tampered(con)
         if changed is None:
