@@ -1088,14 +1088,14 @@ def ingest(
     formats = {name: module.FORMAT for name, module in modules.items()}
     batches = list(_batches(pairs))
     watch = BatchWatch(con, progress)
-    aside = Path(tempfile.mkdtemp(prefix="mine-ingest-"))
-    # Reading and hashing the next batch overlaps with DuckDB landing this one.
-    with (
-        ThreadPoolExecutor(max_workers=1) as reader,
-        contextlib.closing(watch),
-        contextlib.ExitStack() as cleanup,
-    ):
+    with contextlib.ExitStack() as cleanup:
+        # Undone in reverse: the reader has stopped writing into `aside` before it goes (a
+        # Ctrl-C or SIGTERM mid-read left a copy the removal had not seen, and its folder).
+        aside = Path(tempfile.mkdtemp(prefix="mine-ingest-"))
         cleanup.callback(shutil.rmtree, aside, ignore_errors=True)
+        # Reading and hashing the next batch overlaps with DuckDB landing this one.
+        reader = cleanup.enter_context(ThreadPoolExecutor(max_workers=1))
+        cleanup.enter_context(contextlib.closing(watch))
         ahead = reader.submit(_read, batches[0], aside) if batches else None
         for number, batch in enumerate(batches):
             ahead.result()
