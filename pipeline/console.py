@@ -237,7 +237,7 @@ def write_report(out: Path, text: str, say: bool = True) -> None:
     except OSError as error:
         raise cannot_write(out, error) from None
     if say:
-        console.print(f"wrote {out}")
+        console.print(f"wrote {out}", soft_wrap=True)  # a path, never cut in two
 
 
 def day_written() -> dt.date:

@@ -211,7 +211,7 @@ def query(
     finally:
         con.close()
     if out is not None:
-        errors.print(f"wrote {count:,} row{'' if count == 1 else 's'} to {out}")
+        errors.print(f"wrote {count:,} row{'' if count == 1 else 's'} to {out}", soft_wrap=True)
 
 
 def _sql_text(sql: str | None, file: Path | None) -> str:

@@ -414,7 +414,7 @@ def report(game: Game, table: Path, out: Path, db=None, lake=None, logs=None, as
             errors.print(unlogged, style="dim", soft_wrap=True)
         if read is not None:
             said_read(game, read)
-        console.print(f"wrote {out}")
+        console.print(f"wrote {out}", soft_wrap=True)  # a path, never cut in two
     if named:
         raise fail(unlogged)
 

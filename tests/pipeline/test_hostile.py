@@ -335,12 +335,17 @@ def test_a_killed_simulate_leaves_partial_files_only_and_the_next_run_removes_th
 
 def test_a_path_with_control_characters_is_printed_escaped(db, tmp_path):
     """`wrote … to PATH` and `next: …` printed a path's ESC and BEL as they are: a name
-    could retitle the terminal or recolour it. Each reads escaped; the file is written."""
-    out = tmp_path / "q\x1b]0;owned\x07.csv"
-    result = here("query", "SELECT 1 AS x", "--db", db, "--out", out)
+    could retitle the terminal or recolour it. Each reads escaped, whole on its line (one
+    past 80 columns was broken in two, in the path); the file is written."""
+    out = tmp_path / ("a-long-folder-name-" * 5) / "q\x1b]0;owned\x07.csv"
+    out.parent.mkdir()
+    unsized = {k: v for k, v in os.environ.items() if k != "COLUMNS"}  # a pipe: 80 columns
+    result = subprocess.run([MINE, "query", "SELECT 1 AS x", "--db", db, "--out", out],
+                            capture_output=True, text=True, env=unsized)  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr
-    assert "q\\x1b]0;owned\\x07.csv" in result.stderr
+    shown = str(out).replace("\x1b", "\\x1b").replace("\x07", "\\x07")
+    assert f"wrote 1 row to {shown}\n" in result.stderr.splitlines(keepends=True)
     assert out.read_text() == "x\n1\n"
 
 
