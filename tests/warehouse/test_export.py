@@ -88,12 +88,13 @@ def exported(tmp_path_factory):
     for i in range(3):
         synth.write_pair(folder / "hog", f"h{i}", hog, *synth.hog_game(rng, 3))
     assert ingest(con, [REAL_GINRUMMY, REAL_TWENTYONE, folder / "hog"]).ok
-    # 2,500 more logs (copies of one Hog log under other ids): ids up to 3 buckets further
+    # 2,500 more logs (copies of one Hog log's turns under other ids, counted as their
+    # logs' rows): ids up to 3 buckets further
     con.execute(
         "CREATE TEMP TABLE one AS SELECT * FROM hog_turns WHERE log_id = (SELECT min(log_id) FROM logs WHERE game = 'hog')"
     )
     con.execute(
-        "INSERT INTO logs SELECT i, 'hog', 'copy-' || i, md5(i::VARCHAR), 1, 1, now() FROM range(1000, 3500) r(i)"
+        "INSERT INTO logs SELECT i, 'hog', 'copy-' || i, md5(i::VARCHAR), (SELECT count(*) FROM one), 0, now() FROM range(1000, 3500) r(i)"
     )
     con.execute(
         "INSERT INTO hog_turns SELECT one.* REPLACE (i::INTEGER AS log_id) FROM one, range(1000, 3500) r(i)"
