@@ -312,14 +312,16 @@ def final_strategy(score, opponent_score):
         time.sleep(3600)
     return child
 """,
+    # Its parent says its pid: the harness may end the orphan before it runs at all.
     "an orphan in a session of its own": """
 def final_strategy(score, opponent_score):
     read, write = os.pipe()
     if os.fork() == 0:
         os.setsid()
-        if os.fork() == 0:
-            os.write(write, str(os.getpid()).encode())
+        orphan = os.fork()
+        if orphan == 0:
             time.sleep(3600)
+        os.write(write, str(orphan).encode())
         os._exit(0)
     os.wait()
     return int(os.read(read, 20))

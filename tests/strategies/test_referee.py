@@ -53,12 +53,12 @@ def burning(seconds: float, then=fine):
 
 
 def referee_game(answer, seconds=RULES.decision_seconds, words=referee.WORDS,
-                 forfeit=referee.seat_out):  # fmt: skip
+                 forfeit=referee.seat_out, wall_factor=referee.Limits.wall_factor):  # fmt: skip
     """A game of `answer`'s player beside a fine one; the state and the first one's fault."""
     state = new_game(RULES, np.random.default_rng(0), ["a", "b"])
     seats = {"a": course_player(player(answer)), "b": course_player(player(fine))}
     seen = referee.play(state, [seats[i] for i in state.players], forfeit,
-                        referee.Limits(seconds, 20), words)  # fmt: skip
+                        referee.Limits(seconds, 20, wall_factor), words)  # fmt: skip
     fault = state.disqualified[state.players.index("a")]
     assert seen.faults[state.players.index("a")] == fault
     return state, fault
@@ -97,7 +97,9 @@ def test_the_limit_counts_cpu_time_and_wall_time_only_far_beyond_it():
         time.sleep(0.05)  # five times the limit, but no CPU
         return fine(upcard)
 
-    assert referee_game(sleeping, 0.01)[1] is None
+    # Its wall time ends it at 1,000 times the limit (10 s), not 10 (0.1 s: a loaded
+    # machine woke a 0.05 s sleeper that late, and faulted a call that spent no CPU).
+    assert referee_game(sleeping, 0.01, wall_factor=1000)[1] is None
     limits = referee.Limits(0.001, wall_factor=10)  # ends at 0.01 s of wall time
     state = new_game(RULES, np.random.default_rng(0), ["a"])
     seen = referee.play(state, [course_player(player(sleeping))], referee.seat_out, limits)
