@@ -209,12 +209,23 @@ def _row(job: tuple) -> tuple[HogRules, dict[str, Any]]:
     return rules, card_row(TurnModel.from_rules(rules), rules, _table(path, rules), row, other)
 
 
+_TABLES: dict[tuple[str, HogRules], np.ndarray] = {}
+
+
 def _table(path: str, rules: HogRules) -> np.ndarray:
-    """A file's strategy as its table in `rules`; PlayerFileError at its first invalid play."""
-    policy, invalid = tabulated(seat(load(path)), rules, strict=True)
-    if invalid:
-        raise PlayerFileError(f"{path}: an invalid play: {invalid}")
-    return policy.argmax(axis=-1)
+    """A file's strategy as its table in `rules`; PlayerFileError at its first invalid play.
+    Asked once in this worker for each file and rules, as the file is loaded once (`load`):
+    every row of a card measures the same table, and asking the file in every state again
+    for each of its eight rows was most of a validation's time. Read-only: rows share it."""
+    key = (path, rules)
+    if key not in _TABLES:
+        policy, invalid = tabulated(seat(load(path)), rules, strict=True)
+        if invalid:
+            raise PlayerFileError(f"{path}: an invalid play: {invalid}")
+        table = policy.argmax(axis=-1)
+        table.flags.writeable = False
+        _TABLES[key] = table
+    return _TABLES[key]
 
 
 def card_rows(card: Mapping[str, Any]) -> list[dict[str, Any]]:
