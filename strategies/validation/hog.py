@@ -18,6 +18,7 @@ the exact chance of that is the pairing's invalid count.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -108,8 +109,31 @@ def load(path: str) -> ModuleType:
     return load_once(path, GAME, FUNCTIONS)
 
 
+_SEATS: weakref.WeakKeyDictionary[ModuleType, referee.Course] = weakref.WeakKeyDictionary()
+_ASKED: weakref.WeakKeyDictionary[referee.Course, dict] = weakref.WeakKeyDictionary()
+
+
 def seat(module: ModuleType) -> referee.Course:
-    return engine.course_player(module)
+    """The file's course player: one for each module in this worker, so that its answers
+    are asked once (`asked`)."""
+    if module not in _SEATS:
+        _SEATS[module] = engine.course_player(module)
+    return _SEATS[module]
+
+
+def asked(
+    player: referee.Course, rules: HogRules, strict: bool = False
+) -> tuple[np.ndarray, str | None]:
+    """`tabulated`, once in this worker for each player (a file's, by `seat`) and rules, as
+    the file is loaded once (`load`): every row of a card and every pairing of a tournament
+    plays the same table, and asking the file in every state again for each was most of
+    their time. The first time asks every call under the limits. Read-only: they share it."""
+    done = _ASKED.setdefault(player, {})
+    if (rules, strict) not in done:
+        policy, first = tabulated(player, rules, strict)
+        policy.flags.writeable = False
+        done[rules, strict] = policy, first
+    return done[rules, strict]
 
 
 def stated_rules(module: ModuleType) -> dict[str, str]:
@@ -149,7 +173,7 @@ def exact(sides: Sequence[Any], swapped: bool, rules: HogRules) -> Outcome:
     """A tournament's game between two sides (bots, or files behind `seat`): A's exact
     chance to win, moving first (second when `swapped`); an invalid play loses the game
     it is made in, and each side's exact chance of that is its invalid count."""
-    played = [tabulated(side, rules) if isinstance(side, referee.Course)
+    played = [asked(side, rules) if isinstance(side, referee.Course)
               else (as_table(side, rules), None) for side in sides]  # fmt: skip
     (a, why_a), (b, why_b) = played
     model = TurnModel.from_rules(rules)
@@ -211,7 +235,7 @@ def _row(job: tuple) -> tuple[HogRules, dict[str, Any]]:
 
 def _table(path: str, rules: HogRules) -> np.ndarray:
     """A file's strategy as its table in `rules`; PlayerFileError at its first invalid play."""
-    policy, invalid = tabulated(seat(load(path)), rules, strict=True)
+    policy, invalid = asked(seat(load(path)), rules, strict=True)
     if invalid:
         raise PlayerFileError(f"{path}: an invalid play: {invalid}")
     return policy.argmax(axis=-1)
