@@ -44,16 +44,22 @@ def here(*args, stdin: str | None = None, cwd: Path | None = None) -> subprocess
     start, for the many checks of what a command answers. A bug's exception is raised here."""
     from typer.testing import CliRunner
 
-    from mine.pipeline import cli
+    from mine.pipeline import cli, console
 
     argv = sys.argv
     handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    # The consoles were made at the import, wide as COLUMNS said then, which this process's
+    # environment may have held (80 in pytest-xdist's workers, where it is set): as
+    # wide as `mine(...)`'s, whatever ran before.
+    widths = {printer: printer._width for printer in (console.console, console.errors)}
     runner = CliRunner()
     with (
         contextlib.chdir(cwd or os.getcwd()),
         runner.isolation(input=stdin, env={"COLUMNS": "400"}) as (out, err, _),
     ):
         sys.argv = ["mine", *map(str, args)]
+        for printer in widths:
+            printer.width = 400
         try:
             cli.run()
             code = 0
@@ -61,6 +67,8 @@ def here(*args, stdin: str | None = None, cwd: Path | None = None) -> subprocess
             code = done.code if isinstance(done.code, int) else int(done.code is not None)
         finally:
             sys.argv = argv
+            for printer, width in widths.items():
+                printer._width = width
             for number, handler in handlers.items():
                 signal.signal(number, handler)
             sys.stdout.flush()
