@@ -294,7 +294,7 @@ def beyond_the_logs(rules: SuperNimRules, board: Sequence[int]) -> str | None:
             walked[n], largest = left, max(largest, n)
             if left == 0:
                 break
-            n, left = (3 * n + 1 if n % 2 else n // 2), left - 1
+            n, left = _stepped(n), left - 1
     reward = max(rules.split_reward, 2 * largest if rules.cap_scores else 0)
     if rules.max_moves * reward > top:
         return (
@@ -317,8 +317,13 @@ def _merged_largest(rules: SuperNimRules) -> int:
             largest = max(largest, n)
             if n == 1:
                 break
-            n = 3 * n + 1 if n % 2 else n // 2
+            n = _stepped(n)
     return largest
+
+
+def _stepped(n: int) -> int:
+    """The largest heap a Ulam step leaves of a heap of n sticks (1 where a 2 goes)."""
+    return max(step_move((n,), 0, 0)[3], default=1)
 
 
 def parse_board(text: str) -> tuple[int, ...]:
