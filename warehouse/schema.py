@@ -86,10 +86,10 @@ def found_version(con: duckdb.DuckDBPyConnection) -> int | None:
 def check(con: duckdb.DuckDBPyConnection, path: object, *, empty_ok: bool = False) -> None:
     """WarehouseVersionError unless the warehouse at `path` is laid out as this mine lays
     it out (or, with `empty_ok`, is a database with no tables yet)."""
-    found = found_version(con)
-    if found is None and "warehouse_version" in _tables(con):
+    found, tables = found_version(con), _tables(con)  # the catalogue read once for all checks
+    if found is None and "warehouse_version" in tables:
         raise WarehouseChanged(path, "its table warehouse_version is empty")
-    empty = not con.execute("SELECT 1 FROM duckdb_tables() LIMIT 1").fetchall()
+    empty = not tables
     if found is None and empty and not empty_ok:
         raise WarehouseVersionError(
             f"{path}: an empty database, no logs yet (run `mine ingest` first)"
@@ -105,20 +105,19 @@ def check(con: duckdb.DuckDBPyConnection, path: object, *, empty_ok: bool = Fals
             f"{VERSION}; rebuild it: `mine ingest LOGS --db NEW.duckdb` from the same logs "
             "(it is left as it is)"
         )
-    lacking = found and _lacking(con)
+    lacking = found and _lacking(con, tables)
     if lacking:
         raise WarehouseChanged(path, f"its table {lacking} is missing")
-    miscounted = found and _miscounted(con)
+    miscounted = found and _miscounted(con, tables)
     if miscounted:
         raise WarehouseChanged(path, miscounted)
 
 
-def _lacking(con: duckdb.DuckDBPyConnection) -> str | None:
+def _lacking(con: duckdb.DuckDBPyConnection, tables: set[str]) -> str | None:
     """A table of the layout that a warehouse of it lacks (dropped or renamed by hand), which
     `ensure` would make again empty: ingest would then land the logs it held once more, or
     take them for held while their rows are gone. A game's tables all missing are a game
     added since the warehouse was made, unless the logs hold that game's logs."""
-    tables = _tables(con)
     for name in ("logs", "manifest"):
         if name not in tables:
             return name
@@ -135,14 +134,14 @@ def _lacking(con: duckdb.DuckDBPyConnection) -> str | None:
 TWICE = "SELECT count(*) > count(DISTINCT row) FROM {} AS row"  # a row held twice
 
 
-def _miscounted(con: duckdb.DuckDBPyConnection) -> str | None:
+def _miscounted(con: duckdb.DuckDBPyConnection, tables: set[str]) -> str | None:
     """A game's table holding more or fewer rows than `logs` counts in its logs' files (rows
     copied or deleted by hand): its tables have no key, so every read would count a copied
     row twice. Counting costs milliseconds where reading the rows (a key) would cost seconds.
     A game's other tables (TwentyOne's seats: a few rows a log) are not counted in `logs`;
     their rows, each of its own log and place, are held to being distinct. A count that
     fails names the change that broke it."""
-    tables, modules = _tables(con), game_schemas().values()
+    modules = game_schemas().values()
     counted = [
         (module.GAME, table, column)
         for module in modules
